@@ -1,0 +1,174 @@
+"""What every game engine shares: the refusal type, the host seat, options, and the digest.
+
+A game is state + legal actions + apply (DESIGN.md, "The engine's contract"). Subclasses
+implement `_act_<type>` handlers that check everything first and change state only once the
+action is known to be legal, so a refused action leaves the game exactly as it was. Time
+enters only as the `t_ms` of stamped events; nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Callable
+
+# The seat that stamps timeouts and a player's drop and return.
+HOST = -1
+
+# Actions only the host may stamp, common to every game.
+HOST_ACTIONS = ("timeout", "away", "back")
+
+
+class IllegalAction(ValueError):
+    """An action the rules refuse. `reason` is a sentence a player can read."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def check(condition: Any, reason: str) -> None:
+    """Refuse with `reason` unless `condition` holds."""
+    if not condition:
+        raise IllegalAction(reason)
+
+
+def canonical(value: Any) -> bytes:
+    """A byte encoding of plain data that is the same on every machine and Python version.
+
+    Floats are refused: the state of a game holds none (DESIGN.md, determinism).
+    """
+
+    def guard(obj: Any) -> Any:
+        if isinstance(obj, float):
+            raise TypeError("floats have no place in game state")
+        if isinstance(obj, dict):
+            for key, item in obj.items():
+                if not isinstance(key, str):
+                    raise TypeError("state keys must be strings")
+                guard(item)
+        elif isinstance(obj, (list, tuple)):
+            for item in obj:
+                guard(item)
+        elif not (obj is None or isinstance(obj, (bool, int, str))):
+            raise TypeError(f"{type(obj).__name__} cannot be part of game state")
+        return obj
+
+    guard(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def int_option(options: dict, name: str, default: int, low: int, high: int, what: str) -> int:
+    """Read one whole-number table option within [low, high], or refuse in plain words."""
+    value = options.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise IllegalAction(f"{what} must be a whole number.")
+    if not low <= value <= high:
+        raise IllegalAction(f"{what} must be between {low} and {high}.")
+    return value
+
+
+def check_known_options(options: dict, known: set[str] | dict, ruleset: str) -> None:
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise IllegalAction(f"The {ruleset} game has no option called {', '.join(unknown)}.")
+
+
+class Game:
+    """The base of the three engines. Subclasses set RULESET, MIN_SEATS and MAX_SEATS."""
+
+    RULESET = ""
+    MIN_SEATS = 1
+    MAX_SEATS = 8
+
+    def __init__(self, seats: int, options: dict, rng):
+        self.seats = seats
+        self.options = options
+        self.rng = rng
+        self.now = 0  # t_ms of the last applied event
+        self.away = [False] * seats
+
+    # ---- the contract -------------------------------------------------------------------
+    def apply(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        """Apply one stamped action, or raise IllegalAction and change nothing.
+
+        Returns notes: plain dicts ({"type": ..., ...}) saying what happened, in order, for
+        move logs and bots. Which notes a game emits is documented in its module.
+        """
+        check(isinstance(action, dict), "An action must be a map with a type.")
+        kind = action.get("type")
+        check(isinstance(kind, str), "An action must say its type.")
+        check(isinstance(seat, int) and not isinstance(seat, bool), "The seat must be a number.")
+        check(seat == HOST or 0 <= seat < self.seats, f"There is no seat {seat} at this table.")
+        check(isinstance(t_ms, int) and not isinstance(t_ms, bool), "The time stamp must be whole milliseconds.")
+        check(t_ms >= self.now, "That event is stamped earlier than the one before it.")
+        if kind in HOST_ACTIONS:
+            check(seat == HOST, "Only the host stamps timeouts and arrivals.")
+        else:
+            check(seat != HOST, "The host does not play.")
+        handler: Callable | None = getattr(self, "_act_" + kind, None)
+        check(handler is not None, f"There is no action called '{kind}' in this game.")
+        notes = handler(seat, action, t_ms)
+        self.now = t_ms
+        return notes if notes is not None else []
+
+    def legal_actions(self, seat: int) -> list[dict]:
+        raise NotImplementedError
+
+    def view(self, seat: int | None) -> dict:
+        raise NotImplementedError
+
+    def snapshot(self) -> dict:
+        """The whole state as plain data (no floats), the RNG's position included."""
+        raise NotImplementedError
+
+    def digest(self) -> str:
+        return hashlib.sha256(canonical(self.snapshot())).hexdigest()
+
+    def next_deadline(self) -> int | None:
+        """The host time (ms) at which the host must stamp a timeout, or None."""
+        return None
+
+    def result(self) -> dict | None:
+        """None while the game runs; then {"scores": [...], "winners": [seats], ...}."""
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        return self.result() is not None
+
+    # ---- what every game does the same way ------------------------------------------------
+    def _act_away(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        who = self._target_seat(action)
+        check(not self.away[who], f"Seat {who} is already away.")
+        self.away[who] = True
+        self._on_away(who, t_ms)
+        return [{"type": "away", "seat": who}]
+
+    def _act_back(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        who = self._target_seat(action)
+        check(self.away[who], f"Seat {who} is not away.")
+        self.away[who] = False
+        self._on_back(who, t_ms)
+        return [{"type": "back", "seat": who}]
+
+    def _act_timeout(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        deadline = self.next_deadline()
+        check(deadline is not None, "Nothing is waiting on a deadline.")
+        check(t_ms >= deadline, "Too early: the deadline has not passed yet.")
+        return self._on_timeout(t_ms)
+
+    def _target_seat(self, action: dict) -> int:
+        who = action.get("seat")
+        check(isinstance(who, int) and not isinstance(who, bool) and 0 <= who < self.seats,
+              "Away and back events must name a seat at the table.")
+        return who
+
+    def _on_away(self, seat: int, t_ms: int) -> None:
+        """Hook: a player dropped. Games restart the away-limit clock here if it is their turn."""
+
+    def _on_back(self, seat: int, t_ms: int) -> None:
+        """Hook: a player returned."""
+
+    def _on_timeout(self, t_ms: int) -> list[dict]:
+        raise NotImplementedError

@@ -1,0 +1,102 @@
+"""The RNG against the test vectors of docs/protocol.md, and its basic guarantees."""
+
+import hashlib
+from collections import Counter
+
+import pytest
+
+from kismet_tui.rules.rng import DOMAIN, ScriptedRNG, SeededRNG, seed_bytes
+
+SEED = bytes.fromhex("00112233445566778899aabbccddeeff")
+
+
+def test_block_zero_is_sha256_of_domain_seed_and_counter():
+    assert hashlib.sha256(DOMAIN + SEED + bytes(8)).hexdigest() == (
+        "01b6a92e60cf4e461bd15df9f04797573ba6f92b80c18749bdae708512a947fd"
+    )
+    rng = SeededRNG(SEED)
+    first = rng.u32()
+    assert first == int("01b6a92e", 16) == 28748078
+
+
+def test_vector_u32():
+    rng = SeededRNG(SEED)
+    assert [rng.u32() for _ in range(4)] == [28748078, 1624198726, 466705913, 4031223639]
+
+
+def test_vector_dice():
+    rng = SeededRNG(SEED)
+    assert [rng.die() for _ in range(20)] == [3, 5, 6, 4, 2, 2, 6, 2, 1, 6, 2, 6, 6, 6, 5, 4, 4, 1, 6, 6]
+
+
+def test_vector_shuffle():
+    rng = SeededRNG(b"kismet")
+    cards = list(range(2, 13))
+    rng.shuffle(cards)
+    assert cards == [4, 5, 7, 9, 3, 8, 12, 10, 2, 11, 6]
+    assert rng.state()["used"] == 40
+
+
+def test_vector_rejection_sampling():
+    rng = SeededRNG(b"kismet")
+    assert [rng.below(3_000_000_000) for _ in range(5)] == [
+        2479826804, 2725082145, 266140728, 2963302584, 1166273992,
+    ]
+    # Five draws of 4 bytes would be 20: the extra 4 bytes are the rejected draw.
+    assert rng.state()["used"] == 24
+
+
+def test_vector_int_seed():
+    assert seed_bytes(7) == bytes.fromhex("0000000000000007")
+    rng = SeededRNG(7)
+    assert [rng.die() for _ in range(10)] == [2, 2, 3, 1, 2, 6, 3, 3, 1, 1]
+
+
+def test_draws_cross_block_boundaries_without_skipping():
+    # 9 draws of 4 bytes cross the 32-byte block edge; the bytes must be the concatenation.
+    rng = SeededRNG(SEED)
+    stream = b"".join(hashlib.sha256(DOMAIN + SEED + i.to_bytes(8, "big")).digest() for i in range(2))
+    expected = [int.from_bytes(stream[k : k + 4], "big") for k in range(0, 36, 4)]
+    assert [rng.u32() for _ in range(9)] == expected
+
+
+def test_dice_are_roughly_uniform():
+    rng = SeededRNG(b"uniform")
+    counts = Counter(rng.die() for _ in range(60_000))
+    assert set(counts) == {1, 2, 3, 4, 5, 6}
+    for face in range(1, 7):
+        assert 9_500 < counts[face] < 10_500
+
+
+def test_below_rejects_bad_bounds():
+    rng = SeededRNG(SEED)
+    with pytest.raises(ValueError):
+        rng.below(0)
+    with pytest.raises(ValueError):
+        rng.below((1 << 32) + 1)
+    assert rng.below(1) == 0
+
+
+@pytest.mark.parametrize("bad", [b"", b"x" * 65, -1, 1 << 64, 1.5, True])
+def test_bad_seeds_are_refused(bad):
+    with pytest.raises((ValueError, TypeError)):
+        seed_bytes(bad)
+
+
+def test_scripted_rng_gives_scripted_dice_then_the_stream():
+    rng = ScriptedRNG([6, 6, 1], seed=SEED)
+    assert [rng.die() for _ in range(3)] == [6, 6, 1]
+    # After the script: the seeded stream, from its start.
+    assert rng.die() == 3
+    rng.push(2)
+    assert rng.die() == 2
+    with pytest.raises(ValueError):
+        ScriptedRNG([7])
+
+
+def test_state_tracks_position():
+    a, b = SeededRNG(SEED), SeededRNG(SEED)
+    a.die()
+    assert a.state() != b.state()
+    b.die()
+    assert a.state() == b.state()
