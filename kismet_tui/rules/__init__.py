@@ -43,10 +43,13 @@ def normalize_options(ruleset: str, options: dict | None) -> dict:
     return game_module(ruleset).normalize_options(dict(options))
 
 
-def new_game(ruleset: str, seats, seed, options: dict | None = None, rng=None) -> Game:
+def new_game(ruleset: str, seats, seed, options: dict | None = None, rng=None,
+             start_ms: int = 0) -> Game:
     """A new game. `seats` is the number of seats (or a list, one entry per seat).
 
     `rng` defaults to the documented stream built from `seed`; tests pass a ScriptedRNG.
+    `start_ms` is the host time the game began (the header's "t0"): the first deadlines, such
+    as the race game's first countdown, count from it.
     """
     module = game_module(ruleset)
     count = seats if isinstance(seats, int) else len(seats)
@@ -56,13 +59,18 @@ def new_game(ruleset: str, seats, seed, options: dict | None = None, rng=None) -
             f"{ruleset} is for {cls.MIN_SEATS} to {cls.MAX_SEATS} players, not {count}."
         )
     opts = normalize_options(ruleset, options)
-    return cls(seats=count, options=opts, rng=rng if rng is not None else SeededRNG(seed))
+    if isinstance(start_ms, bool) or not isinstance(start_ms, int) or start_ms < 0:
+        raise IllegalAction("The start time must be whole milliseconds, not negative.")
+    return cls(seats=count, options=opts, rng=rng if rng is not None else SeededRNG(seed),
+               start_ms=start_ms)
 
 
 def replay(header: dict, events) -> Game:
-    """Rebuild a game from its log: header {ruleset, seats, seed, options} and stamped events
-    ({seq, t, seat, action}) in sequence order. Raises IllegalAction if the log is not legal."""
-    game = new_game(header["ruleset"], header["seats"], header["seed"], header.get("options"))
+    """Rebuild a game from its log: header {ruleset, seats, seed, options, t0} and stamped
+    events ({seq, t, seat, action}) in sequence order. Raises IllegalAction if the log is not
+    legal."""
+    game = new_game(header["ruleset"], header["seats"], header["seed"], header.get("options"),
+                    start_ms=header.get("t0", 0))
     for event in events:
         game.apply(event["seat"], event["action"], event["t"])
     return game

@@ -81,11 +81,13 @@ class Game:
     MIN_SEATS = 1
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: dict, rng):
+    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
         self.seats = seats
         self.options = options
         self.rng = rng
-        self.now = 0  # t_ms of the last applied event
+        # Host time the game began (the header's "t0"); deadlines before the first event count
+        # from it. Then: t_ms of the last applied event.
+        self.now = start_ms
         self.away = [False] * seats
 
     # ---- the contract -------------------------------------------------------------------
