@@ -39,7 +39,7 @@ def test_rules_import_only_the_standard_library():
 def test_importing_the_engine_does_not_import_textual():
     code = (
         "import sys, kismet_tui.rules, kismet_tui.rules.rng;"
-        "import importlib;"
+        "import importlib, importlib.util;"
         "[importlib.import_module(m) for m in kismet_tui.rules.RULESETS.values() "
         " if importlib.util.find_spec(m)];"
         "bad = [m for m in ('textual', 'msgpack', 'asyncio', 'numpy') if m in sys.modules];"
