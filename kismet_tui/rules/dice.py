@@ -19,8 +19,9 @@ Scoring API (public: bots, the solver and the UI's score preview use it)
 from __future__ import annotations
 
 from collections import Counter
+from itertools import combinations
 
-from .base import IllegalAction
+from .base import Game, IllegalAction, check, check_known_options, int_option
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -144,3 +145,340 @@ def _points_when_met(box: str, total: int) -> int:
         "yarborough": total,
         "kismet": total + 50,
     }[box]
+
+
+# ---- the game ------------------------------------------------------------------------------
+
+DEFAULT_AWAY_LIMIT_MS = 30_000
+MAX_LIMIT_MS = 86_400_000  # a day: anything longer is a typing mistake
+MIN_TURN_LIMIT_MS = 1_000
+
+# Every hold allowed before a second or third roll: each subset of the five positions but
+# all five (holding everything is stopping), as sorted lists, smallest first.
+HOLDS = tuple(list(c) for size in range(5) for c in combinations(range(5), size))
+
+
+def normalize_options(options: dict) -> dict:
+    """The dice game's options with defaults: away_limit_ms (30000) and turn_limit_ms (0 =
+    no turn limit; otherwise at least 1000)."""
+    check_known_options(options, {"away_limit_ms", "turn_limit_ms"}, "dice")
+    away = int_option(options, "away_limit_ms", DEFAULT_AWAY_LIMIT_MS, 0, MAX_LIMIT_MS,
+                      "The away-limit (away_limit_ms)")
+    turn = int_option(options, "turn_limit_ms", 0, 0, MAX_LIMIT_MS,
+                      "The turn limit (turn_limit_ms)")
+    if 0 < turn < MIN_TURN_LIMIT_MS:
+        raise IllegalAction("The turn limit (turn_limit_ms) must be 0 for none, or at least "
+                            f"{MIN_TURN_LIMIT_MS} ms.")
+    return {"away_limit_ms": away, "turn_limit_ms": turn}
+
+
+def takes_joker(box: str, face: int) -> bool:
+    """Whether a joker of `face` may be scored (not only scratched) in `box` [D5]."""
+    if box in BOX_FACE:
+        return BOX_FACE[box] == face
+    return box != "straight"
+
+
+def card_totals(card: dict) -> dict:
+    """Section totals of one card (open boxes count 0); the bonus shows once it is reached."""
+    basic = sum(card[box] or 0 for box in BASIC_BOXES)
+    kismet = sum(card[box] or 0 for box in KISMET_BOXES)
+    bonus = basic_bonus(basic)
+    return {"basic": basic, "bonus": bonus, "kismet_section": kismet,
+            "total": basic + bonus + kismet}
+
+
+class DiceGame(Game):
+    """Kismet (1964) for 1 to 8 seats. See the module docstring for actions, notes, view."""
+
+    RULESET = "dice"
+    MIN_SEATS = 1
+    MAX_SEATS = 8
+
+    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+        super().__init__(seats, options, rng, start_ms)
+        self.cards = [{box: None for box in BOXES} for _ in range(seats)]
+        self.away_since: list[int | None] = [None] * seats
+        self.rolloff, first = self._roll_off()
+        self.first = first
+        self.turns = 0  # turns begun so far
+        self.last: dict | None = None  # the last scored turn, for screens
+        self.over = False
+        self._begin_turn(first, start_ms)
+
+    # ---- chance at fixed points -----------------------------------------------------------
+    def _roll_off(self) -> tuple[list, int]:
+        """[D6] Every seat rolls one die, in seat order; the seats tied for highest roll again,
+        in seat order, until one is highest. Drawn when the game is created, before any turn.
+        A solo game draws nothing."""
+        contenders = list(range(self.seats))
+        rounds: list[list[list[int]]] = []
+        while len(contenders) > 1:
+            throws = [[seat, self.rng.die()] for seat in contenders]
+            rounds.append(throws)
+            high = max(face for _, face in throws)
+            contenders = [seat for seat, face in throws if face == high]
+        return rounds, contenders[0]
+
+    # ---- turns -----------------------------------------------------------------------------
+    def _begin_turn(self, seat: int, t_ms: int) -> None:
+        self.current = seat
+        self.dice: list[int] = []
+        self.rolls = 0
+        self.turn_start = t_ms
+        self.turns += 1
+
+    def _has_open_box(self, seat: int) -> bool:
+        return any(points is None for points in self.cards[seat].values())
+
+    def holds_kismet(self, seat: int) -> bool:
+        """[D4] The Kismet box holds a real Kismet (a scratched Kismet box does not count)."""
+        return bool(self.cards[seat]["kismet"])
+
+    def joker_now(self) -> bool:
+        """Whether the dice of the seat to move are a joker: five of a kind rolled while their
+        Kismet box holds a Kismet [D4][D5]. Ending the turn with them is a second Kismet."""
+        return (not self.over and self.rolls > 0 and is_five_of_a_kind(self.dice)
+                and self.holds_kismet(self.current))
+
+    def _points(self, box: str) -> int:
+        """What the current dice earn in `box` for the seat to move, the joker applied."""
+        return score(box, self.dice, joker=self.joker_now())
+
+    def _check_turn(self, seat: int) -> None:
+        check(not self.over, "The game is over.")
+        check(seat == self.current, f"Not your turn: seat {self.current} is rolling.")
+
+    def _roll(self, hold: list[int]) -> dict:
+        # Fixed draw point: one die per position not held, in position order 0..4.
+        if not self.dice:
+            self.dice = [self.rng.die() for _ in range(5)]
+        else:
+            self.dice = [face if i in hold else self.rng.die() for i, face in enumerate(self.dice)]
+        self.rolls += 1
+        return {"type": "rolled", "seat": self.current, "dice": list(self.dice),
+                "roll": self.rolls, "held": sorted(hold)}
+
+    def _score(self, box: str, t_ms: int) -> list[dict]:
+        """Write the turn's score into `box`, apply a second Kismet, start the next turn."""
+        seat = self.current
+        second_kismet = self.joker_now()
+        joker = second_kismet and takes_joker(box, self.dice[0])
+        points = self._points(box)
+        self.cards[seat][box] = points
+        self.last = {"seat": seat, "box": box, "points": points, "dice": list(self.dice),
+                     "joker": joker}
+        notes = [{"type": "scored", "seat": seat, "box": box, "points": points,
+                  "dice": list(self.dice), "joker": joker}]
+        if second_kismet:
+            notes.append(self._penalty(seat))
+            if self._has_open_box(seat):
+                notes.append({"type": "extra_turn", "seat": seat})
+                self._begin_turn(seat, t_ms)
+                notes.append({"type": "turn", "seat": seat})
+                return notes
+        return notes + self._advance(seat, t_ms)
+
+    def _penalty(self, roller: int) -> dict:
+        """Every other seat with an open box writes 0 in its first open box, in scorecard
+        order; that zero is the turn they lose."""
+        victims = []
+        for other in range(self.seats):
+            if other == roller:
+                continue
+            for box in BOXES:
+                if self.cards[other][box] is None:
+                    self.cards[other][box] = 0
+                    victims.append([other, box])
+                    break
+        return {"type": "penalty", "seat": roller, "victims": victims}
+
+    def _advance(self, after: int, t_ms: int) -> list[dict]:
+        """The next seat in seat order with an open box moves (skipping full cards); or the
+        game ends when every card is full."""
+        for step in range(1, self.seats + 1):
+            seat = (after + step) % self.seats
+            if self._has_open_box(seat):
+                self._begin_turn(seat, t_ms)
+                return [{"type": "turn", "seat": seat}]
+        self.over = True
+        self.dice = []
+        self.rolls = 0
+        result = self.result()
+        return [{"type": "game_over", "scores": result["scores"], "winners": result["winners"]}]
+
+    # ---- actions ---------------------------------------------------------------------------
+    def _act_roll(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        self._check_turn(seat)
+        check(self.rolls < 3, "You have already rolled three times; choose a box.")
+        hold = action.get("hold")
+        hold = [] if hold is None else hold
+        check(isinstance(hold, (list, tuple)),
+              "'hold' is a list of the dice positions to keep, 0 to 4.")
+        for index in hold:
+            check(isinstance(index, int) and not isinstance(index, bool) and 0 <= index <= 4,
+                  f"There is no die {index!r} to hold: the dice are numbered 0 to 4.")
+        check(len(set(hold)) == len(hold), "Each die can be held only once.")
+        check(self.rolls > 0 or not hold, "There is nothing to hold before the first roll.")
+        check(len(hold) < 5, "Holding all five dice is the same as stopping: choose a box.")
+        return [self._roll(list(hold))]
+
+    def _act_score(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        self._check_turn(seat)
+        box = action.get("box")
+        check(isinstance(box, str) and box in BOX_NAMES,
+              f"There is no box called {box!r} on a Kismet card.")
+        check(self.rolls > 0, "Roll the dice before you choose a box.")
+        check(self.cards[seat][box] is None, f"{BOX_NAMES[box]} is already filled on your card.")
+        wants_joker = action.get("joker", False)
+        check(isinstance(wants_joker, bool), "'joker' is true or false.")
+        if wants_joker:
+            self._check_joker_box(box)
+        return self._score(box, t_ms)
+
+    def _check_joker_box(self, box: str) -> None:
+        """An action that asks for a joker ("joker": true) must have one, in a box that takes
+        it. (Without the flag the joker applies by itself wherever it may.)"""
+        check(self.joker_now(), "These dice are not a joker: a joker is five of a kind rolled "
+                                "after your Kismet box holds a Kismet.")
+        face = self.dice[0]
+        check(box != "straight", "A joker cannot be scored as a Straight.")
+        check(takes_joker(box, face),
+              f"A joker of {face}s goes in {BOX_NAMES[BASIC_BOXES[face - 1]]} or the Kismet "
+              f"section, not in {BOX_NAMES[box]}.")
+
+    def _on_timeout(self, t_ms: int) -> list[dict]:
+        """[D18] The default play for the seat to move: roll once if they have not rolled this
+        turn, then score the open box that scores most (ties: first in scorecard order)."""
+        notes = [{"type": "timeout", "seat": self.current}]
+        if self.rolls == 0:
+            notes.append(self._roll([]))
+        notes.extend(self._score(self.best_box(), t_ms))
+        return notes
+
+    def best_box(self) -> str:
+        """The open box of the seat to move that the current dice score most in (first in
+        scorecard order on a tie), the joker applied."""
+        best, best_points = "", -1
+        for box in BOXES:
+            if self.cards[self.current][box] is None:
+                points = self._points(box)
+                if points > best_points:
+                    best, best_points = box, points
+        return best
+
+    def _on_away(self, seat: int, t_ms: int) -> None:
+        self.away_since[seat] = t_ms
+
+    def _on_back(self, seat: int, t_ms: int) -> None:
+        self.away_since[seat] = None
+
+    # ---- the contract ----------------------------------------------------------------------
+    def next_deadline(self) -> int | None:
+        if self.over:
+            return None
+        deadlines = []
+        if self.away[self.current]:
+            since = max(self.turn_start, self.away_since[self.current])
+            deadlines.append(since + self.options["away_limit_ms"])
+        if self.options["turn_limit_ms"]:
+            deadlines.append(self.turn_start + self.options["turn_limit_ms"])
+        return min(deadlines) if deadlines else None
+
+    def legal_actions(self, seat: int) -> list[dict]:
+        if self.over or seat != self.current:
+            return []
+        actions = []
+        if self.rolls == 0:
+            actions.append({"type": "roll", "hold": []})
+        elif self.rolls < 3:
+            actions.extend({"type": "roll", "hold": list(hold)} for hold in HOLDS)
+        if self.rolls > 0:
+            actions.extend({"type": "score", "box": box}
+                           for box in BOXES if self.cards[seat][box] is None)
+        return actions
+
+    def totals(self) -> list[dict]:
+        return [card_totals(card) for card in self.cards]
+
+    def result(self) -> dict | None:
+        if not self.over:
+            return None
+        totals = self.totals()
+        scores = [t["total"] for t in totals]
+        high = max(scores)
+        return {
+            "scores": scores,
+            "winners": [seat for seat, s in enumerate(scores) if s == high],
+            "basic": [t["basic"] for t in totals],
+            "bonus": [t["bonus"] for t in totals],
+            "kismet_section": [t["kismet_section"] for t in totals],
+        }
+
+    def preview(self) -> dict | None:
+        """For the seat to move, once they have rolled: box -> {points, legal, joker}, for
+        every box (legal = open; a filled box shows what it would have scored)."""
+        if self.over or self.rolls == 0:
+            return None
+        joker = self.joker_now()
+        card = self.cards[self.current]
+        return {box: {"points": self._points(box), "legal": card[box] is None,
+                      "joker": joker and takes_joker(box, self.dice[0])} for box in BOXES}
+
+    def view(self, seat: int | None) -> dict:
+        # Nothing in the dice game is secret: every seat and spectator sees the same table.
+        totals = self.totals()
+        return {
+            "ruleset": self.RULESET,
+            "you": seat,
+            "seats": self.seats,
+            "phase": "over" if self.over else "playing",
+            "current": None if self.over else self.current,
+            "your_turn": not self.over and seat == self.current,
+            "dice": list(self.dice),
+            "rolls_used": self.rolls,
+            "rolls_left": 0 if self.over else 3 - self.rolls,
+            "can_roll": not self.over and self.rolls < 3,
+            "can_score": not self.over and self.rolls > 0,
+            "joker": self.joker_now(),
+            "preview": self.preview(),
+            "boxes": list(BOXES),
+            "box_names": dict(BOX_NAMES),
+            "cards": [dict(card) for card in self.cards],
+            "totals": totals,
+            "holds_kismet": [self.holds_kismet(s) for s in range(self.seats)],
+            "card_full": [not self._has_open_box(s) for s in range(self.seats)],
+            "rolloff": {"rounds": [[list(t) for t in r] for r in self.rolloff],
+                        "first": self.first},
+            "turn": self.turns,
+            "turn_started_ms": self.turn_start,
+            "deadline_ms": self.next_deadline(),
+            "away": list(self.away),
+            "last": dict(self.last) if self.last else None,
+            "options": dict(self.options),
+            "result": self.result(),
+        }
+
+    def snapshot(self) -> dict:
+        return {
+            "ruleset": self.RULESET,
+            "seats": self.seats,
+            "options": dict(self.options),
+            "now": self.now,
+            "away": list(self.away),
+            "away_since": list(self.away_since),
+            "rng": self.rng.state(),
+            "rolloff": [[list(t) for t in r] for r in self.rolloff],
+            "first": self.first,
+            "cards": [[card[box] for box in BOXES] for card in self.cards],
+            "current": self.current,
+            "dice": list(self.dice),
+            "rolls": self.rolls,
+            "turn_start": self.turn_start,
+            "turns": self.turns,
+            "last": dict(self.last) if self.last else None,
+            "over": self.over,
+        }
+
+
+GAME = DiceGame
