@@ -14,6 +14,74 @@ Scoring API (public: bots, the solver and the UI's score preview use it)
   A joker is never scored as a Straight, so `score("straight", dice, joker=True)` is 0: in
   the game, choosing Straight with a joker is a scratch.
 - `basic_bonus(total) -> int`: 0, 35, 55 or 75 for a Basic section total.
+
+The game
+--------
+Actions (a player's, for the seat to move):
+- `{"type": "roll", "hold": [positions]}`: roll the dice not held. The five dice keep their
+  positions 0..4 all turn. `hold` is empty (or absent) on a turn's first roll; holding all five
+  is refused (that is stopping: choose a box). At most three rolls.
+- `{"type": "score", "box": id}`: end the turn by writing the dice's points into an open box
+  of your card; any open box may be chosen and scores 0 if the dice do not meet it [D1].
+  When the dice are a joker (see below) the joker applies by itself in every box that takes
+  one. An optional `"joker": true` asks for it explicitly and is refused where it cannot apply
+  ("A joker cannot be scored as a Straight.").
+The host stamps `timeout`, `away` and `back` (base.py). A timeout plays the default [D18] for
+the seat to move: roll once if they have not rolled this turn, then score the open box that
+scores most (ties: the first in scorecard order), the joker applied.
+
+The second Kismet [D4][D5]: ending a turn with five of a kind while your Kismet box holds a
+non-zero Kismet. The dice are then a joker: in their own number box or any Kismet-section box
+but the Straight they score as if they met the pattern; anywhere else they are a scratch (0).
+Whatever box is chosen, every other seat with an open box gets a 0 in its first open box in
+scorecard order (that zero is the turn they lose; they are not skipped again later), and the
+roller at once takes another turn if their card has an open box.
+
+Turn order: the roll-off [D6] picks the first seat; then seat order, skipping full cards.
+The game ends when every card is full. Total = Basic + bonus + Kismet section; the highest
+total wins, equal totals share the win. One seat is a solo game.
+
+Chance is drawn only at these points, all through the game's RNG (`rng.die()`):
+1. Creating the game: the roll-off [D6]. Every seat rolls one die, in seat order; while
+   several seats share the highest face, those seats roll again, in seat order. A solo game
+   draws nothing here.
+2. Each roll: one die for each position not held, in position order 0..4.
+
+Options (`normalize_options`): `away_limit_ms` (default 30000, 0..86400000) and
+`turn_limit_ms` (default 0 = no limit, else 1000..86400000).
+`next_deadline()`: when the seat to move is away, `away_limit_ms` after their turn began or
+they went away, whichever is later; with a turn limit, `turn_limit_ms` after the turn began;
+the earlier of the two. None when neither applies or the game is over.
+
+Notes returned by `apply` (in this order when several):
+- `{"type": "timeout", "seat"}`: the host played the default for `seat`.
+- `{"type": "rolled", "seat", "dice", "roll", "held"}`: `roll` is 1..3; `held` sorted positions.
+- `{"type": "scored", "seat", "box", "points", "dice", "joker"}`: `joker` true when the box
+  was scored as a joker (a joker scratched in Straight or another number box says false).
+- `{"type": "penalty", "seat", "victims": [[seat, box], ...]}`: after a second Kismet by `seat`
+  (victims may be empty, e.g. solo).
+- `{"type": "extra_turn", "seat"}`: the second-Kismet roller moves again at once.
+- `{"type": "turn", "seat"}`: a new turn begins for `seat`.
+- `{"type": "game_over", "scores", "winners"}`.
+- `{"type": "away"|"back", "seat"}` from the base.
+
+`view(seat)` (the dice game has no secrets: every seat and spectators see the same, except
+`you` and `your_turn`):
+- `ruleset` "dice", `you` (the seat asked for, None for a spectator), `seats` (count),
+  `phase` "playing" or "over", `current` (seat to move, None when over), `your_turn`.
+- `dice` (five faces, [] before the turn's first roll), `rolls_used` 0..3, `rolls_left`,
+  `can_roll`, `can_score`, `joker` (the dice are a joker for the seat to move now).
+- `preview`: None before the first roll; else box -> {"points", "legal", "joker"} for all 15
+  boxes, for the seat to move (`legal`: the box is open; `joker`: scored as a joker).
+- `boxes` (ids in order), `box_names`, `cards` (per seat: box -> points or None),
+  `totals` (per seat: {"basic", "bonus", "kismet_section", "total"}, open boxes as 0, the
+  bonus shown once reached), `holds_kismet`, `card_full` (per seat).
+- `rolloff`: {"rounds": [[[seat, face], ...], ...], "first": seat} ([] rounds when solo).
+- `turn` (turns begun, from 1), `turn_started_ms`, `deadline_ms` (next_deadline()), `away`
+  (per seat), `last` (the last scored turn: {"seat", "box", "points", "dice", "joker"} or
+  None), `options`, `result` (None until over, then as `result()`).
+
+`result()`: {"scores", "winners", "basic", "bonus", "kismet_section"}, lists per seat.
 """
 
 from __future__ import annotations
