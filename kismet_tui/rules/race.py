@@ -1,0 +1,328 @@
+"""`race`: the grab game of Kismet (1997), RULES.md sections 2, 3 and 5.
+
+Every player at once grabs a card of the circle whose number is the sum of two of the three
+dice. Time enters only as stamped events: the host stamps `{"type": "timeout"}` when
+`next_deadline()` has passed.
+
+Phases, and what ends them
+--------------------------
+- `countdown`: the circle is out, the dice are about to roll [D8]. Deadline: the phase's start
+  + `countdown_ms` (the first countdown counts from the game's start time t0). On the host's
+  timeout the dice are rolled.
+- The roll: if no card of the circle shows a target, all 11 leave the game and 11 new ones
+  are dealt [D9] (or the game ends), then `pause`. Otherwise `grabbing`.
+- `grabbing`: deadline = roll time + `round_limit_ms` [D12]. Ends at once when every player
+  has grabbed or passed (an away player counts as passed [D18]), when no ungrabbed card
+  showing a target is left, or on the host's timeout. Then the reveal, in grab order: a right
+  card goes on top of its grabber's winning pile; a wrong card stays in the circle, and its
+  grabber slides the top card of their winning pile (if any) under the draw pile. Then the
+  circle's empty places are refilled, lowest position first, from the top of the pile.
+- `pause`: deadline = its start + `reveal_ms`, so everybody sees what happened; then the next
+  `countdown`, whose deadline counts from the stamped time of that timeout.
+- `over`: the draw pile could not refill the circle to 11 (after a wipe or a reveal). Scores
+  are the chips of each winning pile; the highest score wins, ties share.
+Each new phase's deadline counts from the stamped time of the event that began it, so a host
+that stamps a timeout late never shortens the next phase.
+
+Chance: the deck is shuffled once with `rng.shuffle` when the game is created (the first
+draws of the stream), then each roll draws three `rng.die()` at the countdown's timeout.
+Nothing else is drawn.
+
+Actions
+-------
+- `{"type": "grab", "card": pos}`: grab the card at position `pos` (0..10) of the circle.
+  An optional `"id": card` must name the card lying there, or the grab is refused ("That card
+  has left the circle"): clients send it so that a grab aimed at one card can never land on
+  another. A grab is final. A card someone grabbed first is refused, at no cost, and the
+  player may grab another [D10]. Any card may be grabbed; a wrong one costs at the reveal.
+- `{"type": "pass"}`: "I see no match" [D11]; no more grabs this round.
+- Host: `timeout`, `away`, `back` (base class). An away player's own actions are refused
+  until the host stamps them back.
+
+Options: `countdown_ms` 3000, `round_limit_ms` 10000, `reveal_ms` 2000, `away_limit_ms` 30000,
+`chips` ([D7] table). `away_limit_ms` is accepted so every game of a table shares it, but has
+no effect here: an away player counts as passed at once, and no wait in this game is longer
+than the round limit anyway.
+
+Notes returned by apply
+-----------------------
+`{"type": "rolled", "round", "dice", "targets"}`, `{"type": "wiped", "cards": [ids]}`,
+`{"type": "dealt", "cards": [{"pos", "card"}]}`, `{"type": "grabbed", "seat", "pos", "card"}`,
+`{"type": "passed", "seat"}`, `{"type": "round_ended", "why": "all_done" | "no_match_left" |
+"time_up"}`, `{"type": "revealed", "seat", "pos", "card", "number", "right": bool,
+"penalty": card id slid under the pile or None}`, `{"type": "pause", "deadline"}`,
+`{"type": "countdown", "deadline"}`, `{"type": "game_over", "scores", "winners"}`, and the
+base class's `away` / `back`.
+
+view(seat)
+----------
+Plain data; the order of the face-down pile is never shown, only its size.
+
+    ruleset "race", seats, you (seat or None), phase, deadline (host ms or None), round,
+    chips (the table), dice (list or None), targets (list), joker (bool),
+    circle: 11 entries, each None (an empty place) or
+        {pos, id, number, chip, set, back, target (bool), grabbed_by (seat or None)}
+        (target and grabbed_by are marks of the running round: False/None outside grabbing;
+        dice, targets and grabs stay from the last roll until the next one)
+    pile_count, removed_count,
+    grabs: [{seat, pos, card, t}] in stamp order, this round,
+    passed: [seats] this round, done: [bool per seat] (grabbed, passed or away),
+    last_round: None or {round, dice, targets, wiped: [ids] or None,
+        reveals: [{seat, pos, card, number, right, penalty}], dealt: [{pos, card}],
+        why: "all_done" | "no_match_left" | "time_up" | "no_match"},
+    players: [{seat, back, away, pile_count, top (card info or None), score}],
+    scores: [per seat], result (None or as result()).
+"""
+
+from __future__ import annotations
+
+from . import cards
+from .base import HOST, Game, IllegalAction, check, check_known_options, int_option
+
+OPTIONS = {
+    "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
+    "round_limit_ms": (10_000, 500, 600_000, "The round's time limit (ms)"),
+    "reveal_ms": (2000, 0, 60_000, "The pause to show a reveal (ms)"),
+    "away_limit_ms": (30_000, 0, 3_600_000, "The away-limit (ms)"),
+}
+
+
+def normalize_options(options: dict) -> dict:
+    check_known_options(options, set(OPTIONS) | {"chips"}, "race")
+    out = {name: int_option(options, name, default, low, high, what)
+           for name, (default, low, high, what) in OPTIONS.items()}
+    out["chips"] = cards.chips_option(options)
+    return out
+
+
+def _seconds(ms: int) -> str:
+    """Milliseconds as seconds with one decimal, rounded up, without floats: 1201 -> '1.3'."""
+    tenths = -(-ms // 100)
+    return f"{tenths // 10}.{tenths % 10}"
+
+
+class RaceGame(Game):
+    RULESET = "race"
+    MIN_SEATS = 2
+    MAX_SEATS = 8
+
+    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+        super().__init__(seats, options, rng, start_ms)
+        self.chips = list(options["chips"])
+        self.pile = cards.deck(seats)  # index 0 is the top of the face-down pile
+        rng.shuffle(self.pile)  # the first draws of the stream
+        self.circle: list[int | None] = self.pile[: cards.CIRCLE_SIZE]
+        del self.pile[: cards.CIRCLE_SIZE]
+        self.winning: list[list[int]] = [[] for _ in range(seats)]  # bottom .. top
+        self.removed: list[int] = []
+        self.phase = "countdown"
+        self.deadline: int | None = start_ms + options["countdown_ms"]
+        self.round = 0
+        self.dice: list[int] | None = None
+        self.targets: list[int] = []
+        self.grabs: list[dict] = []  # this round, in stamp order
+        self.passed = [False] * seats
+        self.last_round: dict | None = None
+
+    # ---- the contract -------------------------------------------------------------------
+    def next_deadline(self) -> int | None:
+        return self.deadline
+
+    def scores(self) -> list[int]:
+        return [sum(cards.chip(cards.number_of(c), self.chips) for c in pile)
+                for pile in self.winning]
+
+    def result(self) -> dict | None:
+        if self.phase != "over":
+            return None
+        scores = self.scores()
+        best = max(scores)
+        return {"scores": scores, "winners": [s for s in range(self.seats) if scores[s] == best]}
+
+    def legal_actions(self, seat: int) -> list[dict]:
+        if seat == HOST:
+            return [{"type": "timeout"}] if self.deadline is not None else []
+        if self.phase != "grabbing" or self.away[seat] or self._done(seat):
+            return []
+        taken = {g["pos"] for g in self.grabs}
+        grabs = [{"type": "grab", "card": pos, "id": card}
+                 for pos, card in enumerate(self.circle) if card is not None and pos not in taken]
+        return grabs + [{"type": "pass"}]
+
+    def snapshot(self) -> dict:
+        return {
+            "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
+            "now": self.now, "away": list(self.away), "rng": self.rng.state(),
+            "phase": self.phase, "deadline": self.deadline, "round": self.round,
+            "pile": list(self.pile), "circle": list(self.circle),
+            "winning": [list(p) for p in self.winning], "removed": list(self.removed),
+            "dice": self.dice, "targets": list(self.targets),
+            "grabs": [dict(g) for g in self.grabs], "passed": list(self.passed),
+            "last_round": self.last_round,
+        }
+
+    def view(self, seat: int | None) -> dict:
+        grabbed_by = {g["pos"]: g["seat"] for g in self.grabs}
+        circle = []
+        for pos, card in enumerate(self.circle):
+            if card is None:
+                circle.append(None)
+                continue
+            info = cards.card_info(card, self.chips)
+            # Marks of the running round only: in a pause the places hold newly dealt cards.
+            live = self.phase == "grabbing"
+            info.update(pos=pos, target=live and self._shows_target(card),
+                        grabbed_by=grabbed_by.get(pos) if live else None)
+            circle.append(info)
+        scores = self.scores()
+        players = [{
+            "seat": s, "back": cards.BACK_COLOURS[s], "away": self.away[s],
+            "pile_count": len(self.winning[s]),
+            "top": cards.card_info(self.winning[s][-1], self.chips) if self.winning[s] else None,
+            "score": scores[s],
+        } for s in range(self.seats)]
+        return {
+            "ruleset": self.RULESET, "seats": self.seats, "you": seat, "phase": self.phase,
+            "deadline": self.deadline, "round": self.round, "chips": list(self.chips),
+            "dice": list(self.dice) if self.dice else None, "targets": list(self.targets),
+            "joker": bool(self.dice) and cards.is_joker(self.dice),
+            "circle": circle, "pile_count": len(self.pile), "removed_count": len(self.removed),
+            "grabs": [dict(g) for g in self.grabs],
+            "passed": [s for s in range(self.seats) if self.passed[s]],
+            "done": [self._done(s) for s in range(self.seats)],
+            "last_round": self.last_round, "players": players, "scores": scores,
+            "result": self.result(),
+        }
+
+    # ---- actions --------------------------------------------------------------------------
+    def _check_can_act(self, seat: int, t_ms: int) -> None:
+        if self.phase == "countdown":
+            raise IllegalAction(
+                f"Wait for the dice: they roll in {_seconds(max(0, self.deadline - t_ms))} s.")
+        check(self.phase != "pause", "This round is over: the next roll is coming.")
+        check(self.phase != "over", "The game is over.")
+        check(not self.away[seat], f"Seat {seat} is marked away: come back to play.")
+        check(not self._grab_of(seat), "You already grabbed a card this round: a grab is final.")
+        check(not self.passed[seat], "You passed this round.")
+
+    def _act_grab(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        self._check_can_act(seat, t_ms)
+        pos = action.get("card")
+        check(isinstance(pos, int) and not isinstance(pos, bool)
+              and 0 <= pos < cards.CIRCLE_SIZE,
+              "Say which card of the circle to grab: a place from 0 to 10.")
+        card = self.circle[pos]
+        check(card is not None, "There is no card at that place.")
+        if "id" in action:
+            check(action["id"] == card, "That card has left the circle: look again.")
+        holder = next((g["seat"] for g in self.grabs if g["pos"] == pos), None)
+        check(holder is None, f"Seat {holder} grabbed that card first: grab another one.")
+        self.grabs.append({"seat": seat, "pos": pos, "card": card, "t": t_ms})
+        notes = [{"type": "grabbed", "seat": seat, "pos": pos, "card": card}]
+        return notes + self._maybe_end_round(t_ms)
+
+    def _act_pass(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        self._check_can_act(seat, t_ms)
+        self.passed[seat] = True
+        return [{"type": "passed", "seat": seat}] + self._maybe_end_round(t_ms)
+
+    def _act_away(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+        notes = super()._act_away(seat, action, t_ms)
+        # An away player counts as passed [D18]: that may be the last one the round awaited.
+        return notes + self._maybe_end_round(t_ms)
+
+    def _on_timeout(self, t_ms: int) -> list[dict]:
+        if self.phase == "countdown":
+            return self._roll(t_ms)
+        if self.phase == "grabbing":
+            return self._end_round(t_ms, "time_up")
+        # pause -> the next countdown
+        self.phase = "countdown"
+        self.deadline = t_ms + self.options["countdown_ms"]
+        return [{"type": "countdown", "deadline": self.deadline}]
+
+    # ---- the round ------------------------------------------------------------------------
+    def _grab_of(self, seat: int) -> dict | None:
+        return next((g for g in self.grabs if g["seat"] == seat), None)
+
+    def _done(self, seat: int) -> bool:
+        return self.passed[seat] or self.away[seat] or self._grab_of(seat) is not None
+
+    def _shows_target(self, card: int) -> bool:
+        return cards.number_of(card) in self.targets
+
+    def _roll(self, t_ms: int) -> list[dict]:
+        self.dice = cards.roll_three(self.rng)
+        self.targets = cards.targets(self.dice)
+        self.round += 1
+        self.grabs = []
+        self.passed = [False] * self.seats
+        notes = [{"type": "rolled", "round": self.round, "dice": list(self.dice),
+                  "targets": list(self.targets)}]
+        if not any(c is not None and self._shows_target(c) for c in self.circle):
+            # [D9] Nothing could be taken: the whole circle leaves the game.
+            wiped = [c for c in self.circle if c is not None]
+            self.removed.extend(wiped)
+            self.circle = [None] * cards.CIRCLE_SIZE
+            notes.append({"type": "wiped", "cards": wiped})
+            self.last_round = {"round": self.round, "dice": list(self.dice),
+                               "targets": list(self.targets), "wiped": wiped, "reveals": [],
+                               "dealt": [], "why": "no_match"}
+            return notes + self._refill_or_end(t_ms)
+        self.phase = "grabbing"
+        self.deadline = t_ms + self.options["round_limit_ms"]
+        return notes + self._maybe_end_round(t_ms)
+
+    def _maybe_end_round(self, t_ms: int) -> list[dict]:
+        if self.phase != "grabbing":
+            return []
+        if all(self._done(s) for s in range(self.seats)):
+            return self._end_round(t_ms, "all_done")
+        taken = {g["pos"] for g in self.grabs}
+        if not any(card is not None and pos not in taken and self._shows_target(card)
+                   for pos, card in enumerate(self.circle)):
+            return self._end_round(t_ms, "no_match_left")
+        return []
+
+    def _end_round(self, t_ms: int, why: str) -> list[dict]:
+        notes = [{"type": "round_ended", "why": why}]
+        reveals = []
+        for grab in self.grabs:  # stamp order
+            seat, pos, card = grab["seat"], grab["pos"], grab["card"]
+            right = self._shows_target(card)
+            penalty = None
+            if right:
+                self.circle[pos] = None
+                self.winning[seat].append(card)
+            elif self.winning[seat]:
+                penalty = self.winning[seat].pop()
+                self.pile.append(penalty)  # slid under the face-down pile
+            reveal = {"seat": seat, "pos": pos, "card": card, "number": cards.number_of(card),
+                      "right": right, "penalty": penalty}
+            reveals.append(reveal)
+            notes.append({"type": "revealed", **reveal})
+        self.last_round = {"round": self.round, "dice": list(self.dice),
+                           "targets": list(self.targets), "wiped": None, "reveals": reveals,
+                           "dealt": [], "why": why}
+        return notes + self._refill_or_end(t_ms)
+
+    def _refill_or_end(self, t_ms: int) -> list[dict]:
+        empty = [pos for pos, card in enumerate(self.circle) if card is None]
+        if len(self.pile) < len(empty):
+            self.phase = "over"
+            self.deadline = None
+            result = self.result()
+            return [{"type": "game_over", "scores": result["scores"],
+                     "winners": result["winners"]}]
+        dealt = []
+        for pos in empty:
+            self.circle[pos] = self.pile.pop(0)
+            dealt.append({"pos": pos, "card": self.circle[pos]})
+        self.last_round["dealt"] = dealt
+        self.phase = "pause"
+        self.deadline = t_ms + self.options["reveal_ms"]
+        notes = [{"type": "dealt", "cards": dealt}] if dealt else []
+        return notes + [{"type": "pause", "deadline": self.deadline}]
+
+
+GAME = RaceGame
