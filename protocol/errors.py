@@ -1,0 +1,43 @@
+"""Error codes of the wire, each with words a player can read when no better words exist."""
+
+from __future__ import annotations
+
+# code -> default words. The host may send more precise words with the same code.
+ERRORS = {
+    "bad_frame": "That message could not be read.",
+    "too_big": "That message is too big.",
+    "bad_message": "That message is not one the host understands.",
+    "version": "This host speaks a different version of the protocol. Please update.",
+    "hello_first": "Please say hello first.",
+    "full": "The host is full right now. Please try again later.",
+    "slow_down": "Too many messages at once. Please slow down.",
+    "no_table": "There is no such table.",
+    "not_at_table": "You are not at a table.",
+    "already_at_table": "You are already at a table. Leave it first.",
+    "table_full": "That table has no free seat.",
+    "not_owner": "Only the table's owner can do that.",
+    "not_ready": "Not everyone is ready yet.",
+    "bad_options": "Those table options are not right.",
+    "no_game": "No game is running at this table.",
+    "playing": "A game is running at this table.",
+    "not_seated": "You are watching, not playing: only players act.",
+    "illegal": "That move is not allowed.",
+    "no_bots": "This host does not run bots.",
+    "idle": "Closed after a long silence.",
+    "replaced": "You connected again from somewhere else.",
+    "shutdown": "The host is shutting down.",
+    "internal": "Something went wrong on the host. Sorry.",
+}
+
+
+class ProtocolError(Exception):
+    """A refusal to send back as an `error` message: a code from ERRORS and plain words."""
+
+    def __init__(self, code: str, words: str | None = None, fatal: bool = False):
+        if code not in ERRORS:
+            raise ValueError(f"unknown error code {code!r}")
+        self.code = code
+        self.words = words or ERRORS[code]
+        # fatal: the connection is closed after the error is sent.
+        self.fatal = fatal
+        super().__init__(self.words)

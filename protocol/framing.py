@@ -1,0 +1,79 @@
+"""Frames over asyncio streams: a 4-byte big-endian length, then one msgpack map.
+
+A frame longer than the reader's limit is refused from its length alone, before any of its
+body is read, so a peer cannot make the other side buffer more than the limit. Unpacking is
+strict: text must be UTF-8 (`raw=False`), map keys must be strings, no extension types, and
+containers are bounded by the limits in `protocol.limits`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+
+import msgpack
+
+from . import limits
+from .errors import ProtocolError
+
+_LENGTH = struct.Struct(">I")
+
+
+class FrameLimits:
+    """How much one side accepts from the other."""
+
+    __slots__ = ("max_frame", "max_array", "max_map", "max_str", "max_bin")
+
+    def __init__(self, max_frame, max_array, max_map, max_str, max_bin):
+        self.max_frame = max_frame
+        self.max_array = max_array
+        self.max_map = max_map
+        self.max_str = max_str
+        self.max_bin = max_bin
+
+
+# What the host accepts from a client, and what a client accepts from a host.
+FROM_CLIENT = FrameLimits(limits.MAX_FRAME, limits.MAX_ARRAY_LEN, limits.MAX_MAP_LEN,
+                          limits.MAX_STR_LEN, limits.MAX_BIN_LEN)
+FROM_HOST = FrameLimits(limits.MAX_HOST_FRAME, limits.MAX_HOST_ARRAY_LEN,
+                        limits.MAX_HOST_MAP_LEN, limits.MAX_HOST_FRAME, limits.MAX_HOST_FRAME)
+
+
+def _no_ext(code, data):
+    raise ValueError("extension types are not part of the protocol")
+
+
+def encode(message: dict, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
+    """One frame: length prefix + msgpack body."""
+    body = msgpack.packb(message, use_bin_type=True)
+    if len(body) > max_frame:
+        raise ValueError(f"frame of {len(body)} bytes is over the {max_frame} byte limit")
+    return _LENGTH.pack(len(body)) + body
+
+
+def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> dict:
+    """The map in one frame's body, or ProtocolError('bad_frame')."""
+    try:
+        value = msgpack.unpackb(
+            body, raw=False, strict_map_key=True, use_list=True,
+            max_str_len=lim.max_str, max_bin_len=lim.max_bin, max_array_len=lim.max_array,
+            max_map_len=lim.max_map, max_ext_len=0, ext_hook=_no_ext,
+        )
+    except Exception as exc:  # msgpack raises many kinds: all mean "unreadable"
+        raise ProtocolError("bad_frame", f"That message could not be read ({type(exc).__name__}).") from None
+    if not isinstance(value, dict):
+        raise ProtocolError("bad_frame", "A message must be a map with a type.")
+    return value
+
+
+async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIENT) -> dict:
+    """Read one frame. Raises asyncio.IncompleteReadError at end of stream, ProtocolError
+    ('too_big', fatal) for an oversized length, ProtocolError('bad_frame') for a bad body."""
+    head = await reader.readexactly(limits.HEADER_BYTES)
+    (length,) = _LENGTH.unpack(head)
+    if length > lim.max_frame:
+        # The stream cannot be resynchronised without reading the body: close it.
+        raise ProtocolError("too_big", f"That message is {length} bytes; the limit is {lim.max_frame}.",
+                            fatal=True)
+    body = await reader.readexactly(length)
+    return decode_body(body, lim)

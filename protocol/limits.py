@@ -1,0 +1,50 @@
+"""Every number that bounds what a peer may send or hold, in one place.
+
+The host enforces these against clients; the client library enforces the host-side ones
+against a host. docs/protocol.md lists them for other implementations.
+"""
+
+# Protocol version: a host accepts a hello only with exactly this version.
+PROTOCOL_VERSION = 1
+
+# ---- framing -------------------------------------------------------------------------------
+# A frame is a 4-byte big-endian length, then that many bytes of one msgpack map.
+HEADER_BYTES = 4
+MAX_FRAME = 64 * 1024          # client -> host: refused before the body is read
+MAX_HOST_FRAME = 8 * 1024 * 1024  # host -> client: a long game's full log fits
+
+# msgpack unpacking limits for client frames (a frame is at most MAX_FRAME anyway; these stop
+# a small frame from describing huge or deeply nested containers).
+MAX_ARRAY_LEN = 256
+MAX_MAP_LEN = 64
+MAX_STR_LEN = 4096
+MAX_BIN_LEN = 256
+# Host frames carry whole logs: longer arrays, but the same care.
+MAX_HOST_ARRAY_LEN = 200_000
+MAX_HOST_MAP_LEN = 4096
+MAX_DEPTH = 8                  # nesting of maps/lists inside a client message
+
+# ---- text ------------------------------------------------------------------------------------
+MAX_NAME = 24                  # characters in a player's name
+MAX_CHAT = 300                 # characters in one chat line
+MAX_TOKEN = 64                 # characters in a rejoin token
+MAX_DIGEST = 128               # characters in a digest string
+MAX_REQUEST_ID = 2**31 - 1     # a request id is 0 .. this
+
+# ---- lobby -----------------------------------------------------------------------------------
+MAX_CONNECTIONS = 256          # open connections per host
+MAX_TABLES = 200               # open tables per host
+MAX_BOTS_PER_TABLE = 7
+MAX_OPTIONS = 32               # keys in a table's options map
+
+# ---- pace ------------------------------------------------------------------------------------
+RATE_PER_SECOND = 40           # token bucket: messages per second, sustained
+RATE_BURST = 80                # token bucket: messages at once
+FLOOD_STRIKES = 40             # messages dropped for pace before the connection is closed
+HELLO_TIMEOUT_S = 10.0         # a new connection must say hello within this
+IDLE_TIMEOUT_S = 45.0          # a connection silent this long is closed (clients ping)
+PING_INTERVAL_S = 10.0         # how often the client library pings
+MAX_SEND_BUFFER = 2 * 1024 * 1024  # bytes queued to a slow reader before it is dropped
+
+# ---- games -----------------------------------------------------------------------------------
+DIGEST_EVERY = 32              # a client sends its digest at least every this many events

@@ -1,0 +1,184 @@
+"""The messages a client may send, and their validation.
+
+`parse_client(message)` checks one decoded frame against the message's schema (field types,
+lengths, ranges), fills defaults, cleans names and chat, and returns a new dict; anything
+malformed raises ProtocolError('bad_message') with words that say what was wrong. Unknown
+fields are ignored, so later versions can add optional fields. Host messages are built with
+plain dicts by the host; `request_id` reads the `id` every request may carry, which the reply
+carries back as `re`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import limits
+from .errors import ProtocolError
+from .text import clean_chat, clean_name
+
+MAX_RULESET = 32
+MAX_LEVEL = 16
+
+
+def _bad(words: str) -> ProtocolError:
+    return ProtocolError("bad_message", words)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def request_id(message: Any) -> int | None:
+    """The message's valid `id`, or None."""
+    if isinstance(message, dict):
+        rid = message.get("id")
+        if _is_int(rid) and 0 <= rid <= limits.MAX_REQUEST_ID:
+            return rid
+    return None
+
+
+# ---- field checkers: (value, field name) -> cleaned value, or raise ------------------------
+
+def integer(low: int, high: int) -> Callable:
+    def check(value, field):
+        if not _is_int(value):
+            raise _bad(f"'{field}' must be a whole number.")
+        if not low <= value <= high:
+            raise _bad(f"'{field}' must be between {low} and {high}.")
+        return value
+    return check
+
+
+def text(max_len: int, clean: Callable | None = None) -> Callable:
+    def check(value, field):
+        if not isinstance(value, str):
+            raise _bad(f"'{field}' must be text.")
+        if len(value) > max_len:
+            raise _bad(f"'{field}' is too long (at most {max_len} characters).")
+        return clean(value) if clean else value
+    return check
+
+
+def boolean(value, field):
+    if not isinstance(value, bool):
+        raise _bad(f"'{field}' must be true or false.")
+    return value
+
+
+def optional(checker: Callable) -> Callable:
+    def check(value, field):
+        return None if value is None else checker(value, field)
+    return check
+
+
+def plain_data(value, field, depth=0):
+    """Maps with text keys, lists, text, whole numbers, booleans and nil: what game actions
+    and options are made of. No floats (game state holds none), no bytes."""
+    if depth > limits.MAX_DEPTH:
+        raise _bad(f"'{field}' is nested too deeply.")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, list):
+        return [plain_data(item, field, depth + 1) for item in value]
+    if isinstance(value, dict):
+        return {key: plain_data(item, field, depth + 1) for key, item in value.items()}
+    raise _bad(f"'{field}' may hold only maps, lists, text, whole numbers and true/false.")
+
+
+def plain_map(value, field):
+    if not isinstance(value, dict):
+        raise _bad(f"'{field}' must be a map.")
+    return plain_data(value, field)
+
+
+def action_map(value, field):
+    value = plain_map(value, field)
+    if not isinstance(value.get("type"), str):
+        raise _bad("An action must be a map with a 'type'.")
+    return value
+
+
+def options_map(value, field):
+    if value is None:
+        return {}
+    value = plain_map(value, field)
+    if len(value) > limits.MAX_OPTIONS:
+        raise _bad(f"'{field}' has too many entries.")
+    return value
+
+
+def bots_field(value, field):
+    """A number of bots (default level) or a list of levels, one per bot."""
+    if _is_int(value):
+        return ["greedy"] * integer(0, limits.MAX_BOTS_PER_TABLE)(value, field)
+    if isinstance(value, list):
+        if len(value) > limits.MAX_BOTS_PER_TABLE:
+            raise _bad(f"At most {limits.MAX_BOTS_PER_TABLE} bots per table.")
+        return [text(MAX_LEVEL)(level, field) for level in value]
+    raise _bad(f"'{field}' must be a number of bots or a list of bot levels.")
+
+
+def int_list(max_len: int) -> Callable:
+    def check(value, field):
+        if not isinstance(value, list) or len(value) > max_len:
+            raise _bad(f"'{field}' must be a list of at most {max_len} numbers.")
+        return [integer(0, limits.MAX_REQUEST_ID)(item, field) for item in value]
+    return check
+
+
+REQUIRED = object()
+
+# type -> {field: (checker, default)}; default REQUIRED means the field must be present.
+CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
+    "hello": {
+        "version": (integer(0, 2**31 - 1), REQUIRED),
+        "name": (text(limits.MAX_NAME * 4, clean_name), REQUIRED),
+        "token": (optional(text(limits.MAX_TOKEN)), None),
+    },
+    "list_tables": {},
+    "create_table": {
+        "ruleset": (text(MAX_RULESET), REQUIRED),
+        "options": (options_map, None),
+        "bots": (bots_field, []),
+    },
+    "join_table": {
+        "table": (integer(0, limits.MAX_REQUEST_ID), REQUIRED),
+        "spectator": (boolean, False),
+    },
+    "leave": {},
+    "ready": {"ready": (boolean, True)},
+    "start": {},
+    "reorder": {"order": (int_list(16), REQUIRED)},
+    "act": {"action": (action_map, REQUIRED)},
+    "chat": {"text": (text(limits.MAX_CHAT * 4, clean_chat), REQUIRED)},
+    "digest": {
+        "seq": (integer(0, 2**40), REQUIRED),
+        "digest": (text(limits.MAX_DIGEST), REQUIRED),
+    },
+    "resync": {},
+    "ping": {},
+}
+
+
+def parse_client(message: Any) -> dict:
+    """A validated copy of one client message, defaults filled, or ProtocolError."""
+    if not isinstance(message, dict):
+        raise _bad("A message must be a map with a type.")
+    kind = message.get("type")
+    if not isinstance(kind, str):
+        raise _bad("A message must say its type.")
+    schema = CLIENT_MESSAGES.get(kind)
+    if schema is None:
+        shown = kind[:32].translate({ord("["): "(", ord("]"): ")"})
+        raise _bad(f"The host does not know the message type '{shown}'.")
+    if "id" in message and request_id(message) is None:
+        raise _bad(f"'id' must be a whole number from 0 to {limits.MAX_REQUEST_ID}.")
+    parsed: dict[str, Any] = {"type": kind, "id": request_id(message)}
+    for field, (checker, default) in schema.items():
+        if field in message:
+            parsed[field] = checker(message[field], field)
+        elif default is REQUIRED:
+            raise _bad(f"A '{kind}' message needs '{field}'.")
+        else:
+            parsed[field] = list(default) if isinstance(default, list) else default
+    return parsed
