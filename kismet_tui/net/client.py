@@ -1,0 +1,415 @@
+"""The client library: one connection to a host, and a replica of the table's game.
+
+No Textual here: the UI, bots and tests all use it the same way.
+
+    client = Client(on_state=callback)          # callback(state, words) on connection changes
+    await client.connect("127.0.0.1", 7717, "Ana")
+    tables = await client.list_tables()
+    await client.create_table("dice", {"away_limit_ms": 30000}, bots=["greedy"])
+    await client.start()
+    async for message in client.messages():     # every host message, after the client
+        ...                                     # updated table/header/game/seat from it
+
+Requests carry an `id`; the host answers with a message carrying it back as `re`, which
+resolves the awaiting call, or with an `error`, which raises `RequestError(code, words)`.
+`act()` returns the stamped event once the host accepted the action; a refusal raises
+`ActionRefused` with the engine's words. `act_nowait()` sends without waiting (a refusal then
+arrives as an `error` message in `messages()`).
+
+The replica: the `game` message (header + events so far) is replayed; each `event` is applied
+in seq order. A gap in seq asks the host for a resync. The client sends its digest every
+DIGEST_EVERY events and whenever a turn or round ends; a `desync` answer is followed by the
+host's full `game` message, which replaces the replica.
+
+If the connection drops (not by `close()`), the client reconnects with its token, backing
+off up to 5 s; the host gives the seat back. The state ("connecting", "connected",
+"reconnecting", "closed") is `client.state`; each change calls `on_state(state, words)` and
+also appears in `messages()` as {"type": "connection", "state", "words"}.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from typing import AsyncIterator, Callable
+
+from kismet_tui.rules import IllegalAction, replay
+from protocol import limits
+from protocol.errors import ProtocolError
+from protocol.framing import FROM_HOST, encode, read_frame
+
+log = logging.getLogger("kismet.client")
+
+CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconnecting", "closed"
+# Notes after which a client sends its digest: a turn or round is over.
+CHECKPOINT_NOTES = {"turn", "extra_turn", "round_over", "round_end", "new_round", "game_over"}
+BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+
+
+class RequestError(Exception):
+    """The host refused a request. `code` is from protocol.ERRORS; `words` are for people."""
+
+    def __init__(self, code: str, words: str):
+        super().__init__(words)
+        self.code = code
+        self.words = words
+
+
+class ActionRefused(RequestError):
+    """The host's engine refused an action; `words` says why."""
+
+
+class ConnectionLost(RequestError):
+    def __init__(self, words: str = "The connection to the host was lost."):
+        super().__init__("connection", words)
+
+
+class Client:
+    def __init__(self, on_state: Callable[[str, str], None] | None = None,
+                 reconnect: bool = True, digest_every: int = limits.DIGEST_EVERY):
+        self.on_state = on_state
+        self.reconnect = reconnect
+        self.digest_every = digest_every
+        self.state = CLOSED
+        self.name: str | None = None
+        self.client_id: int | None = None
+        self.token: str | None = None
+        self.table: dict | None = None
+        self.header: dict | None = None
+        self.game = None
+        self.events: list[dict] = []
+        self.seat: int | None = None
+        self.desyncs = 0
+        self._address: tuple[str, int] | None = None
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._tasks: list[asyncio.Task] = []
+        self._pending: dict[int, asyncio.Future] = {}
+        self._next_id = 1
+        self._queues: list[asyncio.Queue] = []
+        self._offset_ms = 0.0
+        self._best_rtt = float("inf")
+        self._closing = False
+        self._awaiting_game = False
+        self._prelay: dict | None = None   # {"cards", "salt", "seq"} for knock's commit-reveal
+
+    # ---- connection ------------------------------------------------------------------------
+    async def connect(self, host: str, port: int, name: str, token: str | None = None) -> dict:
+        """Connect and say hello; returns the host's welcome. Raises RequestError/OSError."""
+        self._address = (host, port)
+        self.name = name
+        self.token = token
+        self._closing = False
+        self._set_state(CONNECTING, f"Connecting to {host}:{port}...")
+        try:
+            welcome = await self._open()
+        except BaseException:
+            self._set_state(CLOSED, "Could not connect.")
+            raise
+        self._set_state(CONNECTED, f"Connected to {host}:{port}.")
+        self._tasks.append(asyncio.create_task(self._pinger()))
+        return welcome
+
+    async def _open(self) -> dict:
+        host, port = self._address
+        reader, writer = await asyncio.open_connection(host, port)
+        sent = time.monotonic()
+        writer.write(encode({"type": "hello", "version": limits.PROTOCOL_VERSION,
+                             "name": self.name, "token": self.token, "id": 0}))
+        try:
+            welcome = await asyncio.wait_for(read_frame(reader, FROM_HOST), 10)
+        except BaseException:
+            writer.close()
+            raise
+        if welcome.get("type") == "error":
+            writer.close()
+            raise RequestError(welcome.get("code", "bad_message"), welcome.get("words", ""))
+        if welcome.get("type") != "welcome":
+            writer.close()
+            raise RequestError("bad_message", "The host did not answer hello with welcome.")
+        self._clock_sample(sent, time.monotonic(), welcome["now"])
+        self._reader, self._writer = reader, writer
+        self.client_id = welcome["client_id"]
+        self.token = welcome["token"]
+        self.name = welcome.get("name", self.name)
+        if welcome.get("table") is None:
+            self._clear_table()
+        self._tasks.append(asyncio.create_task(self._read_loop(reader)))
+        self._publish(welcome)
+        return welcome
+
+    async def close(self) -> None:
+        """Close for good (no reconnect)."""
+        self._closing = True
+        for task in self._tasks:
+            task.cancel()
+        current = asyncio.current_task()
+        for task in self._tasks:
+            if task is not current:
+                try:
+                    await task
+                except (asyncio.CancelledError, Exception):
+                    pass
+        self._tasks.clear()
+        if self._writer is not None:
+            self._writer.close()
+        self._fail_pending(ConnectionLost("The connection was closed."))
+        self._set_state(CLOSED, "Disconnected.")
+
+    def _set_state(self, state: str, words: str) -> None:
+        self.state = state
+        if self.on_state is not None:
+            try:
+                self.on_state(state, words)
+            except Exception:
+                log.exception("on_state callback failed")
+        self._publish({"type": "connection", "state": state, "words": words})
+
+    async def _read_loop(self, reader: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                message = await read_frame(reader, FROM_HOST)
+                self._dispatch(message)
+        except asyncio.CancelledError:
+            raise
+        except (asyncio.IncompleteReadError, ConnectionError, OSError, ProtocolError):
+            pass
+        except Exception:
+            log.exception("client read loop failed")
+        if not self._closing:
+            self._tasks.append(asyncio.create_task(self._lost()))
+
+    async def _lost(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._fail_pending(ConnectionLost())
+        if not self.reconnect:
+            self._set_state(CLOSED, "The connection to the host was lost.")
+            return
+        attempt = 0
+        while not self._closing:
+            self._set_state(RECONNECTING, "Connection lost. Reconnecting...")
+            await asyncio.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
+            attempt += 1
+            try:
+                await self._open()
+            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError):
+                continue
+            except RequestError as exc:
+                self._set_state(CLOSED, exc.words)
+                return
+            self._set_state(CONNECTED, "Reconnected.")
+            return
+
+    async def _pinger(self) -> None:
+        while True:
+            await asyncio.sleep(limits.PING_INTERVAL_S)
+            if self.state != CONNECTED:
+                continue
+            try:
+                sent = time.monotonic()
+                pong = await self._request({"type": "ping"})
+                self._clock_sample(sent, time.monotonic(), pong["now"])
+            except RequestError:
+                pass
+
+    def _clock_sample(self, sent: float, received: float, host_now: int) -> None:
+        rtt = received - sent
+        if rtt <= self._best_rtt * 1.5 or rtt < 0.005:
+            self._best_rtt = min(self._best_rtt, rtt)
+            self._offset_ms = host_now + rtt * 500 - received * 1000
+
+    def host_time_ms(self) -> int:
+        """The host's clock as this client estimates it (for countdowns)."""
+        return int(time.monotonic() * 1000 + self._offset_ms)
+
+    # ---- messages in ------------------------------------------------------------------------
+    def messages(self) -> AsyncIterator[dict]:
+        """Every host message (and connection change), after the client state was updated."""
+        queue: asyncio.Queue = asyncio.Queue()
+        self._queues.append(queue)
+
+        async def iterate():
+            try:
+                while True:
+                    yield await queue.get()
+            finally:
+                self._queues.remove(queue)
+
+        return iterate()
+
+    def _publish(self, message: dict) -> None:
+        for queue in self._queues:
+            queue.put_nowait(message)
+
+    def _dispatch(self, message: dict) -> None:
+        kind = message.get("type")
+        if kind == "event":
+            self._on_event(message)
+        elif kind == "game":
+            self._on_game(message)
+        elif kind == "table":
+            self._on_table(message["table"])
+        elif kind == "desync":
+            self.desyncs += 1
+            self._awaiting_game = True
+        self._publish(message)
+        re = message.get("re")
+        future = self._pending.pop(re, None) if re is not None else None
+        if future is not None and not future.done():
+            if kind == "error":
+                cls = ActionRefused if message.get("code") == "illegal" else RequestError
+                future.set_exception(cls(message.get("code", ""), message.get("words", "")))
+            else:
+                future.set_result(message)
+
+    def _clear_table(self) -> None:
+        self.table = None
+        self.header = None
+        self.game = None
+        self.events = []
+        self.seat = None
+
+    def _on_table(self, table: dict) -> None:
+        if table.get("state") == "closed":
+            self._clear_table()
+            return
+        if self.table is not None and table["id"] != self.table["id"]:
+            self.header, self.game, self.events = None, None, []
+        self.table = table
+        self.seat = next((index for index, seat in enumerate(table["seats"])
+                          if seat.get("client_id") == self.client_id), None)
+
+    def _on_game(self, message: dict) -> None:
+        header, events = message["header"], message["events"]
+        if header != self.header:
+            self._prelay = None if self._prelay and self._prelay.get("header") is not self.header else self._prelay
+        try:
+            game = replay(header, events)
+        except (IllegalAction, KeyError, TypeError) as exc:
+            log.error("the host's game log does not replay: %s", exc)
+            return
+        self.header, self.game, self.events = header, game, list(events)
+        self._awaiting_game = False
+        if self._prelay is not None:
+            self._prelay["header"] = header
+        self._maybe_reveal()
+
+    def _on_event(self, event: dict) -> None:
+        if self.game is None or self._awaiting_game:
+            return
+        expected = len(self.events) + 1
+        if event["seq"] < expected:
+            return  # already have it
+        if event["seq"] > expected:
+            self._ask_resync()
+            return
+        try:
+            notes = self.game.apply(event["seat"], event["action"], event["t"])
+        except IllegalAction as exc:
+            log.error("event %s does not apply here (%s): resyncing", event["seq"], exc.reason)
+            self._ask_resync()
+            return
+        self.events.append({key: event[key] for key in ("seq", "t", "seat", "action")})
+        if (event["seq"] % self.digest_every == 0 or self.game.finished
+                or any(note.get("type") in CHECKPOINT_NOTES for note in notes)):
+            self._send({"type": "digest", "seq": event["seq"], "digest": self.game.digest()})
+        self._maybe_reveal()
+
+    def _ask_resync(self) -> None:
+        if not self._awaiting_game:
+            self._awaiting_game = True
+            self._send({"type": "resync"})
+
+    # ---- requests ----------------------------------------------------------------------------
+    def _send(self, message: dict) -> None:
+        if self._writer is None or self._writer.is_closing():
+            raise ConnectionLost("Not connected to a host.")
+        self._writer.write(encode(message, limits.MAX_FRAME))
+
+    async def _request(self, message: dict) -> dict:
+        rid = self._next_id
+        self._next_id = rid + 1 if rid < limits.MAX_REQUEST_ID else 1
+        future = asyncio.get_running_loop().create_future()
+        self._pending[rid] = future
+        try:
+            self._send({**message, "id": rid})
+        except BaseException:
+            self._pending.pop(rid, None)
+            raise
+        return await future
+
+    def _fail_pending(self, error: Exception) -> None:
+        pending, self._pending = self._pending, {}
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(error)
+
+    async def list_tables(self) -> list[dict]:
+        return (await self._request({"type": "list_tables"}))["tables"]
+
+    async def create_table(self, ruleset: str, options: dict | None = None,
+                           bots: int | list[str] = 0) -> dict:
+        """Create a table and sit at it as its owner; returns the table dict. `bots`: a
+        number of bots, or a list of bot levels (one per bot)."""
+        await self._request({"type": "create_table", "ruleset": ruleset,
+                             "options": options or {}, "bots": bots})
+        return self.table
+
+    async def join_table(self, table_id: int, spectator: bool = False) -> dict:
+        await self._request({"type": "join_table", "table": table_id, "spectator": spectator})
+        return self.table
+
+    async def leave(self) -> None:
+        await self._request({"type": "leave"})
+        self._clear_table()
+
+    async def ready(self, flag: bool = True) -> None:
+        await self._request({"type": "ready", "ready": flag})
+
+    async def start(self) -> None:
+        await self._request({"type": "start"})
+
+    async def reorder(self, order: list[int]) -> None:
+        """Owner only, before a game: new seat i is the old seat order[i]."""
+        await self._request({"type": "reorder", "order": order})
+
+    async def chat(self, text: str) -> None:
+        await self._request({"type": "chat", "text": text})
+
+    async def act(self, action: dict) -> dict:
+        """Send a game action; returns the stamped event, or raises ActionRefused."""
+        return await self._request({"type": "act", "action": action})
+
+    def act_nowait(self, action: dict) -> None:
+        """Send a game action without waiting; a refusal arrives as an `error` message."""
+        self._send({"type": "act", "action": action})
+
+    async def resync(self) -> None:
+        self._awaiting_game = True
+        await self._request({"type": "resync"})
+
+    # ---- knock's secret pre-lay -----------------------------------------------------------------
+    async def prelay(self, cards: list[int]) -> dict:
+        """Commit to a secret pre-lay (knock); the reveal is sent automatically when the game
+        asks for it. The salt lives in memory only."""
+        from kismet_tui.rules import knock
+        salt = os.urandom(16).hex()
+        commitment = knock.prelay_commitment(list(cards), salt)
+        self._prelay = {"cards": list(cards), "salt": salt, "header": self.header, "sent": False}
+        return await self.act({"type": "commit", "commitment": commitment})
+
+    def _maybe_reveal(self) -> None:
+        if self._prelay is None or self._prelay["sent"] or self.game is None or self.seat is None:
+            return
+        if self.header is None or self.header.get("ruleset") != "knock":
+            return
+        reveal = {"type": "reveal", "cards": self._prelay["cards"], "salt": self._prelay["salt"]}
+        if any(action.get("type") == "reveal" for action in self.game.legal_actions(self.seat)):
+            self._prelay["sent"] = True
+            try:
+                self._send(reveal)
+            except ConnectionLost:
+                self._prelay["sent"] = False

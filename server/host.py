@@ -1,0 +1,575 @@
+"""The host: listener, connections, players, lobby, and the requests that steer tables.
+
+Usable in-process (tests, the single-player app) as well as from the `kismet-host` CLI:
+
+    host = Host(state_dir=path, bot_factory=None)
+    await host.start("127.0.0.1", 0)     # port 0: any free port; see host.port
+    ...
+    await host.stop()
+
+Every handler runs to completion without awaiting, so the actions of one table are stamped
+and broadcast in exactly the order the event loop read them off the sockets.
+`bot_factory(host, table_id, level, token)` (optional) starts a bot client for a reserved
+seat and returns its asyncio task; the host cancels the tasks when it stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from pathlib import Path
+
+from kismet_tui.rules import IllegalAction, game_module, normalize_options
+from protocol import limits
+from protocol.errors import ProtocolError
+from protocol.framing import FROM_CLIENT, encode, read_frame
+from protocol.messages import parse_client, request_id
+
+from .store import GameWriter, Store
+from .table import FINISHED, LOBBY, PLAYING, Seat, Table
+
+log = logging.getLogger("kismet.host")
+
+
+class Player:
+    """Who someone is across reconnections: their token, id and name."""
+
+    __slots__ = ("token", "client_id", "name", "conn", "table")
+
+    def __init__(self, token: str, client_id: int, name: str):
+        self.token = token
+        self.client_id = client_id
+        self.name = name
+        self.conn: Connection | None = None
+        self.table: Table | None = None
+
+
+class Connection:
+    __slots__ = ("host", "reader", "writer", "player", "tokens", "refilled", "strikes",
+                 "last_heard", "opened", "closed", "peer")
+
+    def __init__(self, host, reader, writer):
+        self.host = host
+        self.reader = reader
+        self.writer = writer
+        self.player: Player | None = None
+        self.tokens = float(limits.RATE_BURST)
+        self.refilled = time.monotonic()
+        self.strikes = 0
+        self.last_heard = self.opened = time.monotonic()
+        self.closed = False
+        self.peer = writer.get_extra_info("peername")
+
+    def send(self, message: dict) -> None:
+        self.send_bytes(encode(message))
+
+    def send_bytes(self, frame: bytes) -> None:
+        if self.closed:
+            return
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        if transport.get_write_buffer_size() > limits.MAX_SEND_BUFFER:
+            log.warning("dropping %s: it does not read what it is sent", self.peer)
+            self.close()
+            return
+        self.writer.write(frame)
+
+    def error(self, code: str, words: str | None = None, re: int | None = None) -> None:
+        err = ProtocolError(code, words)
+        message = {"type": "error", "code": code, "words": err.words}
+        if re is not None:
+            message["re"] = re
+        self.send(message)
+
+    def within_rate(self) -> bool:
+        """Token bucket: True if this message may be handled now."""
+        now = time.monotonic()
+        self.tokens = min(limits.RATE_BURST,
+                          self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND)
+        self.refilled = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            if self.tokens >= limits.RATE_BURST - 1:
+                self.strikes = 0
+            return True
+        self.strikes += 1
+        return False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.writer.close()
+
+
+class Host:
+    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None):
+        self.store = Store(state_dir)
+        self.bot_factory = bot_factory
+        self.max_bots = max_bots
+        self.players: dict[str, Player] = {}        # token -> player
+        self.connections: set[Connection] = set()
+        self.tables: dict[int, Table] = {}
+        self.bot_tasks: set[asyncio.Task] = set()
+        self.port: int | None = None
+        self.bind: str | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._sweeper: asyncio.Task | None = None
+        self._next_client = 1
+        self._next_table = 1
+        self._stopping = False
+        self._mono0 = time.monotonic()
+        self._wall0 = int(time.time() * 1000)
+
+    # ---- life ------------------------------------------------------------------------------
+    def now_ms(self) -> int:
+        """Host time: wall-clock ms at start, advanced by the monotonic clock."""
+        return self._wall0 + int((time.monotonic() - self._mono0) * 1000)
+
+    async def start(self, bind: str = "0.0.0.0", port: int = 0) -> None:
+        self.bind = bind
+        self._server = await asyncio.start_server(self._serve, bind, port, limit=limits.MAX_FRAME + 16)
+        self.port = self._server.sockets[0].getsockname()[1]
+        self._resume_tables()
+        self._sweeper = asyncio.create_task(self._sweep())
+        log.info("listening on %s:%s", bind, self.port)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        if self._server is not None:
+            self._server.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        for task in list(self.bot_tasks):
+            task.cancel()
+        for conn in list(self.connections):
+            conn.error("shutdown")
+            conn.close()
+        if self.bot_tasks:
+            await asyncio.gather(*self.bot_tasks, return_exceptions=True)
+        for table in self.tables.values():
+            table.close()
+        if self._server is not None:
+            try:
+                await asyncio.wait_for(self._server.wait_closed(), 2)
+            except (asyncio.TimeoutError, Exception):
+                pass
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+
+    def connect_address(self) -> str:
+        """Where an in-process bot should connect to reach this host."""
+        if self.bind in (None, "", "0.0.0.0", "::"):
+            return "127.0.0.1"
+        return self.bind
+
+    def store_game(self, table: Table, header: dict) -> GameWriter:
+        path = self.store.new_game_file(table.id, table.ruleset)
+        writer = GameWriter(path, header, table.id)
+        self._save_table(table, path)
+        return writer
+
+    def _save_table(self, table: Table, path) -> None:
+        self.store.save_table(table.id, {
+            "id": table.id, "ruleset": table.ruleset, "options": table.options,
+            "owner": table.owner, "games_played": table.games_played,
+            "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
+            "game_file": str(path),
+        })
+
+    def _resume_tables(self) -> None:
+        for record, header, events, end in self.store.load_tables():
+            if end is not None:
+                self.store.drop_table(record["id"])
+                continue
+            table = Table(self, record["id"], record["ruleset"], record["options"], record["owner"])
+            table.games_played = record.get("games_played", 0)
+            table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
+            writer = GameWriter(Path(record["game_file"]), header, table.id, events)
+            try:
+                table.resume(header, events, writer)
+            except IllegalAction as exc:
+                log.error("table %s cannot be resumed: %s", table.id, exc.reason)
+                writer.close()
+                continue
+            self.tables[table.id] = table
+            self._next_table = max(self._next_table, table.id + 1)
+            for seat in table.seats:
+                if seat.bot:
+                    self._spawn_bot(table, seat)
+            log.info("resumed table %s (%s) at event %s", table.id, table.ruleset, len(events))
+
+    def _spawn_bot(self, table: Table, seat: Seat) -> None:
+        task = self.bot_factory(self, table.id, seat.bot, seat.token) if self.bot_factory else None
+        if task is not None:
+            self.bot_tasks.add(task)
+            task.add_done_callback(self.bot_tasks.discard)
+
+    async def _sweep(self) -> None:
+        """Close connections that never said hello, or went silent."""
+        while True:
+            await asyncio.sleep(1.0)
+            now = time.monotonic()
+            for conn in list(self.connections):
+                if conn.player is None and now - conn.opened > limits.HELLO_TIMEOUT_S:
+                    conn.error("hello_first")
+                    conn.close()
+                elif now - conn.last_heard > limits.IDLE_TIMEOUT_S:
+                    conn.error("idle")
+                    conn.close()
+
+    # ---- one connection ---------------------------------------------------------------------------
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = Connection(self, reader, writer)
+        if len(self.connections) >= limits.MAX_CONNECTIONS or self._stopping:
+            conn.error("full" if not self._stopping else "shutdown")
+            conn.close()
+            return
+        self.connections.add(conn)
+        try:
+            while not conn.closed:
+                try:
+                    message = await read_frame(reader, FROM_CLIENT)
+                except ProtocolError as exc:
+                    conn.error(exc.code, exc.words)
+                    if exc.fatal:
+                        break
+                    continue
+                conn.last_heard = time.monotonic()
+                if not conn.within_rate():
+                    if conn.strikes == 1:
+                        conn.error("slow_down", re=request_id(message))
+                    if conn.strikes > limits.FLOOD_STRIKES:
+                        conn.error("slow_down", "Too many messages: closing this connection.")
+                        break
+                    continue
+                self._handle(conn, message)
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("connection %s failed", conn.peer)
+        finally:
+            conn.close()
+            self.connections.discard(conn)
+            self._dropped(conn)
+
+    def _handle(self, conn: Connection, message: dict) -> None:
+        re = request_id(message)
+        try:
+            parsed = parse_client(message)
+            kind = parsed["type"]
+            if conn.player is None and kind not in ("hello", "ping"):
+                raise ProtocolError("hello_first")
+            getattr(self, "_on_" + kind)(conn, parsed, re)
+        except ProtocolError as exc:
+            conn.error(exc.code, exc.words, re)
+            if exc.fatal:
+                conn.close()
+        except IllegalAction as exc:
+            conn.error("illegal", exc.reason, re)
+        except Exception:
+            log.exception("handling %r failed", message.get("type"))
+            conn.error("internal", re=re)
+
+    def _ok(self, conn: Connection, re: int | None) -> None:
+        if re is not None:
+            conn.send({"type": "ok", "re": re})
+
+    # ---- handshake -----------------------------------------------------------------------------
+    def _on_hello(self, conn: Connection, msg: dict, re) -> None:
+        if conn.player is not None:
+            raise ProtocolError("bad_message", "You already said hello.")
+        if msg["version"] != limits.PROTOCOL_VERSION:
+            raise ProtocolError("version", f"This host speaks protocol version "
+                                f"{limits.PROTOCOL_VERSION}, your client {msg['version']}. "
+                                f"Please use matching versions.", fatal=True)
+        token = msg["token"]
+        player = self.players.get(token) if token else None
+        if player is None and token and self._seated_anywhere(token):
+            player = self._new_player(msg["name"], token)  # a seat from before a restart
+            player.table = self._seated_anywhere(token)
+        if player is None:
+            player = self._new_player(msg["name"])
+        if player.conn is not None and player.conn is not conn:
+            old = player.conn
+            player.conn = None  # so its closing does not mark the seat away
+            old.error("replaced")
+            old.close()
+        player.name = msg["name"] if not self._seat_name_fixed(player) else player.name
+        player.conn = conn
+        conn.player = player
+        table = player.table
+        conn.send({
+            "type": "welcome", "re": re, "client_id": player.client_id, "token": player.token,
+            "name": player.name, "version": limits.PROTOCOL_VERSION, "now": self.now_ms(),
+            "table": table.id if table else None,
+        })
+        if table is not None:
+            self._arrive(table, player, rejoin=True)
+
+    def _seated_anywhere(self, token: str) -> Table | None:
+        for table in self.tables.values():
+            if table.state == PLAYING and table.seat_of(token) is not None:
+                return table
+        return None
+
+    def _seat_name_fixed(self, player: Player) -> bool:
+        # The name in a running game's header stays; keep the player's name matching it.
+        table = player.table
+        return table is not None and table.state == PLAYING and table.seat_of(player.token) is not None
+
+    def _new_player(self, name: str, token: str | None = None) -> Player:
+        player = Player(token or secrets.token_urlsafe(18), self._next_client, name)
+        self._next_client += 1
+        self.players[player.token] = player
+        return player
+
+    def _on_ping(self, conn: Connection, msg: dict, re) -> None:
+        conn.send({"type": "pong", "re": re, "now": self.now_ms()})
+
+    # ---- lobby -------------------------------------------------------------------------------------
+    def _on_list_tables(self, conn: Connection, msg: dict, re) -> None:
+        conn.send({"type": "tables", "re": re,
+                   "tables": [table.summary() for table in self.tables.values()]})
+
+    def _on_create_table(self, conn: Connection, msg: dict, re) -> None:
+        player = conn.player
+        if player.table is not None:
+            raise ProtocolError("already_at_table")
+        if len(self.tables) >= limits.MAX_TABLES:
+            raise ProtocolError("full", "The host has as many tables as it can hold. Please join one.")
+        try:
+            options = normalize_options(msg["ruleset"], msg["options"])
+            cls = game_module(msg["ruleset"]).GAME
+        except IllegalAction as exc:
+            raise ProtocolError("bad_options", exc.reason) from None
+        bots = msg["bots"]
+        if bots and self.bot_factory is None:
+            raise ProtocolError("no_bots")
+        if bots and self.max_bots is not None and self._bot_count() + len(bots) > self.max_bots:
+            raise ProtocolError("no_bots", f"This host runs at most {self.max_bots} bots at once.")
+        if 1 + len(bots) > cls.MAX_SEATS:
+            raise ProtocolError("bad_options", f"{msg['ruleset']} seats at most {cls.MAX_SEATS} players.")
+        known = self._known_levels()
+        for level in bots:
+            if known is not None and level not in known:
+                raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
+                                    f"The levels are: {', '.join(sorted(known))}.")
+        table = Table(self, self._next_table, msg["ruleset"], options, player.token)
+        self._next_table += 1
+        self.tables[table.id] = table
+        table.seats.append(Seat(player.token, player.name))
+        player.table = table
+        for number, level in enumerate(bots, start=1):
+            seat = Seat(secrets.token_urlsafe(18), f"Bot {number} ({level})", bot=level, ready=True)
+            table.seats.append(seat)
+        table.send_table()
+        for seat in table.seats:
+            if seat.bot:
+                self._spawn_bot(table, seat)
+        self._ok(conn, re)
+
+    def _known_levels(self):
+        return getattr(self.bot_factory, "levels", None)
+
+    def _bot_count(self) -> int:
+        return sum(1 for t in self.tables.values() for s in t.seats if s.bot)
+
+    def _on_join_table(self, conn: Connection, msg: dict, re) -> None:
+        player = conn.player
+        table = self.tables.get(msg["table"])
+        if table is None:
+            raise ProtocolError("no_table", f"There is no table {msg['table']}.")
+        if player.table is not None and player.table is not table:
+            raise ProtocolError("already_at_table")
+        seated = table.seat_of(player.token) is not None
+        if msg["spectator"] and not seated:
+            if player.token not in table.watchers:
+                table.watchers.append(player.token)
+        elif not seated:
+            if table.state == PLAYING:
+                raise ProtocolError("playing", "A game is running at this table: you can watch it.")
+            if player.token in table.watchers:
+                table.watchers.remove(player.token)
+            if len(table.seats) >= table.max_seats():
+                raise ProtocolError("table_full", f"Table {table.id} has no free seat: "
+                                    f"{len(table.seats)} of {table.max_seats()} are taken.")
+            table.seats.append(Seat(player.token, player.name))
+            if table.owner is None:
+                table.owner = player.token
+        player.table = table
+        self._arrive(table, player, rejoin=False)
+        self._ok(conn, re)
+
+    def _arrive(self, table: Table, player: Player, rejoin: bool) -> None:
+        """A member (new or returning) is at the table: tell everyone, catch them up."""
+        seat = table.seat_of(player.token)
+        if seat is not None:
+            table.seats[seat].name = player.name if table.state != PLAYING else table.seats[seat].name
+        table.send_table()
+        if table.header is not None:
+            player.conn.send(table.game_message())
+        if table.state == PLAYING and seat is not None and table.game.away[seat]:
+            table.stamp(-1, {"type": "back", "seat": seat})
+            table.send_table()
+
+    def _on_leave(self, conn: Connection, msg: dict, re) -> None:
+        player = conn.player
+        if player.table is None:
+            raise ProtocolError("not_at_table")
+        self._depart(player)
+        self._ok(conn, re)
+
+    def _depart(self, player: Player) -> None:
+        """The player leaves their table (explicitly or by dropping)."""
+        table = player.table
+        player.table = None
+        if table is None:
+            return
+        if player.token in table.watchers:
+            table.watchers.remove(player.token)
+        seat = table.seat_of(player.token)
+        if seat is not None:
+            if table.state == PLAYING:
+                if not table.game.away[seat]:
+                    table.stamp(-1, {"type": "away", "seat": seat})
+            else:
+                del table.seats[seat]
+        if table.owner == player.token and (table.state != PLAYING or seat is None):
+            self.pass_ownership(table)
+        if not any(table.connected(t) for t in table.member_tokens() if not self._is_bot(table, t)):
+            if table.state != PLAYING:
+                self._close_table(table)
+                return
+        table.send_table()
+
+    def _is_bot(self, table: Table, token: str) -> bool:
+        seat = table.seat_of(token)
+        return seat is not None and table.seats[seat].bot is not None
+
+    def pass_ownership(self, table: Table) -> None:
+        for seat in table.seats:
+            if not seat.bot and table.connected(seat.token):
+                table.owner = seat.token
+                return
+        table.owner = None
+
+    def _close_table(self, table: Table) -> None:
+        table.state = "closed"
+        table.broadcast({"type": "table", "table": table.describe()})
+        for token in list(table.member_tokens()):
+            member = self.players.get(token)
+            if member is not None and member.table is table:
+                member.table = None
+        table.close()
+        self.store.drop_table(table.id)
+        self.tables.pop(table.id, None)
+
+    def _dropped(self, conn: Connection) -> None:
+        player = conn.player
+        if player is None or player.conn is not conn:
+            return
+        player.conn = None
+        if self._stopping or player.table is None:
+            return
+        table = player.table
+        seat = table.seat_of(player.token)
+        if table.state == PLAYING and seat is not None:
+            # Keep the player at the table: reconnecting with the token brings them back.
+            if not table.game.away[seat]:
+                table.stamp(-1, {"type": "away", "seat": seat})
+            table.send_table()
+        else:
+            self._depart(player)
+
+    def _seated(self, conn: Connection) -> tuple[Table, int]:
+        table = conn.player.table
+        if table is None:
+            raise ProtocolError("not_at_table")
+        seat = table.seat_of(conn.player.token)
+        if seat is None:
+            raise ProtocolError("not_seated")
+        return table, seat
+
+    def _on_ready(self, conn: Connection, msg: dict, re) -> None:
+        table, seat = self._seated(conn)
+        if table.state == PLAYING:
+            raise ProtocolError("playing")
+        table.seats[seat].ready = msg["ready"]
+        table.send_table()
+        self._ok(conn, re)
+
+    def _on_reorder(self, conn: Connection, msg: dict, re) -> None:
+        table = conn.player.table
+        if table is None:
+            raise ProtocolError("not_at_table")
+        if table.owner != conn.player.token:
+            raise ProtocolError("not_owner", "Only the table's owner can change the seat order.")
+        if table.state == PLAYING:
+            raise ProtocolError("playing", "The seats cannot move while a game is running.")
+        order = msg["order"]
+        if sorted(order) != list(range(len(table.seats))):
+            raise ProtocolError("bad_message", f"'order' must list each seat 0 to "
+                                f"{len(table.seats) - 1} once.")
+        table.seats = [table.seats[i] for i in order]
+        table.send_table()
+        self._ok(conn, re)
+
+    def _on_start(self, conn: Connection, msg: dict, re) -> None:
+        table = conn.player.table
+        if table is None:
+            raise ProtocolError("not_at_table")
+        if table.owner != conn.player.token:
+            raise ProtocolError("not_owner", "Only the table's owner can start the game.")
+        if table.state == PLAYING:
+            raise ProtocolError("playing", "The game has already started.")
+        waiting = [s.name for s in table.seats if not s.ready and s.token != table.owner]
+        if waiting:
+            raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}.")
+        cls = game_module(table.ruleset).GAME
+        if not cls.MIN_SEATS <= len(table.seats) <= cls.MAX_SEATS:
+            raise ProtocolError("not_ready", f"{table.ruleset} needs {cls.MIN_SEATS} to "
+                                f"{cls.MAX_SEATS} players; {len(table.seats)} sit here.")
+        table.start_game()
+        self._ok(conn, re)
+
+    def _on_chat(self, conn: Connection, msg: dict, re) -> None:
+        table = conn.player.table
+        if table is None:
+            raise ProtocolError("not_at_table", "Chat happens at a table: join one first.")
+        if msg["text"]:
+            table.broadcast({"type": "chat", "from": conn.player.client_id,
+                             "name": conn.player.name, "text": msg["text"], "t": self.now_ms()})
+        self._ok(conn, re)
+
+    # ---- the game --------------------------------------------------------------------------------
+    def _on_act(self, conn: Connection, msg: dict, re) -> None:
+        table, seat = self._seated(conn)
+        if table.state != PLAYING:
+            raise ProtocolError("no_game")
+        table.stamp(seat, msg["action"], sender=conn, re=re)
+
+    def _on_digest(self, conn: Connection, msg: dict, re) -> None:
+        table = conn.player.table
+        if table is None or table.header is None:
+            raise ProtocolError("no_game")
+        seq = msg["seq"]
+        if seq > len(table.events):
+            raise ProtocolError("bad_message", f"Event {seq} has not happened yet.")
+        mine = table.digest_at(seq)
+        if mine != msg["digest"]:
+            log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.player.client_id)
+            conn.send({"type": "desync", "re": re, "seq": seq, "digest": mine})
+            conn.send(table.game_message())
+        else:
+            self._ok(conn, re)
+
+    def _on_resync(self, conn: Connection, msg: dict, re) -> None:
+        table = conn.player.table
+        if table is None or table.header is None:
+            raise ProtocolError("no_game")
+        conn.send(table.game_message(re))

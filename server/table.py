@@ -1,0 +1,266 @@
+"""One table: its seats, its owner, and the game it runs, stamped, logged and broadcast.
+
+A table is a shard: it shares nothing with other tables but the host's clock and its send
+functions. Every accepted action gets the next sequence number and the host's time (never
+decreasing), goes to the engine first (a refusal raises IllegalAction and nothing is sent),
+then to the log, then to every member in the same order. Deadlines become `timeout` events
+stamped by a timer on the host's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+from kismet_tui.rules import HOST, IllegalAction, new_game, replay
+from protocol.framing import encode
+
+log = logging.getLogger("kismet.host")
+
+LOBBY, PLAYING, FINISHED = "lobby", "playing", "finished"
+DIGEST_CACHE = 64
+
+
+class Seat:
+    __slots__ = ("token", "name", "bot", "ready")
+
+    def __init__(self, token: str, name: str, bot: str | None = None, ready: bool = False):
+        self.token = token
+        self.name = name
+        self.bot = bot
+        self.ready = ready
+
+
+class Table:
+    def __init__(self, host, table_id: int, ruleset: str, options: dict, owner: str | None):
+        self.host = host
+        self.id = table_id
+        self.ruleset = ruleset
+        self.options = options
+        self.owner = owner          # token of the owner
+        self.seats: list[Seat] = []
+        self.watchers: list[str] = []  # tokens of spectators
+        self.state = LOBBY
+        self.game = None
+        self.header: dict | None = None
+        self.events: list[dict] = []
+        self.games_played = 0
+        self.last_t = 0
+        self.writer = None
+        self._digests: dict[int, str] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    # ---- membership ----------------------------------------------------------------------
+    def seat_of(self, token: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.token == token:
+                return index
+        return None
+
+    def member_tokens(self):
+        for seat in self.seats:
+            yield seat.token
+        yield from self.watchers
+
+    def connections(self):
+        """Live connections of members who are at the table now."""
+        players = self.host.players
+        for token in self.member_tokens():
+            player = players.get(token)
+            if player is not None and player.conn is not None and player.table is self:
+                yield player.conn
+
+    def connected(self, token: str) -> bool:
+        player = self.host.players.get(token)
+        return player is not None and player.conn is not None and player.table is self
+
+    def max_seats(self) -> int:
+        from kismet_tui.rules import game_module
+        return game_module(self.ruleset).GAME.MAX_SEATS
+
+    # ---- what members see -------------------------------------------------------------------
+    def describe(self) -> dict:
+        players = self.host.players
+        away = self.game.away if self.game is not None and self.state == PLAYING else None
+
+        def client_id(token):
+            player = players.get(token)
+            return player.client_id if player is not None else None
+
+        return {
+            "id": self.id,
+            "ruleset": self.ruleset,
+            "options": self.options,
+            "state": self.state,
+            "owner": client_id(self.owner) if self.owner else None,
+            "games_played": self.games_played,
+            "max_seats": self.max_seats(),
+            "seats": [
+                {
+                    "name": seat.name,
+                    "client_id": client_id(seat.token),
+                    "bot": seat.bot,
+                    "ready": seat.ready,
+                    "connected": self.connected(seat.token),
+                    "away": bool(away[index]) if away is not None else False,
+                }
+                for index, seat in enumerate(self.seats)
+            ],
+            "spectators": [
+                {"client_id": client_id(token), "name": players[token].name}
+                for token in self.watchers if token in players
+            ],
+        }
+
+    def summary(self) -> dict:
+        owner = self.host.players.get(self.owner) if self.owner else None
+        return {
+            "id": self.id,
+            "ruleset": self.ruleset,
+            "state": self.state,
+            "seats": [seat.name for seat in self.seats],
+            "max_seats": self.max_seats(),
+            "spectators": len(self.watchers),
+            "owner": owner.name if owner else None,
+        }
+
+    def broadcast(self, message: dict) -> None:
+        frame = encode(message)
+        for conn in self.connections():
+            conn.send_bytes(frame)
+
+    def send_table(self) -> None:
+        self.broadcast({"type": "table", "table": self.describe()})
+
+    def game_message(self, re: int | None = None) -> dict:
+        message = {"type": "game", "header": self.header, "events": self.events}
+        if re is not None:
+            message["re"] = re
+        return message
+
+    # ---- the game -----------------------------------------------------------------------------
+    def start_game(self) -> None:
+        self.cancel_timer()
+        t0 = max(self.host.now_ms(), self.last_t)
+        header = {
+            "ruleset": self.ruleset,
+            "seats": [seat.name for seat in self.seats],
+            "seed": os.urandom(16),
+            "options": self.options,
+            "t0": t0,
+        }
+        game = new_game(self.ruleset, header["seats"], header["seed"], self.options, start_ms=t0)
+        self.header, self.game, self.events = header, game, []
+        self.last_t = t0
+        self._digests.clear()
+        self.state = PLAYING
+        for seat in self.seats:
+            seat.ready = False
+        self.writer = self.host.store_game(self, header)
+        self.send_table()
+        self.broadcast(self.game_message())
+        for index, seat in enumerate(self.seats):
+            if not self.connected(seat.token):
+                self.stamp(HOST, {"type": "away", "seat": index})
+        self.reschedule()
+
+    def resume(self, header: dict, events: list[dict], writer) -> None:
+        """Take up a game from its log after a host restart: nobody is connected yet."""
+        self.header, self.events = header, list(events)
+        self.game = replay(header, self.events)
+        self.last_t = self.events[-1]["t"] if self.events else header.get("t0", 0)
+        self.writer = writer
+        self.state = PLAYING
+        for index in range(len(self.seats)):
+            if not self.game.away[index]:
+                self.stamp(HOST, {"type": "away", "seat": index})
+        self.reschedule()
+
+    def stamp(self, seat: int, action: dict, sender=None, re: int | None = None) -> dict:
+        """Apply, log and broadcast one action; IllegalAction leaves everything as it was."""
+        if self.state != PLAYING:
+            raise IllegalAction("No game is running at this table.")
+        t = max(self.host.now_ms(), self.last_t)
+        self.game.apply(seat, action, t)
+        event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
+        self.events.append(event)
+        self.last_t = t
+        if self.writer is not None:
+            self.writer.append(event)  # on disk before anyone sees it
+        message = {"type": "event", **event}
+        frame = encode(message)
+        for conn in self.connections():
+            if conn is sender and re is not None:
+                conn.send({**message, "re": re})
+            else:
+                conn.send_bytes(frame)
+        if self.game.finished:
+            self.finish_game()
+        else:
+            self.reschedule()
+        return event
+
+    def finish_game(self) -> None:
+        self.cancel_timer()
+        self.state = FINISHED
+        self.games_played += 1
+        if self.writer is not None:
+            self.writer.finish(self.game.result())
+            self.writer = None
+        self.host.store.drop_table(self.id)
+        # Seats of players who left during the game are freed now that it is over.
+        self.seats = [seat for seat in self.seats if self.connected(seat.token) or seat.bot]
+        if self.owner is not None and self.seat_of(self.owner) is None:
+            self.host.pass_ownership(self)
+        self.send_table()
+
+    def digest_at(self, seq: int) -> str:
+        """The engine's digest just after event `seq` (0: before the first event)."""
+        if seq in self._digests:
+            return self._digests[seq]
+        if seq == len(self.events):
+            digest = self.game.digest()
+        else:
+            digest = replay(self.header, self.events[:seq]).digest()
+        if len(self._digests) >= DIGEST_CACHE:
+            self._digests.clear()
+        self._digests[seq] = digest
+        return digest
+
+    # ---- deadlines -----------------------------------------------------------------------------
+    def cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def reschedule(self) -> None:
+        self.cancel_timer()
+        if self.state != PLAYING:
+            return
+        deadline = self.game.next_deadline()
+        if deadline is None:
+            return
+        delay = max(0.0, (deadline - self.host.now_ms()) / 1000)
+        self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
+
+    def _deadline_passed(self) -> None:
+        self._timer = None
+        if self.state != PLAYING:
+            return
+        deadline = self.game.next_deadline()
+        if deadline is None:
+            return
+        if self.host.now_ms() < deadline:
+            self.reschedule()
+            return
+        try:
+            self.stamp(HOST, {"type": "timeout"})
+        except IllegalAction as exc:  # a bug in an engine: say so, do not spin
+            log.error("table %s: the engine refused its own timeout: %s", self.id, exc.reason)
+
+    def close(self) -> None:
+        self.cancel_timer()
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None

@@ -1,0 +1,117 @@
+"""Network fixtures shared by the test suites: a host in-process or as a real subprocess,
+and clients connected to it. Everything talks real TCP on 127.0.0.1.
+
+    async with running_host(tmp_path) as host:            # in-process, port 0
+        async with connected(host, "Ana") as ana: ...
+
+    with host_process(tmp_path) as proc:                  # `python -m server.cli`
+        proc.port, proc.kill(), proc.restart()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from kismet_tui.net import Client
+from server import Host
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextlib.asynccontextmanager
+async def running_host(state_dir, bot_factory=None, **kwargs):
+    """An in-process Host on 127.0.0.1, any free port; stopped on exit."""
+    host = Host(state_dir=state_dir, bot_factory=bot_factory, **kwargs)
+    await host.start("127.0.0.1", 0)
+    try:
+        yield host
+    finally:
+        await host.stop()
+
+
+@contextlib.asynccontextmanager
+async def connected(host_or_port, name: str, token: str | None = None, **kwargs):
+    """A Client connected to a host (a Host or a port number); closed on exit."""
+    port = host_or_port if isinstance(host_or_port, int) else host_or_port.port
+    client = Client(**kwargs)
+    await client.connect("127.0.0.1", port, name, token)
+    try:
+        yield client
+    finally:
+        await client.close()
+
+
+async def wait_until(predicate, timeout: float = 10.0, step: float = 0.01):
+    """Poll `predicate()` until it is true; fail the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+        await asyncio.sleep(step)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class HostProcess:
+    """A real `kismet-host` subprocess (run as `python -m server.cli`)."""
+
+    def __init__(self, state_dir, port: int | None = None, bots: int = 8):
+        self.state_dir = Path(state_dir)
+        self.port = port or free_port()
+        self.bots = bots
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(self.port),
+             "--state-dir", str(self.state_dir), "--bots", str(self.bots)],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"kismet-host exited: {self.proc.stdout.read()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("kismet-host did not start listening")
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to clean up."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    def terminate(self) -> int:
+        self.proc.terminate()
+        return self.proc.wait(10)
+
+    def restart(self) -> None:
+        self.kill()
+        self.start()
+
+
+@contextlib.contextmanager
+def host_process(state_dir, **kwargs):
+    proc = HostProcess(state_dir, **kwargs)
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        if proc.proc is not None and proc.proc.stdout is not None:
+            proc.proc.stdout.close()
