@@ -1,0 +1,10 @@
+"""Optimal solitaire Kismet (the 1964 dice game) by dynamic programming, and decisions from it.
+
+Not part of the pure engine: numpy is allowed here. The rules come from
+`kismet_tui.rules.dice` (its `score` and `basic_bonus`), never restated.
+
+- space.py: rolls, holds and score tables; states.py: turn states and transitions;
+  turn.py: one turn for many states at once; table.py: build, cache and load the value
+  table; advice.py: ranked choices for one turn state and dice.
+- `python -m kismet_tui.solver` builds the table into the user's cache folder.
+"""
