@@ -101,3 +101,9 @@ def say_numbers(numbers) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def seconds_words(ms: int) -> str:
+    """Milliseconds as seconds with one decimal, rounded up, without floats: 1201 -> '1.3'."""
+    tenths = -(-ms // 100)
+    return f"{tenths // 10}.{tenths % 10}"

@@ -165,10 +165,6 @@ def _best(numbers, chips) -> int:
     return max(numbers, key=lambda n: (cards.chip(n, chips), n))
 
 
-def _seconds(ms: int) -> str:
-    tenths = -(-ms // 100)  # rounded up, no floats
-    return f"{tenths // 10}.{tenths % 10}"
-
 
 class KnockGame(Game):
     RULESET = "knock"
@@ -415,7 +411,7 @@ class KnockGame(Game):
         self._check_turn(seat, "roll")
         if self.roll_from is not None and t_ms < self.roll_from:
             raise IllegalAction(
-                f"Wait: others may still knock for {_seconds(self.roll_from - t_ms)} s.")
+                f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.")
         return self._roll(seat)
 
     def _roll(self, seat: int) -> list[dict]:
@@ -480,6 +476,7 @@ class KnockGame(Game):
         check(roll is not None, "Nothing to knock on: nobody has rolled yet this round.")
         check(seat != roll["roller"], "You cannot knock on your own roll.")
         check(seat not in roll["knocked"], "You have knocked on this roll already.")
+        check("extra" not in action, "A knocker lays only one card, even on a joker throw.")
         named = action.get("card")
         if named is not None:
             self._check_own_match(seat, named)

@@ -95,12 +95,6 @@ def normalize_options(options: dict) -> dict:
     return out
 
 
-def _seconds(ms: int) -> str:
-    """Milliseconds as seconds with one decimal, rounded up, without floats: 1201 -> '1.3'."""
-    tenths = -(-ms // 100)
-    return f"{tenths // 10}.{tenths % 10}"
-
-
 class RaceGame(Game):
     RULESET = "race"
     MIN_SEATS = 2
@@ -197,8 +191,8 @@ class RaceGame(Game):
     # ---- actions --------------------------------------------------------------------------
     def _check_can_act(self, seat: int, t_ms: int) -> None:
         if self.phase == "countdown":
-            raise IllegalAction(
-                f"Wait for the dice: they roll in {_seconds(max(0, self.deadline - t_ms))} s.")
+            wait = cards.seconds_words(max(0, self.deadline - t_ms))
+            raise IllegalAction(f"Wait for the dice: they roll in {wait} s.")
         check(self.phase != "pause", "This round is over: the next roll is coming.")
         check(self.phase != "over", "The game is over.")
         check(not self.away[seat], f"Seat {seat} is marked away: come back to play.")
