@@ -1,0 +1,224 @@
+"""The Kismet Textual app: one client connection, the lobby, and a screen per game.
+
+The app owns the network client. One worker (`read_host`) awaits the client's messages and
+posts each as a HostMessage; `on_host_message` then shows refusals, routes chat, and switches
+between the lobby, the game screen and the end-of-game screen. Screens only read the client's
+replica (`client.game`, `client.seat`, `client.table`) and send through the app's helpers,
+which turn every refusal into plain words on screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from .messages import ConnectionChanged, HostMessage
+from .notes import NoteTracker
+from .screens.help import HelpScreen
+
+
+def table_seats(table: dict | None) -> list[dict]:
+    """The seats of a table message as a list of {name, ready, bot, away, you} (best effort:
+    missing fields read as empty)."""
+    if not table:
+        return []
+    seats = table.get("seats") or []
+    out = []
+    for seat in seats:
+        if isinstance(seat, dict):
+            out.append(seat)
+        elif isinstance(seat, str):
+            out.append({"name": seat})
+        else:
+            out.append({"name": None})
+    return out
+
+
+class KismetApp(App):
+    """`client` is a kismet_tui.net.client.Client (or anything with its interface).
+
+    `connect` (async callable) is awaited once at start to open the connection. `quick` opens
+    the new-table form at once and starts the game as soon as the table exists (local play).
+    """
+
+    TITLE = "Kismet"
+    ENABLE_COMMAND_PALETTE = False
+    CSS_PATH = "kismet.tcss"
+    BINDINGS = [
+        Binding("f1,question_mark", "help", "Help", key_display="?"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(self, client, *, connect=None, address: str = "", quick: bool = False,
+                 on_quit=None) -> None:
+        super().__init__()
+        self.client = client
+        self.connect_fn = connect
+        self.address = address
+        self.quick = quick
+        self.on_quit = on_quit
+        self.conn_state = "connecting"
+        self.conn_detail = address
+        self.chat_lines: list[Text] = []
+        self.notes = NoteTracker()
+
+    # ---- start and the network worker ---------------------------------------------------
+    def on_mount(self) -> None:
+        from .screens.lobby import LobbyScreen
+
+        self.push_screen(LobbyScreen())
+        self.read_host()
+
+    @work(exclusive=True, group="host")
+    async def read_host(self) -> None:
+        """The only place that awaits the host: every message becomes a HostMessage."""
+        try:
+            stream = self.client.messages()  # listen before connecting: miss nothing
+            if self.connect_fn is not None:
+                await self.connect_fn()
+            self.post_message(ConnectionChanged("connected", self.address))
+            async for msg in stream:
+                self.post_message(HostMessage(msg))
+        except Exception as exc:  # the connection is gone for good: say so, keep the app
+            self.post_message(ConnectionChanged("closed", f"{self.address}: {exc}"))
+            return
+        self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
+
+    def connection_state(self) -> tuple[str, str]:
+        live = getattr(self.client, "state", None)
+        if isinstance(live, str) and live:
+            self.conn_state = live
+        return self.conn_state, self.conn_detail
+
+    def on_connection_changed(self, message: ConnectionChanged) -> None:
+        self.conn_state = message.state
+        self.conn_detail = message.detail
+        if message.state == "closed":
+            self.notify(message.detail or "Disconnected.", severity="error", timeout=8, markup=False)
+        if message.state == "connected" and self.quick:
+            self.quick = False
+            from .screens.new_table import NewTableScreen
+
+            self.push_screen(NewTableScreen(quick=True))
+
+    # ---- what the host says --------------------------------------------------------------
+    def on_host_message(self, message: HostMessage) -> None:
+        msg = message.msg
+        kind = msg.get("type")
+        if kind == "error" and msg.get("re") is None:
+            # Answers to our requests are shown where the request was sent (send()).
+            self.show_refusal(msg.get("words") or "The host refused that.")
+        elif kind == "chat":
+            self.add_chat(msg)
+        elif kind == "connection":
+            self.conn_state = msg.get("state", self.conn_state)
+            self.conn_detail = msg.get("words", "")
+        elif kind == "game":
+            self.notes.reset(msg["header"], msg["events"])
+        elif kind == "event":
+            msg = {**msg, "notes": self.notes.notes_for(msg)}
+        self.route()
+        screen = self.screen
+        handler = getattr(screen, "on_host", None)
+        if handler is not None:
+            handler(msg)
+        # Screens under a modal (the game under its end screen) still follow the game.
+        for under in self.screen_stack[:-1]:
+            follow = getattr(under, "follow_host", None)
+            if follow is not None:
+                follow(msg)
+
+    def route(self) -> None:
+        """Show the screen that fits the client's state: a game screen while a game is on."""
+        from .screens.game import game_screen_for, GameScreen
+        from .screens.end import EndScreen
+
+        game = getattr(self.client, "game", None)
+        stack = self.screen_stack
+        on_game = next((s for s in stack if isinstance(s, GameScreen)), None)
+        if game is not None and on_game is None:
+            self.push_screen(game_screen_for(game.RULESET))
+        elif game is not None and on_game is not None and on_game.game is not game:
+            # A rematch or a new game at the same table: a fresh screen for it.
+            while isinstance(self.screen, (EndScreen, HelpScreen)):
+                self.pop_screen()
+            if isinstance(self.screen, GameScreen):
+                self.switch_screen(game_screen_for(game.RULESET))
+        elif game is None and on_game is not None:
+            while len(self.screen_stack) > 2:
+                self.pop_screen()
+
+    # ---- sending, with refusals in plain words ---------------------------------------------
+    def show_refusal(self, words: str) -> None:
+        self.notify(str(words), title="Not allowed", severity="warning", timeout=5, markup=False)
+
+    async def send(self, method: str, *args, _failed=None, **kwargs) -> Any:
+        """Call a client method; any failure is shown, never raised into the UI (the result
+        is then `_failed`)."""
+        try:
+            fn = getattr(self.client, method)
+            result = fn(*args, **kwargs)
+            if hasattr(result, "__await__"):
+                result = await result
+            return result
+        except Exception as exc:  # refusals and dropped connections alike: tell the player
+            words = getattr(exc, "words", None) or getattr(exc, "reason", None) or str(exc)
+            self.show_refusal(words or type(exc).__name__)
+            return _failed
+
+    async def send_ok(self, method: str, *args, **kwargs) -> bool:
+        """Like send, but only says whether the host took it."""
+        failed = object()
+        result = await self.send(method, *args, _failed=failed, **kwargs)
+        return result is not failed
+
+    async def create_table(self, ruleset: str, options: dict, bots: list[str], start: bool = False) -> bool:
+        """Create a table; with `start`, start its game at once (local play: bots are ready)."""
+        if not await self.send_ok("create_table", ruleset, options, bots):
+            return False
+        if start:
+            await self.send_ok("start")
+        return True
+
+    async def rematch(self) -> None:
+        """Play again at the same table: the owner starts, everyone else says ready."""
+        table = getattr(self.client, "table", None) or {}
+        if table.get("owner") == getattr(self.client, "client_id", None):
+            await self.send("start")
+        else:
+            await self.send("ready", True)
+            self.notify("Ready for another game: the table's owner starts it.")
+
+    async def send_chat(self, words: str) -> None:
+        await self.send("chat", words)
+
+    def add_chat(self, msg: dict) -> None:
+        line = Text()
+        line.append(str(msg.get("name") or msg.get("from") or "?"), style="bold")
+        line.append(": ")
+        line.append(str(msg.get("text", "")))
+        self.chat_lines.append(line)
+        del self.chat_lines[:-200]
+
+    # ---- keys ---------------------------------------------------------------------------
+    def current_ruleset(self) -> str | None:
+        game = getattr(self.client, "game", None)
+        return getattr(game, "RULESET", None)
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            self.pop_screen()
+            return
+        self.push_screen(HelpScreen(self.current_ruleset()))
+
+    async def action_quit(self) -> None:
+        if self.on_quit is not None:
+            try:
+                await self.on_quit()
+            except Exception:
+                pass
+        self.exit()

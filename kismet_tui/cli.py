@@ -1,0 +1,110 @@
+"""The three commands of the client.
+
+- `kismet-join HOST:PORT [--name NAME]`: join a running kismet-host.
+- `kismet [--name NAME]`: play alone at once: a host runs inside this process on 127.0.0.1
+  (any free port), bots fill the other seats.
+- `kismet-replay FILE`: watch a saved game again (see kismet_tui/replay.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import shutil
+import sys
+import tempfile
+
+
+def login_name() -> str:
+    try:
+        return getpass.getuser() or "Player"
+    except Exception:  # no login name in some containers
+        return "Player"
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """'host:port' (or '[v6]:port') -> (host, port), or ValueError in plain words."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"'{text}' is not host:port (for example 192.168.1.20:7717).")
+    return host.strip("[]"), int(port)
+
+
+def join_main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
+    parser.add_argument("address", help="the host, as host:port")
+    parser.add_argument("--name", default=None, help="your name at the table (default: your login name)")
+    args = parser.parse_args(argv)
+    try:
+        host, port = parse_address(args.address)
+    except ValueError as exc:
+        parser.error(str(exc))
+    from .app import KismetApp
+    from .net.client import Client
+
+    name = args.name or login_name()
+    client = Client()
+    app = KismetApp(client, connect=lambda: client.connect(host, port, name),
+                    address=f"{host}:{port}", on_quit=client.close)
+    app.run()
+    return 0
+
+
+def bot_factory():
+    """The bots the embedded host seats, or None if this install has none."""
+    try:
+        from .bots.runner import make_bot_factory
+    except ImportError:
+        return None
+    return make_bot_factory()
+
+
+def local_main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kismet", description="Play Kismet now, against bots.")
+    parser.add_argument("--name", default=None, help="your name (default: your login name)")
+    parser.add_argument("--state-dir", default=None,
+                        help="keep the game logs here (default: a temporary folder removed at exit)")
+    args = parser.parse_args(argv)
+    from server import Host
+
+    from .app import KismetApp
+    from .net.client import Client
+
+    name = args.name or login_name()
+    state_dir = args.state_dir or tempfile.mkdtemp(prefix="kismet-")
+    host = Host(state_dir=state_dir, bot_factory=bot_factory())
+    client = Client()
+
+    async def connect():
+        await host.start("127.0.0.1", 0)
+        await client.connect("127.0.0.1", host.port, name)
+
+    async def stop():
+        await client.close()
+        await host.stop()
+
+    app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
+    try:
+        app.run()
+    finally:
+        if args.state_dir is None:
+            shutil.rmtree(state_dir, ignore_errors=True)
+    return 0
+
+
+def replay_main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
+    parser.add_argument("file", help="a game log written by kismet-host (a .kismet file)")
+    parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    args = parser.parse_args(argv)
+    from protocol.gamelog import LogError, read_log
+
+    from .replay import ReplayApp
+
+    try:
+        header, events, end = read_log(args.file)
+    except (OSError, LogError) as exc:
+        print(f"kismet-replay: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 1
+    ReplayApp(header, events, speed=args.speed).run()
+    return 0

@@ -1,0 +1,276 @@
+"""The dice game's screen: five big dice, every player's scorecard side by side, the move log.
+
+Keys: 1-5 hold/release a die, r throw, up/down choose a box, enter score it, h hint.
+The scorecard shows, in the column of the player to move, what the dice would score in each
+open box (dim, with a dot), and the Basic section's progress towards the bonus.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import RichLog, Static
+
+from ..rules import dice as rules
+from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from .game import GameScreen
+
+SHORT = {
+    "aces": "Aces", "deuces": "Deuces", "treys": "Treys", "fours": "Fours", "fives": "Fives",
+    "sixes": "Sixes", "two_pair_same_color": "2 Pair Same C", "three_of_a_kind": "3 of a Kind",
+    "straight": "Straight", "flush": "Flush", "full_house": "Full House",
+    "full_house_same_color": "Full House S C", "four_of_a_kind": "4 of a Kind",
+    "yarborough": "Yarborough", "kismet": "Kismet",
+}
+LABEL_WIDTH = 14
+
+
+def column_width(players: int) -> int:
+    return 5 if players <= 4 else 4
+
+
+def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str | None) -> Text:
+    """The scorecard of every seat side by side: one row per box, then bonus and total."""
+    seats = view["seats"]
+    width = column_width(seats)
+    current = view.get("current")
+    preview = view.get("preview") or {}
+    out = Text(no_wrap=True, overflow="crop")
+    out.append(f"{'':<{LABEL_WIDTH}}")
+    for seat in range(seats):
+        style = Style(color=seat_colour(seat), bold=True, underline=seat == current)
+        out.append(f"{names[seat][:width - 1]:>{width}}", style)
+    out.append("\n")
+
+    def box_row(box: str) -> None:
+        chosen = box == cursor
+        label_style = Style(reverse=True) if chosen else Style()
+        out.append(f"{SHORT[box]:<{LABEL_WIDTH}}", label_style)
+        for seat in range(seats):
+            value = view["cards"][seat].get(box)
+            if value is not None:
+                out.append(f"{value:>{width}}", Style(bold=seat == me))
+            elif seat == current and box in preview and preview[box].get("legal"):
+                points = preview[box]["points"]
+                cell = f"·{points}"
+                style = Style(color="bright_yellow" if points else "bright_black",
+                              reverse=chosen and seat == me)
+                out.append(f"{cell:>{width}}", style)
+            else:
+                out.append(f"{'':>{width}}")
+        out.append("\n")
+
+    for box in rules.BASIC_BOXES:
+        box_row(box)
+    # The bonus line: the Basic total against the first tier, then the bonus once reached.
+    out.append(f"{'Bonus (63+)':<{LABEL_WIDTH}}", Style(italic=True))
+    for seat in range(seats):
+        totals = view["totals"][seat]
+        if totals["bonus"]:
+            out.append(f"{'+' + str(totals['bonus']):>{width}}", Style(color="bright_green", bold=True))
+        else:
+            out.append(f"{str(totals['basic']):>{width}}", Style(color="bright_black"))
+    out.append("\n")
+    for box in rules.KISMET_BOXES:
+        box_row(box)
+    out.append(f"{'Total':<{LABEL_WIDTH}}", Style(bold=True))
+    for seat in range(seats):
+        out.append(f"{view['totals'][seat]['total']:>{width}}", Style(bold=True, color=seat_colour(seat)))
+    return out
+
+
+def render_dice(view: dict, held: set[int], show_keys: bool) -> Text:
+    faces = view.get("dice") or []
+    gap = 1
+    blocks = []
+    for pos in range(5):
+        face = faces[pos] if pos < len(faces) else None
+        blocks.append(die_lines(face, held=pos in held))
+    lines = side_by_side(blocks, gap=gap)
+    labels = Text()
+    for pos in range(5):
+        if pos:
+            labels.append(" " * gap)
+        if pos in held:
+            labels.append(f"{pos + 1} HELD".center(7), Style(color="black", bgcolor="yellow", bold=True))
+        elif show_keys:
+            labels.append(f"{pos + 1}".center(7), Style(color="bright_black"))
+        else:
+            labels.append(" " * 7)
+    lines.append(labels)
+    return stack(lines)
+
+
+class DiceScreen(GameScreen):
+    RULESET = "dice"
+    BINDINGS = [
+        Binding("r", "roll", "Throw"),
+        Binding("1", "hold(0)", "Hold", key_display="1-5"),
+        Binding("2", "hold(1)", "Hold", show=False),
+        Binding("3", "hold(2)", "Hold", show=False),
+        Binding("4", "hold(3)", "Hold", show=False),
+        Binding("5", "hold(4)", "Hold", show=False),
+        Binding("up,k", "cursor(-1)", "Box", key_display="↑↓"),
+        Binding("down,j", "cursor(1)", "Box", show=False),
+        Binding("enter", "score", "Score"),
+        Binding("h", "hint", "Hint"),
+    ] + GameScreen.COMMON_BINDINGS
+    DEFAULT_CSS = """
+    DiceScreen #scorecard { width: auto; min-width: 34; height: 100%; padding: 0 1 0 0; }
+    DiceScreen #right { width: 1fr; height: 100%; }
+    DiceScreen #dice { height: 6; width: 100%; }
+    DiceScreen #turn { height: 2; width: 100%; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held: set[int] = set()
+        self.cursor: str | None = None
+        self.last_turn_key = None
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal():
+            yield Static(id="scorecard")
+            with Vertical(id="right"):
+                yield Static(id="dice")
+                yield Static(id="turn")
+                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False)
+
+    # ---- drawing -----------------------------------------------------------------------------
+    def redraw(self) -> None:
+        view = self.view()
+        # A new turn (or a new throw by someone else) resets what is held.
+        turn_key = (view.get("turn"), view.get("current"))
+        if turn_key != self.last_turn_key:
+            self.last_turn_key = turn_key
+            self.held = set()
+            self.cursor = None
+        if not view.get("dice"):
+            self.held = set()
+        me = self.seat
+        if self.my_turn(view) and view.get("can_score"):
+            if self.cursor is None or not self._open(view, self.cursor):
+                self.cursor = self._best_box(view)
+        elif not self.my_turn(view):
+            self.cursor = None
+        self.query_one("#scorecard", Static).update(render_scorecard(view, self.names, me, self.cursor))
+        self.query_one("#dice", Static).update(
+            render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2)))
+        self.query_one("#turn", Static).update(self._turn_line(view))
+
+    def _turn_line(self, view: dict) -> Text:
+        line = Text()
+        if view.get("phase") == "over":
+            line.append("The game is over.", Style(bold=True))
+            return line
+        current = view.get("current")
+        who = self.names[current] if current is not None else "?"
+        if self.my_turn(view):
+            line.append("Your turn", Style(bold=True, color="bright_green"))
+        else:
+            line.append(who, Style(bold=True, color=seat_colour(current)))
+            line.append(" is playing")
+        left = view.get("rolls_left", 0)
+        line.append(f" · throws left: {left}")
+        if view.get("joker"):
+            line.append(" · JOKER!", Style(bold=True, color="bright_magenta"))
+        line.append("\n")
+        if self.my_turn(view):
+            if view.get("rolls_used", 0) == 0:
+                line.append("r: throw the dice", Style(color="bright_black"))
+            elif self.cursor:
+                points = (view.get("preview") or {}).get(self.cursor, {}).get("points", 0)
+                line.append(f"enter: {points} in {rules.BOX_NAMES[self.cursor]}", Style(color="bright_black"))
+        return line
+
+    @staticmethod
+    def _open(view: dict, box: str) -> bool:
+        preview = view.get("preview") or {}
+        return bool(preview.get(box, {}).get("legal"))
+
+    def _open_boxes(self, view: dict) -> list[str]:
+        return [box for box in rules.BOXES if self._open(view, box)]
+
+    def _best_box(self, view: dict) -> str | None:
+        boxes = self._open_boxes(view)
+        if not boxes:
+            return None
+        preview = view["preview"]
+        return max(boxes, key=lambda box: (preview[box]["points"], -rules.BOXES.index(box)))
+
+    # ---- keys ----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if self.game is None:
+            return True
+        view = self.view()
+        mine = self.my_turn(view)
+        if action == "roll":
+            return mine and bool(view.get("can_roll"))
+        if action == "hold":
+            return mine and view.get("rolls_used", 0) in (1, 2)
+        if action in ("cursor", "score"):
+            return mine and bool(view.get("can_score"))
+        if action == "hint":
+            return mine and _advisor() is not None
+        return True
+
+    def action_hold(self, pos: int) -> None:
+        self.held ^= {pos}
+        self.redraw()
+
+    async def action_roll(self) -> None:
+        view = self.view()
+        hold = sorted(self.held) if view.get("dice") else []
+        if len(hold) == 5:
+            self.app.show_refusal("All five dice are held: choose a box to score instead.")
+            return
+        self.act({"type": "roll", "hold": hold})
+
+    def action_cursor(self, step: int) -> None:
+        view = self.view()
+        boxes = self._open_boxes(view)
+        if not boxes:
+            return
+        index = boxes.index(self.cursor) if self.cursor in boxes else 0
+        self.cursor = boxes[(index + step) % len(boxes)]
+        self.redraw()
+
+    async def action_score(self) -> None:
+        if self.cursor is None:
+            self.app.show_refusal("Throw the dice first.")
+            return
+        self.act({"type": "score", "box": self.cursor})
+
+    def action_hint(self) -> None:
+        advise = _advisor()
+        if advise is None or self.seat is None:
+            return
+        try:
+            choices = advise(self.game, self.seat)
+        except Exception as exc:  # the advisor is a helper: never let it break the game
+            self.app.show_refusal(f"No hint now ({exc}).")
+            return
+        if not choices:
+            self.app.show_refusal("No hint now.")
+            return
+        best = choices[0]
+        action = best.get("action") or {}
+        # Put the hint on the board: its holds or its box, ready for one key press.
+        if action.get("type") == "roll":
+            self.held = set(action.get("hold") or [])
+        elif action.get("type") == "score":
+            self.cursor = action.get("box")
+        self.redraw()
+        lines = [f"{c.get('label')} (≈{c.get('expected')})" for c in choices[:3]]
+        self.log_line("Hint: " + " · ".join(lines), "italic")
+
+
+def _advisor():
+    try:
+        from ..bots.advisor import advise
+    except Exception:
+        return None
+    return advise

@@ -1,0 +1,93 @@
+"""The end of a game: ranking and scores, a rematch at the same table, or back to the lobby."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from ..widgets.art import seat_colour
+
+
+def ranking(ruleset: str, result: dict) -> list[tuple[int, int, int]]:
+    """(place, seat, score) best first; equal scores share a place. Knock counts minus points,
+    so there the lowest total is best."""
+    scores = result.get("scores") or []
+    low_wins = ruleset == "knock"
+    order = sorted(range(len(scores)), key=lambda s: (scores[s] if low_wins else -scores[s], s))
+    out = []
+    place = 0
+    previous = None
+    for index, seat in enumerate(order):
+        if scores[seat] != previous:
+            place = index + 1
+            previous = scores[seat]
+        out.append((place, seat, scores[seat]))
+    return out
+
+
+def render_result(ruleset: str, result: dict, names: list[str], me: int | None) -> Text:
+    text = Text()
+    winners = set(result.get("winners") or [])
+    if me is not None and me in winners:
+        text.append("You win!\n\n" if len(names) > 1 else "Well played!\n\n", Style(bold=True, color="bright_green"))
+    else:
+        text.append("Game over\n\n", Style(bold=True))
+    unit = "minus points" if ruleset == "knock" else "points"
+    for place, seat, score in ranking(ruleset, result):
+        mark = "★" if seat in winners else " "
+        text.append(f" {mark} {place}. ", Style(bold=seat in winners))
+        text.append(f"{names[seat][:20]:<20}", Style(color=seat_colour(seat), bold=True))
+        text.append(f" {score:>5} {unit}")
+        if seat == me:
+            text.append("  (you)", Style(color="bright_black"))
+        text.append("\n")
+    return text
+
+
+class EndScreen(ModalScreen):
+    DEFAULT_CSS = """
+    EndScreen { align: center middle; }
+    EndScreen > Vertical {
+        width: 60; height: auto; max-height: 20;
+        border: heavy $accent; background: $surface; padding: 1 2;
+    }
+    """
+    BINDINGS = [
+        Binding("r", "rematch", "Rematch"),
+        Binding("escape,enter", "close", "See the board"),
+        Binding("ctrl+l", "lobby", "Back to the lobby"),
+    ]
+
+    def __init__(self, ruleset: str, result: dict, names: list[str], me: int | None) -> None:
+        super().__init__()
+        self.ruleset = ruleset
+        self.result = result
+        self.names = names
+        self.me = me
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
+            yield Static(Text("r: play again at this table  ·  escape: look at the board",
+                              style="bright_black"))
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "rematch":
+            return self.me is not None
+        return True
+
+    async def action_rematch(self) -> None:
+        await self.app.rematch()
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    async def action_lobby(self) -> None:
+        await self.app.send("leave")
+        self.dismiss()

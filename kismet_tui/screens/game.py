@@ -1,0 +1,175 @@
+"""What the three game screens share: the status line, the move log, chat, acting, the end.
+
+A game screen draws only from the client's replica (`app.client.game.view(seat)`), redrawn
+after every host message. Keys that cannot do anything right now are hidden from the footer
+(check_action), so the footer always says what may be pressed.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, RichLog
+
+from ..widgets.chat import ChatInput
+from ..widgets.status import StatusBar
+from .words import describe, name_of
+
+
+def seat_names(client, seats: int) -> list[str]:
+    """A display name per seat (plain text): the game header's names, which stay fixed for
+    the game, else the table's seats, else 'Seat n'."""
+    names = []
+    header = getattr(client, "header", None) or {}
+    listed = header.get("seats") if isinstance(header, dict) else None
+    if not isinstance(listed, list):
+        table = getattr(client, "table", None) or {}
+        listed = table.get("seats") if isinstance(table, dict) else None
+    for seat in range(seats):
+        entry = listed[seat] if isinstance(listed, list) and seat < len(listed) else None
+        name = entry.get("name") if isinstance(entry, dict) else entry if isinstance(entry, str) else None
+        names.append(str(name) if name else f"Seat {seat + 1}")
+    return names
+
+
+class GameScreen(Screen):
+    """Subclasses set RULESET, compose their body in compose_body() and draw in redraw()."""
+
+    RULESET = ""
+    # Subclasses list their game keys first, then these, so the footer leads with the game.
+    COMMON_BINDINGS = [
+        Binding("t", "talk", "Talk"),
+        Binding("ctrl+l", "leave", "Leave"),
+    ]
+    DEFAULT_CSS = """
+    GameScreen RichLog.movelog {
+        height: 1fr;
+        min-height: 3;
+        background: $surface;
+        scrollbar-size-vertical: 1;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.game = None
+        self.ended_shown = False
+        self.logged_chat = 0
+
+    # ---- layout ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield StatusBar(self.RULESET)
+        yield from self.compose_body()
+        yield ChatInput()
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        raise NotImplementedError
+
+    def movelog(self) -> RichLog:
+        return self.query_one("#movelog", RichLog)
+
+    # ---- state ---------------------------------------------------------------------------
+    @property
+    def client(self):
+        return self.app.client
+
+    @property
+    def seat(self) -> int | None:
+        seat = getattr(self.client, "seat", None)
+        return seat if isinstance(seat, int) and seat >= 0 else None
+
+    @property
+    def names(self) -> list[str]:
+        return seat_names(self.client, self.game.seats if self.game else 0)
+
+    def view(self) -> dict:
+        return self.game.view(self.seat)
+
+    def on_mount(self) -> None:
+        self.game = self.client.game
+        names = self.names
+        you = f"you are {names[self.seat]}" if self.seat is not None else "watching"
+        self.query_one(StatusBar).set_where(f"{self.RULESET} · {you}")
+        self.log_line(f"A game of {self.RULESET} for {len(names)}: {', '.join(names)}.", "dim")
+        self.pull_chat()
+        self.redraw()
+        self.refresh_bindings()
+        self.check_end()
+
+    def on_host(self, msg: dict) -> None:
+        """Called by the app for every host message while this screen is on top."""
+        self.follow_host(msg)
+
+    def follow_host(self, msg: dict) -> None:
+        if self.client.game is not self.game:
+            return  # the app is about to put up a fresh screen for a new game
+        kind = msg.get("type")
+        if kind == "event":
+            for note in msg.get("notes") or []:
+                self.on_note(note)
+                words = describe(self.RULESET, note, self.names)
+                if words:
+                    self.log_line(words, "bold" if note.get("seat") == self.seat else "")
+        self.pull_chat()
+        if self.is_mounted:
+            self.redraw()
+            self.refresh_bindings()
+        self.check_end()
+
+    def on_note(self, note: dict) -> None:
+        """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
+
+    def check_end(self) -> None:
+        if self.game is not None and self.game.finished and not self.ended_shown:
+            self.ended_shown = True
+            from .end import EndScreen
+
+            self.app.push_screen(EndScreen(self.RULESET, self.game.result(), self.names, self.seat))
+
+    def pull_chat(self) -> None:
+        lines = self.app.chat_lines
+        for line in lines[self.logged_chat:]:
+            self.movelog().write(Text("» ") + line)
+        self.logged_chat = len(lines)
+
+    def log_line(self, words: str, style: str = "") -> None:
+        self.movelog().write(Text(words, style=style))
+
+    def redraw(self) -> None:
+        raise NotImplementedError
+
+    # ---- acting ------------------------------------------------------------------------------
+    def act(self, action: dict) -> None:
+        """Send an action without blocking the screen; a refusal shows as a notification."""
+        self.run_worker(self.app.send("act", action), group="act")
+
+    def action_talk(self) -> None:
+        self.query_one(ChatInput).open()
+
+    async def action_leave(self) -> None:
+        await self.app.send("leave")
+
+    def my_turn(self, view: dict) -> bool:
+        return self.seat is not None and bool(view.get("your_turn"))
+
+
+def game_screen_for(ruleset: str) -> GameScreen:
+    if ruleset == "dice":
+        from .dice import DiceScreen
+
+        return DiceScreen()
+    if ruleset == "race":
+        from .race import RaceScreen
+
+        return RaceScreen()
+    if ruleset == "knock":
+        from .knock import KnockScreen
+
+        return KnockScreen()
+    raise ValueError(f"no screen for the game {ruleset!r}")
+
+
+__all__ = ["GameScreen", "game_screen_for", "name_of", "seat_names"]

@@ -1,0 +1,84 @@
+"""The rules of the game being played, on `?` or F1 (texts in kismet_tui/help/)."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Markdown
+
+GAMES = ("dice", "race", "knock")
+
+LOBBY_HELP = """# Kismet
+
+Three games to play together: **dice** (Kismet 1964, five coloured dice and a scorecard),
+**race** (Kismet 1997, grab the card the dice point at before the others do) and **knock**
+(lay your own cards and knock when somebody misses a match).
+
+## In the lobby
+
+| key | does |
+|---|---|
+| `n` | make a new table (choose the game, bots and options) |
+| `enter` | sit down at the chosen table |
+| `s` | watch the chosen table |
+| `y` | say you are ready (again: not ready) |
+| `g` | start the game (the table's owner, once everyone is ready) |
+| `l` | leave the table |
+| `r` | refresh the list of tables |
+| `t` | talk; `escape` leaves the chat line |
+| `ctrl+q` | quit |
+
+Inside a game, `?` shows that game's rules and keys.
+"""
+
+
+def rules_text(ruleset: str | None) -> str:
+    """The help page for a game, or the lobby's page when no game is chosen."""
+    if ruleset not in GAMES:
+        return LOBBY_HELP
+    return resources.files("kismet_tui.help").joinpath(f"{ruleset}.md").read_text(encoding="utf-8")
+
+
+class HelpScreen(ModalScreen):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 100%;
+        max-width: 96;
+        height: 100%;
+        background: $surface;
+        border: round $accent;
+        padding: 0 1;
+    }
+    HelpScreen Markdown { margin: 0; }
+    """
+    BINDINGS = [
+        Binding("escape,q,question_mark,f1", "dismiss", "Close help"),
+        Binding("up,k", "scroll(-1)", "Up", show=False),
+        Binding("down,j", "scroll(1)", "Down", show=False),
+        Binding("pageup", "scroll(-10)", "Page up", show=False),
+        Binding("pagedown,space", "scroll(10)", "Page down"),
+    ]
+
+    def __init__(self, ruleset: str | None) -> None:
+        super().__init__()
+        self.ruleset = ruleset
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-scroll", can_focus=True):
+            yield Markdown(rules_text(self.ruleset), id="help-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
+
+    def action_scroll(self, lines: int) -> None:
+        scroll = self.query_one("#help-scroll", VerticalScroll)
+        scroll.scroll_to(y=scroll.scroll_y + lines, animate=False)
+
+    async def action_dismiss(self, result=None) -> None:
+        self.dismiss(result)

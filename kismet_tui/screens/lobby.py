@@ -1,0 +1,211 @@
+"""The lobby: the host's tables, the table you sit at (seats, ready marks), chat, and start.
+
+Keys: n new table, enter sit down, s watch, y ready, g start, l leave, r refresh, t talk.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, RichLog, Static
+
+from ..widgets.art import seat_colour
+from ..widgets.chat import ChatInput
+from ..widgets.status import StatusBar
+
+GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
+
+
+def render_my_table(table: dict | None, my_id) -> Text:
+    """The table you are at: game, options in words, and each seat with its ready mark."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if not table:
+        text.append("You are not at a table.\n\n", Style(bold=True))
+        text.append("n  make a new table\nenter  sit at the chosen one\ns  watch it", Style(color="bright_black"))
+        return text
+    text.append(f"Table {table.get('id')} · {GAME_NAMES.get(table.get('ruleset'), table.get('ruleset'))}\n",
+                Style(bold=True))
+    state = table.get("state", "")
+    text.append(f"{state} · {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
+                Style(color="bright_black"))
+    owner = table.get("owner")
+    for index, seat in enumerate(table.get("seats") or []):
+        ready = seat.get("ready") or (seat.get("client_id") == owner and owner is not None)
+        mark = "✓" if ready else "·"
+        text.append(f" {mark} ", Style(color="bright_green" if ready else "bright_black", bold=True))
+        text.append(str(seat.get("name") or "?")[:18], Style(color=seat_colour(index), bold=True))
+        tags = []
+        if seat.get("client_id") == my_id and my_id is not None:
+            tags.append("you")
+        if seat.get("client_id") == owner and owner is not None:
+            tags.append("owner")
+        if seat.get("bot"):
+            tags.append("bot")
+        if not seat.get("connected", True) and not seat.get("bot"):
+            tags.append("away")
+        if tags:
+            text.append(f" ({', '.join(tags)})", Style(color="bright_black"))
+        text.append("\n")
+    watchers = table.get("spectators") or []
+    if watchers:
+        text.append(f"watching: {', '.join(str(w.get('name')) for w in watchers)[:60]}\n",
+                    Style(color="bright_black"))
+    return text
+
+
+class LobbyScreen(Screen):
+    BINDINGS = [
+        Binding("n", "new_table", "New table"),
+        Binding("enter", "join(False)", "Sit down"),
+        Binding("s", "join(True)", "Watch"),
+        Binding("y", "ready", "Ready"),
+        Binding("g", "start", "Start"),
+        Binding("l", "leave", "Leave"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("t", "talk", "Talk"),
+    ]
+    DEFAULT_CSS = """
+    LobbyScreen #tables-pane { width: 1fr; height: 1fr; }
+    LobbyScreen #table-pane { width: 36; height: 1fr; border-left: solid $primary; padding: 0 1; }
+    LobbyScreen .title { height: 1; text-style: bold; color: $accent; }
+    LobbyScreen DataTable { height: 1fr; }
+    LobbyScreen #lobbylog { height: 6; border-top: solid $primary; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[dict] = []
+        self.logged_chat = 0
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("lobby")
+        with Horizontal():
+            with Vertical(id="tables-pane"):
+                yield Static("Tables", classes="title")
+                yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
+            with Vertical(id="table-pane"):
+                yield Static(id="mytable")
+        yield RichLog(id="lobbylog", wrap=True, markup=False)
+        yield ChatInput()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tables", DataTable)
+        table.add_columns("#", "game", "players", "state", "owner")
+        table.focus()
+        self.draw_my_table()
+        self.set_interval(5, self.poll_tables)
+        self.pull_chat()
+
+    def on_screen_resume(self) -> None:
+        self.draw_my_table()
+        self.refresh_bindings()
+        self.pull_chat()
+        self.poll_tables()
+
+    # ---- host messages -------------------------------------------------------------------
+    def on_host(self, msg: dict) -> None:
+        kind = msg.get("type")
+        if kind == "tables":
+            self.tables = list(msg.get("tables") or [])
+            self.draw_tables()
+        elif kind == "welcome":
+            self.poll_tables()
+        elif kind == "table":
+            self.draw_my_table()
+            self.poll_tables()
+        self.pull_chat()
+        self.refresh_bindings()
+
+    def pull_chat(self) -> None:
+        log = self.query_one("#lobbylog", RichLog)
+        lines = self.app.chat_lines
+        for line in lines[self.logged_chat:]:
+            log.write(line)
+        self.logged_chat = len(lines)
+
+    def poll_tables(self) -> None:
+        if self.app.conn_state == "connected":
+            self.run_worker(self.app.send("list_tables"), group="lobby", exclusive=True)
+
+    def draw_tables(self) -> None:
+        grid = self.query_one("#tables", DataTable)
+        keep = grid.cursor_row
+        grid.clear()
+        for entry in self.tables:
+            seats = entry.get("seats") or []
+            players = Text(f"{len(seats)}/{entry.get('max_seats', '?')} ")
+            players.append(", ".join(str(s) for s in seats)[:24], Style(color="bright_black"))
+            grid.add_row(str(entry.get("id")), GAME_NAMES.get(entry.get("ruleset"), str(entry.get("ruleset"))),
+                         players, str(entry.get("state", "")), Text(str(entry.get("owner") or "")),
+                         key=str(entry.get("id")))
+        if self.tables:
+            grid.move_cursor(row=min(keep, len(self.tables) - 1))
+
+    def my_table(self) -> dict | None:
+        table = getattr(self.app.client, "table", None)
+        if not isinstance(table, dict) or table.get("state") == "closed":
+            return None
+        return table
+
+    def my_id(self):
+        return getattr(self.app.client, "client_id", None)
+
+    def draw_my_table(self) -> None:
+        self.query_one("#mytable", Static).update(render_my_table(self.my_table(), self.my_id()))
+
+    def chosen_table_id(self) -> int | None:
+        grid = self.query_one("#tables", DataTable)
+        if not self.tables or grid.cursor_row is None or grid.cursor_row >= len(self.tables):
+            return None
+        return self.tables[grid.cursor_row].get("id")
+
+    # ---- keys ----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        table = self.my_table()
+        seated = table is not None and any(
+            s.get("client_id") == self.my_id() for s in table.get("seats") or [])
+        owner = table is not None and table.get("owner") == self.my_id()
+        if action in ("new_table", "join"):
+            return table is None
+        if action == "ready":
+            return seated and not owner and table.get("state") != "playing"
+        if action == "start":
+            return owner and table.get("state") != "playing"
+        if action == "leave":
+            return table is not None
+        return True
+
+    def action_new_table(self) -> None:
+        from .new_table import NewTableScreen
+
+        self.app.push_screen(NewTableScreen())
+
+    async def action_join(self, spectator: bool) -> None:
+        table_id = self.chosen_table_id()
+        if table_id is None:
+            self.app.show_refusal("There is no table to join yet: press n to make one.")
+            return
+        await self.app.send("join_table", table_id, spectator)
+
+    async def action_ready(self) -> None:
+        table = self.my_table() or {}
+        mine = next((s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), {})
+        await self.app.send("ready", not mine.get("ready", False))
+
+    async def action_start(self) -> None:
+        await self.app.send("start")
+
+    async def action_leave(self) -> None:
+        await self.app.send("leave")
+        self.draw_my_table()
+
+    def action_refresh(self) -> None:
+        self.poll_tables()
+
+    def action_talk(self) -> None:
+        self.query_one(ChatInput).open()

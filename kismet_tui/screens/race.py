@@ -1,0 +1,204 @@
+"""The race game's screen: the circle of 11 cards around the three dice, one key per card.
+
+Keys a..k grab the card with that letter (one key press sends the grab), p passes. The
+countdown to the roll and the time left to grab are drawn from the engine's deadline and the
+client's estimate of the host's clock, ten times a second. Which cards match is never marked
+while the round runs: seeing it is the game.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import RichLog, Static
+
+from ..widgets.art import card_lines, die_lines, seat_colour, side_by_side
+from .game import GameScreen
+
+KEYS = "abcdefghijk"
+CANVAS_W, CANVAS_H = 56, 20
+# Where each place of the circle is drawn (x, y of the card's top-left), clockwise from the top.
+PLACES = [(12, 0), (24, 0), (36, 0), (46, 4), (48, 8), (46, 12), (30, 16), (18, 16), (2, 12),
+          (0, 8), (2, 4)]
+DICE_AT = (16, 4)
+
+
+class Canvas:
+    """A grid of characters with styles, for drawing pieces at fixed places."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.cells = [[(" ", Style())] * width for _ in range(height)]
+
+    def blit(self, lines: list[Text], x: int, y: int) -> None:
+        for dy, line in enumerate(lines):
+            row = y + dy
+            if not 0 <= row < self.height:
+                continue
+            styles = [line.style if isinstance(line.style, Style) else Style.parse(line.style or "")] * len(line.plain)
+            for span in line.spans:
+                span_style = span.style if isinstance(span.style, Style) else Style.parse(span.style)
+                for i in range(span.start, min(span.end, len(styles))):
+                    styles[i] = span_style
+            for dx, char in enumerate(line.plain):
+                col = x + dx
+                if 0 <= col < self.width:
+                    self.cells[row][col] = (char, styles[dx])
+
+    def centred(self, text: Text, y: int, x0: int = 0, x1: int | None = None) -> None:
+        x1 = self.width if x1 is None else x1
+        self.blit([text], x0 + max(0, (x1 - x0 - text.cell_len) // 2), y)
+
+    def text(self) -> Text:
+        out = Text(no_wrap=True, overflow="crop")
+        for index, row in enumerate(self.cells):
+            if index:
+                out.append("\n")
+            for char, style in row:
+                out.append(char, style)
+        return out
+
+
+def seconds_left(deadline: int | None, now: int) -> str:
+    if deadline is None:
+        return ""
+    left = max(0, deadline - now)
+    return f"{left / 1000:.1f}"
+
+
+def render_circle(view: dict, names: list[str], me: int | None, now_ms: int) -> Text:
+    canvas = Canvas(CANVAS_W, CANVAS_H)
+    phase = view.get("phase")
+    for pos, (x, y) in enumerate(PLACES):
+        card = view["circle"][pos] if pos < len(view["circle"]) else None
+        if card is None:
+            canvas.blit(card_lines(None, None), x, y)
+            continue
+        owner = card.get("grabbed_by") if phase == "grabbing" else None
+        state = "grabbed" if owner is not None else "open"
+        canvas.blit(card_lines(card["number"], card["chip"], KEYS[pos],
+                               owner=names[owner] if owner is not None else None,
+                               owner_colour=seat_colour(owner), state=state), x, y)
+    # The dice in the middle: dim before the first roll and during the countdown.
+    dice = view.get("dice") or []
+    fresh = phase in ("grabbing", "pause", "over")
+    blocks = [die_lines(dice[i] if i < len(dice) and fresh else None, coloured=False) for i in range(3)]
+    dx, dy = DICE_AT
+    canvas.blit(side_by_side(blocks, gap=1), dx + 1, dy)
+    status = Text()
+    detail = Text()
+    if phase == "countdown":
+        status.append(f"Dice in {seconds_left(view.get('deadline'), now_ms)} s", Style(bold=True, color="bright_yellow"))
+        detail.append(f"round {view.get('round', 0) + 1}", Style(color="bright_black"))
+    elif phase == "grabbing":
+        mine = next((g for g in view.get("grabs") or [] if g["seat"] == me), None)
+        if me is not None and mine is None and me not in (view.get("passed") or []):
+            status.append("GRAB! ", Style(bold=True, color="bright_green"))
+        elif mine is not None:
+            status.append(f"You grabbed {KEYS[mine['pos']]} ", Style(bold=True, color=seat_colour(me)))
+        elif me is not None:
+            status.append("You passed ", Style(bold=True))
+        status.append(f"{seconds_left(view.get('deadline'), now_ms)} s left")
+    elif phase == "pause":
+        status.append(reveal_words(view, names), Style(bold=True))
+        detail.append(f"next round in {seconds_left(view.get('deadline'), now_ms)} s", Style(color="bright_black"))
+    elif phase == "over":
+        status.append("The game is over", Style(bold=True))
+    canvas.centred(status, dy + 7, 10, 46)
+    canvas.centred(detail, dy + 8, 10, 46)
+    pile = Text(f"draw pile: {view.get('pile_count', 0)}", Style(color="bright_black"))
+    canvas.centred(pile, dy + 10, 10, 46)
+    return canvas.text()
+
+
+def reveal_words(view: dict, names: list[str]) -> str:
+    last = view.get("last_round") or {}
+    if last.get("wiped"):
+        return "No match: a new circle"
+    parts = []
+    for reveal in last.get("reveals") or []:
+        who = names[reveal["seat"]][:8]
+        parts.append(f"{who} {reveal['number']}{'✓' if reveal['right'] else '✗'}")
+    return " ".join(parts) if parts else "Nobody grabbed"
+
+
+def render_players(view: dict, names: list[str], me: int | None) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    grabs = {g["seat"]: g for g in view.get("grabs") or []}
+    passed = set(view.get("passed") or [])
+    grabbing = view.get("phase") == "grabbing"
+    for player in view.get("players") or []:
+        seat = player["seat"]
+        text.append("▶" if seat == me else " ", Style(color=seat_colour(seat)))
+        text.append(f"{names[seat][:11]:<11}", Style(color=seat_colour(seat), bold=True))
+        text.append(f"{player['score']:>4}pt", Style(bold=True))
+        text.append(f" {player['pile_count']:>2}▮", Style(color="bright_black"))
+        if grabbing and seat in grabs:
+            text.append(" ✋", Style(color=seat_colour(seat)))
+        elif grabbing and seat in passed:
+            text.append(" –")
+        elif player.get("away"):
+            text.append(" z", Style(color="bright_black"))
+        text.append("\n")
+    return text
+
+
+class RaceScreen(GameScreen):
+    RULESET = "race"
+    BINDINGS = [Binding(key, f"grab({pos})", "Grab", key_display="a-k", show=pos == 0)
+                for pos, key in enumerate(KEYS)] + [Binding("p", "pass", "Pass")] + GameScreen.COMMON_BINDINGS
+    DEFAULT_CSS = """
+    RaceScreen #circle { width: 56; height: 20; }
+    RaceScreen #side { width: 1fr; height: 100%; border-left: solid $primary; }
+    RaceScreen #players { height: auto; max-height: 9; }
+    """
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal():
+            yield Static(id="circle")
+            with Vertical(id="side"):
+                yield Static(id="players")
+                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.set_interval(0.1, self.tick)
+
+    def now_ms(self) -> int:
+        clock = getattr(self.client, "host_time_ms", None)
+        return int(clock()) if clock is not None else 0
+
+    def tick(self) -> None:
+        view = self.view()
+        if view.get("phase") in ("countdown", "grabbing", "pause"):
+            self.query_one("#circle", Static).update(render_circle(view, self.names, self.seat, self.now_ms()))
+
+    def redraw(self) -> None:
+        view = self.view()
+        self.query_one("#circle", Static).update(render_circle(view, self.names, self.seat, self.now_ms()))
+        self.query_one("#players", Static).update(render_players(view, self.names, self.seat))
+
+    def can_grab(self, view: dict) -> bool:
+        me = self.seat
+        return (me is not None and view.get("phase") == "grabbing" and not view["done"][me])
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if self.game is None:
+            return True
+        if action in ("grab", "pass"):
+            return self.can_grab(self.view())
+        return True
+
+    async def action_grab(self, pos: int) -> None:
+        view = self.view()
+        card = view["circle"][pos]
+        if card is None:
+            self.app.show_refusal("There is no card at that place.")
+            return
+        self.act({"type": "grab", "card": pos, "id": card["id"]})
+
+    async def action_pass(self) -> None:
+        self.act({"type": "pass"})

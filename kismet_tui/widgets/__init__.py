@@ -1,0 +1,1 @@
+"""Widgets of the Kismet client: drawings (art), the status line, the chat line."""

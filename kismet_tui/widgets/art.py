@@ -1,0 +1,128 @@
+"""Drawing dice and cards as rich Text, in the 16 ANSI colours only.
+
+Every drawing is a list of lines (rich Text), so callers can lay several side by side. Colours
+are ANSI names, so a 16-colour terminal shows them as they are meant.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+# Pip colours of the 1964 game: 1 and 6 black, 2 and 5 red, 3 and 4 green.
+PIP_COLOUR = {1: "black", 2: "red", 3: "green", 4: "green", 5: "red", 6: "black"}
+
+# Which of the 3x3 pip places (row, column) each face uses.
+PIPS = {
+    1: {(1, 1)},
+    2: {(0, 2), (2, 0)},
+    3: {(0, 2), (1, 1), (2, 0)},
+    4: {(0, 0), (0, 2), (2, 0), (2, 2)},
+    5: {(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)},
+    6: {(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)},
+}
+
+# One colour per seat, so a player's grabs and name look the same everywhere.
+SEAT_COLOURS = ["cyan", "magenta", "yellow", "bright_blue", "bright_green", "bright_red",
+                "bright_cyan", "bright_magenta"]
+
+DIE_WIDTH = 7
+FACE = "bright_white"
+
+
+def seat_colour(seat: int | None) -> str:
+    return "white" if seat is None or seat < 0 else SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def die_lines(face: int | None, held: bool = False, coloured: bool = True) -> list[Text]:
+    """A die five lines tall and seven wide: a light face with coloured pips.
+
+    `face` None draws an empty, dim die (not thrown yet). A held die gets a heavy yellow frame.
+    """
+    if face is None:
+        frame = Style(color="bright_black")
+        lines = [Text("╭─────╮", frame)]
+        lines += [Text("│     │", frame) for _ in range(3)]
+        lines.append(Text("╰─────╯", frame))
+        return lines
+    edge = Style(color="yellow", bgcolor=FACE, bold=True) if held else Style(color="black", bgcolor=FACE)
+    corners = ("┏", "━", "┓", "┃", "┗", "┛") if held else ("╭", "─", "╮", "│", "╰", "╯")
+    tl, h, tr, v, bl, br = corners
+    pip = Style(color=PIP_COLOUR[face] if coloured else "black", bgcolor=FACE, bold=True)
+    blank = Style(bgcolor=FACE)
+    lines = [Text(tl + h * 5 + tr, edge)]
+    for row in range(3):
+        line = Text(v, edge)
+        for col in range(3):
+            if col:
+                line.append(" ", blank)
+            line.append("●" if (row, col) in PIPS[face] else " ", pip if (row, col) in PIPS[face] else blank)
+        line.append(v, edge)
+        lines.append(line)
+    lines.append(Text(bl + h * 5 + br, edge))
+    return lines
+
+
+def side_by_side(blocks: list[list[Text]], gap: int = 1) -> list[Text]:
+    """Join equal-height drawings left to right with `gap` spaces between them."""
+    if not blocks:
+        return []
+    height = max(len(block) for block in blocks)
+    out = []
+    for row in range(height):
+        line = Text()
+        for index, block in enumerate(blocks):
+            if index:
+                line.append(" " * gap)
+            if row < len(block):
+                line.append_text(block[row])
+            else:
+                line.append(" " * (block[0].cell_len if block else 0))
+        out.append(line)
+    return out
+
+
+def stack(lines: list[Text]) -> Text:
+    """Lines into one Text with newlines, ready for a Static."""
+    return Text("\n").join(lines)
+
+
+CARD_WIDTH = 8
+
+
+def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: str | None = None,
+               owner_colour: str = "white", state: str = "open") -> list[Text]:
+    """A card four lines tall and eight wide: hotkey in the top edge, big number, chip.
+
+    state: "open" (face up, nobody on it), "grabbed" (a player's hand is on it: `owner` shown
+    in the bottom edge in their colour), "good" / "bad" (revealed right or wrong), "empty".
+    """
+    if number is None or state == "empty":
+        frame = Style(color="bright_black")
+        return [Text("┌╌╌╌╌╌╌┐", frame), Text("╎      ╎", frame), Text("╎      ╎", frame),
+                Text("└╌╌╌╌╌╌┘", frame)]
+    edge_colour = {"open": "white", "grabbed": owner_colour, "good": "bright_green",
+                   "bad": "bright_red"}.get(state, "white")
+    edge = Style(color=edge_colour, bold=state != "open")
+    top = Text("┌", edge)
+    if key:
+        top.append(key, Style(color="black", bgcolor="bright_yellow", bold=True))
+        top.append("─" * (6 - len(key)), edge)
+    else:
+        top.append("─" * 6, edge)
+    top.append("┐", edge)
+    num = Text("│", edge)
+    num.append(f"{number:^6}", Style(color="bright_white", bold=True))
+    num.append("│", edge)
+    chip_line = Text("│", edge)
+    chip_line.append(f"{'(' + str(chip) + ')' if chip is not None else '':^6}", Style(color="yellow"))
+    chip_line.append("│", edge)
+    bottom = Text("└", edge)
+    if owner:
+        label = owner[:6]
+        bottom.append(label, Style(color=owner_colour, bold=True))
+        bottom.append("─" * (6 - len(label)), edge)
+    else:
+        bottom.append("─" * 6, edge)
+    bottom.append("┘", edge)
+    return [top, num, chip_line, bottom]

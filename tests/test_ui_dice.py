@@ -1,0 +1,59 @@
+"""The dice screen through a real host on loopback: lobby -> new table -> hold, throw, score."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from kismet_tui.app import KismetApp
+from kismet_tui.net import Client
+from tests.netutil import running_host
+
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+
+
+async def wait_for(pilot, condition, seconds: float = 5.0, what: str = "condition"):
+    """Let the app run until `condition()` holds; fail with `what` if it never does."""
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
+    async with running_host(tmp_path) as host:
+        client = Client(reconnect=False)
+        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n")                       # new table form: dice, no bots
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await pilot.press("g")                       # start (owner, solo)
+            await wait_for(pilot, lambda: client.game is not None and app.screen.RULESET == "dice",
+                           what="the dice screen")
+            game = client.game
+            await pilot.press("r")
+            await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 1, what="the first throw")
+            first = list(game.view(0)["dice"])
+            await pilot.press("1", "3")                  # hold dice 1 and 3
+            await pilot.press("r")
+            await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 2, what="the second throw")
+            second = game.view(0)["dice"]
+            assert second[0] == first[0] and second[2] == first[2], "held dice must not change"
+            screen = app.screen
+            chosen = screen.cursor
+            assert chosen is not None
+            expected = game.view(0)["preview"][chosen]["points"]
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: game.view(0)["cards"][0][chosen] is not None, what="the score")
+            assert game.view(0)["cards"][0][chosen] == expected
+            await pilot.pause(0.1)
+            text = str(app.screen.query_one("#scorecard").content)
+            assert str(expected) in text
+            log_text = "\n".join(str(line.text) for line in app.screen.query_one("#movelog").lines)
+            assert "Ana scores" in log_text or "Ana scratches" in log_text
+            await client.close()
