@@ -1,0 +1,101 @@
+"""Dice-game bots of three strengths, built on the solver (kismet_tui.solver).
+
+- "hard": the optimal solitaire strategy from the solver's table. If the table has not been
+  built yet (it takes a few minutes, once: `python -m kismet_tui.solver`), a game is not kept
+  waiting: the bot plays the heuristic strategy instead and logs a warning saying so.
+- "medium": the heuristic table (solver/heuristic.py): a best turn against rough box values;
+  now and then it settles for its second choice.
+- "easy": greedy: it holds the face it has most of and scores the box that pays most now.
+In a game of several players each bot plays its own card as if alone (the solitaire optimum
+is a strong bot there too). Decisions are deterministic per seed: the only chance a bot uses
+is its own random.Random(seed).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import Counter
+
+import numpy as np
+
+from kismet_tui.rules import dice as rules
+from kismet_tui.solver import advice, heuristic, table
+
+log = logging.getLogger(__name__)
+
+# Thinking time per decision, in ms (before `pace` scaling): (least, most).
+THINK_MS = {"easy": (900, 2200), "medium": (700, 1600), "hard": (500, 1200)}
+MEDIUM_SLIP = 0.12  # how often the medium bot takes its second-best choice
+
+_optimal: np.ndarray | None = None
+_optimal_missing_warned = False
+
+
+def optimal_table() -> np.ndarray | None:
+    """The optimal table if it is in the cache (loaded once per process), else None."""
+    global _optimal, _optimal_missing_warned
+    if _optimal is None:
+        _optimal = table.load()
+        if _optimal is None and not _optimal_missing_warned:
+            _optimal_missing_warned = True
+            log.warning("The optimal Kismet table is not built yet: the hard bot plays the "
+                        "heuristic strategy. Build it once with `python -m kismet_tui.solver`.")
+    return _optimal
+
+
+def greedy_choice(card: dict, dice: list[int], rolls_used: int, holds_kismet: bool) -> dict:
+    """The easy bot's move: score a made pattern at once, else hold the most common face
+    (the higher on a tie), and at the end take the box that pays most now."""
+    if rolls_used == 0:
+        return {"type": "roll", "hold": []}
+    joker = holds_kismet and len(set(dice)) == 1
+    open_boxes = [box for box in rules.BOXES if card[box] is None]
+    points = {box: rules.score(box, dice, joker=joker and box not in rules.BASIC_BOXES)
+              for box in open_boxes}
+    best = max(open_boxes, key=lambda box: points[box])  # max keeps the first on a tie
+    made = best in rules.KISMET_BOXES and best not in ("yarborough", "three_of_a_kind",
+                                                        "two_pair_same_color")
+    if rolls_used == 3 or (made and points[best] > 0):
+        return {"type": "score", "box": best}
+    face, _ = max(Counter(dice).items(), key=lambda item: (item[1], item[0]))
+    return {"type": "roll", "hold": [i for i, f in enumerate(dice) if f == face]}
+
+
+class DicePolicy:
+    """decide(game, seat, now_ms) -> (delay_ms, action) | None, per bots_interface.md."""
+
+    def __init__(self, level: str, seat: int, seed: int, pace: float = 1.0):
+        if level not in THINK_MS:
+            raise ValueError(f"no dice level {level!r}")
+        self.level, self.seat, self.pace = level, seat, pace
+        self.rng = random.Random(f"dice-{level}-{seat}-{seed}")
+        self.exact = False  # whether the last decision came from the optimal table
+
+    def values(self) -> np.ndarray:
+        if self.level == "hard":
+            found = optimal_table()
+            if found is not None:
+                self.exact = True
+                return found
+        self.exact = False
+        return heuristic.approximate_table()
+
+    def choose(self, view: dict) -> dict:
+        card = view["cards"][self.seat]
+        dice, rolls_used = list(view["dice"]), view["rolls_used"]
+        if self.level == "easy":
+            return greedy_choice(card, dice, rolls_used, view["holds_kismet"][self.seat])
+        ranked = advice.choices(self.values(), card, dice, rolls_used)
+        pick = 0
+        if self.level == "medium" and len(ranked) > 1 and self.rng.random() < MEDIUM_SLIP:
+            pick = 1
+        return ranked[pick].action
+
+    def decide(self, game, seat: int, now_ms: int):
+        view = game.view(seat)
+        if view["phase"] != "playing" or view["current"] != seat:
+            return None
+        action = self.choose(view)
+        low, high = THINK_MS[self.level]
+        return int(self.rng.randint(low, high) * self.pace), action
