@@ -239,8 +239,8 @@ class Host:
                     continue
                 conn.last_heard = time.monotonic()
                 if not conn.within_rate():
-                    if conn.strikes == 1:
-                        conn.error("slow_down", re=request_id(message))
+                    # Each dropped message is answered, so a client never waits in vain.
+                    conn.error("slow_down", re=request_id(message))
                     if conn.strikes > limits.FLOOD_STRIKES:
                         conn.error("slow_down", "Too many messages: closing this connection.")
                         break
@@ -289,9 +289,11 @@ class Host:
                                 f"Please use matching versions.", fatal=True)
         token = msg["token"]
         player = self.players.get(token) if token else None
-        if player is None and token and self._seated_anywhere(token):
-            player = self._new_player(msg["name"], token)  # a seat from before a restart
-            player.table = self._seated_anywhere(token)
+        if player is None and token:
+            table = self._table_holding(token)
+            if table is not None:  # a reserved bot seat, or a seat from before a restart
+                player = self._new_player(msg["name"], token)
+                player.table = table
         if player is None:
             player = self._new_player(msg["name"])
         if player.conn is not None and player.conn is not conn:
@@ -299,7 +301,7 @@ class Host:
             player.conn = None  # so its closing does not mark the seat away
             old.error("replaced")
             old.close()
-        player.name = msg["name"] if not self._seat_name_fixed(player) else player.name
+        player.name = self._fixed_name(player) or msg["name"]
         player.conn = conn
         conn.player = player
         table = player.table
@@ -311,16 +313,22 @@ class Host:
         if table is not None:
             self._arrive(table, player, rejoin=True)
 
-    def _seated_anywhere(self, token: str) -> Table | None:
+    def _table_holding(self, token: str) -> Table | None:
         for table in self.tables.values():
-            if table.state == PLAYING and table.seat_of(token) is not None:
+            if table.seat_of(token) is not None:
                 return table
         return None
 
-    def _seat_name_fixed(self, player: Player) -> bool:
-        # The name in a running game's header stays; keep the player's name matching it.
+    def _fixed_name(self, player: Player) -> str | None:
+        """A seat's name that a returning player keeps: in a running game's header, or the
+        name the host gave a bot seat."""
         table = player.table
-        return table is not None and table.state == PLAYING and table.seat_of(player.token) is not None
+        seat = table.seat_of(player.token) if table is not None else None
+        if seat is None:
+            return None
+        if table.state == PLAYING or table.seats[seat].bot:
+            return table.seats[seat].name
+        return None
 
     def _new_player(self, name: str, token: str | None = None) -> Player:
         player = Player(token or secrets.token_urlsafe(18), self._next_client, name)
@@ -408,8 +416,8 @@ class Host:
     def _arrive(self, table: Table, player: Player, rejoin: bool) -> None:
         """A member (new or returning) is at the table: tell everyone, catch them up."""
         seat = table.seat_of(player.token)
-        if seat is not None:
-            table.seats[seat].name = player.name if table.state != PLAYING else table.seats[seat].name
+        if seat is not None and table.state != PLAYING and not table.seats[seat].bot:
+            table.seats[seat].name = player.name
         table.send_table()
         if table.header is not None:
             player.conn.send(table.game_message())

@@ -44,7 +44,7 @@ log = logging.getLogger("kismet.client")
 
 CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconnecting", "closed"
 # Notes after which a client sends its digest: a turn or round is over.
-CHECKPOINT_NOTES = {"turn", "extra_turn", "round_over", "round_end", "new_round", "game_over"}
+CHECKPOINT_NOTES = {"turn", "extra_turn", "round_ended", "round_over", "prelays_done", "game_over"}
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 
 
@@ -284,8 +284,6 @@ class Client:
 
     def _on_game(self, message: dict) -> None:
         header, events = message["header"], message["events"]
-        if header != self.header:
-            self._prelay = None if self._prelay and self._prelay.get("header") is not self.header else self._prelay
         try:
             game = replay(header, events)
         except (IllegalAction, KeyError, TypeError) as exc:
@@ -294,7 +292,7 @@ class Client:
         self.header, self.game, self.events = header, game, list(events)
         self._awaiting_game = False
         if self._prelay is not None:
-            self._prelay["header"] = header
+            self._prelay["sent"] = False  # a reveal lost with a dropped connection goes again
         self._maybe_reveal()
 
     def _on_event(self, event: dict) -> None:
@@ -393,23 +391,30 @@ class Client:
 
     # ---- knock's secret pre-lay -----------------------------------------------------------------
     async def prelay(self, cards: list[int]) -> dict:
-        """Commit to a secret pre-lay (knock); the reveal is sent automatically when the game
-        asks for it. The salt lives in memory only."""
+        """Commit to a secret pre-lay (knock; `cards` in laying order, the last on top).
+
+        The salt is drawn fresh and kept in memory only; once every seat has committed, the
+        client sends the reveal by itself (again after a reconnect, if still needed). Returns
+        the stamped commit event, or raises ActionRefused.
+        """
         from kismet_tui.rules import knock
         salt = os.urandom(16).hex()
         commitment = knock.prelay_commitment(list(cards), salt)
-        self._prelay = {"cards": list(cards), "salt": salt, "header": self.header, "sent": False}
-        return await self.act({"type": "commit", "commitment": commitment})
+        self._prelay = {"cards": list(cards), "salt": salt, "commit": commitment, "sent": False}
+        return await self.act({"type": "prelay", "commit": commitment})
 
     def _maybe_reveal(self) -> None:
-        if self._prelay is None or self._prelay["sent"] or self.game is None or self.seat is None:
+        """Reveal our committed pre-lay when the game is in its reveal phase."""
+        secret, game, seat = self._prelay, self.game, self.seat
+        if secret is None or secret["sent"] or game is None or seat is None:
             return
-        if self.header is None or self.header.get("ruleset") != "knock":
+        if getattr(game, "phase", None) != "prelay_reveal":
             return
-        reveal = {"type": "reveal", "cards": self._prelay["cards"], "salt": self._prelay["salt"]}
-        if any(action.get("type") == "reveal" for action in self.game.legal_actions(self.seat)):
-            self._prelay["sent"] = True
-            try:
-                self._send(reveal)
-            except ConnectionLost:
-                self._prelay["sent"] = False
+        if game.commits[seat] != secret["commit"] or game.reveals[seat] is not None:
+            return
+        secret["sent"] = True
+        try:
+            self._send({"type": "act", "action": {"type": "reveal", "cards": secret["cards"],
+                                                  "salt": secret["salt"]}})
+        except ConnectionLost:
+            secret["sent"] = False

@@ -1,0 +1,27 @@
+"""Bots: headless players. A policy decides; `runner.run_bot` plays it over TCP like a client.
+
+POLICIES maps a level name to a factory `factory(ruleset, seat, seed) -> Policy`, where a
+Policy has `decide(game, seat, now_ms) -> (delay_ms, action) | None` (see
+/work/notes/bots_interface.md and `simple.py`).
+"""
+
+from __future__ import annotations
+
+from .levels import level_factory
+from .simple import GreedyPolicy, RandomPolicy
+
+POLICIES = {
+    "random": RandomPolicy,
+    "greedy": GreedyPolicy,
+    "easy": level_factory("easy"),
+    "medium": level_factory("medium"),
+    "hard": level_factory("hard"),
+}
+
+DEFAULT_LEVEL = "greedy"
+
+
+def make_policy(ruleset: str, level: str, seat: int, seed: int):
+    if level not in POLICIES:
+        raise KeyError(f"There is no bot level '{level}'. The levels are: {', '.join(sorted(POLICIES))}.")
+    return POLICIES[level](ruleset, seat, seed)

@@ -1,0 +1,138 @@
+"""Run a bot as a real client over TCP: connect, take its seat, keep the replica, play.
+
+After every host message the runner asks the policy again (`decide(game, seat, now_ms)`) and
+sends the action after the delay it asked for, unless the game changed first. A refused action
+(for example a knock-game roll a little early) is asked about again after a short backoff.
+Knock's secret pre-lay goes through `Client.prelay`, which also reveals it when the time comes.
+`speed` scales every pause (0: act at once; tests use it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from kismet_tui.net.client import ActionRefused, Client, RequestError
+
+from . import make_policy
+
+log = logging.getLogger("kismet.bots")
+REFUSED_BACKOFF_MS = 100
+# Messages that can change what the bot should do (pongs and chat cannot).
+REACT_TO = {"event", "game", "table", "welcome", "connection", "desync"}
+
+
+async def run_bot(host: str, port: int, table_id: int, level: str, token: str | None = None,
+                  name: str | None = None, speed: float = 1.0, rematches: bool = True) -> None:
+    """Play at `table_id` until the table closes (or, without rematches, its game ends)."""
+    client = Client()
+    await client.connect(host, port, name or f"Bot ({level})", token)
+    try:
+        if client.table is None:
+            await client.join_table(table_id)
+        await BotLoop(client, level, speed, rematches).run()
+    finally:
+        await client.close()
+
+
+class BotLoop:
+    def __init__(self, client: Client, level: str, speed: float, rematches: bool):
+        self.client = client
+        self.level = level
+        self.speed = speed
+        self.rematches = rematches
+        self.policy = None
+        self.policy_for = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.in_flight = False
+        self.ready_sent = False
+
+    async def run(self) -> None:
+        messages = self.client.messages()
+        self.react()
+        async for message in messages:
+            kind = message.get("type")
+            if kind == "connection" and message["state"] == "closed":
+                return
+            if self.client.table is None and kind in ("table", "welcome"):
+                return  # the table closed, or we lost our seat
+            if kind == "event" or kind == "game":
+                self.in_flight = False
+            table = self.client.table
+            if (not self.rematches and table is not None and table["state"] == "finished"):
+                return
+            if kind in REACT_TO:
+                self.react()
+
+    def react(self) -> None:
+        client = self.client
+        table = client.table
+        if table is None or client.seat is None:
+            return
+        if table["state"] in ("lobby", "finished"):
+            if not table["seats"][client.seat]["ready"]:
+                if not self.ready_sent:
+                    self.ready_sent = True
+                    asyncio.ensure_future(self._ready())
+            else:
+                self.ready_sent = False
+            return
+        self.schedule(0)
+
+    async def _ready(self) -> None:
+        try:
+            await self.client.ready(True)
+        except RequestError:
+            pass
+
+    def schedule(self, extra_ms: int) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        client = self.client
+        game, seat = client.game, client.seat
+        if game is None or seat is None or game.finished or self.in_flight:
+            return
+        header_id = id(client.header)
+        if self.policy is None or self.policy_for != header_id:
+            seed = int.from_bytes(bytes(client.header["seed"])[:8], "big") ^ seat
+            self.policy = make_policy(client.header["ruleset"], self.level, seat, seed)
+            self.policy_for = header_id
+        choice = self.policy.decide(game, seat, client.host_time_ms())
+        if choice is None:
+            return
+        delay_ms, action = choice
+        delay = max(0, delay_ms * self.speed + extra_ms) / 1000
+        self.timer = asyncio.get_running_loop().call_later(delay, self._send, action)
+
+    def _send(self, action: dict) -> None:
+        self.timer = None
+        self.in_flight = True
+        asyncio.ensure_future(self._act(action))
+
+    async def _act(self, action: dict) -> None:
+        try:
+            if action.get("type") == "prelay" and "cards" in action:
+                await self.client.prelay(action["cards"])
+            else:
+                await self.client.act(action)
+        except ActionRefused:
+            self.in_flight = False
+            self.schedule(REFUSED_BACKOFF_MS)
+        except RequestError as exc:  # slow_down, or the connection went
+            self.in_flight = False
+            if exc.code == "slow_down":
+                self.schedule(REFUSED_BACKOFF_MS * 5)
+
+
+def bot_factory(speed: float = 1.0):
+    """A `bot_factory` for `server.Host`: each bot is an asyncio task in the host's process,
+    connecting over loopback like any other client."""
+    from . import POLICIES
+
+    def start(host, table_id: int, level: str, token: str) -> asyncio.Task:
+        return asyncio.create_task(
+            run_bot(host.connect_address(), host.port, table_id, level, token=token, speed=speed))
+
+    start.levels = set(POLICIES)
+    return start

@@ -1,0 +1,163 @@
+"""The two simple bot levels, for every game: "random" and "greedy".
+
+Both play only legal moves (they start from the engine's `legal_actions` or its view) and are
+deterministic per seed (their own `random.Random(seed)`; they are not the engine).
+
+- random: any legal action, uniformly, after a short human-like pause.
+- greedy: the move that scores most right now, with no look-ahead. dice: roll, keep the most
+  common face, and write the best box once it is worth 25 or the rolls are used up. race:
+  grab the matching card with the most chips, else pass. knock: pre-lay the most chips the
+  limit allows (hardest cards first), lay the match with most chips, knock when a knock is
+  sure to be good.
+
+For knock's secret pre-lay a policy returns `{"type": "prelay", "cards": [...]}`; the runner
+turns it into the commit-reveal of the client library (`Client.prelay`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from functools import lru_cache
+from itertools import combinations
+
+from kismet_tui.rules import cards as card_rules
+from kismet_tui.rules import dice as dice_rules
+from kismet_tui.rules import knock as knock_rules
+
+DICE_GOOD_ENOUGH = 25
+
+
+@lru_cache(maxsize=16)
+def legal_prelays(chips: tuple) -> tuple[tuple[int, ...], ...]:
+    """Every legal pre-lay (as a set, ascending numbers) under a chip table."""
+    found = []
+    numbers = range(2, 13)
+    for size in range(0, 12):
+        any_fit = False
+        for combo in combinations(numbers, size):
+            if knock_rules.prelay_problem(list(combo), list(chips)) is None:
+                found.append(combo)
+                any_fit = True
+        if not any_fit and size > 0:
+            break
+    return tuple(found)
+
+
+class RandomPolicy:
+    def __init__(self, ruleset: str, seat: int, seed: int):
+        self.ruleset = ruleset
+        self.seat = seat
+        self.rng = random.Random(seed)
+
+    def decide(self, game, seat, now_ms):
+        if self.ruleset == "knock" and game.phase == "prelay_commit":
+            if game.commits[seat] is not None or game.defaulted[seat] or game.away[seat]:
+                return None
+            choice = self.rng.choice(legal_prelays(tuple(game.chips)))
+            return self._pause(), {"type": "prelay", "cards": list(choice)}
+        actions = [a for a in game.legal_actions(seat) if a.get("type") != "reveal"]
+        if not actions:
+            return None
+        action = self.rng.choice(actions)
+        delay = self._pause()
+        if self.ruleset == "knock" and action.get("type") == "roll":
+            roll_from = game.view(seat).get("roll_from")
+            if roll_from is not None and roll_from > now_ms:
+                delay = max(delay, roll_from - now_ms + 5)
+        return delay, action
+
+    def _pause(self) -> int:
+        return self.rng.randint(150, 700)
+
+
+class GreedyPolicy:
+    def __init__(self, ruleset: str, seat: int, seed: int):
+        self.ruleset = ruleset
+        self.seat = seat
+        self.rng = random.Random(seed)
+
+    def decide(self, game, seat, now_ms):
+        return getattr(self, "_" + self.ruleset)(game, seat, now_ms)
+
+    def _pause(self, low=250, high=900) -> int:
+        return self.rng.randint(low, high)
+
+    # ---- dice --------------------------------------------------------------------------------
+    def _dice(self, game, seat, now_ms):
+        if game.finished or game.away[seat] or game.current != seat:
+            return None
+        if game.rolls == 0:
+            return self._pause(), {"type": "roll", "hold": []}
+        joker = game.joker_now()
+        card = game.cards[seat]
+        open_boxes = [box for box in dice_rules.BOXES if card[box] is None]
+        best = max(open_boxes, key=lambda box: (dice_rules.score(box, game.dice, joker),
+                                                -dice_rules.BOXES.index(box)))
+        points = dice_rules.score(best, game.dice, joker)
+        if game.rolls >= 3 or points >= DICE_GOOD_ENOUGH:
+            return self._pause(), {"type": "score", "box": best}
+        counts = Counter(game.dice)
+        face = max(counts, key=lambda f: (counts[f], f))
+        hold = [pos for pos, value in enumerate(game.dice) if value == face]
+        if len(hold) == 5:
+            return self._pause(), {"type": "score", "box": best}
+        return self._pause(), {"type": "roll", "hold": hold}
+
+    # ---- race --------------------------------------------------------------------------------
+    def _race(self, game, seat, now_ms):
+        if not game.legal_actions(seat):
+            return None
+        view = game.view(seat)
+        matches = [c for c in view["circle"]
+                   if c is not None and c["target"] and c["grabbed_by"] is None]
+        if not matches:
+            return self._pause(400, 1200), {"type": "pass"}
+        best = max(matches, key=lambda c: (c["chip"], c["number"]))
+        return self._pause(300, 1100), {"type": "grab", "card": best["pos"], "id": best["id"]}
+
+    # ---- knock -------------------------------------------------------------------------------
+    def _knock(self, game, seat, now_ms):
+        if game.away[seat] or game.phase == "over":
+            return None
+        if game.phase == "prelay_commit":
+            if game.commits[seat] is not None or game.defaulted[seat]:
+                return None
+            chips = game.chips
+            best = max(legal_prelays(tuple(chips)),
+                       key=lambda s: (sum(card_rules.chip(n, chips) for n in s), -len(s)))
+            return self._pause(), {"type": "prelay", "cards": list(best)}
+        if game.phase != "play":
+            return None
+        view = game.view(seat)
+        mine = {c["number"] for c in view["players"][seat]["open"]}
+        roll = view["roll"]
+        if view["turn"] == seat and view["stage"] == "roll":
+            wait = max(0, (view["roll_from"] or 0) - now_ms)
+            return max(self._pause(), wait + 5), {"type": "roll"}
+        if view["turn"] == seat and view["stage"] == "decide":
+            targets = set(roll["targets"])
+            matches = sorted(mine & targets, key=lambda n: (card_rules.chip(n, game.chips), n))
+            if not matches:
+                return self._pause(), {"type": "pass"}
+            card = matches[-1]
+            action = {"type": "lay", "card": card}
+            others = sorted(mine - {card}, key=lambda n: (card_rules.chip(n, game.chips), n))
+            if roll["joker"] and others:
+                action["extra"] = others[-1]
+            return self._pause(), action
+        if roll is None or roll["roller"] == seat or seat in roll["knocked"]:
+            return None
+        if any(k["judgement"] == "good" for k in roll["knocks"]):
+            return None
+        targets = set(roll["targets"])
+        roller_open = {c["number"] for c in view["players"][roll["roller"]]["open"]}
+        my_matches = mine & targets
+        overlooked = roll["status"] == "passed" and roller_open & targets
+        roller_done = roll["status"] != "deciding" and not roller_open & targets
+        if overlooked or (roller_done and my_matches):
+            action = {"type": "knock"}
+            if my_matches:
+                action["card"] = max(my_matches, key=lambda n: (card_rules.chip(n, game.chips), n))
+            return self._pause(100, 500), action
+        return None
