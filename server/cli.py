@@ -1,0 +1,104 @@
+"""`kismet-host`: run a host from the command line (the composition root: adds bots).
+
+    kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
+
+Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
+SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
+are resumed the next time a host starts on the same state folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import socket
+import sys
+
+DEFAULT_PORT = 7717
+DEFAULT_BOTS = 32
+
+
+def default_state_dir() -> str:
+    from platformdirs import user_state_dir
+    return user_state_dir("kismet")
+
+
+def local_addresses() -> list[str]:
+    """This machine's IPv4 addresses, found without sending anything anywhere."""
+    found = set()
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.add(info[4][0])
+    except OSError:
+        pass
+    # A UDP "connection" sends no packet; it only asks the kernel which source address a
+    # route would use (works offline for a private address too).
+    for probe in ("10.255.255.255", "192.168.255.255"):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+            try:
+                sock.connect((probe, 1))
+                found.add(sock.getsockname()[0])
+            except OSError:
+                pass
+    found.discard("0.0.0.0")
+    found.add("127.0.0.1")
+    return sorted(found, key=lambda a: (a.startswith("127."), a))
+
+
+def join_lines(bind: str, port: int) -> list[str]:
+    addresses = local_addresses() if bind in ("0.0.0.0", "", "::") else [bind]
+    return [f"kismet-join {address}:{port}" for address in addresses]
+
+
+async def serve(args) -> int:
+    from kismet_tui.bots.runner import bot_factory
+    from server import Host
+
+    factory = bot_factory() if args.bots > 0 else None
+    host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots)
+    try:
+        await host.start(args.bind, args.port)
+    except OSError as exc:
+        print(f"kismet-host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 1
+    print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    if host.tables:
+        print(f"Resumed {len(host.tables)} unfinished table(s); players rejoin by connecting again.")
+    print("Players join with:")
+    for line in join_lines(args.bind, host.port):
+        print("  " + line)
+    sys.stdout.flush()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    print("Shutting down: closing connections and logs.")
+    await host.stop()
+    sys.stdout.flush()
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="kismet-host", description="Host Kismet games for players on this network.")
+    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every address)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument("--state-dir", default=None, help="folder for game logs and resumable tables")
+    parser.add_argument("--bots", type=int, default=DEFAULT_BOTS,
+                        help=f"most bots this host runs at once (default {DEFAULT_BOTS}; 0: none)")
+    parser.add_argument("--log-level", default="INFO")
+    args = parser.parse_args(argv)
+    args.state_dir = args.state_dir or default_state_dir()
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return asyncio.run(serve(args))
+    finally:
+        logging.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
