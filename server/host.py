@@ -117,6 +117,7 @@ class Host:
         self.bind: str | None = None
         self._server: asyncio.base_events.Server | None = None
         self._sweeper: asyncio.Task | None = None
+        self.desyncs = 0   # digests from clients that did not match (for tests and logs)
         self._next_client = 1
         self._next_table = 1
         self._stopping = False
@@ -570,6 +571,7 @@ class Host:
             raise ProtocolError("bad_message", f"Event {seq} has not happened yet.")
         mine = table.digest_at(seq)
         if mine != msg["digest"]:
+            self.desyncs += 1
             log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.player.client_id)
             conn.send({"type": "desync", "re": re, "seq": seq, "digest": mine})
             conn.send(table.game_message())

@@ -1,0 +1,110 @@
+"""The wire's pure parts: framing, unpacking limits, message validation, text, the log file."""
+
+import asyncio
+import struct
+
+import msgpack
+import pytest
+
+from protocol import (ProtocolError, clean_chat, clean_name, decode_body, encode, parse_client,
+                      read_frame, read_log)
+from protocol import limits
+from protocol.framing import FROM_CLIENT
+from protocol.gamelog import LogError, read_log_full, record_bytes
+
+
+def reader_with(data: bytes, eof: bool = True) -> asyncio.StreamReader:
+    reader = asyncio.StreamReader(limit=limits.MAX_FRAME + 16)
+    reader.feed_data(data)
+    if eof:
+        reader.feed_eof()
+    return reader
+
+
+async def test_frame_round_trip():
+    frame = encode({"type": "ping", "id": 7})
+    assert struct.unpack(">I", frame[:4])[0] == len(frame) - 4
+    assert await read_frame(reader_with(frame)) == {"type": "ping", "id": 7}
+
+
+async def test_oversized_length_is_refused_before_the_body_arrives():
+    # Only the 4-byte header is fed, and no EOF: reading the body would block forever.
+    reader = reader_with(struct.pack(">I", limits.MAX_FRAME + 1), eof=False)
+    with pytest.raises(ProtocolError) as err:
+        await asyncio.wait_for(read_frame(reader, FROM_CLIENT), 1)
+    assert err.value.code == "too_big" and err.value.fatal
+
+
+async def test_frame_of_exactly_the_limit_is_read():
+    body = msgpack.packb({"type": "chat", "text": "x" * 10})
+    body = body + b"\xc0" * 0
+    assert await read_frame(reader_with(struct.pack(">I", len(body)) + body)) == {"type": "chat", "text": "x" * 10}
+
+
+@pytest.mark.parametrize("body, why", [
+    (b"\xc1", "reserved byte"),
+    (msgpack.packb([1, 2, 3]), "not a map"),
+    (msgpack.packb({1: "int key"}), "int map key"),
+    (msgpack.packb(msgpack.ExtType(5, b"abc")), "extension type"),
+    (msgpack.packb({"type": "x"}) + b"\x01", "trailing bytes"),
+    (msgpack.packb({"a": list(range(limits.MAX_ARRAY_LEN + 1))}), "array too long"),
+    (msgpack.packb({"a": b"\xff\xfe"}, use_bin_type=False), "raw bytes that are not UTF-8"),
+])
+def test_unreadable_bodies_are_bad_frames(body, why):
+    with pytest.raises(ProtocolError) as err:
+        decode_body(body)
+    assert err.value.code == "bad_frame", why
+
+
+@pytest.mark.parametrize("message, words", [
+    ({"type": "hello", "version": "1", "name": "Ana"}, "'version' must be a whole number"),
+    ({"type": "hello", "version": 1}, "needs 'name'"),
+    ({"type": "join_table", "table": True}, "'table' must be a whole number"),
+    ({"type": "act", "action": {"type": "roll", "hold": [0.5]}}, "only maps, lists"),
+    ({"type": "act", "action": {"hold": []}}, "must be a map with a 'type'"),
+    ({"type": "chat", "text": "x" * (limits.MAX_CHAT * 4 + 1)}, "too long"),
+    ({"type": "ping", "id": -1}, "'id' must be a whole number"),
+    ({"type": "launch_missiles"}, "does not know the message type 'launch_missiles'"),
+    ({"type": 3}, "must say its type"),
+    ({"type": "create_table", "ruleset": "dice", "bots": 99}, "'bots' must be between"),
+])
+def test_malformed_messages_are_refused_with_words(message, words):
+    with pytest.raises(ProtocolError) as err:
+        parse_client(message)
+    assert err.value.code == "bad_message"
+    assert words in err.value.words
+
+
+def test_parse_fills_defaults_and_keeps_the_id():
+    parsed = parse_client({"type": "join_table", "table": 4, "id": 9, "extra": "ignored"})
+    assert parsed == {"type": "join_table", "id": 9, "table": 4, "spectator": False}
+    assert parse_client({"type": "create_table", "ruleset": "dice", "bots": 2})["bots"] == ["greedy", "greedy"]
+
+
+def test_names_and_chat_lose_control_characters_and_markup():
+    assert clean_name("\x1b[31mAna\x07\u202e") == "(31mAna"
+    assert clean_name("[bold red]Bo[/]") == "(bold red)Bo(/)"
+    assert clean_name("   \t ") == "Player"
+    assert len(clean_name("x" * 100)) == limits.MAX_NAME
+    assert clean_chat("hi\nthere\r\n  you") == "hi there you"
+    assert parse_client({"type": "chat", "text": "[link=x]click[/link]"})["text"] == "(link=x)click(/link)"
+
+
+def test_log_reader_ignores_a_torn_tail(tmp_path):
+    path = tmp_path / "g.kismet"
+    header = {"ruleset": "dice", "seats": ["A"], "seed": b"0123456789abcdef", "options": {}, "t0": 5}
+    events = [{"seq": 1, "t": 6, "seat": 0, "action": {"type": "roll", "hold": []}},
+              {"seq": 2, "t": 7, "seat": 0, "action": {"type": "score", "box": "aces"}}]
+    data = record_bytes({"kind": "header", "header": header, "table": 1})
+    data += b"".join(record_bytes({"kind": "event", **e}) for e in events)
+    path.write_bytes(data + record_bytes({"kind": "event", **events[0]})[:-3])
+    assert read_log(path) == (header, events)
+    header2, events2, end = read_log_full(path)
+    assert end is None
+
+
+def test_log_reader_refuses_other_files(tmp_path):
+    path = tmp_path / "x"
+    path.write_bytes(record_bytes({"kind": "event", "seq": 1}))
+    with pytest.raises(LogError):
+        read_log(path)

@@ -1,0 +1,118 @@
+"""Whole games over real TCP: bots and clients through a host, every replica on the host's
+digest; simultaneous grabs; a client killed and rejoining."""
+
+import asyncio
+
+import pytest
+
+from kismet_tui.bots.runner import BotLoop, bot_factory
+from kismet_tui.net import ActionRefused, Client
+from tests.netutil import connected, running_host, wait_until
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
+
+FAST = {
+    "dice": {},
+    "race": {"countdown_ms": 50, "round_limit_ms": 500, "reveal_ms": 20},
+    "knock": {"knock_window_ms": 30, "away_limit_ms": 3000},
+}
+
+
+@pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
+async def test_a_whole_game_played_by_bots_ends_on_the_hosts_digest(tmp_path, ruleset):
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Watcher") as watcher:
+            table = await ana.create_table(ruleset, FAST[ruleset], bots=["greedy", "random", "greedy"])
+            await watcher.join_table(table["id"], spectator=True)
+            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await ana.start()
+            player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
+            await wait_until(lambda: ana.game is not None and ana.game.finished, timeout=45)
+            await wait_until(lambda: watcher.game is not None and watcher.game.finished)
+            player.cancel()
+            hosted = host.tables[table["id"]]
+            assert hosted.state == "finished"
+            assert ana.events == watcher.events == hosted.events
+            assert ana.game.digest() == watcher.game.digest() == hosted.game.digest()
+            assert ana.game.result() == hosted.game.result()
+            await asyncio.sleep(0.1)  # the last digests of the bots arrive
+            assert host.desyncs == 0
+            # The log on disk replays to the same end.
+            from kismet_tui.rules import replay
+            from protocol import read_log_full
+            files = list((tmp_path / "games").glob("*.kismet"))
+            assert len(files) == 1
+            header, events, end = read_log_full(files[0])
+            assert replay(header, events).digest() == hosted.game.digest()
+            assert end["result"] == hosted.game.result()
+
+
+async def test_two_clients_grab_one_card_and_both_see_the_same_winner(tmp_path):
+    options = {"countdown_ms": 50, "round_limit_ms": 5000, "reveal_ms": 20}
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
+            table = await ana.create_table("race", options)
+            await bo.join_table(table["id"])
+            await bo.ready()
+            await ana.start()
+            for _round in range(3):
+                await wait_until(lambda: ana.game is not None and ana.game.phase == "grabbing"
+                                 and bo.game is not None and bo.game.phase == "grabbing", timeout=10)
+                view = ana.game.view(ana.seat)
+                target = next(c for c in view["circle"] if c and c["target"])
+                grab = {"type": "grab", "card": target["pos"], "id": target["id"]}
+                results = await asyncio.gather(ana.act(grab), bo.act(grab), return_exceptions=True)
+                winners = [i for i, r in enumerate(results) if isinstance(r, dict)]
+                refused = [r for r in results if isinstance(r, ActionRefused)]
+                assert len(winners) == 1 and len(refused) == 1
+                # Refused because the other grabbed it first (or, when it was the round's
+                # only match, because that grab ended the round).
+                assert "first" in refused[0].words or "round is over" in refused[0].words
+                await wait_until(lambda: len(ana.events) == len(bo.events) == len(host.tables[table["id"]].events))
+                winner_seat = [ana.seat, bo.seat][winners[0]]
+                grabbed = [g for g in ana.game.view(None)["grabs"] if g["pos"] == target["pos"]]
+                assert grabbed and grabbed[0]["seat"] == winner_seat
+                assert bo.game.view(None)["grabs"] == ana.game.view(None)["grabs"]
+                # Finish the round: both pass (whoever still may).
+                for client in (ana, bo):
+                    if client.game.legal_actions(client.seat):
+                        await client.act({"type": "pass"})
+                await wait_until(lambda: ana.game.phase != "grabbing" or ana.game.finished)
+                if ana.game.finished:
+                    break
+
+
+async def test_a_killed_client_rejoins_with_its_seat_and_digest(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana:
+            bo = Client(reconnect=False)
+            await bo.connect("127.0.0.1", host.port, "Bo")
+            table = await ana.create_table("dice", {"away_limit_ms": 60000})
+            await bo.join_table(table["id"])
+            await bo.ready()
+            await ana.start()
+            await wait_until(lambda: bo.game is not None)
+            seat, token = bo.seat, bo.token
+            hosted = host.tables[table["id"]]
+            # Play a few moves, then kill Bo's connection without a goodbye.
+            for _ in range(2):
+                mover = ana if ana.game.current == ana.seat else bo
+                await mover.act({"type": "roll", "hold": []})
+                await mover.act({"type": "score", "box": mover.game.best_box()})
+            bo._writer.transport.abort()
+            await wait_until(lambda: hosted.game.away[seat])
+            assert hosted.events[-1]["action"] == {"type": "away", "seat": seat}
+            await wait_until(lambda: ana.table["seats"][seat]["away"])
+            await bo.close()
+            # The same person comes back with the token.
+            async with connected(host, "Bo again", token=token) as back:
+                await wait_until(lambda: back.game is not None and not hosted.game.away[seat])
+                assert back.seat == seat
+                assert back.table["seats"][seat]["name"] == "Bo"  # the header's name stays
+                await wait_until(lambda: len(back.events) == len(hosted.events))
+                assert back.events[-1]["action"] == {"type": "back", "seat": seat}
+                assert back.game.digest() == hosted.game.digest() == ana.game.digest()
+                # And plays on in that seat.
+                if back.game.current == seat:
+                    event = await back.act({"type": "roll", "hold": []})
+                    assert event["seat"] == seat
