@@ -65,6 +65,8 @@ class KismetApp(App):
         self.conn_detail = address
         self.chat_lines: list[Text] = []
         self.notes = NoteTracker()
+        self.shown_game = None
+        self.shown_key = None
 
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
@@ -109,6 +111,8 @@ class KismetApp(App):
     def on_host_message(self, message: HostMessage) -> None:
         msg = message.msg
         kind = msg.get("type")
+        if not self.screen_stack or not self.is_running:
+            return  # shutting down
         if kind == "error" and msg.get("re") is None:
             # Answers to our requests are shown where the request was sent (send()).
             self.show_refusal(msg.get("words") or "The host refused that.")
@@ -133,24 +137,39 @@ class KismetApp(App):
                 follow(msg)
 
     def route(self) -> None:
-        """Show the screen that fits the client's state: a game screen while a game is on."""
-        from .screens.game import game_screen_for, GameScreen
+        """Show the screen that fits the client's state: a game screen while a game is on.
+
+        `shown_game` remembers the game a screen was made for, because a pushed screen joins
+        the stack only a moment later, while more messages may already be arriving."""
         from .screens.end import EndScreen
+        from .screens.game import GameScreen, game_screen_for
 
         game = getattr(self.client, "game", None)
-        stack = self.screen_stack
-        on_game = next((s for s in stack if isinstance(s, GameScreen)), None)
-        if game is not None and on_game is None:
-            self.push_screen(game_screen_for(game.RULESET))
-        elif game is not None and on_game is not None and on_game.game is not game:
+        if game is self.shown_game:
+            return
+        header = getattr(self.client, "header", None) or {}
+        key = (header.get("seed"), header.get("t0")) if game is not None else None
+        if game is not None and key == self.shown_key:
+            # The same game rebuilt (a resync or a reconnect): keep the screen, swap the replica.
+            self.shown_game = game
+            for screen in self.screen_stack:
+                if isinstance(screen, GameScreen):
+                    screen.game = game
+            return
+        self.shown_key = key
+        previous, self.shown_game = self.shown_game, game
+        if game is None:
+            # The table is gone or we left it: back to the lobby.
+            while len(self.screen_stack) > 2:
+                self.pop_screen()
+            return
+        if previous is not None and any(isinstance(s, GameScreen) for s in self.screen_stack):
             # A rematch or a new game at the same table: a fresh screen for it.
             while isinstance(self.screen, (EndScreen, HelpScreen)):
                 self.pop_screen()
-            if isinstance(self.screen, GameScreen):
-                self.switch_screen(game_screen_for(game.RULESET))
-        elif game is None and on_game is not None:
-            while len(self.screen_stack) > 2:
-                self.pop_screen()
+            self.switch_screen(game_screen_for(game.RULESET))
+        else:
+            self.push_screen(game_screen_for(game.RULESET))
 
     # ---- sending, with refusals in plain words ---------------------------------------------
     def show_refusal(self, words: str) -> None:

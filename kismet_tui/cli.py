@@ -53,10 +53,10 @@ def join_main(argv: list[str] | None = None) -> int:
 def bot_factory():
     """The bots the embedded host seats, or None if this install has none."""
     try:
-        from .bots.runner import make_bot_factory
+        from .bots.runner import bot_factory as make_factory
     except ImportError:
         return None
-    return make_bot_factory()
+    return make_factory()
 
 
 def local_main(argv: list[str] | None = None) -> int:

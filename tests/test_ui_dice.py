@@ -33,7 +33,7 @@ async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
             await pilot.press("enter")
             await wait_for(pilot, lambda: client.table is not None, what="the table")
             await pilot.press("g")                       # start (owner, solo)
-            await wait_for(pilot, lambda: client.game is not None and app.screen.RULESET == "dice",
+            await wait_for(pilot, lambda: client.game is not None and getattr(app.screen, "RULESET", None) == "dice",
                            what="the dice screen")
             game = client.game
             await pilot.press("r")

@@ -264,7 +264,8 @@ class DiceScreen(GameScreen):
         elif action.get("type") == "score":
             self.cursor = action.get("box")
         self.redraw()
-        lines = [f"{c.get('label')} (≈{c.get('expected')})" for c in choices[:3]]
+        lines = [f"{c.get('label')}" + (f" (≈{c['expected']:.0f})" if isinstance(c.get("expected"), (int, float)) else "")
+                 for c in choices[:3]]
         self.log_line("Hint: " + " · ".join(lines), "italic")
 
 

@@ -192,6 +192,12 @@ class LobbyScreen(Screen):
             return
         await self.app.send("join_table", table_id, spectator)
 
+    async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # The focused table takes enter for itself: selecting a row means sitting down there.
+        event.stop()
+        if self.my_table() is None:
+            await self.action_join(False)
+
     async def action_ready(self) -> None:
         table = self.my_table() or {}
         mine = next((s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), {})

@@ -133,8 +133,8 @@ def render_players(view: dict, names: list[str], me: int | None) -> Text:
     for player in view.get("players") or []:
         seat = player["seat"]
         text.append("▶" if seat == me else " ", Style(color=seat_colour(seat)))
-        text.append(f"{names[seat][:11]:<11}", Style(color=seat_colour(seat), bold=True))
-        text.append(f"{player['score']:>4}pt", Style(bold=True))
+        text.append(f"{names[seat][:9]:<9}", Style(color=seat_colour(seat), bold=True))
+        text.append(f"{player['score']:>3}pt", Style(bold=True))
         text.append(f" {player['pile_count']:>2}▮", Style(color="bright_black"))
         if grabbing and seat in grabs:
             text.append(" ✋", Style(color=seat_colour(seat)))
@@ -164,7 +164,7 @@ class RaceScreen(GameScreen):
                 yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False)
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
         self.set_interval(0.1, self.tick)
 
     def now_ms(self) -> int:

@@ -1,0 +1,295 @@
+"""The knock game's screen: the other players' open cards, the dice, the log, your own cards.
+
+Your cards keep their places (2 on the left, 12 on the right) and their keys: 2..9, 0 for 10,
+- for 11, = for 12. What a card's key does depends on the moment: before the first throw it
+picks the card to lay in advance; on your turn it lays the card; on another player's throw it
+knocks with it. r throws, p passes, k knocks letting the game choose the card.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import RichLog, Static
+
+from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from .game import GameScreen
+
+NUMBERS = list(range(2, 13))
+KEY_OF = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "0", 11: "-", 12: "="}
+BINDING_KEY = {"-": "minus", "=": "equals_sign"}
+MAX_PRELAY_CHIPS = 6
+
+
+def mini_card(number: int, chip: int | None, present: bool, mark: str = "", style: str = "white") -> list[Text]:
+    """A card three lines tall and six wide: its key in the top edge, number, chip below."""
+    if not present:
+        dim = Style(color="bright_black")
+        return [Text("┌╌╌╌╌┐", dim), Text(f"╎{number:^4}╎", dim), Text("└╌╌╌╌┘", dim)]
+    edge = Style(color=style, bold=style != "white")
+    top = Text("┌", edge)
+    top.append(KEY_OF[number], Style(color="black", bgcolor="bright_yellow", bold=True))
+    top.append("───┐", edge)
+    middle = Text("│", edge)
+    middle.append(f"{number:^4}", Style(color="bright_white", bold=True))
+    middle.append("│", edge)
+    label = mark or (f"({chip})" if chip is not None else "")
+    bottom = Text("└", edge)
+    bottom.append(f"{label:─^4}", Style(color="yellow") if not mark else Style(color=style, bold=True))
+    bottom.append("┘", edge)
+    return [top, middle, bottom]
+
+
+def render_hand(view: dict, me: int, chosen: list[int]) -> Text:
+    player = view["players"][me]
+    open_cards = {card["number"]: card["chip"] for card in player["open"]}
+    blocks = []
+    for number in NUMBERS:
+        if number in chosen:
+            blocks.append(mini_card(number, open_cards.get(number), True, f"#{chosen.index(number) + 1}",
+                                    "bright_green"))
+        else:
+            blocks.append(mini_card(number, open_cards.get(number), number in open_cards))
+    return stack(side_by_side(blocks, gap=1))
+
+
+def render_others(view: dict, names: list[str], me: int | None) -> Text:
+    text = Text(no_wrap=True, overflow="crop")
+    roll = view.get("roll") or {}
+    knocked = set(roll.get("knocked") or [])
+    for player in view["players"]:
+        seat = player["seat"]
+        if seat == me:
+            continue
+        turn = view.get("turn") == seat and view.get("phase") == "play"
+        text.append("▶" if turn else " ", Style(color="bright_yellow", bold=True))
+        text.append(f"{names[seat][:10]:<10}", Style(color=seat_colour(seat), bold=True))
+        numbers = {card["number"] for card in player["open"]}
+        for number in NUMBERS:
+            text.append(f"{number:>3}" if number in numbers else "  ·",
+                        Style(bold=True) if number in numbers else Style(color="bright_black"))
+        text.append(f"  laid {player['laid_count']:>2}", Style(color="bright_black"))
+        text.append(f"  -{player['minus_points']}", Style(color="bright_red"))
+        if seat in knocked:
+            text.append(" knocked", Style(color="bright_magenta"))
+        if player.get("away"):
+            text.append(" away", Style(color="bright_black"))
+        text.append("\n")
+    return text
+
+
+class KnockScreen(GameScreen):
+    RULESET = "knock"
+    BINDINGS = [
+        Binding("r", "roll", "Throw"),
+        *[Binding(BINDING_KEY.get(KEY_OF[n], KEY_OF[n]), f"card({n})", "Card", key_display="2-9 0 - =",
+                  show=n == 2) for n in NUMBERS],
+        Binding("p", "pass", "Pass"),
+        Binding("k", "knock", "Knock"),
+        Binding("enter", "confirm", "Confirm"),
+        Binding("backspace", "undo", "Undo"),
+    ] + GameScreen.COMMON_BINDINGS
+    DEFAULT_CSS = """
+    KnockScreen #others { height: auto; max-height: 8; }
+    KnockScreen #middle { height: 1fr; min-height: 6; }
+    KnockScreen #dice { width: 25; height: 6; }
+    KnockScreen #say { height: 2; }
+    KnockScreen #hand { height: 3; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chosen: list[int] = []          # pre-lay picks, in laying order
+        self.joker_first: int | None = None   # first card of a joker throw, waiting for the second
+
+    def compose_body(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="others")
+            with Horizontal(id="middle"):
+                yield Static(id="dice")
+                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False)
+            yield Static(id="say")
+            yield Static(id="hand")
+
+    def on_mount(self) -> None:
+        # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
+        self.set_interval(0.2, self.tick)
+
+    def now_ms(self) -> int:
+        clock = getattr(self.client, "host_time_ms", None)
+        return int(clock()) if clock is not None else 0
+
+    def tick(self) -> None:
+        self.query_one("#say", Static).update(self.say(self.view()))
+
+    def on_note(self, note: dict) -> None:
+        if note.get("type") in ("rolled", "laid", "passed", "round_over"):
+            self.joker_first = None
+        if note.get("type") == "round_over":
+            self.chosen = []
+
+    # ---- drawing -----------------------------------------------------------------------------
+    def redraw(self) -> None:
+        view = self.view()
+        names = self.names
+        if view.get("phase") not in ("prelay_commit", "prelay_reveal"):
+            self.chosen = []
+        self.query_one("#others", Static).update(render_others(view, names, self.seat))
+        roll = view.get("roll") or {}
+        dice = roll.get("dice") or []
+        blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False) for i in range(3)]
+        caption = Text()
+        if roll:
+            roller = roll.get("roller")
+            caption.append(f"{names[roller][:10]}'s throw", Style(color=seat_colour(roller), bold=True))
+            if roll.get("joker"):
+                caption.append(" JOKER", Style(color="bright_magenta", bold=True))
+        self.query_one("#dice", Static).update(stack(side_by_side(blocks) + [caption]))
+        if self.seat is not None:
+            self.query_one("#hand", Static).update(render_hand(view, self.seat, self.chosen))
+        else:
+            self.query_one("#hand", Static).update(Text("You are watching.", Style(color="bright_black")))
+        self.query_one("#say", Static).update(self.say(view))
+
+    def say(self, view: dict) -> Text:
+        """The one or two lines that tell the player what they can do now."""
+        text = Text()
+        me = self.seat
+        phase = view.get("phase")
+        hint = Style(color="bright_black")
+        if phase == "over":
+            text.append("The game is over.", Style(bold=True))
+            return text
+        text.append(f"Round {view.get('round')} of {view.get('rounds')}  ", Style(bold=True))
+        if phase == "prelay_commit":
+            if me is None or view["players"][me]["committed"]:
+                text.append("Waiting for everyone to choose their cards to lay in advance.")
+            else:
+                chips = self.chosen_chips(view)
+                text.append(f"Lay in advance: {', '.join(map(str, self.chosen)) or 'nothing'} "
+                            f"(chips {chips}/{MAX_PRELAY_CHIPS})", Style(bold=True, color="bright_green"))
+                text.append("\ncard keys pick (the last one ends on top), enter confirms, backspace undoes", hint)
+            return text
+        if phase == "prelay_reveal":
+            text.append("Showing everyone's cards laid in advance...")
+            return text
+        turn = view.get("turn")
+        roll = view.get("roll") or {}
+        if me is not None and turn == me:
+            if view.get("stage") == "roll":
+                wait = (view.get("roll_from") or 0) - self.now_ms()
+                if wait > 0:
+                    text.append(f"Your throw in {wait / 1000:.1f} s (others may still knock)", Style(bold=True))
+                else:
+                    text.append("Your throw: press r", Style(bold=True, color="bright_green"))
+            elif self.joker_first is not None:
+                text.append(f"Joker! {self.joker_first} goes down. Choose one more card, or enter for none.",
+                            Style(bold=True, color="bright_magenta"))
+            else:
+                text.append("Lay a matching card (its key) or pass (p)", Style(bold=True, color="bright_green"))
+        elif turn is not None:
+            text.append(f"{self.names[turn]} ", Style(bold=True, color=seat_colour(turn)))
+            text.append("is throwing" if view.get("stage") == "roll" else "decides")
+        if self.can_knock(view):
+            text.append("\nknock: k, or the key of the card you would lay", hint)
+        elif roll and me is not None and me in (roll.get("knocked") or []):
+            text.append("\nyou knocked on this throw", hint)
+        return text
+
+    def chosen_chips(self, view: dict) -> int:
+        chips = view.get("chips") or []
+        return sum(chips[n - 2] for n in self.chosen if 0 <= n - 2 < len(chips))
+
+    # ---- what may be pressed -------------------------------------------------------------
+    def can_knock(self, view: dict) -> bool:
+        me = self.seat
+        roll = view.get("roll")
+        return (me is not None and view.get("phase") == "play" and roll is not None
+                and roll.get("roller") != me and me not in (roll.get("knocked") or [])
+                and not view["players"][me]["away"])
+
+    def choosing_prelay(self, view: dict) -> bool:
+        me = self.seat
+        return me is not None and view.get("phase") == "prelay_commit" and not view["players"][me]["committed"]
+
+    def deciding(self, view: dict) -> bool:
+        return self.seat is not None and view.get("turn") == self.seat and view.get("stage") == "decide"
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if self.game is None:
+            return True
+        view = self.view()
+        mine = self.seat is not None and view.get("turn") == self.seat and view.get("phase") == "play"
+        if action == "roll":
+            return mine and view.get("stage") == "roll"
+        if action == "pass":
+            return self.deciding(view)
+        if action == "knock":
+            return self.can_knock(view)
+        if action == "card":
+            return self.choosing_prelay(view) or self.deciding(view) or self.can_knock(view)
+        if action == "confirm":
+            return self.choosing_prelay(view) or (self.deciding(view) and self.joker_first is not None)
+        if action == "undo":
+            return self.choosing_prelay(view) and bool(self.chosen)
+        return True
+
+    # ---- keys ----------------------------------------------------------------------------
+    def action_roll(self) -> None:
+        self.act({"type": "roll"})
+
+    def action_pass(self) -> None:
+        self.joker_first = None
+        self.act({"type": "pass"})
+
+    def action_knock(self) -> None:
+        self.act({"type": "knock"})
+
+    def action_card(self, number: int) -> None:
+        view = self.view()
+        me = self.seat
+        open_numbers = {card["number"] for card in view["players"][me]["open"]} if me is not None else set()
+        if self.choosing_prelay(view):
+            self.pick_prelay(view, number)
+        elif self.deciding(view):
+            roll = view.get("roll") or {}
+            if number not in open_numbers:
+                self.app.show_refusal(f"Your {number} is not among your open cards.")
+            elif self.joker_first is not None:
+                first, self.joker_first = self.joker_first, None
+                self.act({"type": "lay", "card": first, "extra": number})
+            elif roll.get("joker") and number in (roll.get("targets") or []) and len(open_numbers) > 1:
+                self.joker_first = number  # a joker throw: ask for the second card
+                self.redraw()
+            else:
+                self.act({"type": "lay", "card": number})
+        elif self.can_knock(view):
+            self.act({"type": "knock", "card": number})
+
+    def pick_prelay(self, view: dict, number: int) -> None:
+        if number in self.chosen:
+            self.chosen.remove(number)
+        else:
+            chips = view.get("chips") or []
+            if self.chosen_chips(view) + chips[number - 2] > MAX_PRELAY_CHIPS:
+                self.app.show_refusal(f"The {number} carries {chips[number - 2]} chips: that would be more "
+                                      f"than {MAX_PRELAY_CHIPS} laid in advance.")
+                return
+            self.chosen.append(number)
+        self.redraw()
+
+    def action_undo(self) -> None:
+        if self.chosen:
+            self.chosen.pop()
+            self.redraw()
+
+    def action_confirm(self) -> None:
+        view = self.view()
+        if self.choosing_prelay(view):
+            self.run_worker(self.app.send("prelay", list(self.chosen)), group="act")
+        elif self.deciding(view) and self.joker_first is not None:
+            first, self.joker_first = self.joker_first, None
+            self.act({"type": "lay", "card": first})

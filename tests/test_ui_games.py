@@ -1,0 +1,109 @@
+"""The race and knock screens through a real host on loopback, driven by key presses.
+
+The games are created by the test's own second client (so the test controls when that player
+acts); the app under test is the other player and acts only through its keys.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kismet_tui.app import KismetApp
+from kismet_tui.net import Client
+from tests.netutil import connected, running_host
+from tests.test_ui_dice import wait_for
+
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+
+
+def make_app(host, name: str) -> tuple[KismetApp, Client]:
+    client = Client(reconnect=False)
+    app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, name),
+                    address=f"127.0.0.1:{host.port}", on_quit=client.close)
+    return app, client
+
+
+async def seat_both(pilot, app, client, other, ruleset: str, options: dict):
+    """`other` makes the table; the app's player sits down with enter, is ready; other starts."""
+    await wait_for(pilot, lambda: client.state == "connected", what="connection")
+    await other.create_table(ruleset, options)
+    await pilot.press("r")                                   # refresh the table list
+    await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
+    await pilot.press("enter")                               # sit down
+    await wait_for(pilot, lambda: client.seat == 1, what="a seat")
+    await pilot.press("y")                                   # ready
+    await wait_for(pilot, lambda: other.table["seats"][1]["ready"], what="ready mark")
+    await other.start()
+    await wait_for(pilot, lambda: client.game is not None and getattr(app.screen, "RULESET", None) == ruleset,
+                   what=f"the {ruleset} screen")
+
+
+async def test_race_grab_by_one_key_lands_on_that_card(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, "Bo") as other:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await seat_both(pilot, app, client, other, "race",
+                            {"countdown_ms": 200, "round_limit_ms": 20000})
+            game = client.game
+            await wait_for(pilot, lambda: game.phase == "grabbing", 5, "the first roll")
+            view = game.view(1)
+            # Choose a place that shows a target if there is one (else any card).
+            target = next((c for c in view["circle"] if c and c["number"] in view["targets"]),
+                          next(c for c in view["circle"] if c))
+            pos = target["pos"]
+            await pilot.press("abcdefghijk"[pos])
+            await wait_for(pilot, lambda: any(g["seat"] == 1 for g in game.view(1)["grabs"])
+                           or game.phase != "grabbing", 5, "the grab")
+            grab = next(g for g in game.view(1)["grabs"] if g["seat"] == 1) if game.phase == "grabbing" \
+                else next(r for r in game.view(1)["last_round"]["reveals"] if r["seat"] == 1)
+            assert grab["pos"] == pos and grab["card"] == target["id"]
+            # The grab shows on the card at once, in the grabber's name.
+            await pilot.pause(0.05)
+            if game.phase == "grabbing":
+                assert "Ana" in str(app.screen.query_one("#circle").content)
+            await client.close()
+
+
+async def test_knock_by_card_key_on_anothers_throw(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, "Bo") as other:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await seat_both(pilot, app, client, other, "knock", {"knock_window_ms": 0})
+            game = client.game
+            # The pre-lay: Ana picks 12 (6 chips) by key and confirms with enter; Bo none.
+            await pilot.press("equals_sign")
+            await pilot.press("enter")
+            await other.prelay([])
+            await wait_for(pilot, lambda: game.phase == "play", 5, "the pre-lays")
+            assert 12 not in [c["number"] for c in game.view(1)["players"][1]["open"]]
+            # Play until Bo throws; then Ana knocks with a card of hers by its key.
+            for _ in range(40):
+                view = game.view(1)
+                if view["turn"] == 0 and view["stage"] == "roll":
+                    await other.act({"type": "roll"})
+                    break
+                if view["turn"] == 1 and view["stage"] == "roll":
+                    await pilot.press("r")
+                    await wait_for(pilot, lambda: game.view(1)["stage"] == "decide", 5, "Ana's throw")
+                    await pilot.press("p")
+                    await wait_for(pilot, lambda: game.view(1)["turn"] == 0, 5, "Bo's turn")
+                    continue
+                await pilot.pause(0.05)
+            await wait_for(pilot, lambda: (game.view(1)["roll"] or {}).get("roller") == 0, 5, "Bo's throw")
+            roll = game.view(1)["roll"]
+            mine = [c["number"] for c in game.view(1)["players"][1]["open"] if c["number"] in roll["targets"]]
+            if not mine:
+                # No match for Ana on this throw: a knock without a card (k) is then judged too.
+                await pilot.press("k")
+            else:
+                key = {10: "0", 11: "minus", 12: "equals_sign"}.get(mine[0], str(mine[0]))
+                await pilot.press(key)
+            await wait_for(pilot, lambda: 1 in (game.view(1)["roll"] or {}).get("knocked", []), 5, "the knock")
+            knock = next(k for k in game.view(1)["roll"]["knocks"] if k["seat"] == 1)
+            assert knock["judgement"] in ("good", "wrong", "too_slow")
+            await pilot.pause(0.05)
+            log_text = "\n".join(line.text for line in app.screen.query_one("#movelog").lines)
+            assert "Ana knocks" in log_text
+            await client.close()
