@@ -18,7 +18,7 @@ arrives as an `error` message in `messages()`).
 
 The replica: the `game` message (header + events so far) is replayed; each `event` is applied
 in seq order. A gap in seq asks the host for a resync. The client sends its digest every
-DIGEST_EVERY events and whenever a turn or round ends; a `desync` answer is followed by the
+DIGEST_EVERY events and whenever a round or the game ends; a `desync` answer is followed by the
 host's full `game` message, which replaces the replica.
 
 If the connection drops (not by `close()`), the client reconnects with its token, backing
@@ -43,8 +43,8 @@ from protocol.framing import FROM_HOST, encode, read_frame
 log = logging.getLogger("kismet.client")
 
 CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconnecting", "closed"
-# Notes after which a client sends its digest: a turn or round is over.
-CHECKPOINT_NOTES = {"turn", "extra_turn", "round_ended", "round_over", "prelays_done", "game_over"}
+# Notes after which a client sends its digest: a round or the game is over.
+CHECKPOINT_NOTES = {"round_ended", "round_over", "prelays_done", "game_over"}
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 
 
@@ -398,6 +398,10 @@ class Client:
         the stamped commit event, or raises ActionRefused.
         """
         from kismet_tui.rules import knock
+        if self.game is not None and getattr(self.game, "chips", None) is not None:
+            problem = knock.prelay_problem(list(cards), list(self.game.chips))
+            if problem is not None:  # never commit to what could not be revealed
+                raise ActionRefused("illegal", problem)
         salt = os.urandom(16).hex()
         commitment = knock.prelay_commitment(list(cards), salt)
         self._prelay = {"cards": list(cards), "salt": salt, "commit": commitment, "sent": False}

@@ -1,0 +1,110 @@
+"""The client library's promises: state before messages, host time, knock's secret pre-lay
+revealed by itself, rematches, leaving, and the connection state."""
+
+import asyncio
+
+import pytest
+
+from kismet_tui.net import CONNECTED, ActionRefused, Client, RequestError
+from kismet_tui.rules import knock
+from tests.netutil import connected, running_host, wait_until
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(30)]
+
+
+async def test_messages_arrive_after_the_client_state_is_updated(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
+            seen = []
+
+            async def watch():
+                async for message in bo.messages():
+                    if message["type"] == "table":
+                        seen.append(("table", bo.table["id"], bo.seat))
+                    if message["type"] == "game":
+                        seen.append(("game", bo.game is not None, len(bo.events)))
+                    if message["type"] == "event":
+                        seen.append(("event", message["seq"], len(bo.events)))
+                        return
+
+            watcher = asyncio.create_task(watch())
+            table = await ana.create_table("dice")
+            await bo.join_table(table["id"])
+            await bo.ready()
+            await ana.start()
+            mover = ana if ana.game.current == ana.seat else bo
+            await mover.act({"type": "roll", "hold": []})
+            await asyncio.wait_for(watcher, 5)
+            assert ("table", table["id"], 1) in seen
+            assert ("game", True, 0) in seen
+            assert seen[-1] == ("event", 1, 1)
+
+
+async def test_host_time_estimate_is_close(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana:
+            assert abs(ana.host_time_ms() - host.now_ms()) < 50
+
+
+async def test_knock_prelay_is_committed_secretly_and_revealed_by_the_client(tmp_path):
+    options = {"knock_window_ms": 0, "away_limit_ms": 20000}
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
+            table = await ana.create_table("knock", options)
+            await bo.join_table(table["id"])
+            await bo.ready()
+            await ana.start()
+            await wait_until(lambda: bo.game is not None)
+            commit_event = await ana.prelay([12])
+            commitment = commit_event["action"]["commit"]
+            assert commitment != knock.prelay_commitment([12], knock.PUBLIC_SALT)
+            assert bo.game.phase == "prelay_commit"  # Bo sees only a hash
+            with pytest.raises(ActionRefused) as err:
+                await bo.prelay([2, 7])  # 6 + 1 chips: over the limit, refused before committing
+            assert "at most 6" in err.value.words
+            await bo.prelay([7, 6])
+            # Both reveals go out by themselves once both have committed.
+            await wait_until(lambda: ana.game.phase == "play" and bo.game.phase == "play")
+            hosted = host.tables[table["id"]]
+            reveals = [e for e in hosted.events if e["action"]["type"] == "reveal"]
+            assert sorted(e["seat"] for e in reveals) == [0, 1]
+            view = ana.game.view(ana.seat)
+            assert view["players"][ana.seat]["laid"] == [12]
+            assert {c["number"] for c in view["players"][bo.seat]["open"]} == set(range(2, 13)) - {6, 7}
+
+
+async def test_rematch_at_the_same_table_and_leaving(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Solo") as solo:
+            table = await solo.create_table("dice")
+            for game_no in (1, 2):
+                await solo.start()
+                await wait_until(lambda: solo.game is not None and solo.table["state"] == "playing")
+                first_seed = solo.header["seed"]
+                while not solo.game.finished:
+                    if solo.game.rolls == 0:
+                        await solo.act({"type": "roll", "hold": []})
+                    else:
+                        await solo.act({"type": "score", "box": solo.game.best_box()})
+                await wait_until(lambda: solo.table["state"] == "finished")
+                assert solo.table["games_played"] == game_no
+            assert len(list((tmp_path / "games").glob("*.kismet"))) == 2
+            assert solo.header["seed"] == first_seed
+            await solo.leave()
+            assert solo.table is None and solo.game is None
+            assert await solo.list_tables() == []  # the last one out closes the table
+            with pytest.raises(RequestError) as err:
+                await solo.start()
+            assert err.value.code == "not_at_table"
+
+
+async def test_connection_state_is_reported(tmp_path):
+    states = []
+    async with running_host(tmp_path) as host:
+        client = Client(on_state=lambda state, words: states.append((state, words)))
+        await client.connect("127.0.0.1", host.port, "Ana")
+        assert client.state == CONNECTED
+        await client.close()
+    assert [s for s, _ in states] == ["connecting", "connected", "closed"]
+    with pytest.raises(OSError):
+        await Client().connect("127.0.0.1", 1, "Nobody")
