@@ -3,7 +3,8 @@
 Both play only legal moves (they start from the engine's `legal_actions` or its view) and are
 deterministic per seed (their own `random.Random(seed)`; they are not the engine).
 
-- random: any legal action, uniformly, after a short human-like pause.
+- random: any legal action, uniformly, after a short human-like pause (in knock it knocks
+  on about one roll in five, or games would hardly end).
 - greedy: the move that scores most right now, with no look-ahead. dice: roll, keep the most
   common face, and write the best box once it is worth 25 or the rolls are used up. race:
   grab the matching card with the most chips, else pass. knock: pre-lay the most chips the
@@ -57,6 +58,12 @@ class RandomPolicy:
             choice = self.rng.choice(legal_prelays(tuple(game.chips)))
             return self._pause(), {"type": "prelay", "cards": list(choice)}
         actions = [a for a in game.legal_actions(seat) if a.get("type") != "reveal"]
+        if self.ruleset == "knock":
+            # Knocking at random on every roll undoes so many laid cards that a game would
+            # hardly end; the random player knocks on about one roll in five.
+            knocks = [a for a in actions if a["type"] == "knock"]
+            others = [a for a in actions if a["type"] != "knock"]
+            actions = others if others or self.rng.random() >= 0.2 else knocks
         if not actions:
             return None
         action = self.rng.choice(actions)
