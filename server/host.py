@@ -452,7 +452,7 @@ class Host:
             self.pass_ownership(table)
         if not any(table.connected(t) for t in table.member_tokens() if not self._is_bot(table, t)):
             if table.state != PLAYING:
-                self._close_table(table)
+                self.close_table(table)
                 return
         table.send_table()
 
@@ -467,7 +467,7 @@ class Host:
                 return
         table.owner = None
 
-    def _close_table(self, table: Table) -> None:
+    def close_table(self, table: Table) -> None:
         table.state = "closed"
         table.broadcast({"type": "table", "table": table.describe()})
         for token in list(table.member_tokens()):

@@ -211,8 +211,11 @@ class Table:
         self.host.store.drop_table(self.id)
         # Seats of players who left during the game are freed now that it is over.
         self.seats = [seat for seat in self.seats if self.connected(seat.token) or seat.bot]
-        if self.owner is not None and self.seat_of(self.owner) is None:
+        if self.owner is None or self.seat_of(self.owner) is None:
             self.host.pass_ownership(self)
+        if self.owner is None:  # nobody but bots is left: the table closes
+            self.host.close_table(self)
+            return
         self.send_table()
 
     def digest_at(self, seq: int) -> str:

@@ -108,3 +108,19 @@ async def test_connection_state_is_reported(tmp_path):
     assert [s for s, _ in states] == ["connecting", "connected", "closed"]
     with pytest.raises(OSError):
         await Client().connect("127.0.0.1", 1, "Nobody")
+
+
+async def test_a_second_connection_with_the_token_replaces_the_first_for_good(tmp_path):
+    async with running_host(tmp_path) as host:
+        states = []
+        first = Client(on_state=lambda state, words: states.append((state, words)))
+        await first.connect("127.0.0.1", host.port, "Ana")
+        table = await first.create_table("dice")
+        async with connected(host, "Ana", token=first.token) as second:
+            await wait_until(lambda: first.state == "closed")
+            assert states[-1] == ("closed", "You connected again from somewhere else.")
+            assert second.client_id == first.client_id
+            assert second.table["id"] == table["id"] and second.seat == 0
+            await asyncio.sleep(0.3)  # the first does not come back to fight for the seat
+            assert first.state == "closed" and host.players[second.token].conn is not None
+        await first.close()

@@ -46,6 +46,9 @@ CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconn
 # Notes after which a client sends its digest: a round or the game is over.
 CHECKPOINT_NOTES = {"round_ended", "round_over", "prelays_done", "game_over"}
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
+# Errors after which the host closes the connection and a reconnect would only repeat them
+# (or, for "replaced", fight the player's newer connection).
+FINAL_ERRORS = {"replaced", "version"}
 
 
 class RequestError(Exception):
@@ -92,6 +95,7 @@ class Client:
         self._offset_ms = 0.0
         self._best_rtt = float("inf")
         self._closing = False
+        self._final_words: str | None = None
         self._awaiting_game = False
         self._prelay: dict | None = None   # {"cards", "salt", "seq"} for knock's commit-reveal
 
@@ -185,8 +189,8 @@ class Client:
         if self._writer is not None:
             self._writer.close()
         self._fail_pending(ConnectionLost())
-        if not self.reconnect:
-            self._set_state(CLOSED, "The connection to the host was lost.")
+        if not self.reconnect or self._final_words:
+            self._set_state(CLOSED, self._final_words or "The connection to the host was lost.")
             return
         attempt = 0
         while not self._closing:
@@ -255,6 +259,8 @@ class Client:
         elif kind == "desync":
             self.desyncs += 1
             self._awaiting_game = True
+        elif kind == "error" and message.get("code") in FINAL_ERRORS:
+            self._final_words = message.get("words")  # reconnecting would not help
         self._publish(message)
         re = message.get("re")
         future = self._pending.pop(re, None) if re is not None else None
