@@ -1,0 +1,318 @@
+"""Load on a host: N tables x M bot-like clients over loopback, beside a bare relay.
+
+    python benchmarks/host_load.py [--tables 50] [--clients 4] [--seconds 8] [--interval-ms 10]
+
+For each table, M raw TCP clients play dice (one replica per table decides the next move,
+so client work stays small); the seat to move sends its action `interval-ms` after it saw
+the previous event. Measured: events per second, and the latency from the sender's write to
+each member's read of the event (every receipt, and the slowest member per event), p50/p99.
+
+The same clients then run against a bare asyncio relay (no engine, no log, no validation:
+read a frame, stamp seq and time, write it to the table's members) serving the same frames,
+and the script prints the host's figures, the relay's, and their ratio. Host and relay each
+run in their own process; the clients share this one. Repeats `--runs` times and prints
+medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kismet_tui.rules import replay  # noqa: E402
+from protocol import PROTOCOL_VERSION, encode  # noqa: E402
+from protocol.framing import FROM_HOST, read_frame  # noqa: E402
+
+_LEN = struct.Struct(">I")
+
+
+# ---- the bare relay (its own process) --------------------------------------------------------
+
+async def relay_main(port: int) -> None:
+    tables: dict[int, list] = {}
+    seqs: dict[int, int] = {}
+
+    async def serve(reader, writer):
+        table = None
+        seat = None
+        try:
+            while True:
+                head = await reader.readexactly(4)
+                body = await reader.readexactly(_LEN.unpack(head)[0])
+                import msgpack
+                msg = msgpack.unpackb(body, raw=False)
+                if msg["type"] == "join":
+                    table, seat = msg["table"], msg["seat"]
+                    tables.setdefault(table, []).append(writer)
+                    seqs.setdefault(table, 0)
+                    continue
+                seqs[table] += 1
+                frame = encode({"type": "event", "seq": seqs[table], "t": int(time.time() * 1000),
+                                "seat": seat, "action": msg["action"]})
+                for member in tables[table]:
+                    member.write(frame)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+
+    server = await asyncio.start_server(serve, "127.0.0.1", port)
+    async with server:
+        await server.serve_forever()
+
+
+# ---- the load ------------------------------------------------------------------------------------
+
+class Conn:
+    def __init__(self, reader, writer):
+        self.reader, self.writer = reader, writer
+
+    def send(self, message: dict) -> None:
+        self.writer.write(encode(message))
+
+    async def recv(self) -> dict:
+        return await read_frame(self.reader, FROM_HOST)
+
+
+async def open_conn(port: int) -> Conn:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return Conn(reader, writer)
+
+
+async def request(conn: Conn, message: dict, until: str) -> dict:
+    conn.send(message)
+    while True:
+        reply = await conn.recv()
+        if reply["type"] == "error":
+            raise RuntimeError(reply["words"])
+        if reply["type"] == until:
+            return reply
+
+
+class TableLoad:
+    """One table: M connections, one replica deciding the next move."""
+
+    def __init__(self, index, conns, interval_s, stats, relay_header=None):
+        self.index = index
+        self.conns = conns
+        self.interval_s = interval_s
+        self.stats = stats
+        self.game = None
+        self.sent_at: dict[int, float] = {}
+        self.received: dict[int, int] = {}
+        self.slowest: dict[int, float] = {}
+        self.next_seq = 1
+        self.relay_header = relay_header
+        self.stop = False
+
+    def start_game(self, header):
+        self.game = replay(header, [])
+        self.next_seq = 1
+        self.schedule()
+
+    def schedule(self):
+        if self.stop or self.game.finished:
+            return
+        seat = self.game.current
+        action = ({"type": "roll", "hold": []} if self.game.rolls == 0
+                  else {"type": "score", "box": self.game.best_box()})
+        asyncio.get_running_loop().call_later(self.interval_s, self.send, seat, action)
+
+    def send(self, seat, action):
+        if self.stop:
+            return
+        self.sent_at[self.next_seq] = time.perf_counter()
+        self.conns[seat].send({"type": "act", "action": action})
+
+    def on_event(self, member: int, event: dict):
+        now = time.perf_counter()
+        seq = event["seq"]
+        sent = self.sent_at.get(seq)
+        if sent is not None:
+            latency = now - sent
+            self.stats["receipts"].append(latency)
+            self.slowest[seq] = max(self.slowest.get(seq, 0.0), latency)
+        self.received[seq] = self.received.get(seq, 0) + 1
+        if self.received[seq] == len(self.conns):
+            self.stats["events"] += 1
+            if seq in self.slowest:
+                self.stats["slowest"].append(self.slowest.pop(seq))
+            self.sent_at.pop(seq, None)
+            del self.received[seq]
+        if member == 0:  # the replica follows the owner's stream
+            self.game.apply(event["seat"], event["action"], event["t"])
+            self.next_seq = seq + 1
+            if self.game.finished:
+                self.stats["games"] += 1
+                asyncio.ensure_future(self.rematch())
+            else:
+                self.schedule()
+
+    async def rematch(self):
+        if self.relay_header is not None:
+            self.start_game(self.relay_header)
+            return
+        for conn in self.conns[1:]:
+            conn.send({"type": "ready", "ready": True})
+        await asyncio.sleep(0.05)
+        self.conns[0].send({"type": "start"})
+
+
+async def reader_task(table: TableLoad, member: int, conn: Conn):
+    try:
+        while True:
+            message = await conn.recv()
+            kind = message["type"]
+            if kind == "event":
+                table.on_event(member, message)
+            elif kind == "game" and member == 0:
+                table.start_game(message["header"])
+            elif kind == "error" and message.get("code") == "slow_down":
+                table.stats["slow_down"] += 1
+    except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+        pass
+
+
+async def run_load(port: int, kind: str, tables: int, clients: int, seconds: float,
+                   interval_ms: int) -> dict:
+    stats = {"receipts": [], "slowest": [], "events": 0, "games": 0, "slow_down": 0}
+    loads, tasks = [], []
+    header = {"ruleset": "dice", "seats": [f"p{i}" for i in range(clients)], "seed": b"benchmark-seed!!",
+              "options": {}, "t0": 0}
+    for index in range(tables):
+        conns = [await open_conn(port) for _ in range(clients)]
+        load = TableLoad(index, conns, interval_ms / 1000, stats,
+                         relay_header=header if kind == "relay" else None)
+        if kind == "host":
+            for seat, conn in enumerate(conns):
+                await request(conn, {"type": "hello", "version": PROTOCOL_VERSION,
+                                     "name": f"t{index}s{seat}"}, "welcome")
+            table = (await request(conns[0], {"type": "create_table", "ruleset": "dice", "id": 1}, "table"))["table"]
+            await request(conns[0], {"type": "ping", "id": 2}, "pong")  # the ok of create
+            for conn in conns[1:]:
+                await request(conn, {"type": "join_table", "table": table["id"], "id": 1}, "ok")
+                await request(conn, {"type": "ready", "id": 2}, "ok")
+        else:
+            for seat, conn in enumerate(conns):
+                conn.send({"type": "join", "table": index, "seat": seat})
+        loads.append(load)
+        tasks += [asyncio.create_task(reader_task(load, m, c)) for m, c in enumerate(conns)]
+    await asyncio.sleep(0.2)
+    for load in loads:
+        if kind == "host":
+            load.conns[0].send({"type": "start"})
+        else:
+            load.start_game(header)
+    await asyncio.sleep(1.0)  # warm-up
+    for key in ("receipts", "slowest"):
+        stats[key].clear()
+    stats["events"] = 0
+    began = time.perf_counter()
+    await asyncio.sleep(seconds)
+    elapsed = time.perf_counter() - began
+    for load in loads:
+        load.stop = True
+    result = summarize(stats, elapsed)
+    for task in tasks:
+        task.cancel()
+    for load in loads:
+        for conn in load.conns:
+            conn.writer.close()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return result
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def summarize(stats, elapsed):
+    return {
+        "events_per_s": stats["events"] / elapsed,
+        "p50": pct(stats["receipts"], 0.50), "p99": pct(stats["receipts"], 0.99),
+        "slowest_p50": pct(stats["slowest"], 0.50), "slowest_p99": pct(stats["slowest"], 0.99),
+        "slow_down": stats["slow_down"],
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def spawn(kind: str, port: int, state_dir: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    if kind == "host":
+        cmd = [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
+               "--state-dir", state_dir, "--bots", "0", "--log-level", "WARNING"]
+    else:
+        cmd = [sys.executable, __file__, "--serve-relay", str(port)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError(f"{kind} did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=6.0)
+    parser.add_argument("--interval-ms", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--serve-relay", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_relay is not None:
+        asyncio.run(relay_main(args.serve_relay))
+        return
+    print(f"{args.tables} tables x {args.clients} clients, one action per table every "
+          f"{args.interval_ms} ms, {args.seconds:g} s measured, {args.runs} runs (medians)")
+    figures = {"host": [], "relay": []}
+    for run in range(args.runs):
+        for kind in ("host", "relay"):
+            with tempfile.TemporaryDirectory() as state_dir:
+                port = free_port()
+                proc = spawn(kind, port, state_dir)
+                try:
+                    figures[kind].append(asyncio.run(run_load(
+                        port, kind, args.tables, args.clients, args.seconds, args.interval_ms)))
+                finally:
+                    proc.terminate()
+                    proc.wait(10)
+    med = {kind: {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+           for kind, runs in figures.items()}
+    print(f"{'':8}{'events/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'slowest-member p50':>20}{'p99':>8}")
+    for kind in ("host", "relay"):
+        m = med[kind]
+        print(f"{kind:8}{m['events_per_s']:10.0f}{m['p50']:9.3f}{m['p99']:9.3f}"
+              f"{m['slowest_p50']:20.3f}{m['slowest_p99']:8.3f}")
+    h, r = med["host"], med["relay"]
+    print(f"ratio host/relay: p50 {h['p50'] / r['p50']:.2f}x, p99 {h['p99'] / r['p99']:.2f}x, "
+          f"events/s {h['events_per_s'] / r['events_per_s']:.2f}x")
+    if h["slow_down"]:
+        print(f"note: the host rate-limited {h['slow_down']:.0f} messages")
+
+
+if __name__ == "__main__":
+    main()
