@@ -48,7 +48,7 @@ class Player:
 
 class Connection:
     __slots__ = ("host", "reader", "writer", "player", "tokens", "refilled", "strikes",
-                 "last_heard", "opened", "closed", "peer")
+                 "last_heard", "opened", "closed", "peer", "last_replay")
 
     def __init__(self, host, reader, writer):
         self.host = host
@@ -61,6 +61,7 @@ class Connection:
         self.last_heard = self.opened = time.monotonic()
         self.closed = False
         self.peer = writer.get_extra_info("peername")
+        self.last_replay = 0.0
 
     def send(self, message: dict) -> None:
         self.send_bytes(encode(message))
@@ -177,7 +178,7 @@ class Host:
             "id": table.id, "ruleset": table.ruleset, "options": table.options,
             "owner": table.owner, "games_played": table.games_played,
             "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
-            "game_file": str(path),
+            "game_file": path.name,
         })
 
     def _resume_tables(self) -> None:
@@ -188,7 +189,7 @@ class Host:
             table = Table(self, record["id"], record["ruleset"], record["options"], record["owner"])
             table.games_played = record.get("games_played", 0)
             table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
-            writer = GameWriter(Path(record["game_file"]), header, table.id, events)
+            writer = GameWriter(self.store.games / record["game_file"], header, table.id, events)
             try:
                 table.resume(header, events, writer)
             except IllegalAction as exc:
@@ -569,6 +570,13 @@ class Host:
         seq = msg["seq"]
         if seq > len(table.events):
             raise ProtocolError("bad_message", f"Event {seq} has not happened yet.")
+        # A digest off the checkpoints costs the host a replay: one per second per connection.
+        if not table.digest_ready(seq):
+            now = time.monotonic()
+            if now - conn.last_replay < 1.0:
+                self._ok(conn, re)  # not checked: too soon after the last replay
+                return
+            conn.last_replay = now
         mine = table.digest_at(seq)
         if mine != msg["digest"]:
             self.desyncs += 1

@@ -83,7 +83,7 @@ class Store:
         for path in sorted(self.tables.glob("*.json"), key=lambda p: p.stem):
             try:
                 record = json.loads(path.read_text())
-                header, events, end = read_log_full(record["game_file"])
+                header, events, end = read_log_full(self.games / record["game_file"])
             except (OSError, ValueError, KeyError):
                 continue  # a table whose log is gone cannot be resumed
             found.append((record, header, events, end))

@@ -14,6 +14,7 @@ import logging
 import os
 
 from kismet_tui.rules import HOST, IllegalAction, new_game, replay
+from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
 
 log = logging.getLogger("kismet.host")
@@ -182,9 +183,11 @@ class Table:
         if self.state != PLAYING:
             raise IllegalAction("No game is running at this table.")
         t = max(self.host.now_ms(), self.last_t)
-        self.game.apply(seat, action, t)
+        notes = self.game.apply(seat, action, t)
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
         self.events.append(event)
+        if is_checkpoint(event["seq"], notes, self.game.finished):
+            self._remember_digest(event["seq"], self.game.digest())
         self.last_t = t
         if self.writer is not None:
             self.writer.append(event)  # on disk before anyone sees it
@@ -218,18 +221,26 @@ class Table:
             return
         self.send_table()
 
+    def digest_ready(self, seq: int) -> bool:
+        """Whether digest_at(seq) is cheap (no replay)."""
+        return seq in self._digests or seq == len(self.events)
+
     def digest_at(self, seq: int) -> str:
-        """The engine's digest just after event `seq` (0: before the first event)."""
+        """The engine's digest just after event `seq` (0: before the first event): from the
+        checkpoints remembered while stamping, the current state, or a replay of the log."""
         if seq in self._digests:
             return self._digests[seq]
         if seq == len(self.events):
             digest = self.game.digest()
         else:
             digest = replay(self.header, self.events[:seq]).digest()
-        if len(self._digests) >= DIGEST_CACHE:
-            self._digests.clear()
-        self._digests[seq] = digest
+        self._remember_digest(seq, digest)
         return digest
+
+    def _remember_digest(self, seq: int, digest: str) -> None:
+        if len(self._digests) >= DIGEST_CACHE:
+            del self._digests[next(iter(self._digests))]  # the oldest
+        self._digests[seq] = digest
 
     # ---- deadlines -----------------------------------------------------------------------------
     def cancel_timer(self) -> None:

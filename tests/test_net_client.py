@@ -124,3 +124,18 @@ async def test_a_second_connection_with_the_token_replaces_the_first_for_good(tm
             await asyncio.sleep(0.3)  # the first does not come back to fight for the seat
             assert first.state == "closed" and host.players[second.token].conn is not None
         await first.close()
+
+
+async def test_a_diverged_replica_is_caught_by_its_digest_and_replaced(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Solo") as solo:
+            await solo.create_table("dice")
+            await solo.start()
+            await wait_until(lambda: solo.game is not None)
+            await solo.act({"type": "roll", "hold": []})
+            assert await solo.check_digest() is True
+            solo.game.cards[solo.seat]["aces"] = 99  # a corrupted replica
+            assert await solo.check_digest() is False
+            assert solo.desyncs == 1 and host.desyncs == 1
+            assert solo.game.cards[solo.seat]["aces"] is None
+            assert solo.game.digest() == host.tables[solo.table["id"]].game.digest()

@@ -37,14 +37,13 @@ from typing import AsyncIterator, Callable
 
 from kismet_tui.rules import IllegalAction, replay
 from protocol import limits
+from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError
 from protocol.framing import FROM_HOST, encode, read_frame
 
 log = logging.getLogger("kismet.client")
 
 CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconnecting", "closed"
-# Notes after which a client sends its digest: a round or the game is over.
-CHECKPOINT_NOTES = {"round_ended", "round_over", "prelays_done", "game_over"}
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 # Errors after which the host closes the connection and a reconnect would only repeat them
 # (or, for "replaced", fight the player's newer connection).
@@ -317,8 +316,7 @@ class Client:
             self._ask_resync()
             return
         self.events.append({key: event[key] for key in ("seq", "t", "seat", "action")})
-        if (event["seq"] % self.digest_every == 0 or self.game.finished
-                or any(note.get("type") in CHECKPOINT_NOTES for note in notes)):
+        if is_checkpoint(event["seq"], notes, self.game.finished, self.digest_every):
             self._send({"type": "digest", "seq": event["seq"], "digest": self.game.digest()})
         self._maybe_reveal()
 
@@ -390,6 +388,18 @@ class Client:
     def act_nowait(self, action: dict) -> None:
         """Send a game action without waiting; a refusal arrives as an `error` message."""
         self._send({"type": "act", "action": action})
+
+    async def check_digest(self) -> bool:
+        """Ask the host to compare our replica with its game now. True if they agree; on a
+        mismatch the host's full log has replaced the replica by the time this returns."""
+        if self.game is None:
+            raise RequestError("no_game", "No game is running at this table.")
+        seq = len(self.events)
+        reply = await self._request({"type": "digest", "seq": seq, "digest": self.game.digest()})
+        if reply["type"] == "desync":
+            await self._request({"type": "ping"})  # the `game` that follows has been applied
+            return False
+        return True
 
     async def resync(self) -> None:
         self._awaiting_game = True
