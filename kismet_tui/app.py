@@ -70,6 +70,10 @@ class KismetApp(App):
 
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
+        self.start()
+
+    def start(self) -> None:
+        """Open the lobby and start listening to the host (the replay viewer does otherwise)."""
         from .screens.lobby import LobbyScreen
 
         self.push_screen(LobbyScreen())

@@ -102,7 +102,7 @@ def replay_main(argv: list[str] | None = None) -> int:
     from .replay import ReplayApp
 
     try:
-        header, events, end = read_log(args.file)
+        header, events = read_log(args.file)
     except (OSError, LogError) as exc:
         print(f"kismet-replay: cannot read {args.file}: {exc}", file=sys.stderr)
         return 1

@@ -215,7 +215,7 @@ class DiceScreen(GameScreen):
             return mine and bool(view.get("can_score"))
         if action == "hint":
             return mine and _advisor() is not None
-        return True
+        return super().check_action(action, parameters)
 
     def action_hold(self, pos: int) -> None:
         self.held ^= {pos}

@@ -48,6 +48,7 @@ class GameScreen(Screen):
         height: 1fr;
         min-height: 3;
         background: $surface;
+        overflow-x: hidden;
         scrollbar-size-vertical: 1;
     }
     """
@@ -57,6 +58,10 @@ class GameScreen(Screen):
         self.game = None
         self.ended_shown = False
         self.logged_chat = 0
+        self.keys_signature: tuple | None = None
+        self.version = 0          # host messages seen: the view cache's key
+        self.view_key = None
+        self.view_cache: dict = {}
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -86,7 +91,13 @@ class GameScreen(Screen):
         return seat_names(self.client, self.game.seats if self.game else 0)
 
     def view(self) -> dict:
-        return self.game.view(self.seat)
+        """The replica's view for our seat, computed once per host message (the keys, the
+        footer and the drawing all ask for it)."""
+        key = (self.version, id(self.game))
+        if self.view_key != key:
+            self.view_cache = self.game.view(self.seat)
+            self.view_key = key
+        return self.view_cache
 
     def on_mount(self) -> None:
         self.game = self.client.game
@@ -96,7 +107,7 @@ class GameScreen(Screen):
         self.log_line(f"A game of {self.RULESET} for {len(names)}: {', '.join(names)}.", "dim")
         self.pull_chat()
         self.redraw()
-        self.refresh_bindings()
+        self.refresh_keys()
         self.check_end()
 
     def on_host(self, msg: dict) -> None:
@@ -106,6 +117,7 @@ class GameScreen(Screen):
     def follow_host(self, msg: dict) -> None:
         if self.client.game is not self.game:
             return  # the app is about to put up a fresh screen for a new game
+        self.version += 1
         kind = msg.get("type")
         if kind == "event":
             for note in msg.get("notes") or []:
@@ -116,8 +128,18 @@ class GameScreen(Screen):
         self.pull_chat()
         if self.is_mounted:
             self.redraw()
-            self.refresh_bindings()
+            self.refresh_keys()
         self.check_end()
+
+    def refresh_keys(self) -> None:
+        """Redraw the footer only when what may be pressed has changed: rebuilding the footer
+        costs tens of milliseconds, too much to do on every event of a race round."""
+        names = sorted({binding.action.split("(")[0]
+                        for bindings in self._bindings.key_to_bindings.values() for binding in bindings})
+        signature = tuple(self.check_action(name, ()) for name in names)
+        if signature != self.keys_signature:
+            self.keys_signature = signature
+            self.refresh_bindings()
 
     def on_note(self, note: dict) -> None:
         """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
@@ -145,6 +167,11 @@ class GameScreen(Screen):
     def act(self, action: dict) -> None:
         """Send an action without blocking the screen; a refusal shows as a notification."""
         self.run_worker(self.app.send("act", action), group="act")
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action in ("talk", "leave"):
+            return getattr(self.client, "state", "") != "replay"
+        return True
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()

@@ -235,7 +235,7 @@ class KnockScreen(GameScreen):
             return self.choosing_prelay(view) or (self.deciding(view) and self.joker_first is not None)
         if action == "undo":
             return self.choosing_prelay(view) and bool(self.chosen)
-        return True
+        return super().check_action(action, parameters)
 
     # ---- keys ----------------------------------------------------------------------------
     def action_roll(self) -> None:

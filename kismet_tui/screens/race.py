@@ -53,12 +53,20 @@ class Canvas:
         self.blit([text], x0 + max(0, (x1 - x0 - text.cell_len) // 2), y)
 
     def text(self) -> Text:
+        """The grid as one Text; runs of one style become one span (far cheaper to draw)."""
         out = Text(no_wrap=True, overflow="crop")
         for index, row in enumerate(self.cells):
             if index:
                 out.append("\n")
+            run, run_style = [], None
             for char, style in row:
-                out.append(char, style)
+                if style is not run_style and run:
+                    out.append("".join(run), run_style)
+                    run = []
+                run_style = style
+                run.append(char)
+            if run:
+                out.append("".join(run), run_style)
         return out
 
 
@@ -189,8 +197,9 @@ class RaceScreen(GameScreen):
         if self.game is None:
             return True
         if action in ("grab", "pass"):
-            return self.can_grab(self.view())
-        return True
+            # Shown dimmed, not hidden, while nothing can be grabbed: the footer stays put.
+            return True if self.can_grab(self.view()) else None
+        return super().check_action(action, parameters)
 
     async def action_grab(self, pos: int) -> None:
         view = self.view()

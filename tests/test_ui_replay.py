@@ -1,0 +1,48 @@
+"""kismet-replay: a saved log plays back on the game screens, step by step and at speed."""
+
+from __future__ import annotations
+
+import pytest
+
+from kismet_tui.replay import ReplayApp
+from kismet_tui.rules import SeededRNG, new_game
+from kismet_tui.rules.playout import random_playout
+from protocol.gamelog import read_log_full, record_bytes
+from tests.test_ui_dice import wait_for
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
+
+
+def write_log(path, ruleset: str, names: list[str], seed: bytes, options: dict) -> None:
+    header = {"ruleset": ruleset, "seats": names, "seed": seed, "options": options, "t0": 1_000_000}
+    game = new_game(ruleset, names, seed, options, start_ms=header["t0"])
+    events = random_playout(game, SeededRNG(b"playout"), max_gap_ms=300)
+    with open(path, "wb") as out:
+        out.write(record_bytes({"kind": "header", "header": header, "table": 1}))
+        for event in events:
+            out.write(record_bytes({"kind": "event", **event}))
+        out.write(record_bytes({"kind": "end", "result": game.result()}))
+
+
+async def test_replay_steps_and_plays_to_the_end(tmp_path):
+    path = tmp_path / "game.kismet"
+    write_log(path, "race", ["Ana", "Bo"], b"replay-seed",
+              {"countdown_ms": 200, "round_limit_ms": 800, "reveal_ms": 100})
+    header, events, end = read_log_full(path)
+    app = ReplayApp(header, events, speed=16, paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen")
+        at = app.source.index
+        assert at == 0
+        await pilot.press("n", "n", "n")                # three single steps
+        assert app.source.index == at + 3
+        assert app.source.game.view(None)["round"] >= 0
+        # The screen draws the replica: the status line counts the events.
+        await pilot.pause(0.6)
+        assert f"{at + 3}/{len(events)} events" in str(app.screen.query_one("StatusBar").content)
+        await pilot.press("space")                      # play on at 16x to the end
+        await wait_for(pilot, lambda: app.source.done, 40, "the end of the log")
+        assert app.source.game.result() == end["result"]
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", 5, "the end screen")
+        ranking = str(app.screen.query_one("#ranking").content)
+        assert "Ana" in ranking and "Bo" in ranking
