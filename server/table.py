@@ -183,7 +183,15 @@ class Table:
         if self.state != PLAYING:
             raise IllegalAction("No game is running at this table.")
         t = max(self.host.now_ms(), self.last_t)
-        notes = self.game.apply(seat, action, t)
+        try:
+            notes = self.game.apply(seat, action, t)
+        except IllegalAction:
+            raise
+        except Exception:
+            # An engine bug: its state may be half-changed, so rebuild it from the log.
+            log.exception("table %s: the engine failed on %r; rebuilding from the log", self.id, action)
+            self.game = replay(self.header, self.events)
+            raise IllegalAction("That move could not be handled. Nothing changed.") from None
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
         self.events.append(event)
         if is_checkpoint(event["seq"], notes, self.game.finished):
