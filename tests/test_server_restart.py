@@ -71,3 +71,36 @@ async def test_host_killed_mid_game_resumes_with_no_event_lost(tmp_path):
         assert proc.terminate() == 0  # SIGTERM: clean shutdown
         output = proc.proc.stdout.read()
         assert "kismet-join 127.0.0.1:" in output and "Shutting down" in output
+
+
+async def test_a_restarted_host_brings_its_bots_back_and_the_game_ends(tmp_path):
+    from kismet_tui.bots.runner import BotLoop, bot_factory
+    from tests.netutil import connected, running_host
+
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        ana = Client(reconnect=False)
+        await ana.connect("127.0.0.1", host.port, "Ana")
+        table = await ana.create_table("dice", {"away_limit_ms": 60000}, bots=["greedy"])
+        await wait_until(lambda: ana.table["seats"][1]["connected"])
+        await ana.start()
+        await wait_until(lambda: ana.game is not None)
+        for _ in range(2):
+            if ana.game.current != ana.seat:
+                await wait_until(lambda: ana.game.current == ana.seat)
+            await ana.act({"type": "roll", "hold": []})
+            await ana.act({"type": "score", "box": ana.game.best_box()})
+        token, played = ana.token, len(ana.events)
+        await ana.close()
+    # The same state folder, a new host process-alike on a new port.
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        hosted = host.tables[table["id"]]
+        assert len(hosted.events) >= played
+        async with connected(host, "Ana", token=token) as ana:
+            await wait_until(lambda: ana.game is not None and not any(ana.game.away))
+            assert ana.seat == 0
+            player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
+            await wait_until(lambda: ana.game.finished, timeout=40)
+            player.cancel()
+            assert ana.game.digest() == hosted.game.digest()
+            assert hosted.state == "finished"
+            assert not list((tmp_path / "tables").iterdir())  # nothing left to resume
