@@ -107,3 +107,34 @@ def test_joker_flag_is_worth_something(end_table):
     without = rest_of_game(frozenset({"full_house"}), 0, False)
     assert with_flag > without
     assert solver_value(end_table, {"full_house"}, 0, True) == pytest.approx(with_flag, abs=1e-9)
+
+
+def test_policy_played_out_scores_what_the_table_expects(end_table):
+    # The vectorised simulator plays the table's policy; its mean must match the expectation.
+    import numpy as np
+
+    from kismet_tui.solver import simulate
+
+    u, l = state_of(set(rules.BOXES) - {"kismet", "full_house"}, 0, False)
+    points = simulate.play(end_table, 20000, seed=3, upper=u, lower=l)
+    half_width = 4 * points.std() / np.sqrt(len(points))
+    assert abs(points.mean() - end_table[u, l]) < half_width
+
+
+def test_cache_round_trip_and_versioned_name(tmp_path, monkeypatch, end_table):
+    monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path))
+    path = table.cache_path()
+    assert path.parent == tmp_path and f"-v{table.FORMAT_VERSION}-" in path.name
+    assert table.load() is None  # nothing built yet
+    table.save(end_table, info={"build_seconds": 1.0})
+    loaded = table.load()
+    assert loaded is not None and np_allclose(loaded, end_table)
+    assert table.build_info() == {"build_seconds": 1.0}
+    path.write_bytes(b"not a table")
+    assert table.load() is None  # a damaged file is ignored, not trusted
+
+
+def np_allclose(a, b):
+    import numpy as np
+
+    return np.allclose(a, b, rtol=1e-6, atol=1e-4)

@@ -15,9 +15,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     V = None if rebuild else table.load()
     if V is None:
-        V = table.build(progress=table.text_progress())
-        path = table.save(V)
-        print(f"Built in {time.monotonic() - started:.1f} s, saved to {path}")
+        V, info = table.build_and_save(progress=table.text_progress())
+        print(f"Built in {info['build_seconds']:.1f} s, saved to {table.cache_path()}")
     else:
         print(f"Loaded {table.cache_path()} in {time.monotonic() - started:.2f} s")
     print(f"Optimal expected score of a solitaire game: {V[upper_index(0, 0), lower_index(0, False)]:.4f}")

@@ -12,6 +12,7 @@ builds a new table rather than trusting an old one.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -76,13 +77,24 @@ def text_progress(stream=sys.stderr):
     return show
 
 
-def save(V: np.ndarray, path: Path | None = None) -> Path:
+def save(V: np.ndarray, path: Path | None = None, info: dict | None = None) -> Path:
+    """Write the table (float32: 12 MB, values to about 1e-5) and, beside it, `info` as JSON
+    (how long the build took, the game's value in full precision)."""
     path = path or cache_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npy")
     np.save(tmp, V.astype(np.float32))
     os.replace(tmp, path)  # a reader never sees half a file
+    if info is not None:
+        path.with_suffix(".json").write_text(json.dumps(info, indent=1))
     return path
+
+
+def build_info(path: Path | None = None) -> dict | None:
+    try:
+        return json.loads((path or cache_path()).with_suffix(".json").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def load(path: Path | None = None) -> np.ndarray | None:
@@ -97,9 +109,13 @@ def load(path: Path | None = None) -> np.ndarray | None:
     return V.astype(np.float64)
 
 
-def load_or_build(progress=None) -> np.ndarray:
-    V = load()
-    if V is None:
-        V = build(progress=progress)
-        save(V)
-    return V
+def build_and_save(progress=None) -> tuple[np.ndarray, dict]:
+    from .states import lower_index, upper_index
+
+    started = time.monotonic()
+    V = build(progress=progress)
+    info = {"build_seconds": round(time.monotonic() - started, 1),
+            "game_value": float(V[upper_index(0, 0), lower_index(0, False)]),
+            "format": FORMAT_VERSION, "rules": rules_fingerprint()}
+    save(V, info=info)
+    return V, info

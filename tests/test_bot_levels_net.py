@@ -1,0 +1,44 @@
+"""The easy, medium and hard bots play whole games of every kind against each other over
+real TCP, through the host and the bot runner, and every replica ends on the host's digest."""
+
+import asyncio
+
+import pytest
+
+from kismet_tui.bots import dice_levels
+from kismet_tui.bots.runner import BotLoop, bot_factory
+from tests.netutil import connected, running_host, wait_until
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
+
+FAST = {
+    "dice": {},
+    "race": {"countdown_ms": 50, "round_limit_ms": 500, "reveal_ms": 20},
+    "knock": {"knock_window_ms": 30, "away_limit_ms": 3000},
+}
+
+
+@pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
+async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, ruleset):
+    # As on a fresh machine: the hard dice bot falls back to the heuristic table.
+    monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(dice_levels, "_optimal", None)
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Watcher") as watcher:
+            table = await ana.create_table(ruleset, FAST[ruleset], bots=["easy", "medium", "hard"])
+            await watcher.join_table(table["id"], spectator=True)
+            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await ana.start()
+            # The table's owner is played by the runner too, at the hard level.
+            player = asyncio.create_task(BotLoop(ana, "hard", 0.01, rematches=False).run())
+            hosted = host.tables[table["id"]]
+            await wait_until(lambda: hosted.game is not None and hosted.game.finished, timeout=45)
+            await wait_until(lambda: watcher.game is not None and watcher.game.finished)
+            player.cancel()
+            assert hosted.game.seats == 4
+            assert watcher.game.digest() == ana.game.digest() == hosted.game.digest()
+            # Every seat made moves of its own (nobody only sat there timing out).
+            movers = {event["seat"] for event in hosted.events if event.get("seat", -1) >= 0}
+            assert movers == {0, 1, 2, 3}
+            await asyncio.sleep(0.1)  # the bots' last digests arrive
+            assert host.desyncs == 0
