@@ -206,23 +206,18 @@ def test_d5_joker_scores_each_box_as_the_box_specifies(box, points):
     assert notes[1]["type"] == "penalty"
 
 
-def test_d5_joker_cannot_be_scored_as_a_straight_but_may_scratch_it():
+@pytest.mark.parametrize("box,words", [
+    ("straight", "A joker cannot be scored as a Straight."),
+    ("aces", "A joker of 2s goes in Deuces or the Kismet section, not in Aces."),
+])
+def test_d5_joker_cannot_be_scored_as_a_straight_or_another_number_but_may_scratch_it(box, words):
     g = two_seats_with_a_kismet([2] * 5)
-    refused(g, 0, {"type": "score", "box": "straight", "joker": True},
-            "A joker cannot be scored as a Straight.")
-    notes = put(g, 0, "straight")
+    refused(g, 0, {"type": "score", "box": box, "joker": True}, words)
+    notes = put(g, 0, box)
     assert notes[0]["points"] == 0 and notes[0]["joker"] is False
     # A scratch still ends the turn with a second Kismet: the penalty and extra turn apply.
     assert notes[1] == {"type": "penalty", "seat": 0, "victims": [[1, "deuces"]]}
     assert notes[2] == {"type": "extra_turn", "seat": 0}
-
-
-def test_d5_joker_in_another_number_box_is_a_scratch():
-    g = two_seats_with_a_kismet([2] * 5)
-    refused(g, 0, {"type": "score", "box": "aces", "joker": True},
-            "A joker of 2s goes in Deuces or the Kismet section, not in Aces.")
-    notes = put(g, 0, "aces")
-    assert notes[0]["points"] == 0 and notes[0]["joker"] is False
 
 
 def test_d5_asking_for_a_joker_without_one_is_refused():

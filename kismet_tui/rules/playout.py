@@ -8,11 +8,16 @@ a SeededRNG (`rng.below`), never from `random`, so a playout is reproducible fro
 Times are stamped the way the host stamps them: they never go backwards, and a player's
 action is never stamped at or past a pending deadline; when the chosen pause would reach the
 deadline, the host's timeout is stamped at the deadline first (the player was too slow).
+
+`legal_actions` says which moves exist, not always when they may be made: a game may refuse a
+listed move as too early (the knock game's roll during the knock window [D15]). Such a refusal
+is not logged; the chosen pause passes and the playout picks again. `strict=True` makes any
+refusal of a listed move an error instead (for engines whose lists are exact, like dice).
 """
 
 from __future__ import annotations
 
-from .base import HOST, Game
+from .base import HOST, Game, IllegalAction
 
 TIMEOUT = {"type": "timeout"}
 
@@ -23,17 +28,21 @@ def candidates(game: Game) -> list[tuple[int, dict]]:
 
 
 def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 2_000,
-                   first_seq: int = 1, away_chance: int = 0) -> list[dict]:
+                   first_seq: int = 1, away_chance: int = 0, strict: bool = False,
+                   max_refusals: int = 10_000) -> list[dict]:
     """Play random legal moves until the game is finished (or `max_steps` events were
     stamped) and return the stamped log [{seq, t, seat, action}], ready for `replay`.
 
     `max_gap_ms`: the most time between two events (each pause is `rng.below(max_gap_ms+1)`).
     `away_chance`: if > 0, about one event in `away_chance` is the host marking a random seat
     away (or back, if it was away), which exercises the away-limits of every game.
+    Raises RuntimeError if the game gets stuck (no move and no deadline, or `max_refusals`
+    listed moves refused in a row).
     """
     log: list[dict] = []
     t = game.now
     seq = first_seq
+    refusals = 0
 
     def stamp(seat: int, action: dict, at: int) -> None:
         nonlocal seq
@@ -65,6 +74,16 @@ def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 
             stamp(HOST, dict(TIMEOUT), deadline)
             t = deadline
             continue
-        stamp(seat, action, at)
+        try:
+            stamp(seat, action, at)
+        except IllegalAction as refusal:
+            if strict or seat == HOST:
+                raise
+            refusals += 1
+            if refusals > max_refusals:
+                raise RuntimeError(f"{game.RULESET}: {refusals} listed moves refused in a row, "
+                                   f"the last: {refusal.reason}") from refusal
+        else:
+            refusals = 0
         t = at
     return log

@@ -1,0 +1,133 @@
+"""random_playout: generic over rulesets, reproducible, and stamping time like the host."""
+
+import importlib.util
+
+import pytest
+
+from kismet_tui.rules import HOST, RULESETS, IllegalAction, SeededRNG, new_game, replay
+from kismet_tui.rules.base import Game, check
+from kismet_tui.rules.playout import random_playout
+
+AVAILABLE = [name for name, module in RULESETS.items() if importlib.util.find_spec(module)]
+
+
+def header(ruleset, seats, seed, options=None, t0=0):
+    return {"ruleset": ruleset, "seats": seats, "seed": seed, "options": options or {}, "t0": t0}
+
+
+def check_stamping(ruleset, seats, seed, log, options=None, t0=0):
+    """Replay the log event by event, checking what a host guarantees about its stamps."""
+    game = new_game(ruleset, seats, seed, options, start_ms=t0)
+    last = t0
+    for number, event in enumerate(log, start=1):
+        assert event["seq"] == number
+        assert event["t"] >= last, "time went backwards"
+        deadline = game.next_deadline()
+        if event["seat"] != HOST:
+            assert deadline is None or event["t"] < deadline, "a move stamped past a deadline"
+        elif event["action"]["type"] == "timeout":
+            assert event["t"] == max(deadline, last), "a timeout stamped late"
+        game.apply(event["seat"], event["action"], event["t"])
+        last = event["t"]
+    return game
+
+
+@pytest.mark.parametrize("ruleset", AVAILABLE)
+@pytest.mark.parametrize("seats", [2, 4])
+def test_every_ruleset_plays_to_the_end_and_replays(ruleset, seats):
+    for seed in (1, 2):
+        game = new_game(ruleset, seats, seed, start_ms=500)
+        log = random_playout(game, SeededRNG(seed), away_chance=25)
+        assert game.finished
+        replayed = check_stamping(ruleset, seats, seed, log, t0=500)
+        assert replayed.digest() == game.digest()
+        assert replay(header(ruleset, seats, seed, t0=500), log).digest() == game.digest()
+
+
+def test_same_rng_same_log_and_another_rng_another_game():
+    logs = []
+    for moves in (7, 7, 8):
+        game = new_game("dice", 3, b"same table")
+        logs.append(random_playout(game, SeededRNG(moves)))
+    assert logs[0] == logs[1] and logs[0] != logs[2]
+
+
+def test_timeouts_are_stamped_at_the_deadline_and_moves_never_past_it():
+    options = {"turn_limit_ms": 1000}
+    game = new_game("dice", 2, 3, options)
+    log = random_playout(game, SeededRNG(3), max_gap_ms=600)
+    timeouts = [e for e in log if e["action"]["type"] == "timeout"]
+    assert timeouts, "with 600 ms pauses and a 1 s turn limit some turns must time out"
+    check_stamping("dice", 2, 3, log, options)
+
+
+def test_max_steps_stops_early_and_first_seq_numbers_the_log():
+    game = new_game("dice", 2, 1)
+    log = random_playout(game, SeededRNG(1), max_steps=5, first_seq=41)
+    assert [e["seq"] for e in log] == [41, 42, 43, 44, 45] and not game.finished
+
+
+class Countdown(Game):
+    """A toy ruleset that knows nothing of dice or cards: each seat may `tick` until the host
+    stamps the timeout at start + 1000 ms, which ends the game. `early` is listed from the
+    start but refused before 300 ms, like knock's roll during the knock window."""
+
+    RULESET = "countdown"
+
+    def __init__(self, seats=2):
+        super().__init__(seats, {}, SeededRNG(1), start_ms=0)
+        self.ticks = [0] * seats
+        self.early_at = None
+        self.over = False
+
+    def legal_actions(self, seat):
+        return [] if self.over else [{"type": "tick"}, {"type": "early"}]
+
+    def _act_tick(self, seat, action, t_ms):
+        check(not self.over, "Over.")
+        self.ticks[seat] += 1
+
+    def _act_early(self, seat, action, t_ms):
+        check(t_ms >= 300, "Too early.")
+        check(not self.over, "Over.")
+        self.early_at = t_ms
+
+    def next_deadline(self):
+        return None if self.over else 1000
+
+    def _on_timeout(self, t_ms):
+        self.over = True
+        return [{"type": "over"}]
+
+    def result(self):
+        return {"scores": self.ticks, "winners": []} if self.over else None
+
+    def snapshot(self):
+        return {"ticks": self.ticks, "over": self.over, "early_at": self.early_at}
+
+
+def test_generic_over_any_game_of_the_contract():
+    game = Countdown()
+    log = random_playout(game, SeededRNG(4), max_gap_ms=50)
+    assert game.finished and log[-1]["action"] == {"type": "timeout"} and log[-1]["t"] == 1000
+    assert all(e["t"] < 1000 for e in log[:-1])
+    assert all(e["t"] >= 300 for e in log if e["action"]["type"] == "early")
+    assert sum(game.ticks) == sum(1 for e in log if e["action"]["type"] == "tick")
+
+
+def test_strict_turns_a_refused_listed_move_into_an_error():
+    with pytest.raises(IllegalAction, match="Too early"):
+        for seed in range(20):  # some seed picks `early` before 300 ms
+            random_playout(Countdown(), SeededRNG(seed), max_gap_ms=50, strict=True)
+
+
+def test_a_game_with_no_move_and_no_deadline_is_reported_stuck():
+    class Stuck(Countdown):
+        def legal_actions(self, seat):
+            return []
+
+        def next_deadline(self):
+            return None
+
+    with pytest.raises(RuntimeError, match="stuck"):
+        random_playout(Stuck(), SeededRNG(1))
