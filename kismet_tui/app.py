@@ -78,6 +78,15 @@ class KismetApp(App):
 
         self.push_screen(LobbyScreen())
         self.read_host()
+        self.warm_up()
+
+    @work(thread=True, group="warm-up")
+    def warm_up(self) -> None:
+        """Import the bots and the dice advisor in the background: they load the solver's
+        tables, which would otherwise freeze the first new-table form or dice screen."""
+        from .screens.dice import load_advisor
+
+        load_advisor()
 
     @work(exclusive=True, group="host")
     async def read_host(self) -> None:

@@ -7,6 +7,8 @@ open box (dim, with a dot), and the Basic section's progress towards the bonus.
 
 from __future__ import annotations
 
+import copy
+
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -131,6 +133,15 @@ class DiceScreen(GameScreen):
         self.cursor: str | None = None
         self.last_turn_key = None
 
+    def on_mount(self) -> None:
+        # (GameScreen.on_mount runs too: Textual calls mount handlers up the class tree.)
+        if not _ADVISE:
+            self.run_worker(self.advisor_loaded, thread=True, group="advisor")
+
+    def advisor_loaded(self) -> None:
+        load_advisor()
+        self.app.call_from_thread(self.refresh_keys)
+
     def compose_body(self) -> ComposeResult:
         with Horizontal():
             yield Static(id="scorecard")
@@ -248,11 +259,20 @@ class DiceScreen(GameScreen):
         advise = _advisor()
         if advise is None or self.seat is None:
             return
+        # The thread gets its own copy: the replica keeps changing on the event loop meanwhile.
+        game, seat = copy.deepcopy(self.game), self.seat
+        self.run_worker(lambda: self.think(advise, game, seat), thread=True, group="hint", exclusive=True)
+
+    def think(self, advise, game, seat: int) -> None:
+        """In a thread: ask the advisor (a few hundred ms), then show the answer."""
         try:
-            choices = advise(self.game, self.seat)
+            choices = advise(game, seat)
         except Exception as exc:  # the advisor is a helper: never let it break the game
-            self.app.show_refusal(f"No hint now ({exc}).")
+            self.app.call_from_thread(self.app.show_refusal, f"No hint now ({exc}).")
             return
+        self.app.call_from_thread(self.show_hint, choices)
+
+    def show_hint(self, choices: list[dict]) -> None:
         if not choices:
             self.app.show_refusal("No hint now.")
             return
@@ -269,9 +289,20 @@ class DiceScreen(GameScreen):
         self.log_line("Hint: " + " · ".join(lines), "italic")
 
 
+_ADVISE: list = []  # the advisor's advise(), once loaded
+
+
 def _advisor():
+    return _ADVISE[0] if _ADVISE else None
+
+
+def load_advisor() -> None:
+    """Import the advisor (it loads the solver's tables: seconds on a busy machine); run in a
+    thread so the screen never waits for it. Without it the hint key stays hidden."""
+    if _ADVISE:
+        return
     try:
         from ..bots.advisor import advise
     except Exception:
-        return None
-    return advise
+        return
+    _ADVISE.append(advise)

@@ -8,7 +8,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown
+from rich.markdown import Markdown
+from textual.widgets import Footer, Static
 
 GAMES = ("dice", "race", "knock")
 
@@ -54,7 +55,7 @@ class HelpScreen(ModalScreen):
         border: round $accent;
         padding: 0 1;
     }
-    HelpScreen Markdown { margin: 0; }
+    HelpScreen #help-text { width: 100%; height: auto; }
     """
     BINDINGS = [
         Binding("escape,q,question_mark,f1", "dismiss", "Close help"),
@@ -67,10 +68,13 @@ class HelpScreen(ModalScreen):
     def __init__(self, ruleset: str | None) -> None:
         super().__init__()
         self.ruleset = ruleset
+        self.source = rules_text(ruleset)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-scroll", can_focus=True):
-            yield Markdown(rules_text(self.ruleset), id="help-text")
+            # Rich's Markdown drawn in one Static: it opens at once, where Textual's Markdown
+            # widget (a widget per block) takes over a second for these pages.
+            yield Static(Markdown(self.source), id="help-text")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -6,6 +6,8 @@ up/down chooses a line, left/right changes its value, enter creates the table. W
 
 from __future__ import annotations
 
+import sys
+
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -49,12 +51,14 @@ OPTION_ROWS = {
 }
 
 
+FALLBACK_LEVELS = ["easy", "medium", "hard", "greedy", "random"]
+
+
 def bot_levels() -> list[str]:
-    try:
-        from ..bots import POLICIES
-    except Exception:
-        return ["greedy"]
-    levels = list(POLICIES)
+    """The bot levels this install knows. The bots package loads the solver's tables, which
+    takes seconds, so it is only read here once the app's warm-up thread has imported it."""
+    bots = sys.modules.get("kismet_tui.bots")
+    levels = list(getattr(bots, "POLICIES", None) or FALLBACK_LEVELS)
     order = ["easy", "medium", "hard", "greedy", "random"]
     return sorted(levels, key=lambda name: (order.index(name) if name in order else 99, name))
 

@@ -31,6 +31,7 @@ class StatusBar(Static):
     def __init__(self, where: str = "") -> None:
         super().__init__("")
         self.where = where
+        self.shown = ""
 
     def on_mount(self) -> None:
         self.refresh_status()
@@ -52,4 +53,6 @@ class StatusBar(Static):
             text.append("  │  ")
             text.append(self.where)  # plain: may hold player names
         text.append("  │  ? help", style="dim")
-        self.update(text)
+        if text.plain != self.shown:  # redraw only on change: this runs twice a second
+            self.shown = text.plain
+            self.update(text)

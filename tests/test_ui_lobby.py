@@ -1,0 +1,78 @@
+"""The lobby through a real host: create by keys, ready marks, a refusal in words, chat as
+plain text, start; and the help screen, for the lobby and for the game being played."""
+
+from __future__ import annotations
+
+import pytest
+
+from kismet_tui.screens.help import HelpScreen
+from tests.netutil import connected, running_host
+from tests.test_ui_dice import wait_for
+from tests.test_ui_games import make_app
+
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+
+
+def notifications(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_lobby_create_ready_refusal_chat_start(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "right", "enter")         # a race table, no bots
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            assert client.table["ruleset"] == "race"
+            await bo.join_table(client.table["id"])
+            await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
+            # Starting before Bo is ready is refused, in words, and nothing starts.
+            await pilot.press("g")
+            await wait_for(pilot, lambda: any("ready" in n for n in notifications(app)), what="the refusal")
+            assert client.game is None
+            await bo.ready()
+            await wait_for(pilot, lambda: client.table["seats"][1]["ready"], what="Bo ready")
+            await pilot.pause(0.1)
+            seats_panel = str(app.screen.query_one("#mytable").content)
+            assert "✓ Bo" in seats_panel and "Ana" in seats_panel
+            # Chat: markup in a message is never interpreted; it arrives as plain text.
+            stream = bo.messages()
+            await pilot.press("t")
+            for ch in "hi [b]x":
+                await pilot.press(ch if ch != " " else "space")
+            await pilot.press("enter")
+            chat = None
+            while chat is None:
+                msg = await stream.__anext__()
+                if msg.get("type") == "chat":
+                    chat = msg
+            assert chat["name"] == "Ana" and chat["text"].startswith("hi ")
+            await pilot.pause(0.1)
+            lobby_log = "\n".join(line.text for line in app.screen.query_one("#lobbylog").lines)
+            assert "Ana: hi (b)x" in lobby_log
+            await pilot.press("g")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen")
+            assert client.game is not None and client.game.seats == 2
+            await client.close()
+
+
+async def test_help_opens_for_the_lobby_and_for_the_game(tmp_path):
+    async with running_host(tmp_path) as host:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+            assert "In the lobby" in app.screen.source
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed")
+            await pilot.press("n", "enter", "g")                  # a solo dice game
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            await pilot.press("f1")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help in the game")
+            source = app.screen.source
+            assert "Yarborough" in source and "second kismet" in source.lower()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="back to dice")
+            await client.close()
