@@ -65,6 +65,11 @@ class KismetApp(App):
         self.conn_detail = address
         self.chat_lines: list[Text] = []
         self.notes = NoteTracker()
+        if self.console.color_system == "standard":
+            # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
+            # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
+            # magenta.)
+            self.theme = "ansi-dark"
         self.shown_game = None
         self.shown_key = None
 
@@ -139,13 +144,14 @@ class KismetApp(App):
         elif kind == "event":
             msg = {**msg, "notes": self.notes.notes_for(msg)}
         self.route()
-        screen = self.screen
-        handler = getattr(screen, "on_host", None)
+        # Taken before any handler runs: a handler may push a screen (the end of a game).
+        *under, top = self.screen_stack
+        handler = getattr(top, "on_host", None)
         if handler is not None:
             handler(msg)
         # Screens under a modal (the game under its end screen) still follow the game.
-        for under in self.screen_stack[:-1]:
-            follow = getattr(under, "follow_host", None)
+        for screen in under:
+            follow = getattr(screen, "follow_host", None)
             if follow is not None:
                 follow(msg)
 

@@ -30,6 +30,11 @@ SHORT = {
 LABEL_WIDTH = 14
 
 
+def short_name(name: str, width: int) -> str:
+    """A name cut to a scorecard column; spaces go first, so "Bot 2 (easy)" stays "Bot2"."""
+    return (name if len(name) <= width else name.replace(" ", ""))[:width]
+
+
 def column_width(players: int) -> int:
     return 5 if players <= 4 else 4
 
@@ -44,7 +49,7 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     out.append(f"{'':<{LABEL_WIDTH}}")
     for seat in range(seats):
         style = Style(color=seat_colour(seat), bold=True, underline=seat == current)
-        out.append(f"{names[seat][:width - 1]:>{width}}", style)
+        out.append(f"{short_name(names[seat], width - 1):>{width}}", style)
     out.append("\n")
 
     def box_row(box: str) -> None:
@@ -148,7 +153,7 @@ class DiceScreen(GameScreen):
             with Vertical(id="right"):
                 yield Static(id="dice")
                 yield Static(id="turn")
-                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False)
+                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
     # ---- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:

@@ -73,7 +73,7 @@ class EndScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
-            yield Static(Text("r: play again at this table  ·  escape: look at the board",
+            yield Static(Text("r: play again here  ·  escape: see the board",
                               style="bright_black"))
         yield Footer()
 

@@ -110,7 +110,7 @@ class KnockScreen(GameScreen):
             yield Static(id="others")
             with Horizontal(id="middle"):
                 yield Static(id="dice")
-                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False)
+                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
             yield Static(id="say")
             yield Static(id="hand")
 

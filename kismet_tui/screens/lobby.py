@@ -89,7 +89,7 @@ class LobbyScreen(Screen):
                 yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
             with Vertical(id="table-pane"):
                 yield Static(id="mytable")
-        yield RichLog(id="lobbylog", wrap=True, markup=False)
+        yield RichLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
         yield Footer()
 

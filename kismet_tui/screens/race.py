@@ -169,7 +169,7 @@ class RaceScreen(GameScreen):
             yield Static(id="circle")
             with Vertical(id="side"):
                 yield Static(id="players")
-                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False)
+                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
     def on_mount(self) -> None:
         # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)

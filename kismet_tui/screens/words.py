@@ -33,7 +33,7 @@ def _common(note: dict, names: list[str]) -> str | None:
     kind = note.get("type")
     who = name_of(names, note.get("seat"))
     if kind == "away":
-        return f"{who} dropped out; the host will play for them if they stay away."
+        return f"{who} is away."
     if kind == "back":
         return f"{who} is back."
     if kind == "game_over":
