@@ -137,8 +137,14 @@ class KismetApp(App):
         elif kind == "chat":
             self.add_chat(msg)
         elif kind == "connection":
-            self.conn_state = msg.get("state", self.conn_state)
+            previous, self.conn_state = self.conn_state, msg.get("state", self.conn_state)
             self.conn_detail = msg.get("words", "")
+            if self.conn_state == "reconnecting" and previous == "connected":
+                self.notify(self.conn_detail or "Connection lost. Reconnecting...", severity="warning",
+                            timeout=4, markup=False)
+            elif self.conn_state == "connected" and previous == "reconnecting":
+                self.notify("Reconnected: you are back in your seat." if getattr(self.client, "seat", None)
+                            is not None else "Reconnected.", timeout=3, markup=False)
         elif kind == "game":
             self.notes.reset(msg["header"], msg["events"])
         elif kind == "event":

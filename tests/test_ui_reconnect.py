@@ -1,0 +1,51 @@
+"""A dropped connection shows in the status line, comes back by itself, and the game screen
+carries on with the same seat and the same game."""
+
+from __future__ import annotations
+
+import pytest
+
+from kismet_tui.app import KismetApp
+from kismet_tui.net import Client
+from tests.netutil import running_host
+from tests.test_ui_dice import wait_for
+
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+
+
+def status_line(app) -> str:
+    return str(app.screen.query_one("StatusBar").content)
+
+
+async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
+    async with running_host(tmp_path) as host:
+        client = Client()                                   # reconnect on (the default)
+        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "enter")
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await pilot.press("g")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
+            screen = app.screen
+            dice_before = client.game.view(0)["dice"]
+            # Cut the connection under the client's feet, as a network would.
+            client._writer.transport.abort()
+            await wait_for(pilot, lambda: any("Reconnecting" in str(n.message) for n in app._notifications),
+                           what="word of the drop")
+            await wait_for(pilot, lambda: client.state == "connected" and client.game is not None
+                           and not client.game.away[0], 10, "the rejoin")
+            await wait_for(pilot, lambda: any("back in your seat" in str(n.message) for n in app._notifications),
+                           what="word of the rejoin")
+            await pilot.pause(0.6)
+            assert "● connected" in status_line(app)
+            assert app.screen is screen, "the same game screen carries on"
+            assert screen.game is client.game and client.seat == 0
+            assert client.game.view(0)["dice"] == dice_before
+            # And the game goes on from the keyboard.
+            await pilot.press("r")
+            await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 2, what="a throw after the rejoin")
+            await client.close()
