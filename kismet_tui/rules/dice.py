@@ -185,19 +185,21 @@ def score(box: str, dice, joker: bool = False) -> int:
         return face * dice.count(face)
     if joker:
         return 0 if box == "straight" else _points_when_met(box, total)
-    counts = Counter(dice)
-    met = {
-        "two_pair_same_color": _two_pair_same_color(counts),
-        "three_of_a_kind": max(counts.values()) >= 3,
-        "straight": tuple(sorted(dice)) in STRAIGHTS,
-        "flush": _one_color(dice),
-        "full_house": _full_house(counts),
-        "full_house_same_color": _full_house(counts) and _one_color(dice),
-        "four_of_a_kind": max(counts.values()) >= 4,
-        "yarborough": True,
-        "kismet": len(counts) == 1,
-    }[box]
-    return _points_when_met(box, total) if met else 0
+    return _points_when_met(box, total) if PATTERNS[box](dice, Counter(dice)) else 0
+
+
+# Whether five dice (and their face counts) meet each Kismet-section box's pattern.
+PATTERNS = {
+    "two_pair_same_color": lambda dice, counts: _two_pair_same_color(counts),
+    "three_of_a_kind": lambda dice, counts: max(counts.values()) >= 3,
+    "straight": lambda dice, counts: tuple(sorted(dice)) in STRAIGHTS,
+    "flush": lambda dice, counts: _one_color(dice),
+    "full_house": lambda dice, counts: _full_house(counts),
+    "full_house_same_color": lambda dice, counts: _full_house(counts) and _one_color(dice),
+    "four_of_a_kind": lambda dice, counts: max(counts.values()) >= 4,
+    "yarborough": lambda dice, counts: True,
+    "kismet": lambda dice, counts: len(counts) == 1,
+}
 
 
 def _points_when_met(box: str, total: int) -> int:
@@ -315,7 +317,8 @@ class DiceGame(Game):
 
     def _check_turn(self, seat: int) -> None:
         check(not self.over, "The game is over.")
-        check(seat == self.current, f"Not your turn: seat {self.current} is rolling.")
+        if seat != self.current:
+            raise IllegalAction(f"Not your turn: seat {self.current} is rolling.")
 
     def _roll(self, hold: list[int]) -> dict:
         # Fixed draw point: one die per position not held, in position order 0..4.
@@ -384,8 +387,9 @@ class DiceGame(Game):
         check(isinstance(hold, (list, tuple)),
               "'hold' is a list of the dice positions to keep, 0 to 4.")
         for index in hold:
-            check(isinstance(index, int) and not isinstance(index, bool) and 0 <= index <= 4,
-                  f"There is no die {index!r} to hold: the dice are numbered 0 to 4.")
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= 4:
+                raise IllegalAction(
+                    f"There is no die {index!r} to hold: the dice are numbered 0 to 4.")
         check(len(set(hold)) == len(hold), "Each die can be held only once.")
         check(self.rolls > 0 or not hold, "There is nothing to hold before the first roll.")
         check(len(hold) < 5, "Holding all five dice is the same as stopping: choose a box.")
@@ -394,10 +398,11 @@ class DiceGame(Game):
     def _act_score(self, seat: int, action: dict, t_ms: int) -> list[dict]:
         self._check_turn(seat)
         box = action.get("box")
-        check(isinstance(box, str) and box in BOX_NAMES,
-              f"There is no box called {box!r} on a Kismet card.")
+        if not isinstance(box, str) or box not in BOX_NAMES:
+            raise IllegalAction(f"There is no box called {box!r} on a Kismet card.")
         check(self.rolls > 0, "Roll the dice before you choose a box.")
-        check(self.cards[seat][box] is None, f"{BOX_NAMES[box]} is already filled on your card.")
+        if self.cards[seat][box] is not None:
+            raise IllegalAction(f"{BOX_NAMES[box]} is already filled on your card.")
         wants_joker = action.get("joker", False)
         check(isinstance(wants_joker, bool), "'joker' is true or false.")
         if wants_joker:
