@@ -9,8 +9,10 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import getpass
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -76,6 +78,11 @@ def local_main(argv: list[str] | None = None) -> int:
     client = Client()
 
     async def connect():
+        # A closed terminal (or a kill) still ends the app properly, so the temporary folder
+        # goes too.
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGHUP, signal.SIGTERM):
+            loop.add_signal_handler(signum, app.exit)
         await host.start("127.0.0.1", 0)
         await client.connect("127.0.0.1", host.port, name)
 

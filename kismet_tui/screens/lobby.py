@@ -57,10 +57,24 @@ def render_my_table(table: dict | None, my_id) -> Text:
     return text
 
 
+class TableList(DataTable):
+    """The host's tables; enter sits down at the chosen one (shown in the footer)."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Sit down")]
+    DEFAULT_CSS = """
+    TableList { overflow-x: hidden; }
+    """
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "select_cursor":
+            my_table = getattr(self.screen, "my_table", None)
+            return my_table is None or my_table() is None
+        return True
+
+
 class LobbyScreen(Screen):
     BINDINGS = [
         Binding("n", "new_table", "New table"),
-        Binding("enter", "join(False)", "Sit down"),
         Binding("s", "join(True)", "Watch"),
         Binding("y", "ready", "Ready"),
         Binding("g", "start", "Start"),
@@ -86,7 +100,7 @@ class LobbyScreen(Screen):
         with Horizontal():
             with Vertical(id="tables-pane"):
                 yield Static("Tables", classes="title")
-                yield DataTable(id="tables", cursor_type="row", zebra_stripes=False)
+                yield TableList(id="tables", cursor_type="row", zebra_stripes=False)
             with Vertical(id="table-pane"):
                 yield Static(id="mytable")
         yield RichLog(id="lobbylog", wrap=True, markup=False, min_width=16)
@@ -95,7 +109,7 @@ class LobbyScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("#", "game", "players", "state", "owner")
+        table.add_columns("#", "game", "seats", "state", "players")
         table.focus()
         self.draw_my_table()
         self.set_interval(5, self.poll_tables)
@@ -138,11 +152,10 @@ class LobbyScreen(Screen):
         grid.clear()
         for entry in self.tables:
             seats = entry.get("seats") or []
-            players = Text(f"{len(seats)}/{entry.get('max_seats', '?')} ")
-            players.append(", ".join(str(s) for s in seats)[:24], Style(color="bright_black"))
-            grid.add_row(str(entry.get("id")), GAME_NAMES.get(entry.get("ruleset"), str(entry.get("ruleset"))),
-                         players, str(entry.get("state", "")), Text(str(entry.get("owner") or "")),
-                         key=str(entry.get("id")))
+            players = Text(", ".join(str(s) for s in seats)[:17], Style(color="bright_black"))
+            grid.add_row(str(entry.get("id")), str(entry.get("ruleset")),
+                         f"{len(seats)}/{entry.get('max_seats', '?')}", str(entry.get("state", "")),
+                         players, key=str(entry.get("id")))
         if self.tables:
             grid.move_cursor(row=min(keep, len(self.tables) - 1))
 
