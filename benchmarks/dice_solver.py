@@ -76,7 +76,8 @@ def main() -> None:
     else:
         info = table.build_info() or {}
         seconds = info.get("build_seconds")
-        print(f"Build time:            {seconds} s (recorded when the cache was built; --rebuild to measure)")
+        told = f"{seconds} s (recorded when the cache was built)" if seconds else "not recorded"
+        print(f"Build time:            {told}; --rebuild to measure it now")
     loads = []
     for _ in range(5):
         started = time.perf_counter()

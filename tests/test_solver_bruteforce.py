@@ -116,7 +116,7 @@ def test_policy_played_out_scores_what_the_table_expects(end_table):
     from kismet_tui.solver import simulate
 
     u, l = state_of(set(rules.BOXES) - {"kismet", "full_house"}, 0, False)
-    points = simulate.play(end_table, 20000, seed=3, upper=u, lower=l)
+    points = simulate.play(end_table, 8000, seed=3, upper=u, lower=l)
     half_width = 4 * points.std() / np.sqrt(len(points))
     assert abs(points.mean() - end_table[u, l]) < half_width
 

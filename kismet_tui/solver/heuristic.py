@@ -18,8 +18,10 @@ from kismet_tui.rules import dice as rules
 from .space import LOWER_BOXES
 from .states import ALL_BASIC, L_FLAG, L_MASK, N_LOWER_BOXES, U_MASK, U_TOTAL
 
-# Roughly what a careful player averages in each box over a game (points, bonus excluded).
-BASIC_PAR = {face: 3.2 * face for face in range(1, 7)}
+# What an open box is worth to the rest of the game (its opportunity cost, not its average:
+# the averages the optimal policy scores per box make a weaker player, 290 against 306;
+# these were tuned by self-play with simulate.py, 3000 games per variant).
+BASIC_PAR = {face: 3.0 * face for face in range(1, 7)}
 LOWER_PAR = {
     "two_pair_same_color": 21.0,
     "three_of_a_kind": 23.0,
