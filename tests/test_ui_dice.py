@@ -57,3 +57,60 @@ async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
             log_text = "\n".join(str(line.text) for line in app.screen.query_one("#movelog").lines)
             assert "Ana scores" in log_text or "Ana scratches" in log_text
             await client.close()
+
+
+async def test_whole_solo_game_by_keys_then_rematch_keeps_the_table(tmp_path):
+    async with running_host(tmp_path) as host:
+        client = Client(reconnect=False)
+        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "enter")
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            table_id = client.table["id"]
+            await pilot.press("g")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            game = client.game
+            for turn in range(15):
+                await pilot.press("r")
+                await wait_for(pilot, lambda: game.view(0)["can_score"], what=f"throw {turn}")
+                await pilot.press("enter")                 # the best box, chosen for us
+                await wait_for(pilot, lambda: sum(v is not None for v in game.view(0)["cards"][0].values())
+                               == turn + 1, what=f"score {turn}")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end screen")
+            total = game.result()["scores"][0]
+            assert f"{total:>5} points" in str(app.screen.query_one("#ranking").content)
+            await pilot.press("r")                         # rematch
+            await wait_for(pilot, lambda: client.game is not None and client.game is not game
+                           and getattr(app.screen, "RULESET", None) == "dice", what="the rematch")
+            assert client.table["id"] == table_id and client.table["games_played"] == 1
+            assert app.screen.game is client.game
+            await client.close()
+
+
+async def test_hint_puts_the_advisors_choice_on_the_board(tmp_path):
+    async with running_host(tmp_path) as host:
+        client = Client(reconnect=False)
+        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "enter")
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await pilot.press("g")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
+            screen = app.screen
+            from kismet_tui.screens import dice as dice_screen
+            await wait_for(pilot, lambda: dice_screen._advisor() is not None, 30, "the advisor")
+            best = dice_screen._advisor()(client.game, 0)[0]["action"]
+            await pilot.press("h")
+            await wait_for(pilot, lambda: any("Hint:" in line.text for line in screen.query_one("#movelog").lines),
+                           10, "the hint")
+            if best["type"] == "roll":
+                assert screen.held == set(best["hold"])
+            else:
+                assert screen.cursor == best["box"]
+            await client.close()

@@ -8,6 +8,7 @@ open box (dim, with a dot), and the Basic section's progress towards the bonus.
 from __future__ import annotations
 
 import copy
+import re
 
 from rich.style import Style
 from rich.text import Text
@@ -35,27 +36,45 @@ def short_name(name: str, width: int) -> str:
     return (name if len(name) <= width else name.replace(" ", ""))[:width]
 
 
+def column_names(names: list[str], width: int) -> list[str]:
+    """Every seat's column heading; where cut names would look alike, initial + seat number."""
+    shorts = [short_name(name, width) for name in names]
+
+    def tag(seat: int) -> str:
+        digits = re.search(r"\d+", names[seat])  # "Bot 3 (easy)" -> B3
+        return f"{names[seat][:1]}{digits.group() if digits else seat + 1}"[:width]
+
+    return [tag(i) if shorts.count(short) > 1 else short for i, short in enumerate(shorts)]
+
+
 def column_width(players: int) -> int:
     return 5 if players <= 4 else 4
+
+
+def label_width(players: int) -> int:
+    """Box names are cut shorter at a crowded table, so eight columns and the dice fit 80."""
+    return LABEL_WIDTH if players <= 4 else 11
 
 
 def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str | None) -> Text:
     """The scorecard of every seat side by side: one row per box, then bonus and total."""
     seats = view["seats"]
     width = column_width(seats)
+    label = label_width(seats)
     current = view.get("current")
     preview = view.get("preview") or {}
     out = Text(no_wrap=True, overflow="crop")
-    out.append(f"{'':<{LABEL_WIDTH}}")
+    out.append(f"{'':<{label}}")
+    headings = column_names(names, width - 1)
     for seat in range(seats):
         style = Style(color=seat_colour(seat), bold=True, underline=seat == current)
-        out.append(f"{short_name(names[seat], width - 1):>{width}}", style)
+        out.append(f"{headings[seat]:>{width}}", style)
     out.append("\n")
 
     def box_row(box: str) -> None:
         chosen = box == cursor
         label_style = Style(reverse=True) if chosen else Style()
-        out.append(f"{SHORT[box]:<{LABEL_WIDTH}}", label_style)
+        out.append(f"{SHORT[box][:label]:<{label}}", label_style)
         for seat in range(seats):
             value = view["cards"][seat].get(box)
             if value is not None:
@@ -73,7 +92,7 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     for box in rules.BASIC_BOXES:
         box_row(box)
     # The bonus line: the Basic total against the first tier, then the bonus once reached.
-    out.append(f"{'Bonus (63+)':<{LABEL_WIDTH}}", Style(italic=True))
+    out.append(f"{'Bonus (63+)'[:label]:<{label}}", Style(italic=True))
     for seat in range(seats):
         totals = view["totals"][seat]
         if totals["bonus"]:
@@ -83,7 +102,7 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     out.append("\n")
     for box in rules.KISMET_BOXES:
         box_row(box)
-    out.append(f"{'Total':<{LABEL_WIDTH}}", Style(bold=True))
+    out.append(f"{'Total':<{label}}", Style(bold=True))
     for seat in range(seats):
         out.append(f"{view['totals'][seat]['total']:>{width}}", Style(bold=True, color=seat_colour(seat)))
     return out
@@ -91,7 +110,7 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
 
 def render_dice(view: dict, held: set[int], show_keys: bool) -> Text:
     faces = view.get("dice") or []
-    gap = 1
+    gap = 1 if view["seats"] <= 4 else 0
     blocks = []
     for pos in range(5):
         face = faces[pos] if pos < len(faces) else None
@@ -126,7 +145,7 @@ class DiceScreen(GameScreen):
         Binding("h", "hint", "Hint"),
     ] + GameScreen.COMMON_BINDINGS
     DEFAULT_CSS = """
-    DiceScreen #scorecard { width: auto; min-width: 34; height: 100%; padding: 0 1 0 0; }
+    DiceScreen #scorecard { width: auto; height: 100%; padding: 0 1 0 0; }
     DiceScreen #right { width: 1fr; height: 100%; }
     DiceScreen #dice { height: 6; width: 100%; }
     DiceScreen #turn { height: 2; width: 100%; }
