@@ -96,7 +96,7 @@ class Client:
         self._closing = False
         self._final_words: str | None = None
         self._awaiting_game = False
-        self._prelay: dict | None = None   # {"cards", "salt", "seq"} for knock's commit-reveal
+        self._prelay: dict | None = None   # {"cards", "salt", "commit", "sent"}: knock's pre-lay
 
     # ---- connection ------------------------------------------------------------------------
     async def connect(self, host: str, port: int, name: str, token: str | None = None) -> dict:
@@ -120,7 +120,8 @@ class Client:
         reader, writer = await asyncio.open_connection(host, port)
         sent = time.monotonic()
         writer.write(encode({"type": "hello", "version": limits.PROTOCOL_VERSION,
-                             "name": self.name, "token": self.token, "id": 0}))
+                             "name": self.name[: limits.MAX_NAME * 4], "token": self.token,
+                             "id": 0}))
         try:
             welcome = await asyncio.wait_for(read_frame(reader, FROM_HOST), 10)
         except BaseException:
@@ -182,6 +183,7 @@ class Client:
         except Exception:
             log.exception("client read loop failed")
         if not self._closing:
+            self._tasks = [task for task in self._tasks if not task.done()]
             self._tasks.append(asyncio.create_task(self._lost()))
 
     async def _lost(self) -> None:
@@ -201,8 +203,10 @@ class Client:
             except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError):
                 continue
             except RequestError as exc:
-                self._set_state(CLOSED, exc.words)
-                return
+                if exc.code in FINAL_ERRORS:
+                    self._set_state(CLOSED, exc.words)
+                    return
+                continue  # e.g. the host is full for now: keep trying
             self._set_state(CONNECTED, "Reconnected.")
             return
 
