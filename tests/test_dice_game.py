@@ -413,6 +413,17 @@ def test_d18_away_player_is_played_for_after_the_away_limit():
     assert g.next_deadline() is None  # seat 1 is here and there is no turn limit
 
 
+def test_d18_an_away_seat_plays_only_once_the_host_stamps_it_back():
+    g = game(dice=[1, 2, 3, 4, 6])
+    g.apply(HOST, {"type": "away", "seat": 0}, 10)
+    assert g.legal_actions(0) == []
+    assert g.legal_actions(HOST) == [{"type": "timeout"}]
+    refused(g, 0, {"type": "roll"}, "Seat 0 is marked away: come back to play.")
+    g.apply(HOST, {"type": "back", "seat": 0}, 20)
+    assert g.legal_actions(HOST) == []
+    assert roll(g, 0)[0]["dice"] == [1, 2, 3, 4, 6]
+
+
 def test_d18_a_player_who_rolled_is_not_rolled_for_again():
     g = game(dice=[1, 2, 3, 4, 6, 5])
     roll(g, 0, t=100)

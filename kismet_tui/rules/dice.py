@@ -26,6 +26,9 @@ Actions (a player's, for the seat to move):
   When the dice are a joker (see below) the joker applies by itself in every box that takes
   one. An optional `"joker": true` asks for it explicitly and is refused where it cannot apply
   ("A joker cannot be scored as a Straight.").
+A seat marked away is refused until the host stamps it back (as in race and knock).
+`legal_actions(seat)` lists the seat's rolls (each hold as a sorted list of positions) and
+score actions; for HOST it lists the timeout while a deadline is set.
 The host stamps `timeout`, `away` and `back` (base.py). A timeout plays the default [D18] for
 the seat to move: roll once if they have not rolled this turn, then score the open box that
 scores most (ties: the first in scorecard order), the joker applied.
@@ -89,7 +92,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from .base import Game, IllegalAction, check, check_known_options, int_option
+from .base import HOST, Game, IllegalAction, check, check_known_options, int_option
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -319,6 +322,9 @@ class DiceGame(Game):
         check(not self.over, "The game is over.")
         if seat != self.current:
             raise IllegalAction(f"Not your turn: seat {self.current} is rolling.")
+        if self.away[seat]:
+            # As in race and knock: the host stamps a returning player back before they play.
+            raise IllegalAction(f"Seat {seat} is marked away: come back to play.")
 
     def _roll(self, hold: list[int]) -> dict:
         # Fixed draw point: one die per position not held, in position order 0..4.
@@ -459,7 +465,9 @@ class DiceGame(Game):
         return min(deadlines) if deadlines else None
 
     def legal_actions(self, seat: int) -> list[dict]:
-        if self.over or seat != self.current:
+        if seat == HOST:
+            return [{"type": "timeout"}] if self.next_deadline() is not None else []
+        if self.over or seat != self.current or self.away[seat]:
             return []
         actions = []
         if self.rolls == 0:
