@@ -484,17 +484,21 @@ class Host:
         if player is None or player.conn is not conn:
             return
         player.conn = None
-        if self._stopping or player.table is None:
+        if self._stopping:
             return
         table = player.table
-        seat = table.seat_of(player.token)
-        if table.state == PLAYING and seat is not None:
+        seat = table.seat_of(player.token) if table is not None else None
+        if table is not None and table.state == PLAYING and seat is not None:
             # Keep the player at the table: reconnecting with the token brings them back.
             if not table.game.away[seat]:
                 table.stamp(-1, {"type": "away", "seat": seat})
             table.send_table()
-        else:
+            return
+        if table is not None:
             self._depart(player)
+        if self._table_holding(player.token) is None:
+            # Nothing to come back to: forget the player, so connections cannot pile up.
+            self.players.pop(player.token, None)
 
     def _seated(self, conn: Connection) -> tuple[Table, int]:
         table = conn.player.table
