@@ -76,3 +76,26 @@ async def test_help_opens_for_the_lobby_and_for_the_game(tmp_path):
             await pilot.press("escape")
             await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="back to dice")
             await client.close()
+
+
+async def test_spectator_watches_and_cannot_act(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
+        await bo.create_table("dice", {})
+        await bo.start()
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
+            await pilot.press("s")                                   # watch
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            assert client.seat is None
+            assert "watching" in str(app.screen.query_one("StatusBar").content)
+            await pilot.press("r", "enter")                          # no effect for a watcher
+            await bo.act({"type": "roll", "hold": []})               # but Bo's throw shows
+            await wait_for(pilot, lambda: client.game.view(None)["rolls_used"] == 1, what="Bo's throw")
+            await pilot.pause(0.1)
+            assert client.game.view(None)["cards"][0] == {box: None for box in client.game.view(None)["boxes"]}
+            log_text = "\n".join(line.text for line in app.screen.query_one("#movelog").lines)
+            assert "Bo throws" in log_text
+            await client.close()

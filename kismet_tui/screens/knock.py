@@ -193,8 +193,11 @@ class KnockScreen(GameScreen):
         elif turn is not None:
             text.append(f"{self.names[turn]} ", Style(bold=True, color=seat_colour(turn)))
             text.append("is throwing" if view.get("stage") == "roll" else "decides")
+        window = (view.get("roll_from") or 0) - self.now_ms() if view.get("stage") == "roll" else 0
         if self.can_knock(view):
             text.append("\nknock: k, or the key of the card you would lay", hint)
+            if window > 0:  # the knock window [D15]: the next throw cannot come before it ends
+                text.append(f" · next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
         elif roll and me is not None and me in (roll.get("knocked") or []):
             text.append("\nyou knocked on this throw", hint)
         return text
