@@ -23,6 +23,7 @@ import importlib.util
 import platform
 import statistics
 import time
+import timeit
 
 from kismet_tui.rules import RULESETS, SeededRNG, new_game, replay
 from kismet_tui.rules.playout import random_playout
@@ -88,6 +89,10 @@ def main() -> None:
     rulesets = available_rulesets()
     print(f"Engine benchmark: Python {platform.python_version()}, {args.seats} seats, "
           f"default options; median of {args.runs} runs")
+    # A yardstick for reading the figures on a shared or busy machine (idle, recent x86:
+    # well under 1 us).
+    yardstick = min(timeit.repeat("sum(range(100))", number=20_000, repeat=5)) / 20_000
+    print(f"Machine yardstick: sum(range(100)) takes {yardstick * 1e6:.2f} us")
 
     print(f"\nRandom legal games (random_playout, games played for {args.seconds} s a run):")
     for ruleset in rulesets:
