@@ -3,7 +3,9 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, SeededRNG, new_game, replay
+from kismet_tui.rules import (
+    HOST, IllegalAction, ScriptedRNG, SeededRNG, canonical, new_game, replay,
+)
 from kismet_tui.rules.dice import BASIC_BOXES, BOXES, KISMET_BOXES, basic_bonus, takes_joker
 from kismet_tui.rules.playout import random_playout
 
@@ -113,6 +115,9 @@ def test_every_action_outside_legal_actions_is_refused_and_changes_nothing(spec,
                 raise AssertionError(f"{action} from seat {seat} at {t} was accepted")
             assert game.digest() == before
         game.apply(event["seat"], event["action"], event["t"])
+        # Every view is plain data a client can encode (no floats, string keys).
+        viewer = tries.below(game.seats + 1)  # a seat, or a spectator when == seats
+        canonical(game.view(None if viewer == game.seats else viewer))
     assert game.digest() == played.digest()
 
 
