@@ -32,6 +32,9 @@ from .table import FINISHED, LOBBY, PLAYING, Seat, Table
 
 log = logging.getLogger("kismet.host")
 
+# How long a start waits for the table's bots to connect before it goes ahead without them.
+BOT_SEATING_WAIT_S = 5.0
+
 
 class Player:
     """Who someone is across reconnections: their token, id and name."""
@@ -426,6 +429,8 @@ class Host:
         if table.state == PLAYING and seat is not None and table.game.away[seat]:
             table.stamp(-1, {"type": "back", "seat": seat})
             table.send_table()
+        if table.pending_start is not None and not self._bots_missing(table):
+            self._start_now(table)
 
     def _on_leave(self, conn: Connection, msg: dict, re) -> None:
         player = conn.player
@@ -544,12 +549,41 @@ class Host:
         waiting = [s.name for s in table.seats if not s.ready and s.token != table.owner]
         if waiting:
             raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}.")
+        if table.pending_start is not None:
+            raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
+        self._check_seat_count(table)
+        if self._bots_missing(table):
+            # Bots are real clients and may still be connecting: a game started now would
+            # open with every bot "away" and "back" in the log. Wait for them, briefly.
+            table.pending_start = asyncio.get_running_loop().call_later(
+                BOT_SEATING_WAIT_S, self._start_now, table)
+        else:
+            table.start_game()
+        self._ok(conn, re)
+
+    @staticmethod
+    def _check_seat_count(table: Table) -> None:
         cls = game_module(table.ruleset).GAME
         if not cls.MIN_SEATS <= len(table.seats) <= cls.MAX_SEATS:
             raise ProtocolError("not_ready", f"{table.ruleset} needs {cls.MIN_SEATS} to "
                                 f"{cls.MAX_SEATS} players; {len(table.seats)} sit here.")
+
+    def _bots_missing(self, table: Table) -> bool:
+        return any(seat.bot and not table.connected(seat.token) for seat in table.seats)
+
+    def _start_now(self, table: Table) -> None:
+        """Start a game whose start waited for its bots (all seated, or the wait ran out)."""
+        if table.pending_start is not None:
+            table.pending_start.cancel()
+            table.pending_start = None
+        if table.state in (PLAYING, "closed") or self.tables.get(table.id) is not table:
+            return
+        try:
+            self._check_seat_count(table)
+        except ProtocolError as exc:
+            table.broadcast({"type": "error", "code": exc.code, "words": exc.words})
+            return
         table.start_game()
-        self._ok(conn, re)
 
     def _on_chat(self, conn: Connection, msg: dict, re) -> None:
         table = conn.player.table

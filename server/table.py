@@ -51,6 +51,8 @@ class Table:
         self.writer = None
         self._digests: dict[int, str] = {}
         self._timer: asyncio.TimerHandle | None = None
+        # A start that waits for the table's bots to connect (host.py).
+        self.pending_start: asyncio.TimerHandle | None = None
 
     # ---- membership ----------------------------------------------------------------------
     def seat_of(self, token: str) -> int | None:
@@ -283,6 +285,9 @@ class Table:
 
     def close(self) -> None:
         self.cancel_timer()
+        if self.pending_start is not None:
+            self.pending_start.cancel()
+            self.pending_start = None
         if self.writer is not None:
             self.writer.close()
             self.writer = None

@@ -6,6 +6,7 @@ import asyncio
 import pytest
 
 from protocol import encode, limits
+from kismet_tui.net import RequestError
 from tests.netutil import connected, running_host, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(30)]
@@ -82,3 +83,25 @@ async def test_a_missed_event_makes_the_client_resync(tmp_path):
             await wait_until(lambda: len(solo.events) == 3)
             assert [e["seq"] for e in solo.events] == [1, 2, 3]
             assert solo.game.digest() == hosted.game.digest()
+
+
+@pytest.mark.timeout(30)
+async def test_a_start_waits_for_the_bots_to_sit_down_so_nobody_begins_away(tmp_path):
+    # Quick play creates a table with bots and starts at once, before the bot clients have
+    # connected: the game must open with the bots seated, not "away" then "back".
+    from kismet_tui.bots.runner import bot_factory
+
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        async with connected(host, "Ana") as ana:
+            table = await ana.create_table("dice", {}, bots=["greedy", "greedy"])
+            await ana.start()  # at once: the bots are still connecting
+            await wait_until(lambda: ana.game is not None
+                             and all(seat["connected"] for seat in ana.table["seats"]))
+            await asyncio.sleep(0.2)  # any away/back the start caused has been stamped by now
+            hosted = host.tables[table["id"]]
+            kinds = [event["action"]["type"] for event in hosted.events]
+            assert "away" not in kinds and "back" not in kinds
+            assert hosted.game.away == [False, False, False]
+            # A second start while the first is pending, or once running, is refused.
+            with pytest.raises(RequestError):
+                await ana.start()
