@@ -165,8 +165,17 @@ class GameScreen(Screen):
 
     # ---- acting ------------------------------------------------------------------------------
     def act(self, action: dict) -> None:
-        """Send an action without blocking the screen; a refusal shows as a notification."""
-        self.run_worker(self.app.send("act", action), group="act")
+        """Send an action at once, without waiting for the answer: in the race game a few
+        milliseconds decide who grabs first. A refusal comes back as an `error` message
+        and is shown in words (KismetApp.on_host_message)."""
+        send_now = getattr(self.client, "act_nowait", None)
+        if send_now is None:
+            self.run_worker(self.app.send("act", action), group="act")
+            return
+        try:
+            send_now(action)
+        except Exception as exc:  # not connected: say so, lose nothing else
+            self.app.show_refusal(getattr(exc, "words", None) or str(exc))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("talk", "leave"):

@@ -12,7 +12,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Horizontal, Vertical
 from textual.widgets import RichLog, Static
 
 from ..widgets.art import card_lines, die_lines, seat_colour, side_by_side
@@ -77,7 +77,9 @@ def seconds_left(deadline: int | None, now: int) -> str:
     return f"{left / 1000:.1f}"
 
 
-def render_circle(view: dict, names: list[str], me: int | None, now_ms: int) -> Text:
+def render_circle(view: dict, names: list[str]) -> Text:
+    """The cards and the dice; the clock lines in the middle are a widget of their own
+    (render_clock), so the countdown never redraws the whole circle."""
     canvas = Canvas(CANVAS_W, CANVAS_H)
     phase = view.get("phase")
     for pos, (x, y) in enumerate(PLACES):
@@ -96,6 +98,14 @@ def render_circle(view: dict, names: list[str], me: int | None, now_ms: int) -> 
     blocks = [die_lines(dice[i] if i < len(dice) and fresh else None, coloured=False) for i in range(3)]
     dx, dy = DICE_AT
     canvas.blit(side_by_side(blocks, gap=1), dx + 1, dy)
+    pile = Text(f"draw pile: {view.get('pile_count', 0)}", Style(color="bright_black"))
+    canvas.centred(pile, dy + 10, 10, 46)
+    return canvas.text()
+
+
+def render_clock(view: dict, names: list[str], me: int | None, now_ms: int) -> Text:
+    """Two centred lines under the dice: the countdown, the time to grab, or the reveal."""
+    phase = view.get("phase")
     status = Text()
     detail = Text()
     if phase == "countdown":
@@ -115,11 +125,7 @@ def render_circle(view: dict, names: list[str], me: int | None, now_ms: int) -> 
         detail.append(f"next round in {seconds_left(view.get('deadline'), now_ms)} s", Style(color="bright_black"))
     elif phase == "over":
         status.append("The game is over", Style(bold=True))
-    canvas.centred(status, dy + 7, 10, 46)
-    canvas.centred(detail, dy + 8, 10, 46)
-    pile = Text(f"draw pile: {view.get('pile_count', 0)}", Style(color="bright_black"))
-    canvas.centred(pile, dy + 10, 10, 46)
-    return canvas.text()
+    return Text("\n").join([status, detail])
 
 
 def reveal_words(view: dict, names: list[str]) -> str:
@@ -159,17 +165,23 @@ class RaceScreen(GameScreen):
     BINDINGS = [Binding(key, f"grab({pos})", "Grab", key_display="a-k", show=pos == 0)
                 for pos, key in enumerate(KEYS)] + [Binding("p", "pass", "Pass")] + GameScreen.COMMON_BINDINGS
     DEFAULT_CSS = """
-    RaceScreen #circle { width: 56; height: 20; }
+    RaceScreen #board { width: 56; height: 20; layers: cards clock; }
+    RaceScreen #circle { width: 56; height: 20; layer: cards; }
+    RaceScreen #clock { layer: clock; offset: 10 11; width: 36; height: 2; text-align: center; }
     RaceScreen #side { width: 1fr; height: 100%; border-left: solid $primary; }
     RaceScreen #players { height: auto; max-height: 9; }
     """
 
     def compose_body(self) -> ComposeResult:
         with Horizontal():
-            yield Static(id="circle")
+            with Container(id="board"):
+                yield Static(id="circle")
+                yield Static(id="clock")
             with Vertical(id="side"):
                 yield Static(id="players")
                 yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
+
+    clock_shown: str | None = None
 
     def on_mount(self) -> None:
         # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
@@ -180,14 +192,23 @@ class RaceScreen(GameScreen):
         return int(clock()) if clock is not None else 0
 
     def tick(self) -> None:
-        view = self.view()
-        if view.get("phase") in ("countdown", "grabbing", "pause"):
-            self.query_one("#circle", Static).update(render_circle(view, self.names, self.seat, self.now_ms()))
+        """Ten times a second: the clock lines only, and only when they read differently."""
+        clock = render_clock(self.view(), self.names, self.seat, self.now_ms())
+        if clock.plain != self.clock_shown:
+            self.clock_shown = clock.plain
+            self.query_one("#clock", Static).update(clock, layout=False)
 
     def redraw(self) -> None:
         view = self.view()
-        self.query_one("#circle", Static).update(render_circle(view, self.names, self.seat, self.now_ms()))
+        # The circle has a fixed size: no relayout needed, which keeps a redraw cheap.
+        self.circle.update(render_circle(view, self.names), layout=False)
+        self.clock_shown = None
+        self.tick()
         self.query_one("#players", Static).update(render_players(view, self.names, self.seat))
+
+    @property
+    def circle(self) -> Static:
+        return self.query_one("#circle", Static)
 
     def can_grab(self, view: dict) -> bool:
         me = self.seat
@@ -197,11 +218,12 @@ class RaceScreen(GameScreen):
         if self.game is None:
             return True
         if action in ("grab", "pass"):
-            # Shown dimmed, not hidden, while nothing can be grabbed: the footer stays put.
-            return True if self.can_grab(self.view()) else None
+            # Live for every player all game long: rebuilding the footer as rounds come and go
+            # would cost the time a grab needs, and a grab too early is answered in words.
+            return self.seat is not None and self.view().get("phase") != "over"
         return super().check_action(action, parameters)
 
-    async def action_grab(self, pos: int) -> None:
+    def action_grab(self, pos: int) -> None:
         view = self.view()
         card = view["circle"][pos]
         if card is None:
@@ -209,5 +231,5 @@ class RaceScreen(GameScreen):
             return
         self.act({"type": "grab", "card": pos, "id": card["id"]})
 
-    async def action_pass(self) -> None:
+    def action_pass(self) -> None:
         self.act({"type": "pass"})
