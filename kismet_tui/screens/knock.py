@@ -123,7 +123,7 @@ class KnockScreen(GameScreen):
         return int(clock()) if clock is not None else 0
 
     def tick(self) -> None:
-        self.query_one("#say", Static).update(self.say(self.view()))
+        self.query_one("#say", Static).update(self.say(self.view()), layout=False)
 
     def on_note(self, note: dict) -> None:
         if note.get("type") in ("rolled", "laid", "passed", "round_over"):
@@ -222,22 +222,23 @@ class KnockScreen(GameScreen):
         return self.seat is not None and view.get("turn") == self.seat and view.get("stage") == "decide"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """Which keys the footer offers. They change only with the phase, not with each
+        throw: knocks race each other, and rebuilding the footer on every throw would delay
+        the key press that knocks. A key pressed at the wrong moment is answered in words."""
         if self.game is None:
             return True
         view = self.view()
-        mine = self.seat is not None and view.get("turn") == self.seat and view.get("phase") == "play"
-        if action == "roll":
-            return mine and view.get("stage") == "roll"
-        if action == "pass":
-            return self.deciding(view)
-        if action == "knock":
-            return self.can_knock(view)
+        seated = self.seat is not None
+        phase = view.get("phase")
+        choosing = self.choosing_prelay(view)
+        if action in ("roll", "pass", "knock"):
+            return seated and phase == "play"
         if action == "card":
-            return self.choosing_prelay(view) or self.deciding(view) or self.can_knock(view)
-        if action == "confirm":
-            return self.choosing_prelay(view) or (self.deciding(view) and self.joker_first is not None)
+            return choosing or (seated and phase == "play")
+        if action == "confirm":  # (in play only for a joker throw's single card: rare)
+            return choosing or (self.joker_first is not None and self.deciding(view))
         if action == "undo":
-            return self.choosing_prelay(view) and bool(self.chosen)
+            return choosing
         return super().check_action(action, parameters)
 
     # ---- keys ----------------------------------------------------------------------------
@@ -271,6 +272,12 @@ class KnockScreen(GameScreen):
                 self.act({"type": "lay", "card": number})
         elif self.can_knock(view):
             self.act({"type": "knock", "card": number})
+        elif view.get("roll") and (view["roll"].get("roller") == me):
+            self.app.show_refusal("Wait for the next throw: this one was yours.")
+        elif me is not None and view.get("roll") and me in (view["roll"].get("knocked") or []):
+            self.app.show_refusal("You have knocked on this throw already.")
+        else:
+            self.app.show_refusal("Nothing to lay or knock on yet: wait for a throw.")
 
     def pick_prelay(self, view: dict, number: int) -> None:
         if number in self.chosen:
@@ -296,3 +303,5 @@ class KnockScreen(GameScreen):
         elif self.deciding(view) and self.joker_first is not None:
             first, self.joker_first = self.joker_first, None
             self.act({"type": "lay", "card": first})
+        else:
+            self.app.show_refusal("Nothing to confirm now: enter lays a joker throw's one card.")
