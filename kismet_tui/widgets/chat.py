@@ -1,5 +1,8 @@
 """The chat line: hidden until `t`, sends on enter, hides again on escape.
 
+It sits in the normal flow just above the footer (a second widget docked to the bottom
+would lie under the footer, out of sight).
+
 Chat text from other players is shown as plain Text, never as markup.
 """
 
@@ -12,7 +15,6 @@ from textual.widgets import Input
 class ChatInput(Input):
     DEFAULT_CSS = """
     ChatInput {
-        dock: bottom;
         display: none;
         height: 1;
         border: none;
@@ -22,7 +24,7 @@ class ChatInput(Input):
     ChatInput.-open { display: block; }
     ChatInput:focus { border: none; }
     """
-    BINDINGS = [Binding("escape", "close", "Back to the game", show=True)]
+    BINDINGS = [Binding("escape", "close", "Close chat", show=True)]
 
     def __init__(self, id: str | None = "chat") -> None:
         super().__init__(placeholder="Say something, enter to send, escape to close", id=id,
