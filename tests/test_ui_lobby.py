@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from textual.widgets import Footer
+
 from kismet_tui.screens.help import HelpScreen
+from kismet_tui.widgets.chat import ChatInput
 from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 from tests.test_ui_games import make_app
@@ -39,6 +42,11 @@ async def test_lobby_create_ready_refusal_chat_start(tmp_path):
             # Chat: markup in a message is never interpreted; it arrives as plain text.
             stream = bo.messages()
             await pilot.press("t")
+            await pilot.pause(0.05)
+            # The chat line is on screen, above the footer, not hidden under it.
+            chat_line = app.screen.query_one(ChatInput).region
+            footer = app.screen.query_one(Footer).region
+            assert chat_line.height == 1 and chat_line.bottom <= footer.y
             for ch in "hi [b]x":
                 await pilot.press(ch if ch != " " else "space")
             await pilot.press("enter")
