@@ -171,6 +171,9 @@ class KnockScreen(GameScreen):
                 chips = self.chosen_chips(view)
                 text.append(f"Lay in advance: {', '.join(map(str, self.chosen)) or 'nothing'} "
                             f"(chips {chips}/{MAX_PRELAY_CHIPS})", Style(bold=True, color="bright_green"))
+                left = (view.get("deadline") or 0) - self.now_ms()
+                if view.get("deadline") is not None and left > 0:
+                    text.append(f" · {left // 1000} s left", Style(color="bright_yellow"))
                 text.append("\ncard keys pick (the last one ends on top), enter confirms, backspace undoes", hint)
             return text
         if phase == "prelay_reveal":
