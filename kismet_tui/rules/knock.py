@@ -165,7 +165,6 @@ def _best(numbers, chips) -> int:
     return max(numbers, key=lambda n: (cards.chip(n, chips), n))
 
 
-
 class KnockGame(Game):
     RULESET = "knock"
     MIN_SEATS = 2

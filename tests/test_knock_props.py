@@ -1,0 +1,112 @@
+"""Random legal knock games: every game ends, replays to the same digest, each player's cards
+stay their own 11 at every step, and every refused action leaves the digest as it was.
+
+The shared `random_playout` fits knock only in part:
+- it stamps every legal action it picks, so it cannot wait out the knock window (a roll
+  stamped inside it is refused [D15]): it drives games with `knock_window_ms = 0`;
+- picking uniformly among every seat's actions, the knocks of 2+ other players outnumber the
+  roller's lays, and wrong knocks give cards back faster than lays take them: with 3 or more
+  seats such games practically never end. It drives 2-seat games.
+`playout_through_windows` below drives 2 to 5 seats with a window: rolls are stamped at
+random times (the early ones must be refused without effect) and a knock is picked only
+about one time in six, the way people knock.
+"""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kismet_tui.rules import HOST, IllegalAction, SeededRNG, new_game, replay
+from kismet_tui.rules.playout import candidates, random_playout
+from tests.test_race_props import replay_checking_every_step
+
+ALL = list(range(2, 13))
+
+
+def each_player_keeps_their_eleven(game):
+    for seat in range(game.seats):
+        assert sorted(game.open[seat] + game.laid[seat]) == ALL
+        assert game.open[seat] == sorted(game.open[seat])
+    if game.phase == "play":
+        assert 0 <= game.turn < game.seats
+
+
+def playout_through_windows(game, rng, max_steps, max_gap_ms, away_chance):
+    """Random play like `random_playout`, but a refused action (a roll inside the knock
+    window) is checked to change nothing and is simply not logged."""
+    log, t, refusals = [], game.now, 0
+    while not game.finished and len(log) + refusals < max_steps:
+        deadline = game.next_deadline()
+        moves = candidates(game) + ([(HOST, {"type": "timeout"})] if deadline is not None else [])
+        if away_chance and rng.below(away_chance) == 0:
+            who = rng.below(game.seats)
+            moves = [(HOST, {"type": "back" if game.away[who] else "away", "seat": who})]
+        calm = [m for m in moves if m[1]["type"] != "knock"]
+        if calm and rng.below(6) != 0:
+            moves = calm
+        seat, action = moves[rng.below(len(moves))]
+        # Several knocks often land in the same millisecond: stamp order alone decides.
+        at = t + (0 if rng.below(4) == 0 else rng.below(max_gap_ms + 1))
+        if action["type"] == "timeout" or (deadline is not None and at >= deadline):
+            seat, action, at = HOST, {"type": "timeout"}, max(t, deadline)
+        before = game.digest()
+        try:
+            game.apply(seat, action, at)
+        except IllegalAction as refusal:
+            assert action["type"] == "roll" and "others may still knock" in refusal.reason
+            assert game.digest() == before
+            refusals += 1
+            # The host's clock moved on; the player tries again within the window's rest.
+            t = at + rng.below(game.roll_from - at + 1)
+            continue
+        log.append({"seq": len(log) + 1, "t": at, "seat": seat, "action": action})
+        t = at
+    return log, refusals
+
+
+options = st.fixed_dictionaries({
+    "rounds": st.integers(1, 2),
+    "away_limit_ms": st.integers(0, 4000),
+    "turn_limit_ms": st.sampled_from([0, 0, 2500]),
+})
+
+
+def check_log(header, game, log):
+    assert game.finished, f"not over after {len(log)} events"
+    result = game.result()
+    assert len(result["round_scores"]) == header["options"]["rounds"]
+    assert result["scores"] == [-m for m in result["minus_points"]]
+    rebuilt = replay_checking_every_step(header, log, each_player_keeps_their_eleven,
+                                         header["seed"] + 1)
+    assert rebuilt.digest() == game.digest()
+    assert replay(header, log).digest() == game.digest()
+
+
+@settings(max_examples=15, deadline=None)
+@given(seats=st.integers(2, 5), seed=st.integers(0, 2**32), play_seed=st.integers(0, 2**32),
+       opts=options, window=st.integers(1, 2000), gap=st.integers(1, 2500),
+       away=st.sampled_from([0, 15]))
+def test_random_knock_games_with_a_knock_window(seats, seed, play_seed, opts, window, gap, away):
+    opts = dict(opts, knock_window_ms=window)
+    header = {"ruleset": "knock", "seats": seats, "seed": seed, "options": opts, "t0": 3}
+    game = new_game("knock", seats, seed, opts, start_ms=3)
+    log, _ = playout_through_windows(game, SeededRNG(play_seed), 20_000, gap, away)
+    check_log(header, game, log)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32), play_seed=st.integers(0, 2**32), opts=options,
+       gap=st.integers(0, 2500), away=st.sampled_from([0, 15]))
+def test_random_two_seat_knock_games_through_the_shared_playout(seed, play_seed, opts, gap, away):
+    opts = dict(opts, knock_window_ms=0)
+    header = {"ruleset": "knock", "seats": 2, "seed": seed, "options": opts, "t0": 0}
+    game = new_game("knock", 2, seed, opts)
+    log = random_playout(game, SeededRNG(play_seed), max_steps=20_000, max_gap_ms=gap,
+                         away_chance=away)
+    check_log(header, game, log)
+
+
+def test_early_rolls_really_happen_in_the_window_playout():
+    # Guards the property test above against testing nothing: its games do meet the window.
+    game = new_game("knock", 3, 5, {"knock_window_ms": 1500})
+    _, refusals = playout_through_windows(game, SeededRNG(9), 20_000, 1000, 0)
+    assert game.finished and refusals > 0
