@@ -103,8 +103,13 @@ class KismetApp(App):
             self.post_message(ConnectionChanged("connected", self.address))
             async for msg in stream:
                 self.post_message(HostMessage(msg))
-        except Exception as exc:  # the connection is gone for good: say so, keep the app
-            self.post_message(ConnectionChanged("closed", f"{self.address}: {exc}"))
+        except OSError:
+            self.post_message(ConnectionChanged(
+                "closed", f"Could not reach a host at {self.address}. Is kismet-host running there?"))
+            return
+        except Exception as exc:  # refused (e.g. another protocol version): say so, keep the app
+            words = getattr(exc, "words", None) or str(exc) or type(exc).__name__
+            self.post_message(ConnectionChanged("closed", f"{self.address}: {words}"))
             return
         self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
 

@@ -49,3 +49,18 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
             await pilot.press("r")
             await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 2, what="a throw after the rejoin")
             await client.close()
+
+
+async def test_no_host_there_is_said_in_plain_words():
+    import socket
+
+    with socket.socket() as probe:                         # a port where nobody listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = Client(reconnect=False)
+    app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", port, "Ana"),
+                    address=f"127.0.0.1:{port}")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.conn_state == "closed", what="the failure")
+        await pilot.pause(0.6)
+        assert f"Could not reach a host at 127.0.0.1:{port}" in status_line(app)
