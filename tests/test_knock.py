@@ -74,7 +74,8 @@ def test_d13_prelay_is_committed_then_revealed_and_takes_effect_together():
     g = new_game("knock", 2, seed=b"d13")
     assert g.phase == "prelay_commit" and g.next_deadline() == 30_000
     commit = prelay_commitment([7, 6], SALT)
-    assert act(g, 0, {"type": "prelay", "commit": commit}, 100) == [{"type": "committed", "seat": 0}]
+    notes = act(g, 0, {"type": "prelay", "commit": commit}, 100)
+    assert notes == [{"type": "committed", "seat": 0}]
     # Only the commitment is in the log: nothing of the choice shows.
     assert g.view(1)["players"][0]["committed"] and g.view(1)["players"][0]["laid_count"] == 0
     refused(g, 0, {"type": "prelay", "commit": commit}, "already committed")
@@ -120,7 +121,8 @@ def test_d13_whoever_has_not_committed_by_the_away_limit_gets_an_empty_prelay():
     act(g, 1, {"type": "prelay", "commit": prelay_commitment([12], SALT)}, 2000)
     refused(g, HOST, TIMEOUT, "Too early", t=5999)
     notes = act(g, HOST, TIMEOUT, 6000)
-    assert notes == [{"type": "prelay_defaulted", "seat": 0}, {"type": "prelay_defaulted", "seat": 2}]
+    assert notes == [{"type": "prelay_defaulted", "seat": 0},
+                     {"type": "prelay_defaulted", "seat": 2}]
     assert g.phase == "prelay_reveal" and g.next_deadline() == 11_000
     refused(g, 0, {"type": "reveal", "cards": [], "salt": SALT}, "Time ran out")
     act(g, 1, {"type": "reveal", "cards": [12], "salt": SALT}, 7000)
@@ -174,7 +176,8 @@ def test_lay_one_matching_card_only():
     notes = act(g, 0, {"type": "roll"})
     assert notes == [{"type": "rolled", "seat": 0, "roll": 1, "dice": [2, 3, 5],
                       "targets": [5, 7, 8], "joker": False}]
-    refused(g, 0, {"type": "lay", "card": 6}, "Your 6 does not match this roll: the dice make 5, 7 and 8.")
+    refused(g, 0, {"type": "lay", "card": 6},
+            "Your 6 does not match this roll: the dice make 5, 7 and 8.")
     refused(g, 0, {"type": "lay", "card": 7, "extra": 8}, "Only a joker throw")
     notes = act(g, 0, {"type": "lay", "card": 8})
     assert notes[0] == {"type": "laid", "seat": 0, "cards": [8]}
@@ -209,7 +212,7 @@ def test_joker_throw_without_the_match_lays_nothing():
     assert g.legal_actions(0) == [{"type": "pass"}]
 
 
-# ---- [D15] the knock window -----------------------------------------------------------------------
+# ---- [D15] the knock window ----------------------------------------------------------------------
 
 def test_d15_the_next_roll_waits_for_the_knock_window():
     g = game(seats=3, dice=[1, 2, 3, 6, 6, 6])
@@ -234,7 +237,7 @@ def test_d15_the_window_is_a_table_option():
     assert g.roll["roller"] == 1
 
 
-# ---- knocking: the three cases --------------------------------------------------------------------
+# ---- knocking: the three cases -------------------------------------------------------------------
 
 def test_knock_case_1_overlooked_first_knocker_lays_later_ones_are_too_slow():
     g = game(seats=4, dice=[2, 3, 5])                # targets 5, 7, 8
@@ -325,7 +328,8 @@ def test_a_named_card_must_be_an_open_match():
     g = game(seats=3, dice=[2, 6, 6])
     arrange(g, 1, [4, 11], rest([4, 11]))
     act(g, 0, {"type": "roll"})
-    refused(g, 1, {"type": "knock", "card": 4}, "Your 4 does not match this roll: the dice make 8 and 12.")
+    refused(g, 1, {"type": "knock", "card": 4},
+            "Your 4 does not match this roll: the dice make 8 and 12.")
     refused(g, 1, {"type": "knock", "card": 12}, "You have no open 12.")
     g2 = game(seats=2, dice=[1, 2, 3])
     refused(g2, 1, {"type": "knock"}, "Nothing to knock on: nobody has rolled yet this round.")
@@ -364,7 +368,7 @@ def test_a_wrong_knocker_with_an_empty_pile_loses_nothing():
     assert g.open[1] == ALL
 
 
-# ---- end of a round and of the game ---------------------------------------------------------------
+# ---- end of a round and of the game --------------------------------------------------------------
 
 def test_laying_the_last_card_wins_the_round_at_once():
     g = game(seats=3, dice=[2, 3, 5])
@@ -412,7 +416,7 @@ def test_rounds_add_up_and_ties_share():
     assert g.result()["round_scores"] == [[0, 1], [1, 0]]
 
 
-# ---- [D18] away players and the turn limit ----------------------------------------------------------
+# ---- [D18] away players and the turn limit -------------------------------------------------------
 
 def test_d18_an_away_roller_is_played_for_after_the_away_limit():
     g = game(seats=3, dice=[2, 3, 5], options={"away_limit_ms": 5000})

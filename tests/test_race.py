@@ -117,7 +117,7 @@ def test_d8_after_a_reveal_a_pause_then_the_next_countdown():
     assert g.phase == "countdown" and g.next_deadline() == 8900
 
 
-# ---- [D9] nothing matches -------------------------------------------------------------------------
+# ---- [D9] nothing matches ------------------------------------------------------------------------
 
 def test_d9_no_match_wipes_the_circle_and_deals_eleven_new():
     g = game(seats=3, dice=[1, 1, 1], circle=NO_2_4_12)
@@ -143,7 +143,7 @@ def test_d9_a_wipe_the_pile_cannot_replace_ends_the_game():
     assert all_cards(g) == list(range(22))
 
 
-# ---- [D10] grabs in stamp order ---------------------------------------------------------------------
+# ---- [D10] grabs in stamp order ------------------------------------------------------------------
 
 def test_d10_two_grabs_on_one_card_the_first_stamped_wins():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
@@ -229,7 +229,7 @@ def test_d12_the_round_limit_ends_it_by_the_hosts_timeout():
     refused(g, 1, {"type": "grab", "card": 4}, "This round is over")
 
 
-# ---- reveal, refill, end ---------------------------------------------------------------------------
+# ---- reveal, refill, end -------------------------------------------------------------------------
 
 def test_refill_fills_empty_places_lowest_first_from_the_top_of_the_pile():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)

@@ -329,7 +329,8 @@ class KnockGame(Game):
         return number
 
     def _check_present(self, seat: int) -> None:
-        check(not self.away[seat], f"Seat {seat} is marked away: come back to play.")
+        if self.away[seat]:
+            raise IllegalAction(f"Seat {seat} is marked away: come back to play.")
 
     def _check_playing(self) -> None:
         check(self.phase != "over", "The game is over.")
@@ -440,10 +441,13 @@ class KnockGame(Game):
     def _check_own_match(self, seat: int, number) -> None:
         check(isinstance(number, int) and not isinstance(number, bool),
               "Say which card: its number, 2 to 12.")
-        check(number in self.open[seat], f"You have no open {number}.")
+        # Words are built only when refusing: this check runs on every lay and knock.
+        if number not in self.open[seat]:
+            raise IllegalAction(f"You have no open {number}.")
         targets = self.roll["targets"]
-        check(number in targets, f"Your {number} does not match this roll: the dice make "
-                                 f"{cards.say_numbers(targets)}.")
+        if number not in targets:
+            raise IllegalAction(f"Your {number} does not match this roll: the dice make "
+                                f"{cards.say_numbers(targets)}.")
 
     def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[dict]:
         for number in laying:

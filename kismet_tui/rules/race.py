@@ -195,7 +195,8 @@ class RaceGame(Game):
             raise IllegalAction(f"Wait for the dice: they roll in {wait} s.")
         check(self.phase != "pause", "This round is over: the next roll is coming.")
         check(self.phase != "over", "The game is over.")
-        check(not self.away[seat], f"Seat {seat} is marked away: come back to play.")
+        if self.away[seat]:
+            raise IllegalAction(f"Seat {seat} is marked away: come back to play.")
         check(not self._grab_of(seat), "You already grabbed a card this round: a grab is final.")
         check(not self.passed[seat], "You passed this round.")
 
@@ -210,7 +211,8 @@ class RaceGame(Game):
         if "id" in action:
             check(action["id"] == card, "That card has left the circle: look again.")
         holder = next((g["seat"] for g in self.grabs if g["pos"] == pos), None)
-        check(holder is None, f"Seat {holder} grabbed that card first: grab another one.")
+        if holder is not None:
+            raise IllegalAction(f"Seat {holder} grabbed that card first: grab another one.")
         self.grabs.append({"seat": seat, "pos": pos, "card": card, "t": t_ms})
         notes = [{"type": "grabbed", "seat": seat, "pos": pos, "card": card}]
         return notes + self._maybe_end_round(t_ms)
