@@ -497,3 +497,27 @@ def test_a_logged_game_replays_to_the_same_digest():
     g.apply(e["seat"], e["action"], e["t"])
     events.append(e)
     assert replay(header, events).digest() == g.digest()
+
+
+def test_the_next_roller_may_still_knock_on_the_roll_before_their_own():
+    g = game(seats=3, dice=[2, 3, 5])
+    arrange(g, 0, [2, 3], rest([2, 3]))
+    act(g, 0, {"type": "roll"}, 100)
+    act(g, 0, {"type": "pass"}, 200)
+    assert g.turn == 1 and g.stage == "roll"
+    note = knock(g, 1, t=300)
+    assert (note["judgement"], note["laid"]) == ("good", 5)
+
+
+def test_a_prelay_that_empties_a_hand_wins_the_round_at_once():
+    # Only possible with a table whose chips let all 11 cards be pre-laid.
+    chips = [0] * 11
+    g = new_game("knock", 2, seed=b"zero", options={"chips": chips, "rounds": 2})
+    everything = list(range(2, 13))
+    act(g, 0, {"type": "prelay", "commit": prelay_commitment(everything, SALT)}, 10)
+    act(g, 1, {"type": "prelay", "commit": prelay_commitment([], SALT)}, 10)
+    act(g, 0, {"type": "reveal", "cards": everything, "salt": SALT}, 20)
+    notes = act(g, 1, {"type": "reveal", "cards": [], "salt": SALT}, 30)
+    assert [n["type"] for n in notes] == ["revealed", "prelays_done", "round_over"]
+    assert notes[-1]["winners"] == [0]
+    assert g.round == 2 and g.phase == "prelay_commit" and g.next_deadline() == 30 + 30_000
