@@ -179,6 +179,7 @@ def test_d10_the_named_card_id_must_still_lie_there():
     g = game(dice=[2, 3, 5], circle=ONE_EACH)
     roll_now(g)
     refused(g, 0, {"type": "grab", "card": 3, "id": g.circle[4]}, "That card has left the circle")
+    refused(g, 0, {"type": "grab", "card": 3, "id": str(g.circle[3])}, "has left the circle")
     g.apply(0, {"type": "grab", "card": 3, "id": g.circle[3]}, g.now)
     assert g.grabs[0]["card"] == g.circle[3]
 

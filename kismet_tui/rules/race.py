@@ -209,7 +209,9 @@ class RaceGame(Game):
         card = self.circle[pos]
         check(card is not None, "There is no card at that place.")
         if "id" in action:
-            check(action["id"] == card, "That card has left the circle: look again.")
+            named = action["id"]
+            check(isinstance(named, int) and not isinstance(named, bool) and named == card,
+                  "That card has left the circle: look again.")
         holder = next((g["seat"] for g in self.grabs if g["pos"] == pos), None)
         if holder is not None:
             raise IllegalAction(f"Seat {holder} grabbed that card first: grab another one.")
