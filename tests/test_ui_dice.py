@@ -114,3 +114,29 @@ async def test_hint_puts_the_advisors_choice_on_the_board(tmp_path):
             else:
                 assert screen.cursor == best["box"]
             await client.close()
+
+
+async def test_arrow_keys_move_the_box_choice(tmp_path):
+    async with running_host(tmp_path) as host:
+        client = Client(reconnect=False)
+        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "enter")
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await pilot.press("g")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: client.game.view(0)["can_score"], what="a throw")
+            screen = app.screen
+            from kismet_tui.rules.dice import BOXES
+            start = screen.cursor
+            await pilot.press("down")
+            assert screen.cursor == BOXES[(BOXES.index(start) + 1) % len(BOXES)]
+            await pilot.press("up", "up")
+            assert screen.cursor == BOXES[(BOXES.index(start) - 1) % len(BOXES)]
+            chosen = screen.cursor
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: client.game.view(0)["cards"][0][chosen] is not None, what="the score")
+            await client.close()

@@ -15,11 +15,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from ..rules import dice as rules
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
-from .game import GameScreen
+from .game import GameScreen, MoveLog
 
 SHORT = {
     "aces": "Aces", "deuces": "Deuces", "treys": "Treys", "fours": "Fours", "fives": "Fives",
@@ -172,7 +172,7 @@ class DiceScreen(GameScreen):
             with Vertical(id="right"):
                 yield Static(id="dice")
                 yield Static(id="turn")
-                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
+                yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
     # ---- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:

@@ -34,10 +34,19 @@ def seat_names(client, seats: int) -> list[str]:
     return names
 
 
+class MoveLog(RichLog):
+    """The move log. It never takes the focus: the arrow keys belong to the game."""
+
+    can_focus = False
+
+
 class GameScreen(Screen):
     """Subclasses set RULESET, compose their body in compose_body() and draw in redraw()."""
 
     RULESET = ""
+    # Nothing takes the focus by itself: the game's keys (arrows included) belong to the
+    # screen, not to the move log.
+    AUTO_FOCUS = None
     # Subclasses list their game keys first, then these, so the footer leads with the game.
     COMMON_BINDINGS = [
         Binding("t", "talk", "Talk"),

@@ -13,10 +13,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
-from .game import GameScreen
+from .game import GameScreen, MoveLog
 
 NUMBERS = list(range(2, 13))
 KEY_OF = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "0", 11: "-", 12: "="}
@@ -110,7 +110,7 @@ class KnockScreen(GameScreen):
             yield Static(id="others")
             with Horizontal(id="middle"):
                 yield Static(id="dice")
-                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
+                yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
             yield Static(id="say")
             yield Static(id="hand")
 

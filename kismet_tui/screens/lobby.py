@@ -16,6 +16,7 @@ from textual.widgets import DataTable, Footer, RichLog, Static
 from ..widgets.art import seat_colour
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
+from .game import MoveLog
 
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
@@ -103,7 +104,7 @@ class LobbyScreen(Screen):
                 yield TableList(id="tables", cursor_type="row", zebra_stripes=False)
             with Vertical(id="table-pane"):
                 yield Static(id="mytable")
-        yield RichLog(id="lobbylog", wrap=True, markup=False, min_width=16)
+        yield MoveLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
         yield Footer()
 

@@ -13,10 +13,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from ..widgets.art import card_lines, die_lines, seat_colour, side_by_side
-from .game import GameScreen
+from .game import GameScreen, MoveLog
 
 KEYS = "abcdefghijk"
 CANVAS_W, CANVAS_H = 56, 20
@@ -179,7 +179,7 @@ class RaceScreen(GameScreen):
                 yield Static(id="clock")
             with Vertical(id="side"):
                 yield Static(id="players")
-                yield RichLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
+                yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
     clock_shown: str | None = None
 

@@ -30,13 +30,18 @@ class ChatInput(Input):
         super().__init__(placeholder="Say something, enter to send, escape to close", id=id,
                          max_length=200)
 
+    # Focusable only while open, so a closed chat line never swallows the game's keys.
+    can_focus = False
+
     def open(self) -> None:
+        self.can_focus = True
         self.add_class("-open")
         self.focus()
 
     def action_close(self) -> None:
         self.value = ""
         self.remove_class("-open")
+        self.can_focus = False
         self.screen.set_focus(None)
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
