@@ -143,3 +143,9 @@ def test_advisor_card_games_point_at_good_moves():
                     hinted += 1
             replayed.apply(event["seat"], event["action"], event["t"])
         assert hinted > 0
+
+
+def test_greedy_scores_five_of_a_kind_rather_than_holding_all_five():
+    card = {box: None for box in new_game("dice", 1, 1).cards[0]}
+    card.update(kismet=0, four_of_a_kind=30, full_house=0, full_house_same_color=0, flush=0)
+    assert greedy_choice(card, [2, 2, 2, 2, 2], 1, False)["type"] == "score"

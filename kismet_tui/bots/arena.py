@@ -11,6 +11,7 @@ from kismet_tui.rules import HOST, IllegalAction, new_game
 from kismet_tui.rules.knock import prelay_commitment
 
 SALT = "5a17"
+MAX_REFUSED = 200  # a policy that keeps being refused is a bug, not a slow player
 
 
 def play_local(ruleset: str, policies: list, seed, options: dict | None = None,
@@ -58,6 +59,8 @@ def play_local(ruleset: str, policies: list, seed, options: dict | None = None,
             stamp(seat, action, now)
         except IllegalAction as refusal:
             refused.append((seat, action, refusal.reason))
+            if len(refused) > MAX_REFUSED:
+                raise RuntimeError(f"{ruleset}: a bot keeps sending refused actions: {refused[-1]}")
             now += 50  # e.g. a roll a moment too early: ask again a little later
     return game, log, refused
 

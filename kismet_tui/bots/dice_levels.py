@@ -56,9 +56,10 @@ def greedy_choice(card: dict, dice: list[int], rolls_used: int, holds_kismet: bo
     best = max(open_boxes, key=lambda box: points[box])  # max keeps the first on a tie
     made = best in rules.KISMET_BOXES and best not in ("yarborough", "three_of_a_kind",
                                                         "two_pair_same_color")
-    if rolls_used == 3 or (made and points[best] > 0):
+    face, count = max(Counter(dice).items(), key=lambda item: (item[1], item[0]))
+    # Five of a kind cannot be held for another roll: holding all five is stopping.
+    if rolls_used == 3 or (made and points[best] > 0) or count == 5:
         return {"type": "score", "box": best}
-    face, _ = max(Counter(dice).items(), key=lambda item: (item[1], item[0]))
     return {"type": "roll", "hold": [i for i, f in enumerate(dice) if f == face]}
 
 
