@@ -17,7 +17,6 @@ from textual.app import App
 from textual.binding import Binding
 
 from .messages import ConnectionChanged, HostMessage
-from .notes import NoteTracker
 from .screens.help import HelpScreen
 
 
@@ -64,7 +63,6 @@ class KismetApp(App):
         self.conn_state = "connecting"
         self.conn_detail = address
         self.chat_lines: list[Text] = []
-        self.notes = NoteTracker()
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -150,10 +148,6 @@ class KismetApp(App):
             elif self.conn_state == "connected" and previous == "reconnecting":
                 self.notify("Reconnected: you are back in your seat." if getattr(self.client, "seat", None)
                             is not None else "Reconnected.", timeout=3, markup=False)
-        elif kind == "game":
-            self.notes.reset(msg["header"], msg["events"])
-        elif kind == "event":
-            msg = {**msg, "notes": self.notes.notes_for(msg)}
         self.route()
         # Taken before any handler runs: a handler may push a screen (the end of a game).
         *under, top = self.screen_stack

@@ -54,12 +54,13 @@ class ReplaySource:
         return self.index >= len(self.events)
 
     def next_event(self) -> dict:
-        """Apply the next event to the replica and return it."""
+        """Apply the next event to the replica and return it with its notes, as the network
+        client publishes it."""
         event = self.events[self.index]
-        self.game.apply(event["seat"], event["action"], event["t"])
+        notes = self.game.apply(event["seat"], event["action"], event["t"])
         self.index += 1
         self.clock_ms = max(self.clock_ms, event["t"])
-        return event
+        return {**event, "notes": notes}
 
     def advance(self, elapsed_ms: float) -> list[dict]:
         """Move the clock on and apply every event it reaches; long waits are cut short."""
@@ -102,7 +103,6 @@ class ReplayApp(KismetApp):
         self.last_tick = time.monotonic()
 
     def start(self) -> None:
-        self.notes.reset(self.source.header, [])
         self.route()
         self.set_interval(TICK_S, self.tick)
 
@@ -135,7 +135,6 @@ class ReplayApp(KismetApp):
 
     def action_restart(self) -> None:
         self.source.restart()
-        self.notes.reset(self.source.header, [])
         self.shown_key = None  # a fresh screen, as for a new game
         self.route()
 

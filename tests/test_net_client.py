@@ -25,6 +25,7 @@ async def test_messages_arrive_after_the_client_state_is_updated(tmp_path):
                         seen.append(("game", bo.game is not None, len(bo.events)))
                     if message["type"] == "event":
                         seen.append(("event", message["seq"], len(bo.events)))
+                        seen.append(("notes", message["notes"]))
                         return
 
             watcher = asyncio.create_task(watch())
@@ -37,7 +38,11 @@ async def test_messages_arrive_after_the_client_state_is_updated(tmp_path):
             await asyncio.wait_for(watcher, 5)
             assert ("table", table["id"], 1) in seen
             assert ("game", True, 0) in seen
-            assert seen[-1] == ("event", 1, 1)
+            assert seen[-2] == ("event", 1, 1)
+            # The engine's notes for the event come with it, for move logs.
+            (kind, notes), = seen[-1:]
+            assert [note["type"] for note in notes] == ["rolled"]
+            assert notes[0]["seat"] == mover.seat and notes[0]["dice"] == bo.game.view(None)["dice"]
 
 
 async def test_host_time_estimate_is_close(tmp_path):

@@ -17,7 +17,8 @@ resolves the awaiting call, or with an `error`, which raises `RequestError(code,
 arrives as an `error` message in `messages()`).
 
 The replica: the `game` message (header + events so far) is replayed; each `event` is applied
-in seq order. A gap in seq asks the host for a resync. The client sends its digest every
+in seq order, and the event message then published carries the engine's notes for it under
+`"notes"` (what happened, for move logs; [] for an event this replica did not apply). A gap in seq asks the host for a resync. The client sends its digest every
 DIGEST_EVERY events and whenever a round or the game ends; a `desync` answer is followed by the
 host's full `game` message, which replaces the replica.
 
@@ -319,6 +320,7 @@ class Client:
             log.error("event %s does not apply here (%s): resyncing", event["seq"], exc.reason)
             self._ask_resync()
             return
+        event["notes"] = notes  # published with the message: move logs read them
         self.events.append({key: event[key] for key in ("seq", "t", "seat", "action")})
         if is_checkpoint(event["seq"], notes, self.game.finished, self.digest_every):
             self._send({"type": "digest", "seq": event["seq"], "digest": self.game.digest()})
