@@ -5,6 +5,10 @@ Not part of the pure engine: numpy is allowed here. The rules come from
 
 - space.py: rolls, holds and score tables; states.py: turn states and transitions;
   turn.py: one turn for many states at once; table.py: build, cache and load the value
-  table; advice.py: ranked choices for one turn state and dice.
-- `python -m kismet_tui.solver` builds the table into the user's cache folder.
+  table; advice.py: ranked choices for one turn state and dice; heuristic.py: a cheap
+  approximate table for when the optimal one is missing; simulate.py: many games at once
+  played by a table's policy (for the benchmark).
+- `python -m kismet_tui.solver` builds the table into the user's cache folder (about 2.5
+  minutes on one core; `--rebuild` builds it again). The optimal expected score of a
+  solitaire game is 315.104.
 """
