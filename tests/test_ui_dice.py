@@ -78,7 +78,8 @@ async def test_whole_solo_game_by_keys_then_rematch_keeps_the_table(tmp_path):
                 await pilot.press("enter")                 # the best box, chosen for us
                 await wait_for(pilot, lambda: sum(v is not None for v in game.view(0)["cards"][0].values())
                                == turn + 1, what=f"score {turn}")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end screen")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
+                           and len(app.screen.query("#ranking")) > 0, what="the end screen")
             total = game.result()["scores"][0]
             assert f"{total:>5} points" in str(app.screen.query_one("#ranking").content)
             await pilot.press("r")                         # rematch

@@ -43,6 +43,8 @@ async def test_replay_steps_and_plays_to_the_end(tmp_path):
         await pilot.press("space")                      # play on at 16x to the end
         await wait_for(pilot, lambda: app.source.done, 40, "the end of the log")
         assert app.source.game.result() == end["result"]
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", 5, "the end screen")
+        # Pushed is not yet composed: wait for the ranking itself.
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
+                       and len(app.screen.query("#ranking")) > 0, 5, "the end screen")
         ranking = str(app.screen.query_one("#ranking").content)
         assert "Ana" in ranking and "Bo" in ranking
