@@ -56,6 +56,11 @@ class SeededRNG:
         self._consumed = 0
 
     def _next_bytes(self, count: int) -> bytes:
+        offset = self._offset
+        if offset + count <= len(self._block):  # the common case: within the current block
+            self._offset = offset + count
+            self._consumed += count
+            return self._block[offset : offset + count]
         out = bytearray()
         while len(out) < count:
             if self._offset >= len(self._block):
