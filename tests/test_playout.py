@@ -131,3 +131,25 @@ def test_a_game_with_no_move_and_no_deadline_is_reported_stuck():
 
     with pytest.raises(RuntimeError, match="stuck"):
         random_playout(Stuck(), SeededRNG(1))
+
+
+def test_weights_steer_the_choice_by_action_type():
+    # Weight 0 for scoring: a dice turn can then only roll, up to its third roll, and the
+    # playout must get stuck rather than pick a move it was told never to pick.
+    game = new_game("dice", 1, 5, start_ms=0)
+    with pytest.raises(RuntimeError):
+        random_playout(game, SeededRNG(1), weights={"score": 0}, max_refusals=50, strict=True)
+    assert game.view(0)["rolls_used"] == 3 and not any(game.view(0)["cards"][0].values())
+
+
+@pytest.mark.parametrize("seats", [4, 8])
+def test_knock_games_of_many_seats_end_when_knocks_are_rare(seats):
+    # Uniform random knocking never ends a game of 3+ seats (wrong knocks undo lays faster
+    # than lays are made); the benchmark's style, knocks weighing 1 against 24, plays real games.
+    for seed in range(3):
+        game = new_game("knock", seats, seed, start_ms=0)
+        log = random_playout(game, SeededRNG(seed), max_steps=5_000,
+                             weights={"knock": 1}, default_weight=24)
+        assert game.finished, f"seed {seed}: not over after {len(log)} events"
+        header = {"ruleset": "knock", "seats": seats, "seed": seed, "options": {}, "t0": 0}
+        assert replay(header, log).digest() == game.digest()

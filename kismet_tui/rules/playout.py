@@ -27,15 +27,37 @@ def candidates(game: Game) -> list[tuple[int, dict]]:
     return [(seat, action) for seat in range(game.seats) for action in game.legal_actions(seat)]
 
 
+def pick(moves: list[tuple[int, dict]], rng, weights: dict[str, int] | None,
+         default_weight: int) -> tuple[int, dict]:
+    """One of `moves`, uniformly, or in proportion to the weights of their action types."""
+    if not weights:
+        return moves[rng.below(len(moves))]
+    sizes = [weights.get(action["type"], default_weight) for _, action in moves]
+    total = sum(sizes)
+    if total <= 0:
+        raise RuntimeError("every move now has weight 0: nothing can be picked")
+    point = rng.below(total)
+    for move, size in zip(moves, sizes):
+        if point < size:
+            return move
+        point -= size
+    raise AssertionError("unreachable: point < total")
+
+
 def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 2_000,
                    first_seq: int = 1, away_chance: int = 0, strict: bool = False,
-                   max_refusals: int = 10_000) -> list[dict]:
+                   max_refusals: int = 10_000, weights: dict[str, int] | None = None,
+                   default_weight: int = 1) -> list[dict]:
     """Play random legal moves until the game is finished (or `max_steps` events were
     stamped) and return the stamped log [{seq, t, seat, action}], ready for `replay`.
 
     `max_gap_ms`: the most time between two events (each pause is `rng.below(max_gap_ms+1)`).
     `away_chance`: if > 0, about one event in `away_chance` is the host marking a random seat
     away (or back, if it was away), which exercises the away-limits of every game.
+    `weights`: action type -> whole-number weight (types not named weigh `default_weight`),
+    for games where uniform choice is not a game at all: a 4-seat knock game whose three
+    watchers knock at random on every roll never ends, because wrong knocks undo lays faster
+    than lays are made; `weights={"knock": 1}, default_weight=24` plays one that does.
     Raises RuntimeError if the game gets stuck (no move and no deadline, or `max_refusals`
     listed moves refused in a row).
     """
@@ -63,7 +85,7 @@ def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 
             moves = [(HOST, {"type": "back" if game.away[who] else "away", "seat": who})]
         if not moves:
             raise RuntimeError(f"{game.RULESET}: no legal move and no deadline; the game is stuck")
-        seat, action = moves[rng.below(len(moves))]
+        seat, action = pick(moves, rng, weights, default_weight)
         if action == TIMEOUT:
             stamp(HOST, action, max(t, deadline))
             t = max(t, deadline)
