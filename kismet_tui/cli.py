@@ -36,6 +36,8 @@ def join_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
     parser.add_argument("address", help="the host, as host:port")
     parser.add_argument("--name", default=None, help="your name at the table (default: your login name)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="join as someone new, not taking back the seat this name had here")
     args = parser.parse_args(argv)
     try:
         host, port = parse_address(args.address)
@@ -43,10 +45,12 @@ def join_main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     from .app import KismetApp
     from .net.client import Client
+    from .saved_seats import connect_keeping_seat
 
     name = args.name or login_name()
     client = Client()
-    app = KismetApp(client, connect=lambda: client.connect(host, port, name),
+    app = KismetApp(client, connect=lambda: connect_keeping_seat(client, host, port, name,
+                                                                 fresh=args.fresh),
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
     return 0
