@@ -15,6 +15,7 @@ from textual.widgets import Footer, RichLog
 
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
+from .history import history_lines
 from .words import describe, name_of
 
 
@@ -71,6 +72,7 @@ class GameScreen(Screen):
         self.version = 0          # host messages seen: the view cache's key
         self.view_key = None
         self.view_cache: dict = {}
+        self.logged_seq = 0       # the events whose notes the move log shows (by seq)
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -114,6 +116,7 @@ class GameScreen(Screen):
         you = f"you are {names[self.seat]}" if self.seat is not None else "watching"
         self.query_one(StatusBar).set_where(f"{self.RULESET} · {you}")
         self.log_line(f"A game of {self.RULESET} for {len(names)}: {', '.join(names)}.", "dim")
+        self.catch_up(getattr(self.client, "header", None), self.events_so_far())
         self.pull_chat()
         self.redraw()
         self.refresh_keys()
@@ -129,11 +132,10 @@ class GameScreen(Screen):
         self.version += 1
         kind = msg.get("type")
         if kind == "event":
-            for note in msg.get("notes") or []:
-                self.on_note(note)
-                words = describe(self.RULESET, note, self.names)
-                if words:
-                    self.log_line(words, "bold" if note.get("seat") == self.seat else "")
+            self.log_event(msg)
+        elif kind == "game":
+            # A resync or a rejoin: log what happened while this screen was not told.
+            self.catch_up(msg.get("header"), msg.get("events") or [])
         self.pull_chat()
         if self.is_mounted:
             self.redraw()
@@ -149,6 +151,41 @@ class GameScreen(Screen):
         if signature != self.keys_signature:
             self.keys_signature = signature
             self.refresh_bindings()
+
+    def events_so_far(self) -> list[dict]:
+        """The events the replica has applied (the replay viewer holds its whole log and
+        counts how far it has played in `index`)."""
+        events = list(getattr(self.client, "events", None) or [])
+        applied = getattr(self.client, "index", None)
+        return events[:applied] if isinstance(applied, int) else events
+
+    def log_event(self, msg: dict) -> None:
+        """One event message: its notes as sentences, unless the log shows them already
+        (the history rebuilt at mount may have covered it)."""
+        if "notes" not in msg:
+            return  # the replica did not apply it (a resync is coming): nothing to say yet
+        seq = msg.get("seq")
+        if isinstance(seq, int):
+            if seq <= self.logged_seq:
+                return
+            self.logged_seq = seq
+        for note in msg.get("notes") or []:
+            self.on_note(note)
+            words = describe(self.RULESET, note, self.names)
+            if words:
+                self.log_line(words, "bold" if note.get("seat") == self.seat else "")
+
+    def catch_up(self, header: dict | None, events: list[dict]) -> None:
+        """Write the sentences of the events past `logged_seq`, replayed from the game's log."""
+        if not isinstance(header, dict) or len(events) <= self.logged_seq:
+            return
+        try:
+            lines = history_lines(header, events, self.names, first_seq=self.logged_seq + 1)
+        except Exception:  # a header this engine cannot start: the game screen still works
+            lines = []
+        for words, seat in lines:
+            self.log_line(words, "bold" if seat is not None and seat == self.seat else "")
+        self.logged_seq = len(events)
 
     def on_note(self, note: dict) -> None:
         """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
