@@ -1,17 +1,29 @@
 """Load on a host: N tables x M bot-like clients over loopback, beside a bare relay.
 
-    python benchmarks/host_load.py [--tables 50] [--clients 4] [--seconds 8] [--interval-ms 10]
+    python benchmarks/host_load.py [--tables 50] [--clients 4] [--seconds 6]
+                                   [--interval-ms 100] [--lockstep] [--runs 3]
 
 For each table, M raw TCP clients play dice (one replica per table decides the next move,
-so client work stays small); the seat to move sends its action `interval-ms` after it saw
-the previous event. Measured: events per second, and the latency from the sender's write to
-each member's read of the event (every receipt, and the slowest member per event), p50/p99.
+so client work stays small). The seat to move sends its action some time after member 0 saw
+the previous event: by default a jittered interval, uniform in [0.5, 1.5] x `interval-ms`
+from a per-table seeded RNG, so tables drift out of phase as real tables do and runs stay
+comparable. `--lockstep` keeps the exact interval for every table: all tables then fire in
+the same millisecond, so the host gets bursts of N actions and every receipt queues behind
+the burst; that is a worst case, not a typical load.
+
+Measured: events per second, and the latency from the sender's write to each member's
+receipt (every receipt, and the slowest member per event), p50/p99. A receipt is stamped
+when the bytes reach the client's protocol (`data_received`), before they are decoded and
+before any other client's work is scheduled, so the figure is the host's and the kernel's,
+not this process's queue of 200 stream readers waking up one after another (the first
+version of this script read with StreamReader.readexactly and measured mostly itself).
 
 The same clients then run against a bare asyncio relay (no engine, no log, no validation:
-read a frame, stamp seq and time, write it to the table's members) serving the same frames,
-and the script prints the host's figures, the relay's, and their ratio. Host and relay each
-run in their own process; the clients share this one. Repeats `--runs` times and prints
-medians.
+read a frame, stamp seq and time, write it to the table's members) serving the same frames.
+Host and relay each run in their own process, on the same event loop (uvloop when it is
+installed, as `kismet-host` does); the clients share this one. The script prints the
+host's figures, the relay's, and their ratio, as medians over `--runs` runs; each run
+measures the host and then the relay back to back.
 """
 
 from __future__ import annotations
@@ -19,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import socket
 import statistics
 import struct
@@ -28,14 +41,25 @@ import tempfile
 import time
 from pathlib import Path
 
+import msgpack
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kismet_tui.rules import replay  # noqa: E402
 from protocol import PROTOCOL_VERSION, encode  # noqa: E402
-from protocol.framing import FROM_HOST, read_frame  # noqa: E402
 
 _LEN = struct.Struct(">I")
+
+
+def new_event_loop_policy() -> str:
+    """Use uvloop when it is installed, like kismet-host; returns the loop's name."""
+    try:
+        import uvloop
+    except ImportError:
+        return "asyncio"
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    return "uvloop"
 
 
 # ---- the bare relay (its own process) --------------------------------------------------------
@@ -51,7 +75,6 @@ async def relay_main(port: int) -> None:
             while True:
                 head = await reader.readexactly(4)
                 body = await reader.readexactly(_LEN.unpack(head)[0])
-                import msgpack
                 msg = msgpack.unpackb(body, raw=False)
                 if msg["type"] == "join":
                     table, seat = msg["table"], msg["seat"]
@@ -73,21 +96,48 @@ async def relay_main(port: int) -> None:
 
 # ---- the load ------------------------------------------------------------------------------------
 
-class Conn:
-    def __init__(self, reader, writer):
-        self.reader, self.writer = reader, writer
+class Conn(asyncio.Protocol):
+    """One client connection. Frames are cut out of `data_received` and handed to
+    `on_message(received_at, message)` at once: no reader task to wake per frame."""
+
+    def __init__(self):
+        self.transport = None
+        self.buffer = bytearray()
+        self.inbox: asyncio.Queue = asyncio.Queue()
+        self.on_message = None  # set once the load runs; until then messages queue up
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def data_received(self, data):
+        received_at = time.perf_counter()
+        buffer = self.buffer
+        buffer += data
+        start = 0
+        while len(buffer) - start >= 4:
+            (length,) = _LEN.unpack_from(buffer, start)
+            end = start + 4 + length
+            if len(buffer) < end:
+                break
+            message = msgpack.unpackb(memoryview(buffer)[start + 4:end], raw=False)
+            start = end
+            if self.on_message is not None:
+                self.on_message(received_at, message)
+            else:
+                self.inbox.put_nowait(message)
+        del buffer[:start]
 
     def send(self, message: dict) -> None:
-        self.writer.write(encode(message))
+        self.transport.write(encode(message))
 
     async def recv(self) -> dict:
-        return await read_frame(self.reader, FROM_HOST)
+        return await self.inbox.get()
 
 
 async def open_conn(port: int) -> Conn:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return Conn(reader, writer)
+    _, conn = await asyncio.get_running_loop().create_connection(Conn, "127.0.0.1", port)
+    conn.transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
 
 
 async def request(conn: Conn, message: dict, until: str) -> dict:
@@ -103,10 +153,12 @@ async def request(conn: Conn, message: dict, until: str) -> dict:
 class TableLoad:
     """One table: M connections, one replica deciding the next move."""
 
-    def __init__(self, index, conns, interval_s, stats, relay_header=None):
+    def __init__(self, index, conns, interval_s, lockstep, stats, relay_header=None):
         self.index = index
         self.conns = conns
         self.interval_s = interval_s
+        self.lockstep = lockstep
+        self.rng = random.Random(f"host-load-{index}")  # same pace in every run
         self.stats = stats
         self.game = None
         self.sent_at: dict[int, float] = {}
@@ -127,7 +179,8 @@ class TableLoad:
         seat = self.game.current
         action = ({"type": "roll", "hold": []} if self.game.rolls == 0
                   else {"type": "score", "box": self.game.best_box()})
-        asyncio.get_running_loop().call_later(self.interval_s, self.send, seat, action)
+        delay = self.interval_s if self.lockstep else self.interval_s * self.rng.uniform(0.5, 1.5)
+        asyncio.get_running_loop().call_later(delay, self.send, seat, action)
 
     def send(self, seat, action):
         if self.stop:
@@ -135,12 +188,20 @@ class TableLoad:
         self.sent_at[self.next_seq] = time.perf_counter()
         self.conns[seat].send({"type": "act", "action": action})
 
-    def on_event(self, member: int, event: dict):
-        now = time.perf_counter()
+    def on_message(self, member: int, received_at: float, message: dict):
+        kind = message["type"]
+        if kind == "event":
+            self.on_event(member, received_at, message)
+        elif kind == "game" and member == 0:
+            self.start_game(message["header"])
+        elif kind == "error" and message.get("code") == "slow_down":
+            self.stats["slow_down"] += 1
+
+    def on_event(self, member: int, received_at: float, event: dict):
         seq = event["seq"]
         sent = self.sent_at.get(seq)
         if sent is not None:
-            latency = now - sent
+            latency = received_at - sent
             self.stats["receipts"].append(latency)
             self.slowest[seq] = max(self.slowest.get(seq, 0.0), latency)
         self.received[seq] = self.received.get(seq, 0) + 1
@@ -150,14 +211,20 @@ class TableLoad:
                 self.stats["slowest"].append(self.slowest.pop(seq))
             self.sent_at.pop(seq, None)
             del self.received[seq]
-        if member == 0:  # the replica follows the owner's stream
-            self.game.apply(event["seat"], event["action"], event["t"])
-            self.next_seq = seq + 1
-            if self.game.finished:
-                self.stats["games"] += 1
-                asyncio.ensure_future(self.rematch())
-            else:
-                self.schedule()
+        if member == 0:
+            # The replica's work waits until the other members' bytes, read in the same
+            # turn of the loop, have been stamped: it must not be counted as their latency.
+            asyncio.get_running_loop().call_soon(self.follow, event)
+
+    def follow(self, event: dict):
+        """The replica follows the owner's stream and picks the next move."""
+        self.game.apply(event["seat"], event["action"], event["t"])
+        self.next_seq = event["seq"] + 1
+        if self.game.finished:
+            self.stats["games"] += 1
+            asyncio.ensure_future(self.rematch())
+        else:
+            self.schedule()
 
     async def rematch(self):
         if self.relay_header is not None:
@@ -169,30 +236,15 @@ class TableLoad:
         self.conns[0].send({"type": "start"})
 
 
-async def reader_task(table: TableLoad, member: int, conn: Conn):
-    try:
-        while True:
-            message = await conn.recv()
-            kind = message["type"]
-            if kind == "event":
-                table.on_event(member, message)
-            elif kind == "game" and member == 0:
-                table.start_game(message["header"])
-            elif kind == "error" and message.get("code") == "slow_down":
-                table.stats["slow_down"] += 1
-    except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
-        pass
-
-
 async def run_load(port: int, kind: str, tables: int, clients: int, seconds: float,
-                   interval_ms: int) -> dict:
+                   interval_ms: int, lockstep: bool) -> dict:
     stats = {"receipts": [], "slowest": [], "events": 0, "games": 0, "slow_down": 0}
-    loads, tasks = [], []
+    loads = []
     header = {"ruleset": "dice", "seats": [f"p{i}" for i in range(clients)], "seed": b"benchmark-seed!!",
               "options": {}, "t0": 0}
     for index in range(tables):
         conns = [await open_conn(port) for _ in range(clients)]
-        load = TableLoad(index, conns, interval_ms / 1000, stats,
+        load = TableLoad(index, conns, interval_ms / 1000, lockstep, stats,
                          relay_header=header if kind == "relay" else None)
         if kind == "host":
             for seat, conn in enumerate(conns):
@@ -207,9 +259,13 @@ async def run_load(port: int, kind: str, tables: int, clients: int, seconds: flo
             for seat, conn in enumerate(conns):
                 conn.send({"type": "join", "table": index, "seat": seat})
         loads.append(load)
-        tasks += [asyncio.create_task(reader_task(load, m, c)) for m, c in enumerate(conns)]
     await asyncio.sleep(0.2)
     for load in loads:
+        for member, conn in enumerate(load.conns):
+            while not conn.inbox.empty():  # lobby chatter from the set-up
+                conn.inbox.get_nowait()
+            conn.on_message = (lambda received_at, message, load=load, member=member:
+                               load.on_message(member, received_at, message))
         if kind == "host":
             load.conns[0].send({"type": "start"})
         else:
@@ -224,12 +280,10 @@ async def run_load(port: int, kind: str, tables: int, clients: int, seconds: flo
     for load in loads:
         load.stop = True
     result = summarize(stats, elapsed)
-    for task in tasks:
-        task.cancel()
     for load in loads:
         for conn in load.conns:
-            conn.writer.close()
-    await asyncio.gather(*tasks, return_exceptions=True)
+            conn.transport.close()
+    await asyncio.sleep(0.05)
     return result
 
 
@@ -279,15 +333,20 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=6.0)
-    parser.add_argument("--interval-ms", type=int, default=10)
+    parser.add_argument("--interval-ms", type=int, default=100)
+    parser.add_argument("--lockstep", action="store_true",
+                        help="every table acts on the same tick (bursts of N actions)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--serve-relay", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    loop_name = new_event_loop_policy()
     if args.serve_relay is not None:
         asyncio.run(relay_main(args.serve_relay))
         return
-    print(f"{args.tables} tables x {args.clients} clients, one action per table every "
-          f"{args.interval_ms} ms, {args.seconds:g} s measured, {args.runs} runs (medians)")
+    pace = "every" if args.lockstep else "about every"
+    print(f"{args.tables} tables x {args.clients} clients, one action per table {pace} "
+          f"{args.interval_ms} ms{' in lock-step' if args.lockstep else ' (jittered)'}, "
+          f"{args.seconds:g} s measured, {args.runs} runs (medians), {loop_name} loops")
     figures = {"host": [], "relay": []}
     for run in range(args.runs):
         for kind in ("host", "relay"):
@@ -296,7 +355,8 @@ def main() -> None:
                 proc = spawn(kind, port, state_dir)
                 try:
                     figures[kind].append(asyncio.run(run_load(
-                        port, kind, args.tables, args.clients, args.seconds, args.interval_ms)))
+                        port, kind, args.tables, args.clients, args.seconds, args.interval_ms,
+                        args.lockstep)))
                 finally:
                     proc.terminate()
                     proc.wait(10)
