@@ -1,7 +1,9 @@
 """The new-table form: game, bots, and the game's options, all with arrow keys.
 
 up/down chooses a line, left/right changes its value, enter creates the table. With
-`quick=True` (local play) the game starts as soon as the table exists.
+`quick=True` (local play) the game starts as soon as the table exists. The card games' chip
+table is a line too: a preset, or "custom", whose 11 numbers are typed right on the form
+(digits and spaces, backspace erases) and checked as they are typed.
 """
 
 from __future__ import annotations
@@ -14,7 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual import events
 from textual.widgets import Footer, Static
+
+from ..rules import IllegalAction
+from ..rules.cards import DEFAULT_CHIPS, chips_option
 
 GAMES = ("dice", "race", "knock")
 GAME_LINES = {
@@ -49,6 +55,28 @@ OPTION_ROWS = {
         ("knock_window_ms", "Time to knock", seconds([1000, 1500, 2000, 3000, 5000]), 1),
     ],
 }
+
+
+# The chip table of the card games (race, knock): one chip value per number 2..12.
+CHIP_GAMES = ("race", "knock")
+CHIP_PRESETS = [("standard", list(DEFAULT_CHIPS)), ("1 each", [1] * 11), ("custom", None)]
+CUSTOM = len(CHIP_PRESETS) - 1
+CHIP_TEXT_MAX = 40   # room for 11 two-digit numbers and their spaces
+
+
+def chip_words(chips: list[int]) -> str:
+    return " ".join(str(value) for value in chips)
+
+
+def parse_chips(text: str) -> tuple[list[int] | None, str]:
+    """The chip table typed on the form, or None and what is wrong with it in plain words."""
+    values = [int(word) for word in text.replace(",", " ").split() if word.isdigit()]
+    if len(values) != 11:
+        return None, f"Type 11 values, one per number 2 to 12 ({len(values)} so far)."
+    try:
+        return chips_option({"chips": values}), ""
+    except IllegalAction as exc:
+        return None, exc.reason
 
 
 FALLBACK_LEVELS = ["easy", "medium", "hard", "greedy", "random"]
@@ -89,6 +117,8 @@ class NewTableScreen(ModalScreen):
         self.level_index = self.levels.index(default_level)
         self.bots = 1 if quick else 0
         self.option_index = {game: {row[0]: row[3] for row in rows} for game, rows in OPTION_ROWS.items()}
+        self.chip_preset = 0
+        self.chip_text = chip_words(list(DEFAULT_CHIPS))
         self.line = 0
 
     @property
@@ -99,7 +129,18 @@ class NewTableScreen(ModalScreen):
         """(key, label) of each line of the form, for the game chosen now."""
         rows = [("game", "Game"), ("bots", "Bots"), ("level", "Bot level")]
         rows += [(name, label) for name, label, _, _ in OPTION_ROWS[self.ruleset]]
+        if self.ruleset in CHIP_GAMES:
+            rows.append(("chips", "Chips on the cards"))
         return rows
+
+    def typing_chips(self) -> bool:
+        """The custom chip table is chosen and its line is the current one: keys type."""
+        return self.rows()[self.line][0] == "chips" and self.chip_preset == CUSTOM
+
+    def chips(self) -> tuple[list[int] | None, str]:
+        """The chip table chosen now, or None and why it cannot be used."""
+        preset = CHIP_PRESETS[self.chip_preset][1]
+        return (list(preset), "") if preset is not None else parse_chips(self.chip_text)
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -116,6 +157,8 @@ class NewTableScreen(ModalScreen):
             return str(self.bots)
         if key == "level":
             return self.levels[self.level_index]
+        if key == "chips":
+            return CHIP_PRESETS[self.chip_preset][0]
         for name, _, values, _ in OPTION_ROWS[self.ruleset]:
             if name == key:
                 return values[self.option_index[self.ruleset][name]][0]
@@ -131,12 +174,46 @@ class NewTableScreen(ModalScreen):
             text.append(f"◀ {self.value_of(key)} ▶" if chosen else f"  {self.value_of(key)}",
                         Style(reverse=chosen, bold=chosen))
             text.append("\n")
+            if key == "chips":
+                self.draw_chips(text, chosen)
         text.append("\n" + GAME_LINES[self.ruleset] + "\n", Style(color="bright_black"))
         if self.ruleset != "dice" and self.bots == 0 and self.quick:
             text.append("This game needs at least one other player: add a bot.\n", Style(color="yellow"))
         text.append("\nenter: " + ("play" if self.quick else "create the table") + "  ·  escape: back",
                     Style(color="bright_black"))
         self.query_one("#form", Static).update(text)
+
+    def draw_chips(self, text: Text, chosen: bool) -> None:
+        """The chip table under its line: the preset's values, or the custom entry."""
+        text.append(f"{'':<4}{'for 2 to 12':<24}", Style(color="bright_black"))
+        if self.chip_preset != CUSTOM:
+            text.append(chip_words(CHIP_PRESETS[self.chip_preset][1]) + "\n", Style(color="bright_black"))
+            return
+        text.append(self.chip_text, Style(bold=True, underline=True))
+        text.append("▏" if chosen else "", Style(color="bright_yellow", blink=True))
+        text.append("\n")
+        _, problem = self.chips()
+        if problem:
+            text.append(f"    {problem}\n", Style(color="yellow"))
+        elif chosen:
+            text.append("    type the numbers, backspace erases\n", Style(color="bright_black"))
+
+    def on_key(self, event: events.Key) -> None:
+        """While the custom chip table is the current line, digits and spaces type into it."""
+        if not self.typing_chips():
+            return
+        if event.key == "backspace":
+            self.chip_text = self.chip_text[:-1]
+        elif event.character is not None and (event.character.isdigit() or event.character in " ,"):
+            if len(self.chip_text) >= CHIP_TEXT_MAX:
+                self.app.show_refusal("That is more than a chip table needs: 11 numbers.")
+            else:
+                self.chip_text += event.character
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+        self.draw()
 
     def action_move(self, step: int) -> None:
         self.line = (self.line + step) % len(self.rows())
@@ -151,6 +228,8 @@ class NewTableScreen(ModalScreen):
             self.bots = max(0, min(7, self.bots + step))
         elif key == "level":
             self.level_index = (self.level_index + step) % len(self.levels)
+        elif key == "chips":
+            self.chip_preset = (self.chip_preset + step) % len(CHIP_PRESETS)
         else:
             values = next(v for name, _, v, _ in OPTION_ROWS[self.ruleset] if name == key)
             current = self.option_index[self.ruleset][key]
@@ -163,9 +242,20 @@ class NewTableScreen(ModalScreen):
             index = self.option_index[self.ruleset][name]
             if index != default:
                 out[name] = values[index][1]
+        if self.ruleset in CHIP_GAMES:
+            chips, _ = self.chips()
+            if chips is not None and chips != list(DEFAULT_CHIPS):
+                out["chips"] = chips
         return out
 
     async def action_create(self) -> None:
+        if self.ruleset in CHIP_GAMES:
+            chips, problem = self.chips()
+            if chips is None:
+                self.line = [key for key, _ in self.rows()].index("chips")
+                self.draw()
+                self.app.show_refusal(f"The custom chip table is not complete yet. {problem}")
+                return
         level = self.levels[self.level_index]
         ok = await self.app.create_table(self.ruleset, self.options(), [level] * self.bots,
                                          start=self.quick)
