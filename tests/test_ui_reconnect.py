@@ -36,12 +36,16 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
             client._writer.transport.abort()
             await wait_for(pilot, lambda: any("Reconnecting" in str(n.message) for n in app._notifications),
                            what="word of the drop")
+            await wait_for(pilot, lambda: "reconnecting" in status_line(app) or client.state == "connected",
+                           what="the drop in the status line")
             await wait_for(pilot, lambda: client.state == "connected" and client.game is not None
                            and not client.game.away[0], 10, "the rejoin")
             await wait_for(pilot, lambda: any("back in your seat" in str(n.message) for n in app._notifications),
                            what="word of the rejoin")
             await pilot.pause(0.6)
-            assert "● connected" in status_line(app)
+            # One phrase, the state's word once: not "● connected Connected to ...".
+            assert f"● connected to 127.0.0.1:{host.port}  │" in status_line(app)
+            assert "Connected" not in status_line(app) and "Reconnected" not in status_line(app)
             assert app.screen is screen, "the same game screen carries on"
             assert screen.game is client.game and client.seat == 0
             assert client.game.view(0)["dice"] == dice_before
@@ -64,3 +68,14 @@ async def test_no_host_there_is_said_in_plain_words():
         await wait_for(pilot, lambda: app.conn_state == "closed", what="the failure")
         await pilot.pause(0.6)
         assert f"Could not reach a host at 127.0.0.1:{port}" in status_line(app)
+
+
+def test_the_connection_reads_as_one_phrase():
+    from kismet_tui.widgets.status import connection_words
+
+    assert connection_words("connected", "127.0.0.1:7799", "Connected to 127.0.0.1:7799.") == \
+        "connected to 127.0.0.1:7799"
+    assert connection_words("connected", "this computer", "Reconnected.") == "on this computer"
+    assert connection_words("reconnecting", "h:1", "Connection lost. Reconnecting...") == "reconnecting to h:1…"
+    assert connection_words("closed", "h:1", "h:1: the host closed the connection") == \
+        "h:1: the host closed the connection"

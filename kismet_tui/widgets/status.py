@@ -18,6 +18,26 @@ STATE_STYLE = {
 }
 
 
+LOCAL = "this computer"  # the address `kismet` (local play) gives the app
+
+
+def connection_words(state: str, address: str, detail: str) -> str:
+    """The connection as one short phrase after its mark: "connected to 127.0.0.1:7799",
+    "reconnecting…", "on this computer". The client's own sentences ("Connected to ...")
+    would repeat the state's word, so they are shown only where they say more: why a
+    connection closed, and the replay's progress."""
+    local = address == LOCAL
+    if state == "connected":
+        return f"on {LOCAL}" if local else f"connected to {address}" if address else "connected"
+    if state == "connecting":
+        return "starting…" if local else f"connecting to {address}…" if address else "connecting…"
+    if state == "reconnecting":
+        return f"reconnecting to {address}…" if address and not local else "reconnecting…"
+    if state == "closed":
+        return detail or "disconnected"
+    return f"{state} {detail}".strip()
+
+
 class StatusBar(Static):
     DEFAULT_CSS = """
     StatusBar {
@@ -46,9 +66,8 @@ class StatusBar(Static):
         state, detail = app.connection_state() if hasattr(app, "connection_state") else ("", "")
         mark, colour = STATE_STYLE.get(state, ("?", "white"))
         text = Text(" ")
-        text.append(f"{mark} {state}", style=f"bold {colour}")
-        if detail:
-            text.append(f" {detail}")
+        text.append(mark, style=f"bold {colour}")
+        text.append(" " + connection_words(state, str(getattr(app, "address", "") or ""), detail), style=colour)
         if self.where:
             text.append("  │  ")
             text.append(self.where)  # plain: may hold player names
