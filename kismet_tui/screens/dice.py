@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,6 +20,7 @@ from textual.widgets import Static
 
 from ..rules import dice as rules
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from ..widgets.names import fit, fits
 from .game import GameScreen, MoveLog
 
 SHORT = {
@@ -32,8 +34,12 @@ LABEL_WIDTH = 14
 
 
 def short_name(name: str, width: int) -> str:
-    """A name cut to a scorecard column; spaces go first, so "Bot 2 (easy)" stays "Bot2"."""
-    return (name if len(name) <= width else name.replace(" ", ""))[:width]
+    """A name for a scorecard column: whole if it fits; else without a bracketed remark and
+    spaces ("Bot 2 (easy)" -> "Bot2"); else cut with an ellipsis ("Rosalind" -> "Ros…")."""
+    for candidate in (name, re.sub(r"\s*\([^)]*\)", "", name).strip(), re.sub(r"\s*\([^)]*\)|\s", "", name)):
+        if candidate and fits(candidate, width):
+            return candidate
+    return fit(name.replace(" ", ""), width)
 
 
 def column_names(names: list[str], width: int) -> list[str]:
@@ -68,7 +74,7 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     headings = column_names(names, width - 1)
     for seat in range(seats):
         style = Style(color=seat_colour(seat), bold=True, underline=seat == current)
-        out.append(f"{headings[seat]:>{width}}", style)
+        out.append(" " * (width - cell_len(headings[seat])) + headings[seat], style)
     out.append("\n")
 
     def box_row(box: str) -> None:

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..widgets.art import seat_colour
+from ..widgets.names import fit
 
 
 def ranking(ruleset: str, result: dict) -> list[tuple[int, int, int]]:
@@ -41,7 +42,7 @@ def render_result(ruleset: str, result: dict, names: list[str], me: int | None) 
     for place, seat, score in ranking(ruleset, result):
         mark = "★" if seat in winners else " "
         text.append(f" {mark} {place}. ", Style(bold=seat in winners))
-        text.append(f"{names[seat][:20]:<20}", Style(color=seat_colour(seat), bold=True))
+        text.append(fit(names[seat], 20, pad=True), Style(color=seat_colour(seat), bold=True))
         text.append(f" {score:>5} {unit}")
         if seat == me:
             text.append("  (you)", Style(color="bright_black"))

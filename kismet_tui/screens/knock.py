@@ -16,12 +16,14 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from ..widgets.names import fit, possessive
 from .game import GameScreen, MoveLog
 
 NUMBERS = list(range(2, 13))
 KEY_OF = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "0", 11: "-", 12: "="}
 BINDING_KEY = {"-": "minus", "=": "equals_sign"}
 MAX_PRELAY_CHIPS = 6
+DICE_WIDTH = 25  # the dice and the caption under them (#dice)
 
 
 def mini_card(number: int, chip: int | None, present: bool, mark: str = "", style: str = "white") -> list[Text]:
@@ -66,7 +68,7 @@ def render_others(view: dict, names: list[str], me: int | None) -> Text:
             continue
         turn = view.get("turn") == seat and view.get("phase") == "play"
         text.append("▶" if turn else " ", Style(color="bright_yellow", bold=True))
-        text.append(f"{names[seat][:10]:<10}", Style(color=seat_colour(seat), bold=True))
+        text.append(fit(names[seat], 10, pad=True), Style(color=seat_colour(seat), bold=True))
         numbers = {card["number"] for card in player["open"]}
         for number in NUMBERS:
             text.append(f"{number:>3}" if number in numbers else "  ·",
@@ -144,9 +146,10 @@ class KnockScreen(GameScreen):
         caption = Text()
         if roll:
             roller = roll.get("roller")
-            caption.append(f"{names[roller][:10]}'s throw", Style(color=seat_colour(roller), bold=True))
-            if roll.get("joker"):
-                caption.append(" JOKER", Style(color="bright_magenta", bold=True))
+            joker = " JOKER" if roll.get("joker") else ""
+            caption.append(possessive(names[roller], "throw", DICE_WIDTH - len(joker)),
+                           Style(color=seat_colour(roller), bold=True))
+            caption.append(joker, Style(color="bright_magenta", bold=True))
         self.query_one("#dice", Static).update(stack(side_by_side(blocks) + [caption]))
         if self.seat is not None:
             self.query_one("#hand", Static).update(render_hand(view, self.seat, self.chosen))

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, RichLog, Static
 
 from ..widgets.art import seat_colour
+from ..widgets.names import fit
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
 from .game import MoveLog
@@ -38,7 +39,7 @@ def render_my_table(table: dict | None, my_id) -> Text:
         ready = seat.get("ready") or (seat.get("client_id") == owner and owner is not None)
         mark = "✓" if ready else "·"
         text.append(f" {mark} ", Style(color="bright_green" if ready else "bright_black", bold=True))
-        text.append(str(seat.get("name") or "?")[:18], Style(color=seat_colour(index), bold=True))
+        text.append(fit(str(seat.get("name") or "?"), 18), Style(color=seat_colour(index), bold=True))
         tags = []
         if seat.get("client_id") == my_id and my_id is not None:
             tags.append("you")
@@ -53,7 +54,7 @@ def render_my_table(table: dict | None, my_id) -> Text:
         text.append("\n")
     watchers = table.get("spectators") or []
     if watchers:
-        text.append(f"watching: {', '.join(str(w.get('name')) for w in watchers)[:60]}\n",
+        text.append(f"watching: {fit(', '.join(str(w.get('name')) for w in watchers), 60)}\n",
                     Style(color="bright_black"))
     return text
 
@@ -153,7 +154,7 @@ class LobbyScreen(Screen):
         grid.clear()
         for entry in self.tables:
             seats = entry.get("seats") or []
-            players = Text(", ".join(str(s) for s in seats)[:17], Style(color="bright_black"))
+            players = Text(fit(", ".join(str(s) for s in seats), 17), Style(color="bright_black"))
             grid.add_row(str(entry.get("id")), str(entry.get("ruleset")),
                          f"{len(seats)}/{entry.get('max_seats', '?')}", str(entry.get("state", "")),
                          players, key=str(entry.get("id")))

@@ -16,6 +16,7 @@ from textual.containers import Container, Horizontal, Vertical
 from textual.widgets import Static
 
 from ..widgets.art import card_lines, die_lines, seat_colour, side_by_side
+from ..widgets.names import fit
 from .game import GameScreen, MoveLog
 
 KEYS = "abcdefghijk"
@@ -134,7 +135,7 @@ def reveal_words(view: dict, names: list[str]) -> str:
         return "No match: a new circle"
     parts = []
     for reveal in last.get("reveals") or []:
-        who = names[reveal["seat"]][:8]
+        who = fit(names[reveal["seat"]], 8)
         parts.append(f"{who} {reveal['number']}{'✓' if reveal['right'] else '✗'}")
     return " ".join(parts) if parts else "Nobody grabbed"
 
@@ -147,7 +148,7 @@ def render_players(view: dict, names: list[str], me: int | None) -> Text:
     for player in view.get("players") or []:
         seat = player["seat"]
         text.append("▶" if seat == me else " ", Style(color=seat_colour(seat)))
-        text.append(f"{names[seat][:9]:<9}", Style(color=seat_colour(seat), bold=True))
+        text.append(fit(names[seat], 9, pad=True), Style(color=seat_colour(seat), bold=True))
         text.append(f"{player['score']:>3}pt", Style(bold=True))
         text.append(f" {player['pile_count']:>2}▮", Style(color="bright_black"))
         if grabbing and seat in grabs:

@@ -6,8 +6,11 @@ are ANSI names, so a 16-colour terminal shows them as they are meant.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+
+from .names import fit
 
 # Pip colours of the 1964 game: 1 and 6 black, 2 and 5 red, 3 and 4 green.
 PIP_COLOUR = {1: "black", 2: "red", 3: "green", 4: "green", 5: "red", 6: "black"}
@@ -119,9 +122,9 @@ def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: st
     chip_line.append("│", edge)
     bottom = Text("└", edge)
     if owner:
-        label = owner[:6]
+        label = fit(owner, 6)
         bottom.append(label, Style(color=owner_colour, bold=True))
-        bottom.append("─" * (6 - len(label)), edge)
+        bottom.append("─" * (6 - cell_len(label)), edge)
     else:
         bottom.append("─" * 6, edge)
     bottom.append("┘", edge)

@@ -1,0 +1,32 @@
+"""Player names cut to fit a place on screen: a cut name ends in "…", so it never reads as a
+whole name, and widths count terminal cells (a wide character takes two)."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len, set_cell_size
+
+ELLIPSIS = "…"
+
+
+def fits(name: str, width: int) -> bool:
+    return cell_len(name) <= width
+
+
+def fit(name: str, width: int, pad: bool = False) -> str:
+    """`name` whole if it fits in `width` cells, else cut with an ellipsis; with `pad`, filled
+    with spaces to exactly `width` cells (for columns)."""
+    if width <= 0:
+        return ""
+    if not fits(name, width):
+        name = set_cell_size(name, width - 1).rstrip() + ELLIPSIS
+    return set_cell_size(name, width) if pad else name
+
+
+def possessive(name: str, thing: str, width: int) -> str:
+    """"Ana's throw" when it fits in `width`; else "Throw: Bot 1 (me…" — a possessive is never
+    glued onto a cut name."""
+    whole = f"{name}'s {thing}"
+    if fits(whole, width):
+        return whole
+    label = f"{thing[:1].upper()}{thing[1:]}: "
+    return label + fit(name, width - cell_len(label))

@@ -1,0 +1,59 @@
+"""Long names cut to fit end in an ellipsis, and no possessive is glued onto a cut name."""
+
+from __future__ import annotations
+
+import pytest
+
+from kismet_tui.screens.dice import column_names
+from kismet_tui.screens.race import render_players, reveal_words
+from kismet_tui.widgets.names import fit, possessive
+from tests.netutil import connected, running_host
+from tests.test_ui_dice import wait_for
+from tests.test_ui_games import make_app, seat_both
+
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+
+ANA = "Bartholomew Longname"     # 20 characters: "...'s throw" would not fit under the dice
+BO = "Bo Longername-Jones"
+
+
+async def test_knock_screen_cuts_long_names_with_an_ellipsis(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, BO) as other:
+        app, client = make_app(host, ANA)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await seat_both(pilot, app, client, other, "knock", {"knock_window_ms": 0})
+            game = client.game
+            await pilot.press("enter")                        # nothing laid in advance
+            await other.prelay([])
+            await wait_for(pilot, lambda: game.phase == "play", 5, "the pre-lays")
+            for _ in range(40):                              # the first throw, whoever's it is
+                view = game.view(1)
+                if view["stage"] == "roll" and view["turn"] == 1:
+                    await pilot.press("r")
+                    break
+                if view["stage"] == "roll" and view["turn"] == 0:
+                    await other.act({"type": "roll"})
+                    break
+                await pilot.pause(0.05)
+            await wait_for(pilot, lambda: game.view(1)["roll"] is not None, 5, "a throw")
+            await pilot.pause(0.1)
+            roller = game.view(1)["roll"]["roller"]
+            caption = str(app.screen.query_one("#dice").content).splitlines()[-1].strip()
+            expected = "Throw: Bartholomew Longn…" if roller == 1 else "Throw: Bo Longername-Jon…"
+            assert caption.startswith(expected), caption
+            assert "…'s" not in caption
+            others = str(app.screen.query_one("#others").content)
+            assert "Bo Longer…" in others and "Bo Longern" not in others
+            await client.close()
+
+
+def test_dice_headings_and_race_scores_cut_with_an_ellipsis():
+    assert column_names(["Ana", "Bot 1 (medium)", "Rosalind"], 4) == ["Ana", "Bot1", "Ros…"]
+    assert fit("Ana", 9, pad=True) == "Ana      "
+    assert possessive("Ana", "throw", 25) == "Ana's throw"
+    view = {"players": [{"seat": 0, "score": 12, "pile_count": 3}, {"seat": 1, "score": 0, "pile_count": 0}],
+            "phase": "pause", "last_round": {"reveals": [{"seat": 0, "number": 7, "right": True}]}}
+    names = ["Bartholomew Longname", "Bo"]
+    players = render_players(view, names, 1).plain
+    assert "Bartholo…" in players and "Bartholom " not in players
+    assert reveal_words(view, names).startswith("Barthol… 7✓")
