@@ -196,8 +196,6 @@ class Table:
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
         self.events.append(event)
-        if is_checkpoint(event["seq"], notes, self.game.finished):
-            self._remember_digest(event["seq"], self.game.digest())
         self.last_t = t
         if self.writer is not None:
             self.writer.append(event)  # on disk before anyone sees it
@@ -208,6 +206,11 @@ class Table:
                 conn.send({**message, "re": re})
             else:
                 conn.send_bytes(frame)
+        # The checkpoint digest (a canonical dump and hash of the whole state, ~0.2 ms) is
+        # taken after the event is on its way, not before: nothing has changed the game
+        # since, and no client can ask for it before this handler returns.
+        if is_checkpoint(event["seq"], notes, self.game.finished):
+            self._remember_digest(event["seq"], self.game.digest())
         if self.game.finished:
             self.finish_game()
         else:
