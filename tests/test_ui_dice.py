@@ -141,3 +141,43 @@ async def test_arrow_keys_move_the_box_choice(tmp_path):
             await pilot.press("enter")
             await wait_for(pilot, lambda: client.game.view(0)["cards"][0][chosen] is not None, what="the score")
             await client.close()
+
+
+async def test_a_hint_without_the_optimal_table_says_it_is_an_estimate(tmp_path, monkeypatch):
+    from kismet_tui.bots import advisor
+    from kismet_tui.screens import dice as dice_screen
+    from kismet_tui.screens.help import HelpScreen
+
+    async with running_host(tmp_path) as host:
+        client = Client(reconnect=False)
+        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "enter")
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await pilot.press("g")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
+            screen = app.screen
+            await wait_for(pilot, lambda: dice_screen._advisor() is not None, 30, "the advisor")
+
+            def hints() -> list[str]:
+                return [line.text for line in screen.query_one("#movelog").lines if "Hint" in line.text]
+
+            # Whatever this machine has built, the line says which kind of hint it is.
+            exact = dice_screen._advisor()(client.game, 0)[0]["exact"]
+            await pilot.press("h")
+            await wait_for(pilot, lambda: len(hints()) == 1, 10, "the first hint")
+            assert hints()[0].startswith("Hint: " if exact else "Hint (estimate): ")
+            # Without the optimal table the advisor estimates, and the hint says so.
+            monkeypatch.setattr(advisor, "optimal_table", lambda: None)
+            await pilot.press("h")
+            await wait_for(pilot, lambda: len(hints()) == 2, 10, "the second hint")
+            assert hints()[1].startswith("Hint (estimate): ")
+            # The help tells how to build the table.
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+            assert "python -m kismet_tui.solver" in app.screen.source
+            await client.close()

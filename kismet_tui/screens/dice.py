@@ -314,9 +314,13 @@ class DiceScreen(GameScreen):
         elif action.get("type") == "score":
             self.cursor = action.get("box")
         self.redraw()
+        shown = choices[:3]
         lines = [f"{c.get('label')}" + (f" (≈{c['expected']:.0f})" if isinstance(c.get("expected"), (int, float)) else "")
-                 for c in choices[:3]]
-        self.log_line("Hint: " + " · ".join(lines), "italic")
+                 for c in shown]
+        # Without the optimal table (python -m kismet_tui.solver builds it) the advisor
+        # estimates: say so, so nobody takes a guess for the best play.
+        estimate = any(c.get("exact") is False for c in shown)
+        self.log_line(("Hint (estimate): " if estimate else "Hint: ") + " · ".join(lines), "italic")
 
 
 _ADVISE: list = []  # the advisor's advise(), once loaded
