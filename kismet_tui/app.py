@@ -9,6 +9,7 @@ which turn every refusal into plain words on screen.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.text import Text
@@ -197,7 +198,24 @@ class KismetApp(App):
 
     # ---- sending, with refusals in plain words ---------------------------------------------
     def show_refusal(self, words: str) -> None:
-        self.notify(str(words), title="Not allowed", severity="warning", timeout=5, markup=False)
+        self.notify(self.seat_words(str(words)), title="Not allowed", severity="warning", timeout=5,
+                    markup=False)
+
+    def seat_words(self, words: str) -> str:
+        """The engine names seats by number ("Not your turn: seat 1 is rolling."); while a game
+        is on, say the player's name instead."""
+        game = getattr(self.client, "game", None)
+        if game is None:
+            return words
+        from .screens.game import seat_names
+
+        names = seat_names(self.client, game.seats)
+
+        def name(match: re.Match) -> str:
+            seat = int(match.group(1))
+            return names[seat] if seat < len(names) else match.group(0)
+
+        return re.sub(r"\b[Ss]eat (\d+)\b", name, words)
 
     async def send(self, method: str, *args, _failed=None, **kwargs) -> Any:
         """Call a client method; any failure is shown, never raised into the UI (the result
