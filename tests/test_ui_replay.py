@@ -48,3 +48,24 @@ async def test_replay_steps_and_plays_to_the_end(tmp_path):
                        and len(app.screen.query("#ranking")) > 0, 5, "the end screen")
         ranking = str(app.screen.query_one("#ranking").content)
         assert "Ana" in ranking and "Bo" in ranking
+
+
+async def test_knock_end_screen_ranks_the_fewest_minus_points_first(tmp_path):
+    path = tmp_path / "knock.kismet"
+    write_log(path, "knock", ["Ana", "Bo"], b"end-seed", {})
+    header, events, end = read_log_full(path)
+    minus = end["result"]["minus_points"]
+    assert minus[0] != minus[1], "the seed should give a game without a tie"
+    app = ReplayApp(header, events, paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock", what="the knock screen")
+        # Every step at once (as pressing "n" a few hundred times would): the game's end.
+        app.publish([app.source.next_event() for _ in range(len(events))])
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
+                       and len(app.screen.query("#ranking")) > 0, 50, "the end screen")
+        lines = [line for line in str(app.screen.query_one("#ranking").content).splitlines() if ". " in line]
+        best, worst = sorted(range(2), key=lambda seat: minus[seat])
+        names = ["Ana", "Bo"]
+        assert "★ 1." in lines[0] and names[best] in lines[0] and f"{minus[best]} minus points" in lines[0]
+        assert "2." in lines[1] and names[worst] in lines[1] and f"{minus[worst]} minus points" in lines[1]
+        assert "-" not in lines[1].split(names[worst])[1], "minus points are shown as the game counts them"

@@ -34,7 +34,7 @@ def test_knock_judgements_in_words():
     note = {"type": "knocked", "seat": 1, "roll": 3, "case": "roller_holds", "judgement": "wrong",
             "laid": None, "turned_up": {"seat": 1, "card": 9}}
     assert said("knock", [note]) == [
-        "Bo knocks: wrong, the thrower still holds a match. Bo takes back their 9."]
+        "Bo knocks: wrong, the thrower holds a match and did not pass. Bo takes back their 9."]
     note = {"type": "knocked", "seat": 0, "roll": 4, "case": "overlooked", "judgement": "good",
             "laid": 8, "turned_up": None}
     assert said("knock", [note]) == ["Ana knocks: right, the thrower had missed a match. Ana lays 8."]
@@ -42,4 +42,6 @@ def test_knock_judgements_in_words():
 
 def test_ranking_shares_places_and_knock_counts_low():
     assert ranking("dice", {"scores": [120, 200, 120]}) == [(1, 1, 200), (2, 0, 120), (2, 2, 120)]
-    assert ranking("knock", {"scores": [7, 0, 3]}) == [(1, 1, 0), (2, 2, 3), (3, 0, 7)]
+    # Knock's scores are its minus points negated (higher is better there too).
+    assert ranking("knock", {"scores": [-7, 0, -3], "minus_points": [7, 0, 3]}) == \
+        [(1, 1, 0), (2, 2, -3), (3, 0, -7)]

@@ -15,11 +15,10 @@ from ..widgets.names import fit
 
 
 def ranking(ruleset: str, result: dict) -> list[tuple[int, int, int]]:
-    """(place, seat, score) best first; equal scores share a place. Knock counts minus points,
-    so there the lowest total is best."""
+    """(place, seat, score) best first; equal scores share a place. Every engine's `scores`
+    are higher-is-better (knock's are its minus points negated), so one order serves all."""
     scores = result.get("scores") or []
-    low_wins = ruleset == "knock"
-    order = sorted(range(len(scores)), key=lambda s: (scores[s] if low_wins else -scores[s], s))
+    order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
     out = []
     place = 0
     previous = None
@@ -39,7 +38,10 @@ def render_result(ruleset: str, result: dict, names: list[str], me: int | None) 
     else:
         text.append("Game over\n\n", Style(bold=True))
     unit = "minus points" if ruleset == "knock" else "points"
+    minus = result.get("minus_points") if ruleset == "knock" else None
     for place, seat, score in ranking(ruleset, result):
+        if minus is not None and seat < len(minus):
+            score = minus[seat]  # shown as the game counts them: 33 minus points, not -33
         mark = "★" if seat in winners else " "
         text.append(f" {mark} {place}. ", Style(bold=seat in winners))
         text.append(fit(names[seat], 20, pad=True), Style(color=seat_colour(seat), bold=True))

@@ -6,7 +6,7 @@ from .words import _and, _common, _faces, name_of
 
 CASES = {
     "overlooked": "the thrower had missed a match",
-    "roller_holds": "the thrower still holds a match",
+    "roller_holds": "the thrower holds a match and did not pass",
     "roller_has_none": "the thrower had no match",
 }
 
