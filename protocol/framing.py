@@ -4,6 +4,10 @@ A frame longer than the reader's limit is refused from its length alone, before 
 body is read, so a peer cannot make the other side buffer more than the limit. Unpacking is
 strict: text must be UTF-8 (`raw=False`), map keys must be strings, no extension types, and
 containers are bounded by the limits in `protocol.limits`.
+
+Two ways to read: `read_frame` awaits one frame from a StreamReader (the client library);
+`FrameReader` cuts frames out of bytes as an asyncio.Protocol receives them (the host, where
+a reader task per connection cost a wake-up and a turn of the loop per message).
 """
 
 from __future__ import annotations
@@ -77,3 +81,34 @@ async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIEN
                             fatal=True)
     body = await reader.readexactly(length)
     return decode_body(body, lim)
+
+
+class FrameReader:
+    """Frames cut out of received bytes, with the same checks and errors as `read_frame`."""
+
+    __slots__ = ("limits", "_buffer")
+
+    def __init__(self, lim: FrameLimits = FROM_CLIENT):
+        self.limits = lim
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+
+    def next_message(self) -> dict | None:
+        """The next whole message, or None until one has arrived in full. Raises
+        ProtocolError('too_big', fatal) from an oversized length alone, and
+        ProtocolError('bad_frame') for an unreadable body (that frame is skipped)."""
+        buffer = self._buffer
+        if len(buffer) < limits.HEADER_BYTES:
+            return None
+        (length,) = _LENGTH.unpack_from(buffer)
+        if length > self.limits.max_frame:
+            raise ProtocolError("too_big", f"That message is {length} bytes; the limit is "
+                                f"{self.limits.max_frame}.", fatal=True)
+        end = limits.HEADER_BYTES + length
+        if len(buffer) < end:
+            return None
+        body = bytes(buffer[limits.HEADER_BYTES:end])
+        del buffer[:end]
+        return decode_body(body, self.limits)

@@ -24,7 +24,7 @@ from pathlib import Path
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
 from protocol.errors import ProtocolError
-from protocol.framing import FROM_CLIENT, encode, read_frame
+from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
 from .store import GameWriter, Store
@@ -49,22 +49,37 @@ class Player:
         self.table: Table | None = None
 
 
-class Connection:
-    __slots__ = ("host", "reader", "writer", "player", "tokens", "refilled", "strikes",
+class Connection(asyncio.Protocol):
+    """One client's connection: frames are handled as they arrive (Host._received)."""
+
+    __slots__ = ("host", "transport", "frames", "player", "tokens", "refilled", "strikes",
                  "last_heard", "opened", "closed", "peer", "last_replay")
 
-    def __init__(self, host, reader, writer):
+    def __init__(self, host):
         self.host = host
-        self.reader = reader
-        self.writer = writer
+        self.transport: asyncio.Transport | None = None
+        self.frames = FrameReader(FROM_CLIENT)
         self.player: Player | None = None
         self.tokens = float(limits.RATE_BURST)
         self.refilled = time.monotonic()
         self.strikes = 0
         self.last_heard = self.opened = time.monotonic()
         self.closed = False
-        self.peer = writer.get_extra_info("peername")
+        self.peer = None
         self.last_replay = 0.0
+
+    # ---- asyncio.Protocol ----------------------------------------------------------------
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        self.peer = transport.get_extra_info("peername")
+        self.host._opened(self)
+
+    def data_received(self, data: bytes) -> None:
+        self.host._received(self, data)
+
+    def connection_lost(self, exc) -> None:
+        self.closed = True
+        self.host._ended(self)
 
     def send(self, message: dict) -> None:
         self.send_bytes(encode(message))
@@ -72,14 +87,14 @@ class Connection:
     def send_bytes(self, frame: bytes) -> None:
         if self.closed:
             return
-        transport = self.writer.transport
+        transport = self.transport
         if transport.is_closing():
             return
         if transport.get_write_buffer_size() > limits.MAX_SEND_BUFFER:
             log.warning("dropping %s: it does not read what it is sent", self.peer)
             self.close()
             return
-        self.writer.write(frame)
+        transport.write(frame)
 
     def error(self, code: str, words: str | None = None, re: int | None = None) -> None:
         err = ProtocolError(code, words)
@@ -105,7 +120,7 @@ class Connection:
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.writer.close()
+            self.transport.close()
 
 
 class Host:
@@ -135,7 +150,8 @@ class Host:
 
     async def start(self, bind: str = "0.0.0.0", port: int = 0) -> None:
         self.bind = bind
-        self._server = await asyncio.start_server(self._serve, bind, port, limit=limits.MAX_FRAME + 16)
+        self._server = await asyncio.get_running_loop().create_server(
+            lambda: Connection(self), bind, port)
         self.port = self._server.sockets[0].getsockname()[1]
         self._resume_tables()
         self._sweeper = asyncio.create_task(self._sweep())
@@ -226,22 +242,29 @@ class Host:
                     conn.close()
 
     # ---- one connection ---------------------------------------------------------------------------
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = Connection(self, reader, writer)
+    def _opened(self, conn: Connection) -> None:
         if len(self.connections) >= limits.MAX_CONNECTIONS or self._stopping:
             conn.error("full" if not self._stopping else "shutdown")
             conn.close()
             return
         self.connections.add(conn)
+
+    def _received(self, conn: Connection, data: bytes) -> None:
+        """Handle every whole frame that has arrived, in order, each to completion."""
+        if conn not in self.connections:
+            return  # refused at the door, or already ended
+        conn.frames.feed(data)
         try:
             while not conn.closed:
                 try:
-                    message = await read_frame(reader, FROM_CLIENT)
+                    message = conn.frames.next_message()
                 except ProtocolError as exc:
                     conn.error(exc.code, exc.words)
                     if exc.fatal:
                         break
                     continue
+                if message is None:
+                    return  # the rest has not arrived yet
                 conn.last_heard = time.monotonic()
                 if not conn.within_rate():
                     # Each dropped message is answered, so a client never waits in vain.
@@ -251,14 +274,16 @@ class Host:
                         break
                     continue
                 self._handle(conn, message)
-        except (asyncio.IncompleteReadError, ConnectionError, OSError):
-            pass
-        except asyncio.CancelledError:
-            raise
         except Exception:
             log.exception("connection %s failed", conn.peer)
-        finally:
-            conn.close()
+        # Closed while handling its own messages (a fatal error, a flood, a replacement):
+        # the player leaves now, before anything else runs.
+        self._ended(conn)
+
+    def _ended(self, conn: Connection) -> None:
+        """A connection is over: once, whichever of the host or the peer ended it."""
+        conn.close()
+        if conn in self.connections:
             self.connections.discard(conn)
             self._dropped(conn)
 
