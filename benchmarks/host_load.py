@@ -19,7 +19,8 @@ not this process's queue of 200 stream readers waking up one after another (the 
 version of this script read with StreamReader.readexactly and measured mostly itself).
 
 The same clients then run against a bare asyncio relay (no engine, no log, no validation:
-read a frame, stamp seq and time, write it to the table's members) serving the same frames.
+read a frame, stamp seq and time, write it to the table's members; reading in an
+asyncio.Protocol like the host) serving the same frames: the floor for a Python relay here.
 Host and relay each run in their own process, on the same event loop (uvloop when it is
 installed, as `kismet-host` does); the clients share this one. The script prints the
 host's figures, the relay's, and their ratio, as medians over `--runs` runs; each run
@@ -65,31 +66,40 @@ def new_event_loop_policy() -> str:
 # ---- the bare relay (its own process) --------------------------------------------------------
 
 async def relay_main(port: int) -> None:
+    """Read a frame, stamp seq and time, write it to the table's members. It reads in its
+    protocol's data_received, as kismet-host does, so the two differ only in what they do
+    with a message."""
     tables: dict[int, list] = {}
     seqs: dict[int, int] = {}
 
-    async def serve(reader, writer):
-        table = None
-        seat = None
-        try:
-            while True:
-                head = await reader.readexactly(4)
-                body = await reader.readexactly(_LEN.unpack(head)[0])
-                msg = msgpack.unpackb(body, raw=False)
-                if msg["type"] == "join":
-                    table, seat = msg["table"], msg["seat"]
-                    tables.setdefault(table, []).append(writer)
-                    seqs.setdefault(table, 0)
-                    continue
-                seqs[table] += 1
-                frame = encode({"type": "event", "seq": seqs[table], "t": int(time.time() * 1000),
-                                "seat": seat, "action": msg["action"]})
-                for member in tables[table]:
-                    member.write(frame)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
+    class Relay(asyncio.Protocol):
+        def connection_made(self, transport):
+            self.transport, self.buffer, self.table, self.seat = transport, bytearray(), None, None
 
-    server = await asyncio.start_server(serve, "127.0.0.1", port)
+        def data_received(self, data):
+            buffer = self.buffer
+            buffer += data
+            start = 0
+            while len(buffer) - start >= 4:
+                (length,) = _LEN.unpack_from(buffer, start)
+                end = start + 4 + length
+                if len(buffer) < end:
+                    break
+                msg = msgpack.unpackb(bytes(buffer[start + 4:end]), raw=False)
+                start = end
+                if msg["type"] == "join":
+                    self.table, self.seat = msg["table"], msg["seat"]
+                    tables.setdefault(self.table, []).append(self.transport)
+                    seqs.setdefault(self.table, 0)
+                    continue
+                seqs[self.table] += 1
+                frame = encode({"type": "event", "seq": seqs[self.table], "t": int(time.time() * 1000),
+                                "seat": self.seat, "action": msg["action"]})
+                for member in tables[self.table]:
+                    member.write(frame)
+            del buffer[:start]
+
+    server = await asyncio.get_running_loop().create_server(Relay, "127.0.0.1", port)
     async with server:
         await server.serve_forever()
 
