@@ -38,6 +38,9 @@ def test_knock_judgements_in_words():
     note = {"type": "knocked", "seat": 0, "roll": 4, "case": "overlooked", "judgement": "good",
             "laid": 8, "turned_up": None}
     assert said("knock", [note]) == ["Ana knocks: right, the thrower had missed a match. Ana lays 8."]
+    assert said("knock", [{"type": "revealed", "seat": 1, "count": 0},
+                          {"type": "revealed", "seat": 0, "count": 1}]) == [
+        "Bo lays nothing in advance.", "Ana lays 1 card in advance."]
 
 
 def test_ranking_shares_places_and_knock_counts_low():

@@ -20,6 +20,8 @@ def describe_knock(note: dict, names: list[str]) -> str | None:
         return f"{who} ran out of time: nothing laid in advance."
     if kind == "revealed":
         count = note.get("count", 0)
+        if not count:
+            return f"{who} lays nothing in advance."
         return f"{who} lays {count} card{'s' if count != 1 else ''} in advance."
     if kind == "prelays_done":
         return f"{name_of(names, note.get('first_roller'))} throws first."
