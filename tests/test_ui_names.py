@@ -39,9 +39,12 @@ async def test_knock_screen_cuts_long_names_with_an_ellipsis(tmp_path):
             await pilot.pause(0.1)
             roller = game.view(1)["roll"]["roller"]
             caption = str(app.screen.query_one("#dice").content).splitlines()[-1].strip()
-            expected = "Throw: Bartholomew Longn…" if roller == 1 else "Throw: Bo Longername-Jon…"
+            expected = "Throw: Bartholomew Long…" if roller == 1 else "Throw: Bo Longername-Jo…"
             assert caption.startswith(expected), caption
             assert "…'s" not in caption
+            # The status line fits 80 columns: the help hint yields to the long name.
+            status = str(app.screen.query_one("StatusBar").content)
+            assert "you are Bartholomew Longname" in status and len(status) <= 80, status
             others = str(app.screen.query_one("#others").content)
             assert "Bo Longer…" in others and "Bo Longern" not in others
             await client.close()

@@ -23,7 +23,7 @@ NUMBERS = list(range(2, 13))
 KEY_OF = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "0", 11: "-", 12: "="}
 BINDING_KEY = {"-": "minus", "=": "equals_sign"}
 MAX_PRELAY_CHIPS = 6
-DICE_WIDTH = 25  # the dice and the caption under them (#dice)
+DICE_WIDTH = 25  # the dice and the caption under them (#dice; the caption keeps a space)
 
 
 def mini_card(number: int, chip: int | None, present: bool, mark: str = "", style: str = "white") -> list[Text]:
@@ -147,7 +147,7 @@ class KnockScreen(GameScreen):
         if roll:
             roller = roll.get("roller")
             joker = " JOKER" if roll.get("joker") else ""
-            caption.append(possessive(names[roller], "throw", DICE_WIDTH - len(joker)),
+            caption.append(possessive(names[roller], "throw", DICE_WIDTH - 1 - len(joker)),
                            Style(color=seat_colour(roller), bold=True))
             caption.append(joker, Style(color="bright_magenta", bold=True))
         self.query_one("#dice", Static).update(stack(side_by_side(blocks) + [caption]))

@@ -6,8 +6,11 @@ second even when no message arrives.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
+
+from .names import fit
 
 STATE_STYLE = {
     "connected": ("●", "bright_green"),
@@ -57,6 +60,10 @@ class StatusBar(Static):
         self.refresh_status()
         self.set_interval(0.5, self.refresh_status)
 
+    def on_resize(self) -> None:
+        self.shown = ""  # what fits has changed
+        self.refresh_status()
+
     def set_where(self, where: str) -> None:
         self.where = where
         self.refresh_status()
@@ -65,13 +72,22 @@ class StatusBar(Static):
         app = self.app
         state, detail = app.connection_state() if hasattr(app, "connection_state") else ("", "")
         mark, colour = STATE_STYLE.get(state, ("?", "white"))
-        text = Text(" ")
+        text = Text(" ", no_wrap=True, overflow="ellipsis")
         text.append(mark, style=f"bold {colour}")
         text.append(" " + connection_words(state, str(getattr(app, "address", "") or ""), detail), style=colour)
-        if self.where:
+        width = self.size.width or 80
+        helper = "  │  ? help"
+        room = width - text.cell_len - len("  │  ")
+        if self.where and room >= min(cell_len(self.where), 8):
+            # Too long for one line (a long name): the help hint goes first (the footer shows
+            # "? Help" too), then the name is cut with an ellipsis.
+            if cell_len(self.where) + len(helper) > room:
+                helper = ""
             text.append("  │  ")
-            text.append(self.where)  # plain: may hold player names
-        text.append("  │  ? help", style="dim")
+            text.append(fit(self.where, room))  # plain: may hold player names
+        elif self.where or text.cell_len + len(helper) > width:
+            helper = ""  # a long message (why the connection closed) takes the whole line
+        text.append(helper, style="dim")
         if text.plain != self.shown:  # redraw only on change: this runs twice a second
             self.shown = text.plain
             self.update(text)
