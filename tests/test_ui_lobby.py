@@ -107,3 +107,17 @@ async def test_spectator_watches_and_cannot_act(tmp_path):
             log_text = "\n".join(line.text for line in app.screen.query_one("#movelog").lines)
             assert "Bo throws" in log_text
             await client.close()
+
+
+async def test_the_table_list_shows_as_soon_as_the_lobby_connects(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
+        await bo.create_table("knock", {})
+        app, client = make_app(host, "Cy")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            # No key pressed, well before the lobby's 5-second poll: the table is listed,
+            # so "s" (watch) works at once instead of saying there is no table.
+            await wait_for(pilot, lambda: bool(app.screen.tables), 2.5, "the table list")
+            await pilot.press("s")
+            await wait_for(pilot, lambda: client.table is not None, what="watching Bo's table")
+            await client.close()

@@ -129,7 +129,9 @@ class LobbyScreen(Screen):
         if kind == "tables":
             self.tables = list(msg.get("tables") or [])
             self.draw_tables()
-        elif kind == "welcome":
+        elif kind == "welcome" or (kind == "connection" and msg.get("state") == "connected"):
+            # (The welcome can come through while the app still reads "connecting": the
+            # connection's own word follows it, so ask again then.)
             self.poll_tables()
         elif kind == "table":
             self.draw_my_table()
