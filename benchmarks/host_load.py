@@ -24,7 +24,14 @@ asyncio.Protocol like the host) serving the same frames: the floor for a Python 
 Host and relay each run in their own process, on the same event loop (uvloop when it is
 installed, as `kismet-host` does); the clients share this one. The script prints the
 host's figures, the relay's, and their ratio, as medians over `--runs` runs; each run
-measures the host and then the relay back to back.
+measures the host and then the relay back to back. Other work on the machine moves p99 by a
+millisecond or more between invocations: compare host and relay of the same invocation.
+
+What bounds the figures on a small VM (2 vCPUs, clients and host sharing them): each
+loopback write that wakes a reader on the other CPU costs tens of microseconds, and a host
+event is one log write and M such writes; a CPU woken from idle runs the host's Python
+several times slower than a warm loop does; and a few events that arrive within the same
+millisecond queue behind each other, which is what p99 sees.
 """
 
 from __future__ import annotations
