@@ -68,6 +68,14 @@ def int_option(options: dict, name: str, default: int, low: int, high: int, what
     return value
 
 
+def whole_number_options(options: dict, spec: dict, ruleset: str, others=()) -> dict:
+    """The options named in `spec` (name -> (default, low, high, what)) read with int_option,
+    after refusing any name that is neither in `spec` nor in `others` (read by the caller)."""
+    check_known_options(options, set(spec) | set(others), ruleset)
+    return {name: int_option(options, name, default, low, high, what)
+            for name, (default, low, high, what) in spec.items()}
+
+
 def check_known_options(options: dict, known: set[str] | dict, ruleset: str) -> None:
     unknown = sorted(set(options) - set(known))
     if unknown:

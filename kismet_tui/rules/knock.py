@@ -103,7 +103,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from . import cards
-from .base import HOST, Game, IllegalAction, canonical, check, check_known_options, int_option
+from .base import HOST, Game, IllegalAction, canonical, check, whole_number_options
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,
@@ -121,9 +121,7 @@ OPTIONS = {
 
 
 def normalize_options(options: dict) -> dict:
-    check_known_options(options, set(OPTIONS) | {"chips"}, "knock")
-    out = {name: int_option(options, name, default, low, high, what)
-           for name, (default, low, high, what) in OPTIONS.items()}
+    out = whole_number_options(options, OPTIONS, "knock", others=("chips",))
     out["chips"] = cards.chips_option(options)
     return out
 

@@ -77,7 +77,7 @@ Plain data; the order of the face-down pile is never shown, only its size.
 from __future__ import annotations
 
 from . import cards
-from .base import HOST, Game, IllegalAction, check, check_known_options, int_option
+from .base import HOST, Game, IllegalAction, check, whole_number_options
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -88,9 +88,7 @@ OPTIONS = {
 
 
 def normalize_options(options: dict) -> dict:
-    check_known_options(options, set(OPTIONS) | {"chips"}, "race")
-    out = {name: int_option(options, name, default, low, high, what)
-           for name, (default, low, high, what) in OPTIONS.items()}
+    out = whole_number_options(options, OPTIONS, "race", others=("chips",))
     out["chips"] = cards.chips_option(options)
     return out
 
