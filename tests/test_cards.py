@@ -75,3 +75,18 @@ def test_card_info_and_words():
     assert cards.say_numbers([8]) == "8"
     assert cards.say_numbers([8, 12]) == "8 and 12"
     assert cards.say_numbers([5, 7, 8]) == "5, 7 and 8"
+
+
+@pytest.mark.parametrize("ruleset", ["race", "knock"])
+def test_table_options_have_defaults_and_refuse_in_words(ruleset):
+    from kismet_tui.rules import IllegalAction, normalize_options
+
+    options = normalize_options(ruleset, {})
+    assert options["away_limit_ms"] == 30_000
+    assert options["chips"] == [6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6]
+    for bad, words in [({"speed": 1}, "no option called speed"),
+                       ({"away_limit_ms": -5}, "between"),
+                       ({"away_limit_ms": "soon"}, "whole number")]:
+        with pytest.raises(IllegalAction) as refused:
+            normalize_options(ruleset, bad)
+        assert words in refused.value.reason
