@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 
 import pytest
 
@@ -20,6 +20,22 @@ async def wait_for(pilot, condition, seconds: float = 5.0, what: str = "conditio
             return
         await pilot.pause(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+@contextlib.asynccontextmanager
+async def solo_dice(host, reconnect: bool = False):
+    """The app, connected to `host` as Ana, on the dice screen of a solo table it made by keys
+    (n, enter, g); yields (app, pilot, client)."""
+    client = Client(reconnect=reconnect)
+    app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                    address=f"127.0.0.1:{host.port}", on_quit=client.close)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: client.state == "connected", what="connection")
+        await pilot.press("n", "enter")
+        await wait_for(pilot, lambda: client.table is not None, what="the table")
+        await pilot.press("g")
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+        yield app, pilot, client
 
 
 async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
@@ -61,16 +77,8 @@ async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
 
 async def test_whole_solo_game_by_keys_then_rematch_keeps_the_table(tmp_path):
     async with running_host(tmp_path) as host:
-        client = Client(reconnect=False)
-        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n", "enter")
-            await wait_for(pilot, lambda: client.table is not None, what="the table")
+        async with solo_dice(host) as (app, pilot, client):
             table_id = client.table["id"]
-            await pilot.press("g")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
             game = client.game
             for turn in range(15):
                 await pilot.press("r")
@@ -92,15 +100,7 @@ async def test_whole_solo_game_by_keys_then_rematch_keeps_the_table(tmp_path):
 
 async def test_hint_puts_the_advisors_choice_on_the_board(tmp_path):
     async with running_host(tmp_path) as host:
-        client = Client(reconnect=False)
-        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n", "enter")
-            await wait_for(pilot, lambda: client.table is not None, what="the table")
-            await pilot.press("g")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+        async with solo_dice(host) as (app, pilot, client):
             await pilot.press("r")
             await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
             screen = app.screen
@@ -119,15 +119,7 @@ async def test_hint_puts_the_advisors_choice_on_the_board(tmp_path):
 
 async def test_arrow_keys_move_the_box_choice(tmp_path):
     async with running_host(tmp_path) as host:
-        client = Client(reconnect=False)
-        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n", "enter")
-            await wait_for(pilot, lambda: client.table is not None, what="the table")
-            await pilot.press("g")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+        async with solo_dice(host) as (app, pilot, client):
             await pilot.press("r")
             await wait_for(pilot, lambda: client.game.view(0)["can_score"], what="a throw")
             screen = app.screen
@@ -149,15 +141,7 @@ async def test_a_hint_without_the_optimal_table_says_it_is_an_estimate(tmp_path,
     from kismet_tui.screens.help import HelpScreen
 
     async with running_host(tmp_path) as host:
-        client = Client(reconnect=False)
-        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n", "enter")
-            await wait_for(pilot, lambda: client.table is not None, what="the table")
-            await pilot.press("g")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+        async with solo_dice(host) as (app, pilot, client):
             await pilot.press("r")
             await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
             screen = app.screen

@@ -8,7 +8,7 @@ import pytest
 from kismet_tui.app import KismetApp
 from kismet_tui.net import Client
 from tests.netutil import running_host
-from tests.test_ui_dice import wait_for
+from tests.test_ui_dice import solo_dice, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
 
@@ -19,15 +19,7 @@ def status_line(app) -> str:
 
 async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
     async with running_host(tmp_path) as host:
-        client = Client()                                   # reconnect on (the default)
-        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n", "enter")
-            await wait_for(pilot, lambda: client.table is not None, what="the table")
-            await pilot.press("g")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+        async with solo_dice(host, reconnect=True) as (app, pilot, client):
             await pilot.press("r")
             await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
             screen = app.screen
