@@ -19,7 +19,6 @@ import asyncio
 import logging
 import secrets
 import time
-from pathlib import Path
 
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
@@ -28,7 +27,7 @@ from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
 from .store import GameWriter, Store
-from .table import FINISHED, LOBBY, PLAYING, Seat, Table
+from .table import PLAYING, Seat, Table
 
 log = logging.getLogger("kismet.host")
 

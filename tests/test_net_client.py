@@ -81,7 +81,7 @@ async def test_knock_prelay_is_committed_secretly_and_revealed_by_the_client(tmp
 async def test_rematch_at_the_same_table_and_leaving(tmp_path):
     async with running_host(tmp_path) as host:
         async with connected(host, "Solo") as solo:
-            table = await solo.create_table("dice")
+            await solo.create_table("dice")
             for game_no in (1, 2):
                 await solo.start()
                 await wait_until(lambda: solo.game is not None and solo.table["state"] == "playing")

@@ -7,7 +7,7 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kismet_tui.rules import HOST, IllegalAction, SeededRNG, new_game, replay
+from kismet_tui.rules import IllegalAction, SeededRNG, new_game, replay
 from kismet_tui.rules.playout import random_playout
 
 # Actions of every shape and seat, mostly nonsense, some legal: what a buggy or hostile

@@ -4,7 +4,6 @@ host plays on undisturbed."""
 import asyncio
 import struct
 
-import msgpack
 import pytest
 
 from protocol import encode, limits

@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from protocol import encode, limits
+from protocol import limits
 from kismet_tui.net import RequestError
 from tests.netutil import connected, running_host, wait_until
 

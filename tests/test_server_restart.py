@@ -3,7 +3,6 @@ game goes on with no event lost and the players back in their seats; SIGTERM shu
 cleanly."""
 
 import asyncio
-import signal
 
 import pytest
 

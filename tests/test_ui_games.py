@@ -6,7 +6,6 @@ acts); the app under test is the other player and acts only through its keys.
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
