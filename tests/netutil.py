@@ -24,6 +24,13 @@ from server import Host
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Table options that make whole games quick enough for tests (per ruleset).
+FAST = {
+    "dice": {},
+    "race": {"countdown_ms": 50, "round_limit_ms": 500, "reveal_ms": 20},
+    "knock": {"knock_window_ms": 30, "away_limit_ms": 3000},
+}
+
 
 @contextlib.asynccontextmanager
 async def running_host(state_dir, bot_factory=None, **kwargs):

@@ -7,15 +7,9 @@ import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net import ActionRefused, Client
-from tests.netutil import connected, running_host, wait_until
+from tests.netutil import FAST, connected, running_host, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
-
-FAST = {
-    "dice": {},
-    "race": {"countdown_ms": 50, "round_limit_ms": 500, "reveal_ms": 20},
-    "knock": {"knock_window_ms": 30, "away_limit_ms": 3000},
-}
 
 
 @pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])

@@ -101,6 +101,11 @@ class GameScreen(Screen):
     def names(self) -> list[str]:
         return seat_names(self.client, self.game.seats if self.game else 0)
 
+    def now_ms(self) -> int:
+        """The host's clock as the client estimates it (deadlines in views are host times)."""
+        clock = getattr(self.client, "host_time_ms", None)
+        return int(clock()) if clock is not None else 0
+
     def view(self) -> dict:
         """The replica's view for our seat, computed once per host message (the keys, the
         footer and the drawing all ask for it)."""

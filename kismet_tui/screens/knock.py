@@ -120,10 +120,6 @@ class KnockScreen(GameScreen):
         # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
         self.set_interval(0.2, self.tick)
 
-    def now_ms(self) -> int:
-        clock = getattr(self.client, "host_time_ms", None)
-        return int(clock()) if clock is not None else 0
-
     def tick(self) -> None:
         self.query_one("#say", Static).update(self.say(self.view()), layout=False)
 

@@ -188,10 +188,6 @@ class RaceScreen(GameScreen):
         # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
         self.set_interval(0.1, self.tick)
 
-    def now_ms(self) -> int:
-        clock = getattr(self.client, "host_time_ms", None)
-        return int(clock()) if clock is not None else 0
-
     def tick(self) -> None:
         """Ten times a second: the clock lines only, and only when they read differently."""
         clock = render_clock(self.view(), self.names, self.seat, self.now_ms())
