@@ -113,10 +113,12 @@ class KismetApp(App):
         self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
 
     def connection_state(self) -> tuple[str, str]:
+        """What the status bar shows: the client's live state when it has one. Only reads:
+        `conn_state` moves with the messages, so a redraw between a drop and its message
+        cannot swallow the "connection lost" notice."""
         live = getattr(self.client, "state", None)
-        if isinstance(live, str) and live:
-            self.conn_state = live
-        return self.conn_state, self.conn_detail
+        state = live if isinstance(live, str) and live else self.conn_state
+        return state, self.conn_detail
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.conn_state = message.state

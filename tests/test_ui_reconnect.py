@@ -47,6 +47,20 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
             await client.close()
 
 
+async def test_the_drop_is_announced_even_when_the_status_bar_redraws_first(tmp_path):
+    # The status bar redraws on a timer; one that falls between the client noticing the drop
+    # and the app reading the client's message must not swallow the notice (seen in CI).
+    async with running_host(tmp_path) as host:
+        async with solo_dice(host, reconnect=True) as (app, pilot, client):
+            bar = app.screen.query_one("StatusBar")
+            client.on_state = lambda state, words: bar.refresh_status()  # the worst moment
+            client._writer.transport.abort()
+            await wait_for(pilot, lambda: any("Reconnecting" in str(n.message) for n in app._notifications),
+                           what="word of the drop")
+            await wait_for(pilot, lambda: client.state == "connected", 10, "the rejoin")
+            await client.close()
+
+
 async def test_no_host_there_is_said_in_plain_words():
     import socket
 
