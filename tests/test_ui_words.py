@@ -48,3 +48,12 @@ def test_ranking_shares_places_and_knock_counts_low():
     # Knock's scores are its minus points negated (higher is better there too).
     assert ranking("knock", {"scores": [-7, 0, -3], "minus_points": [7, 0, 3]}) == \
         [(1, 1, 0), (2, 2, -3), (3, 0, -7)]
+
+
+def test_dice_log_names_the_faces_kept():
+    # Roll-off: Ana 6, Bo 1. Ana throws 6 6 2 3 4, keeps the two 6s, throws 6 1 5 again.
+    rng = ScriptedRNG([6, 1, 6, 6, 2, 3, 4, 6, 1, 5])
+    game = new_game("dice", 2, b"words", rng=rng)
+    game.apply(0, {"type": "roll", "hold": []}, 1)
+    lines = said("dice", game.apply(0, {"type": "roll", "hold": [0, 1]}, 2))
+    assert lines == ["Ana throws 6 6 6 1 5 (throw 2, kept 6 6)."]

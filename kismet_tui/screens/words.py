@@ -51,7 +51,9 @@ def describe_dice(note: dict, names: list[str]) -> str | None:
     who = name_of(names, note.get("seat"))
     if kind == "rolled":
         held = note.get("held") or []
-        kept = f", keeping {len(held)}" if held else ""
+        dice = note.get("dice") or []
+        # The faces kept, not their count: "keeping 3" read as "keeping the 3".
+        kept = f", kept {_faces([dice[i] for i in held if i < len(dice)])}" if held else ""
         return f"{who} throws {_faces(note.get('dice'))} (throw {note.get('roll')}{kept})."
     if kind == "scored":
         joker = " as a joker" if note.get("joker") else ""
