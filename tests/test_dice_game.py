@@ -7,6 +7,7 @@ import pytest
 
 from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, new_game
 from kismet_tui.rules.dice import BASIC_BOXES, BOXES, normalize_options
+from tests.rules_util import refused
 
 KISMET_66666 = [6, 6, 6, 6, 6]
 
@@ -16,15 +17,6 @@ def game(seats=2, dice=(), options=None, start_ms=0):
     rolloff = [] if seats == 1 else [6] + [1] * (seats - 1)
     return new_game("dice", seats, seed=b"test", options=options,
                     rng=ScriptedRNG(rolloff + list(dice)), start_ms=start_ms)
-
-
-def refused(g, seat, action, words, t=None):
-    """Assert the action is refused with `words` in the reason and changes nothing."""
-    before = g.digest()
-    with pytest.raises(IllegalAction) as caught:
-        g.apply(seat, action, g.now if t is None else t)
-    assert words in caught.value.reason
-    assert g.digest() == before
 
 
 def roll(g, seat, hold=(), t=None):

@@ -7,7 +7,7 @@ import pytest
 
 from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, SeededRNG, new_game, replay
 from kismet_tui.rules.knock import normalize_options, prelay_commitment
-from tests.test_race import refused
+from tests.rules_util import refused
 
 TIMEOUT = {"type": "timeout"}
 ALL = list(range(2, 13))

@@ -5,6 +5,7 @@ import pytest
 from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, new_game, replay
 from kismet_tui.rules import cards
 from kismet_tui.rules.race import normalize_options
+from tests.rules_util import refused
 
 TIMEOUT = {"type": "timeout"}
 
@@ -37,15 +38,6 @@ def roll_now(g):
 
 def grab(g, seat, pos, t=None):
     return g.apply(seat, {"type": "grab", "card": pos}, g.now if t is None else t)
-
-
-def refused(g, seat, action, words, t=None):
-    """Assert the action is refused with `words` in the reason and changes nothing."""
-    before = g.digest()
-    with pytest.raises(IllegalAction) as caught:
-        g.apply(seat, action, g.now if t is None else t)
-    assert words in caught.value.reason
-    assert g.digest() == before
 
 
 def all_cards(g):
