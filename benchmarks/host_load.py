@@ -60,6 +60,21 @@ from protocol import PROTOCOL_VERSION, encode  # noqa: E402
 _LEN = struct.Struct(">I")
 
 
+def cut_frames(buffer: bytearray) -> list[dict]:
+    """Decode every whole frame at the start of `buffer` and remove them from it (the relay
+    and the clients read the same bare way: length, then one msgpack map)."""
+    messages, start = [], 0
+    while len(buffer) - start >= 4:
+        (length,) = _LEN.unpack_from(buffer, start)
+        end = start + 4 + length
+        if len(buffer) < end:
+            break
+        messages.append(msgpack.unpackb(bytes(buffer[start + 4:end]), raw=False))
+        start = end
+    del buffer[:start]
+    return messages
+
+
 def new_event_loop_policy() -> str:
     """Use uvloop when it is installed, like kismet-host; returns the loop's name."""
     try:
@@ -84,16 +99,8 @@ async def relay_main(port: int) -> None:
             self.transport, self.buffer, self.table, self.seat = transport, bytearray(), None, None
 
         def data_received(self, data):
-            buffer = self.buffer
-            buffer += data
-            start = 0
-            while len(buffer) - start >= 4:
-                (length,) = _LEN.unpack_from(buffer, start)
-                end = start + 4 + length
-                if len(buffer) < end:
-                    break
-                msg = msgpack.unpackb(bytes(buffer[start + 4:end]), raw=False)
-                start = end
+            self.buffer += data
+            for msg in cut_frames(self.buffer):
                 if msg["type"] == "join":
                     self.table, self.seat = msg["table"], msg["seat"]
                     tables.setdefault(self.table, []).append(self.transport)
@@ -104,7 +111,6 @@ async def relay_main(port: int) -> None:
                                 "seat": self.seat, "action": msg["action"]})
                 for member in tables[self.table]:
                     member.write(frame)
-            del buffer[:start]
 
     server = await asyncio.get_running_loop().create_server(Relay, "127.0.0.1", port)
     async with server:
@@ -128,21 +134,12 @@ class Conn(asyncio.Protocol):
 
     def data_received(self, data):
         received_at = time.perf_counter()
-        buffer = self.buffer
-        buffer += data
-        start = 0
-        while len(buffer) - start >= 4:
-            (length,) = _LEN.unpack_from(buffer, start)
-            end = start + 4 + length
-            if len(buffer) < end:
-                break
-            message = msgpack.unpackb(memoryview(buffer)[start + 4:end], raw=False)
-            start = end
+        self.buffer += data
+        for message in cut_frames(self.buffer):
             if self.on_message is not None:
                 self.on_message(received_at, message)
             else:
                 self.inbox.put_nowait(message)
-        del buffer[:start]
 
     def send(self, message: dict) -> None:
         self.transport.write(encode(message))
