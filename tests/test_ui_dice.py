@@ -98,23 +98,57 @@ async def test_whole_solo_game_by_keys_then_rematch_keeps_the_table(tmp_path):
             await client.close()
 
 
-async def test_hint_puts_the_advisors_choice_on_the_board(tmp_path):
+async def _hint_after_one_throw(host) -> tuple[str, dict, object]:
+    """Open a solo dice table, throw once, press h: the hint line, the advisor's best
+    choice, and the screen (its held dice and box cursor)."""
+    from kismet_tui.screens import dice as dice_screen
+
+    async with solo_dice(host) as (app, pilot, client):
+        await pilot.press("r")
+        await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
+        screen = app.screen
+        await wait_for(pilot, lambda: dice_screen._advisor() is not None, 30, "the advisor")
+        best = dice_screen._advisor()(client.game, 0)[0]["action"]
+
+        def hint_lines() -> list[str]:
+            return [line.text for line in screen.query_one("#movelog").lines if line.text.startswith("Hint")]
+
+        await pilot.press("h")
+        await wait_for(pilot, lambda: hint_lines(), 10, "the hint")
+        await client.close()
+        return hint_lines()[0], best, screen
+
+
+def _assert_on_board(best: dict, screen) -> None:
+    if best["type"] == "roll":
+        assert screen.held == set(best["hold"])
+    else:
+        assert screen.cursor == best["box"]
+
+
+async def test_hint_without_the_table_is_an_estimate_and_still_shows_the_choice(tmp_path):
+    # A fresh user folder has no optimal table: the hint must say it is an estimate.
+    from kismet_tui.bots import dice_levels
+
+    assert dice_levels.optimal_table() is None
     async with running_host(tmp_path) as host:
-        async with solo_dice(host) as (app, pilot, client):
-            await pilot.press("r")
-            await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
-            screen = app.screen
-            from kismet_tui.screens import dice as dice_screen
-            await wait_for(pilot, lambda: dice_screen._advisor() is not None, 30, "the advisor")
-            best = dice_screen._advisor()(client.game, 0)[0]["action"]
-            await pilot.press("h")
-            await wait_for(pilot, lambda: any("Hint:" in line.text for line in screen.query_one("#movelog").lines),
-                           10, "the hint")
-            if best["type"] == "roll":
-                assert screen.held == set(best["hold"])
-            else:
-                assert screen.cursor == best["box"]
-            await client.close()
+        line, best, screen = await _hint_after_one_throw(host)
+    assert line.startswith("Hint (estimate): ")
+    _assert_on_board(best, screen)
+
+
+async def test_hint_with_an_exact_table_is_not_marked(tmp_path, monkeypatch):
+    # Inject a table as if the optimal one were built (the heuristic values stand in for it:
+    # what matters here is that the advisor reports exact play).
+    from kismet_tui.bots import advisor
+    from kismet_tui.solver import heuristic
+
+    injected = heuristic.approximate_table()
+    monkeypatch.setattr(advisor, "optimal_table", lambda: injected)
+    async with running_host(tmp_path) as host:
+        line, best, screen = await _hint_after_one_throw(host)
+    assert line.startswith("Hint: ")
+    _assert_on_board(best, screen)
 
 
 async def test_arrow_keys_move_the_box_choice(tmp_path):

@@ -1,0 +1,48 @@
+"""Every test runs as a brand-new user: the per-user folders point at a fresh temporary folder.
+
+The app keeps the optimal dice table in the user's cache folder and rejoin tokens in the
+state folder (platformdirs, which reads HOME and the XDG_* variables each time it is asked).
+A test that passed only because this machine had built the table by hand would be red on
+the next machine, so the whole session gets a HOME of its own, empty XDG folders and no
+KISMET_* overrides from the caller's shell. Subprocesses (`python -m server.cli`) inherit it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+USER_FOLDERS = {
+    "XDG_CACHE_HOME": "cache",
+    "XDG_STATE_HOME": "state",
+    "XDG_CONFIG_HOME": "config",
+    "XDG_DATA_HOME": "data",
+    "XDG_RUNTIME_DIR": "runtime",
+}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fresh_user_folders(tmp_path_factory):
+    """Point HOME and every XDG_* folder at an empty folder for the whole test session."""
+    home = tmp_path_factory.mktemp("home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("HOME", str(home))
+        for name, sub in USER_FOLDERS.items():
+            folder = home / sub
+            folder.mkdir(mode=0o700)
+            mp.setenv(name, str(folder))
+        for name in ("XDG_CONFIG_DIRS", "XDG_DATA_DIRS"):
+            mp.delenv(name, raising=False)
+        for name in [n for n in os.environ if n.startswith("KISMET_")]:
+            mp.delenv(name)
+        yield home
+
+
+@pytest.fixture(autouse=True)
+def no_optimal_table_loaded(monkeypatch):
+    """The hard bot caches the optimal table per process: each test starts without one, as a
+    new user does, whatever an earlier test loaded."""
+    from kismet_tui.bots import dice_levels
+
+    monkeypatch.setattr(dice_levels, "_optimal", None)
