@@ -55,9 +55,10 @@ async def connected(host_or_port, name: str, token: str | None = None, **kwargs)
         await client.close()
 
 
-async def wait_until(predicate, timeout: float = 10.0, step: float = 0.01):
-    """Poll `predicate()` until it is true; fail the test after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
+async def wait_until(predicate, timeout: float = 30.0, step: float = 0.01):
+    """Poll `predicate()` until it is true; fail the test after `timeout` seconds (at least
+    30: a busy machine is slow, not wrong, and a passing test returns at once anyway)."""
+    deadline = time.monotonic() + max(timeout, 30.0)
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")

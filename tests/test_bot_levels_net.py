@@ -9,7 +9,7 @@ from kismet_tui.bots import dice_levels
 from kismet_tui.bots.runner import BotLoop, bot_factory
 from tests.netutil import FAST, connected, running_host, wait_until
 
-pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
 @pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])

@@ -9,7 +9,7 @@ from kismet_tui.net import CONNECTED, ActionRefused, Client, RequestError
 from kismet_tui.rules import knock
 from tests.netutil import connected, running_host, wait_until
 
-pytestmark = [pytest.mark.network, pytest.mark.timeout(30)]
+pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
 async def test_messages_arrive_after_the_client_state_is_updated(tmp_path):

@@ -7,7 +7,7 @@ from kismet_tui.net import Client
 from kismet_tui.saved_seats import connect_keeping_seat, load_token, save_token
 from tests.netutil import connected, running_host, wait_until
 
-pytestmark = [pytest.mark.network, pytest.mark.timeout(30)]
+pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
 def test_tokens_are_kept_per_address_and_name_privately(tmp_path):

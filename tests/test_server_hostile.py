@@ -10,7 +10,7 @@ from protocol import encode, limits
 from protocol.framing import FROM_HOST, read_frame
 from tests.netutil import connected, running_host, wait_until
 
-pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
 class Raw:

@@ -11,7 +11,7 @@ from kismet_tui.rules import replay
 from protocol import read_log
 from tests.netutil import host_process, wait_until
 
-pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
 async def play_turn(ana, bo):

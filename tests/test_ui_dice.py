@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 
 import pytest
 
@@ -10,16 +11,29 @@ from kismet_tui.app import KismetApp
 from kismet_tui.net import Client
 from tests.netutil import running_host
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 
-async def wait_for(pilot, condition, seconds: float = 5.0, what: str = "condition"):
-    """Let the app run until `condition()` holds; fail with `what` if it never does."""
-    for _ in range(int(seconds / 0.02)):
-        if condition():
-            return
+async def wait_for(pilot, condition, seconds: float = 20.0, what: str = "condition"):
+    """Let the app run until `condition()` holds; fail with `what` if it never does.
+
+    The limit is generous (a busy machine is slow, not wrong); a test that passes returns as
+    soon as the condition holds, so it costs nothing there."""
+    deadline = time.monotonic() + max(seconds, 20.0)
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def settle(pilot, client) -> None:
+    """Return once every host message the client has received so far has been handled by the
+    app: its queue to the app is empty and the app has handled what was posted. A check that
+    something did NOT happen (no line written twice) is then a real check, not a guess that
+    some fixed time was long enough."""
+    await wait_for(pilot, lambda: all(queue.empty() for queue in client._queues), what="the app to read")
+    await pilot.pause()
+    await pilot.pause()
 
 
 @contextlib.asynccontextmanager
@@ -67,11 +81,10 @@ async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
             await pilot.press("enter")
             await wait_for(pilot, lambda: game.view(0)["cards"][0][chosen] is not None, what="the score")
             assert game.view(0)["cards"][0][chosen] == expected
-            await pilot.pause(0.1)
-            text = str(app.screen.query_one("#scorecard").content)
-            assert str(expected) in text
-            log_text = "\n".join(str(line.text) for line in app.screen.query_one("#movelog").lines)
-            assert "Ana scores" in log_text or "Ana scratches" in log_text
+            log_text = lambda: "\n".join(str(line.text) for line in app.screen.query_one("#movelog").lines)  # noqa: E731
+            await wait_for(pilot, lambda: "Ana scores" in log_text() or "Ana scratches" in log_text(),
+                           what="the score in the move log")
+            assert str(expected) in str(app.screen.query_one("#scorecard").content)
             await client.close()
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
+from tests.test_ui_dice import settle, wait_for
 from tests.test_ui_games import make_app
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 
 def log_lines(app) -> list[str]:
@@ -36,7 +36,7 @@ async def watch_bos_game(host, other, pilot, app, client) -> None:
     await pilot.press("s")                                   # watch
     await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice" and app.screen.is_mounted,
                    what="the dice screen")
-    await pilot.pause(0.1)
+    await settle(pilot, client)
 
 
 async def test_a_late_spectator_sees_the_moves_made_before(tmp_path):
@@ -51,7 +51,7 @@ async def test_a_late_spectator_sees_the_moves_made_before(tmp_path):
             await other.act({"type": "roll", "hold": []})
             await wait_for(pilot, lambda: sum("Bo throws" in line for line in log_lines(app)) >= 5,
                            what="the next throw in the log")
-            await pilot.pause(0.2)
+            await settle(pilot, client)
             assert sum("Bo throws" in line for line in log_lines(app)) == 5
             await client.close()
 
@@ -79,7 +79,7 @@ async def test_moves_missed_in_a_gap_come_back_once_with_the_resync(tmp_path):
             await other.act({"type": "roll", "hold": [0]})   # a gap: Cy asks the host again
             await wait_for(pilot, lambda: bool(games_seen), what="the host's whole log")
             await wait_for(pilot, lambda: len(log_lines(app)) >= len(before) + 2, what="the missed throws")
-            await pilot.pause(0.3)
+            await settle(pilot, client)
             after = log_lines(app)
             assert after[:len(before)] == before, "the history is not written again"
             new = after[len(before):]
@@ -88,6 +88,6 @@ async def test_moves_missed_in_a_gap_come_back_once_with_the_resync(tmp_path):
             games_seen.clear()
             await client.resync()
             await wait_for(pilot, lambda: bool(games_seen), what="the host's log again")
-            await pilot.pause(0.3)
+            await settle(pilot, client)
             assert log_lines(app) == after
             await client.close()

@@ -18,7 +18,7 @@ from kismet_tui.rules import ScriptedRNG, new_game
 from kismet_tui.rules.knock import prelay_commitment
 from tests.test_ui_dice import wait_for
 
-pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
 
 class ScriptedSeat:
@@ -73,9 +73,9 @@ async def test_joker_throw_lays_the_target_and_a_second_card(second_key, expecte
         game.apply(0, {"type": "roll"}, 30)
         assert game.view(0)["roll"]["joker"] and game.view(0)["roll"]["targets"] == [8]
         app.post_message(HostMessage({"type": "event", **event}))
-        await pilot.pause(0.1)
+        await pilot.pause()                               # the screen has handled the event
         await pilot.press("8")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert client.sent == [], "the target card alone waits for the second card"
         assert "Joker!" in str(app.screen.query_one("#say").content)
         await pilot.press(second_key)

@@ -13,7 +13,7 @@ from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 from tests.test_ui_games import make_app
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 
 def notifications(app) -> list[str]:
@@ -35,14 +35,13 @@ async def test_lobby_create_ready_refusal_chat_start(tmp_path):
             await wait_for(pilot, lambda: any("ready" in n for n in notifications(app)), what="the refusal")
             assert client.game is None
             await bo.ready()
-            await wait_for(pilot, lambda: client.table["seats"][1]["ready"], what="Bo ready")
-            await pilot.pause(0.1)
-            seats_panel = str(app.screen.query_one("#mytable").content)
-            assert "✓ Bo" in seats_panel and "Ana" in seats_panel
+            await wait_for(pilot, lambda: "✓ Bo" in str(app.screen.query_one("#mytable").content),
+                           what="Bo ready in the seats panel")
+            assert "Ana" in str(app.screen.query_one("#mytable").content)
             # Chat: markup in a message is never interpreted; it arrives as plain text.
             stream = bo.messages()
             await pilot.press("t")
-            await pilot.pause(0.05)
+            await wait_for(pilot, lambda: app.screen.query_one(ChatInput).has_focus, what="the chat line")
             # The chat line is on screen, above the footer, not hidden under it.
             chat_line = app.screen.query_one(ChatInput).region
             footer = app.screen.query_one(Footer).region
@@ -56,7 +55,8 @@ async def test_lobby_create_ready_refusal_chat_start(tmp_path):
                 if msg.get("type") == "chat":
                     chat = msg
             assert chat["name"] == "Ana" and chat["text"].startswith("hi ")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: any("Ana: hi" in line.text for line in app.screen.query_one("#lobbylog").lines),
+                           what="the chat line in the lobby log")
             lobby_log = "\n".join(line.text for line in app.screen.query_one("#lobbylog").lines)
             assert "Ana: hi (b)x" in lobby_log
             await pilot.press("g")
@@ -102,10 +102,9 @@ async def test_spectator_watches_and_cannot_act(tmp_path):
             await pilot.press("r", "enter")                          # no effect for a watcher
             await bo.act({"type": "roll", "hold": []})               # but Bo's throw shows
             await wait_for(pilot, lambda: client.game.view(None)["rolls_used"] == 1, what="Bo's throw")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: any("Bo throws" in line.text for line in app.screen.query_one("#movelog").lines),
+                           what="Bo's throw in the move log")
             assert client.game.view(None)["cards"][0] == {box: None for box in client.game.view(None)["boxes"]}
-            log_text = "\n".join(line.text for line in app.screen.query_one("#movelog").lines)
-            assert "Bo throws" in log_text
             await client.close()
 
 

@@ -11,7 +11,7 @@ from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 from tests.test_ui_games import make_app, seat_both
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 ANA = "Bartholomew Longname"     # 20 characters: "...'s throw" would not fit under the dice
 BO = "Bo Longername-Jones"
@@ -26,17 +26,15 @@ async def test_knock_screen_cuts_long_names_with_an_ellipsis(tmp_path):
             await pilot.press("enter")                        # nothing laid in advance
             await other.prelay([])
             await wait_for(pilot, lambda: game.phase == "play", 5, "the pre-lays")
-            for _ in range(40):                              # the first throw, whoever's it is
-                view = game.view(1)
-                if view["stage"] == "roll" and view["turn"] == 1:
-                    await pilot.press("r")
-                    break
-                if view["stage"] == "roll" and view["turn"] == 0:
-                    await other.act({"type": "roll"})
-                    break
-                await pilot.pause(0.05)
+            # The first throw, whoever's it is.
+            await wait_for(pilot, lambda: game.view(1)["stage"] == "roll", what="a throw to make")
+            if game.view(1)["turn"] == 1:
+                await pilot.press("r")
+            else:
+                await other.act({"type": "roll"})
             await wait_for(pilot, lambda: game.view(1)["roll"] is not None, 5, "a throw")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: "Throw: " in str(app.screen.query_one("#dice").content),
+                           what="the throw's caption")
             roller = game.view(1)["roll"]["roller"]
             caption = str(app.screen.query_one("#dice").content).splitlines()[-1].strip()
             expected = "Throw: Bartholomew Long…" if roller == 1 else "Throw: Bo Longername-Jo…"

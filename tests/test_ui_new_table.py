@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
+from tests.test_ui_dice import settle, wait_for
 from tests.test_ui_games import make_app
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 RISING = list(range(1, 12))   # the 2 carries 1 chip ... the 12 carries 11
 
@@ -37,9 +37,9 @@ async def test_a_custom_chip_table_is_typed_checked_and_shown_on_the_cards(tmp_p
             assert form.value_of("chips") == "custom"
             await pilot.press(*["backspace"] * 30)            # erase the ladder it starts from
             await type_text(pilot, " ".join(map(str, RISING[:10])))
-            await pilot.pause(0.05)
-            shown = str(form.query_one("#form").content)
-            assert "1 2 3 4 5 6 7 8 9 10" in shown and "(10 so far)" in shown
+            await wait_for(pilot, lambda: "(10 so far)" in str(form.query_one("#form").content),
+                           what="the count of numbers typed")
+            assert "1 2 3 4 5 6 7 8 9 10" in str(form.query_one("#form").content)
             await pilot.press("enter")                        # ten numbers: refused in words
             await wait_for(pilot, lambda: any("not complete" in n for n in notifications(app)), what="the refusal")
             assert client.table is None and app.screen is form
@@ -54,7 +54,8 @@ async def test_a_custom_chip_table_is_typed_checked_and_shown_on_the_cards(tmp_p
             await pilot.press("g")
             await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race" and app.screen.is_mounted,
                            what="the race screen")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: str(app.screen.query_one("#circle").content).strip(), what="the circle")
+            await settle(pilot, client)
             circle = str(app.screen.query_one("#circle").content)
             cards = [card for card in client.game.view(0)["circle"] if card]
             assert all(card["chip"] == card["number"] - 1 for card in cards)

@@ -10,7 +10,7 @@ from kismet_tui.net import Client
 from tests.netutil import running_host
 from tests.test_ui_dice import solo_dice, wait_for
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 
 def status_line(app) -> str:
@@ -34,9 +34,9 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
                            and not client.game.away[0], 10, "the rejoin")
             await wait_for(pilot, lambda: any("back in your seat" in str(n.message) for n in app._notifications),
                            what="word of the rejoin")
-            await pilot.pause(0.6)
             # One phrase, the state's word once: not "● connected Connected to ...".
-            assert f"● connected to 127.0.0.1:{host.port}  │" in status_line(app)
+            await wait_for(pilot, lambda: f"● connected to 127.0.0.1:{host.port}  │" in status_line(app),
+                           what="the status line to say connected")
             assert "Connected" not in status_line(app) and "Reconnected" not in status_line(app)
             assert app.screen is screen, "the same game screen carries on"
             assert screen.game is client.game and client.seat == 0
@@ -72,8 +72,8 @@ async def test_no_host_there_is_said_in_plain_words():
                     address=f"127.0.0.1:{port}")
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.conn_state == "closed", what="the failure")
-        await pilot.pause(0.6)
-        assert f"Could not reach a host at 127.0.0.1:{port}" in status_line(app)
+        await wait_for(pilot, lambda: f"Could not reach a host at 127.0.0.1:{port}" in status_line(app),
+                       what="the failure in the status line")
 
 
 def test_the_connection_reads_as_one_phrase():

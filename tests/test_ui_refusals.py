@@ -8,7 +8,7 @@ from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 from tests.test_ui_games import make_app, seat_both
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 
 async def test_not_your_turn_names_the_player_to_move(tmp_path):

@@ -10,7 +10,7 @@ from kismet_tui.rules.playout import random_playout
 from protocol.gamelog import read_log_full, record_bytes
 from tests.test_ui_dice import wait_for
 
-pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
 
 def write_log(path, ruleset: str, names: list[str], seed: bytes, options: dict) -> None:
@@ -38,8 +38,8 @@ async def test_replay_steps_and_plays_to_the_end(tmp_path):
         assert app.source.index == at + 3
         assert app.source.game.view(None)["round"] >= 0
         # The screen draws the replica: the status line counts the events.
-        await pilot.pause(0.6)
-        assert f"{at + 3}/{len(events)} events" in str(app.screen.query_one("StatusBar").content)
+        await wait_for(pilot, lambda: f"{at + 3}/{len(events)} events" in str(app.screen.query_one("StatusBar").content),
+                       what="the event count in the status line")
         await pilot.press("space")                      # play on at 16x to the end
         await wait_for(pilot, lambda: app.source.done, 40, "the end of the log")
         assert app.source.game.result() == end["result"]
