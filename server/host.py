@@ -22,6 +22,7 @@ import time
 
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
+from protocol.actions import build_action
 from protocol.errors import ProtocolError
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
@@ -623,7 +624,8 @@ class Host:
         table, seat = self._seated(conn)
         if table.state != PLAYING:
             raise ProtocolError("no_game")
-        table.stamp(seat, msg["action"], sender=conn, re=re)
+        # Re-encoded from the validated fields only: nothing else the client sent is kept.
+        table.stamp(seat, build_action(table.ruleset, msg["action"]), sender=conn, re=re)
 
     def _on_digest(self, conn: Connection, msg: dict, re) -> None:
         table = conn.player.table
