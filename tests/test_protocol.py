@@ -93,13 +93,21 @@ def test_parse_fills_defaults_and_keeps_the_id():
     assert parse_client({"type": "create_table", "ruleset": "dice", "bots": 2})["bots"] == ["greedy", "greedy"]
 
 
-def test_names_and_chat_lose_control_characters_and_markup():
-    assert clean_name("\x1b[31mAna\x07\u202e") == "(31mAna"
-    assert clean_name("[bold red]Bo[/]") == "(bold red)Bo(/)"
+def test_names_and_chat_keep_what_was_typed_and_lose_whole_escape_sequences():
+    assert clean_name("\x1b[31mAna\x07\u202e") == "Ana"          # the whole CSI, not only ESC
+    assert clean_name("\x1b]0;pwned\x07Bo") == "Bo"                # an OSC title, to its BEL
+    assert clean_name("\x1b]8;;http://x\x1b\\Cy") == "Cy"          # an OSC ended by ST
+    assert clean_name("\x9b2JDi") == "Di"                           # the 8-bit CSI
+    assert clean_name("[bold red]Bo[/] <3") == "[bold red]Bo[/] <3"  # brackets stay as typed
+    assert clean_name("Zoë Ñandú 李") == "Zoë Ñandú 李"
+    assert clean_name("👩\u200d👩\u200d👧 ok") == "👩\u200d👩\u200d👧 ok"  # a joined emoji stays
+    assert clean_name("A\u200dB") == "AB"                            # a joiner between letters goes
+    assert clean_name("e" + "\u0301" * 40) == "\u00e9" + "\u0301" * 3  # marks pile up no higher
+    assert clean_name("a\u200b\u2066b\ufeff") == "ab"                # zero-width and bidi go
     assert clean_name("   \t ") == "Player"
-    assert len(clean_name("x" * 100)) == limits.MAX_NAME
+    assert len(clean_name("x" * 90)) == limits.MAX_NAME
     assert clean_chat("hi\nthere\r\n  you") == "hi there you"
-    assert parse_client({"type": "chat", "text": "[link=x]click[/link]"})["text"] == "(link=x)click(/link)"
+    assert parse_client({"type": "chat", "text": "[link=x]click[/link]"})["text"] == "[link=x]click[/link]"
 
 
 def test_log_reader_ignores_a_torn_tail(tmp_path):
