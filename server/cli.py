@@ -65,6 +65,8 @@ async def serve(args) -> int:
               file=sys.stderr)
         return 1
     print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    for line in host.resumed + host.set_aside_lines:
+        print(line)
     if host.tables:
         print(f"Resumed {len(host.tables)} unfinished table(s); players rejoin by connecting again.")
     print("Players join with:")

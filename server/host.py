@@ -27,6 +27,7 @@ from protocol.errors import ProtocolError
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
+from .resume import resume_tables
 from .store import GameWriter, Store
 from .table import PLAYING, Seat, Table
 
@@ -137,8 +138,12 @@ class Host:
         self._server: asyncio.base_events.Server | None = None
         self._sweeper: asyncio.Task | None = None
         self.desyncs = 0   # digests from clients that did not match (for tests and logs)
+        # What start-up resumed and set aside (server/resume.py), for the CLI to print; and
+        # token -> words for the players of a set-aside table, told at hello.
+        self.resumed: list[str] = []
+        self.set_aside_lines: list[str] = []
+        self.set_aside: dict[str, str] = {}
         self._next_client = 1
-        self._next_table = 1
         self._stopping = False
         self._mono0 = time.monotonic()
         self._wall0 = int(time.time() * 1000)
@@ -188,8 +193,12 @@ class Host:
 
     def store_game(self, table: Table, header: dict) -> GameWriter:
         path = self.store.new_game_file(table.id, table.ruleset)
-        writer = GameWriter(path, header, table.id)
-        self._save_table(table, path)
+        writer = self.store.open_game(path, header, table.id)
+        try:
+            self._save_table(table, path)
+        except Exception:
+            writer.close()
+            raise
         return writer
 
     def _save_table(self, table: Table, path) -> None:
@@ -201,26 +210,7 @@ class Host:
         })
 
     def _resume_tables(self) -> None:
-        for record, header, events, end in self.store.load_tables():
-            if end is not None:
-                self.store.drop_table(record["id"])
-                continue
-            table = Table(self, record["id"], record["ruleset"], record["options"], record["owner"])
-            table.games_played = record.get("games_played", 0)
-            table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
-            writer = GameWriter(self.store.games / record["game_file"], header, table.id, events)
-            try:
-                table.resume(header, events, writer)
-            except IllegalAction as exc:
-                log.error("table %s cannot be resumed: %s", table.id, exc.reason)
-                writer.close()
-                continue
-            self.tables[table.id] = table
-            self._next_table = max(self._next_table, table.id + 1)
-            for seat in table.seats:
-                if seat.bot:
-                    self._spawn_bot(table, seat)
-            log.info("resumed table %s (%s) at event %s", table.id, table.ruleset, len(events))
+        self.resumed, self.set_aside_lines = resume_tables(self)
 
     def _spawn_bot(self, table: Table, seat: Seat) -> None:
         task = self.bot_factory(self, table.id, seat.bot, seat.token) if self.bot_factory else None
@@ -342,6 +332,8 @@ class Host:
         })
         if table is not None:
             self._arrive(table, player, rejoin=True)
+        elif token and token in self.set_aside:
+            conn.error("no_table", self.set_aside.pop(token))
 
     def _table_holding(self, token: str) -> Table | None:
         for table in self.tables.values():
@@ -397,8 +389,7 @@ class Host:
             if known is not None and level not in known:
                 raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
                                     f"The levels are: {', '.join(sorted(known))}.")
-        table = Table(self, self._next_table, msg["ruleset"], options, player.token)
-        self._next_table += 1
+        table = Table(self, self.store.allocate_table_id(), msg["ruleset"], options, player.token)
         self.tables[table.id] = table
         table.seats.append(Seat(player.token, player.name))
         player.table = table
