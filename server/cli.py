@@ -56,6 +56,13 @@ async def serve(args) -> int:
     from kismet_tui.bots.runner import bot_factory
     from server import Host
 
+    from server.store import Store
+    problem = Store.check_writable(args.state_dir)
+    if problem is not None:
+        print(f"kismet-host: cannot write to the state folder {args.state_dir}: {problem}. "
+              f"Games could not be saved; give a folder it can write with --state-dir.",
+              file=sys.stderr)
+        return 2
     factory = bot_factory() if args.bots > 0 else None
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots)
     try:

@@ -28,7 +28,7 @@ from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
 from .resume import resume_tables
-from .store import GameWriter, Store
+from .store import GameWriter, Store, StoreError
 from .table import PLAYING, Seat, Table
 
 log = logging.getLogger("kismet.host")
@@ -125,8 +125,8 @@ class Connection(asyncio.Protocol):
 
 
 class Host:
-    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None):
-        self.store = Store(state_dir)
+    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None):
+        self.store = Store(state_dir, disk)
         self.bot_factory = bot_factory
         self.max_bots = max_bots
         self.players: dict[str, Player] = {}        # token -> player
@@ -198,6 +198,7 @@ class Host:
             self._save_table(table, path)
         except Exception:
             writer.close()
+            path.unlink(missing_ok=True)  # a game that never started leaves no log
             raise
         return writer
 
@@ -574,7 +575,9 @@ class Host:
             table.pending_start = asyncio.get_running_loop().call_later(
                 BOT_SEATING_WAIT_S, self._start_now, table)
         else:
-            table.start_game()
+            words = self._start_game(table, told=conn)
+            if words is not None:
+                raise ProtocolError("cannot_start", words)
         self._ok(conn, re)
 
     @staticmethod
@@ -599,7 +602,25 @@ class Host:
         except ProtocolError as exc:
             table.broadcast({"type": "error", "code": exc.code, "words": exc.words})
             return
-        table.start_game()
+        self._start_game(table)
+
+    def _start_game(self, table: Table, told=None) -> str | None:
+        """Start the table's game; None, or the words every member (but `told`, who asked
+        and gets them as the answer) was sent when the start failed and the table stayed
+        where it was."""
+        state, ready = table.state, [seat.ready for seat in table.seats]
+        try:
+            table.start_game()
+            return None
+        except StoreError as exc:
+            words = (f"The game could not start: the host cannot save it ({exc.why}). "
+                     f"The table stays in the lobby.")
+            log.error("table %s: the game could not start: %s", table.id, exc.why)
+        except Exception:
+            log.exception("table %s: the game could not start", table.id)
+            words = "The game could not start: something went wrong on the host. The table stays in the lobby."
+        table.abandon_start(state, ready, words, told=told)
+        return words
 
     def _on_chat(self, conn: Connection, msg: dict, re) -> None:
         table = conn.player.table
