@@ -35,6 +35,23 @@ log = logging.getLogger("kismet.host")
 
 # How long a start waits for the table's bots to connect before it goes ahead without them.
 BOT_SEATING_WAIT_S = 5.0
+DEFAULT_MAX_PER_ADDRESS = 8
+
+
+def address_of(peer) -> str | None:
+    """The IP address of a peer name as asyncio gives it, IPv4-mapped IPv6 unmapped."""
+    if not isinstance(peer, tuple) or not peer:
+        return None
+    address = str(peer[0])
+    return address[7:] if address.startswith("::ffff:") else address
+
+
+def is_loopback(address: str | None) -> bool:
+    import ipaddress
+    try:
+        return address is not None and ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 class Player:
@@ -54,7 +71,7 @@ class Connection(asyncio.Protocol):
     """One client's connection: frames are handled as they arrive (Host._received)."""
 
     __slots__ = ("host", "transport", "frames", "player", "tokens", "refilled", "strikes",
-                 "last_heard", "opened", "closed", "peer", "last_replay")
+                 "last_heard", "opened", "closed", "peer", "last_replay", "counted")
 
     def __init__(self, host):
         self.host = host
@@ -68,6 +85,7 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.peer = None
         self.last_replay = 0.0
+        self.counted: str | None = None  # the address this connection counts against
 
     # ---- asyncio.Protocol ----------------------------------------------------------------
     def connection_made(self, transport) -> None:
@@ -125,8 +143,17 @@ class Connection(asyncio.Protocol):
 
 
 class Host:
-    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None):
+    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
+                 max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
+                 max_connections: int = limits.MAX_CONNECTIONS):
         self.store = Store(state_dir, disk)
+        # Fair share: at most this many connections from one address (None: no cap). Loopback
+        # is exempt unless cap_loopback: the host's own bots, players logged into this machine
+        # and the sessions of an ssh or web front end all arrive from there.
+        self.max_per_address = max_per_address
+        self.cap_loopback = cap_loopback
+        self.max_connections = max_connections
+        self.per_address: dict[str, int] = {}
         self.bot_factory = bot_factory
         self.max_bots = max_bots
         self.players: dict[str, Player] = {}        # token -> player
@@ -234,10 +261,26 @@ class Host:
 
     # ---- one connection ---------------------------------------------------------------------------
     def _opened(self, conn: Connection) -> None:
-        if len(self.connections) >= limits.MAX_CONNECTIONS or self._stopping:
-            conn.error("full" if not self._stopping else "shutdown")
+        if self._stopping:
+            conn.error("shutdown")
             conn.close()
             return
+        if len(self.connections) >= self.max_connections:
+            conn.error("full", f"The host is full right now: it holds {self.max_connections} "
+                       f"connections, its most. Please try again later.")
+            conn.close()
+            return
+        address = address_of(conn.peer)
+        capped = self.max_per_address is not None and address is not None \
+            and (self.cap_loopback or not is_loopback(address))
+        if capped:
+            if self.per_address.get(address, 0) >= self.max_per_address:
+                conn.error("full", f"Too many connections from your address: the host takes "
+                           f"{self.max_per_address} from one address. Close one and try again.")
+                conn.close()
+                return
+            self.per_address[address] = self.per_address.get(address, 0) + 1
+            conn.counted = address
         self.connections.add(conn)
 
     def _received(self, conn: Connection, data: bytes) -> None:
@@ -276,6 +319,13 @@ class Host:
         conn.close()
         if conn in self.connections:
             self.connections.discard(conn)
+            if conn.counted is not None:
+                left = self.per_address.get(conn.counted, 1) - 1
+                if left > 0:
+                    self.per_address[conn.counted] = left
+                else:
+                    self.per_address.pop(conn.counted, None)
+                conn.counted = None
             self._dropped(conn)
 
     def _handle(self, conn: Connection, message: dict) -> None:
