@@ -20,6 +20,7 @@ import sys
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
 DEFAULT_MAX_PER_ADDRESS = 8
+DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 
 
 def default_state_dir() -> str:
@@ -67,7 +68,8 @@ async def serve(args) -> int:
         return 2
     factory = bot_factory() if args.bots > 0 else None
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
-                max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback)
+                max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
+                keep_games=args.keep_games)
     try:
         await host.start(args.bind, args.port)
     except OSError as exc:
@@ -118,6 +120,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--cap-loopback", action="store_true",
                         help="cap loopback (127.0.0.1, ::1) like any other address; by default it is "
                              "exempt, as the host's bots and players logged into this machine use it")
+    parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
+                        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}); the "
+                             f"oldest go first, unfinished games are never removed")
     parser.add_argument("--log-level", default="INFO")
     return parser
 

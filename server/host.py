@@ -28,7 +28,7 @@ from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
 from .resume import resume_tables
-from .store import GameWriter, Store, StoreError
+from .store import DEFAULT_KEEP_GAMES, GameWriter, Store, StoreError
 from .table import PLAYING, Seat, Table
 
 log = logging.getLogger("kismet.host")
@@ -145,8 +145,8 @@ class Connection(asyncio.Protocol):
 class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
-                 max_connections: int = limits.MAX_CONNECTIONS):
-        self.store = Store(state_dir, disk)
+                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES):
+        self.store = Store(state_dir, disk, keep_games)
         # Fair share: at most this many connections from one address (None: no cap). Loopback
         # is exempt unless cap_loopback: the host's own bots, players logged into this machine
         # and the sessions of an ssh or web front end all arrive from there.
@@ -239,6 +239,7 @@ class Host:
 
     def _resume_tables(self) -> None:
         self.resumed, self.set_aside_lines = resume_tables(self)
+        self.store.prune_games()
 
     def _spawn_bot(self, table: Table, seat: Seat) -> None:
         task = self.bot_factory(self, table.id, seat.bot, seat.token) if self.bot_factory else None

@@ -164,10 +164,14 @@ class GameWriter:
             self._fd = None
 
 
+DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 were 8.9 MB)
+
+
 class Store:
-    def __init__(self, state_dir, disk: Disk | None = None):
+    def __init__(self, state_dir, disk: Disk | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES):
         self.root = Path(state_dir)
         self.disk = disk or Disk()
+        self.keep_games = keep_games  # finished logs kept (None: all)
         self.games = self.root / "games"
         self.tables = self.root / "tables"
         self.damaged = self.root / "damaged"
@@ -244,7 +248,37 @@ class Store:
         _write_file(self.disk, self.tables / f"{table_id}.json", data, sync=True, mode=0o600)
 
     def drop_table(self, table_id: int) -> None:
+        """The table's game is over (or it closed): its table file goes, and the oldest
+        finished logs beyond keep_games with it."""
         _unlink(self.tables / f"{table_id}.json")
+        self.prune_games()
+
+    def prune_games(self) -> int:
+        """Remove the oldest finished logs beyond keep_games; returns how many went. A log a
+        table file names is a game still running or to resume: never removed."""
+        if self.keep_games is None:
+            return 0
+        running = set()
+        for path in self.tables.glob("*.json"):
+            try:
+                running.add(json.loads(path.read_text()).get("game_file"))
+            except (OSError, ValueError, AttributeError):
+                continue  # resume sets it aside; its log is no finished game either way
+        finished = []
+        for path in self.games.glob("*.kismet"):
+            if path.name in running:
+                continue
+            try:
+                finished.append((path.stat().st_mtime_ns, path.name, path))
+            except OSError:
+                continue
+        if len(finished) <= self.keep_games:
+            return 0
+        finished.sort()
+        gone = finished[: len(finished) - self.keep_games]
+        for _mtime, _name, path in gone:
+            _unlink(path)
+        return len(gone)
 
     # ---- resume ----------------------------------------------------------------------------
     def table_files(self) -> list[Path]:
