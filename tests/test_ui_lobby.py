@@ -58,7 +58,7 @@ async def test_lobby_create_ready_refusal_chat_start(tmp_path):
             assert chat["name"] == "Ana" and chat["text"].startswith("hi ")
             await pilot.pause(0.1)
             lobby_log = "\n".join(line.text for line in app.screen.query_one("#lobbylog").lines)
-            assert "Ana: hi (b)x" in lobby_log
+            assert "Ana: hi [b]x" in lobby_log  # as typed, shown as plain text
             await pilot.press("g")
             await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen")
             assert client.game is not None and client.game.seats == 2
