@@ -28,6 +28,7 @@ ERRORS = {
     "shutdown": "The host is shutting down.",
     "cannot_save": "The host cannot save this game right now. Play goes on when it can.",
     "cannot_start": "The game could not start. The table stays in the lobby.",
+    "removed": "The table's owner removed you from the table.",
     "internal": "Something went wrong on the host. Sorry.",
 }
 

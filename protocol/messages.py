@@ -185,6 +185,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
     "ready": {"ready": (boolean, True)},
     "start": {},
     "reorder": {"order": (int_list(16), REQUIRED)},
+    "remove": {"seat": (integer(0, 15), REQUIRED)},
     "act": {"action": (action_map, REQUIRED)},
     "chat": {"text": (chat_field, REQUIRED)},
     "digest": {

@@ -27,6 +27,7 @@ from protocol.errors import ProtocolError
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
+from . import steering
 from .resume import resume_tables
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store, StoreError
 from .table import PLAYING, Seat, Table
@@ -154,6 +155,10 @@ class Host:
         self.cap_loopback = cap_loopback
         self.max_connections = max_connections
         self.per_address: dict[str, int] = {}
+        # server/steering.py: who each table's owner removed, and the unready-seat timers.
+        self.removed_from: dict[int, set[str]] = {}
+        self.unready_timers: dict[int, asyncio.TimerHandle] = {}
+        self.unready_limit_s = steering.UNREADY_LIMIT_S
         self.bot_factory = bot_factory
         self.max_bots = max_bots
         self.players: dict[str, Player] = {}        # token -> player
@@ -472,6 +477,9 @@ class Host:
             if player.token not in table.watchers:
                 table.watchers.append(player.token)
         elif not seated:
+            if player.token in self.removed_from.get(table.id, ()):
+                raise ProtocolError("removed", "The owner removed you from this table: you can "
+                                    "watch it, or sit at another.")
             if table.state == PLAYING:
                 raise ProtocolError("playing", "A game is running at this table: you can watch it.")
             if player.token in table.watchers:
@@ -551,6 +559,8 @@ class Host:
         table.close()
         self.store.drop_table(table.id)
         self.tables.pop(table.id, None)
+        steering.cancel(self, table)
+        self.removed_from.pop(table.id, None)
 
     def _dropped(self, conn: Connection) -> None:
         player = conn.player
@@ -616,7 +626,9 @@ class Host:
             raise ProtocolError("playing", "The game has already started.")
         waiting = [s.name for s in table.seats if not s.ready and s.token != table.owner]
         if waiting:
-            raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}.")
+            raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "
+                                f"{steering.start_asked(self, table)}")
+        steering.cancel(self, table)
         if table.pending_start is not None:
             raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
         self._check_seat_count(table)
@@ -672,6 +684,17 @@ class Host:
             words = "The game could not start: something went wrong on the host. The table stays in the lobby."
         table.abandon_start(state, ready, words, told=told)
         return words
+
+    def _on_remove(self, conn: Connection, msg: dict, re) -> None:
+        table = conn.player.table
+        if table is None:
+            raise ProtocolError("not_at_table")
+        steering.check_removable(self, table, conn.player.token, msg["seat"])
+        name = table.seats[msg["seat"]].name
+        steering.remove_seat(self, table, msg["seat"],
+                             f"{conn.player.name}, the owner, removed you from table {table.id}.",
+                             f"{conn.player.name} removed {name} from the table.")
+        self._ok(conn, re)
 
     def _on_chat(self, conn: Connection, msg: dict, re) -> None:
         table = conn.player.table
