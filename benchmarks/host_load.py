@@ -323,11 +323,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def spawn(kind: str, port: int, state_dir: str) -> subprocess.Popen:
+def spawn(kind: str, port: int, state_dir: str, extra=()) -> subprocess.Popen:
+    """The host (`extra`: more kismet-host options) or the bare relay, listening on `port`."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if kind == "host":
         cmd = [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-               "--state-dir", state_dir, "--bots", "0", "--log-level", "WARNING"]
+               "--state-dir", state_dir, "--bots", "0", "--log-level", "WARNING", *extra]
     else:
         cmd = [sys.executable, __file__, "--serve-relay", str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
