@@ -6,7 +6,7 @@ import asyncio
 
 import msgpack
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from protocol import ProtocolError, limits, parse_client, read_log
@@ -177,6 +177,7 @@ def test_the_parser_answers_every_map_in_words(message):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(MESSAGES, min_size=1, max_size=25))
+@example([{"type": "create_table", "ruleset": "dice", "options": {b"away_limit_ms": 1}}])
 def test_the_host_answers_every_map_in_words_or_closes_cleanly(tmp_path_factory, messages):
     asyncio.run(_throw_at_host(tmp_path_factory.mktemp("fuzz"), messages))
 
@@ -185,31 +186,37 @@ async def _throw_at_host(state_dir, messages):
     async with running_host(state_dir) as host:
         ana = await _client(host, "Ana")
         await ana.create_table("dice")
-        raw = await Raw().open(host.port)
-        await raw.hello("Fuzz")
-        # The fuzzer plays its own solo game, so its acts reach the vocabulary and the engine.
-        raw.send({"type": "create_table", "ruleset": "dice", "id": 0})
-        assert (await _reply_to(raw, 0))["type"] == "ok"
-        raw.send({"type": "start", "id": 0})
-        assert (await _reply_to(raw, 0))["type"] == "ok"
+        # Each map goes to two connections: one in the lobby (create, join, chat refused...),
+        # one playing its own solo game (its acts reach the vocabulary and the engine).
+        lobby = await Raw().open(host.port)
+        await lobby.hello("Lobby")
+        seated = await Raw().open(host.port)
+        await seated.hello("Fuzz")
+        seated.send({"type": "create_table", "ruleset": "dice", "id": 0})
+        assert (await _reply_to(seated, 0))["type"] == "ok"
+        seated.send({"type": "start", "id": 0})
+        assert (await _reply_to(seated, 0))["type"] == "ok"
+        open_ones = [lobby, seated]
         for number, message in enumerate(messages, start=1):
             message = {**message, "id": number}
             try:
                 body = msgpack.packb(message, use_bin_type=True)
             except (OverflowError, ValueError, TypeError):
                 continue  # not msgpack at all: nothing to send
-            raw.writer.write(len(body).to_bytes(4, "big") + body)
-            try:
-                reply = await _reply_to(raw, number)
-            except (asyncio.IncompleteReadError, ConnectionError):
-                return  # a clean close (a version error, a too-big frame) is an answer too
-            if reply["type"] == "error":
-                assert reply["code"] != "internal", (message, reply)
-                assert reply["words"].strip()
+            for raw in list(open_ones):
+                raw.writer.write(len(body).to_bytes(4, "big") + body)
+                try:
+                    reply = await _reply_to(raw, number)
+                except (asyncio.IncompleteReadError, ConnectionError):
+                    open_ones.remove(raw)  # a clean close (version, too big) is an answer too
+                    continue
+                if reply["type"] == "error":
+                    assert reply["code"] != "internal", (message, reply)
+                    assert reply["words"].strip()
         # The host is still there for everyone else.
         assert (await ana.list_tables()) is not None
         await ana.close()
-        raw.close()
+        lobby.close(); seated.close()
 
 
 async def _reply_to(raw, number):
