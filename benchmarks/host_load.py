@@ -210,6 +210,10 @@ class TableLoad:
             self.start_game(message["header"])
         elif kind == "error" and message.get("code") == "slow_down":
             self.stats["slow_down"] += 1
+        elif kind == "error" and message.get("code") == "not_ready" and member == 0:
+            # A rematch's start overtook a ready on another connection (a busy machine):
+            # ask again, or the table stalls and its connections go idle.
+            asyncio.get_running_loop().call_later(0.05, self.conns[0].send, {"type": "start"})
 
     def on_event(self, member: int, received_at: float, event: dict):
         seq = event["seq"]

@@ -11,12 +11,13 @@ from tests.test_server_hostile import _client
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
-async def paced(client, action):
-    """Act, keeping to the host's pace (40 messages a second): a refusal for pace is retried."""
+async def paced(client, action=None):
+    """Act (or start, without an action), keeping to the host's pace (40 messages a second):
+    a refusal for pace is retried."""
     from kismet_tui.net.client import RequestError
     while True:
         try:
-            return await client.act(action)
+            return await (client.act(action) if action is not None else client.start())
         except RequestError as exc:
             if exc.code != "slow_down":
                 raise
@@ -24,7 +25,7 @@ async def paced(client, action):
 
 
 async def play_solo_dice(client):
-    await client.start()
+    await paced(client)
     await wait_until(lambda: client.game is not None and not client.game.finished
                      and client.table["state"] == "playing")
     while not client.game.finished:
