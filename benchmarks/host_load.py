@@ -213,7 +213,7 @@ class TableLoad:
         elif kind == "error" and message.get("code") == "not_ready" and member == 0:
             # A rematch's start overtook a ready on another connection (a busy machine):
             # ask again, or the table stalls and its connections go idle.
-            asyncio.get_running_loop().call_later(0.05, self.conns[0].send, {"type": "start"})
+            asyncio.get_running_loop().call_later(0.05, self.ask_start)
 
     def on_event(self, member: int, received_at: float, event: dict):
         seq = event["seq"]
@@ -251,7 +251,11 @@ class TableLoad:
         for conn in self.conns[1:]:
             conn.send({"type": "ready", "ready": True})
         await asyncio.sleep(0.05)
-        self.conns[0].send({"type": "start"})
+        self.ask_start()
+
+    def ask_start(self):
+        if not self.stop:
+            self.conns[0].send({"type": "start"})
 
 
 async def run_load(port: int, kind: str, tables: int, clients: int, seconds: float,

@@ -70,9 +70,17 @@ class Disk:
         os.fsync(fd)
 
 
-def write_all(disk: Disk, fd: int, data: bytes) -> None:
-    """Write every byte of `data` or raise StoreError; a partial write is cut off again."""
-    start = os.lseek(fd, 0, os.SEEK_CUR)
+def write_all(disk: Disk, fd: int, data: bytes, start: int | None = None) -> None:
+    """Write every byte of `data` at `start` (default: where the file offset is) or raise
+    StoreError; a partial write is cut off again. If an earlier cut failed, the file is cut
+    back to `start` before anything else is written, or the write is refused."""
+    if start is None:
+        start = os.lseek(fd, 0, os.SEEK_CUR)
+    elif os.fstat(fd).st_size != start:
+        try:
+            os.ftruncate(fd, start)
+        except OSError as exc:
+            raise StoreError(why_of(exc), exc.errno) from None
     view = memoryview(data)
     try:
         while view:
@@ -133,7 +141,7 @@ class GameWriter:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         except OSError as exc:
             raise StoreError(why_of(exc), exc.errno) from None
-        os.lseek(self._fd, 0, os.SEEK_END)
+        self.size = os.lseek(self._fd, 0, os.SEEK_END)  # bytes of whole records on disk
         self.ended = False
 
     def append(self, event: dict, end: dict | None = None) -> None:
@@ -142,7 +150,8 @@ class GameWriter:
         data = record_bytes({"kind": "event", **event})
         if end is not None:
             data += record_bytes({"kind": "end", **end})
-        write_all(self.disk, self._fd, data)
+        write_all(self.disk, self._fd, data, self.size)
+        self.size += len(data)
         if end is not None:
             try:
                 self.disk.fsync(self._fd)
@@ -153,7 +162,7 @@ class GameWriter:
     def finish(self, result: dict | None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            write_all(self.disk, self._fd, record_bytes({"kind": "end", "result": result}))
+            write_all(self.disk, self._fd, record_bytes({"kind": "end", "result": result}), self.size)
             self.disk.fsync(self._fd)
             self.ended = True
         self.close()
