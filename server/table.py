@@ -190,7 +190,7 @@ class Table:
         if self.state != PLAYING:
             raise IllegalAction("No game is running at this table.")
         if self.saving.paused(seat, action):
-            return None  # the host's own stamp waits, in order, until the disk takes writes
+            return None  # a host stamp is skipped: play resumed looks again at who is here
         t = max(self.host.now_ms(), self.last_t)
         try:
             notes = self.game.apply(seat, action, t)
