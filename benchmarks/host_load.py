@@ -210,6 +210,10 @@ class TableLoad:
             self.start_game(message["header"])
         elif kind == "error" and message.get("code") == "slow_down":
             self.stats["slow_down"] += 1
+        elif kind == "error" and message.get("code") == "not_ready" and member == 0:
+            # A rematch's start overtook a ready on another connection (a busy machine):
+            # ask again, or the table stalls and its connections go idle.
+            asyncio.get_running_loop().call_later(0.05, self.ask_start)
 
     def on_event(self, member: int, received_at: float, event: dict):
         seq = event["seq"]
@@ -247,7 +251,11 @@ class TableLoad:
         for conn in self.conns[1:]:
             conn.send({"type": "ready", "ready": True})
         await asyncio.sleep(0.05)
-        self.conns[0].send({"type": "start"})
+        self.ask_start()
+
+    def ask_start(self):
+        if not self.stop:
+            self.conns[0].send({"type": "start"})
 
 
 async def run_load(port: int, kind: str, tables: int, clients: int, seconds: float,
@@ -323,11 +331,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def spawn(kind: str, port: int, state_dir: str) -> subprocess.Popen:
+def spawn(kind: str, port: int, state_dir: str, extra=()) -> subprocess.Popen:
+    """The host (`extra`: more kismet-host options) or the bare relay, listening on `port`."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     if kind == "host":
         cmd = [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-               "--state-dir", state_dir, "--bots", "0", "--log-level", "WARNING"]
+               "--state-dir", state_dir, "--bots", "0", "--log-level", "WARNING", *extra]
     else:
         cmd = [sys.executable, __file__, "--serve-relay", str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)

@@ -26,6 +26,9 @@ ERRORS = {
     "idle": "Closed after a long silence.",
     "replaced": "You connected again from somewhere else.",
     "shutdown": "The host is shutting down.",
+    "cannot_save": "The host cannot save this game right now. Play goes on when it can.",
+    "cannot_start": "The game could not start. The table stays in the lobby.",
+    "removed": "The table's owner removed you from the table.",
     "internal": "Something went wrong on the host. Sorry.",
 }
 

@@ -64,10 +64,25 @@ def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> dict:
             max_map_len=lim.max_map, max_ext_len=0, ext_hook=_no_ext,
         )
     except Exception as exc:  # msgpack raises many kinds: all mean "unreadable"
-        raise ProtocolError("bad_frame", f"That message could not be read ({type(exc).__name__}).") from None
+        raise _unreadable(exc) from None
     if not isinstance(value, dict):
         raise ProtocolError("bad_frame", "A message must be a map with a type.")
     return value
+
+
+def _unreadable(exc: Exception) -> ProtocolError:
+    """Words for a body msgpack refused: a limit it met is said as such (bad_message), the rest
+    is unreadable (bad_frame)."""
+    if isinstance(exc, msgpack.StackError):
+        return ProtocolError("bad_message", "That message is nested too deeply to read.")
+    said = str(exc)
+    if "exceeds max_array_len" in said:
+        return ProtocolError("bad_message", "That message holds a list longer than the host takes.")
+    if "exceeds max_map_len" in said:
+        return ProtocolError("bad_message", "That message holds a map with more entries than the host takes.")
+    if "exceeds max_bin_len" in said:
+        return ProtocolError("bad_message", "That message holds more binary data than the host takes.")
+    return ProtocolError("bad_frame", f"That message could not be read ({type(exc).__name__}).")
 
 
 async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIENT) -> dict:

@@ -17,12 +17,16 @@ MAX_HOST_FRAME = 8 * 1024 * 1024  # host -> client: a long game's full log fits
 # a small frame from describing huge or deeply nested containers).
 MAX_ARRAY_LEN = 256
 MAX_MAP_LEN = 64
-MAX_STR_LEN = 4096
+# Text is bounded by the frame only: each field then checks its own length, in its own words
+# ("A name is at most 24 characters."), which a cut-off unpacker could not say.
+MAX_STR_LEN = MAX_FRAME
 MAX_BIN_LEN = 256
 # Host frames carry whole logs: longer arrays, but the same care.
 MAX_HOST_ARRAY_LEN = 200_000
 MAX_HOST_MAP_LEN = 4096
 MAX_DEPTH = 8                  # nesting of maps/lists inside a client message
+MAX_VALUE_TEXT = 256           # characters of one text inside options or an action
+MIN_INT, MAX_INT = -(2**53 - 1), 2**53 - 1  # whole numbers a client may send (JSON-safe)
 
 # ---- text ------------------------------------------------------------------------------------
 MAX_NAME = 24                  # characters in a player's name

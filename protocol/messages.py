@@ -59,6 +59,27 @@ def text(max_len: int, clean: Callable | None = None) -> Callable:
     return check
 
 
+def name_field(value, field):
+    """A player's name: cleaned (protocol.text), then cut to MAX_NAME. Clients send up to
+    four times that (a long login name is cut, not refused); more is refused in words."""
+    if not isinstance(value, str):
+        raise _bad("A name must be text.")
+    if len(value) > limits.MAX_NAME * 4:
+        raise _bad(f"A name is at most {limits.MAX_NAME} characters; that one has {len(value)}.")
+    return clean_name(value)
+
+
+def chat_field(value, field):
+    """One chat line, cleaned; over MAX_CHAT characters it is refused in words, never cut."""
+    if not isinstance(value, str):
+        raise _bad("A chat line must be text.")
+    cleaned = clean_chat(value) if len(value) <= limits.MAX_CHAT * 4 else value
+    if len(cleaned) > limits.MAX_CHAT:
+        raise _bad(f"A chat line is at most {limits.MAX_CHAT} characters; that one has "
+                   f"{len(cleaned)}.")
+    return cleaned
+
+
 def boolean(value, field):
     if not isinstance(value, bool):
         raise _bad(f"'{field}' must be true or false.")
@@ -73,15 +94,30 @@ def optional(checker: Callable) -> Callable:
 
 def plain_data(value, field, depth=0):
     """Maps with text keys, lists, text, whole numbers, booleans and nil: what game actions
-    and options are made of. No floats (game state holds none), no bytes."""
+    and options are made of. No floats (game state holds none), no bytes, no binary keys."""
     if depth > limits.MAX_DEPTH:
-        raise _bad(f"'{field}' is nested too deeply.")
-    if value is None or isinstance(value, (bool, int, str)):
+        raise _bad(f"'{field}' is nested too deeply (at most {limits.MAX_DEPTH} levels).")
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if len(value) > limits.MAX_VALUE_TEXT:
+            raise _bad(f"'{field}' holds a text longer than {limits.MAX_VALUE_TEXT} characters.")
+        return value
+    if isinstance(value, int):
+        if not limits.MIN_INT <= value <= limits.MAX_INT:
+            raise _bad(f"'{field}' holds a number too large for the host.")
         return value
     if isinstance(value, list):
         return [plain_data(item, field, depth + 1) for item in value]
     if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                raise _bad(f"'{field}' may have only text keys, not binary ones.")
         return {key: plain_data(item, field, depth + 1) for key, item in value.items()}
+    if isinstance(value, float):
+        raise _bad(f"'{field}' holds a fraction: the host takes only whole numbers.")
+    if isinstance(value, bytes):
+        raise _bad(f"'{field}' holds binary data: the host takes only text there.")
     raise _bad(f"'{field}' may hold only maps, lists, text, whole numbers and true/false.")
 
 
@@ -114,7 +150,7 @@ def bots_field(value, field):
     if isinstance(value, list):
         if len(value) > limits.MAX_BOTS_PER_TABLE:
             raise _bad(f"At most {limits.MAX_BOTS_PER_TABLE} bots per table.")
-        return [text(MAX_LEVEL)(level, field) for level in value]
+        return [text(MAX_LEVEL, clean_chat)(level, field) for level in value]
     raise _bad(f"'{field}' must be a number of bots or a list of bot levels.")
 
 
@@ -132,12 +168,12 @@ REQUIRED = object()
 CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
     "hello": {
         "version": (integer(0, 2**31 - 1), REQUIRED),
-        "name": (text(limits.MAX_NAME * 4, clean_name), REQUIRED),
+        "name": (name_field, REQUIRED),
         "token": (optional(text(limits.MAX_TOKEN)), None),
     },
     "list_tables": {},
     "create_table": {
-        "ruleset": (text(MAX_RULESET), REQUIRED),
+        "ruleset": (text(MAX_RULESET, clean_chat), REQUIRED),
         "options": (options_map, None),
         "bots": (bots_field, []),
     },
@@ -149,8 +185,9 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
     "ready": {"ready": (boolean, True)},
     "start": {},
     "reorder": {"order": (int_list(16), REQUIRED)},
+    "remove": {"seat": (integer(0, 15), REQUIRED)},
     "act": {"action": (action_map, REQUIRED)},
-    "chat": {"text": (text(limits.MAX_CHAT * 4, clean_chat), REQUIRED)},
+    "chat": {"text": (chat_field, REQUIRED)},
     "digest": {
         "seq": (integer(0, 2**40), REQUIRED),
         "digest": (text(limits.MAX_DIGEST), REQUIRED),
@@ -169,7 +206,7 @@ def parse_client(message: Any) -> dict:
         raise _bad("A message must say its type.")
     schema = CLIENT_MESSAGES.get(kind)
     if schema is None:
-        shown = kind[:32].translate({ord("["): "(", ord("]"): ")"})
+        shown = clean_chat(kind[:32])
         raise _bad(f"The host does not know the message type '{shown}'.")
     if "id" in message and request_id(message) is None:
         raise _bad(f"'id' must be a whole number from 0 to {limits.MAX_REQUEST_ID}.")

@@ -1,38 +1,81 @@
-"""Player-written text made safe to show in anybody's terminal.
+"""Player-written text made safe to show in anybody's terminal, keeping what they typed.
 
-Names and chat lines lose control characters (escape sequences included), format characters
-(bidirectional overrides, zero-width joiners), and Rich/Textual markup brackets, which become
-round brackets. Whitespace runs fold into one space.
+Names and chat lines keep every printable character: brackets, angle brackets, accents,
+emoji (joined ones too). What goes:
+- whole terminal escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL or ESC \\`,
+  DCS/SOS/PM/APC strings, two-byte escapes, and their 8-bit C1 forms), not only the ESC byte;
+- every other control (Cc) and format (Cf: bidirectional overrides, zero-width characters)
+  character, surrogates and private-use characters; a zero-width joiner stays only between
+  two emoji, where it draws one picture;
+- combining marks beyond MAX_MARKS on one character (the "zalgo" pile-up);
+- runs of whitespace, folded into one space.
+Nothing is rewritten: every client renders names and chat as plain text, never as markup.
+Lengths are the callers' (protocol.messages), in their own words.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from . import limits
 
-_BRACKETS = str.maketrans({"[": "(", "]": ")"})
+MAX_MARKS = 3   # combining marks kept on one base character (Vietnamese needs 2, keycaps 2)
+
+_ZWJ = "\u200d"
+# ESC (or its 8-bit C1 twin) with what follows it as one sequence:
+#   CSI: ESC [ params intermediates final      (C1: \x9b)
+#   OSC, DCS, SOS, PM, APC: ESC ] P X ^ _ ... up to BEL or ST (ESC \ or \x9c), or the end
+#   any other: ESC and the one character after it
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?"
+    r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b.?",
+    re.DOTALL,
+)
 
 
-def clean_text(text: str, max_chars: int) -> str:
-    kept = []
-    for ch in text:
-        category = unicodedata.category(ch)
+def _emoji(ch: str) -> bool:
+    return unicodedata.category(ch) in ("So", "Sk")
+
+
+def clean_text(text: str) -> str:
+    """`text` with escape sequences, controls and format characters gone, combining marks
+    limited and whitespace folded; no length limit."""
+    text = unicodedata.normalize("NFC", _ESCAPES.sub("", text))
+    kept: list[str] = []
+    marks = 0
+    for index, ch in enumerate(text):
         if ch.isspace():
             kept.append(" ")
-        elif category[0] == "C":  # Cc control, Cf format, Cs surrogate, Co private, Cn unassigned
+            marks = 0
             continue
+        category = unicodedata.category(ch)
+        if ch == _ZWJ:
+            # Between two emoji (a skin tone or variation selector may come between) it
+            # draws one picture: keep it there, and only there.
+            before = next((c for c in reversed(kept) if unicodedata.category(c) not in ("Mn", "Me")), "")
+            after = text[index + 1] if index + 1 < len(text) else ""
+            if before and after and _emoji(before) and _emoji(after):
+                kept.append(ch)
+            continue
+        if category in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
+            continue
+        if category in ("Mn", "Me"):
+            if not kept or kept[-1] == " " or marks >= MAX_MARKS:
+                continue  # a mark with nothing under it, or one too many
+            marks += 1
         else:
-            kept.append(ch)
-    folded = " ".join("".join(kept).split())
-    return folded.translate(_BRACKETS)[:max_chars].strip()
+            marks = 0
+        kept.append(ch)
+    return " ".join("".join(kept).split())
 
 
 def clean_name(name: str) -> str:
-    """A display name: at most MAX_NAME characters; never empty."""
-    return clean_text(name, limits.MAX_NAME) or "Player"
+    """A display name as typed, made safe; at most MAX_NAME characters; never empty."""
+    return clean_text(name)[: limits.MAX_NAME].strip() or "Player"
 
 
 def clean_chat(text: str) -> str:
-    """One chat line: at most MAX_CHAT characters (may come out empty)."""
-    return clean_text(text, limits.MAX_CHAT)
+    """One chat line as typed, made safe (may come out empty; its length is the caller's)."""
+    return clean_text(text)

@@ -1,6 +1,7 @@
 """`kismet-host`: run a host from the command line (the composition root: adds bots).
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
+                [--max-per-address 8] [--cap-loopback] [--keep-games N]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -18,6 +19,8 @@ import sys
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
+DEFAULT_MAX_PER_ADDRESS = 8
+DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 
 
 def default_state_dir() -> str:
@@ -56,8 +59,17 @@ async def serve(args) -> int:
     from kismet_tui.bots.runner import bot_factory
     from server import Host
 
+    from server.store import Store
+    problem = Store.check_writable(args.state_dir)
+    if problem is not None:
+        print(f"kismet-host: cannot write to the state folder {args.state_dir}: {problem}. "
+              f"Games could not be saved; give a folder it can write with --state-dir.",
+              file=sys.stderr)
+        return 2
     factory = bot_factory() if args.bots > 0 else None
-    host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots)
+    host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
+                max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
+                keep_games=args.keep_games)
     try:
         await host.start(args.bind, args.port)
     except OSError as exc:
@@ -65,6 +77,8 @@ async def serve(args) -> int:
               file=sys.stderr)
         return 1
     print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    for line in host.resumed + host.set_aside_lines:
+        print(line)
     if host.tables:
         print(f"Resumed {len(host.tables)} unfinished table(s); players rejoin by connecting again.")
     print("Players join with:")
@@ -93,15 +107,28 @@ def use_uvloop() -> bool:
     return True
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-host", description="Host Kismet games for players on this network.")
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every address)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
     parser.add_argument("--state-dir", default=None, help="folder for game logs and resumable tables")
     parser.add_argument("--bots", type=int, default=DEFAULT_BOTS,
                         help=f"most bots this host runs at once (default {DEFAULT_BOTS}; 0: none)")
+    parser.add_argument("--max-per-address", type=int, default=DEFAULT_MAX_PER_ADDRESS,
+                        help=f"most connections from one address (default {DEFAULT_MAX_PER_ADDRESS}; "
+                             f"0: no cap). Loopback is not capped: see --cap-loopback")
+    parser.add_argument("--cap-loopback", action="store_true",
+                        help="cap loopback (127.0.0.1, ::1) like any other address; by default it is "
+                             "exempt, as the host's bots and players logged into this machine use it")
+    parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
+                        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}); the "
+                             f"oldest go first, unfinished games are never removed")
     parser.add_argument("--log-level", default="INFO")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
     args.state_dir = args.state_dir or default_state_dir()
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -22,17 +22,37 @@ import time
 
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
+from protocol.actions import build_action
 from protocol.errors import ProtocolError
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
-from .store import GameWriter, Store
+from . import steering
+from .resume import resume_tables
+from .store import DEFAULT_KEEP_GAMES, GameWriter, Store, StoreError
 from .table import PLAYING, Seat, Table
 
 log = logging.getLogger("kismet.host")
 
 # How long a start waits for the table's bots to connect before it goes ahead without them.
 BOT_SEATING_WAIT_S = 5.0
+DEFAULT_MAX_PER_ADDRESS = 8
+
+
+def address_of(peer) -> str | None:
+    """The IP address of a peer name as asyncio gives it, IPv4-mapped IPv6 unmapped."""
+    if not isinstance(peer, tuple) or not peer:
+        return None
+    address = str(peer[0])
+    return address[7:] if address.startswith("::ffff:") else address
+
+
+def is_loopback(address: str | None) -> bool:
+    import ipaddress
+    try:
+        return address is not None and ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 class Player:
@@ -52,7 +72,7 @@ class Connection(asyncio.Protocol):
     """One client's connection: frames are handled as they arrive (Host._received)."""
 
     __slots__ = ("host", "transport", "frames", "player", "tokens", "refilled", "strikes",
-                 "last_heard", "opened", "closed", "peer", "last_replay")
+                 "last_heard", "opened", "closed", "peer", "last_replay", "counted")
 
     def __init__(self, host):
         self.host = host
@@ -66,6 +86,7 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.peer = None
         self.last_replay = 0.0
+        self.counted: str | None = None  # the address this connection counts against
 
     # ---- asyncio.Protocol ----------------------------------------------------------------
     def connection_made(self, transport) -> None:
@@ -123,8 +144,21 @@ class Connection(asyncio.Protocol):
 
 
 class Host:
-    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None):
-        self.store = Store(state_dir)
+    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
+                 max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
+                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES):
+        self.store = Store(state_dir, disk, keep_games)
+        # Fair share: at most this many connections from one address (None: no cap). Loopback
+        # is exempt unless cap_loopback: the host's own bots, players logged into this machine
+        # and the sessions of an ssh or web front end all arrive from there.
+        self.max_per_address = max_per_address
+        self.cap_loopback = cap_loopback
+        self.max_connections = max_connections
+        self.per_address: dict[str, int] = {}
+        # server/steering.py: who each table's owner removed, and the unready-seat timers.
+        self.removed_from: dict[int, set[str]] = {}
+        self.unready_timers: dict[int, asyncio.TimerHandle] = {}
+        self.unready_limit_s = steering.UNREADY_LIMIT_S
         self.bot_factory = bot_factory
         self.max_bots = max_bots
         self.players: dict[str, Player] = {}        # token -> player
@@ -136,8 +170,12 @@ class Host:
         self._server: asyncio.base_events.Server | None = None
         self._sweeper: asyncio.Task | None = None
         self.desyncs = 0   # digests from clients that did not match (for tests and logs)
+        # What start-up resumed and set aside (server/resume.py), for the CLI to print; and
+        # token -> words for the players of a set-aside table, told at hello.
+        self.resumed: list[str] = []
+        self.set_aside_lines: list[str] = []
+        self.set_aside: dict[str, str] = {}
         self._next_client = 1
-        self._next_table = 1
         self._stopping = False
         self._mono0 = time.monotonic()
         self._wall0 = int(time.time() * 1000)
@@ -187,8 +225,13 @@ class Host:
 
     def store_game(self, table: Table, header: dict) -> GameWriter:
         path = self.store.new_game_file(table.id, table.ruleset)
-        writer = GameWriter(path, header, table.id)
-        self._save_table(table, path)
+        writer = self.store.open_game(path, header, table.id)
+        try:
+            self._save_table(table, path)
+        except Exception:
+            writer.close()
+            path.unlink(missing_ok=True)  # a game that never started leaves no log
+            raise
         return writer
 
     def _save_table(self, table: Table, path) -> None:
@@ -200,26 +243,8 @@ class Host:
         })
 
     def _resume_tables(self) -> None:
-        for record, header, events, end in self.store.load_tables():
-            if end is not None:
-                self.store.drop_table(record["id"])
-                continue
-            table = Table(self, record["id"], record["ruleset"], record["options"], record["owner"])
-            table.games_played = record.get("games_played", 0)
-            table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
-            writer = GameWriter(self.store.games / record["game_file"], header, table.id, events)
-            try:
-                table.resume(header, events, writer)
-            except IllegalAction as exc:
-                log.error("table %s cannot be resumed: %s", table.id, exc.reason)
-                writer.close()
-                continue
-            self.tables[table.id] = table
-            self._next_table = max(self._next_table, table.id + 1)
-            for seat in table.seats:
-                if seat.bot:
-                    self._spawn_bot(table, seat)
-            log.info("resumed table %s (%s) at event %s", table.id, table.ruleset, len(events))
+        self.resumed, self.set_aside_lines = resume_tables(self)
+        self.store.prune_games()
 
     def _spawn_bot(self, table: Table, seat: Seat) -> None:
         task = self.bot_factory(self, table.id, seat.bot, seat.token) if self.bot_factory else None
@@ -242,10 +267,26 @@ class Host:
 
     # ---- one connection ---------------------------------------------------------------------------
     def _opened(self, conn: Connection) -> None:
-        if len(self.connections) >= limits.MAX_CONNECTIONS or self._stopping:
-            conn.error("full" if not self._stopping else "shutdown")
+        if self._stopping:
+            conn.error("shutdown")
             conn.close()
             return
+        if len(self.connections) >= self.max_connections:
+            conn.error("full", f"The host is full right now: it holds {self.max_connections} "
+                       f"connections, its most. Please try again later.")
+            conn.close()
+            return
+        address = address_of(conn.peer)
+        capped = self.max_per_address is not None and address is not None \
+            and (self.cap_loopback or not is_loopback(address))
+        if capped:
+            if self.per_address.get(address, 0) >= self.max_per_address:
+                conn.error("full", f"Too many connections from your address: the host takes "
+                           f"{self.max_per_address} from one address. Close one and try again.")
+                conn.close()
+                return
+            self.per_address[address] = self.per_address.get(address, 0) + 1
+            conn.counted = address
         self.connections.add(conn)
 
     def _received(self, conn: Connection, data: bytes) -> None:
@@ -284,6 +325,13 @@ class Host:
         conn.close()
         if conn in self.connections:
             self.connections.discard(conn)
+            if conn.counted is not None:
+                left = self.per_address.get(conn.counted, 1) - 1
+                if left > 0:
+                    self.per_address[conn.counted] = left
+                else:
+                    self.per_address.pop(conn.counted, None)
+                conn.counted = None
             self._dropped(conn)
 
     def _handle(self, conn: Connection, message: dict) -> None:
@@ -341,6 +389,8 @@ class Host:
         })
         if table is not None:
             self._arrive(table, player, rejoin=True)
+        elif token and token in self.set_aside:
+            conn.error("no_table", self.set_aside.pop(token))
 
     def _table_holding(self, token: str) -> Table | None:
         for table in self.tables.values():
@@ -396,8 +446,7 @@ class Host:
             if known is not None and level not in known:
                 raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
                                     f"The levels are: {', '.join(sorted(known))}.")
-        table = Table(self, self._next_table, msg["ruleset"], options, player.token)
-        self._next_table += 1
+        table = Table(self, self.store.allocate_table_id(), msg["ruleset"], options, player.token)
         self.tables[table.id] = table
         table.seats.append(Seat(player.token, player.name))
         player.table = table
@@ -428,6 +477,9 @@ class Host:
             if player.token not in table.watchers:
                 table.watchers.append(player.token)
         elif not seated:
+            if player.token in self.removed_from.get(table.id, ()):
+                raise ProtocolError("removed", "The owner removed you from this table: you can "
+                                    "watch it, or sit at another.")
             if table.state == PLAYING:
                 raise ProtocolError("playing", "A game is running at this table: you can watch it.")
             if player.token in table.watchers:
@@ -507,6 +559,8 @@ class Host:
         table.close()
         self.store.drop_table(table.id)
         self.tables.pop(table.id, None)
+        steering.cancel(self, table)
+        self.removed_from.pop(table.id, None)
 
     def _dropped(self, conn: Connection) -> None:
         player = conn.player
@@ -572,7 +626,9 @@ class Host:
             raise ProtocolError("playing", "The game has already started.")
         waiting = [s.name for s in table.seats if not s.ready and s.token != table.owner]
         if waiting:
-            raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}.")
+            raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "
+                                f"{steering.start_asked(self, table)}")
+        steering.cancel(self, table)
         if table.pending_start is not None:
             raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
         self._check_seat_count(table)
@@ -582,7 +638,9 @@ class Host:
             table.pending_start = asyncio.get_running_loop().call_later(
                 BOT_SEATING_WAIT_S, self._start_now, table)
         else:
-            table.start_game()
+            words = self._start_game(table, told=conn)
+            if words is not None:
+                raise ProtocolError("cannot_start", words)
         self._ok(conn, re)
 
     @staticmethod
@@ -607,7 +665,36 @@ class Host:
         except ProtocolError as exc:
             table.broadcast({"type": "error", "code": exc.code, "words": exc.words})
             return
-        table.start_game()
+        self._start_game(table)
+
+    def _start_game(self, table: Table, told=None) -> str | None:
+        """Start the table's game; None, or the words every member (but `told`, who asked
+        and gets them as the answer) was sent when the start failed and the table stayed
+        where it was."""
+        state, ready = table.state, [seat.ready for seat in table.seats]
+        try:
+            table.start_game()
+            return None
+        except StoreError as exc:
+            words = (f"The game could not start: the host cannot save it ({exc.why}). "
+                     f"The table stays in the lobby.")
+            log.error("table %s: the game could not start: %s", table.id, exc.why)
+        except Exception:
+            log.exception("table %s: the game could not start", table.id)
+            words = "The game could not start: something went wrong on the host. The table stays in the lobby."
+        table.abandon_start(state, ready, words, told=told)
+        return words
+
+    def _on_remove(self, conn: Connection, msg: dict, re) -> None:
+        table = conn.player.table
+        if table is None:
+            raise ProtocolError("not_at_table")
+        steering.check_removable(self, table, conn.player.token, msg["seat"])
+        name = table.seats[msg["seat"]].name
+        steering.remove_seat(self, table, msg["seat"],
+                             f"{conn.player.name}, the owner, removed you from table {table.id}.",
+                             f"{conn.player.name} removed {name} from the table.")
+        self._ok(conn, re)
 
     def _on_chat(self, conn: Connection, msg: dict, re) -> None:
         table = conn.player.table
@@ -623,7 +710,8 @@ class Host:
         table, seat = self._seated(conn)
         if table.state != PLAYING:
             raise ProtocolError("no_game")
-        table.stamp(seat, msg["action"], sender=conn, re=re)
+        # Re-encoded from the validated fields only: nothing else the client sent is kept.
+        table.stamp(seat, build_action(table.ruleset, msg["action"]), sender=conn, re=re)
 
     def _on_digest(self, conn: Connection, msg: dict, re) -> None:
         table = conn.player.table

@@ -2,58 +2,243 @@
 
     STATE_DIR/games/<utc time>-table<id>-<ruleset>.kismet   one game's log (protocol.gamelog)
     STATE_DIR/tables/<id>.json                               a table with an unfinished game
+    STATE_DIR/damaged/                                       tables set aside at start-up
+    STATE_DIR/next-table-id                                  the next table id (never reused)
 
-A game log gets its header when the game starts and each event as it is stamped, flushed
+A game log gets its header when the game starts and each event as it is stamped, written
 before the event is sent to anyone, so a host killed at any moment has every event a client
 saw. The table file holds what the log does not: the owner and the rejoin token of each seat
 (kept out of the log so a replay file can be shared). It is written when a game starts and
 removed when the game ends. Neither file is read by anything but the host and the replay
 viewer.
+
+Every write is checked (`Disk`): a short write, a full or read-only disk, an I/O error raise
+`StoreError` with words for players, and a record that could not be written whole is cut
+off again, so the log never holds half a record followed by a good one.
+
+When to fsync: the header with its table file (a game players can come back to), and the end
+record (a finished game is what players keep). Not each event: the events of a running game
+reach the OS before anyone sees them, so a killed host loses none of them; only a power cut
+could lose the last moments, and then the players' own screens lose them too. An fsync per
+event would cost a disk flush per dice roll and per race grab (milliseconds on a real disk,
+the grab order's whole budget).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import time
 from pathlib import Path
 
-from protocol.gamelog import read_log_full, record_bytes
+from protocol.gamelog import LogError, iter_records, read_log_full, record_bytes
+
+# errno -> how players are told why the host cannot save ("its disk is full").
+_WHY = {
+    errno.ENOSPC: "its disk is full",
+    errno.EDQUOT: "its disk quota is used up",
+    errno.EROFS: "its disk is read-only",
+    errno.EIO: "its disk reports an input/output error",
+    errno.EACCES: "it may not write to its state folder",
+    errno.EPERM: "it may not write to its state folder",
+}
+
+
+class StoreError(OSError):
+    """A write that did not happen whole. `why` completes "The host cannot save ...: <why>"."""
+
+    def __init__(self, why: str, err: int | None = None):
+        super().__init__(err or errno.EIO, why)
+        self.why = why
+
+
+def why_of(exc: OSError) -> str:
+    if isinstance(exc, StoreError):
+        return exc.why
+    return _WHY.get(exc.errno, f"writing failed ({exc.strerror or exc})")
+
+
+class Disk:
+    """The system calls the store writes through; tests put a FaultyDisk in its place."""
+
+    def write(self, fd: int, data) -> int:
+        return os.write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        os.fsync(fd)
+
+
+def write_all(disk: Disk, fd: int, data: bytes, start: int | None = None) -> None:
+    """Write every byte of `data` at `start` (default: where the file offset is) or raise
+    StoreError; a partial write is cut off again. If an earlier cut failed, the file is cut
+    back to `start` before anything else is written, or the write is refused."""
+    if start is None:
+        start = os.lseek(fd, 0, os.SEEK_CUR)
+    elif os.fstat(fd).st_size != start:
+        try:
+            os.ftruncate(fd, start)
+        except OSError as exc:
+            raise StoreError(why_of(exc), exc.errno) from None
+    view = memoryview(data)
+    try:
+        while view:
+            written = disk.write(fd, view)
+            if written <= 0:
+                raise StoreError("its disk took none of the data", errno.EIO)
+            view = view[written:]
+    except OSError as exc:
+        try:  # take back what half got there, so the next record starts on a boundary
+            os.ftruncate(fd, start)
+            os.lseek(fd, start, os.SEEK_SET)
+        except OSError:
+            pass
+        raise StoreError(why_of(exc), exc.errno) from None
+
+
+def _write_file(disk: Disk, path: Path, data: bytes, sync: bool, mode: int = 0o644) -> None:
+    """The whole of `path` replaced by `data`, atomically (a temporary file, then rename)."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    except OSError as exc:
+        raise StoreError(why_of(exc), exc.errno) from None
+    try:
+        write_all(disk, fd, data)
+        if sync:
+            disk.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        _unlink(tmp)
+        raise StoreError(why_of(exc), exc.errno) from None
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink(tmp)
+        raise StoreError(why_of(exc), exc.errno) from None
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 class GameWriter:
-    """Appends one game's records to its log file, flushing each."""
+    """Appends one game's records to its log file, each write checked."""
 
-    def __init__(self, path: Path, header: dict, table_id: int, events=()):
+    def __init__(self, path: Path, header: dict, table_id: int, events=(), disk: Disk | None = None):
         self.path = path
-        tmp = path.with_suffix(".tmp")
-        with open(tmp, "wb") as out:
-            out.write(record_bytes({"kind": "header", "header": header, "table": table_id}))
-            for event in events:
-                out.write(record_bytes({"kind": "event", **event}))
-        os.replace(tmp, path)  # a torn tail from a crash is gone once we rewrite
-        self._file = open(path, "ab", buffering=0)
+        self.disk = disk or Disk()
+        data = record_bytes({"kind": "header", "header": header, "table": table_id})
+        data += b"".join(record_bytes({"kind": "event", **event}) for event in events)
+        # A torn tail from a crash is gone once we rewrite.
+        _write_file(self.disk, path, data, sync=True)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise StoreError(why_of(exc), exc.errno) from None
+        self.size = os.lseek(self._fd, 0, os.SEEK_END)  # bytes of whole records on disk
+        self.ended = False
 
-    def append(self, event: dict) -> None:
-        self._file.write(record_bytes({"kind": "event", **event}))
+    def append(self, event: dict, end: dict | None = None) -> None:
+        """One event; with `end` (the end record's fields), the end record too, in one write,
+        then fsync: the game is finished on disk before anyone is shown it finished."""
+        data = record_bytes({"kind": "event", **event})
+        if end is not None:
+            data += record_bytes({"kind": "end", **end})
+        write_all(self.disk, self._fd, data, self.size)
+        self.size += len(data)
+        if end is not None:
+            try:
+                self.disk.fsync(self._fd)
+            except OSError as exc:
+                raise StoreError(why_of(exc), exc.errno) from None
+            self.ended = True
 
     def finish(self, result: dict | None) -> None:
-        self._file.write(record_bytes({"kind": "end", "result": result}))
+        """Close the log, writing an end record unless append() wrote it with the last event."""
+        if not self.ended:
+            write_all(self.disk, self._fd, record_bytes({"kind": "end", "result": result}), self.size)
+            self.disk.fsync(self._fd)
+            self.ended = True
         self.close()
 
     def close(self) -> None:
-        if not self._file.closed:
-            self._file.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 were 8.9 MB)
 
 
 class Store:
-    def __init__(self, state_dir):
+    def __init__(self, state_dir, disk: Disk | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES):
         self.root = Path(state_dir)
+        self.disk = disk or Disk()
+        self.keep_games = keep_games  # finished logs kept (None: all)
         self.games = self.root / "games"
         self.tables = self.root / "tables"
+        self.damaged = self.root / "damaged"
         self.games.mkdir(parents=True, exist_ok=True)
         self.tables.mkdir(parents=True, exist_ok=True)
+        self._next_id = self._highest_id() + 1
 
+    # ---- start-up --------------------------------------------------------------------------
+    @staticmethod
+    def check_writable(state_dir) -> str | None:
+        """None if a file can be written, synced and removed in `state_dir`, else why not."""
+        root = Path(state_dir)
+        probe = root / f".write-check-{os.getpid()}"
+        try:
+            (root / "games").mkdir(parents=True, exist_ok=True)
+            (root / "tables").mkdir(parents=True, exist_ok=True)
+            _write_file(Disk(), probe, b"kismet", sync=True)
+            probe.unlink()
+        except OSError as exc:
+            return why_of(exc) if isinstance(exc, StoreError) else (exc.strerror or str(exc))
+        return None
+
+    # ---- table ids -------------------------------------------------------------------------
+    def _highest_id(self) -> int:
+        """The highest table id this folder has ever used: its counter, table files, game
+        logs and damaged files all count, so a set-aside table's id is never given again."""
+        highest = 0
+        try:
+            highest = int((self.root / "next-table-id").read_text().strip()) - 1
+        except (OSError, ValueError):
+            pass
+        patterns = ((self.tables, re.compile(r"^(\d+)\.json")),
+                    (self.games, re.compile(r"-table(\d+)-")),
+                    (self.damaged, re.compile(r"^table(\d+)-")))
+        for folder, pattern in patterns:
+            try:
+                names = [p.name for p in folder.iterdir()]
+            except OSError:
+                continue
+            for name in names:
+                found = pattern.search(name)
+                if found:
+                    highest = max(highest, int(found.group(1)))
+        return highest
+
+    def allocate_table_id(self) -> int:
+        table_id = self._next_id
+        self._next_id += 1
+        try:  # best effort: the names of the files a table leaves behind count as well
+            _write_file(self.disk, self.root / "next-table-id", f"{self._next_id}\n".encode(), sync=False)
+        except StoreError:
+            pass
+        return table_id
+
+    def note_table_id(self, table_id: int) -> None:
+        self._next_id = max(self._next_id, table_id + 1)
+
+    # ---- games -----------------------------------------------------------------------------
     def new_game_file(self, table_id: int, ruleset: str) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         path = self.games / f"{stamp}-table{table_id}-{ruleset}.kismet"
@@ -63,28 +248,76 @@ class Store:
             path = self.games / f"{stamp}-table{table_id}-{ruleset}-{n}.kismet"
         return path
 
+    def open_game(self, path: Path, header: dict, table_id: int, events=()) -> GameWriter:
+        return GameWriter(path, header, table_id, events, disk=self.disk)
+
     def save_table(self, table_id: int, record: dict) -> None:
-        path = self.tables / f"{table_id}.json"
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # tokens inside
-        with os.fdopen(fd, "w") as out:
-            json.dump(record, out)
-        os.replace(tmp, path)
+        data = json.dumps(record).encode()
+        # 0600: the rejoin tokens are inside.
+        _write_file(self.disk, self.tables / f"{table_id}.json", data, sync=True, mode=0o600)
 
     def drop_table(self, table_id: int) -> None:
-        try:
-            (self.tables / f"{table_id}.json").unlink()
-        except FileNotFoundError:
-            pass
+        """The table's game is over (or it closed): its table file goes, and the oldest
+        finished logs beyond keep_games with it."""
+        _unlink(self.tables / f"{table_id}.json")
+        self.prune_games()
 
-    def load_tables(self) -> list[tuple[dict, dict, list[dict], dict | None]]:
-        """(table record, header, events, end) for each saved table, by table id."""
-        found = []
-        for path in sorted(self.tables.glob("*.json"), key=lambda p: p.stem):
+    def prune_games(self) -> int:
+        """Remove the oldest finished logs beyond keep_games; returns how many went. A log a
+        table file names is a game still running or to resume: never removed."""
+        if self.keep_games is None:
+            return 0
+        running = set()
+        for path in self.tables.glob("*.json"):
             try:
-                record = json.loads(path.read_text())
-                header, events, end = read_log_full(self.games / record["game_file"])
-            except (OSError, ValueError, KeyError):
-                continue  # a table whose log is gone cannot be resumed
-            found.append((record, header, events, end))
-        return found
+                running.add(json.loads(path.read_text()).get("game_file"))
+            except (OSError, ValueError, AttributeError):
+                continue  # resume sets it aside; its log is no finished game either way
+        finished = []
+        for path in self.games.glob("*.kismet"):
+            if path.name in running:
+                continue
+            try:
+                finished.append((path.stat().st_mtime_ns, path.name, path))
+            except OSError:
+                continue
+        if len(finished) <= self.keep_games:
+            return 0
+        finished.sort()
+        gone = finished[: len(finished) - self.keep_games]
+        for _mtime, _name, path in gone:
+            _unlink(path)
+        return len(gone)
+
+    # ---- resume ----------------------------------------------------------------------------
+    def table_files(self) -> list[Path]:
+        def number(path):
+            return int(path.stem) if path.stem.isdigit() else 0
+        return sorted(self.tables.glob("*.json"), key=number)
+
+    def read_game(self, path: Path) -> tuple[dict, list[dict], dict | None, int]:
+        """(header, events, end, torn bytes dropped at the end) of one log, or LogError."""
+        header, events, end = read_log_full(path)
+        with open(path, "rb") as stream:
+            whole = 0
+            for _record in iter_records(stream):
+                whole = stream.tell()
+            size = os.fstat(stream.fileno()).st_size
+        return header, events, end, size - whole
+
+    def set_aside(self, paths: list[Path], table_id, reason: str) -> Path:
+        """Move a table's files into damaged/, beside a note saying why; returns the folder."""
+        folder = self.damaged / f"table{table_id}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
+        n = 1
+        while folder.exists():
+            n += 1
+            folder = folder.with_name(folder.name.split("~")[0] + f"~{n}")
+        folder.mkdir(parents=True)
+        for path in paths:
+            if path.exists():
+                os.replace(path, folder / path.name)
+        (folder / "why.txt").write_text(reason + "\n")
+        return folder
+
+
+__all__ = ["Disk", "GameWriter", "LogError", "Store", "StoreError", "why_of", "write_all"]

@@ -17,6 +17,9 @@ from kismet_tui.rules import HOST, IllegalAction, new_game, replay
 from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
 
+from .saving import Saving
+from .store import StoreError
+
 log = logging.getLogger("kismet.host")
 
 LOBBY, PLAYING, FINISHED = "lobby", "playing", "finished"
@@ -53,6 +56,8 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (host.py).
         self.pending_start: asyncio.TimerHandle | None = None
+        # Play pauses here while the disk refuses writes (server/saving.py).
+        self.saving = Saving(self)
 
     # ---- membership ----------------------------------------------------------------------
     def seat_of(self, token: str) -> int | None:
@@ -184,6 +189,8 @@ class Table:
         """Apply, log and broadcast one action; IllegalAction leaves everything as it was."""
         if self.state != PLAYING:
             raise IllegalAction("No game is running at this table.")
+        if self.saving.paused(seat, action):
+            return None  # a host stamp is skipped: play resumed looks again at who is here
         t = max(self.host.now_ms(), self.last_t)
         try:
             notes = self.game.apply(seat, action, t)
@@ -195,10 +202,27 @@ class Table:
             self.game = replay(self.header, self.events)
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
-        self.events.append(event)
         self.last_t = t
+        try:
+            self._save(event)  # on disk before anyone sees it
+        except StoreError as exc:
+            self.saving.hold(event, notes, sender, re, exc)  # raises for a player's action
+            return event
+        return self._publish(event, notes, sender, re)
+
+    def _save(self, event: dict) -> None:
+        """Write one event; the game's last event goes with its end record, synced, so no
+        one is shown a finished game that is not finished on disk."""
         if self.writer is not None:
-            self.writer.append(event)  # on disk before anyone sees it
+            self.writer.append(event, end=self.end_record() if self.game.finished else None)
+
+    def end_record(self) -> dict:
+        """The fields of the log's end record."""
+        return {"result": self.game.result()}
+
+    def _publish(self, event: dict, notes, sender=None, re: int | None = None) -> dict:
+        """Send a saved event to every member, then look at what it did to the game."""
+        self.events.append(event)
         message = {"type": "event", **event}
         frame = encode(message)
         for conn in self.connections():
@@ -236,14 +260,14 @@ class Table:
 
     def digest_ready(self, seq: int) -> bool:
         """Whether digest_at(seq) is cheap (no replay)."""
-        return seq in self._digests or seq == len(self.events)
+        return seq in self._digests or (seq == len(self.events) and not self.saving.held)
 
     def digest_at(self, seq: int) -> str:
         """The engine's digest just after event `seq` (0: before the first event): from the
         checkpoints remembered while stamping, the current state, or a replay of the log."""
         if seq in self._digests:
             return self._digests[seq]
-        if seq == len(self.events):
+        if seq == len(self.events) and not self.saving.held:  # else the game is one ahead
             digest = self.game.digest()
         else:
             digest = replay(self.header, self.events[:seq]).digest()
@@ -286,8 +310,27 @@ class Table:
         except IllegalAction as exc:  # a bug in an engine: say so, do not spin
             log.error("table %s: the engine refused its own timeout: %s", self.id, exc.reason)
 
+    def abandon_start(self, state: str, ready: list[bool], words: str, told=None) -> None:
+        """A start that failed: the table is back in the lobby as it was, everyone told."""
+        self.cancel_timer()
+        self.saving.cancel()
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        self.host.store.drop_table(self.id)
+        self.header, self.game, self.events = None, None, []
+        self.state = state
+        for seat, was in zip(self.seats, ready):
+            seat.ready = was
+        self.send_table()
+        frame = encode({"type": "error", "code": "cannot_start", "words": words})
+        for conn in self.connections():
+            if conn is not told:
+                conn.send_bytes(frame)
+
     def close(self) -> None:
         self.cancel_timer()
+        self.saving.cancel()
         if self.pending_start is not None:
             self.pending_start.cancel()
             self.pending_start = None

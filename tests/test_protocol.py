@@ -47,7 +47,6 @@ async def test_frame_of_exactly_the_limit_is_read():
     (msgpack.packb({1: "int key"}), "int map key"),
     (msgpack.packb(msgpack.ExtType(5, b"abc")), "extension type"),
     (msgpack.packb({"type": "x"}) + b"\x01", "trailing bytes"),
-    (msgpack.packb({"a": list(range(limits.MAX_ARRAY_LEN + 1))}), "array too long"),
     (msgpack.packb({"a": b"\xff\xfe"}, use_bin_type=False), "raw bytes that are not UTF-8"),
 ])
 def test_unreadable_bodies_are_bad_frames(body, why):
@@ -56,13 +55,26 @@ def test_unreadable_bodies_are_bad_frames(body, why):
     assert err.value.code == "bad_frame", why
 
 
+@pytest.mark.parametrize("body, words", [
+    (msgpack.packb({"a": list(range(limits.MAX_ARRAY_LEN + 1))}), "a list longer than"),
+    (msgpack.packb({"a": {str(i): i for i in range(limits.MAX_MAP_LEN + 1)}}), "a map with more"),
+    (b"\x81\xa1a" + b"\x91" * 3000 + b"\xc0", "nested too deeply"),
+])
+def test_bodies_over_a_limit_are_bad_messages_that_say_which(body, words):
+    with pytest.raises(ProtocolError) as err:
+        decode_body(body)
+    assert err.value.code == "bad_message" and words in err.value.words
+
+
 @pytest.mark.parametrize("message, words", [
     ({"type": "hello", "version": "1", "name": "Ana"}, "'version' must be a whole number"),
     ({"type": "hello", "version": 1}, "needs 'name'"),
     ({"type": "join_table", "table": True}, "'table' must be a whole number"),
-    ({"type": "act", "action": {"type": "roll", "hold": [0.5]}}, "only maps, lists"),
+    ({"type": "act", "action": {"type": "roll", "hold": [0.5]}}, "holds a fraction"),
+    ({"type": "act", "action": {"type": "roll", b"hold": [1]}}, "only text keys"),
+    ({"type": "hello", "version": 1, "name": "x" * 97}, "A name is at most 24 characters; that one has 97."),
     ({"type": "act", "action": {"hold": []}}, "must be a map with a 'type'"),
-    ({"type": "chat", "text": "x" * (limits.MAX_CHAT * 4 + 1)}, "too long"),
+    ({"type": "chat", "text": "x" * (limits.MAX_CHAT + 1)}, "A chat line is at most 300 characters"),
     ({"type": "ping", "id": -1}, "'id' must be a whole number"),
     ({"type": "launch_missiles"}, "does not know the message type 'launch_missiles'"),
     ({"type": 3}, "must say its type"),
@@ -81,13 +93,21 @@ def test_parse_fills_defaults_and_keeps_the_id():
     assert parse_client({"type": "create_table", "ruleset": "dice", "bots": 2})["bots"] == ["greedy", "greedy"]
 
 
-def test_names_and_chat_lose_control_characters_and_markup():
-    assert clean_name("\x1b[31mAna\x07\u202e") == "(31mAna"
-    assert clean_name("[bold red]Bo[/]") == "(bold red)Bo(/)"
+def test_names_and_chat_keep_what_was_typed_and_lose_whole_escape_sequences():
+    assert clean_name("\x1b[31mAna\x07\u202e") == "Ana"          # the whole CSI, not only ESC
+    assert clean_name("\x1b]0;pwned\x07Bo") == "Bo"                # an OSC title, to its BEL
+    assert clean_name("\x1b]8;;http://x\x1b\\Cy") == "Cy"          # an OSC ended by ST
+    assert clean_name("\x9b2JDi") == "Di"                           # the 8-bit CSI
+    assert clean_name("[bold red]Bo[/] <3") == "[bold red]Bo[/] <3"  # brackets stay as typed
+    assert clean_name("Zoë Ñandú 李") == "Zoë Ñandú 李"
+    assert clean_name("👩\u200d👩\u200d👧 ok") == "👩\u200d👩\u200d👧 ok"  # a joined emoji stays
+    assert clean_name("A\u200dB") == "AB"                            # a joiner between letters goes
+    assert clean_name("e" + "\u0301" * 40) == "\u00e9" + "\u0301" * 3  # marks pile up no higher
+    assert clean_name("a\u200b\u2066b\ufeff") == "ab"                # zero-width and bidi go
     assert clean_name("   \t ") == "Player"
-    assert len(clean_name("x" * 100)) == limits.MAX_NAME
+    assert len(clean_name("x" * 90)) == limits.MAX_NAME
     assert clean_chat("hi\nthere\r\n  you") == "hi there you"
-    assert parse_client({"type": "chat", "text": "[link=x]click[/link]"})["text"] == "(link=x)click(/link)"
+    assert parse_client({"type": "chat", "text": "[link=x]click[/link]"})["text"] == "[link=x]click[/link]"
 
 
 def test_log_reader_ignores_a_torn_tail(tmp_path):

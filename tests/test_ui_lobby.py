@@ -58,7 +58,7 @@ async def test_lobby_create_ready_refusal_chat_start(tmp_path):
             await wait_for(pilot, lambda: any("Ana: hi" in line.text for line in app.screen.query_one("#lobbylog").lines),
                            what="the chat line in the lobby log")
             lobby_log = "\n".join(line.text for line in app.screen.query_one("#lobbylog").lines)
-            assert "Ana: hi (b)x" in lobby_log
+            assert "Ana: hi [b]x" in lobby_log  # as typed, shown as plain text
             await pilot.press("g")
             await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen")
             assert client.game is not None and client.game.seats == 2

@@ -384,6 +384,10 @@ class Client:
         """Owner only, before a game: new seat i is the old seat order[i]."""
         await self._request({"type": "reorder", "order": order})
 
+    async def remove(self, seat: int) -> None:
+        """Owner only, between games: free seat `seat` (0-based); its player is told."""
+        await self._request({"type": "remove", "seat": seat})
+
     async def chat(self, text: str) -> None:
         await self._request({"type": "chat", "text": text})
 

@@ -80,6 +80,7 @@ class LobbyScreen(Screen):
         Binding("s", "join(True)", "Watch"),
         Binding("y", "ready", "Ready"),
         Binding("g", "start", "Start"),
+        Binding("x", "remove", "Remove unready"),
         Binding("l", "leave", "Leave"),
         Binding("r", "refresh", "Refresh"),
         Binding("t", "talk", "Talk"),
@@ -193,6 +194,8 @@ class LobbyScreen(Screen):
             return seated and not owner and table.get("state") != "playing"
         if action == "start":
             return owner and table.get("state") != "playing"
+        if action == "remove":
+            return owner and table.get("state") != "playing" and self.unready_seat(table) is not None
         if action == "leave":
             return table is not None
         return True
@@ -222,6 +225,22 @@ class LobbyScreen(Screen):
 
     async def action_start(self) -> None:
         await self.app.send("start")
+
+    def unready_seat(self, table: dict) -> int | None:
+        """The last seat whose player is not ready (not the owner, not a bot): the one `x`
+        frees, such as a stranger who sat down and never readied."""
+        owner = table.get("owner")
+        found = None
+        for index, seat in enumerate(table.get("seats") or []):
+            if not seat.get("ready") and not seat.get("bot") and seat.get("client_id") != owner:
+                found = index
+        return found
+
+    async def action_remove(self) -> None:
+        table = self.my_table()
+        seat = self.unready_seat(table) if table else None
+        if seat is not None:
+            await self.app.send("remove", seat)
 
     async def action_leave(self) -> None:
         await self.app.send("leave")

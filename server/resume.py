@@ -1,0 +1,138 @@
+"""Resume at start-up: every unfinished table the state folder holds, or set it aside.
+
+Resume never stops the host. Whatever is wrong with one table's files (a table file cut in
+half, a log without its header, a renamed field, garbage at the end, events the engine
+refuses), that table is set aside: its files move to `damaged/` beside a note saying why, the
+host's start-up lines name it, and its players are told in words when they say hello. Every
+other table resumes. A log whose last record was torn (a host killed mid-write) resumes from
+its last whole event, and the start-up line says how many bytes were dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from .table import Seat, Table
+
+log = logging.getLogger("kismet.host")
+
+
+class Damaged(ValueError):
+    """One table's saved files cannot be resumed; the words say why."""
+
+
+def _record_of(path: Path) -> dict:
+    import json
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise Damaged(f"its table file cannot be read ({exc.__class__.__name__})") from None
+    if not isinstance(record, dict):
+        raise Damaged("its table file is not a table")
+    checks = {"id": int, "ruleset": str, "options": dict, "seats": list, "game_file": str}
+    for key, kind in checks.items():
+        if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool):
+            raise Damaged(f"its table file has no valid '{key}'")
+    if str(record["id"]) != path.stem:
+        raise Damaged(f"its table file names table {record['id']}, not {path.stem}")
+    name = record["game_file"]
+    if Path(name).name != name or not name.endswith(".kismet"):
+        raise Damaged("its table file names a game log outside the games folder")
+    for seat in record["seats"]:
+        if not (isinstance(seat, dict) and isinstance(seat.get("token"), str)
+                and isinstance(seat.get("name"), str)
+                and (seat.get("bot") is None or isinstance(seat.get("bot"), str))):
+            raise Damaged("its table file has a seat that is not one")
+    if record.get("owner") is not None and not isinstance(record["owner"], str):
+        raise Damaged("its table file has no valid 'owner'")
+    return record
+
+
+def resume_tables(host) -> tuple[list[str], list[str]]:
+    """Resume what can be; returns (lines for resumed tables, lines for set-aside tables)."""
+    store = host.store
+    resumed, set_aside = [], []
+    for path in store.table_files():
+        record, files = None, [path]
+        try:
+            record = _record_of(path)
+            game_path = store.games / record["game_file"]
+            files.append(game_path)
+            line = _resume_one(host, record, game_path)
+            if line is not None:
+                resumed.append(line)
+        except Exception as exc:  # anything at all: this table is set aside, the host goes on
+            reason = str(exc) if isinstance(exc, Damaged) else _why(exc)
+            table_id = record["id"] if record is not None else path.stem
+            try:
+                folder = store.set_aside(files, table_id, reason)
+                where = f"its files are in {folder}"
+            except OSError as move_exc:
+                where = f"its files could not be moved ({move_exc.strerror or move_exc})"
+            line = f"Set aside table {table_id}: {reason}; {where}."
+            log.error(line)
+            set_aside.append(line)
+            if isinstance(record, dict) and isinstance(record.get("id"), int):
+                store.note_table_id(record["id"])
+            for token in _tokens(record):
+                host.set_aside[token] = (
+                    f"Your table {table_id} could not be taken up again after the host "
+                    f"restarted: {reason}. It was set aside; please join or open another.")
+    return resumed, set_aside
+
+
+def _why(exc: Exception) -> str:
+    from kismet_tui.rules import IllegalAction
+    from protocol.gamelog import LogError
+    if isinstance(exc, LogError):
+        return f"its game log is damaged ({exc})"
+    if isinstance(exc, IllegalAction):
+        return f"its game log does not replay ({exc.reason})"
+    if isinstance(exc, FileNotFoundError):
+        return "its game log is missing"
+    if isinstance(exc, OSError):
+        return f"its files cannot be read ({exc.strerror or exc})"
+    if isinstance(exc, KeyError):
+        return f"its game log lacks the field {exc}"
+    return f"its game log does not replay ({exc.__class__.__name__}: {exc})"
+
+
+def _tokens(record) -> list[str]:
+    if not isinstance(record, dict) or not isinstance(record.get("seats"), list):
+        return []
+    return [s["token"] for s in record["seats"]
+            if isinstance(s, dict) and isinstance(s.get("token"), str) and not s.get("bot")]
+
+
+def _resume_one(host, record: dict, game_path: Path) -> str | None:
+    store = host.store
+    header, events, end, torn = store.read_game(game_path)
+    if end is not None:  # finished, but the host stopped before it removed the table file
+        store.drop_table(record["id"])
+        store.note_table_id(record["id"])
+        return None
+    if header.get("ruleset") != record["ruleset"] or not isinstance(header.get("seats"), list) \
+            or len(header["seats"]) != len(record["seats"]):
+        raise Damaged("its table file and its game log do not match")
+    from kismet_tui.rules import replay
+    replay(header, events)  # refuses a log that does not replay, before anything is written
+    table = Table(host, record["id"], record["ruleset"], record["options"], record.get("owner"))
+    table.games_played = record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
+    table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
+    writer = store.open_game(game_path, header, table.id, events)  # rewritten whole: no torn tail
+    try:
+        table.resume(header, events, writer)
+    except Exception:
+        writer.close()
+        raise
+    host.tables[table.id] = table
+    store.note_table_id(table.id)
+    for seat in table.seats:
+        if seat.bot:
+            host._spawn_bot(table, seat)
+    line = f"Resumed table {table.id} ({table.ruleset}) at event {len(events)}"
+    if torn:
+        line += f"; its log ended in a torn record: {torn} bytes dropped after the last whole event"
+    log.info(line)
+    return line + "."

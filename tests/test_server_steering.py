@@ -1,0 +1,108 @@
+"""The owner steers the table: between games the owner removes a member (told to everyone in
+words, and the removed player may not sit there again); a seat still unready a set time after
+the owner asked to start is freed. Over real TCP; the lobby key drives the real app."""
+
+import asyncio
+
+import pytest
+
+from kismet_tui.net.client import RequestError
+from tests.netutil import running_host, wait_until
+from tests.test_server_hostile import _client
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
+
+
+def heard(client, kinds=("error", "notice")):
+    seen = []
+
+    async def collect():
+        async for message in client.messages():
+            if message["type"] in kinds and message.get("re") is None:
+                seen.append(message)
+    return seen, asyncio.create_task(collect())
+
+
+async def a_table_with_a_stranger(host):
+    ana, bo, cy = await _client(host, "Ana"), await _client(host, "Bo"), await _client(host, "Cy")
+    table = await ana.create_table("dice")
+    await bo.join_table(table["id"])
+    await bo.ready()
+    await cy.join_table(table["id"])  # sits down, never readies
+    await wait_until(lambda: len(ana.table["seats"]) == 3)
+    return ana, bo, cy, table["id"]
+
+
+async def test_the_owner_removes_a_member_between_games(tmp_path):
+    async with running_host(tmp_path) as host:
+        ana, bo, cy, table_id = await a_table_with_a_stranger(host)
+        bo_heard, bo_task = heard(bo)
+        cy_heard, cy_task = heard(cy)
+        with pytest.raises(RequestError) as refused:
+            await bo.remove(2)
+        assert refused.value.code == "not_owner"
+        with pytest.raises(RequestError) as refused:
+            await ana.remove(0)
+        assert "leave the table instead" in refused.value.words
+        await ana.remove(2)
+        await wait_until(lambda: cy_heard and bo_heard)
+        assert cy_heard[0]["code"] == "removed"
+        assert cy_heard[0]["words"] == f"Ana, the owner, removed you from table {table_id}."
+        assert bo_heard[0]["words"] == "Ana removed Cy from the table."
+        await wait_until(lambda: cy.table is None and len(bo.table["seats"]) == 2)
+        with pytest.raises(RequestError) as refused:
+            await cy.join_table(table_id)
+        assert refused.value.code == "removed"
+        await ana.start()  # the rematch is no longer blocked
+        await wait_until(lambda: bo.game is not None)
+        with pytest.raises(RequestError) as refused:
+            await ana.remove(1)
+        assert refused.value.words == "Players can be removed only between games."
+        bo_task.cancel(); cy_task.cancel()
+        for client in (ana, bo, cy):
+            await client.close()
+
+
+async def test_a_seat_left_unready_after_the_start_was_asked_is_freed(tmp_path):
+    async with running_host(tmp_path) as host:
+        host.unready_limit_s = 0.3
+        ana, bo, cy, table_id = await a_table_with_a_stranger(host)
+        cy_heard, cy_task = heard(cy)
+        with pytest.raises(RequestError) as refused:
+            await ana.start()
+        assert refused.value.words == ("Not everyone is ready: waiting for Cy. A seat still not "
+                                       "ready 0.3 s after the start was asked is freed.")
+        await wait_until(lambda: len(ana.table["seats"]) == 2)
+        assert [s["name"] for s in ana.table["seats"]] == ["Ana", "Bo"]
+        await wait_until(lambda: cy_heard)
+        assert "not ready 0.3 s after the owner asked to start" in cy_heard[0]["words"]
+        await ana.start()
+        await wait_until(lambda: bo.game is not None)
+        cy_task.cancel()
+        for client in (ana, bo, cy):
+            await client.close()
+
+
+@pytest.mark.ui
+async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
+    from textual.widgets import Footer
+    from tests.test_ui_dice import wait_for
+    from tests.test_ui_games import make_app
+    async with running_host(tmp_path) as host:
+        bo = await _client(host, "Bo")
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "enter")
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await bo.join_table(client.table["id"])
+            await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
+            await pilot.pause(0.1)
+            # The footer shows the key while someone unready sits here.
+            shown = app.screen.active_bindings.get("x")
+            assert shown is not None and shown.enabled and shown.binding.description == "Remove unready"
+            assert app.screen.query_one(Footer) is not None
+            await pilot.press("x")
+            await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
+            await wait_for(pilot, lambda: bo.table is None, what="Bo told")
+        await bo.close()
