@@ -122,7 +122,32 @@ class Game:
         self.now = t_ms
         return notes if notes is not None else []
 
-    def legal_actions(self, seat: int) -> list[dict]:
+    def legal_actions(self, seat: int, t_ms: int | None = None) -> list[dict]:
+        """Exactly the actions `apply(seat, action, t_ms)` accepts now, each once, in its
+        plain spelling (docs/design.md, "The engine's contract").
+
+        `t_ms` is the time the action would be stamped at; None means the time of the last
+        event (`now`). It matters where the rules depend on time: nothing is accepted stamped
+        before `now`, the host's timeout only once the deadline has passed, and a knock-game
+        roll only after the knock window. For HOST the list is the timeout when due, and
+        `away` / `back` for every seat that is not away / is away, until the game is over. `apply` also accepts a few
+        other spellings of the same moves (a dice hold in any order, a grab without its card
+        id, a pre-lay under a secret commitment); those are not listed again.
+        """
+        t = self.now if t_ms is None else t_ms
+        if t < self.now:
+            return []
+        if seat == HOST:
+            if self.finished:
+                return []
+            deadline = self.next_deadline()
+            due = [{"type": "timeout"}] if deadline is not None and t >= deadline else []
+            return due + [{"type": "back" if self.away[s] else "away", "seat": s}
+                          for s in range(self.seats)]
+        return self._player_actions(seat, t)
+
+    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+        """legal_actions for a player's seat at `t_ms` (never earlier than `now`)."""
         raise NotImplementedError
 
     def view(self, seat: int | None) -> dict:
@@ -150,6 +175,7 @@ class Game:
     # ---- what every game does the same way ------------------------------------------------
     def _act_away(self, seat: int, action: dict, t_ms: int) -> list[dict]:
         who = self._target_seat(action)
+        check(not self.finished, "The game is over.")
         check(not self.away[who], f"Seat {who} is already away.")
         self.away[who] = True
         self._on_away(who, t_ms)
@@ -157,6 +183,7 @@ class Game:
 
     def _act_back(self, seat: int, action: dict, t_ms: int) -> list[dict]:
         who = self._target_seat(action)
+        check(not self.finished, "The game is over.")
         check(self.away[who], f"Seat {who} is not away.")
         self.away[who] = False
         self._on_back(who, t_ms)

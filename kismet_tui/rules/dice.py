@@ -28,7 +28,9 @@ Actions (a player's, for the seat to move):
   ("A joker cannot be scored as a Straight.").
 A seat marked away is refused until the host stamps it back (as in race and knock).
 `legal_actions(seat)` lists the seat's rolls (each hold as a sorted list of positions) and
-score actions; for HOST it lists the timeout while a deadline is set.
+score actions, exactly the moves `apply` accepts (it also accepts a hold in any order, no
+`hold` on a first roll, and the explicit `"joker": true`); for HOST it lists the timeout once
+the deadline has passed, and `away` / `back`.
 The host stamps `timeout`, `away` and `back` (base.py). A timeout plays the default [D18] for
 the seat to move: roll once if they have not rolled this turn, then score the open box that
 scores most (ties: the first in scorecard order), the joker applied.
@@ -92,7 +94,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from .base import HOST, Game, IllegalAction, check, check_known_options, int_option
+from .base import Game, IllegalAction, check, check_known_options, int_option
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -464,9 +466,9 @@ class DiceGame(Game):
             deadlines.append(self.turn_start + self.options["turn_limit_ms"])
         return min(deadlines) if deadlines else None
 
-    def legal_actions(self, seat: int) -> list[dict]:
-        if seat == HOST:
-            return [{"type": "timeout"}] if self.next_deadline() is not None else []
+    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+        # Nothing in a dice turn depends on the time: a move stamped after the turn limit is
+        # still the player's (the host stamps its timeout first if it is due).
         if self.over or seat != self.current or self.away[seat]:
             return []
         actions = []
