@@ -1,8 +1,13 @@
-"""Player-written text made safe to show in anybody's terminal.
+r"""Player-written text made safe to show in anybody's terminal.
 
 Names and chat lines lose control characters (escape sequences included), format characters
 (bidirectional overrides, zero-width joiners), and Rich/Textual markup brackets, which become
 round brackets. Whitespace runs fold into one space.
+
+    >>> clean_chat("hi [b]there[/b]\x1b[31m  !")
+    'hi (b)there(/b)(31m !'
+    >>> clean_name("\x00")
+    'Player'
 """
 
 from __future__ import annotations

@@ -133,7 +133,11 @@ BONUS_TIERS = ((78, 75), (71, 55), (63, 35))
 
 
 def basic_bonus(total: int) -> int:
-    """The bonus a Basic section total earns: 63..70 -> 35, 71..77 -> 55, 78+ -> 75."""
+    """The bonus a Basic section total earns: 63..70 -> 35, 71..77 -> 55, 78+ -> 75.
+
+    >>> [basic_bonus(total) for total in (62, 63, 71, 78)]
+    [0, 35, 55, 75]
+    """
     for lowest, bonus in BONUS_TIERS:
         if total >= lowest:
             return bonus
@@ -177,6 +181,13 @@ def score(box: str, dice, joker: bool = False) -> int:
     `joker=True` scores five of a kind as a joker [D5]: it meets every pattern except the
     Straight, which a joker may only scratch (0). Raises IllegalAction for an unknown box,
     dice that are not five faces, or a joker that is not five of a kind.
+
+    >>> score("full_house", [2, 2, 5, 5, 5])  # 19 + 15
+    34
+    >>> score("full_house", [6, 6, 6, 6, 6]), score("full_house", [6] * 5, joker=True)  # [D3]
+    (0, 45)
+    >>> score("two_pair_same_color", [3, 3, 4, 4, 1])  # [D2]
+    15
     """
     if box not in BOX_NAMES:
         raise IllegalAction(f"There is no box called '{box}' on a Kismet card.")
