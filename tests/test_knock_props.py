@@ -2,9 +2,10 @@
 stay their own 11 at every step, and every refused action leaves the digest as it was.
 
 The shared `random_playout` drives 2-seat games (it lets the knock window [D15] pass, since
-`legal_actions` lists the roll only once the window is over). It picks uniformly among every seat's actions, so with 3 or
-more seats the knocks of the other players outnumber the roller's lays, and wrong knocks give
-cards back faster than lays take them: such games practically never end. So
+`legal_actions` lists the roll only once the window is over). It picks uniformly among every
+seat's actions, so with 3 or more seats the knocks of the other players outnumber the
+roller's lays, and wrong knocks give cards back faster than lays take them: such games
+practically never end. So
 `playout_through_windows` below drives 2 to 5 seats the way people knock, picking a knock
 only about one time in six; it also tries rolls inside the window at random and checks
 that they are refused without effect.

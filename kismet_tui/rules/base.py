@@ -130,9 +130,10 @@ class Game:
         event (`now`). It matters where the rules depend on time: nothing is accepted stamped
         before `now`, the host's timeout only once the deadline has passed, and a knock-game
         roll only after the knock window. For HOST the list is the timeout when due, and
-        `away` / `back` for every seat that is not away / is away, until the game is over. `apply` also accepts a few
-        other spellings of the same moves (a dice hold in any order, a grab without its card
-        id, a pre-lay under a secret commitment); those are not listed again.
+        `away` / `back` for every seat that is not away / is away, until the game is over.
+        `apply` also accepts a few other spellings of the same moves (a dice hold in any
+        order, a grab without its card id, a pre-lay under a secret commitment); those are
+        not listed again.
         """
         t = self.now if t_ms is None else t_ms
         if t < self.now:
