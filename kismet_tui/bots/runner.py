@@ -114,16 +114,23 @@ class BotLoop:
     def _pause_ms(self, game, seat: int, delay_ms: int, action: dict) -> float:
         """The policy's pause scaled by `speed`, but never so short that the action would
         reach the host before its rules allow it (a knock-game roll waits out the knock
-        window [D15] whatever the speed): then the policy's own pause, which it chose to
-        land after that time."""
+        window [D15] whatever the speed): then the shortest pause after which it is legal,
+        found between the scaled pause and the policy's own (which it chose to be legal)."""
         scaled = delay_ms * self.speed
         if self.speed >= 1:
             return scaled
         now = self.client.host_time_ms()
-        if (action in game.legal_actions(seat, now + int(scaled))
-                or action not in game.legal_actions(seat, now + delay_ms)):
+
+        def legal_after(pause: int) -> bool:
+            return action in game.legal_actions(seat, now + pause)
+
+        low, high = int(scaled), delay_ms
+        if legal_after(low) or not legal_after(high):
             return scaled
-        return delay_ms
+        while high - low > 1:  # legal from some moment on: find it
+            middle = (low + high) // 2
+            low, high = (low, middle) if legal_after(middle) else (middle, high)
+        return high
 
     def _game_state(self) -> tuple:
         """Which game, and how far it has gone: changes with every event the bot applies."""
