@@ -1,4 +1,4 @@
-"""The dice game (RULES.md section 1, [D18] of section 5) with scripted dice.
+"""The dice game (docs/rules.md section 1, [D18] of section 5) with scripted dice.
 
 Roll-off dice come first in every script: two seats with [6, 1] make seat 0 start.
 """

@@ -1,4 +1,4 @@
-"""The knocking variant (RULES.md section 4, [D13]-[D18]) with scripted dice and arranged hands.
+"""The knocking variant (docs/rules.md section 4, [D13]-[D18]) with scripted dice and arranged hands.
 
 Seats in the rulebook's example: Andreas 0, Britta 1, Christian 2, Doris 3, Ernst 4.
 """

@@ -1,6 +1,6 @@
 """What every game engine shares: the refusal type, the host seat, options, and the digest.
 
-A game is state + legal actions + apply (DESIGN.md, "The engine's contract"). Subclasses
+A game is state + legal actions + apply (docs/design.md, "The engine's contract"). Subclasses
 implement `_act_<type>` handlers that check everything first and change state only once the
 action is known to be legal, so a refused action leaves the game exactly as it was. Time
 enters only as the `t_ms` of stamped events; nothing here reads a clock.
@@ -36,7 +36,7 @@ def check(condition: Any, reason: str) -> None:
 def canonical(value: Any) -> bytes:
     """A byte encoding of plain data that is the same on every machine and Python version.
 
-    Floats are refused: the state of a game holds none (DESIGN.md, determinism).
+    Floats are refused: the state of a game holds none (docs/design.md, determinism).
     """
 
     def guard(obj: Any) -> Any:

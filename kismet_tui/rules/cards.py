@@ -1,4 +1,4 @@
-"""The cards and the three dice of the 1997 games (`race` and `knock`), RULES.md section 2.
+"""The cards and the three dice of the 1997 games (`race` and `knock`), docs/rules.md section 2.
 
 What this module owns:
 

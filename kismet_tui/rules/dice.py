@@ -1,7 +1,7 @@
 """The `dice` ruleset: Kismet (1964), five coloured dice and a 15-box scorecard.
 
 This module owns the scorecard (box ids, names, colours, what each box scores, the Basic
-bonus) and the game itself (RULES.md section 1; the away default of section 5 [D18]).
+bonus) and the game itself (docs/rules.md section 1; the away default of section 5 [D18]).
 
 Scoring API (public: bots, the solver and the UI's score preview use it)
 -----------------------------------------------------------------------

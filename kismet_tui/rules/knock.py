@@ -1,4 +1,4 @@
-"""`knock`: the knocking variant of Kismet (1997), RULES.md sections 2, 4 and 5.
+"""`knock`: the knocking variant of Kismet (1997), docs/rules.md sections 2, 4 and 5.
 
 Each player lays their own 11 cards (2..12) one roll at a time; the others knock to steal a
 roll the roller cannot use or overlooked. Time enters only as stamped events.
@@ -46,7 +46,7 @@ Knocking
 `{"type": "knock"}` or `{"type": "knock", "card": n}`: by anyone but the roller, once per roll,
 from the roll until the next roll. A named card must be one of the knocker's open cards and a
 target of the roll (else refused, nothing changes). Judged at once, in stamp order, against
-the game as it stands (RULES.md section 4):
+the game as it stands (docs/rules.md section 4):
 1. `case "overlooked"`: the roller passed while holding a match. The first knock judged under
    this case is `good`: the knocker lays a match (named, else [D16]); a knocker without one
    makes the roller turn their top laid card face up. Later knocks: `too_slow`, no effect.

@@ -1,4 +1,4 @@
-"""`race`: the grab game of Kismet (1997), RULES.md sections 2, 3 and 5.
+"""`race`: the grab game of Kismet (1997), docs/rules.md sections 2, 3 and 5.
 
 Every player at once grabs a card of the circle whose number is the sum of two of the three
 dice. Time enters only as stamped events: the host stamps `{"type": "timeout"}` when
