@@ -1,8 +1,8 @@
-"""Player-written text made safe to show in anybody's terminal, keeping what they typed.
+r"""Player-written text made safe to show in anybody's terminal, keeping what they typed.
 
 Names and chat lines keep every printable character: brackets, angle brackets, accents,
 emoji (joined ones too). What goes:
-- whole terminal escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL or ESC \\`,
+- whole terminal escape sequences (CSI `ESC [ ... final`, OSC `ESC ] ... BEL or ESC \`,
   DCS/SOS/PM/APC strings, two-byte escapes, and their 8-bit C1 forms), not only the ESC byte;
 - every other control (Cc) and format (Cf: bidirectional overrides, zero-width characters)
   character, surrogates and private-use characters; a zero-width joiner stays only between
@@ -11,6 +11,9 @@ emoji (joined ones too). What goes:
 - runs of whitespace, folded into one space.
 Nothing is rewritten: every client renders names and chat as plain text, never as markup.
 Lengths are the callers' (protocol.messages), in their own words.
+
+    >>> clean_chat("hi [b]there[/b]\x1b[31m  !")
+    'hi [b]there[/b] !'
 """
 
 from __future__ import annotations

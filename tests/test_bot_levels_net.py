@@ -2,6 +2,7 @@
 real TCP, through the host and the bot runner, and every replica ends on the host's digest."""
 
 import asyncio
+import logging
 
 import pytest
 
@@ -13,7 +14,8 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
 @pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
-async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, ruleset):
+async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, caplog, ruleset):
+    caplog.set_level(logging.WARNING, logger="kismet.bots")
     # As on a fresh machine: the hard dice bot falls back to the heuristic table.
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(dice_levels, "_optimal", None)
@@ -36,3 +38,6 @@ async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, ruleset):
             assert movers == {0, 1, 2, 3}
             await asyncio.sleep(0.1)  # the bots' last digests arrive
             assert host.desyncs == 0
+            # Bots act only when their action is legal, at 100 times their speed too (the
+            # knock window is waited out): no refusal was left unexplained.
+            assert not [r for r in caplog.records if "refused although legal" in r.getMessage()]

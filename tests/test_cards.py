@@ -1,4 +1,4 @@
-"""The cards and dice shared by `race` and `knock` (RULES.md section 2, [D7])."""
+"""The cards and dice shared by `race` and `knock` (docs/rules.md section 2, [D7])."""
 
 import pytest
 

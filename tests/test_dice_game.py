@@ -1,4 +1,4 @@
-"""The dice game (RULES.md section 1, [D18] of section 5) with scripted dice.
+"""The dice game (docs/rules.md section 1, [D18] of section 5) with scripted dice.
 
 Roll-off dice come first in every script: two seats with [6, 1] make seat 0 start.
 """
@@ -129,7 +129,8 @@ def test_out_of_turn_unknown_box_unknown_action_and_host_refusals():
 def test_legal_actions_follow_the_turn():
     g = game(dice=[1, 2, 3, 4, 5] * 3)
     assert g.legal_actions(0) == [{"type": "roll", "hold": []}]
-    assert g.legal_actions(1) == [] and g.legal_actions(HOST) == []
+    assert g.legal_actions(1) == []
+    assert g.legal_actions(HOST) == [{"type": "away", "seat": 0}, {"type": "away", "seat": 1}]
     roll(g, 0)
     actions = g.legal_actions(0)
     holds = [a["hold"] for a in actions if a["type"] == "roll"]
@@ -409,10 +410,14 @@ def test_d18_an_away_seat_plays_only_once_the_host_stamps_it_back():
     g = game(dice=[1, 2, 3, 4, 6])
     g.apply(HOST, {"type": "away", "seat": 0}, 10)
     assert g.legal_actions(0) == []
-    assert g.legal_actions(HOST) == [{"type": "timeout"}]
+    deadline = g.next_deadline()
+    marks = [{"type": "back", "seat": 0}, {"type": "away", "seat": 1}]
+    assert g.legal_actions(HOST) == g.legal_actions(HOST, deadline - 1) == marks
+    assert g.legal_actions(HOST, deadline) == [{"type": "timeout"}] + marks
     refused(g, 0, {"type": "roll"}, "Seat 0 is marked away: come back to play.")
     g.apply(HOST, {"type": "back", "seat": 0}, 20)
-    assert g.legal_actions(HOST) == []
+    assert g.legal_actions(HOST, deadline) == [{"type": "away", "seat": 0},
+                                               {"type": "away", "seat": 1}]
     assert roll(g, 0)[0]["dice"] == [1, 2, 3, 4, 6]
 
 

@@ -1,4 +1,4 @@
-"""The engine imports the standard library only (DESIGN.md: the engine is pure)."""
+"""The engine imports the standard library only (docs/design.md: the engine is pure)."""
 
 import ast
 import subprocess

@@ -1,4 +1,4 @@
-"""The knocking variant (RULES.md section 4, [D13]-[D18]) with scripted dice and arranged hands.
+"""The knocking variant (docs/rules.md section 4, [D13]-[D18]) with scripted dice and arranged hands.
 
 Seats in the rulebook's example: Andreas 0, Britta 1, Christian 2, Doris 3, Ernst 4.
 """
@@ -222,6 +222,11 @@ def test_d15_the_next_roll_waits_for_the_knock_window():
     assert g.view(2)["roll_from"] == 3500
     refused(g, 1, {"type": "roll"}, "Wait: others may still knock for 0.6 s.", t=2900)
     refused(g, 1, {"type": "roll"}, "Wait: others may still knock for 0.1 s.", t=3499)
+    # legal_actions says the same at each moment: no roll before 3500, a roll from then on.
+    assert {"type": "roll"} not in g.legal_actions(1)  # asked at the pass, 2000
+    assert {"type": "roll"} not in g.legal_actions(1, 3499)
+    assert {"type": "roll"} in g.legal_actions(1, 3500)
+    assert g.legal_actions(1, 1999) == []  # earlier than the last event: nothing
     # The window does not close by itself: knocks on seat 0's roll count until seat 1 rolls.
     assert knock(g, 2, t=9000)["roll"] == 1
     act(g, 1, {"type": "roll"}, 9100)

@@ -1,12 +1,13 @@
 """Random legal knock games: every game ends, replays to the same digest, each player's cards
 stay their own 11 at every step, and every refused action leaves the digest as it was.
 
-The shared `random_playout` drives 2-seat games (it waits out the knock window [D15] when
-a roll is refused as too early). It picks uniformly among every seat's actions, so with 3 or
-more seats the knocks of the other players outnumber the roller's lays, and wrong knocks give
-cards back faster than lays take them: such games practically never end. So
+The shared `random_playout` drives 2-seat games (it lets the knock window [D15] pass, since
+`legal_actions` lists the roll only once the window is over). It picks uniformly among every
+seat's actions, so with 3 or more seats the knocks of the other players outnumber the
+roller's lays, and wrong knocks give cards back faster than lays take them: such games
+practically never end. So
 `playout_through_windows` below drives 2 to 5 seats the way people knock, picking a knock
-only about one time in six; it also stamps rolls inside the window at random and checks
+only about one time in six; it also tries rolls inside the window at random and checks
 that they are refused without effect.
 """
 
@@ -29,33 +30,52 @@ def each_player_keeps_their_eleven(game):
 
 
 def playout_through_windows(game, rng, max_steps, max_gap_ms, away_chance):
-    """Random play like `random_playout`, but a refused action (a roll inside the knock
-    window) is checked to change nothing and is simply not logged."""
-    log, t, refusals = [], game.now, 0
-    while not game.finished and len(log) + refusals < max_steps:
+    """Random play like `random_playout`, picking among `legal_actions` at each move's stamp,
+    but now and then the turn's seat also tries to roll inside the knock window: that roll
+    must be refused, change nothing, and not be logged (one try per window at most)."""
+    log, t, refusals, tried = [], game.now, 0, None
+    while not game.finished and len(log) < max_steps:
         deadline = game.next_deadline()
-        moves = candidates(game) + ([(HOST, {"type": "timeout"})] if deadline is not None else [])
+        # Several knocks often land in the same millisecond: stamp order alone decides.
+        at = t + (0 if rng.below(4) == 0 else rng.below(max_gap_ms + 1))
+        if deadline is not None and at >= deadline:
+            at = max(t, deadline)
+            moves = [(HOST, {"type": "timeout"})]
+        else:
+            moves = candidates(game, at)
+            if deadline is not None and rng.below(len(moves) + 1) == 0:
+                # The others are slow: the deadline comes first.
+                at, moves = deadline, [(HOST, {"type": "timeout"})]
         if away_chance and rng.below(away_chance) == 0:
             who = rng.below(game.seats)
             moves = [(HOST, {"type": "back" if game.away[who] else "away", "seat": who})]
-        calm = [m for m in moves if m[1]["type"] != "knock"]
-        if calm and rng.below(6) != 0:
-            moves = calm
-        seat, action = moves[rng.below(len(moves))]
-        # Several knocks often land in the same millisecond: stamp order alone decides.
-        at = t + (0 if rng.below(4) == 0 else rng.below(max_gap_ms + 1))
-        if action["type"] == "timeout" or (deadline is not None and at >= deadline):
-            seat, action, at = HOST, {"type": "timeout"}, max(t, deadline)
-        before = game.digest()
-        try:
-            game.apply(seat, action, at)
-        except IllegalAction as refusal:
-            assert action["type"] == "roll" and "others may still knock" in refusal.reason
+        early = (game.phase == "play" and game.stage == "roll" and not game.away[game.turn]
+                 and game.roll_from is not None and at < game.roll_from)
+        if early and tried != (game.round, game.roll_count) and rng.below(2) == 0:
+            tried = (game.round, game.roll_count)  # one early try per window
+            before = game.digest()
+            try:
+                game.apply(game.turn, {"type": "roll"}, at)
+            except IllegalAction as refusal:
+                assert "others may still knock" in refusal.reason
+            else:
+                raise AssertionError(f"a roll at {at} inside the window to {game.roll_from}")
             assert game.digest() == before
+            assert {"type": "roll"} not in game.legal_actions(game.turn, at)
             refusals += 1
-            # The host's clock moved on; the player tries again within the window's rest.
-            t = at + rng.below(game.roll_from - at + 1)
+            t = at
             continue
+        calm = [m for m in moves if m[1]["type"] != "knock"]
+        if rng.below(6) != 0:
+            moves = calm
+        if not moves:
+            # Nothing to do but knock (inside the knock window): the players wait a while,
+            # at most to the window's end, as they would for a refused roll.
+            end = game.roll_from if early else at
+            t = max(t + 1, at + rng.below(max(0, end - at) + 1))
+            continue
+        seat, action = moves[rng.below(len(moves))]
+        game.apply(seat, action, at)
         log.append({"seq": len(log) + 1, "t": at, "seat": seat, "action": action})
         t = at
     return log, refusals

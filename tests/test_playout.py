@@ -69,8 +69,8 @@ def test_max_steps_stops_early_and_first_seq_numbers_the_log():
 
 class Countdown(Game):
     """A toy ruleset that knows nothing of dice or cards: each seat may `tick` until the host
-    stamps the timeout at start + 1000 ms, which ends the game. `early` is listed from the
-    start but refused before 300 ms, like knock's roll during the knock window."""
+    stamps the timeout at start + 1000 ms, which ends the game. `early` is refused before
+    300 ms, like knock's roll during the knock window, and listed from then on."""
 
     RULESET = "countdown"
 
@@ -80,8 +80,10 @@ class Countdown(Game):
         self.early_at = None
         self.over = False
 
-    def legal_actions(self, seat):
-        return [] if self.over else [{"type": "tick"}, {"type": "early"}]
+    def _player_actions(self, seat, t_ms):
+        if self.over:
+            return []
+        return [{"type": "tick"}] + ([{"type": "early"}] if t_ms >= 300 else [])
 
     def _act_tick(self, seat, action, t_ms):
         check(not self.over, "Over.")
@@ -115,15 +117,42 @@ def test_generic_over_any_game_of_the_contract():
     assert sum(game.ticks) == sum(1 for e in log if e["action"]["type"] == "tick")
 
 
-def test_strict_turns_a_refused_listed_move_into_an_error():
+def test_a_refused_listed_move_is_an_error():
+    class Sloppy(Countdown):
+        """Lists `early` from the start although apply refuses it before 300 ms."""
+
+        def _player_actions(self, seat, t_ms):
+            return [] if self.over else [{"type": "tick"}, {"type": "early"}]
+
     with pytest.raises(IllegalAction, match="Too early"):
         for seed in range(20):  # some seed picks `early` before 300 ms
-            random_playout(Countdown(), SeededRNG(seed), max_gap_ms=50, strict=True)
+            random_playout(Sloppy(), SeededRNG(seed), max_gap_ms=50)
+
+
+def test_a_move_legal_only_later_waits_for_its_time():
+    class Late(Countdown):
+        """Only `early` exists, from 300 ms on: the playout must let the time pass."""
+
+        def _player_actions(self, seat, t_ms):
+            return [] if self.over or t_ms < 300 else [{"type": "early"}]
+
+        def next_deadline(self):
+            return None  # nothing else can happen: the idle pauses must reach 300 ms
+
+        def _act_early(self, seat, action, t_ms):
+            super()._act_early(seat, action, t_ms)
+            self.over = True
+
+    for gap in (0, 7, 400):
+        game = Late()
+        log = random_playout(game, SeededRNG(gap), max_gap_ms=gap)
+        assert game.over and game.early_at >= 300
+        assert [e["action"]["type"] for e in log] == ["early"] and log[0]["t"] >= 300
 
 
 def test_a_game_with_no_move_and_no_deadline_is_reported_stuck():
     class Stuck(Countdown):
-        def legal_actions(self, seat):
+        def _player_actions(self, seat, t_ms):
             return []
 
         def next_deadline(self):
@@ -138,7 +167,7 @@ def test_weights_steer_the_choice_by_action_type():
     # playout must get stuck rather than pick a move it was told never to pick.
     game = new_game("dice", 1, 5, start_ms=0)
     with pytest.raises(RuntimeError):
-        random_playout(game, SeededRNG(1), weights={"score": 0}, max_refusals=50, strict=True)
+        random_playout(game, SeededRNG(1), weights={"score": 0})
     assert game.view(0)["rolls_used"] == 3 and not any(game.view(0)["cards"][0].values())
 
 

@@ -1,4 +1,4 @@
-"""The race game (RULES.md section 3, [D8]-[D12], [D18]) with scripted dice and arranged circles."""
+"""The race game (docs/rules.md section 3, [D8]-[D12], [D18]) with scripted dice and arranged circles."""
 
 import pytest
 

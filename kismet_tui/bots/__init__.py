@@ -2,7 +2,7 @@
 
 POLICIES maps a level name to a factory `factory(ruleset, seat, seed) -> Policy`, where a
 Policy has `decide(game, seat, now_ms) -> (delay_ms, action) | None` (see
-/work/notes/bots_interface.md and `simple.py`).
+docs/design.md, "Bots", and `simple.py`).
 """
 
 from __future__ import annotations

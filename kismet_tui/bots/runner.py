@@ -1,10 +1,15 @@
 """Run a bot as a real client over TCP: connect, take its seat, keep the replica, play.
 
 After every host message the runner asks the policy again (`decide(game, seat, now_ms)`) and
-sends the action after the delay it asked for, unless the game changed first. A refused action
-(for example a knock-game roll a little early) is asked about again after a short backoff.
+sends the action after the delay it asked for, unless the game changed first. Policies choose
+from `legal_actions(seat, t)` at the time they will act, which lists exactly what the host's
+engine accepts then, so a refusal means the game moved on while the action was on its way
+(another player grabbed the card first): the runner then asks the policy again about the game
+as it now stands. A refusal of an action chosen for the game as it still stands is a bug; it
+is logged and not retried: the next host message asks the policy again.
 Knock's secret pre-lay goes through `Client.prelay`, which also reveals it when the time comes.
-`speed` scales every pause (0: act at once; tests use it).
+`speed` scales every pause (0: act at once; tests use it), but never brings an action before
+the time the rules allow it.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from kismet_tui.net.client import ActionRefused, Client, RequestError
 from . import make_policy
 
 log = logging.getLogger("kismet.bots")
-REFUSED_BACKOFF_MS = 100
+SLOW_DOWN_MS = 500  # the host's flood limit answered `slow_down`: wait before acting again
 # Messages that can change what the bot should do (pongs and chat cannot).
 REACT_TO = {"event", "game", "table", "welcome", "connection", "desync"}
 
@@ -46,6 +51,7 @@ class BotLoop:
         self.timer: asyncio.TimerHandle | None = None
         self.in_flight = False
         self.ready_sent = False
+        self.decided_on: tuple | None = None  # the game the action in flight was chosen for
 
     async def run(self) -> None:
         messages = self.client.messages()
@@ -102,12 +108,38 @@ class BotLoop:
         if choice is None:
             return
         delay_ms, action = choice
-        delay = max(0, delay_ms * self.speed + extra_ms) / 1000
+        delay = max(0, self._pause_ms(game, seat, delay_ms, action) + extra_ms) / 1000
         self.timer = asyncio.get_running_loop().call_later(delay, self._send, action)
+
+    def _pause_ms(self, game, seat: int, delay_ms: int, action: dict) -> float:
+        """The policy's pause scaled by `speed`, but never so short that the action would
+        reach the host before its rules allow it (a knock-game roll waits out the knock
+        window [D15] whatever the speed): then the shortest pause after which it is legal,
+        found between the scaled pause and the policy's own (which it chose to be legal)."""
+        scaled = delay_ms * self.speed
+        if self.speed >= 1:
+            return scaled
+        now = self.client.host_time_ms()
+
+        def legal_after(pause: int) -> bool:
+            return action in game.legal_actions(seat, now + pause)
+
+        low, high = int(scaled), delay_ms
+        if legal_after(low) or not legal_after(high):
+            return scaled
+        while high - low > 1:  # legal from some moment on: find it
+            middle = (low + high) // 2
+            low, high = (low, middle) if legal_after(middle) else (middle, high)
+        return high
+
+    def _game_state(self) -> tuple:
+        """Which game, and how far it has gone: changes with every event the bot applies."""
+        return id(self.client.header), len(self.client.events)
 
     def _send(self, action: dict) -> None:
         self.timer = None
         self.in_flight = True
+        self.decided_on = self._game_state()
         asyncio.ensure_future(self._act(action))
 
     async def _act(self, action: dict) -> None:
@@ -116,13 +148,17 @@ class BotLoop:
                 await self.client.prelay(action["cards"])
             else:
                 await self.client.act(action)
-        except ActionRefused:
+        except ActionRefused as refusal:
             self.in_flight = False
-            self.schedule(REFUSED_BACKOFF_MS)
+            if self._game_state() != self.decided_on:
+                self.schedule(0)  # lost a race: decide again about the game as it is now
+            else:
+                log.warning("bot (%s) at seat %s: %r refused although legal: %s",
+                            self.level, self.client.seat, action, refusal.words)
         except RequestError as exc:  # slow_down, or the connection went
             self.in_flight = False
             if exc.code == "slow_down":
-                self.schedule(REFUSED_BACKOFF_MS * 5)
+                self.schedule(SLOW_DOWN_MS)
 
 
 def bot_factory(speed: float = 1.0):

@@ -57,7 +57,12 @@ class RandomPolicy:
                 return None
             choice = self.rng.choice(legal_prelays(tuple(game.chips)))
             return self._pause(), {"type": "prelay", "cards": list(choice)}
-        actions = [a for a in game.legal_actions(seat) if a.get("type") != "reveal"]
+        delay = self._pause()
+        at = now_ms + delay
+        if self.ruleset == "knock" and game.phase == "play" and game.turn == seat:
+            # Our roll is legal only once the knock window has passed [D15]: ask for then.
+            at = max(at, (game.roll_from or 0) + 5)
+        actions = [a for a in game.legal_actions(seat, at) if a.get("type") != "reveal"]
         if self.ruleset == "knock":
             # Knocking at random on every roll undoes so many laid cards that a game would
             # hardly end; the random player knocks on about one roll in five.
@@ -66,13 +71,7 @@ class RandomPolicy:
             actions = others if others or self.rng.random() >= 0.2 else knocks
         if not actions:
             return None
-        action = self.rng.choice(actions)
-        delay = self._pause()
-        if self.ruleset == "knock" and action.get("type") == "roll":
-            roll_from = game.view(seat).get("roll_from")
-            if roll_from is not None and roll_from > now_ms:
-                delay = max(delay, roll_from - now_ms + 5)
-        return delay, action
+        return at - now_ms, self.rng.choice(actions)
 
     def _pause(self) -> int:
         return self.rng.randint(150, 700)

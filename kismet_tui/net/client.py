@@ -1,6 +1,7 @@
 """The client library: one connection to a host, and a replica of the table's game.
 
-No Textual here: the UI, bots and tests all use it the same way.
+No Textual here: the UI, bots and tests all use it the same way. An outline (not a doctest:
+it needs a host to talk to; tests/test_net_client.py runs the real thing):
 
     client = Client(on_state=callback)          # callback(state, words) on connection changes
     await client.connect("127.0.0.1", 7717, "Ana")

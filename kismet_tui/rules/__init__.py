@@ -1,10 +1,23 @@
 """The rules engine: one pure, deterministic module per game, and what they share.
 
 Standard library only: no clock, no I/O, no asyncio, no Textual. The same seed, seats,
-options and stamped events give the same state, and the same `digest()`, everywhere.
+options and stamped events give the same state, and the same `digest()`, everywhere
+(docs/design.md, "The engine's contract").
 
-    game = new_game("dice", 3, seed=b"...", options={})
-    notes = game.apply(seat, {"type": "roll"}, t_ms)   # or raises IllegalAction
+    >>> game = new_game("dice", 3, seed=b"table 1", options={})
+    >>> seat = game.view(None)["current"]  # the roll-off chose who starts
+    >>> notes = game.apply(seat, {"type": "roll"}, 1000)
+    >>> notes[0]["type"], len(notes[0]["dice"])
+    ('rolled', 5)
+    >>> {"type": "score", "box": "yarborough"} in game.legal_actions(seat)
+    True
+    >>> game.apply((seat + 1) % 3, {"type": "roll"}, 1200)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    kismet_tui.rules.base.IllegalAction: Not your turn: seat ... is rolling.
+    >>> header = {"ruleset": "dice", "seats": 3, "seed": b"table 1", "options": {}}
+    >>> event = {"seq": 1, "t": 1000, "seat": seat, "action": {"type": "roll"}}
+    >>> replay(header, [event]).digest() == game.digest()
+    True
 """
 
 from __future__ import annotations

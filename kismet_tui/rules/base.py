@@ -1,6 +1,6 @@
 """What every game engine shares: the refusal type, the host seat, options, and the digest.
 
-A game is state + legal actions + apply (DESIGN.md, "The engine's contract"). Subclasses
+A game is state + legal actions + apply (docs/design.md, "The engine's contract"). Subclasses
 implement `_act_<type>` handlers that check everything first and change state only once the
 action is known to be legal, so a refused action leaves the game exactly as it was. Time
 enters only as the `t_ms` of stamped events; nothing here reads a clock.
@@ -36,7 +36,7 @@ def check(condition: Any, reason: str) -> None:
 def canonical(value: Any) -> bytes:
     """A byte encoding of plain data that is the same on every machine and Python version.
 
-    Floats are refused: the state of a game holds none (DESIGN.md, determinism).
+    Floats are refused: the state of a game holds none (docs/design.md, determinism).
     """
 
     def guard(obj: Any) -> Any:
@@ -122,7 +122,33 @@ class Game:
         self.now = t_ms
         return notes if notes is not None else []
 
-    def legal_actions(self, seat: int) -> list[dict]:
+    def legal_actions(self, seat: int, t_ms: int | None = None) -> list[dict]:
+        """Exactly the actions `apply(seat, action, t_ms)` accepts now, each once, in its
+        plain spelling (docs/design.md, "The engine's contract").
+
+        `t_ms` is the time the action would be stamped at; None means the time of the last
+        event (`now`). It matters where the rules depend on time: nothing is accepted stamped
+        before `now`, the host's timeout only once the deadline has passed, and a knock-game
+        roll only after the knock window. For HOST the list is the timeout when due, and
+        `away` / `back` for every seat that is not away / is away, until the game is over.
+        `apply` also accepts a few other spellings of the same moves (a dice hold in any
+        order, a grab without its card id, a pre-lay under a secret commitment); those are
+        not listed again.
+        """
+        t = self.now if t_ms is None else t_ms
+        if t < self.now:
+            return []
+        if seat == HOST:
+            if self.finished:
+                return []
+            deadline = self.next_deadline()
+            due = [{"type": "timeout"}] if deadline is not None and t >= deadline else []
+            return due + [{"type": "back" if self.away[s] else "away", "seat": s}
+                          for s in range(self.seats)]
+        return self._player_actions(seat, t)
+
+    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+        """legal_actions for a player's seat at `t_ms` (never earlier than `now`)."""
         raise NotImplementedError
 
     def view(self, seat: int | None) -> dict:
@@ -150,6 +176,7 @@ class Game:
     # ---- what every game does the same way ------------------------------------------------
     def _act_away(self, seat: int, action: dict, t_ms: int) -> list[dict]:
         who = self._target_seat(action)
+        check(not self.finished, "The game is over.")
         check(not self.away[who], f"Seat {who} is already away.")
         self.away[who] = True
         self._on_away(who, t_ms)
@@ -157,6 +184,7 @@ class Game:
 
     def _act_back(self, seat: int, action: dict, t_ms: int) -> list[dict]:
         who = self._target_seat(action)
+        check(not self.finished, "The game is over.")
         check(self.away[who], f"Seat {who} is not away.")
         self.away[who] = False
         self._on_back(who, t_ms)

@@ -1,4 +1,4 @@
-"""The cards and the three dice of the 1997 games (`race` and `knock`), RULES.md section 2.
+"""The cards and the three dice of the 1997 games (`race` and `knock`), docs/rules.md section 2.
 
 What this module owns:
 
@@ -78,7 +78,11 @@ def roll_three(rng) -> list[int]:
 
 
 def targets(dice) -> list[int]:
-    """The sums of two of the three dice, distinct and ascending."""
+    """The sums of two of the three dice, distinct and ascending.
+
+    >>> targets([2, 3, 5]), targets([3, 3, 5]), targets([1, 1, 1])
+    ([5, 7, 8], [6, 8], [2])
+    """
     a, b, c = dice
     return sorted({a + b, a + c, b + c})
 

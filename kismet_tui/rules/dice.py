@@ -1,7 +1,7 @@
 """The `dice` ruleset: Kismet (1964), five coloured dice and a 15-box scorecard.
 
 This module owns the scorecard (box ids, names, colours, what each box scores, the Basic
-bonus) and the game itself (RULES.md section 1; the away default of section 5 [D18]).
+bonus) and the game itself (docs/rules.md section 1; the away default of section 5 [D18]).
 
 Scoring API (public: bots, the solver and the UI's score preview use it)
 -----------------------------------------------------------------------
@@ -28,7 +28,9 @@ Actions (a player's, for the seat to move):
   ("A joker cannot be scored as a Straight.").
 A seat marked away is refused until the host stamps it back (as in race and knock).
 `legal_actions(seat)` lists the seat's rolls (each hold as a sorted list of positions) and
-score actions; for HOST it lists the timeout while a deadline is set.
+score actions, exactly the moves `apply` accepts (it also accepts a hold in any order, no
+`hold` on a first roll, and the explicit `"joker": true`); for HOST it lists the timeout once
+the deadline has passed, and `away` / `back`.
 The host stamps `timeout`, `away` and `back` (base.py). A timeout plays the default [D18] for
 the seat to move: roll once if they have not rolled this turn, then score the open box that
 scores most (ties: the first in scorecard order), the joker applied.
@@ -92,7 +94,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import combinations
 
-from .base import HOST, Game, IllegalAction, check, check_known_options, int_option
+from .base import Game, IllegalAction, check, check_known_options, int_option
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -131,7 +133,11 @@ BONUS_TIERS = ((78, 75), (71, 55), (63, 35))
 
 
 def basic_bonus(total: int) -> int:
-    """The bonus a Basic section total earns: 63..70 -> 35, 71..77 -> 55, 78+ -> 75."""
+    """The bonus a Basic section total earns: 63..70 -> 35, 71..77 -> 55, 78+ -> 75.
+
+    >>> [basic_bonus(total) for total in (62, 63, 71, 78)]
+    [0, 35, 55, 75]
+    """
     for lowest, bonus in BONUS_TIERS:
         if total >= lowest:
             return bonus
@@ -175,6 +181,13 @@ def score(box: str, dice, joker: bool = False) -> int:
     `joker=True` scores five of a kind as a joker [D5]: it meets every pattern except the
     Straight, which a joker may only scratch (0). Raises IllegalAction for an unknown box,
     dice that are not five faces, or a joker that is not five of a kind.
+
+    >>> score("full_house", [2, 2, 5, 5, 5])  # 19 + 15
+    34
+    >>> score("full_house", [6, 6, 6, 6, 6]), score("full_house", [6] * 5, joker=True)  # [D3]
+    (0, 45)
+    >>> score("two_pair_same_color", [3, 3, 4, 4, 1])  # [D2]
+    15
     """
     if box not in BOX_NAMES:
         raise IllegalAction(f"There is no box called '{box}' on a Kismet card.")
@@ -464,9 +477,9 @@ class DiceGame(Game):
             deadlines.append(self.turn_start + self.options["turn_limit_ms"])
         return min(deadlines) if deadlines else None
 
-    def legal_actions(self, seat: int) -> list[dict]:
-        if seat == HOST:
-            return [{"type": "timeout"}] if self.next_deadline() is not None else []
+    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+        # Nothing in a dice turn depends on the time: a move stamped after the turn limit is
+        # still the player's (the host stamps its timeout first if it is due).
         if self.over or seat != self.current or self.away[seat]:
             return []
         actions = []

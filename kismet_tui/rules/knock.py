@@ -1,4 +1,4 @@
-"""`knock`: the knocking variant of Kismet (1997), RULES.md sections 2, 4 and 5.
+"""`knock`: the knocking variant of Kismet (1997), docs/rules.md sections 2, 4 and 5.
 
 Each player lays their own 11 cards (2..12) one roll at a time; the others knock to steal a
 roll the roller cannot use or overlooked. Time enters only as stamped events.
@@ -32,6 +32,7 @@ A turn
 - `{"type": "roll"}`: three `rng.die()`, drawn when the roll is applied. The turn's seat may
   roll once the knock window of the turn before has passed [D15]: a roll stamped earlier than
   `knock_window_ms` after that turn ended is refused ("Wait: others may still knock for 0.6 s.").
+  `legal_actions(seat, t_ms)` lists the roll only from that time on.
 - `{"type": "lay", "card": n}`: lay one open card whose number is a target; this ends the
   turn. On a joker throw, `{"type": "lay", "card": n, "extra": m}` also lays any one other
   open card m (on top of n); `extra` is refused on any other throw. Without the target card a
@@ -45,7 +46,7 @@ Knocking
 `{"type": "knock"}` or `{"type": "knock", "card": n}`: by anyone but the roller, once per roll,
 from the roll until the next roll. A named card must be one of the knocker's open cards and a
 target of the roll (else refused, nothing changes). Judged at once, in stamp order, against
-the game as it stands (RULES.md section 4):
+the game as it stands (docs/rules.md section 4):
 1. `case "overlooked"`: the roller passed while holding a match. The first knock judged under
    this case is `good`: the knocker lays a match (named, else [D16]); a knocker without one
    makes the roller turn their top laid card face up. Later knocks: `too_slow`, no effect.
@@ -103,7 +104,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from . import cards
-from .base import HOST, Game, IllegalAction, canonical, check, whole_number_options
+from .base import Game, IllegalAction, canonical, check, whole_number_options
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,
@@ -224,9 +225,7 @@ class KnockGame(Game):
                 "winners": [s for s in range(self.seats) if self.minus[s] == best],
                 "round_scores": [list(r) for r in self.round_scores]}
 
-    def legal_actions(self, seat: int) -> list[dict]:
-        if seat == HOST:
-            return [{"type": "timeout"}] if self.next_deadline() is not None else []
+    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
         if self.away[seat] or self.phase == "over":
             return []
         if self.phase == "prelay_commit":
@@ -243,7 +242,7 @@ class KnockGame(Game):
                 return []
             return [{"type": "reveal", "cards": list(numbers), "salt": PUBLIC_SALT}]
         actions: list[dict] = []
-        if seat == self.turn and self.stage == "roll":
+        if seat == self.turn and self.stage == "roll" and self._may_roll_at(t_ms):
             actions.append({"type": "roll"})
         if seat == self.turn and self.stage == "decide":
             matches = self._matches(seat)
@@ -405,9 +404,13 @@ class KnockGame(Game):
         else:
             check(self.stage == "decide", "Roll the dice first.")
 
+    def _may_roll_at(self, t_ms: int) -> bool:
+        """[D15] The knock window of the turn before has passed (or there was none)."""
+        return self.roll_from is None or t_ms >= self.roll_from
+
     def _act_roll(self, seat: int, action: dict, t_ms: int) -> list[dict]:
         self._check_turn(seat, "roll")
-        if self.roll_from is not None and t_ms < self.roll_from:
+        if not self._may_roll_at(t_ms):
             raise IllegalAction(
                 f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.")
         return self._roll(seat)

@@ -9,22 +9,24 @@ Times are stamped the way the host stamps them: they never go backwards, and a p
 action is never stamped at or past a pending deadline; when the chosen pause would reach the
 deadline, the host's timeout is stamped at the deadline first (the player was too slow).
 
-`legal_actions` says which moves exist, not always when they may be made: a game may refuse a
-listed move as too early (the knock game's roll during the knock window [D15]). Such a refusal
-is not logged; the chosen pause passes and the playout picks again. `strict=True` makes any
-refusal of a listed move an error instead (for engines whose lists are exact, like dice).
+The playout is strict: `legal_actions(seat, t)` lists exactly what `apply` accepts at time t
+(docs/design.md, "The engine's contract"), so the pause before a move is drawn first and the
+move is chosen among what is legal at its stamp; a refusal of a listed move is a bug in the
+engine and raises. When nothing is legal yet (a knock-game roll during the knock window
+[D15]) and no deadline is pending, the pause passes with no event and the playout looks again.
 """
 
 from __future__ import annotations
 
-from .base import HOST, Game, IllegalAction
+from .base import HOST, Game
 
 TIMEOUT = {"type": "timeout"}
 
 
-def candidates(game: Game) -> list[tuple[int, dict]]:
-    """Every (seat, action) a player could send now, in seat order."""
-    return [(seat, action) for seat in range(game.seats) for action in game.legal_actions(seat)]
+def candidates(game: Game, t_ms: int | None = None) -> list[tuple[int, dict]]:
+    """Every (seat, action) a player could stamp at `t_ms` (default: now), in seat order."""
+    return [(seat, action) for seat in range(game.seats)
+            for action in game.legal_actions(seat, t_ms)]
 
 
 def pick(moves: list[tuple[int, dict]], rng, weights: dict[str, int] | None,
@@ -45,8 +47,8 @@ def pick(moves: list[tuple[int, dict]], rng, weights: dict[str, int] | None,
 
 
 def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 2_000,
-                   first_seq: int = 1, away_chance: int = 0, strict: bool = False,
-                   max_refusals: int = 10_000, weights: dict[str, int] | None = None,
+                   first_seq: int = 1, away_chance: int = 0, max_idle: int = 10_000,
+                   weights: dict[str, int] | None = None,
                    default_weight: int = 1) -> list[dict]:
     """Play random legal moves until the game is finished (or `max_steps` events were
     stamped) and return the stamped log [{seq, t, seat, action}], ready for `replay`.
@@ -58,13 +60,13 @@ def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 
     for games where uniform choice is not a game at all: a 4-seat knock game whose three
     watchers knock at random on every roll never ends, because wrong knocks undo lays faster
     than lays are made; `weights={"knock": 1}, default_weight=24` plays one that does.
-    Raises RuntimeError if the game gets stuck (no move and no deadline, or `max_refusals`
-    listed moves refused in a row).
+    Raises IllegalAction if the game refuses a move it listed, and RuntimeError if the game
+    gets stuck (no move and no deadline for `max_idle` pauses in a row).
     """
     log: list[dict] = []
     t = game.now
     seq = first_seq
-    refusals = 0
+    idle = 0
 
     def stamp(seat: int, action: dict, at: int) -> None:
         nonlocal seq
@@ -77,35 +79,32 @@ def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 
         if deadline is not None and deadline <= t:
             stamp(HOST, dict(TIMEOUT), t)
             continue
-        moves = candidates(game)
-        if deadline is not None:
-            moves.append((HOST, dict(TIMEOUT)))
         if away_chance > 0 and rng.below(away_chance) == 0:
             who = rng.below(game.seats)
-            moves = [(HOST, {"type": "back" if game.away[who] else "away", "seat": who})]
-        if not moves:
-            raise RuntimeError(f"{game.RULESET}: no legal move and no deadline; the game is stuck")
-        seat, action = pick(moves, rng, weights, default_weight)
-        if action == TIMEOUT:
-            stamp(HOST, action, max(t, deadline))
-            t = max(t, deadline)
+            stamp(HOST, {"type": "back" if game.away[who] else "away", "seat": who}, t)
             continue
         at = t + rng.below(max_gap_ms + 1)
         if deadline is not None and at >= deadline:
-            # The host's clock reaches the deadline before this player's move arrives.
+            # The host's clock reaches the deadline before any player's move arrives.
             stamp(HOST, dict(TIMEOUT), deadline)
             t = deadline
             continue
-        try:
-            stamp(seat, action, at)
-        except IllegalAction as refusal:
-            if strict or seat == HOST:
-                raise
-            refusals += 1
-            if refusals > max_refusals:
-                raise RuntimeError(f"{game.RULESET}: {refusals} listed moves refused in a row, "
-                                   f"the last: {refusal.reason}") from refusal
-        else:
-            refusals = 0
+        moves = candidates(game, at)
+        if deadline is not None:
+            moves.append((HOST, dict(TIMEOUT)))
+        if not moves:
+            idle += 1
+            if idle > max_idle:
+                raise RuntimeError(f"{game.RULESET}: no legal move and no deadline for "
+                                   f"{max_idle} pauses; the game is stuck")
+            t = max(at, t + 1)  # time passes with nothing to do
+            continue
+        idle = 0
+        seat, action = pick(moves, rng, weights, default_weight)
+        if action == TIMEOUT:
+            stamp(HOST, action, deadline)
+            t = deadline
+            continue
+        stamp(seat, action, at)
         t = at
     return log

@@ -1,4 +1,4 @@
-"""`race`: the grab game of Kismet (1997), RULES.md sections 2, 3 and 5.
+"""`race`: the grab game of Kismet (1997), docs/rules.md sections 2, 3 and 5.
 
 Every player at once grabs a card of the circle whose number is the sum of two of the three
 dice. Time enters only as stamped events: the host stamps `{"type": "timeout"}` when
@@ -77,7 +77,7 @@ Plain data; the order of the face-down pile is never shown, only its size.
 from __future__ import annotations
 
 from . import cards
-from .base import HOST, Game, IllegalAction, check, whole_number_options
+from .base import Game, IllegalAction, check, whole_number_options
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -131,9 +131,7 @@ class RaceGame(Game):
         best = max(scores)
         return {"scores": scores, "winners": [s for s in range(self.seats) if scores[s] == best]}
 
-    def legal_actions(self, seat: int) -> list[dict]:
-        if seat == HOST:
-            return [{"type": "timeout"}] if self.deadline is not None else []
+    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
         if self.phase != "grabbing" or self.away[seat] or self._done(seat):
             return []
         taken = {g["pos"] for g in self.grabs}

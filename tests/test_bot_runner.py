@@ -1,0 +1,41 @@
+"""The bot runner's answer to a refusal: decide again at once when the game moved on while
+the action travelled (another player was first), never retry an action refused on the game
+it was chosen for (that is a bug, and it is logged)."""
+
+import logging
+
+from kismet_tui.bots.runner import BotLoop
+from kismet_tui.net.client import ActionRefused
+
+
+class RefusingClient:
+    """Just enough of a Client: `act` is refused, after `arrive` more events came in."""
+
+    def __init__(self, arrive: int):
+        self.header, self.events, self.seat, self.arrive = {}, [], 0, arrive
+
+    async def act(self, action):
+        self.events += [{"seq": len(self.events) + 1}] * self.arrive
+        raise ActionRefused("illegal", "Seat 1 grabbed that card first: grab another one.")
+
+
+async def refused_once(arrive: int) -> tuple[BotLoop, list]:
+    loop = BotLoop(RefusingClient(arrive), "easy", 1.0, rematches=True)
+    asked = []
+    loop.schedule = asked.append  # the runner asks the policy again through schedule()
+    loop.in_flight, loop.decided_on = True, loop._game_state()  # as _send leaves them
+    await loop._act({"type": "grab", "card": 3, "id": 14})
+    return loop, asked
+
+
+async def test_a_refusal_after_the_game_moved_on_decides_again_at_once(caplog):
+    loop, asked = await refused_once(arrive=1)
+    assert asked == [0] and not loop.in_flight
+    assert not caplog.records
+
+
+async def test_a_refusal_on_the_unchanged_game_is_logged_and_not_retried(caplog):
+    caplog.set_level(logging.WARNING, logger="kismet.bots")
+    loop, asked = await refused_once(arrive=0)
+    assert asked == [] and not loop.in_flight
+    assert any("refused although legal" in r.getMessage() for r in caplog.records)
