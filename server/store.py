@@ -37,8 +37,11 @@ class GameWriter:
     def append(self, event: dict) -> None:
         self._file.write(record_bytes({"kind": "event", **event}))
 
-    def finish(self, result: dict | None) -> None:
-        self._file.write(record_bytes({"kind": "end", "result": result}))
+    def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
+        record = {"kind": "end", "result": result}
+        if server_seed is not None:
+            record["server_seed"] = server_seed  # protocol version 2: revealed at the end
+        self._file.write(record_bytes(record))
         self.close()
 
     def close(self) -> None:
