@@ -63,11 +63,16 @@ def replay_with_stream(header: dict, events, server_seed: bytes) -> Verification
     """Replay with the secret stream, comparing each event's revealed chance with the redraw.
     `game` (on success) holds the stream positioned after the last event."""
     entropy = header.get("entropy") or []
+    if not isinstance(entropy, list) or not all(
+            e is None or isinstance(e, (bytes, bytearray)) for e in entropy):
+        return Verification(False, "The header's entropy is not a list of bytes per seat.", 0)
     rng = SeededRNG(chance_seed(server_seed, entropy))
     try:
         game = game_from_header(header, rng=rng)
     except IllegalAction as exc:
         return Verification(False, f"The game's start does not replay: {exc.reason}", 0)
+    except (KeyError, TypeError, ValueError) as exc:
+        return Verification(False, f"The game's header cannot be read ({exc}).", 0)
     drawn = rng.take_drawn()
     if list(header.get("chance") or []) != drawn:
         return Verification(False, _difference("The game's start", header.get("chance"), drawn), 0)
@@ -80,6 +85,8 @@ def replay_with_stream(header: dict, events, server_seed: bytes) -> Verification
             rng.rewind(mark)
             return Verification(False, f"{where} does not replay: {exc.reason}",
                                 event.get("seq"))
+        except (KeyError, TypeError, ValueError) as exc:
+            return Verification(False, f"{where} cannot be read ({exc}).", event.get("seq"))
         drawn = rng.take_drawn()
         if list(event.get("chance") or []) != drawn:
             words = _difference(where, event.get("chance"), drawn)
