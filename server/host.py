@@ -585,8 +585,9 @@ class Host:
             raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}.")
         if table.pending_start is not None:
             raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
-        if msg.get("entropy") is not None:
-            table.seats[table.seat_of(conn.player.token)].entropy = valid_entropy(msg["entropy"])
+        owner_seat = table.seat_of(conn.player.token)
+        if owner_seat is not None and msg.get("entropy") is not None:
+            table.seats[owner_seat].entropy = valid_entropy(msg["entropy"])
         self._check_seat_count(table)
         if self._bots_missing(table):
             # Bots are real clients and may still be connecting: a game started now would

@@ -146,3 +146,22 @@ async def test_a_race_game_with_bots_ends_verified(tmp_path):
             await wait_until(lambda: ana.game.finished, timeout=90)
             await wait_until(lambda: ana.verification is not None)
             assert ana.verification.ok, ana.verification.words
+
+
+async def test_a_version_1_client_is_told_in_words_and_bad_entropy_is_refused(tmp_path):
+    from protocol import limits
+    from protocol.framing import FROM_HOST, encode, read_frame
+    async with running_host(tmp_path) as host:
+        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+        writer.write(encode({"type": "hello", "version": 1, "name": "Old", "id": 0}))
+        reply = await asyncio.wait_for(read_frame(reader, FROM_HOST), 5)
+        assert reply["code"] == "version"
+        assert "version 2, your client 1" in reply["words"] and "update your client" in reply["words"]
+        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed
+        writer.close()
+        async with connected(host, "Ana") as ana:
+            await ana.create_table("race")
+            with pytest.raises(Exception) as err:
+                await ana._request({"type": "start", "entropy": b"short"})
+            assert err.value.code == "bad_message"
+            assert f"'entropy' must be {limits.ENTROPY_BYTES} random bytes." == err.value.words
