@@ -230,7 +230,8 @@ class Table:
         if self.writer is not None:
             self.writer.append(event)  # on disk before anyone sees it
         message = {"type": "event", **event}
-        if self.game.finished and "commit" in self.header:
+        finished = self.game.finished  # (result() is not free: asked once per event)
+        if finished and "commit" in self.header:
             message["server_seed"] = self.secret.server_seed  # the last broadcast reveals it
         frame = encode(message)
         for conn in self.connections():
@@ -241,9 +242,9 @@ class Table:
         # The checkpoint digest (a canonical dump and hash of the whole state, ~0.2 ms) is
         # taken after the event is on its way, not before: nothing has changed the game
         # since, and no client can ask for it before this handler returns.
-        if is_checkpoint(event["seq"], notes, self.game.finished):
+        if is_checkpoint(event["seq"], notes, finished):
             self._remember_digest(event["seq"], self.game.digest())
-        if self.game.finished:
+        if finished:
             self.finish_game()
         else:
             self.reschedule()

@@ -165,3 +165,39 @@ async def test_a_version_1_client_is_told_in_words_and_bad_entropy_is_refused(tm
                 await ana._request({"type": "start", "entropy": b"short"})
             assert err.value.code == "bad_message"
             assert f"'entropy' must be {limits.ENTROPY_BYTES} random bytes." == err.value.words
+
+
+@pytest.mark.parametrize("chance,words", [
+    ([3, 4, 5, 6], "The host did not send the die this move needs"),
+    ([3, 4, 5, 6, 1, 2], "1 more chance value than this move draws"),
+    ([3, 4, 9, 6, 1], "The host sent 9 as a die: a die shows 1 to 6."),
+])
+async def test_the_client_refuses_an_event_whose_chance_does_not_fit_and_says_so(chance, words):
+    from kismet_tui.net import Client
+    from tests.test_protocol_vectors import vector_game
+
+    header, events, _, _ = vector_game()
+
+    class Wire:  # stands for the connection: records what the client sends
+        sent = []
+
+        def write(self, frame):
+            self.sent.append(frame)
+
+        def is_closing(self):
+            return False
+
+    client = Client(reconnect=False)
+    client._writer = Wire()
+    inbox = client.messages()
+    client._dispatch({"type": "game", "header": header, "events": events[:2]})
+    bad = {"type": "event", **events[2], "chance": chance}
+    client._dispatch(bad)
+    seen = []
+    while len(seen) < 3:
+        seen.append(await asyncio.wait_for(inbox.__anext__(), 2))
+    fairness = [m for m in seen if m["type"] == "fairness"]
+    assert fairness and not fairness[0]["ok"] and words in fairness[0]["words"]
+    assert fairness[0]["words"].startswith("Move 3 came with chance that does not fit")
+    assert len(client.events) == 2  # the event was not taken, and a resync was asked for
+    assert client._awaiting_game
