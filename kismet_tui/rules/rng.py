@@ -199,8 +199,8 @@ class RevealedRNG:
 
     def feed(self, values) -> None:
         if values is None:
-            values = []
-        if not isinstance(values, (list, tuple)):
+            values = ()
+        elif not isinstance(values, (list, tuple)):
             raise ChanceError("range", "The host sent chance that is not a list of numbers.")
         self._values = values
         self._next = 0
@@ -235,9 +235,10 @@ class RevealedRNG:
 
     def done(self) -> None:
         """After an event: every value it revealed must have been drawn."""
+        # (Nothing to reset: every value was used, so a draw before the next feed is missing.)
         left = len(self._values) - self._next
-        self._values, self._next = [], 0
         if left:
+            self._values, self._next = (), 0
             raise ChanceError("extra", f"The host sent {left} more chance value"
                                        f"{'s' if left > 1 else ''} than this move draws.")
 
