@@ -54,7 +54,7 @@ import msgpack
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kismet_tui.rules import replay  # noqa: E402
+from kismet_tui.rules import apply_event, replay  # noqa: E402
 from protocol import PROTOCOL_VERSION, encode  # noqa: E402
 
 _LEN = struct.Struct(">I")
@@ -236,7 +236,7 @@ class TableLoad:
 
     def follow(self, event: dict):
         """The replica follows the owner's stream and picks the next move."""
-        self.game.apply(event["seat"], event["action"], event["t"])
+        apply_event(self.game, event)  # with the chance the event revealed (protocol 2)
         self.next_seq = event["seq"] + 1
         if self.game.finished:
             self.stats["games"] += 1
@@ -249,13 +249,13 @@ class TableLoad:
             self.start_game(self.relay_header)
             return
         for conn in self.conns[1:]:
-            conn.send({"type": "ready", "ready": True})
+            conn.send({"type": "ready", "ready": True, "entropy": os.urandom(16)})
         await asyncio.sleep(0.05)
         self.ask_start()
 
     def ask_start(self):
         if not self.stop:
-            self.conns[0].send({"type": "start"})
+            self.conns[0].send({"type": "start", "entropy": os.urandom(16)})
 
 
 async def run_load(port: int, kind: str, tables: int, clients: int, seconds: float,
@@ -276,7 +276,7 @@ async def run_load(port: int, kind: str, tables: int, clients: int, seconds: flo
             await request(conns[0], {"type": "ping", "id": 2}, "pong")  # the ok of create
             for conn in conns[1:]:
                 await request(conn, {"type": "join_table", "table": table["id"], "id": 1}, "ok")
-                await request(conn, {"type": "ready", "id": 2}, "ok")
+                await request(conn, {"type": "ready", "id": 2, "entropy": os.urandom(16)}, "ok")
         else:
             for seat, conn in enumerate(conns):
                 conn.send({"type": "join", "table": index, "seat": seat})
@@ -289,7 +289,7 @@ async def run_load(port: int, kind: str, tables: int, clients: int, seconds: flo
             conn.on_message = (lambda received_at, message, load=load, member=member:
                                load.on_message(member, received_at, message))
         if kind == "host":
-            load.conns[0].send({"type": "start"})
+            load.conns[0].send({"type": "start", "entropy": os.urandom(16)})
         else:
             load.start_game(header)
     await asyncio.sleep(1.0)  # warm-up

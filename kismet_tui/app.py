@@ -142,6 +142,9 @@ class KismetApp(App):
             self.show_refusal(msg.get("words") or "The host refused that.")
         elif kind == "chat":
             self.add_chat(msg)
+        elif kind == "fairness" and not msg.get("ok"):
+            self.notify(str(msg.get("words")), title="Chance not verified", severity="error",
+                        timeout=30, markup=False)
         elif kind == "connection":
             previous, self.conn_state = self.conn_state, msg.get("state", self.conn_state)
             self.conn_detail = msg.get("words", "")
@@ -175,7 +178,7 @@ class KismetApp(App):
         if game is self.shown_game:
             return
         header = getattr(self.client, "header", None) or {}
-        key = (header.get("seed"), header.get("t0")) if game is not None else None
+        key = (header.get("commit") or header.get("seed"), header.get("t0")) if game is not None else None
         if game is not None and key == self.shown_key:
             # The same game rebuilt (a resync or a reconnect): keep the screen, swap the replica.
             self.shown_game = game

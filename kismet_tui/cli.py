@@ -4,6 +4,9 @@
 - `kismet [--name NAME]`: play alone at once: a host runs inside this process on 127.0.0.1
   (any free port), bots fill the other seats.
 - `kismet-replay FILE`: watch a saved game again (see kismet_tui/replay.py).
+  `kismet-replay --verify FILE` checks its chance instead: exit 0 when every die and card came
+  from the seed committed at the start, 1 naming the first event that differs, 2 for a game
+  that carries no commitment (protocol version 1) or never ended.
 """
 
 from __future__ import annotations
@@ -107,15 +110,27 @@ def replay_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
     parser.add_argument("file", help="a game log written by kismet-host (a .kismet file)")
     parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    parser.add_argument("--verify", action="store_true",
+                        help="do not play: check that every die and card came from the seed "
+                             "committed at the start (exit 0), or name the first event that "
+                             "differs (exit 1)")
     args = parser.parse_args(argv)
-    from protocol.gamelog import LogError, read_log
-
-    from .replay import ReplayApp
+    from protocol.gamelog import LogError, read_log_full
 
     try:
-        header, events = read_log(args.file)
+        header, events, end = read_log_full(args.file)
     except (OSError, LogError) as exc:
         print(f"kismet-replay: cannot read {args.file}: {exc}", file=sys.stderr)
         return 1
+    if args.verify:
+        from .rules.verify import verify
+
+        result = verify(header, events, (end or {}).get("server_seed"))
+        print(f"{args.file}: {result.words}", file=sys.stdout if result.ok else sys.stderr)
+        if result.ok:
+            return 0
+        return 2 if result.seq is None else 1
+    from .replay import ReplayApp
+
     ReplayApp(header, events, speed=args.speed).run()
     return 0

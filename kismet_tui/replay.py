@@ -16,7 +16,7 @@ from textual.binding import Binding
 
 from .app import KismetApp
 from .messages import HostMessage
-from .rules import new_game
+from .rules import apply_event, game_from_header
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 MAX_GAP_MS = 1500
@@ -41,8 +41,7 @@ class ReplaySource:
 
     def restart(self) -> None:
         header = self.header
-        self.game = new_game(header["ruleset"], header["seats"], header["seed"], header.get("options"),
-                             start_ms=header.get("t0", 0))
+        self.game = game_from_header(header)  # version 2: revealed chance; version 1: its seed
         self.index = 0
         self.clock_ms = header.get("t0", 0)
 
@@ -57,7 +56,7 @@ class ReplaySource:
         """Apply the next event to the replica and return it with its notes, as the network
         client publishes it."""
         event = self.events[self.index]
-        notes = self.game.apply(event["seat"], event["action"], event["t"])
+        notes = apply_event(self.game, event)
         self.index += 1
         self.clock_ms = max(self.clock_ms, event["t"])
         return {**event, "notes": notes}

@@ -3,9 +3,12 @@
 A log is a sequence of frames in the wire's framing (4-byte big-endian length + one msgpack
 map), each a record with a `kind`:
 
-- first `{"kind": "header", "header": {ruleset, seats, seed, options, t0}, "table": id}`
-- then one `{"kind": "event", "seq", "t", "seat", "action"}` per stamped event, seq 1, 2, ...
-- last, once the game is over, `{"kind": "end", "result": {...}}`.
+- first `{"kind": "header", "header": {...}, "table": id}`: version 2 headers hold
+  {ruleset, seats, options, t0, commit, entropy, chance}; version 1 headers held `seed`
+- then one `{"kind": "event", "seq", "t", "seat", "action", "chance"?}` per stamped event,
+  seq 1, 2, ... (`chance`: the values the event drew, absent when it drew none)
+- last, once the game is over, `{"kind": "end", "result": {...}, "server_seed"?}` (version 2
+  reveals the 32-byte seed there).
 
 A host killed mid-write may leave a torn last frame; readers ignore it (every event a client
 ever received was written and flushed before it was sent). `read_log` is pure: it needs only
@@ -76,7 +79,10 @@ def read_log_full(path) -> tuple[dict, list[dict], dict | None]:
             if kind == "event":
                 if record.get("seq") != len(events) + 1:
                     raise LogError(f"event {record.get('seq')} out of order (expected {len(events) + 1})")
-                events.append({key: record[key] for key in ("seq", "t", "seat", "action")})
+                event = {key: record[key] for key in ("seq", "t", "seat", "action")}
+                if "chance" in record:
+                    event["chance"] = record["chance"]
+                events.append(event)
             elif kind == "end":
                 end = record
             else:

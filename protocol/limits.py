@@ -4,8 +4,11 @@ The host enforces these against clients; the client library enforces the host-si
 against a host. docs/protocol.md lists them for other implementations.
 """
 
-# Protocol version: a host accepts a hello only with exactly this version.
-PROTOCOL_VERSION = 1
+# Protocol version: a host accepts a hello only with exactly this version. Version 2: chance
+# enters as events (commit, players' entropy, revealed values, seed revealed at the end).
+PROTOCOL_VERSION = 2
+# The bytes of entropy a player sends with ready/start (kismet_tui.rules.rng.ENTROPY_BYTES).
+ENTROPY_BYTES = 16
 
 # ---- framing -------------------------------------------------------------------------------
 # A frame is a 4-byte big-endian length, then that many bytes of one msgpack map.

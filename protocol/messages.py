@@ -162,6 +162,13 @@ def int_list(max_len: int) -> Callable:
     return check
 
 
+def entropy_bytes(value, field):
+    """A player's 16 random bytes for the next game's chance (protocol version 2)."""
+    if not isinstance(value, (bytes, bytearray)) or len(value) != limits.ENTROPY_BYTES:
+        raise _bad(f"'{field}' must be {limits.ENTROPY_BYTES} random bytes.")
+    return bytes(value)
+
+
 REQUIRED = object()
 
 # type -> {field: (checker, default)}; default REQUIRED means the field must be present.
@@ -182,8 +189,8 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
         "spectator": (boolean, False),
     },
     "leave": {},
-    "ready": {"ready": (boolean, True)},
-    "start": {},
+    "ready": {"ready": (boolean, True), "entropy": (optional(entropy_bytes), None)},
+    "start": {"entropy": (optional(entropy_bytes), None)},
     "reorder": {"order": (int_list(16), REQUIRED)},
     "remove": {"seat": (integer(0, 15), REQUIRED)},
     "act": {"action": (action_map, REQUIRED)},

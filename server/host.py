@@ -28,6 +28,7 @@ from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import parse_client, request_id
 
 from . import steering
+from .chance import valid_entropy
 from .resume import resume_tables
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store, StoreError
 from .table import PLAYING, Seat, Table
@@ -240,6 +241,9 @@ class Host:
             "owner": table.owner, "games_played": table.games_played,
             "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
             "game_file": path.name,
+            # The running game's secret, kept beside the tokens (owner-only file) so a
+            # restarted host can go on drawing; gone when the game ends and reveals it.
+            "server_seed": table.secret.server_seed.hex(),
         })
 
     def _resume_tables(self) -> None:
@@ -361,9 +365,12 @@ class Host:
         if conn.player is not None:
             raise ProtocolError("bad_message", "You already said hello.")
         if msg["version"] != limits.PROTOCOL_VERSION:
+            older = msg["version"] < limits.PROTOCOL_VERSION
             raise ProtocolError("version", f"This host speaks protocol version "
                                 f"{limits.PROTOCOL_VERSION}, your client {msg['version']}. "
-                                f"Please use matching versions.", fatal=True)
+                                + ("Please update your client: since version 2 no client learns "
+                                   "a die or a card before it is shown." if older else
+                                   "Please use matching versions."), fatal=True)
         token = msg["token"]
         player = self.players.get(token) if token else None
         if player is None and token:
@@ -597,8 +604,11 @@ class Host:
         if table.state == PLAYING:
             raise ProtocolError("playing")
         table.seats[seat].ready = msg["ready"]
+        table.seats[seat].entropy = valid_entropy(msg.get("entropy")) if msg["ready"] else None
         table.send_table()
         self._ok(conn, re)
+        if table.pending_start is not None and not self._bots_missing(table):
+            self._start_now(table)  # the last bot's entropy arrived
 
     def _on_reorder(self, conn: Connection, msg: dict, re) -> None:
         table = conn.player.table
@@ -631,6 +641,9 @@ class Host:
         steering.cancel(self, table)
         if table.pending_start is not None:
             raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
+        owner_seat = table.seat_of(conn.player.token)
+        if owner_seat is not None and msg.get("entropy") is not None:
+            table.seats[owner_seat].entropy = valid_entropy(msg["entropy"])
         self._check_seat_count(table)
         if self._bots_missing(table):
             # Bots are real clients and may still be connecting: a game started now would
@@ -651,7 +664,10 @@ class Host:
                                 f"{cls.MAX_SEATS} players; {len(table.seats)} sit here.")
 
     def _bots_missing(self, table: Table) -> bool:
-        return any(seat.bot and not table.connected(seat.token) for seat in table.seats)
+        """A bot is not seated yet, or has not sent its entropy for the game (bots are clients
+        and add theirs like everyone; the start waits for them briefly, then goes on)."""
+        return any(seat.bot and (not table.connected(seat.token) or seat.entropy is None)
+                   for seat in table.seats)
 
     def _start_now(self, table: Table) -> None:
         """Start a game whose start waited for its bots (all seated, or the wait ran out)."""

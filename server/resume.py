@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from .chance import GameSecret
 from .table import Seat, Table
 
 log = logging.getLogger("kismet.host")
@@ -122,7 +123,7 @@ def _resume_one(host, record: dict, game_path: Path) -> str | None:
     table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
     writer = store.open_game(game_path, header, table.id, events)  # rewritten whole: no torn tail
     try:
-        table.resume(header, events, writer)
+        table.resume(header, events, writer, GameSecret.from_hex(record.get("server_seed")))
     except Exception:
         writer.close()
         raise

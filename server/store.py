@@ -159,10 +159,13 @@ class GameWriter:
                 raise StoreError(why_of(exc), exc.errno) from None
             self.ended = True
 
-    def finish(self, result: dict | None) -> None:
+    def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            write_all(self.disk, self._fd, record_bytes({"kind": "end", "result": result}), self.size)
+            record = {"kind": "end", "result": result}
+            if server_seed is not None:
+                record["server_seed"] = server_seed  # protocol version 2: revealed at the end
+            write_all(self.disk, self._fd, record_bytes(record), self.size)
             self.disk.fsync(self._fd)
             self.ended = True
         self.close()

@@ -5,20 +5,26 @@ functions. Every accepted action gets the next sequence number and the host's ti
 decreasing), goes to the engine first (a refusal raises IllegalAction and nothing is sent),
 then to the log, then to every member in the same order. Deadlines become `timeout` events
 stamped by a timer on the host's event loop.
+
+Chance (protocol version 2): the table's `secret` (server/chance.py) is the next game's; its
+commit is in `describe()`. The engine draws from the host's secret stream; each event carries
+the values it drew (`chance`), and the game's last event and every later `game` message
+reveal `server_seed`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 
 from kismet_tui.rules import HOST, IllegalAction, new_game, replay
+from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
 
 from .saving import Saving
 from .store import StoreError
+from .chance import GameSecret
 
 log = logging.getLogger("kismet.host")
 
@@ -27,13 +33,14 @@ DIGEST_CACHE = 64
 
 
 class Seat:
-    __slots__ = ("token", "name", "bot", "ready")
+    __slots__ = ("token", "name", "bot", "ready", "entropy")
 
     def __init__(self, token: str, name: str, bot: str | None = None, ready: bool = False):
         self.token = token
         self.name = name
         self.bot = bot
         self.ready = ready
+        self.entropy: bytes | None = None  # sent with ready (or start) for the next game
 
 
 class Table:
@@ -58,6 +65,8 @@ class Table:
         self.pending_start: asyncio.TimerHandle | None = None
         # Play pauses here while the disk refuses writes (server/saving.py).
         self.saving = Saving(self)
+        self.secret = GameSecret()              # the next game's (or the running game's)
+        self.revealed: bytes | None = None      # the last finished game's server_seed
 
     # ---- membership ----------------------------------------------------------------------
     def seat_of(self, token: str) -> int | None:
@@ -103,6 +112,7 @@ class Table:
             "state": self.state,
             "owner": client_id(self.owner) if self.owner else None,
             "games_played": self.games_played,
+            "commit": self.secret.commit,
             "max_seats": self.max_seats(),
             "seats": [
                 {
@@ -143,6 +153,8 @@ class Table:
 
     def game_message(self, re: int | None = None) -> dict:
         message = {"type": "game", "header": self.header, "events": self.events}
+        if self.revealed is not None and self.state != PLAYING:
+            message["server_seed"] = self.revealed  # the game is over: its seed is no secret
         if re is not None:
             message["re"] = re
         return message
@@ -151,21 +163,30 @@ class Table:
     def start_game(self) -> None:
         self.cancel_timer()
         t0 = max(self.host.now_ms(), self.last_t)
+        names = [seat.name for seat in self.seats]
+        entropy = [seat.entropy for seat in self.seats]
+        rng = self.secret.stream(entropy)
+        game = new_game(self.ruleset, names, None, self.options, rng=rng, start_ms=t0)
         header = {
             "ruleset": self.ruleset,
-            "seats": [seat.name for seat in self.seats],
-            "seed": os.urandom(16),
+            "seats": names,
             "options": self.options,
             "t0": t0,
+            "commit": self.secret.commit,
+            "entropy": entropy,
+            "chance": rng.take_drawn(),   # the draws made creating the game
         }
-        game = new_game(self.ruleset, header["seats"], header["seed"], self.options, start_ms=t0)
         self.header, self.game, self.events = header, game, []
+        self.revealed = None
         self.last_t = t0
         self._digests.clear()
         self.state = PLAYING
+        # May raise (the disk): the start is then abandoned with the ready marks and the
+        # entropy as they were (host._start_game), so nothing of them is cleared before.
+        self.writer = self.host.store_game(self, header)
         for seat in self.seats:
             seat.ready = False
-        self.writer = self.host.store_game(self, header)
+            seat.entropy = None
         self.send_table()
         self.broadcast(self.game_message())
         for index, seat in enumerate(self.seats):
@@ -173,10 +194,13 @@ class Table:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def resume(self, header: dict, events: list[dict], writer) -> None:
-        """Take up a game from its log after a host restart: nobody is connected yet."""
+    def resume(self, header: dict, events: list[dict], writer, secret: GameSecret | None = None) -> None:
+        """Take up a game from its log after a host restart: nobody is connected yet.
+        A version-2 game needs its secret (from the table file) to go on drawing."""
         self.header, self.events = header, list(events)
-        self.game = replay(header, self.events)
+        if secret is not None:
+            self.secret = secret
+        self.game = self._rebuild()
         self.last_t = self.events[-1]["t"] if self.events else header.get("t0", 0)
         self.writer = writer
         self.state = PLAYING
@@ -192,16 +216,23 @@ class Table:
         if self.saving.paused(seat, action):
             return None  # a host stamp is skipped: play resumed looks again at who is here
         t = max(self.host.now_ms(), self.last_t)
+        rng = self.game.rng
+        mark = rng.mark() if hasattr(rng, "mark") else None
         try:
             notes = self.game.apply(seat, action, t)
         except IllegalAction:
+            if mark is not None:
+                rng.rewind(mark)  # a refusal after a draw must not skip values of the stream
             raise
         except Exception:
             # An engine bug: its state may be half-changed, so rebuild it from the log.
             log.exception("table %s: the engine failed on %r; rebuilding from the log", self.id, action)
-            self.game = replay(self.header, self.events)
+            self.game = self._rebuild()
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
+        chance = rng.take_drawn() if mark is not None else []
+        if chance:
+            event["chance"] = chance
         self.last_t = t
         try:
             self._save(event)  # on disk before anyone sees it
@@ -217,13 +248,19 @@ class Table:
             self.writer.append(event, end=self.end_record() if self.game.finished else None)
 
     def end_record(self) -> dict:
-        """The fields of the log's end record."""
-        return {"result": self.game.result()}
+        """The fields of the log's end record (version 2: with the revealed server_seed)."""
+        record = {"result": self.game.result()}
+        if "commit" in self.header:
+            record["server_seed"] = self.secret.server_seed
+        return record
 
     def _publish(self, event: dict, notes, sender=None, re: int | None = None) -> dict:
         """Send a saved event to every member, then look at what it did to the game."""
         self.events.append(event)
         message = {"type": "event", **event}
+        finished = self.game.finished  # (result() is not free: asked once per event)
+        if finished and "commit" in self.header:
+            message["server_seed"] = self.secret.server_seed  # the last broadcast reveals it
         frame = encode(message)
         for conn in self.connections():
             if conn is sender and re is not None:
@@ -233,9 +270,9 @@ class Table:
         # The checkpoint digest (a canonical dump and hash of the whole state, ~0.2 ms) is
         # taken after the event is on its way, not before: nothing has changed the game
         # since, and no client can ask for it before this handler returns.
-        if is_checkpoint(event["seq"], notes, self.game.finished):
+        if is_checkpoint(event["seq"], notes, finished):
             self._remember_digest(event["seq"], self.game.digest())
-        if self.game.finished:
+        if finished:
             self.finish_game()
         else:
             self.reschedule()
@@ -246,8 +283,12 @@ class Table:
         self.state = FINISHED
         self.games_played += 1
         if self.writer is not None:
-            self.writer.finish(self.game.result())
+            seed = self.secret.server_seed if "commit" in self.header else None
+            self.writer.finish(self.game.result(), server_seed=seed)
             self.writer = None
+        if "commit" in self.header:
+            self.revealed = self.secret.server_seed
+            self.secret = GameSecret()  # the next game's commit, shown from now on
         self.host.store.drop_table(self.id)
         # Seats of players who left during the game are freed now that it is over.
         self.seats = [seat for seat in self.seats if self.connected(seat.token) or seat.bot]
@@ -257,6 +298,16 @@ class Table:
             self.host.close_table(self)
             return
         self.send_table()
+
+    def _rebuild(self):
+        """The game from its log, drawing from the secret stream (version 2) positioned after
+        the last event, every revealed value checked against it; a version-1 log from its seed."""
+        if "commit" not in self.header:
+            return replay(self.header, self.events)
+        result = replay_with_stream(self.header, self.events, self.secret.server_seed)
+        if not result.ok:
+            raise IllegalAction(f"The saved game does not match its secret: {result.words}")
+        return result.game
 
     def digest_ready(self, seq: int) -> bool:
         """Whether digest_at(seq) is cheap (no replay)."""

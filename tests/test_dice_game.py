@@ -317,7 +317,7 @@ def test_d6_tied_players_roll_again_among_themselves_in_seat_order():
 
 def test_d6_solo_game_draws_nothing_for_the_roll_off():
     g = new_game("dice", 1, seed=b"solo")
-    assert g.rolloff == [] and g.current == 0 and g.rng.state()["used"] == 0
+    assert g.rolloff == [] and g.current == 0 and g.rng.bytes_used == 0
 
 
 def test_d6_roll_off_is_the_first_draw_of_the_seeded_stream():

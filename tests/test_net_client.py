@@ -85,7 +85,7 @@ async def test_rematch_at_the_same_table_and_leaving(tmp_path):
             for game_no in (1, 2):
                 await solo.start()
                 await wait_until(lambda: solo.game is not None and solo.table["state"] == "playing")
-                first_seed = solo.header["seed"]
+                commit = solo.header["commit"]
                 while not solo.game.finished:
                     if solo.game.rolls == 0:
                         await solo.act({"type": "roll", "hold": []})
@@ -93,8 +93,12 @@ async def test_rematch_at_the_same_table_and_leaving(tmp_path):
                         await solo.act({"type": "score", "box": solo.game.best_box()})
                 await wait_until(lambda: solo.table["state"] == "finished")
                 assert solo.table["games_played"] == game_no
+                # The end revealed the seed; it matched the commit and every die it drew.
+                await wait_until(lambda: solo.verification is not None)
+                assert solo.verification.ok, solo.verification.words
+                assert solo.table["commit"] != commit  # the next game has its own secret
             assert len(list((tmp_path / "games").glob("*.kismet"))) == 2
-            assert solo.header["seed"] == first_seed
+            assert solo.header["commit"] == commit
             await solo.leave()
             assert solo.table is None and solo.game is None
             assert await solo.list_tables() == []  # the last one out closes the table

@@ -20,15 +20,31 @@ def game(seats=2, dice=(), options=None, start_ms=0, circle=None):
 
 def arrange(g, numbers):
     """Test set-up: put cards with these numbers (lowest set first) in the circle, in order;
-    every other card goes to the pile, keeping its order. Conservation still holds."""
-    pool = [c for c in g.circle if c is not None] + g.pile
+    every other card goes to the pile's unseen part [D19]. Conservation still holds."""
+    pool = [c for c in g.circle if c is not None] + g.unseen + g.under
     pool.sort()
     chosen = []
     for n in numbers:
         card = next(c for c in pool if cards.number_of(c) == n and c not in chosen)
         chosen.append(card)
     g.circle = chosen + [None] * (cards.CIRCLE_SIZE - len(chosen))
-    g.pile = [c for c in pool if c not in chosen]
+    g.unseen = [c for c in pool if c not in chosen]
+    g.under = []
+
+
+def next_deals(g, count):
+    """The cards the pile will deal next [D19], worked out from a copy of the game's stream:
+    each a uniform draw from the unseen cards (ascending ids), then the slid-under ones."""
+    import copy
+    rng = copy.deepcopy(g.rng)
+    rng._script = []  # dice come first in a round; the deals draw from the stream
+    unseen, under = list(g.unseen), list(g.under)
+    return [unseen.pop(rng.below(len(unseen))) if unseen else under.pop(0) for _ in range(count)]
+
+
+def keep_in_pile(g, count):
+    """Set-up: leave only `count` cards in the pile (the rest leave the game)."""
+    g.removed, g.unseen, g.under = g.unseen[count:], g.unseen[:count], []
 
 
 def roll_now(g):
@@ -42,7 +58,7 @@ def grab(g, seat, pos, t=None):
 
 def all_cards(g):
     held = [c for pile in g.winning for c in pile]
-    return sorted([c for c in g.circle if c is not None] + g.pile + held + g.removed)
+    return sorted([c for c in g.circle if c is not None] + g.unseen + g.under + held + g.removed)
 
 
 # A circle with exactly one card for each number: targets are easy to reason about.
@@ -72,9 +88,11 @@ def test_two_to_eight_players():
         new_game("race", 9, b"x")
 
 
-def test_setup_shuffles_one_set_per_player_and_deals_eleven():
+def test_setup_deals_eleven_from_one_set_per_player_without_shuffling_the_pile():
     g = new_game("race", 3, b"setup")
-    assert len([c for c in g.circle if c is not None]) == 11 and len(g.pile) == 22
+    assert len([c for c in g.circle if c is not None]) == 11 and g.pile_count == 22
+    # [D19] nothing but the eleven deals was drawn, and the pile keeps no hidden order
+    assert g.rng.state() == {"drawn": 11} and g.unseen == sorted(g.unseen) and g.under == []
     assert all_cards(g) == list(range(33))
     other = new_game("race", 3, b"other seed")
     assert other.circle != g.circle  # the seed decides the deck
@@ -114,20 +132,20 @@ def test_d8_after_a_reveal_a_pause_then_the_next_countdown():
 def test_d9_no_match_wipes_the_circle_and_deals_eleven_new():
     g = game(seats=3, dice=[1, 1, 1], circle=NO_2_4_12)
     wiped = list(g.circle)
-    top_eleven = g.pile[:11]
+    top_eleven = next_deals(g, 11)
     notes = roll_now(g)
     assert notes[0]["targets"] == [2]
     assert notes[1] == {"type": "wiped", "cards": wiped}
     assert notes[2] == {"type": "dealt", "cards": [{"pos": p, "card": c}
                                                     for p, c in enumerate(top_eleven)]}
-    assert g.removed == wiped and g.circle == top_eleven and len(g.pile) == 11
+    assert g.removed == wiped and g.circle == top_eleven and g.pile_count == 11
     assert g.phase == "pause" and g.view(0)["last_round"]["why"] == "no_match"
     assert all_cards(g) == list(range(33))
 
 
 def test_d9_a_wipe_the_pile_cannot_replace_ends_the_game():
     g = game(seats=2, dice=[1, 1, 1], circle=NO_2_4_12)
-    g.removed, g.pile = g.pile[1:], g.pile[:1]    # set-up: one card left in the pile
+    keep_in_pile(g, 1)                            # set-up: one card left in the pile
     notes = roll_now(g)
     assert notes[1]["type"] == "wiped"
     assert notes[-1] == {"type": "game_over", "scores": [0, 0], "winners": [0, 1]}
@@ -152,7 +170,7 @@ def test_d10_two_grabs_on_one_card_the_first_stamped_wins():
 
 def test_d10_a_grab_is_final_and_the_reveal_follows_grab_order():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
-    g.winning[1] = [g.pile.pop()]                 # seat 1 owns one card already
+    g.winning[1] = [g.unseen.pop()]               # seat 1 owns one card already
     penalty = g.winning[1][0]
     roll_now(g)
     grab(g, 1, 0)                                  # the 2: wrong
@@ -162,7 +180,7 @@ def test_d10_a_grab_is_final_and_the_reveal_follows_grab_order():
     reveals = [n for n in notes if n["type"] == "revealed"]
     assert [(r["seat"], r["right"], r["penalty"]) for r in reveals] == [
         (1, False, penalty), (0, True, None), (2, True, None)]
-    assert g.pile[-1] == penalty                   # slid under the face-down pile
+    assert g.under == [penalty]                    # slid under the face-down pile
     assert g.winning[1] == [] and cards.number_of(g.winning[0][-1]) == 8
     assert cards.number_of(g.circle[0]) == 2       # the wrong card stays in the circle
 
@@ -227,7 +245,7 @@ def test_d12_the_round_limit_ends_it_by_the_hosts_timeout():
 def test_refill_fills_empty_places_lowest_first_from_the_top_of_the_pile():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
     roll_now(g)
-    top_two = g.pile[:2]
+    top_two = next_deals(g, 2)
     grab(g, 0, 6)                                  # 8 at place 6
     grab(g, 1, 3)                                  # 5 at place 3
     notes = g.apply(2, {"type": "pass"}, g.now)
@@ -241,17 +259,17 @@ def test_refill_fills_empty_places_lowest_first_from_the_top_of_the_pile():
 def test_a_wrong_grab_with_an_empty_winning_pile_costs_nothing():
     g = game(dice=[2, 3, 5], circle=ONE_EACH)
     roll_now(g)
-    pile = list(g.pile)
+    pile = (list(g.unseen), list(g.under))
     grab(g, 0, 0)
     notes = g.apply(1, {"type": "pass"}, g.now)
     assert {"type": "revealed", "seat": 0, "pos": 0, "card": g.circle[0], "number": 2,
             "right": False, "penalty": None} in notes
-    assert g.pile == pile and g.winning[0] == []
+    assert (g.unseen, g.under) == pile and g.winning[0] == []
 
 
 def test_the_game_ends_when_the_pile_cannot_refill_and_scores_are_chips():
     g = game(seats=2, dice=[6, 6, 5], circle=ONE_EACH)
-    g.removed, g.pile = g.pile[1:], g.pile[:1]    # set-up: one card left in the pile
+    keep_in_pile(g, 1)                             # set-up: one card left in the pile
     roll_now(g)                                    # targets 11 and 12
     grab(g, 0, 10)                                 # the 12: right
     notes = grab(g, 1, 9)                          # the 11: right; two places, one card
@@ -265,7 +283,7 @@ def test_the_game_ends_when_the_pile_cannot_refill_and_scores_are_chips():
 def test_ties_share_the_win_and_a_custom_chip_table_counts():
     chips = [1] * 11
     g = game(seats=2, dice=[6, 6, 5], circle=ONE_EACH, options={"chips": chips})
-    g.removed, g.pile = g.pile[1:], g.pile[:1]
+    keep_in_pile(g, 1)
     roll_now(g)
     grab(g, 0, 10)
     grab(g, 1, 9)
@@ -308,7 +326,7 @@ def test_d18_a_roll_with_everybody_away_ends_its_round_at_once():
 def test_view_never_shows_the_order_of_the_pile():
     g1 = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
     g2 = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
-    g2.pile.reverse()
+    g2.unseen, g2.under = g2.unseen[1:], g2.unseen[:1]  # same count, another split
     assert g1.digest() != g2.digest()
     for seat in (None, 0, 1, 2):
         assert g1.view(seat) == g2.view(seat)

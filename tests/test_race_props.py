@@ -57,7 +57,7 @@ def replay_checking_every_step(header, log, invariant, probe_seed):
 def race_cards_are_conserved(game):
     circle = [c for c in game.circle if c is not None]
     held = [c for pile in game.winning for c in pile]
-    assert sorted(circle + game.pile + held + game.removed) == list(range(11 * game.seats))
+    assert sorted(circle + game.unseen + game.under + held + game.removed) == list(range(11 * game.seats))
     if game.phase in ("countdown", "grabbing"):
         assert len(circle) == 11                  # a round always starts with a full circle
 

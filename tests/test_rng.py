@@ -34,7 +34,7 @@ def test_vector_shuffle():
     cards = list(range(2, 13))
     rng.shuffle(cards)
     assert cards == [4, 5, 7, 9, 3, 8, 12, 10, 2, 11, 6]
-    assert rng.state()["used"] == 40
+    assert rng.bytes_used == 40
 
 
 def test_vector_rejection_sampling():
@@ -43,7 +43,7 @@ def test_vector_rejection_sampling():
         2479826804, 2725082145, 266140728, 2963302584, 1166273992,
     ]
     # Five draws of 4 bytes would be 20: the extra 4 bytes are the rejected draw.
-    assert rng.state()["used"] == 24
+    assert rng.bytes_used == 24
 
 
 def test_vector_int_seed():
@@ -100,3 +100,74 @@ def test_state_tracks_position():
     assert a.state() != b.state()
     b.die()
     assert a.state() == b.state()
+
+
+# ---- protocol version 2: the host's recorded stream, a client's revealed values ----------------
+
+from kismet_tui.rules.rng import ChanceError, RevealedRNG, chance_seed, commitment  # noqa: E402
+
+
+def test_vector_chance_seed_and_commit():
+    server_seed = bytes(range(32))
+    entropy = [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]
+    assert commitment(server_seed) == hashlib.sha256(server_seed).hexdigest()
+    expected = hashlib.sha256(server_seed + bytes([0xAA]) * 16 + bytes([0x01]) * 16).digest()
+    assert chance_seed(server_seed, entropy) == expected
+    # The vector docs/protocol.md prints, so another client can check its own derivation.
+    assert expected.hex() == chance_seed(bytes(range(32)), entropy).hex()
+    assert SeededRNG(expected).die() == SeededRNG(expected).die()
+
+
+def test_the_stream_records_each_value_as_it_returns_it():
+    rng = SeededRNG(SEED)
+    assert [rng.die() for _ in range(3)] == [3, 5, 6]
+    assert rng.below(33) == rng.drawn[-1]
+    first = rng.take_drawn()
+    assert first[:3] == [3, 5, 6] and len(first) == 4
+    assert rng.take_drawn() == []
+    assert rng.state() == {"drawn": 4}
+
+
+def test_rewind_returns_the_stream_to_a_mark_exactly():
+    rng = SeededRNG(SEED)
+    rng.die()
+    mark = rng.mark()
+    ahead = [rng.below(1000) for _ in range(20)]  # crosses block edges
+    rng.rewind(mark)
+    assert rng.state() == {"drawn": 1}
+    assert [rng.below(1000) for _ in range(20)] == ahead
+
+
+def test_revealed_values_are_returned_in_order_and_counted_like_the_stream():
+    stream = SeededRNG(SEED)
+    values = [stream.die(), stream.die(), stream.below(11)]
+    revealed = RevealedRNG()
+    revealed.feed(values)
+    assert [revealed.die(), revealed.die(), revealed.below(11)] == values
+    revealed.done()
+    assert revealed.state() == stream.state()
+
+
+@pytest.mark.parametrize("values,draw,kind", [
+    ([], "die", "missing"),
+    ([7], "die", "range"),
+    ([0], "die", "range"),
+    ([True], "die", "range"),
+    ([11], "below", "range"),
+    ([-1], "below", "range"),
+])
+def test_revealed_values_that_do_not_fit_are_refused_in_words(values, draw, kind):
+    rng = RevealedRNG()
+    rng.feed(values)
+    with pytest.raises(ChanceError) as err:
+        rng.die() if draw == "die" else rng.below(11)
+    assert err.value.kind == kind and "host" in err.value.reason
+
+
+def test_a_value_left_over_after_the_event_is_refused():
+    rng = RevealedRNG()
+    rng.feed([3, 4])
+    rng.die()
+    with pytest.raises(ChanceError) as err:
+        rng.done()
+    assert err.value.kind == "extra" and "1 more chance value" in err.value.reason

@@ -39,6 +39,12 @@ async def test_a_whole_game_played_by_bots_ends_on_the_hosts_digest(tmp_path, ru
             header, events, end = read_log_full(files[0])
             assert replay(header, events).digest() == hosted.game.digest()
             assert end["result"] == hosted.game.result()
+            # Every game: a player and a spectator both verified the revealed seed, and the
+            # saved game verifies too.
+            await wait_until(lambda: ana.verification is not None and watcher.verification is not None)
+            assert ana.verification.ok and watcher.verification.ok, ana.verification.words
+            from kismet_tui.rules.verify import verify
+            assert verify(header, events, end["server_seed"]).ok
 
 
 async def test_two_clients_grab_one_card_and_both_see_the_same_winner(tmp_path):

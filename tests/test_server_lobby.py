@@ -35,7 +35,11 @@ async def test_seats_follow_join_order_and_the_owner_may_reorder(tmp_path):
             await ana.start()
             await wait_until(lambda: bo.header is not None)
             assert bo.header["seats"] == ["Cy", "Ana", "Bo"]
-            assert isinstance(bo.header["seed"], bytes) and len(bo.header["seed"]) == 16
+            # Protocol version 2: the commit shown before anyone readied, each seat's
+            # entropy (the owner's came with start), and never the seed.
+            assert "seed" not in bo.header and "server_seed" not in bo.header
+            assert bo.header["commit"] == table["commit"] and len(table["commit"]) == 64
+            assert all(isinstance(e, bytes) and len(e) == 16 for e in bo.header["entropy"])
             # A late joiner can only watch while the game runs.
             async with connected(host, "Di") as di:
                 with pytest.raises(RequestError) as err:

@@ -102,4 +102,8 @@ async def test_a_restarted_host_brings_its_bots_back_and_the_game_ends(tmp_path)
             player.cancel()
             assert ana.game.digest() == hosted.game.digest()
             assert hosted.state == "finished"
+            # The restarted host went on drawing from the same secret stream: the revealed
+            # seed checks out for every value, those drawn before the restart included.
+            await wait_until(lambda: ana.verification is not None)
+            assert ana.verification.ok, ana.verification.words
             assert not list((tmp_path / "tables").iterdir())  # nothing left to resume

@@ -48,9 +48,11 @@ async def test_a_damaged_table_is_set_aside_and_the_host_starts_with_the_others(
     with host_process(tmp_path, bots=0) as proc:
         (first, first_tokens), (second, second_tokens) = await two_games(proc.port)
         proc.kill()
-        # One changed byte: the header's 'seed' renamed (the same length, so it still reads).
+        # One changed byte: the first event's 'action' renamed (the same length, so it still
+        # reads as msgpack).
         damaged = log_of(tmp_path, first)
-        damaged.write_bytes(damaged.read_bytes().replace(b"\xa4seed", b"\xa4seef", 1))
+        assert b"\xa6action" in damaged.read_bytes()
+        damaged.write_bytes(damaged.read_bytes().replace(b"\xa6action", b"\xa6actiom", 1))
         # The other table's log was torn mid-record by the kill.
         torn = log_of(tmp_path, second)
         whole = torn.read_bytes()
@@ -60,14 +62,14 @@ async def test_a_damaged_table_is_set_aside_and_the_host_starts_with_the_others(
         while not lines or not lines[-1].startswith("Players join with"):
             lines.append(await asyncio.to_thread(proc.proc.stdout.readline))
         said = "".join(lines)
-        assert f"Set aside table {first}: its game log lacks the field 'seed'" in said, said
+        assert f"Set aside table {first}: its game log lacks the field 'action'" in said, said
         assert f"Resumed table {second} (dice) at event" in said
         assert "10 bytes dropped after the last whole event" in said
         assert torn.read_bytes() != whole + b"\x00\x00\x00\x40\x85\xa4kind"
         # Its files moved to damaged/, beside a note saying why.
         aside = list((tmp_path / "damaged").iterdir())
         assert len(aside) == 1 and aside[0].name.startswith(f"table{first}-")
-        assert "seed" in (aside[0] / "why.txt").read_text()
+        assert "'action'" in (aside[0] / "why.txt").read_text()
         assert {p.name for p in aside[0].iterdir()} == {"why.txt", f"{first}.json", damaged.name}
         # Its players are told in words at hello; the other table's players get their seats.
         raw, welcome = await hello_with(proc.port, first_tokens[0])

@@ -103,6 +103,9 @@ async def test_whole_solo_game_by_keys_then_rematch_keeps_the_table(tmp_path):
                            and len(app.screen.query("#ranking")) > 0, what="the end screen")
             total = game.result()["scores"][0]
             assert f"{total:>5} points" in str(app.screen.query_one("#ranking").content)
+            # The revealed seed checked out against the commit and every die: said in words.
+            await wait_for(pilot, lambda: "Verified" in str(app.screen.query_one("#fairness").content),
+                           what="the verified line")
             await pilot.press("r")                         # rematch
             await wait_for(pilot, lambda: client.game is not None and client.game is not game
                            and getattr(app.screen, "RULESET", None) == "dice", what="the rematch")

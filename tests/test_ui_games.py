@@ -103,3 +103,31 @@ async def test_knock_by_card_key_on_anothers_throw(tmp_path):
                                               for line in app.screen.query_one("#movelog").lines),
                            what="the knock in the move log")
             await client.close()
+
+
+@pytest.mark.timeout(120)
+async def test_a_race_game_in_the_tui_against_a_bot_ends_verified(tmp_path):
+    from kismet_tui.bots.runner import bot_factory
+    from tests.netutil import FAST
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await client.create_table("race", FAST["race"], bots=["hard"])
+            await wait_for(pilot, lambda: client.table["seats"][1]["connected"], what="the bot")
+            await client.start()
+            await wait_for(pilot, lambda: client.game is not None
+                           and getattr(app.screen, "RULESET", None) == "race", what="the race screen")
+            game = client.game
+            for _ in range(3000):                 # Ana passes by key each round; the bot grabs
+                if game.finished:
+                    break
+                if game.phase == "grabbing" and not game.view(0)["done"][0]:
+                    await pilot.press("p")
+                await pilot.pause(0.02)
+            assert game.finished
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
+                           and len(app.screen.query("#fairness")) > 0, what="the end screen")
+            await wait_for(pilot, lambda: "Verified" in str(app.screen.query_one("#fairness").content),
+                           what="the verified line")
+            await client.close()

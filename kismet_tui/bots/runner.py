@@ -52,6 +52,7 @@ class BotLoop:
         self.in_flight = False
         self.ready_sent = False
         self.decided_on: tuple | None = None  # the game the action in flight was chosen for
+        self.entropy_for = None   # the commit of the game our entropy went to
 
     async def run(self) -> None:
         messages = self.client.messages()
@@ -76,9 +77,13 @@ class BotLoop:
         if table is None or client.seat is None:
             return
         if table["state"] in ("lobby", "finished"):
-            if not table["seats"][client.seat]["ready"]:
+            # A bot is a client like any other: it says ready with its own entropy once for
+            # each game (each commit), even on a seat the host made ready already.
+            commit = table.get("commit")
+            if not table["seats"][client.seat]["ready"] or self.entropy_for != commit:
                 if not self.ready_sent:
                     self.ready_sent = True
+                    self.entropy_for = commit
                     asyncio.ensure_future(self._ready())
             else:
                 self.ready_sent = False
@@ -101,7 +106,10 @@ class BotLoop:
             return
         header_id = id(client.header)
         if self.policy is None or self.policy_for != header_id:
-            seed = int.from_bytes(bytes(client.header["seed"])[:8], "big") ^ seat
+            # The bot's own choices vary per game: seeded from the game's commit (version 2)
+            # or seed (version 1), never from anything that could tell it the dice.
+            key = client.header.get("commit") or bytes(client.header.get("seed", b"")).hex()
+            seed = int(str(key)[:16] or "0", 16) ^ seat
             self.policy = make_policy(client.header["ruleset"], self.level, seat, seed)
             self.policy_for = header_id
         choice = self.policy.decide(game, seat, client.host_time_ms())

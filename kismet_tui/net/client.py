@@ -23,6 +23,13 @@ in seq order, and the event message then published carries the engine's notes fo
 DIGEST_EVERY events and whenever a round or the game ends; a `desync` answer is followed by the
 host's full `game` message, which replaces the replica.
 
+Fair chance (protocol version 2): `ready()` and `start()` send 16 random bytes of entropy for
+the next game. The replica draws only the values each event reveals (`chance`); an event whose
+values do not fit is refused and resynced. When the game ends the host reveals its
+`server_seed`: the client checks it against the commit and redraws every revealed value
+(`kismet_tui.rules.verify`), keeps the outcome in `client.verification`, and publishes
+{"type": "fairness", "ok", "words"} with plain words for the players.
+
 If the connection drops (not by `close()`), the client reconnects with its token, backing
 off up to 5 s; the host gives the seat back. The state ("connecting", "connected",
 "reconnecting", "closed") is `client.state`; each change calls `on_state(state, words)` and
@@ -37,7 +44,9 @@ import os
 import time
 from typing import AsyncIterator, Callable
 
-from kismet_tui.rules import IllegalAction, replay
+from kismet_tui.rules import ChanceError, IllegalAction, apply_event, replay
+from kismet_tui.rules.rng import ENTROPY_BYTES
+from kismet_tui.rules.verify import verify
 from protocol import limits
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError
@@ -99,6 +108,7 @@ class Client:
         self._final_words: str | None = None
         self._awaiting_game = False
         self._prelay: dict | None = None   # {"cards", "salt", "commit", "sent"}: knock's pre-lay
+        self.verification = None           # the last finished game's check (rules.verify)
 
     # ---- connection ------------------------------------------------------------------------
     async def connect(self, host: str, port: int, name: str, token: str | None = None) -> dict:
@@ -282,6 +292,7 @@ class Client:
         self.game = None
         self.events = []
         self.seat = None
+        self.verification = None
 
     def _on_table(self, table: dict) -> None:
         if table.get("state") == "closed":
@@ -289,6 +300,7 @@ class Client:
             return
         if self.table is not None and table["id"] != self.table["id"]:
             self.header, self.game, self.events = None, None, []
+            self.verification = None
         self.table = table
         self.seat = next((index for index, seat in enumerate(table["seats"])
                           if seat.get("client_id") == self.client_id), None)
@@ -299,9 +311,15 @@ class Client:
             game = replay(header, events)
         except (IllegalAction, KeyError, TypeError) as exc:
             log.error("the host's game log does not replay: %s", exc)
+            if isinstance(exc, ChanceError):
+                self._fairness(False, f"The host's game does not add up: {exc.reason}")
             return
+        if header is not self.header:
+            self.verification = None
         self.header, self.game, self.events = header, game, list(events)
         self._awaiting_game = False
+        if message.get("server_seed") is not None and self.verification is None:
+            self._verify(message["server_seed"])
         if self._prelay is not None:
             self._prelay["sent"] = False  # a reveal lost with a dropped connection goes again
         self._maybe_reveal()
@@ -316,16 +334,40 @@ class Client:
             self._ask_resync()
             return
         try:
-            notes = self.game.apply(event["seat"], event["action"], event["t"])
+            notes = apply_event(self.game, event)
         except IllegalAction as exc:
             log.error("event %s does not apply here (%s): resyncing", event["seq"], exc.reason)
+            if isinstance(exc, ChanceError):
+                self._fairness(False, f"Move {event['seq']} came with chance that does not fit: "
+                                      f"{exc.reason}")
             self._ask_resync()
             return
         event["notes"] = notes  # published with the message: move logs read them
-        self.events.append({key: event[key] for key in ("seq", "t", "seat", "action")})
+        kept = {key: event[key] for key in ("seq", "t", "seat", "action")}
+        if "chance" in event:
+            kept["chance"] = event["chance"]
+        self.events.append(kept)
+        if event.get("server_seed") is not None:
+            self._verify(event["server_seed"])
         if is_checkpoint(event["seq"], notes, self.game.finished, self.digest_every):
             self._send({"type": "digest", "seq": event["seq"], "digest": self.game.digest()})
         self._maybe_reveal()
+
+    # ---- fair chance ---------------------------------------------------------------------------
+    def _verify(self, server_seed) -> None:
+        """The game is over and its seed revealed: check the commit and every value drawn."""
+        result = verify(self.header, self.events, server_seed)
+        self.verification = result
+        if result.ok:
+            self._fairness(True, "Verified: every die and card came from the seed the host "
+                                 "committed to before the game.")
+        else:
+            self._fairness(False, f"This game's chance does not check out. {result.words}")
+
+    def _fairness(self, ok: bool, words: str) -> None:
+        if not ok:
+            log.error("fairness: %s", words)
+        self._publish({"type": "fairness", "ok": ok, "words": words})
 
     def _ask_resync(self) -> None:
         if not self._awaiting_game:
@@ -376,10 +418,15 @@ class Client:
         self._clear_table()
 
     async def ready(self, flag: bool = True) -> None:
-        await self._request({"type": "ready", "ready": flag})
+        """Say ready (with fresh entropy for the next game's chance) or not ready."""
+        message = {"type": "ready", "ready": flag}
+        if flag:
+            message["entropy"] = os.urandom(ENTROPY_BYTES)
+        await self._request(message)
 
     async def start(self) -> None:
-        await self._request({"type": "start"})
+        """Owner: start the game, adding our entropy to its chance."""
+        await self._request({"type": "start", "entropy": os.urandom(ENTROPY_BYTES)})
 
     async def reorder(self, order: list[int]) -> None:
         """Owner only, before a game: new seat i is the old seat order[i]."""

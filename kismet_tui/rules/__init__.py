@@ -18,6 +18,11 @@ options and stamped events give the same state, and the same `digest()`, everywh
     >>> event = {"seq": 1, "t": 1000, "seat": seat, "action": {"type": "roll"}}
     >>> replay(header, [event]).digest() == game.digest()
     True
+
+A logged game (protocol version 2) carries no seed: its header has the creation draws and
+each event the values it drew (`chance`), which `replay` feeds to a RevealedRNG. A version-1
+header still carries `seed` and replays from the seeded stream. `verify` (verify.py) redraws
+a finished version-2 game from its revealed `server_seed`.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from __future__ import annotations
 import importlib
 
 from .base import HOST, Game, IllegalAction, canonical
-from .rng import ScriptedRNG, SeededRNG, seed_bytes
+from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
 # ruleset id -> module that defines GAME (the Game subclass) and normalize_options(options).
 RULESETS = {
@@ -35,8 +40,9 @@ RULESETS = {
 }
 
 __all__ = [
-    "HOST", "Game", "IllegalAction", "RULESETS", "ScriptedRNG", "SeededRNG", "canonical",
-    "game_module", "new_game", "normalize_options", "replay", "seed_bytes",
+    "HOST", "ChanceError", "Game", "IllegalAction", "RULESETS", "RevealedRNG", "ScriptedRNG",
+    "SeededRNG", "apply_event", "canonical", "game_from_header", "game_module", "new_game",
+    "normalize_options", "replay", "seed_bytes",
 ]
 
 
@@ -78,12 +84,40 @@ def new_game(ruleset: str, seats, seed, options: dict | None = None, rng=None,
                start_ms=start_ms)
 
 
+def game_from_header(header: dict, rng=None) -> Game:
+    """A game as its header starts it. Version 2 (no `seed`): the creation draws come from the
+    header's `chance`, through a RevealedRNG. Version 1: from the seeded stream. `rng` (the
+    host's secret stream, a verifier's redraw) replaces either."""
+    if rng is None:
+        rng = SeededRNG(header["seed"]) if "seed" in header else RevealedRNG()
+    revealed = isinstance(rng, RevealedRNG)
+    if revealed:
+        rng.feed(header.get("chance"))
+    game = new_game(header["ruleset"], header["seats"], header.get("seed"), header.get("options"),
+                    rng=rng, start_ms=header.get("t0", 0))
+    if revealed:
+        rng.done()
+    return game
+
+
+def apply_event(game: Game, event: dict) -> list[dict]:
+    """Apply one stamped event ({seq, t, seat, action, chance?}) to a replica: a RevealedRNG
+    gets the event's chance first and must use all of it. Returns the engine's notes."""
+    rng = game.rng
+    if rng.__class__ is RevealedRNG:  # (the common case for a client: keep it cheap)
+        rng.feed(event.get("chance"))
+        notes = game.apply(event["seat"], event["action"], event["t"])
+        rng.done()
+        return notes
+    return game.apply(event["seat"], event["action"], event["t"])
+
+
 def replay(header: dict, events) -> Game:
-    """Rebuild a game from its log: header {ruleset, seats, seed, options, t0} and stamped
-    events ({seq, t, seat, action}) in sequence order. Raises IllegalAction if the log is not
-    legal."""
-    game = new_game(header["ruleset"], header["seats"], header["seed"], header.get("options"),
-                    start_ms=header.get("t0", 0))
+    """Rebuild a game from its log: the header ({ruleset, seats, options, t0} and either the
+    version-2 `chance` or the version-1 `seed`) and stamped events ({seq, t, seat, action,
+    chance?}) in sequence order. Raises IllegalAction (ChanceError for chance that does not
+    fit) if the log is not legal."""
+    game = game_from_header(header)
     for event in events:
-        game.apply(event["seat"], event["action"], event["t"])
+        apply_event(game, event)
     return game

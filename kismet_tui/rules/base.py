@@ -155,7 +155,8 @@ class Game:
         raise NotImplementedError
 
     def snapshot(self) -> dict:
-        """The whole state as plain data (no floats), the RNG's position included."""
+        """The whole state as plain data (no floats); chance only as `rng.state()`, the number
+        of values drawn, so the host (a stream) and a client (revealed values) agree."""
         raise NotImplementedError
 
     def digest(self) -> str:

@@ -24,9 +24,15 @@ Phases, and what ends them
 Each new phase's deadline counts from the stamped time of the event that began it, so a host
 that stamps a timeout late never shortens the next phase.
 
-Chance: the deck is shuffled once with `rng.shuffle` when the game is created (the first
-draws of the stream), then each roll draws three `rng.die()` at the countdown's timeout.
-Nothing else is drawn.
+Chance [D19]: the face-down pile is never shuffled up front (one shuffle would fix the whole
+deck's order for anyone holding the seed). It is two parts: `unseen`, the cards of the pile
+nobody has seen, kept in ascending card id order, and `under`, the cards slid under the pile,
+in the order they went. Each card dealt is `unseen.pop(rng.below(len(unseen)))` while
+`unseen` holds any, then `under.pop(0)`; that is exactly a shuffled pile with cards slid under
+it. Draws, in order: creating the game deals the circle's 11 places, 0 to 10 (11 `below`);
+each roll draws three `rng.die()` at the countdown's timeout; each refill (after a reveal or a
+wipe) deals the empty places lowest first, one `below` per card taken from `unseen` (cards
+taken from `under` draw nothing). Nothing else is drawn.
 
 Actions
 -------
@@ -101,10 +107,10 @@ class RaceGame(Game):
     def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
         self.chips = list(options["chips"])
-        self.pile = cards.deck(seats)  # index 0 is the top of the face-down pile
-        rng.shuffle(self.pile)  # the first draws of the stream
-        self.circle: list[int | None] = self.pile[: cards.CIRCLE_SIZE]
-        del self.pile[: cards.CIRCLE_SIZE]
+        # [D19] The pile: cards nobody has seen (ascending ids) and the cards slid under it.
+        self.unseen: list[int] = cards.deck(seats)
+        self.under: list[int] = []
+        self.circle: list[int | None] = [self._deal() for _ in range(cards.CIRCLE_SIZE)]
         self.winning: list[list[int]] = [[] for _ in range(seats)]  # bottom .. top
         self.removed: list[int] = []
         self.phase = "countdown"
@@ -115,6 +121,18 @@ class RaceGame(Game):
         self.grabs: list[dict] = []  # this round, in stamp order
         self.passed = [False] * seats
         self.last_round: dict | None = None
+
+    # ---- the pile [D19] -------------------------------------------------------------------
+    @property
+    def pile_count(self) -> int:
+        return len(self.unseen) + len(self.under)
+
+    def _deal(self) -> int:
+        """The next card of the pile: a uniform draw from the unseen cards, then the cards
+        slid under, in order."""
+        if self.unseen:
+            return self.unseen.pop(self.rng.below(len(self.unseen)))
+        return self.under.pop(0)
 
     # ---- the contract -------------------------------------------------------------------
     def next_deadline(self) -> int | None:
@@ -144,7 +162,7 @@ class RaceGame(Game):
             "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
             "now": self.now, "away": list(self.away), "rng": self.rng.state(),
             "phase": self.phase, "deadline": self.deadline, "round": self.round,
-            "pile": list(self.pile), "circle": list(self.circle),
+            "unseen": list(self.unseen), "under": list(self.under), "circle": list(self.circle),
             "winning": [list(p) for p in self.winning], "removed": list(self.removed),
             "dice": self.dice, "targets": list(self.targets),
             "grabs": [dict(g) for g in self.grabs], "passed": list(self.passed),
@@ -176,7 +194,7 @@ class RaceGame(Game):
             "deadline": self.deadline, "round": self.round, "chips": list(self.chips),
             "dice": list(self.dice) if self.dice else None, "targets": list(self.targets),
             "joker": bool(self.dice) and cards.is_joker(self.dice),
-            "circle": circle, "pile_count": len(self.pile), "removed_count": len(self.removed),
+            "circle": circle, "pile_count": self.pile_count, "removed_count": len(self.removed),
             "grabs": [dict(g) for g in self.grabs],
             "passed": [s for s in range(self.seats) if self.passed[s]],
             "done": [self._done(s) for s in range(self.seats)],
@@ -290,7 +308,7 @@ class RaceGame(Game):
                 self.winning[seat].append(card)
             elif self.winning[seat]:
                 penalty = self.winning[seat].pop()
-                self.pile.append(penalty)  # slid under the face-down pile
+                self.under.append(penalty)  # slid under the face-down pile
             reveal = {"seat": seat, "pos": pos, "card": card, "number": cards.number_of(card),
                       "right": right, "penalty": penalty}
             reveals.append(reveal)
@@ -302,7 +320,7 @@ class RaceGame(Game):
 
     def _refill_or_end(self, t_ms: int) -> list[dict]:
         empty = [pos for pos, card in enumerate(self.circle) if card is None]
-        if len(self.pile) < len(empty):
+        if self.pile_count < len(empty):
             self.phase = "over"
             self.deadline = None
             result = self.result()
@@ -310,7 +328,7 @@ class RaceGame(Game):
                      "winners": result["winners"]}]
         dealt = []
         for pos in empty:
-            self.circle[pos] = self.pile.pop(0)
+            self.circle[pos] = self._deal()
             dealt.append({"pos": pos, "card": self.circle[pos]})
         self.last_round["dealt"] = dealt
         self.phase = "pause"

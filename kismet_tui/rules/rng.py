@@ -1,9 +1,19 @@
-"""The one source of chance for every engine: a seeded stream specified in docs/protocol.md.
+"""The one source of chance for every engine, with two kinds of source behind one interface.
 
-Every die and every shuffle of every game is drawn through an object with this interface
-(`below`, `die`, `shuffle`, `state`), at fixed points of the rules, so that any client in any
-language that follows the spec reaches the same game from the same seed. Python's `random`
-module is not used: its algorithms are not promised to stay the same across versions.
+Every die and every card of every game is drawn through an object with this interface
+(`below`, `die`, `state`), at fixed points of the rules (docs/protocol.md lists them):
+
+- `SeededRNG`: the documented stream from a seed. The host holds one, seeded from its secret
+  `server_seed` and the players' entropy (`chance_seed`), and records every value it returns
+  (`take_drawn`), so each event can reveal exactly the values it drew. Verification redraws
+  from the same stream and compares. Tests and version-1 logs use it with a plain seed.
+- `RevealedRNG`: a client's source. It holds no seed: before each event the values that
+  event revealed are fed in (`feed`), each call returns the next one, and a value that is
+  missing, extra or out of range is refused (`ChanceError`, each kind in its own words).
+
+`state()` is the same for both: how many values were drawn. The digest covers that, never a
+seed or a stream position, so the host (with a stream) and a client (without) agree.
+Python's `random` module is not used: its algorithms are not promised to stay the same.
 
 The stream: block i is SHA-256(b"kismet-rng-v1" + seed + i as 8 bytes big-endian), for
 i = 0, 1, 2, ...; the blocks' bytes are used in order. A 32-bit draw takes the next 4 bytes
@@ -15,7 +25,11 @@ from __future__ import annotations
 
 import hashlib
 
+from .base import IllegalAction
+
 DOMAIN = b"kismet-rng-v1"
+SERVER_SEED_BYTES = 32
+ENTROPY_BYTES = 16
 TWO_32 = 1 << 32
 MAX_SEED_BYTES = 64
 
@@ -43,10 +57,25 @@ def seed_bytes(seed: bytes | int | str) -> bytes:
     return raw
 
 
-class SeededRNG:
-    """The documented stream. `state()` is plain data for the engine's digest."""
+def chance_seed(server_seed: bytes, entropy) -> bytes:
+    """The seed of a version-2 game's stream: sha256(server_seed || entropy of seat 0 || seat 1
+    || ...), a seat that gave no entropy (None) adding nothing."""
+    digest = hashlib.sha256(bytes(server_seed))
+    for part in entropy:
+        if part is not None:
+            digest.update(bytes(part))
+    return digest.digest()
 
-    __slots__ = ("_seed", "_block_index", "_block", "_offset", "_consumed")
+
+def commitment(server_seed: bytes) -> str:
+    """The commit shown before a game: sha256(server_seed) as lowercase hex."""
+    return hashlib.sha256(bytes(server_seed)).hexdigest()
+
+
+class SeededRNG:
+    """The documented stream. Every value returned is also kept until `take_drawn()`."""
+
+    __slots__ = ("_seed", "_block_index", "_block", "_offset", "_consumed", "drawn", "_taken")
 
     def __init__(self, seed: bytes | int | str):
         self._seed = seed_bytes(seed)
@@ -54,6 +83,8 @@ class SeededRNG:
         self._block = b""
         self._offset = 0
         self._consumed = 0
+        self.drawn: list[int] = []   # every value returned so far, in order
+        self._taken = 0              # how many of them take_drawn() has handed out
 
     def _next_bytes(self, count: int) -> bytes:
         offset = self._offset
@@ -78,8 +109,7 @@ class SeededRNG:
     def u32(self) -> int:
         return int.from_bytes(self._next_bytes(4), "big")
 
-    def below(self, n: int) -> int:
-        """A uniform integer in 0 .. n-1, for 1 <= n <= 2**32."""
+    def _below(self, n: int) -> int:
         if not 1 <= n <= TWO_32:
             raise ValueError("below(n) needs 1 <= n <= 2**32")
         limit = TWO_32 - (TWO_32 % n)
@@ -88,19 +118,132 @@ class SeededRNG:
             if value < limit:
                 return value % n
 
+    def below(self, n: int) -> int:
+        """A uniform integer in 0 .. n-1, for 1 <= n <= 2**32."""
+        value = self._below(n)
+        self.drawn.append(value)
+        return value
+
     def die(self) -> int:
-        """One six-sided die: 1 .. 6."""
-        return self.below(6) + 1
+        """One six-sided die: 1 .. 6 (below(6) + 1; revealed as the face)."""
+        face = self._below(6) + 1
+        self.drawn.append(face)
+        return face
 
     def shuffle(self, items: list) -> None:
-        """Fisher-Yates from the end, in place: for i = len-1 down to 1, swap i with below(i+1)."""
+        """Fisher-Yates from the end, in place: for i = len-1 down to 1, swap i with below(i+1).
+        No engine shuffles any more (a shuffle would fix a hidden order up front); playouts
+        and tests still may."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
 
+    @property
+    def bytes_used(self) -> int:
+        return self._consumed
+
+    def take_drawn(self) -> list[int]:
+        """The values drawn since the last call: what the event just applied reveals."""
+        new = self.drawn[self._taken:]
+        self._taken = len(self.drawn)
+        return new
+
+    def mark(self) -> tuple:
+        """A position to come back to with `rewind` (the host undoes the draws of an action
+        the rules refused after drawing, so the stream never skips values)."""
+        return (self._consumed, len(self.drawn))
+
+    def rewind(self, mark: tuple) -> None:
+        consumed, count = mark
+        if consumed != self._consumed:
+            self._block_index = consumed // 32
+            self._offset = 32
+            self._block = b"\0" * 32  # forces the next read to hash block _block_index
+            self._consumed = consumed
+            skip = consumed % 32
+            if skip:
+                self._next_bytes(skip)
+                self._consumed = consumed
+        del self.drawn[count:]
+        self._taken = min(self._taken, count)
+
     def state(self) -> dict:
-        # The seed plus how many bytes were used fixes everything still to come.
-        return {"kind": "seeded", "seed": self._seed.hex(), "used": self._consumed}
+        # How many values were drawn: the same for the host's stream and a client's revealed
+        # values, so digests agree; the seed and the byte position stay out of it.
+        return {"drawn": len(self.drawn)}
+
+
+class ChanceError(IllegalAction):
+    """The chance an event revealed does not fit what the rules draw. `kind` is "missing",
+    "extra" or "range"."""
+
+    def __init__(self, kind: str, reason: str):
+        super().__init__(reason)
+        self.kind = kind
+
+
+class RevealedRNG:
+    """A client's source of chance: the values each event revealed, fed in before it applies.
+
+    It draws nothing itself. `feed(values)` gives the next event's values; each `die()` or
+    `below(n)` returns the next one after checking its range; `done()` after the event
+    refuses any value left over.
+    """
+
+    __slots__ = ("_values", "_next", "_count")
+
+    def __init__(self):
+        self._values: list = []
+        self._next = 0
+        self._count = 0
+
+    def feed(self, values) -> None:
+        if values is None:
+            values = ()
+        elif not isinstance(values, (list, tuple)):
+            raise ChanceError("range", "The host sent chance that is not a list of numbers.")
+        self._values = values
+        self._next = 0
+
+    def _value(self, what: str) -> int:
+        if self._next >= len(self._values):
+            raise ChanceError("missing", f"The host did not send the {what} this move needs: "
+                                         f"{len(self._values)} values came, more were drawn.")
+        value = self._values[self._next]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ChanceError("range", f"The host sent {value!r} as a {what}: not a whole number.")
+        self._next += 1
+        self._count += 1
+        return value
+
+    def die(self) -> int:
+        face = self._value("die")
+        if not 1 <= face <= 6:
+            raise ChanceError("range", f"The host sent {face} as a die: a die shows 1 to 6.")
+        return face
+
+    def below(self, n: int) -> int:
+        value = self._value("draw")
+        if not 0 <= value < n:
+            raise ChanceError("range", f"The host sent {value} for a draw from 0 to {n - 1}.")
+        return value
+
+    def shuffle(self, items: list) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def done(self) -> None:
+        """After an event: every value it revealed must have been drawn."""
+        # (Nothing to reset: every value was used, so a draw before the next feed is missing.)
+        left = len(self._values) - self._next
+        if left:
+            self._values, self._next = (), 0
+            raise ChanceError("extra", f"The host sent {left} more chance value"
+                                       f"{'s' if left > 1 else ''} than this move draws.")
+
+    def state(self) -> dict:
+        return {"drawn": self._count}
 
 
 class ScriptedRNG(SeededRNG):
@@ -122,14 +265,12 @@ class ScriptedRNG(SeededRNG):
 
     def die(self) -> int:
         if self._script:
-            return self._script.pop(0)
+            face = self._script.pop(0)
+            self.drawn.append(face)
+            return face
         return super().die()
 
     def push(self, *dice: int) -> None:
         """Add faces to the end of the script (handy in the middle of a test)."""
         self._script.extend(dice)
 
-    def state(self) -> dict:
-        state = super().state()
-        state.update(kind="scripted", script=list(self._script))
-        return state

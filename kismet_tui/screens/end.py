@@ -1,4 +1,8 @@
-"""The end of a game: ranking and scores, a rematch at the same table, or back to the lobby."""
+"""The end of a game: ranking and scores, a rematch at the same table, or back to the lobby.
+
+Under the ranking, one line says whether the game's chance was verified (the client checked
+the revealed seed against the commit and every die and card, net/client.py), or what did not
+match, in plain words."""
 
 from __future__ import annotations
 
@@ -28,6 +32,16 @@ def ranking(ruleset: str, result: dict) -> list[tuple[int, int, int]]:
             previous = scores[seat]
         out.append((place, seat, scores[seat]))
     return out
+
+
+def fairness_text(verification) -> Text | None:
+    """The verification line: None when there is nothing to say (a replay, an old game)."""
+    if verification is None:
+        return None
+    if verification.ok:
+        return Text("✓ Verified: every die and card came from the seed the host committed "
+                    "to before the game.", style="green")
+    return Text(f"✗ Not verified: {verification.words}", style="bold red")
 
 
 def render_result(ruleset: str, result: dict, names: list[str], me: int | None) -> Text:
@@ -76,9 +90,16 @@ class EndScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
+            line = fairness_text(getattr(self.app.client, "verification", None))
+            yield Static(line or "", id="fairness")
             yield Static(Text("r: play again here  ·  escape: see the board",
                               style="bright_black"))
         yield Footer()
+
+    def on_host(self, msg: dict) -> None:
+        if msg.get("type") == "fairness":
+            line = fairness_text(getattr(self.app.client, "verification", None))
+            self.query_one("#fairness", Static).update(line or msg.get("words", ""))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "rematch":

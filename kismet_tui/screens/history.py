@@ -8,7 +8,7 @@ move log never shows more than a screen or two of them anyway.
 
 from __future__ import annotations
 
-from ..rules import new_game
+from ..rules import apply_event, game_from_header
 from .words import describe
 
 LIMIT = 200
@@ -20,12 +20,14 @@ def history_lines(header: dict, events: list[dict], names: list[str], first_seq:
     (events count from 1, as their seq does), the last `limit` of them. A log that does not
     replay gives what it gave up to that point: the log is a courtesy, the game goes on."""
     ruleset = header["ruleset"]
-    game = new_game(ruleset, header["seats"], header["seed"], header.get("options"),
-                    start_ms=header.get("t0", 0))
+    try:
+        game = game_from_header(header)
+    except Exception:  # a header that does not start a game: no past to show
+        return []
     lines: list[tuple[str, int | None]] = []
     for number, event in enumerate(events, start=1):
         try:
-            notes = game.apply(event["seat"], event["action"], event["t"])
+            notes = apply_event(game, event)
         except Exception:  # (IllegalAction or a malformed record) keep what we have
             break
         if number < first_seq:
