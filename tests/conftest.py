@@ -36,13 +36,18 @@ def fresh_user_folders(tmp_path_factory):
             mp.delenv(name, raising=False)
         for name in [n for n in os.environ if n.startswith("KISMET_")]:
             mp.delenv(name)
+        # No test starts a background build of the optimal table unless it asks for one
+        # (tests/test_solver_table.py does, in a cache of its own).
+        mp.setenv("KISMET_SOLVER_AUTOBUILD", "0")
         yield home
 
 
 @pytest.fixture(autouse=True)
 def no_optimal_table_loaded(monkeypatch):
     """The hard bot caches the optimal table per process: each test starts without one, as a
-    new user does, whatever an earlier test loaded."""
+    new user does, whatever an earlier test loaded or built in the background."""
     from kismet_tui.bots import dice_levels
+    from kismet_tui.solver import background
 
     monkeypatch.setattr(dice_levels, "_optimal", None)
+    monkeypatch.setattr(background, "_builds", {})
