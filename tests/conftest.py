@@ -51,3 +51,18 @@ def no_optimal_table_loaded(monkeypatch):
 
     monkeypatch.setattr(dice_levels, "_optimal", None)
     monkeypatch.setattr(background, "_builds", {})
+
+
+@pytest.fixture(scope="session")
+def optimal_cache(tmp_path_factory):
+    """The whole optimal table, built once per test session (some seconds) into a cache
+    folder of its own: (path of the cached file, the table as built, in float64). Tests that
+    use it point KISMET_SOLVER_CACHE at path.parent themselves."""
+    from kismet_tui.solver import table
+
+    folder = tmp_path_factory.mktemp("solver-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KISMET_SOLVER_CACHE", str(folder))
+        path = table.cache_path()
+        V = table.ensure_built(path=path)
+    return path, V

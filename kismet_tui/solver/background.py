@@ -34,6 +34,12 @@ FAILED_SHOWN_S = 30.0
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
+def build_command() -> list[str]:
+    """The child process that builds (or, when another program built it meanwhile, loads)
+    the table and reports on stdout (kismet_tui/solver/__main__.py)."""
+    return [sys.executable, "-m", "kismet_tui.solver", "--lines"]
+
+
 def enabled() -> bool:
     return os.environ.get(AUTOBUILD_ENV, "1").strip().lower() not in ("0", "no", "off", "false")
 
@@ -44,7 +50,7 @@ class Build:
 
     def __init__(self, path: Path, damaged: str | None = None, command: list[str] | None = None):
         self.path = Path(path)
-        self.command = command or [sys.executable, "-m", "kismet_tui.solver", "--lines"]
+        self.command = command or build_command()
         self.state = "starting"
         self.fraction = 0.0
         self.damaged = damaged  # why the cached file was not used, when it was damaged
