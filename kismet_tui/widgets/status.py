@@ -79,6 +79,9 @@ class StatusBar(Static):
         text.append(mark, style=f"bold {colour}")
         text.append(" " + connection_words(state, str(getattr(app, "address", "") or ""), detail), style=colour)
         width = self.size.width or 80
+        # A background build's progress ends the line; the place name gives way to it.
+        build = self._build_words(width - text.cell_len - (min(cell_len(self.where), 8) + 5 if self.where else 0))
+        width -= len(build or "")
         helper = "  │  ? help"
         room = width - text.cell_len - len("  │  ")
         if self.where and room >= min(cell_len(self.where), 8):
@@ -90,9 +93,6 @@ class StatusBar(Static):
             text.append(fit(self.where, room))  # plain: may hold player names
         elif self.where or text.cell_len + len(helper) > width:
             helper = ""  # a long message (why the connection closed) takes the whole line
-        build = self._build_words(width - text.cell_len)
-        if build and text.cell_len + len(helper) + len(build) > width:
-            helper = ""  # the build's progress matters more for now
         text.append(helper, style="dim")
         if build:
             text.append(build, style="bold yellow" if "%" in build else "bright_green")
