@@ -111,8 +111,11 @@ class Build:
         kind, rest = words[0], words[1].strip() if len(words) > 1 else ""
         if kind == "progress":
             done, total = (int(n) for n in rest.split())
+            before = int(5 * self.fraction)
             self.fraction = done / total if total else 0.0
             self.state = "building"
+            if int(5 * self.fraction) > before and self.fraction < 1:  # a host's log: every 20 %
+                log.info("Building the optimal table: %d %%", 100 * self.fraction)
         elif kind == "waiting":
             self.state = "waiting"
         elif kind == "damaged":
@@ -140,8 +143,9 @@ class Build:
             return f"Dice bot: {percent} %"
         if self.state == "waiting":
             return "Preparing the perfect dice bot: waiting for another program"
-        again = " again" if self.damaged else ""
-        return f"Preparing the perfect dice bot{again}: {percent} %"
+        if self.damaged:
+            return f"Rebuilding the damaged dice table: {percent} %"
+        return f"Preparing the perfect dice bot: {percent} %"
 
 
 _builds: dict[str, Build] = {}
