@@ -77,16 +77,21 @@ def build_reference(progress=None, levels=range(14, -1, -1), V: np.ndarray | Non
 
 
 def text_progress(stream=sys.stderr):
-    """A plain-text progress bar on stderr."""
+    """A plain-text progress bar on stderr (redrawn when the percentage moves)."""
     started = time.monotonic()
+    shown = [-1]
 
     def show(done: int, total: int) -> None:
+        percent = 100 * done // total
+        if percent == shown[0]:
+            return
+        shown[0] = percent
         width = 40
         filled = width * done // total
         elapsed = time.monotonic() - started
         eta = elapsed * (total - done) / done if done else 0
         stream.write(f"\rBuilding the Kismet table [{'#' * filled}{'.' * (width - filled)}] "
-                     f"{100 * done // total:3d}%  {elapsed:5.0f}s, about {eta:4.0f}s left ")
+                     f"{percent:3d}%  {elapsed:5.0f}s, about {eta:4.0f}s left ")
         if done == total:
             stream.write("\n")
         stream.flush()
