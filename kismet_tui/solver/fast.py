@@ -74,7 +74,6 @@ for _q in range(N_ROLLS):
         PRESENT[_j, _q] = 6 * _b + COUNT[_b, _q]
 N_PRESENT = [int((COUNT > 0).sum(axis=0).__gt__(j).sum()) for j in range(5)]
 assert all((COUNT[:, :n] > 0).sum(axis=0).min() > j for j, n in enumerate(N_PRESENT))
-LOW_BIT = [(mask & -mask).bit_length() - 1 for mask in range(64)]
 # Five of a kind has one distinct face: those six rolls come last.
 N_PLAIN = N_ROLLS - 6
 assert FIVE_KIND[ROLL_AT[N_PLAIN:]].all() and not FIVE_KIND[ROLL_AT[:N_PLAIN]].any()
@@ -172,10 +171,10 @@ def last_layer(V: np.ndarray, u: np.ndarray, l: np.ndarray, out: np.ndarray, tmp
     # Basic boxes: one value per (box, count of its face), spread over the rolls.
     w = REWARD_U[u] + V[SUCC_U[u], l[:, None, None]]           # (B, 6, 6); closed: -inf
     w36 = np.ascontiguousarray(w.reshape(B, 36).T)
-    scratch = np.empty((64, B))
+    scratch = np.empty((64, B))  # [mask]: the best scratch among the faces in mask
     scratch[0] = -np.inf
-    for mask in range(1, 64):
-        np.maximum(scratch[mask & (mask - 1)], w36[6 * LOW_BIT[mask]], out=scratch[mask])
+    for b in range(6):  # the masks whose highest face is b + 1: those below, or face b + 1
+        np.maximum(scratch[:1 << b], w36[6 * b], out=scratch[1 << b:2 << b])
     np.take(scratch, ABSENT, axis=0, mode="clip", out=out)
     for j, n in enumerate(N_PRESENT):
         np.take(w36, PRESENT[j, :n], axis=0, mode="clip", out=tmp[:n])
