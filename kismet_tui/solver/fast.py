@@ -14,7 +14,9 @@ three turn layers as turn.py, with these differences:
   the keeps are ordered by how many distinct faces they hold, so the best-hold maximum only
   visits real sub-keeps (turn.py pads them by repeating).
 - Basic totals that can no longer change the bonus the way the future fills the section are
-  the same state: only one total of each such class is solved, the others copy its value.
+  the same state, and so are the joker flag on and off once no box it pays more in is open:
+  only one state of each such class is solved (2937 upper parts make 1878 classes), the
+  others copy its value.
 - The batch is small (its arrays stay in the L2 cache) and two threads share a level: numpy
   releases the GIL inside every operation, and the Python between them is a few percent.
 Float64 all through: float32 would give about 1e-5, not the 1e-9 the table is checked to.
@@ -33,8 +35,8 @@ from kismet_tui.rules import dice as rules
 from . import space
 from .space import FIRST_ROLL_P, FIVE_KIND, KEEPS, KISMET_J, LOWER_POINTS, LOWER_POINTS_JOKER, ROLL_SUM
 from .states import (
-    ALL_BASIC, CAP, L_FLAG, L_REACHABLE, N_LOWER, N_UPPER, OPEN_L, REWARD_U, SUCC_L, SUCC_L_REAL,
-    SUCC_U, U_FILLED, U_MASK, U_TOTAL, UPPER_INDEX, level_states,
+    ALL_BASIC, CAP, L_FLAG, L_MASK, N_LOWER, N_UPPER, OPEN_L, REWARD_U, SUCC_L, SUCC_L_REAL, SUCC_U,
+    UPPER_INDEX, level_states,
 )
 
 BATCH = 384  # states per batch: (462, BATCH) float64 is 1.4 MB
@@ -267,6 +269,19 @@ def _canonical_upper() -> np.ndarray:
 CANON_U = _canonical_upper()
 
 
+def _canonical_lower() -> np.ndarray:
+    """For each lower index, the same part with the flag off when the flag can no longer
+    matter: the joker only changes what the boxes in JOKER_BOXES pay, and none is open."""
+    joker_mask = sum(1 << j for j in space.JOKER_BOXES)
+    canon = np.arange(N_LOWER)
+    moot = (L_FLAG == 1) & ((L_MASK & joker_mask) == joker_mask)
+    canon[moot] -= 1  # index = mask * 2 + flag
+    return canon
+
+
+CANON_L = _canonical_lower()
+
+
 def build(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None,
           threads: int | None = None, batch: int = BATCH) -> np.ndarray:
     """Solve the levels given (all by default) and return V, as table.build does.
@@ -277,7 +292,7 @@ def build(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None,
     work = []
     for n in levels:
         u, l = level_states(n)
-        solve = CANON_U[u] == u
+        solve = (CANON_U[u] == u) & (CANON_L[l] == l)
         work.append((u, l, u[solve], l[solve]))
     total = sum(len(us) for _, _, us, _ in work)
     done = 0
@@ -295,5 +310,5 @@ def build(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None,
                 if progress:
                     progress(done, total)
             V[u_solve, l_solve] = values
-            V[u_all, l_all] = V[CANON_U[u_all], l_all]
+            V[u_all, l_all] = V[CANON_U[u_all], CANON_L[l_all]]
     return V
