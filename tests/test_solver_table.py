@@ -152,3 +152,33 @@ def test_a_failed_background_build_says_so_and_the_bot_plays_on(tmp_path, monkey
     policy.decide(new_game("dice", 1, 1), 0, 0)
     assert policy.exact is False
     assert background.status_words() == "The perfect dice bot could not be prepared"
+
+
+@pytest.mark.network
+@pytest.mark.timeout(120)
+async def test_a_host_starts_the_build_when_it_seats_a_hard_dice_bot(optimal_cache, tmp_path, monkeypatch):
+    # The build's child is a stand-in that puts the session's table in place (the real child
+    # is tested above): what matters here is that seating the bot starts it, and the bot
+    # then plays from the table.
+    from kismet_tui.bots.runner import bot_factory
+    from tests.netutil import FAST, connected, running_host, wait_until
+
+    source, _ = optimal_cache
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("KISMET_SOLVER_CACHE", str(cache))
+    monkeypatch.setenv(background.AUTOBUILD_ENV, "1")
+    stand_in = ("import shutil, sys; s, d = sys.argv[1:]; "
+                "shutil.copy(s[:-4] + '.json', d[:-4] + '.json'); shutil.copy(s, d); print('ready', d)")
+    target = table.cache_path()
+    monkeypatch.setattr(background, "build_command",
+                        lambda: [sys.executable, "-c", stand_in, str(source), str(target)])
+    async with running_host(tmp_path / "host", bot_factory=bot_factory(speed=0.01)) as host:
+        async with connected(host, "Ana") as ana:
+            assert background.current(target) is None
+            await ana.create_table("dice", FAST["dice"], bots=["hard"])
+            await wait_until(lambda: background.current(target) is not None, timeout=10)
+            await wait_until(lambda: background.current(target).done.is_set(), timeout=60)
+            assert background.current(target).state == "ready"
+            await wait_until(lambda: dice_levels.optimal_table() is not None, timeout=10)
+            assert dice_levels.optimal_table()[START] == pytest.approx(315.104, abs=1e-3)

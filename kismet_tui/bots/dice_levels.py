@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from collections import Counter
 
 import numpy as np
@@ -56,8 +57,10 @@ def optimal_table() -> np.ndarray | None:
 
 
 def prepare() -> None:
-    """Start loading or building the optimal table now, for a hard bot that will need it."""
-    optimal_table()
+    """For a hard bot about to sit down: load the optimal table now, or start its build, in a
+    thread of its own (loading takes a tenth of a second: not on the caller's event loop)."""
+    if _optimal is None:
+        threading.Thread(target=optimal_table, name="kismet-table-load", daemon=True).start()
 
 
 def greedy_choice(card: dict, dice: list[int], rolls_used: int, holds_kismet: bool) -> dict:
@@ -88,8 +91,6 @@ class DicePolicy:
         self.level, self.seat, self.pace = level, seat, pace
         self.rng = random.Random(f"dice-{level}-{seat}-{seed}")
         self.exact = False  # whether the last decision came from the optimal table
-        if level == "hard":
-            prepare()  # a host with hard bots starts the build before their first move
 
     def values(self) -> np.ndarray:
         if self.level == "hard":
