@@ -8,16 +8,15 @@ this test is about what the player sees."""
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import textwrap
 
 import pytest
 
 from kismet_tui.solver import background, table
-from kismet_tui.widgets.status import StatusBar
+from kismet_tui.widgets.status import LOCAL, StatusBar
 from tests.netutil import running_host
-from tests.test_ui_dice import wait_for
+from tests.test_ui_dice import solo_dice, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -34,25 +33,6 @@ STAND_IN = textwrap.dedent("""
 """)
 
 
-@contextlib.asynccontextmanager
-async def local_solo_dice(host):
-    """As `kismet` does: the app on a host of this computer, a solo dice table by keys."""
-    from kismet_tui.app import KismetApp
-    from kismet_tui.net import Client
-    from kismet_tui.widgets.status import LOCAL
-
-    client = Client(reconnect=False)
-    app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                    address=LOCAL, on_quit=client.close)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: client.state == "connected", what="connection")
-        await pilot.press("n", "enter")
-        await wait_for(pilot, lambda: client.table is not None, what="the table")
-        await pilot.press("g")
-        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
-        yield app, pilot, client
-
-
 async def test_first_hint_builds_the_table_shows_progress_then_hints_are_exact(
         tmp_path, monkeypatch, optimal_cache):
     source, _ = optimal_cache
@@ -65,7 +45,8 @@ async def test_first_hint_builds_the_table_shows_progress_then_hints_are_exact(
     from kismet_tui.screens import dice as dice_screen
 
     async with running_host(tmp_path / "host") as host:
-        async with local_solo_dice(host) as (app, pilot, client):
+        # As `kismet` does: a host on this computer (the status bar's words fit then).
+        async with solo_dice(host, address=LOCAL) as (app, pilot, client):
             await pilot.press("r")
             await wait_for(pilot, lambda: client.game.view(0)["rolls_used"] == 1, what="a throw")
             await wait_for(pilot, lambda: dice_screen._advisor() is not None, 30, "the advisor")
