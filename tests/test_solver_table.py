@@ -182,3 +182,19 @@ async def test_a_host_starts_the_build_when_it_seats_a_hard_dice_bot(optimal_cac
             assert background.current(target).state == "ready"
             await wait_until(lambda: dice_levels.optimal_table() is not None, timeout=10)
             assert dice_levels.optimal_table()[START] == pytest.approx(315.104, abs=1e-3)
+
+
+def test_the_status_words_follow_the_build(tmp_path, monkeypatch):
+    build = background.Build(tmp_path / "table.npy")  # not started: its fields set by hand
+    monkeypatch.setitem(background._builds, "x", build)
+    build._heard(["progress", "40 100"])
+    assert background.status_words() == "Preparing the perfect dice bot: 40 %"
+    assert background.status_words(short=True) == "Dice bot: 40 %"
+    build._heard(["waiting"])
+    assert background.status_words() == "Preparing the perfect dice bot: waiting for another program"
+    build._heard(["damaged", "table.npy does not match its checksum"])
+    build._heard(["progress", "7 10"])
+    assert background.status_words() == "Rebuilding the damaged dice table: 70 %"
+    build.state, build.finished_at = "ready", 100.0
+    assert background.status_words(now=101.0) == "The perfect dice bot is ready"
+    assert background.status_words(now=100.0 + background.READY_SHOWN_S + 1) is None

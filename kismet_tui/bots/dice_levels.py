@@ -47,7 +47,7 @@ def optimal_table() -> np.ndarray | None:
         else:
             _optimal, problem = table.load_checked(path)
             if _optimal is None and background.enabled():
-                background.start(path, damaged=None if problem == "missing" else problem)
+                background.start(path)
             elif _optimal is None and not _optimal_missing_warned:
                 _optimal_missing_warned = True
                 log.warning("The optimal Kismet table is not built (%s) and the background build "

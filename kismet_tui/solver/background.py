@@ -48,12 +48,12 @@ class Build:
     """One background build. Read its fields from any thread: state is "starting",
     "waiting" (another program holds the lock), "building", "ready" or "failed"."""
 
-    def __init__(self, path: Path, damaged: str | None = None, command: list[str] | None = None):
+    def __init__(self, path: Path, command: list[str] | None = None):
         self.path = Path(path)
         self.command = command or build_command()
         self.state = "starting"
         self.fraction = 0.0
-        self.damaged = damaged  # why the cached file was not used, when it was damaged
+        self.damaged: str | None = None  # why the cached file was not used, if damaged
         self.error: str | None = None
         self.V = None  # the table, once built and loaded
         self.started_at = time.monotonic()
@@ -153,17 +153,15 @@ _builds_lock = threading.Lock()
 _running: set = set()
 
 
-def start(path: Path, damaged: str | None = None) -> Build:
+def start(path: Path) -> Build:
     """The build of the table at `path`: the one already started in this process, else a new
-    one. `damaged`: why the cached file there was not used (it is said, then rebuilt)."""
+    one. Whether a cached file there is damaged is the child's to say: it looks again under
+    the lock (a file being replaced by another program is not damaged)."""
     with _builds_lock:
         found = _builds.get(str(path))
         if found is None:
-            if damaged:
-                log.warning("The cached optimal table is damaged (%s): building it again.", damaged)
-            else:
-                log.info("The optimal table is not built yet: building it in the background.")
-            found = _builds[str(path)] = Build(path, damaged).start()
+            log.info("The optimal table is not in the cache yet: building it in the background.")
+            found = _builds[str(path)] = Build(path).start()
         return found
 
 
