@@ -21,8 +21,9 @@ three turn layers as turn.py, with these differences:
 - The batch is small (its arrays stay in the L2 cache), V is read transposed with the states
   in (lower, upper) order (the values a batch reads lie close together), and two threads
   share a level: numpy releases the GIL inside every operation, and the Python between them
-  is about a tenth of a batch's time. (Two processes sharing V were measured too: about
-  15 % less CPU, 10 % less wall time on the loaded machine; not worth a second code path.)
+  is about a tenth of a batch's time. (Two processes sharing V were measured too, on the
+  shared machine: about 10 % less CPU than two threads, but no clearer gain in wall time,
+  9 to 11 s either way; not worth a second code path.)
 Float64 all through: float32 would give about 1e-5, not the 1e-9 the table is checked to.
 """
 
