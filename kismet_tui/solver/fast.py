@@ -154,7 +154,6 @@ class _Buffers:
 
     def __init__(self, batch: int):
         self.keeps = np.empty((N_KEEPS, batch))
-        self.best = np.empty((N_KEEPS, batch))
         self.tmp = np.empty((N_KEEPS, batch))
 
 
@@ -218,31 +217,32 @@ def _expect(keeps: np.ndarray, tmp: np.ndarray) -> None:
         part *= 1.0 / 6.0
 
 
-def _best_hold(keeps: np.ndarray, best: np.ndarray, tmp: np.ndarray) -> np.ndarray:
-    """best = the maximum of keeps over the sub-keeps of each keep; returns the rolls' rows."""
-    np.copyto(best, keeps)
+def _best_hold(keeps: np.ndarray, tmp: np.ndarray) -> np.ndarray:
+    """In place: each keep's value becomes the best over its sub-keeps (space.best_hold; the
+    smaller sizes are final before a size reads them, so no copy is needed). Returns the
+    rolls' rows: the value of each roll when holding its best part."""
     for size in range(1, 6):
         lo = SIZE_START[size]
         for j in range(5):
             n = SUB_ROWS[size][j]
             if not n:
                 break
-            part, t = best[lo:lo + n], tmp[:n]
-            np.take(best, SUB[lo:lo + n, j], axis=0, mode="clip", out=t)
+            part, t = keeps[lo:lo + n], tmp[:n]
+            np.take(keeps, SUB[lo:lo + n, j], axis=0, mode="clip", out=t)
             np.maximum(part, t, out=part)
-    return best[ROLL0:]
+    return keeps[ROLL0:]
 
 
 def state_values(VT: np.ndarray, u: np.ndarray, l: np.ndarray) -> np.ndarray:
     """The expected rest-of-game score of a batch of states (turn.state_values, faster),
     from VT = V transposed."""
     buf = _buffers(len(u))
-    keeps, best, tmp = buf.keeps, buf.best, buf.tmp
+    keeps, tmp = buf.keeps, buf.tmp
     last_layer(VT, u, l, keeps[ROLL0:], tmp)
     _expect(keeps, tmp)                      # before the 3rd roll
-    np.copyto(keeps[ROLL0:], _best_hold(keeps, best, tmp))
+    _best_hold(keeps, tmp)                   # the rolls' rows: the 2nd roll's values
     _expect(keeps, tmp)                      # before the 2nd roll
-    return P_FIRST @ _best_hold(keeps, best, tmp)
+    return P_FIRST @ _best_hold(keeps, tmp)
 
 
 # --- Basic totals that are the same state ---------------------------------------------------
