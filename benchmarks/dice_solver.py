@@ -1,9 +1,13 @@
 """Benchmark of the optimal dice solver and the dice bot levels. Prints figures; asserts nothing.
 
-    python benchmarks/dice_solver.py [--rebuild] [--games 20000] [--engine-games 300]
+    python benchmarks/dice_solver.py [--runs 3] [--baseline-runs 1] [--no-baseline]
+                                     [--games 20000] [--engine-games 300]
 
-- the time to build the optimal table (measured now with --rebuild, else the time recorded
-  when the cached table was built) and the time to load it (median of 5);
+- the build of the whole table by the fast algorithm (solver/fast.py) and by the previous
+  one (table.build_reference), each in a fresh child process so its peak memory is its own:
+  wall time, CPU time (all threads) and peak memory (max RSS), medians of the runs, the
+  ratios, and the largest difference between the two tables (float64, before saving);
+- the time to load the cached table (median of 5), building it first if it is missing;
 - the optimal expected score of a solitaire game of Kismet (the table's value at the start);
 - the mean of --games solitaire games played by the optimal policy in the solver's own
   vectorised model (kismet_tui.solver.simulate), with its 95% interval;
@@ -15,8 +19,12 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -63,21 +71,63 @@ def decision_times(V, samples: int = 200) -> list[float]:
     return times
 
 
+def measure_build(algorithm: str, out: str) -> None:
+    """In a child process: build the whole table by `algorithm`, save it (float64) to `out`,
+    print the figures as JSON."""
+    import resource
+
+    build = {"fast": table.build, "reference": table.build_reference}[algorithm]
+    wall, cpu = time.perf_counter(), time.process_time()
+    V = build()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    np.save(out, V)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak,
+                      "value": float(V[upper_index(0, 0), lower_index(0, False)])}))
+
+
+def build_runs(algorithm: str, runs: int, folder: str) -> tuple[dict, np.ndarray]:
+    figures = []
+    out = os.path.join(folder, f"{algorithm}.npy")
+    for _ in range(runs):
+        done = subprocess.run([sys.executable, __file__, "--measure", algorithm, out],
+                              capture_output=True, text=True, check=True)
+        figures.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    median = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
+    return median, np.load(out)
+
+
+def compare_builds(args) -> None:
+    cores = os.cpu_count()
+    with tempfile.TemporaryDirectory() as folder:
+        fast, V_fast = build_runs("fast", args.runs, folder)
+        print(f"Build, fast algorithm:     {fast['wall']:6.1f} s wall  {fast['cpu']:6.1f} s CPU  "
+              f"{fast['peak_mb']:5.0f} MB peak  (median of {args.runs}; {cores} cores)  value {fast['value']:.4f}")
+        if args.no_baseline:
+            return
+        ref, V_ref = build_runs("reference", args.baseline_runs, folder)
+        print(f"Build, previous algorithm: {ref['wall']:6.1f} s wall  {ref['cpu']:6.1f} s CPU  "
+              f"{ref['peak_mb']:5.0f} MB peak  (median of {args.baseline_runs})  value {ref['value']:.4f}")
+        print(f"   ratio previous / fast:  {ref['wall'] / fast['wall']:5.1f}x wall  "
+              f"{ref['cpu'] / fast['cpu']:5.1f}x CPU")
+        print(f"   largest difference between the two tables: {np.abs(V_fast - V_ref).max():.1e}")
+
+
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--measure":
+        measure_build(sys.argv[2], sys.argv[3])
+        return
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rebuild", action="store_true", help="build the table again and time it")
+    parser.add_argument("--runs", type=int, default=3, help="fast builds to time (median)")
+    parser.add_argument("--baseline-runs", type=int, default=1, help="previous-algorithm builds")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the previous algorithm")
     parser.add_argument("--games", type=int, default=20000)
     parser.add_argument("--engine-games", type=int, default=300)
     args = parser.parse_args()
 
-    if args.rebuild or table.load() is None:
-        _, info = table.build_and_save(progress=table.text_progress())
-        print(f"Build time:            {info['build_seconds']:.1f} s (measured now)")
-    else:
-        info = table.build_info() or {}
-        seconds = info.get("build_seconds")
-        told = f"{seconds} s (recorded when the cache was built)" if seconds else "not recorded"
-        print(f"Build time:            {told}; --rebuild to measure it now")
+    compare_builds(args)
+    table.ensure_built(progress=table.text_progress())
+    info = table.build_info() or {}
     loads = []
     for _ in range(5):
         started = time.perf_counter()
@@ -104,13 +154,14 @@ def main() -> None:
     print(f"hard (optimal), real engine:   {interval(hard)}")
     dice_levels._optimal = None
     dice_levels._optimal_missing_warned = True
-    real_load = dice_levels.table.load
-    dice_levels.table.load = lambda *a, **k: None  # as if the table were not built
+    os.environ["KISMET_SOLVER_AUTOBUILD"] = "0"
+    real_load = dice_levels.table.load_checked
+    dice_levels.table.load_checked = lambda *a, **k: (None, "missing")  # as if not built
     try:
         print(f"hard without table (heuristic): {interval(engine_games('hard', args.engine_games, 20_000))}")
         print(f"medium, real engine:           {interval(engine_games('medium', args.engine_games, 30_000))}")
     finally:
-        dice_levels.table.load = real_load
+        dice_levels.table.load_checked = real_load
     print(f"easy (greedy), real engine:    {interval(engine_games('easy', max(args.engine_games, 2000), 40_000))}")
 
 

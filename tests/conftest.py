@@ -36,13 +36,33 @@ def fresh_user_folders(tmp_path_factory):
             mp.delenv(name, raising=False)
         for name in [n for n in os.environ if n.startswith("KISMET_")]:
             mp.delenv(name)
+        # No test starts a background build of the optimal table unless it asks for one
+        # (tests/test_solver_table.py does, in a cache of its own).
+        mp.setenv("KISMET_SOLVER_AUTOBUILD", "0")
         yield home
 
 
 @pytest.fixture(autouse=True)
 def no_optimal_table_loaded(monkeypatch):
     """The hard bot caches the optimal table per process: each test starts without one, as a
-    new user does, whatever an earlier test loaded."""
+    new user does, whatever an earlier test loaded or built in the background."""
     from kismet_tui.bots import dice_levels
+    from kismet_tui.solver import background
 
     monkeypatch.setattr(dice_levels, "_optimal", None)
+    monkeypatch.setattr(background, "_builds", {})
+
+
+@pytest.fixture(scope="session")
+def optimal_cache(tmp_path_factory):
+    """The whole optimal table, built once per test session (some seconds) into a cache
+    folder of its own: (path of the cached file, the table as built, in float64). Tests that
+    use it point KISMET_SOLVER_CACHE at path.parent themselves."""
+    from kismet_tui.solver import table
+
+    folder = tmp_path_factory.mktemp("solver-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("KISMET_SOLVER_CACHE", str(folder))
+        path = table.cache_path()
+        V = table.ensure_built(path=path)
+    return path, V

@@ -37,12 +37,13 @@ async def settle(pilot, client) -> None:
 
 
 @contextlib.asynccontextmanager
-async def solo_dice(host, reconnect: bool = False):
+async def solo_dice(host, reconnect: bool = False, address: str | None = None):
     """The app, connected to `host` as Ana, on the dice screen of a solo table it made by keys
-    (n, enter, g); yields (app, pilot, client)."""
+    (n, enter, g); yields (app, pilot, client). `address`: what the app is told it is
+    connected to (the status bar shows it)."""
     client = Client(reconnect=reconnect)
     app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                    address=f"127.0.0.1:{host.port}", on_quit=client.close)
+                    address=address or f"127.0.0.1:{host.port}", on_quit=client.close)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: client.state == "connected", what="connection")
         await pilot.press("n", "enter")

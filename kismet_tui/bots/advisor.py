@@ -5,8 +5,8 @@
 
 `action` is ready to send as it is. In the dice game `expected` is the expected final score
 of the game after that choice (then playing on well), and `exact` says whether it comes from
-the optimal table (True) or, while that table has not been built, from the heuristic one
-(False). In the card games the hint is plain rules-reading (which cards match, whether a
+the optimal table (True) or, until that table is loaded (asking starts its build in the
+background when the cache has none), from the heuristic one (False). In the card games the hint is plain rules-reading (which cards match, whether a
 knock would be good): `expected` is the chips the choice moves (race: chips won; knock:
 minus points saved), `exact` True. An empty list: nothing to advise (not your turn, or the
 game is over). Importable without Textual.

@@ -1,8 +1,10 @@
 """Dice-game bots of three strengths, built on the solver (kismet_tui.solver).
 
-- "hard": the optimal solitaire strategy from the solver's table. If the table has not been
-  built yet (it takes a few minutes, once: `python -m kismet_tui.solver`), a game is not kept
-  waiting: the bot plays the heuristic strategy instead and logs a warning saying so.
+- "hard": the optimal solitaire strategy from the solver's table. If the table is not in the
+  cache yet, the first call that needs it starts its build in the background
+  (solver/background.py, some seconds, once per machine user); meanwhile a game is not kept
+  waiting: the bot plays the heuristic strategy, and switches to the table the moment it is
+  ready.
 - "medium": the heuristic table (solver/heuristic.py): a best turn against rough box values;
   now and then it settles for its second choice.
 - "easy": greedy: it holds the face it has most of and scores the box that pays most now.
@@ -15,12 +17,13 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from collections import Counter
 
 import numpy as np
 
 from kismet_tui.rules import dice as rules
-from kismet_tui.solver import advice, heuristic, table
+from kismet_tui.solver import advice, background, heuristic, table
 
 log = logging.getLogger(__name__)
 
@@ -33,15 +36,31 @@ _optimal_missing_warned = False
 
 
 def optimal_table() -> np.ndarray | None:
-    """The optimal table if it is in the cache (loaded once per process), else None."""
+    """The optimal table, loaded once per process: from the cache, or from the background
+    build this call starts when the cache has none (or a damaged one). None until then."""
     global _optimal, _optimal_missing_warned
     if _optimal is None:
-        _optimal = table.load()
-        if _optimal is None and not _optimal_missing_warned:
-            _optimal_missing_warned = True
-            log.warning("The optimal Kismet table is not built yet: the hard bot plays the "
-                        "heuristic strategy. Build it once with `python -m kismet_tui.solver`.")
+        path = table.cache_path()
+        build = background.current(path)
+        if build is not None:
+            _optimal = build.V  # None while it runs (or if it failed)
+        else:
+            _optimal, problem = table.load_checked(path)
+            if _optimal is None and background.enabled():
+                background.start(path)
+            elif _optimal is None and not _optimal_missing_warned:
+                _optimal_missing_warned = True
+                log.warning("The optimal Kismet table is not built (%s) and the background build "
+                            "is off: the hard bot plays the heuristic strategy. Build it with "
+                            "`python -m kismet_tui.solver`.", problem)
     return _optimal
+
+
+def prepare() -> None:
+    """For a hard bot about to sit down: load the optimal table now, or start its build, in a
+    thread of its own (loading takes a tenth of a second: not on the caller's event loop)."""
+    if _optimal is None:
+        threading.Thread(target=optimal_table, name="kismet-table-load", daemon=True).start()
 
 
 def greedy_choice(card: dict, dice: list[int], rolls_used: int, holds_kismet: bool) -> dict:

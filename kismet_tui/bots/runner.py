@@ -175,6 +175,11 @@ def bot_factory(speed: float = 1.0):
     from . import POLICIES
 
     def start(host, table_id: int, level: str, token: str) -> asyncio.Task:
+        table = getattr(host, "tables", {}).get(table_id)
+        if level == "hard" and getattr(table, "ruleset", None) == "dice":
+            from .dice_levels import prepare
+
+            prepare()  # the optimal table: loaded, or built in the background, before it plays
         return asyncio.create_task(
             run_bot(host.connect_address(), host.port, table_id, level, token=token, speed=speed))
 

@@ -1,7 +1,16 @@
-"""`python -m kismet_tui.solver`: build (or load) the optimal table and print its value."""
+"""`python -m kismet_tui.solver`: build (or load) the optimal table and print its value.
+
+    python -m kismet_tui.solver [--rebuild] [--lines]
+
+`--rebuild` builds it again even when it is cached. `--lines` is for background.py, which
+runs this as a child process: instead of a progress bar it prints one line per event on
+stdout ("progress DONE TOTAL", "waiting", "damaged WHY", "ready PATH").
+"""
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 
@@ -9,16 +18,51 @@ from . import table
 from .states import lower_index, upper_index
 
 
+def _line(*words) -> None:
+    print(*words, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--lines" in argv:
+        # A background build: leave the CPU to the program that asked for it, and stop
+        # cleanly (no temporary file left) when it ends.
+        if hasattr(os, "nice"):
+            os.nice(10)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        last = [-1]
+
+        def progress(done: int, total: int) -> None:
+            percent = 100 * done // total
+            if percent != last[0]:  # a line per percent is plenty
+                last[0] = percent
+                _line("progress", done, total)
+
+        table.ensure_built(progress=progress, on_wait=lambda: _line("waiting"),
+                           on_damaged=lambda why: _line("damaged", why))
+        _line("ready", table.cache_path())
+        return 0
     rebuild = "--rebuild" in argv
     started = time.monotonic()
-    V = None if rebuild else table.load()
-    if V is None:
-        V, info = table.build_and_save(progress=table.text_progress())
+    if rebuild:
+        with table.locked(on_wait=lambda: print("Another program is building the table: waiting.")):
+            V, info = table.build_and_save(progress=table.text_progress())
         print(f"Built in {info['build_seconds']:.1f} s, saved to {table.cache_path()}")
     else:
-        print(f"Loaded {table.cache_path()} in {time.monotonic() - started:.2f} s")
+        built = []
+
+        def progress(done, total, bar=table.text_progress()):
+            built.append(True)
+            bar(done, total)
+
+        V = table.ensure_built(
+            progress=progress,
+            on_wait=lambda: print("Another program is building the table: waiting."),
+            on_damaged=lambda why: print(f"The cached table is damaged ({why}): building it again."))
+        if built:
+            print(f"Built in {time.monotonic() - started:.1f} s, saved to {table.cache_path()}")
+        else:
+            print(f"Loaded {table.cache_path()} in {time.monotonic() - started:.2f} s")
     print(f"Optimal expected score of a solitaire game: {V[upper_index(0, 0), lower_index(0, False)]:.4f}")
     return 0
 

@@ -1,7 +1,8 @@
 """The one-line status bar on every screen: connection state, who you are, where you are.
 
 It reads the client's state twice a second, so a dropped connection shows within half a
-second even when no message arrives.
+second even when no message arrives, and so does a background build of the optimal dice
+table ("Preparing the perfect dice bot: 40 %", kismet_tui.solver.background).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
+
+from kismet_tui.solver import background
 
 from .names import fit
 
@@ -76,6 +79,9 @@ class StatusBar(Static):
         text.append(mark, style=f"bold {colour}")
         text.append(" " + connection_words(state, str(getattr(app, "address", "") or ""), detail), style=colour)
         width = self.size.width or 80
+        # A background build's progress ends the line; the place name gives way to it.
+        build = self._build_words(width - text.cell_len - (min(cell_len(self.where), 8) + 5 if self.where else 0))
+        width -= len(build or "")
         helper = "  │  ? help"
         room = width - text.cell_len - len("  │  ")
         if self.where and room >= min(cell_len(self.where), 8):
@@ -88,6 +94,20 @@ class StatusBar(Static):
         elif self.where or text.cell_len + len(helper) > width:
             helper = ""  # a long message (why the connection closed) takes the whole line
         text.append(helper, style="dim")
+        if build:
+            text.append(build, style="bold yellow" if "%" in build else "bright_green")
         if text.plain != self.shown:  # redraw only on change: this runs twice a second
             self.shown = text.plain
             self.update(text)
+
+    @staticmethod
+    def _build_words(room: int) -> str | None:
+        """The background build of the optimal dice table, to end the line with (in short
+        words when the long ones do not fit), or None."""
+        for short in (False, True):
+            words = background.status_words(short=short)
+            if words is None:
+                return None
+            if len(words) + 5 <= room:
+                return "  │  " + words
+        return None
