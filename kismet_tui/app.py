@@ -10,6 +10,7 @@ which turn every refusal into plain words on screen.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from rich.text import Text
@@ -64,6 +65,11 @@ class KismetApp(App):
         self.conn_state = "connecting"
         self.conn_detail = address
         self.chat_lines: list[Text] = []
+        # The notice the status bar shows now: (words, severity, until monotonic seconds).
+        self.notice: tuple[str, str, float] | None = None
+        # One lasting line of information for the status bar (e.g. a table being built);
+        # set it with set_status_info().
+        self.status_info = ""
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -198,10 +204,51 @@ class KismetApp(App):
         else:
             self.push_screen(game_screen_for(game.RULESET))
 
+    # ---- notices: on the status bar, never over the board ----------------------------------
+    def notify(self, message, *, title: str = "", severity: str = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notice goes to the status bar (top line): a toast in a corner would cover
+        cards, dice or the hand that can still be played. (Textual's toasts are hidden in
+        kismet.tcss; the notification is still recorded, as Textual does.)"""
+        words = message.plain if isinstance(message, Text) else str(message)
+        # Long enough to read: a few seconds, more for more words.
+        seconds = max(timeout or 0, 4.0 + len(words) / 20)
+        self.notice = (words, severity, time.monotonic() + seconds)
+        self.refresh_status_bars()
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def current_notice(self) -> tuple[str, str] | None:
+        """(words, severity) of the notice to show now, or None."""
+        if self.notice is None:
+            return None
+        words, severity, until = self.notice
+        if time.monotonic() > until:
+            self.notice = None
+            return None
+        return words, severity
+
+    def set_status_info(self, words: str | None) -> None:
+        """A lasting line for the status bar of every screen (None or "" clears it)."""
+        self.status_info = words or ""
+        self.refresh_status_bars()
+
+    def refresh_status_bars(self) -> None:
+        from .widgets.status import StatusBar
+
+        for screen in self.screen_stack:
+            for bar in screen.query(StatusBar):
+                bar.refresh_status()
+
     # ---- sending, with refusals in plain words ---------------------------------------------
     def show_refusal(self, words: str) -> None:
-        self.notify(self.seat_words(str(words)), title="Not allowed", severity="warning", timeout=5,
-                    markup=False)
+        words = self.seat_words(str(words))
+        self.notify(words, title="Not allowed", severity="warning", timeout=5, markup=False)
+        # The move log keeps it, for whoever missed the status line.
+        from .screens.game import GameScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, GameScreen) and screen.is_mounted:
+                screen.log_line(words, "italic bright_yellow")
 
     def seat_words(self, words: str) -> str:
         """The engine names seats by number ("Not your turn: seat 1 is rolling."); while a game
