@@ -70,6 +70,7 @@ class KismetApp(App):
         # One lasting line of information for the status bar (e.g. a table being built);
         # set it with set_status_info().
         self.status_info = ""
+        self.notices_shown: list[str] = []
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -208,14 +209,15 @@ class KismetApp(App):
     def notify(self, message, *, title: str = "", severity: str = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Every notice goes to the status bar (top line): a toast in a corner would cover
-        cards, dice or the hand that can still be played. (Textual's toasts are hidden in
-        kismet.tcss; the notification is still recorded, as Textual does.)"""
+        cards, dice or the hand that can still be played. No toast is made; `notices_shown`
+        keeps the words of the last ones."""
         words = message.plain if isinstance(message, Text) else str(message)
         # Long enough to read: a few seconds, more for more words.
         seconds = max(timeout or 0, 4.0 + len(words) / 20)
         self.notice = (words, severity, time.monotonic() + seconds)
+        self.notices_shown.append(words)
+        del self.notices_shown[:-50]
         self.refresh_status_bars()
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     def current_notice(self) -> tuple[str, str] | None:
         """(words, severity) of the notice to show now, or None."""

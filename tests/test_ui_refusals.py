@@ -23,9 +23,9 @@ async def test_not_your_turn_names_the_player_to_move(tmp_path):
                 await pilot.press("enter")
             await wait_for(pilot, lambda: game.view(1)["current"] == 0, what="Bo's turn")
             client.act_nowait({"type": "roll", "hold": []})  # out of turn: the engine refuses
-            await wait_for(pilot, lambda: any("Not your turn" in str(n.message) for n in app._notifications),
+            await wait_for(pilot, lambda: any("Not your turn" in n for n in app.notices_shown),
                            what="the refusal")
-            words = next(str(n.message) for n in app._notifications if "Not your turn" in str(n.message))
+            words = next(n for n in app.notices_shown if "Not your turn" in n)
             assert "Bo is rolling" in words and "seat" not in words.lower(), words
             await client.close()
 
