@@ -34,6 +34,9 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
                            and not client.game.away[0], 10, "the rejoin")
             await wait_for(pilot, lambda: any("back in your seat" in n for n in app.notices_shown),
                            what="word of the rejoin")
+            assert "back in your seat" in status_line(app)  # the notice, on the status line
+            app.notice = None                                 # ... until its time is up
+            app.refresh_status_bars()
             await pilot.pause(0.6)
             # One phrase, the state's word once: not "● connected Connected to ...".
             assert f"● connected to 127.0.0.1:{host.port}  │" in status_line(app)
