@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from rich.markdown import Markdown
+from ..widgets.toosmall import TooSmall
 from textual.widgets import Footer, Static
 
 GAMES = ("dice", "race", "knock")
@@ -75,6 +76,7 @@ class HelpScreen(ModalScreen):
             # Rich's Markdown drawn in one Static: it opens at once, where Textual's Markdown
             # widget (a widget per block) takes over a second for these pages.
             yield Static(Markdown(self.source), id="help-text")
+        yield TooSmall()
         yield Footer()
 
     def on_mount(self) -> None:

@@ -17,6 +17,7 @@ from ..widgets.art import seat_colour
 from ..widgets.names import fit
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
+from ..widgets.toosmall import TooSmall
 from .game import MoveLog
 
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
@@ -107,6 +108,7 @@ class LobbyScreen(Screen):
                 yield Static(id="mytable")
         yield MoveLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
+        yield TooSmall()
         yield Footer()
 
     def on_mount(self) -> None:
