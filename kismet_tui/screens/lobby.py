@@ -195,8 +195,8 @@ class LobbyScreen(Screen):
             return seated and not owner and table.get("state") != "playing"
         if action == "start":
             return owner and table.get("state") != "playing"
-        if action == "leave":
-            return table is not None
+        if action in ("leave", "talk"):
+            return table is not None  # chat is heard at a table only
         return True
 
     def action_new_table(self) -> None:

@@ -16,6 +16,7 @@ from textual.containers import Container, Horizontal, Vertical
 from textual.widgets import Static
 
 from ..widgets.art import card_lines, die_lines, seat_colour, side_by_side
+from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from .game import GameScreen, MoveLog
 
@@ -117,9 +118,9 @@ def render_clock(view: dict, names: list[str], me: int | None, now_ms: int) -> T
         if me is not None and mine is None and me not in (view.get("passed") or []):
             status.append("GRAB! ", Style(bold=True, color="bright_green"))
         elif mine is not None:
-            status.append(f"You grabbed {KEYS[mine['pos']]} ", Style(bold=True, color=seat_colour(me)))
+            status.append(f"You grabbed card {KEYS[mine['pos']]} {glyph('·')} ", Style(bold=True, color=seat_colour(me)))
         elif me is not None:
-            status.append("You passed ", Style(bold=True))
+            status.append(f"You passed {glyph('·')} ", Style(bold=True))
         status.append(f"{seconds_left(view.get('deadline'), now_ms)} s left")
     elif phase == "pause":
         status.append(reveal_words(view, names), Style(bold=True))
@@ -136,7 +137,7 @@ def reveal_words(view: dict, names: list[str]) -> str:
     parts = []
     for reveal in last.get("reveals") or []:
         who = fit(names[reveal["seat"]], 8)
-        parts.append(f"{who} {reveal['number']}{'✓' if reveal['right'] else '✗'}")
+        parts.append(f"{who} {reveal['number']}{glyph('✓') if reveal['right'] else glyph('✗')}")
     return " ".join(parts) if parts else "Nobody grabbed"
 
 
@@ -147,14 +148,14 @@ def render_players(view: dict, names: list[str], me: int | None) -> Text:
     grabbing = view.get("phase") == "grabbing"
     for player in view.get("players") or []:
         seat = player["seat"]
-        text.append("▶" if seat == me else " ", Style(color=seat_colour(seat)))
+        text.append(glyph("▶") if seat == me else " ", Style(color=seat_colour(seat)))
         text.append(fit(names[seat], 9, pad=True), Style(color=seat_colour(seat), bold=True))
         text.append(f"{player['score']:>3}pt", Style(bold=True))
-        text.append(f" {player['pile_count']:>2}▮", Style(color="bright_black"))
+        text.append(f" {player['pile_count']:>2}{glyph('▮')}", Style(color="bright_black"))
         if grabbing and seat in grabs:
-            text.append(" ✋", Style(color=seat_colour(seat)))
+            text.append(" " + glyph("✋"), Style(color=seat_colour(seat)))
         elif grabbing and seat in passed:
-            text.append(" –")
+            text.append(" " + glyph("–"))
         elif player.get("away"):
             text.append(" z", Style(color="bright_black"))
         text.append("\n")
@@ -215,9 +216,14 @@ class RaceScreen(GameScreen):
         if self.game is None:
             return True
         if action in ("grab", "pass"):
-            # Live for every player all game long: rebuilding the footer as rounds come and go
-            # would cost the time a grab needs, and a grab too early is answered in words.
-            return self.seat is not None and self.view().get("phase") != "over"
+            # Live from the countdown to the end of the grabbing, until you have grabbed or
+            # passed: the footer is then rebuilt at the countdown (and after your own key),
+            # never at the moment grabbing opens, when a rebuild would cost the time a grab
+            # needs. A grab during the countdown is answered in words.
+            view = self.view()
+            me = self.seat
+            return (me is not None and view.get("phase") in ("countdown", "grabbing")
+                    and not view["done"][me])
         return super().check_action(action, parameters)
 
     def action_grab(self, pos: int) -> None:
