@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, RichLog, Static
 
 from ..widgets.art import seat_colour
+from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
@@ -30,15 +31,15 @@ def render_my_table(table: dict | None, my_id) -> Text:
         text.append("You are not at a table.\n\n", Style(bold=True))
         text.append("n  make a new table\nenter  sit at the chosen one\ns  watch it", Style(color="bright_black"))
         return text
-    text.append(f"Table {table.get('id')} · {GAME_NAMES.get(table.get('ruleset'), table.get('ruleset'))}\n",
+    text.append(f"Table {table.get('id')} {glyph('·')} {GAME_NAMES.get(table.get('ruleset'), table.get('ruleset'))}\n",
                 Style(bold=True))
     state = table.get("state", "")
-    text.append(f"{state} · {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
+    text.append(f"{state} {glyph('·')} {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
                 Style(color="bright_black"))
     owner = table.get("owner")
     for index, seat in enumerate(table.get("seats") or []):
         ready = seat.get("ready") or (seat.get("client_id") == owner and owner is not None)
-        mark = "✓" if ready else "·"
+        mark = glyph("✓") if ready else glyph("·")
         text.append(f" {mark} ", Style(color="bright_green" if ready else "bright_black", bold=True))
         text.append(fit(str(seat.get("name") or "?"), 18), Style(color=seat_colour(index), bold=True))
         tags = []
@@ -159,9 +160,11 @@ class LobbyScreen(Screen):
         for entry in self.tables:
             seats = entry.get("seats") or []
             players = Text(fit(", ".join(str(s) for s in seats), 17), Style(color="bright_black"))
-            grid.add_row(str(entry.get("id")), str(entry.get("ruleset")),
-                         f"{len(seats)}/{entry.get('max_seats', '?')}", str(entry.get("state", "")),
-                         players, key=str(entry.get("id")))
+            # Text cells, never str: DataTable reads a str cell as markup, and these come
+            # from the host (names above all).
+            grid.add_row(Text(str(entry.get("id"))), Text(str(entry.get("ruleset"))),
+                         Text(f"{len(seats)}/{entry.get('max_seats', '?')}"),
+                         Text(str(entry.get("state", ""))), players, key=str(entry.get("id")))
         if self.tables:
             grid.move_cursor(row=min(keep, len(self.tables) - 1))
 
