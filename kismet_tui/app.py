@@ -112,6 +112,20 @@ class KismetApp(App):
         self.shown_game = None
         self.shown_key = None
 
+    def get_driver_class(self):
+        """In ASCII mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
+        from .widgets.glyphs import ascii_mode, to_ascii
+
+        base = super().get_driver_class()
+        if not ascii_mode():
+            return base
+
+        class AsciiDriver(base):
+            def write(self, data: str) -> None:
+                super().write(to_ascii(data))
+
+        return AsciiDriver
+
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
         self.check_size()

@@ -2,19 +2,51 @@
 
 A terminal whose locale has no UTF-8 (LANG=C, an old ssh client) shows box drawing and pips
 as garbage, so the commands switch to ASCII (`use_ascii(True)`) when the locale has no UTF-8
-or on `--ascii`. Every drawing asks `glyph()` for its marks, and art.py draws dice and cards
-from ASCII pieces, so the game stays easy to read either way.
+or on `--ascii`. Then art.py draws dice and cards from ASCII pieces, the marks come from
+`glyph()`, and whatever else reaches the terminal (Textual's borders and scroll bars, the
+help's bullets, a name in another script) goes through `to_ascii` on its way out
+(KismetApp.get_driver_class), cell for cell, so nothing moves.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import unicodedata
+
+from rich.cells import cell_len
 
 ASCII = {
     "●": "o", "◌": "o", "×": "x", "▶": ">", "…": "~", "│": "|", "✓": "+", "✗": "x",
     "★": "*", "✋": "#", "▮": "#", "·": ".", "–": "-", "≈": "~", "→": "->", "↑↓": "up/dn",
 }
+# What the rest becomes at the terminal, one cell for one cell.
+CELL = {
+    **{c: "-" for c in "─━═╌╍┄┅┈┉▔▁"}, **{c: "|" for c in "│┃║╎╏┆┇┊┋▏▕▎▍▌▐"},
+    **{c: "+" for c in "┌┐└┘├┤┬┴┼╭╮╰╯╔╗╚╝╠╣╦╩╬┍┑┕┙┎┒┖┚"}, **{c: "#" for c in "┏┓┗┛┣┫┳┻╋█▇▆▅▄▃▂▀"},
+    "●": "o", "◌": "o", "•": "*", "·": ".", "…": "~", "×": "x", "✓": "+", "✗": "x", "★": "*",
+    "✋": "#", "▮": "#", "–": "-", "—": "-", "≈": "~", "→": ">", "←": "<", "↑": "^", "↓": "v",
+    "▶": ">", "◀": "<", "▲": "^", "▼": "v", "»": ">", "«": "<", "’": "'", "‘": "'", "“": '"',
+    "”": '"', "\u00a0": " ",
+}
+NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _state = {"ascii": False}
+
+
+def _cell(match: re.Match) -> str:
+    char = match.group()
+    if char in CELL:
+        return CELL[char]
+    width = cell_len(char)
+    if width == 0:
+        return ""
+    plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode()  # é -> e
+    return (plain + "?" * width)[:width] if plain else "?" * width
+
+
+def to_ascii(text: str) -> str:
+    """`text` with every non-ASCII character replaced by ASCII of the same width."""
+    return NON_ASCII.sub(_cell, text)
 
 
 def use_ascii(on: bool) -> None:
