@@ -76,12 +76,12 @@ async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
             lobby = app.screen
             await pilot.pause(0.5)  # the lobby's own first list (empty) has come and gone
             app.post_message(HostMessage({"type": "tables", "tables": [
-                {"id": 7, "ruleset": "[b]dice", "state": "lobby", "seats": [name], "max_seats": 8}]}))
+                {"id": 7, "ruleset": "[i]x", "state": "lobby", "seats": [name], "max_seats": 8}]}))
             await wait_for(pilot, lambda: bool(lobby.tables), what="the table list")
             await pilot.pause(0.1)
             grid = lobby.query_one("#tables")
             drawn = "\n".join(grid.render_line(y).text for y in range(grid.size.height))
-            assert "[b]dice" in drawn and name[:8] in drawn, drawn
+            assert "[i]x" in drawn and name[:8] in drawn, drawn
             app.post_message(HostMessage({"type": "chat", "name": name,
                                           "text": "[bold]hello[/bold] [link=x]y[/link]"}))
             await wait_for(pilot, lambda: len(app.chat_lines) == 1, what="the chat line")

@@ -58,10 +58,10 @@ def end_keys(can_rematch: bool, can_leave: bool) -> str:
     """The line under the ranking: the keys that work here, in words."""
     parts = []
     if can_rematch:
-        parts.append("r: play again here")
+        parts.append("r: play again")
     parts.append("escape: see the board")
     if can_leave:
-        parts.append("ctrl+l: back to the lobby")
+        parts.append("ctrl+l: lobby")
     return f"  {glyph('·')}  ".join(parts)
 
 

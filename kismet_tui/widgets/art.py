@@ -101,6 +101,29 @@ def stack(lines: list[Text]) -> Text:
 CARD_WIDTH = 8
 
 
+BIG_CARD_WIDTH, BIG_CARD_HEIGHT = 12, 5
+
+
+def big_card_lines(number: int | None, chip: int | None, key: str = "", **kwargs) -> list[Text]:
+    """The same card five lines tall and twelve wide, for terminals with room to spare: the
+    normal card widened, with a blank line over the number."""
+    lines = card_lines(number, chip, key, **kwargs)
+    rule = lines[0].plain[-2]  # the edge's line character (the top edge ends in it)
+    out = []
+    for index, line in enumerate(lines):
+        inner, corner = line[:-1], line[-1:]
+        edge_style = corner.spans[0].style if corner.spans else corner.style
+        if index in (0, len(lines) - 1):
+            widened = inner.copy()
+            widened.append(rule * 4, edge_style)  # a longer edge
+        else:
+            widened = inner[:1] + Text("  ") + inner[1:] + Text("  ")  # re-centred inside
+        widened.append_text(corner)
+        out.append(widened)
+    blank = Text(out[1].plain[:1], edge_style) + Text(" " * (BIG_CARD_WIDTH - 2)) + out[1][-1:]
+    return [out[0], blank, out[1], out[2], out[3]]
+
+
 def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: str | None = None,
                owner_colour: str = "white", state: str = "open") -> list[Text]:
     """A card four lines tall and eight wide: hotkey in the top edge, big number, chip.
