@@ -126,6 +126,17 @@ class KismetApp(App):
 
         return AsciiDriver
 
+    def get_key_display(self, binding: Binding) -> str:
+        """In ASCII mode the footer names keys in words ("enter", not a symbol that would
+        reach the terminal as "?")."""
+        from .widgets.glyphs import ascii_mode
+
+        shown = super().get_key_display(binding)
+        if not ascii_mode() or shown.isascii():
+            return shown
+        words = {"↑↓": "up/down", "←→": "left/right"}
+        return words.get(shown, binding.key.split(",")[0].replace("_", " "))
+
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
         self.check_size()
