@@ -46,16 +46,37 @@ def mini_card(number: int, chip: int | None, present: bool, mark: str = "", styl
     return [top, middle, bottom]
 
 
-def render_hand(view: dict, me: int, chosen: list[int]) -> Text:
+def big_card(lines: list[Text]) -> list[Text]:
+    """A mini card widened to nine cells and four lines (a blank line over the number), for
+    terminals with room (BIG_HAND_WIDTH)."""
+    top, middle, bottom = lines
+    rule, side = top.plain[-2], middle.plain[0]
+    edge = top[-1:].spans[0].style if top[-1:].spans else top[-1:].style
+
+    def widen(line: Text, fill: str, both: bool) -> Text:
+        inner, corner = line[:-1], line[-1:]
+        if both:  # centred again: half the new room on each side
+            return inner[:1] + Text(fill * 2, edge if fill != " " else "") + inner[1:] + \
+                Text(fill * 1, edge if fill != " " else "") + corner
+        return inner + Text(fill * 3, edge) + corner
+
+    blank = Text(side, edge) + Text(" " * 7) + Text(side, edge)
+    return [widen(top, rule, False), blank, widen(middle, " ", True), widen(bottom, rule, True)]
+
+
+BIG_HAND_WIDTH = 112
+
+
+def render_hand(view: dict, me: int, chosen: list[int], big: bool = False) -> Text:
     player = view["players"][me]
     open_cards = {card["number"]: card["chip"] for card in player["open"]}
     blocks = []
     for number in NUMBERS:
         if number in chosen:
-            blocks.append(mini_card(number, open_cards.get(number), True, f"#{chosen.index(number) + 1}",
-                                    "bright_green"))
+            card = mini_card(number, open_cards.get(number), True, f"#{chosen.index(number) + 1}", "bright_green")
         else:
-            blocks.append(mini_card(number, open_cards.get(number), number in open_cards))
+            card = mini_card(number, open_cards.get(number), number in open_cards)
+        blocks.append(big_card(card) if big else card)
     return stack(side_by_side(blocks, gap=1))
 
 
@@ -118,6 +139,10 @@ class KnockScreen(GameScreen):
             yield Static(id="say")
             yield Static(id="hand")
 
+    def on_resize(self) -> None:
+        if self.game is not None:
+            self.redraw()  # the hand and the names use the room they have
+
     def on_mount(self) -> None:
         # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
         self.set_interval(0.2, self.tick)
@@ -151,7 +176,10 @@ class KnockScreen(GameScreen):
             caption.append(joker, Style(color="bright_magenta", bold=True))
         self.query_one("#dice", Static).update(stack(side_by_side(blocks) + [caption]))
         if self.seat is not None:
-            self.query_one("#hand", Static).update(render_hand(view, self.seat, self.chosen))
+            big = self.app.size.width >= BIG_HAND_WIDTH
+            hand = self.query_one("#hand", Static)
+            hand.styles.height = 4 if big else 3
+            hand.update(render_hand(view, self.seat, self.chosen, big))
         else:
             self.query_one("#hand", Static).update(Text("You are watching.", Style(color="bright_black")))
         self.query_one("#say", Static).update(self.say(view))
