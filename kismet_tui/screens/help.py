@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from rich.markdown import Markdown
-from ..widgets.toosmall import TooSmall
 from textual.widgets import Footer, Static
+
+from ..widgets.toosmall import TooSmall
 
 GAMES = ("dice", "race", "knock")
 

@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
-from .glyphs import ascii_mode, glyph
+from .glyphs import ascii_mode
 from .names import fit
 
 # Pip colours of the 1964 game: 1 and 6 black, 2 and 5 red, 3 and 4 green.
