@@ -10,6 +10,7 @@ which turn every refusal into plain words on screen.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from rich.text import Text
@@ -38,6 +39,38 @@ def table_seats(table: dict | None) -> list[dict]:
     return out
 
 
+def rematch_people(table: dict | None) -> tuple[list[str], list[str]]:
+    """After a game: (players who want another one, players the table waits for), by name.
+    Bots are always ready and left out."""
+    wants, waiting = [], []
+    for seat in (table or {}).get("seats") or []:
+        if not isinstance(seat, dict) or seat.get("bot"):
+            continue
+        (wants if seat.get("ready") else waiting).append(str(seat.get("name") or "?"))
+    return wants, waiting
+
+
+def and_words(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
+
+
+def rematch_waiting(table: dict | None) -> str:
+    """Whom another game waits for, as words ("Bo and Cy"), or "" if nobody."""
+    return and_words(rematch_people(table)[1])
+
+
+def rematch_line(table: dict | None) -> str:
+    """One line for the end of a game: who wants another and whom it waits for."""
+    if not table or table.get("state") == "playing":
+        return ""
+    wants, waiting = rematch_people(table)
+    if not wants:
+        return ""
+    verb = "wants" if len(wants) == 1 else "want"
+    line = f"{and_words(wants)} {verb} another game"
+    return line + (f"; waiting for {and_words(waiting)} to press r." if waiting else ".")
+
+
 class KismetApp(App):
     """`client` is a kismet_tui.net.client.Client (or anything with its interface).
 
@@ -64,6 +97,13 @@ class KismetApp(App):
         self.conn_state = "connecting"
         self.conn_detail = address
         self.chat_lines: list[Text] = []
+        # The notice the status bar shows now: (words, severity, until monotonic seconds).
+        self.notice: tuple[str, str, float] | None = None
+        # One lasting line of information for the status bar (e.g. a table being built);
+        # set it with set_status_info().
+        self.status_info = ""
+        self.notices_shown: list[str] = []
+        self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -72,9 +112,48 @@ class KismetApp(App):
         self.shown_game = None
         self.shown_key = None
 
+    def get_driver_class(self):
+        """In ASCII mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
+        from .widgets.glyphs import ascii_mode, to_ascii
+
+        base = super().get_driver_class()
+        if not ascii_mode():
+            return base
+
+        class AsciiDriver(base):
+            def write(self, data: str) -> None:
+                super().write(to_ascii(data))
+
+        return AsciiDriver
+
+    def get_key_display(self, binding: Binding) -> str:
+        """In ASCII mode the footer names keys in words ("enter", not a symbol that would
+        reach the terminal as "?")."""
+        from .widgets.glyphs import ascii_mode
+
+        shown = super().get_key_display(binding)
+        if not ascii_mode() or shown.isascii():
+            return shown
+        words = {"↑↓": "up/down", "←→": "left/right"}
+        return words.get(shown, binding.key.split(",")[0].replace("_", " "))
+
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
+        self.check_size()
         self.start()
+
+    # ---- the terminal's size -------------------------------------------------------------
+    def on_resize(self, event) -> None:
+        self.check_size(event.size)
+
+    def check_size(self, size=None) -> None:
+        """Below 80x24 every screen shows only the size it needs (widgets/toosmall.py)."""
+        from .widgets.toosmall import TooSmall
+
+        width, height = size or self.size
+        for screen in self.screen_stack:
+            for widget in screen.query(TooSmall):
+                widget.show_size(width, height)
 
     def start(self) -> None:
         """Open the lobby and start listening to the host (the replay viewer does otherwise)."""
@@ -154,6 +233,8 @@ class KismetApp(App):
             elif self.conn_state == "connected" and previous == "reconnecting":
                 self.notify("Reconnected: you are back in your seat." if getattr(self.client, "seat", None)
                             is not None else "Reconnected.", timeout=3, markup=False)
+        if kind == "table" and self.rematch_wanted:
+            self.run_worker(self.rematch_check(), group="rematch", exclusive=True)
         self.route()
         # Taken before any handler runs: a handler may push a screen (the end of a game).
         *under, top = self.screen_stack
@@ -201,10 +282,52 @@ class KismetApp(App):
         else:
             self.push_screen(game_screen_for(game.RULESET))
 
+    # ---- notices: on the status bar, never over the board ----------------------------------
+    def notify(self, message, *, title: str = "", severity: str = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every notice goes to the status bar (top line): a toast in a corner would cover
+        cards, dice or the hand that can still be played. No toast is made; `notices_shown`
+        keeps the words of the last ones."""
+        words = message.plain if isinstance(message, Text) else str(message)
+        # Long enough to read: a few seconds, more for more words.
+        seconds = max(timeout or 0, 4.0 + len(words) / 20)
+        self.notice = (words, severity, time.monotonic() + seconds)
+        self.notices_shown.append(words)
+        del self.notices_shown[:-50]
+        self.refresh_status_bars()
+
+    def current_notice(self) -> tuple[str, str] | None:
+        """(words, severity) of the notice to show now, or None."""
+        if self.notice is None:
+            return None
+        words, severity, until = self.notice
+        if time.monotonic() > until:
+            self.notice = None
+            return None
+        return words, severity
+
+    def set_status_info(self, words: str | None) -> None:
+        """A lasting line for the status bar of every screen (None or "" clears it)."""
+        self.status_info = words or ""
+        self.refresh_status_bars()
+
+    def refresh_status_bars(self) -> None:
+        from .widgets.status import StatusBar
+
+        for screen in self.screen_stack:
+            for bar in screen.query(StatusBar):
+                bar.refresh_status()
+
     # ---- sending, with refusals in plain words ---------------------------------------------
     def show_refusal(self, words: str) -> None:
-        self.notify(self.seat_words(str(words)), title="Not allowed", severity="warning", timeout=5,
-                    markup=False)
+        words = self.seat_words(str(words))
+        self.notify(words, title="Not allowed", severity="warning", timeout=5, markup=False)
+        # The move log keeps it, for whoever missed the status line.
+        from .screens.game import GameScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, GameScreen) and screen.is_mounted:
+                screen.log_line(words, "italic bright_yellow")
 
     def seat_words(self, words: str) -> str:
         """The engine names seats by number ("Not your turn: seat 1 is rolling."); while a game
@@ -251,13 +374,35 @@ class KismetApp(App):
         return True
 
     async def rematch(self) -> None:
-        """Play again at the same table: the owner starts, everyone else says ready."""
+        """Play again at the same table. Everyone who wants another game says ready (the owner
+        too), so every member sees who wants one and whom the table waits for; the owner's
+        client starts the game once nobody is missing (see rematch_check)."""
         table = getattr(self.client, "table", None) or {}
-        if table.get("owner") == getattr(self.client, "client_id", None):
-            await self.send("start")
+        if not await self.send_ok("ready", True):
+            return
+        if self.is_owner(table):
+            self.rematch_wanted = True
+            await self.rematch_check()
         else:
-            await self.send("ready", True)
-            self.notify("Ready for another game: the table's owner starts it.")
+            owner = next((s.get("name") for s in table.get("seats") or []
+                          if s.get("client_id") == table.get("owner")), None)
+            self.notify(f"Ready for another game: {owner or 'the table’s owner'} starts it.", markup=False)
+
+    def is_owner(self, table: dict | None) -> bool:
+        me = getattr(self.client, "client_id", None)
+        return bool(table) and me is not None and table.get("owner") == me
+
+    async def rematch_check(self) -> None:
+        """The owner asked for another game: start it as soon as every player wants one."""
+        table = getattr(self.client, "table", None) or {}
+        if not self.rematch_wanted or table.get("state") == "playing" or not self.is_owner(table):
+            return
+        waiting = rematch_waiting(table)
+        if waiting:
+            self.notify(f"Another game as soon as {waiting} press r.", markup=False)
+            return
+        self.rematch_wanted = False
+        await self.send("start")
 
     async def send_chat(self, words: str) -> None:
         await self.send("chat", words)

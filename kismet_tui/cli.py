@@ -2,11 +2,15 @@
 
 - `kismet-join HOST:PORT [--name NAME]`: join a running kismet-host.
 - `kismet [--name NAME]`: play alone at once: a host runs inside this process on 127.0.0.1
-  (any free port), bots fill the other seats.
-- `kismet-replay FILE`: watch a saved game again (see kismet_tui/replay.py).
+  (any free port), bots fill the other seats. Its games are kept in the user's data folder
+  (kismet_tui/recent.py solo_state_dir), like a host's, so they can be replayed.
+- `kismet-replay [FILE]`: watch a saved game again (see kismet_tui/replay.py); without a
+  file, choose one of the recent games on this computer.
   `kismet-replay --verify FILE` checks its chance instead: exit 0 when every die and card came
   from the seed committed at the start, 1 naming the first event that differs, 2 for a game
   that carries no commitment (protocol version 1) or never ended.
+
+Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
 """
 
 from __future__ import annotations
@@ -14,10 +18,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import shutil
 import signal
 import sys
-import tempfile
+from pathlib import Path
 
 
 def login_name() -> str:
@@ -35,13 +38,27 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def add_ascii_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ascii", action="store_true",
+                        help="draw dice, cards and boxes with ASCII only (automatic when the "
+                             "locale has no UTF-8)")
+
+
+def set_drawing(args) -> None:
+    from .widgets.glyphs import locale_has_utf8, use_ascii
+
+    use_ascii(args.ascii or not locale_has_utf8())
+
+
 def join_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
     parser.add_argument("address", help="the host, as host:port")
     parser.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     parser.add_argument("--fresh", action="store_true",
                         help="join as someone new, not taking back the seat this name had here")
+    add_ascii_option(parser)
     args = parser.parse_args(argv)
+    set_drawing(args)
     try:
         host, port = parse_address(args.address)
     except ValueError as exc:
@@ -69,24 +86,28 @@ def bot_factory():
 
 
 def local_main(argv: list[str] | None = None) -> int:
+    from .recent import solo_state_dir
+
     parser = argparse.ArgumentParser(prog="kismet", description="Play Kismet now, against bots.")
     parser.add_argument("--name", default=None, help="your name (default: your login name)")
     parser.add_argument("--state-dir", default=None,
-                        help="keep the game logs here (default: a temporary folder removed at exit)")
+                        help=f"keep the game logs here (default: {solo_state_dir()})")
+    add_ascii_option(parser)
     args = parser.parse_args(argv)
+    set_drawing(args)
     from server import Host
 
     from .app import KismetApp
     from .net.client import Client
 
     name = args.name or login_name()
-    state_dir = args.state_dir or tempfile.mkdtemp(prefix="kismet-")
+    state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
+    forget_unfinished_tables(state_dir)
     host = Host(state_dir=state_dir, bot_factory=bot_factory())
     client = Client()
 
     async def connect():
-        # A closed terminal (or a kill) still ends the app properly, so the temporary folder
-        # goes too.
+        # A closed terminal (or a kill) still ends the app properly, so the logs are closed.
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGHUP, signal.SIGTERM):
             loop.add_signal_handler(signum, app.exit)
@@ -98,35 +119,49 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
-    try:
-        app.run()
-    finally:
-        if args.state_dir is None:
-            shutil.rmtree(state_dir, ignore_errors=True)
+    app.run()
     return 0
+
+
+def forget_unfinished_tables(state_dir: Path) -> None:
+    """A solo game left unfinished stays as a log to replay, but is not resumed: nobody
+    could take its seat back (the embedded host's rejoin tokens die with the process)."""
+    for record in (state_dir / "tables").glob("*.json"):
+        try:
+            record.unlink()
+        except OSError:
+            pass
 
 
 def replay_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
-    parser.add_argument("file", help="a game log written by kismet-host (a .kismet file)")
+    parser.add_argument("file", nargs="?", default=None,
+                        help="a game log (a .kismet file); without it, choose a recent game")
     parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
     parser.add_argument("--verify", action="store_true",
                         help="do not play: check that every die and card came from the seed "
                              "committed at the start (exit 0), or name the first event that "
                              "differs (exit 1)")
+    add_ascii_option(parser)
     args = parser.parse_args(argv)
+    set_drawing(args)
     from protocol.gamelog import LogError, read_log_full
 
+    path = args.file
+    if path is None:
+        path = choose_recent()
+        if path is None:
+            return 1
     try:
-        header, events, end = read_log_full(args.file)
+        header, events, end = read_log_full(path)
     except (OSError, LogError) as exc:
-        print(f"kismet-replay: cannot read {args.file}: {exc}", file=sys.stderr)
+        print(f"kismet-replay: cannot read {path}: {exc}", file=sys.stderr)
         return 1
     if args.verify:
         from .rules.verify import verify
 
         result = verify(header, events, (end or {}).get("server_seed"))
-        print(f"{args.file}: {result.words}", file=sys.stdout if result.ok else sys.stderr)
+        print(f"{path}: {result.words}", file=sys.stdout if result.ok else sys.stderr)
         if result.ok:
             return 0
         return 2 if result.seq is None else 1
@@ -134,3 +169,18 @@ def replay_main(argv: list[str] | None = None) -> int:
 
     ReplayApp(header, events, speed=args.speed).run()
     return 0
+
+
+def choose_recent():
+    """The recent games listed on the terminal, one chosen by number; None if there are
+    none or none was chosen."""
+    from .recent import choose, game_folders, recent_games
+
+    games = recent_games()
+    if not games:
+        folders = " and ".join(str(folder) for folder in game_folders())
+        print(f"kismet-replay: no saved games yet (looked in {folders}). Play one with `kismet`, "
+              "or give a file: kismet-replay FILE.kismet", file=sys.stderr)
+        return None
+    print("Recent games, newest first:")
+    return choose(games)

@@ -85,12 +85,13 @@ class ReplaySource:
 
 
 class ReplayApp(KismetApp):
+    # Short words, so the footer fits 80 columns with the game's own keys and help.
     BINDINGS = [
-        Binding("space", "toggle", "Play/pause", priority=True),
-        Binding("right,n", "step", "Step"),
+        Binding("space", "toggle", "Pause", priority=True),
+        Binding("n,right", "step", "Step"),
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
-        Binding("home", "restart", "From the start"),
+        Binding("home", "restart", "Restart"),
         Binding("q", "quit", "Quit", show=False),
     ]
 
@@ -120,6 +121,14 @@ class ReplayApp(KismetApp):
         self.last_tick = now
         if not self.paused:
             self.publish(self.source.advance(elapsed))
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        # Over the help page, space pages down (the help's own key), not play/pause.
+        from .screens.help import HelpScreen
+
+        if action == "toggle" and isinstance(self.screen, HelpScreen):
+            return False
+        return super().check_action(action, parameters)
 
     def action_toggle(self) -> None:
         self.paused = not self.paused

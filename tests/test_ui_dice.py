@@ -130,6 +130,7 @@ async def _hint_after_one_throw(host) -> tuple[str, dict, object]:
         def hint_lines() -> list[str]:
             return [line.text for line in screen.query_one("#movelog").lines if line.text.startswith("Hint")]
 
+        await pilot.press("1")                       # the player's own choice: hold die 1
         await pilot.press("h")
         await wait_for(pilot, lambda: hint_lines(), 10, "the hint")
         await client.close()
@@ -137,10 +138,12 @@ async def _hint_after_one_throw(host) -> tuple[str, dict, object]:
 
 
 def _assert_on_board(best: dict, screen) -> None:
+    """The hint is marked on the board, and the player's own holds are left alone."""
+    assert screen.held == {0}, "a hint must not change the dice the player holds"
     if best["type"] == "roll":
-        assert screen.held == set(best["hold"])
+        assert screen.hint_hold == set(best["hold"])
     else:
-        assert screen.cursor == best["box"]
+        assert screen.hint_box == best["box"]
 
 
 async def test_hint_without_the_table_is_an_estimate_and_still_shows_the_choice(tmp_path):

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 
 def notifications(app) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return list(app.notices_shown)
 
 
 async def test_lobby_create_ready_refusal_chat_start(tmp_path):

@@ -58,3 +58,32 @@ def test_dice_headings_and_race_scores_cut_with_an_ellipsis():
     players = render_players(view, names, 1).plain
     assert "Bartholo…" in players and "Bartholom " not in players
     assert reveal_words(view, names).startswith("Barthol… 7✓")
+
+
+async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
+    """A name or a chat line in Rich's markup ("[b]...") shows as typed in the table list and
+    the chat. (The host turns brackets into parentheses; the client must not rely on it, so
+    the messages are handed to the app as if a host had sent them.)"""
+    from kismet_tui.messages import HostMessage
+
+    name = "[red]Bo[/red]"
+    async with running_host(tmp_path) as host:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            lobby = app.screen
+            await pilot.pause(0.5)  # the lobby's own first list (empty) has come and gone
+            app.post_message(HostMessage({"type": "tables", "tables": [
+                {"id": 7, "ruleset": "[i]x", "state": "lobby", "seats": [name], "max_seats": 8}]}))
+            await wait_for(pilot, lambda: bool(lobby.tables), what="the table list")
+            await pilot.pause(0.1)
+            grid = lobby.query_one("#tables")
+            drawn = "\n".join(grid.render_line(y).text for y in range(grid.size.height))
+            assert "[i]x" in drawn and name[:8] in drawn, drawn
+            app.post_message(HostMessage({"type": "chat", "name": name,
+                                          "text": "[bold]hello[/bold] [link=x]y[/link]"}))
+            await wait_for(pilot, lambda: len(app.chat_lines) == 1, what="the chat line")
+            await pilot.pause(0.1)
+            log = " ".join(line.text for line in lobby.query_one("#lobbylog").lines)
+            assert f"{name}: [bold]hello[/bold] [link=x]y[/link]" in log
+            await client.close()

@@ -15,7 +15,7 @@ RISING = list(range(1, 12))   # the 2 carries 1 chip ... the 12 carries 11
 
 
 def notifications(app) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+    return list(app.notices_shown)
 
 
 async def type_text(pilot, text: str) -> None:

@@ -26,14 +26,17 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
             dice_before = client.game.view(0)["dice"]
             # Cut the connection under the client's feet, as a network would.
             client._writer.transport.abort()
-            await wait_for(pilot, lambda: any("Reconnecting" in str(n.message) for n in app._notifications),
+            await wait_for(pilot, lambda: any("Reconnecting" in n for n in app.notices_shown),
                            what="word of the drop")
             await wait_for(pilot, lambda: "reconnecting" in status_line(app) or client.state == "connected",
                            what="the drop in the status line")
             await wait_for(pilot, lambda: client.state == "connected" and client.game is not None
                            and not client.game.away[0], 10, "the rejoin")
-            await wait_for(pilot, lambda: any("back in your seat" in str(n.message) for n in app._notifications),
+            await wait_for(pilot, lambda: any("back in your seat" in n for n in app.notices_shown),
                            what="word of the rejoin")
+            assert "back in your seat" in status_line(app)  # the notice, on the status line
+            app.notice = None                                 # ... until its time is up
+            app.refresh_status_bars()
             # One phrase, the state's word once: not "● connected Connected to ...".
             await wait_for(pilot, lambda: f"● connected to 127.0.0.1:{host.port}  │" in status_line(app),
                            what="the status line to say connected")
@@ -55,7 +58,7 @@ async def test_the_drop_is_announced_even_when_the_status_bar_redraws_first(tmp_
             bar = app.screen.query_one("StatusBar")
             client.on_state = lambda state, words: bar.refresh_status()  # the worst moment
             client._writer.transport.abort()
-            await wait_for(pilot, lambda: any("Reconnecting" in str(n.message) for n in app._notifications),
+            await wait_for(pilot, lambda: any("Reconnecting" in n for n in app.notices_shown),
                            what="word of the drop")
             await wait_for(pilot, lambda: client.state == "connected", 10, "the rejoin")
             await client.close()

@@ -23,8 +23,36 @@ async def test_not_your_turn_names_the_player_to_move(tmp_path):
                 await pilot.press("enter")
             await wait_for(pilot, lambda: game.view(1)["current"] == 0, what="Bo's turn")
             client.act_nowait({"type": "roll", "hold": []})  # out of turn: the engine refuses
-            await wait_for(pilot, lambda: any("Not your turn" in str(n.message) for n in app._notifications),
+            await wait_for(pilot, lambda: any("Not your turn" in n for n in app.notices_shown),
                            what="the refusal")
-            words = next(str(n.message) for n in app._notifications if "Not your turn" in str(n.message))
+            words = next(n for n in app.notices_shown if "Not your turn" in n)
             assert "Bo is rolling" in words and "seat" not in words.lower(), words
+            await client.close()
+
+
+async def test_a_refused_grab_leaves_every_card_visible(tmp_path):
+    """A grab before the dice is refused: the words go to the status line and the move log,
+    and no widget (a toast) lies over the circle of cards meanwhile."""
+    async with running_host(tmp_path) as host, connected(host, "Bo") as other:
+        app, client = make_app(host, "Ana")
+        # (Textual shows no toasts in tests unless asked: ask, so one over the cards would show.)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await seat_both(pilot, app, client, other, "race",
+                            {"countdown_ms": 5000, "round_limit_ms": 20000})
+            assert client.game.phase == "countdown"
+            await pilot.press("c")                             # too early: refused
+            await wait_for(pilot, lambda: app.current_notice() is not None, what="the refusal")
+            words, _ = app.current_notice()
+            await pilot.pause(0.1)
+            bar = str(app.screen.query_one("StatusBar").content)
+            assert words[:30] in bar
+            log_text = "".join(line.text for line in app.screen.query_one("#movelog").lines)
+            assert "".join(words.split()) in "".join(log_text.split())  # (the log wraps lines)
+            circle = app.screen.query_one("#circle")
+            region = circle.region
+            board = {circle, app.screen.query_one("#clock"), app.screen.query_one("#board")}
+            for y in range(region.y, region.bottom):
+                for x in range(region.x, region.right):
+                    widget, _ = app.screen.get_widget_at(x, y)
+                    assert widget in board, f"{widget!r} covers the circle at {x},{y}"
             await client.close()

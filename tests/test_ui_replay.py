@@ -69,3 +69,32 @@ async def test_knock_end_screen_ranks_the_fewest_minus_points_first(tmp_path):
         assert "★ 1." in lines[0] and names[best] in lines[0] and f"{minus[best]} minus points" in lines[0]
         assert "2." in lines[1] and names[worst] in lines[1] and f"{minus[worst]} minus points" in lines[1]
         assert "-" not in lines[1].split(names[worst])[1], "minus points are shown as the game counts them"
+
+
+async def test_replay_footer_fits_80_columns_and_space_pages_the_help(tmp_path):
+    path = tmp_path / "game.kismet"
+    write_log(path, "knock", ["Ana", "Bo"], b"footer-seed", {})
+    header, events, end = read_log_full(path)
+    app = ReplayApp(header, events, paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock", what="the knock screen")
+        await pilot.pause(0.2)
+        keys = list(app.screen.query("FooterKey"))
+        assert keys and all(key.region.right <= 80 and key.region.width > 0 for key in keys), \
+            [(key.description, key.region) for key in keys]
+        assert {"Pause", "Step", "Restart", "Help", "Quit"} <= {key.description for key in keys}
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
+        scroll = app.screen.query_one("#help-scroll")
+        await pilot.press("space")
+        await wait_for(pilot, lambda: scroll.scroll_y > 0, what="space to page down")
+        assert app.paused, "space over the help pages it, and leaves the replay paused"
+        # The end box of a replay offers neither a rematch nor the lobby.
+        await pilot.press("escape")
+        app.publish([app.source.next_event() for _ in range(len(events))])
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
+                       and len(app.screen.query("#end-keys")) > 0, 50, "the end screen")
+        words = str(app.screen.query_one("#end-keys").content)
+        assert "play again" not in words and "lobby" not in words, words
+        shown = {key.description for key in app.screen.query("FooterKey")}
+        assert "Play again" not in shown and "Lobby" not in shown, shown

@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from ..rules import dice as rules
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from ..widgets.glyphs import glyph
 from ..widgets.names import fit, fits
 from .game import GameScreen, MoveLog
 
@@ -62,11 +63,26 @@ def label_width(players: int) -> int:
     return LABEL_WIDTH if players <= 4 else 11
 
 
-def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str | None) -> Text:
+def widths(seats: int, names: list[str], room: int) -> tuple[int, int, bool]:
+    """(label width, column width, full box names) for a screen `room` cells wide: at 80
+    columns the short names and narrow columns; with room to spare the full box names and
+    columns wide enough for whole player names (the dice and the log keep 45 cells)."""
+    label, width = label_width(seats), column_width(seats)
+    if room < 110:
+        return label, width, False
+    full = max(len(rules.BOX_NAMES[box]) for box in rules.BOXES)
+    spare = room - 45 - full
+    longest = max((cell_len(name) for name in names), default=4)
+    width = max(width, min(longest + 2, 14, spare // max(seats, 1)))
+    return full, width, True
+
+
+def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str | None,
+                     room: int = 80, hint_box: str | None = None) -> Text:
     """The scorecard of every seat side by side: one row per box, then bonus and total."""
     seats = view["seats"]
-    width = column_width(seats)
-    label = label_width(seats)
+    label, width, full = widths(seats, names, room)
+    box_label = rules.BOX_NAMES if full else SHORT
     current = view.get("current")
     preview = view.get("preview") or {}
     out = Text(no_wrap=True, overflow="crop")
@@ -79,8 +95,9 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
 
     def box_row(box: str) -> None:
         chosen = box == cursor
-        label_style = Style(reverse=True) if chosen else Style()
-        out.append(f"{SHORT[box][:label]:<{label}}", label_style)
+        label_style = Style(reverse=chosen, color="bright_cyan" if box == hint_box else None,
+                            bold=box == hint_box)
+        out.append(f"{box_label[box][:label]:<{label}}", label_style)
         for seat in range(seats):
             value = view["cards"][seat].get(box)
             if value is not None:
@@ -97,14 +114,19 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
 
     for box in rules.BASIC_BOXES:
         box_row(box)
-    # The bonus line: the Basic total against the first tier, then the bonus once reached.
+    # The Basic total on its own line, then the bonus it has earned (nothing yet: a dash),
+    # so a running total is never read as a bonus.
+    out.append(f"{'Basic total'[:label]:<{label}}", Style(italic=True))
+    for seat in range(seats):
+        out.append(f"{view['totals'][seat]['basic']:>{width}}", Style(color="bright_black"))
+    out.append("\n")
     out.append(f"{'Bonus (63+)'[:label]:<{label}}", Style(italic=True))
     for seat in range(seats):
-        totals = view["totals"][seat]
-        if totals["bonus"]:
-            out.append(f"{'+' + str(totals['bonus']):>{width}}", Style(color="bright_green", bold=True))
+        bonus = view["totals"][seat]["bonus"]
+        if bonus:
+            out.append(f"{'+' + str(bonus):>{width}}", Style(color="bright_green", bold=True))
         else:
-            out.append(f"{str(totals['basic']):>{width}}", Style(color="bright_black"))
+            out.append(f"{glyph('–'):>{width}}", Style(color="bright_black"))
     out.append("\n")
     for box in rules.KISMET_BOXES:
         box_row(box)
@@ -114,7 +136,9 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     return out
 
 
-def render_dice(view: dict, held: set[int], show_keys: bool) -> Text:
+def render_dice(view: dict, held: set[int], show_keys: bool, hint_hold: set[int] | None = None) -> Text:
+    """The five dice and a label under each: its key, HELD, or what the hint suggests
+    ("hold?", "let go?"); a hint never changes what the player holds."""
     faces = view.get("dice") or []
     gap = 1 if view["seats"] <= 4 else 0
     blocks = []
@@ -126,8 +150,13 @@ def render_dice(view: dict, held: set[int], show_keys: bool) -> Text:
     for pos in range(5):
         if pos:
             labels.append(" " * gap)
-        if pos in held:
+        hint = Style(color="bright_cyan", bold=True)
+        if hint_hold is not None and pos in held and pos not in hint_hold:
+            labels.append("let go?".center(7), hint)
+        elif pos in held:
             labels.append(f"{pos + 1} HELD".center(7), Style(color="black", bgcolor="yellow", bold=True))
+        elif hint_hold is not None and pos in hint_hold:
+            labels.append(f"{pos + 1} hold?".center(7), hint)
         elif show_keys:
             labels.append(f"{pos + 1}".center(7), Style(color="bright_black"))
         else:
@@ -162,6 +191,14 @@ class DiceScreen(GameScreen):
         self.held: set[int] = set()
         self.cursor: str | None = None
         self.last_turn_key = None
+        # The last hint, shown as marks (never applied to the player's own choices).
+        self.hint_hold: set[int] | None = None
+        self.hint_box: str | None = None
+        self.hint_key = None  # (turn, throws used) the hint was for
+
+    def on_resize(self) -> None:
+        if self.game is not None:
+            self.redraw()  # the scorecard uses the room it has
 
     def on_mount(self) -> None:
         # (GameScreen.on_mount runs too: Textual calls mount handlers up the class tree.)
@@ -191,15 +228,19 @@ class DiceScreen(GameScreen):
             self.cursor = None
         if not view.get("dice"):
             self.held = set()
+        if self.hint_key != (view.get("turn"), view.get("current"), view.get("rolls_used")):
+            self.hint_hold, self.hint_box = None, None  # a new throw: the hint is stale
         me = self.seat
         if self.my_turn(view) and view.get("can_score"):
             if self.cursor is None or not self._open(view, self.cursor):
                 self.cursor = self._best_box(view)
         elif not self.my_turn(view):
             self.cursor = None
-        self.query_one("#scorecard", Static).update(render_scorecard(view, self.names, me, self.cursor))
+        self.query_one("#scorecard", Static).update(
+            render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box))
         self.query_one("#dice", Static).update(
-            render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2)))
+            render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
+                        self.hint_hold))
         self.query_one("#turn", Static).update(self._turn_line(view))
 
     def _turn_line(self, view: dict) -> Text:
@@ -308,14 +349,18 @@ class DiceScreen(GameScreen):
             return
         best = choices[0]
         action = best.get("action") or {}
-        # Put the hint on the board: its holds or its box, ready for one key press.
+        # Mark the hint on the board (dice to hold, or the box), leaving the player's own
+        # holds and box choice as they were: the player decides.
+        view = self.view()
+        self.hint_key = (view.get("turn"), view.get("current"), view.get("rolls_used"))
+        self.hint_hold, self.hint_box = None, None
         if action.get("type") == "roll":
-            self.held = set(action.get("hold") or [])
+            self.hint_hold = set(action.get("hold") or [])
         elif action.get("type") == "score":
-            self.cursor = action.get("box")
+            self.hint_box = action.get("box")
         self.redraw()
         shown = choices[:3]
-        lines = [f"{c.get('label')}" + (f" (≈{c['expected']:.0f})" if isinstance(c.get("expected"), (int, float)) else "")
+        lines = [f"{c.get('label')}" + (f" ({glyph('≈')}{c['expected']:.0f})" if isinstance(c.get("expected"), (int, float)) else "")
                  for c in shown]
         # Without the optimal table (python -m kismet_tui.solver builds it) the advisor
         # estimates: say so, so nobody takes a guess for the best play.

@@ -15,6 +15,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..widgets.art import seat_colour
+from ..widgets.glyphs import glyph
+from ..widgets.toosmall import TooSmall
 from ..widgets.names import fit
 
 
@@ -56,7 +58,7 @@ def render_result(ruleset: str, result: dict, names: list[str], me: int | None) 
     for place, seat, score in ranking(ruleset, result):
         if minus is not None and seat < len(minus):
             score = minus[seat]  # shown as the game counts them: 33 minus points, not -33
-        mark = "★" if seat in winners else " "
+        mark = glyph("★") if seat in winners else " "
         text.append(f" {mark} {place}. ", Style(bold=seat in winners))
         text.append(fit(names[seat], 20, pad=True), Style(color=seat_colour(seat), bold=True))
         text.append(f" {score:>5} {unit}")
@@ -66,18 +68,33 @@ def render_result(ruleset: str, result: dict, names: list[str], me: int | None) 
     return text
 
 
+def end_keys(can_rematch: bool, can_leave: bool) -> str:
+    """The line under the ranking: the keys that work here, in words."""
+    parts = []
+    if can_rematch:
+        parts.append("r: play again")
+    parts.append("escape: see the board")
+    if can_leave:
+        parts.append("ctrl+l: lobby")
+    return f"  {glyph('·')}  ".join(parts)
+
+
 class EndScreen(ModalScreen):
+    """The ranking over the board. Closing it (escape) keeps the end's keys on the game
+    screen (r, enter for this box again); every member sees who wants another game."""
+
     DEFAULT_CSS = """
     EndScreen { align: center middle; }
     EndScreen > Vertical {
-        width: 60; height: auto; max-height: 20;
+        width: 64; height: auto; max-height: 100%;
         border: heavy $accent; background: $surface; padding: 1 2;
     }
+    EndScreen #rematch { color: $warning; height: auto; }
     """
     BINDINGS = [
-        Binding("r", "rematch", "Rematch"),
+        Binding("r", "rematch", "Play again"),
         Binding("escape,enter", "close", "See the board"),
-        Binding("ctrl+l", "lobby", "Back to the lobby"),
+        Binding("ctrl+l", "lobby", "Lobby"),
     ]
 
     def __init__(self, ruleset: str, result: dict, names: list[str], me: int | None) -> None:
@@ -92,18 +109,33 @@ class EndScreen(ModalScreen):
             yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
             line = fairness_text(getattr(self.app.client, "verification", None))
             yield Static(line or "", id="fairness")
-            yield Static(Text("r: play again here  ·  escape: see the board",
-                              style="bright_black"))
+            yield Static(Text(self.rematch_words()), id="rematch")
+            yield Static(Text(end_keys(self.check_action("rematch", ()), self.check_action("lobby", ())),
+                              style="bright_black"), id="end-keys")
+        yield TooSmall()
         yield Footer()
 
+    def rematch_words(self) -> str:
+        from ..app import rematch_line
+
+        return rematch_line(getattr(self.app.client, "table", None))
+
     def on_host(self, msg: dict) -> None:
-        if msg.get("type") == "fairness":
+        """Called by the app for every host message while this box is on top."""
+        if not self.is_mounted:
+            return
+        if msg.get("type") == "table":
+            self.query_one("#rematch", Static).update(Text(self.rematch_words()))
+        elif msg.get("type") == "fairness":
             line = fairness_text(getattr(self.app.client, "verification", None))
             self.query_one("#fairness", Static).update(line or msg.get("words", ""))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
+        live = getattr(self.app.client, "state", "") != "replay"
         if action == "rematch":
-            return self.me is not None
+            return self.me is not None and live
+        if action == "lobby":
+            return live
         return True
 
     async def action_rematch(self) -> None:

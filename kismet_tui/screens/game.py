@@ -15,6 +15,7 @@ from textual.widgets import Footer, RichLog
 
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
+from ..widgets.toosmall import TooSmall
 from .history import history_lines
 from .words import describe, name_of
 
@@ -49,7 +50,11 @@ class GameScreen(Screen):
     # screen, not to the move log.
     AUTO_FOCUS = None
     # Subclasses list their game keys first, then these, so the footer leads with the game.
+    # At the end (after escape on the ranking box) the game's own keys are off, so r and
+    # enter fall through to these (Textual tries a key's bindings in order).
     COMMON_BINDINGS = [
+        Binding("r", "rematch", "Play again"),
+        Binding("enter", "results", "Results"),
         Binding("t", "talk", "Talk"),
         Binding("ctrl+l", "leave", "Leave"),
     ]
@@ -73,12 +78,14 @@ class GameScreen(Screen):
         self.view_key = None
         self.view_cache: dict = {}
         self.logged_seq = 0       # the events whose notes the move log shows (by seq)
+        self.rematch_said = ""    # the last "who wants another game" line logged
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield StatusBar(self.RULESET)
         yield from self.compose_body()
         yield ChatInput()
+        yield TooSmall()
         yield Footer()
 
     def compose_body(self) -> ComposeResult:
@@ -136,6 +143,8 @@ class GameScreen(Screen):
             return  # the app is about to put up a fresh screen for a new game
         self.version += 1
         kind = msg.get("type")
+        if kind == "table" and self.game is not None and self.game.finished:
+            self.log_rematch()
         if kind == "event":
             self.log_event(msg)
         elif kind == "game":
@@ -198,9 +207,21 @@ class GameScreen(Screen):
     def check_end(self) -> None:
         if self.game is not None and self.game.finished and not self.ended_shown:
             self.ended_shown = True
-            from .end import EndScreen
+            self.show_results()
 
-            self.app.push_screen(EndScreen(self.RULESET, self.game.result(), self.names, self.seat))
+    def show_results(self) -> None:
+        from .end import EndScreen
+
+        self.app.push_screen(EndScreen(self.RULESET, self.game.result(), self.names, self.seat))
+
+    def log_rematch(self) -> None:
+        """Tell the board too (the ranking box may be closed) who wants another game."""
+        from ..app import rematch_line
+
+        line = rematch_line(getattr(self.client, "table", None))
+        if line and line != self.rematch_said:
+            self.rematch_said = line
+            self.log_line(line, "bold bright_yellow")
 
     def pull_chat(self) -> None:
         lines = self.app.chat_lines
@@ -229,9 +250,23 @@ class GameScreen(Screen):
             self.app.show_refusal(getattr(exc, "words", None) or str(exc))
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("talk", "leave"):
-            return getattr(self.client, "state", "") != "replay"
+        live = getattr(self.client, "state", "") != "replay"
+        over = self.game is not None and self.game.finished
+        if action == "rematch":
+            return over and live and self.seat is not None
+        if action == "results":
+            return over
+        if action == "leave":
+            return live
+        if action == "talk":
+            return live and bool(getattr(self.client, "table", None))
         return True
+
+    async def action_rematch(self) -> None:
+        await self.app.rematch()
+
+    def action_results(self) -> None:
+        self.show_results()
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()

@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from rich.markdown import Markdown
 from textual.widgets import Footer, Static
 
+from ..widgets.toosmall import TooSmall
+
 GAMES = ("dice", "race", "knock")
 
 LOBBY_HELP = """# Kismet
@@ -75,6 +77,7 @@ class HelpScreen(ModalScreen):
             # Rich's Markdown drawn in one Static: it opens at once, where Textual's Markdown
             # widget (a widget per block) takes over a second for these pages.
             yield Static(Markdown(self.source), id="help-text")
+        yield TooSmall()
         yield Footer()
 
     def on_mount(self) -> None:

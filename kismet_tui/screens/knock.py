@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from ..widgets.glyphs import glyph
 from ..widgets.names import fit, possessive
 from .game import GameScreen, MoveLog
 
@@ -45,36 +46,58 @@ def mini_card(number: int, chip: int | None, present: bool, mark: str = "", styl
     return [top, middle, bottom]
 
 
-def render_hand(view: dict, me: int, chosen: list[int]) -> Text:
+def big_card(lines: list[Text]) -> list[Text]:
+    """A mini card widened to nine cells and four lines (a blank line over the number), for
+    terminals with room (BIG_HAND_WIDTH)."""
+    top, middle, bottom = lines
+    rule, side = top.plain[-2], middle.plain[0]
+    edge = top[-1:].spans[0].style if top[-1:].spans else top[-1:].style
+
+    def widen(line: Text, fill: str, both: bool) -> Text:
+        inner, corner = line[:-1], line[-1:]
+        if both:  # centred again: half the new room on each side
+            return inner[:1] + Text(fill * 2, edge if fill != " " else "") + inner[1:] + \
+                Text(fill * 1, edge if fill != " " else "") + corner
+        return inner + Text(fill * 3, edge) + corner
+
+    blank = Text(side, edge) + Text(" " * 7) + Text(side, edge)
+    return [widen(top, rule, False), blank, widen(middle, " ", True), widen(bottom, rule, True)]
+
+
+BIG_HAND_WIDTH = 112
+
+
+def render_hand(view: dict, me: int, chosen: list[int], big: bool = False) -> Text:
     player = view["players"][me]
     open_cards = {card["number"]: card["chip"] for card in player["open"]}
     blocks = []
     for number in NUMBERS:
         if number in chosen:
-            blocks.append(mini_card(number, open_cards.get(number), True, f"#{chosen.index(number) + 1}",
-                                    "bright_green"))
+            card = mini_card(number, open_cards.get(number), True, f"#{chosen.index(number) + 1}", "bright_green")
         else:
-            blocks.append(mini_card(number, open_cards.get(number), number in open_cards))
+            card = mini_card(number, open_cards.get(number), number in open_cards)
+        blocks.append(big_card(card) if big else card)
     return stack(side_by_side(blocks, gap=1))
 
 
-def render_others(view: dict, names: list[str], me: int | None) -> Text:
+def render_others(view: dict, names: list[str], me: int | None, name_width: int = 10) -> Text:
+    """Every player's row (yours too, marked "you"): open cards, laid count, minus points."""
     text = Text(no_wrap=True, overflow="crop")
     roll = view.get("roll") or {}
     knocked = set(roll.get("knocked") or [])
     for player in view["players"]:
         seat = player["seat"]
-        if seat == me:
-            continue
         turn = view.get("turn") == seat and view.get("phase") == "play"
-        text.append("▶" if turn else " ", Style(color="bright_yellow", bold=True))
-        text.append(fit(names[seat], 10, pad=True), Style(color=seat_colour(seat), bold=True))
+        text.append(glyph("▶") if turn else " ", Style(color="bright_yellow", bold=True))
+        text.append(fit(names[seat], name_width, pad=True), Style(color=seat_colour(seat), bold=True))
         numbers = {card["number"] for card in player["open"]}
         for number in NUMBERS:
-            text.append(f"{number:>3}" if number in numbers else "  ·",
+            text.append(f"{number:>3}" if number in numbers else f"  {glyph('·')}",
                         Style(bold=True) if number in numbers else Style(color="bright_black"))
         text.append(f"  laid {player['laid_count']:>2}", Style(color="bright_black"))
         text.append(f"  -{player['minus_points']}", Style(color="bright_red"))
+        if seat == me:
+            text.append(" (you)", Style(color="bright_black"))
         if seat in knocked:
             text.append(" knocked", Style(color="bright_magenta"))
         if player.get("away"):
@@ -95,7 +118,7 @@ class KnockScreen(GameScreen):
         Binding("backspace", "undo", "Undo"),
     ] + GameScreen.COMMON_BINDINGS
     DEFAULT_CSS = """
-    KnockScreen #others { height: auto; max-height: 8; }
+    KnockScreen #others { height: auto; max-height: 9; }
     KnockScreen #middle { height: 1fr; min-height: 6; }
     KnockScreen #dice { width: 25; height: 6; }
     KnockScreen #say { height: 2; }
@@ -116,6 +139,10 @@ class KnockScreen(GameScreen):
             yield Static(id="say")
             yield Static(id="hand")
 
+    def on_resize(self) -> None:
+        if self.game is not None:
+            self.redraw()  # the hand and the names use the room they have
+
     def on_mount(self) -> None:
         # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
         self.set_interval(0.2, self.tick)
@@ -135,7 +162,8 @@ class KnockScreen(GameScreen):
         names = self.names
         if view.get("phase") not in ("prelay_commit", "prelay_reveal"):
             self.chosen = []
-        self.query_one("#others", Static).update(render_others(view, names, self.seat))
+        wide = self.app.size.width >= 110
+        self.query_one("#others", Static).update(render_others(view, names, self.seat, 22 if wide else 10))
         roll = view.get("roll") or {}
         dice = roll.get("dice") or []
         blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False) for i in range(3)]
@@ -148,7 +176,10 @@ class KnockScreen(GameScreen):
             caption.append(joker, Style(color="bright_magenta", bold=True))
         self.query_one("#dice", Static).update(stack(side_by_side(blocks) + [caption]))
         if self.seat is not None:
-            self.query_one("#hand", Static).update(render_hand(view, self.seat, self.chosen))
+            big = self.app.size.width >= BIG_HAND_WIDTH
+            hand = self.query_one("#hand", Static)
+            hand.styles.height = 4 if big else 3
+            hand.update(render_hand(view, self.seat, self.chosen, big))
         else:
             self.query_one("#hand", Static).update(Text("You are watching.", Style(color="bright_black")))
         self.query_one("#say", Static).update(self.say(view))
@@ -196,12 +227,14 @@ class KnockScreen(GameScreen):
             text.append(f"{self.names[turn]} ", Style(bold=True, color=seat_colour(turn)))
             text.append("is throwing" if view.get("stage") == "roll" else "decides")
         window = (view.get("roll_from") or 0) - self.now_ms() if view.get("stage") == "roll" else 0
+        roller = roll.get("roller") if roll else None
+        whose = possessive(self.names[roller], "throw", 30) if roller is not None else "this throw"
         if self.can_knock(view):
-            text.append("\nknock: k, or the key of the card you would lay", hint)
+            text.append(f"\nknock on {whose}: k, or the key of the card you would lay", hint)
             if window > 0:  # the knock window [D15]: the next throw cannot come before it ends
-                text.append(f" · next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
-        elif roll and me is not None and me in (roll.get("knocked") or []):
-            text.append("\nyou knocked on this throw", hint)
+                text.append(f" {glyph('·')} next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
+        elif roll and me is not None and me in (roll.get("knocked") or []) and turn != me:
+            text.append(f"\nyou knocked on {whose}", hint)
         return text
 
     def chosen_chips(self, view: dict) -> int:
@@ -224,24 +257,29 @@ class KnockScreen(GameScreen):
         return self.seat is not None and view.get("turn") == self.seat and view.get("stage") == "decide"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """Which keys the footer offers. They change only with the phase, not with each
-        throw: knocks race each other, and rebuilding the footer on every throw would delay
-        the key press that knocks. A key pressed at the wrong moment is answered in words."""
+        """Which keys the footer offers: only those that act now. (The footer is rebuilt
+        only when this set changes, see GameScreen.refresh_keys.)"""
         if self.game is None:
             return True
         view = self.view()
-        seated = self.seat is not None
-        phase = view.get("phase")
         choosing = self.choosing_prelay(view)
-        if action in ("roll", "pass", "knock"):
-            return seated and phase == "play"
+        if action == "roll":
+            return self.throwing(view)
+        if action == "pass":
+            return self.deciding(view)
+        if action == "knock":
+            return self.can_knock(view)
         if action == "card":
-            return choosing or (seated and phase == "play")
+            return choosing or self.deciding(view) or self.can_knock(view)
         if action == "confirm":  # (in play only for a joker throw's single card: rare)
             return choosing or (self.joker_first is not None and self.deciding(view))
         if action == "undo":
             return choosing
         return super().check_action(action, parameters)
+
+    def throwing(self, view: dict) -> bool:
+        return (self.seat is not None and view.get("phase") == "play" and view.get("turn") == self.seat
+                and view.get("stage") == "roll")
 
     # ---- keys ----------------------------------------------------------------------------
     def action_roll(self) -> None:

@@ -14,32 +14,35 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, RichLog, Static
 
 from ..widgets.art import seat_colour
+from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
+from ..widgets.toosmall import TooSmall
 from .game import MoveLog
 
+COLUMNS = [("#", 2), ("game", 5), ("seats", 5), ("state", 8), ("players", 20)]
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
 
-def render_my_table(table: dict | None, my_id) -> Text:
+def render_my_table(table: dict | None, my_id, name_width: int = 18) -> Text:
     """The table you are at: game, options in words, and each seat with its ready mark."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if not table:
         text.append("You are not at a table.\n\n", Style(bold=True))
         text.append("n  make a new table\nenter  sit at the chosen one\ns  watch it", Style(color="bright_black"))
         return text
-    text.append(f"Table {table.get('id')} · {GAME_NAMES.get(table.get('ruleset'), table.get('ruleset'))}\n",
+    text.append(f"Table {table.get('id')} {glyph('·')} {GAME_NAMES.get(table.get('ruleset'), table.get('ruleset'))}\n",
                 Style(bold=True))
     state = table.get("state", "")
-    text.append(f"{state} · {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
+    text.append(f"{state} {glyph('·')} {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
                 Style(color="bright_black"))
     owner = table.get("owner")
     for index, seat in enumerate(table.get("seats") or []):
         ready = seat.get("ready") or (seat.get("client_id") == owner and owner is not None)
-        mark = "✓" if ready else "·"
+        mark = glyph("✓") if ready else glyph("·")
         text.append(f" {mark} ", Style(color="bright_green" if ready else "bright_black", bold=True))
-        text.append(fit(str(seat.get("name") or "?"), 18), Style(color=seat_colour(index), bold=True))
+        text.append(fit(str(seat.get("name") or "?"), name_width), Style(color=seat_colour(index), bold=True))
         tags = []
         if seat.get("client_id") == my_id and my_id is not None:
             tags.append("you")
@@ -108,11 +111,15 @@ class LobbyScreen(Screen):
                 yield Static(id="mytable")
         yield MoveLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
+        yield TooSmall()
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", DataTable)
-        table.add_columns("#", "game", "seats", "state", "players")
+        # Fixed widths: the table's own measuring waits for an idle moment a busy lobby may
+        # not have, and then cut "playing" to "playi".
+        for label, width in COLUMNS:
+            table.add_column(label, width=width, key=label)
         table.focus()
         self.draw_my_table()
         self.set_interval(5, self.poll_tables)
@@ -157,12 +164,33 @@ class LobbyScreen(Screen):
         grid.clear()
         for entry in self.tables:
             seats = entry.get("seats") or []
-            players = Text(fit(", ".join(str(s) for s in seats), 17), Style(color="bright_black"))
-            grid.add_row(str(entry.get("id")), str(entry.get("ruleset")),
-                         f"{len(seats)}/{entry.get('max_seats', '?')}", str(entry.get("state", "")),
-                         players, key=str(entry.get("id")))
+            players = Text(fit(", ".join(str(s) for s in seats), self.players_width()),
+                           Style(color="bright_black"))
+            # Text cells, never str: DataTable reads a str cell as markup, and these come
+            # from the host (names above all).
+            grid.add_row(Text(str(entry.get("id"))), Text(str(entry.get("ruleset"))),
+                         Text(f"{len(seats)}/{entry.get('max_seats', '?')}"),
+                         Text(str(entry.get("state", ""))), players, key=str(entry.get("id")))
         if self.tables:
             grid.move_cursor(row=min(keep, len(self.tables) - 1))
+
+    def players_width(self) -> int:
+        """The room left for the players' names: the table's width less the other columns
+        and two cells of padding per column."""
+        grid = self.query_one("#tables", DataTable)
+        used = sum(width + 2 for _, width in COLUMNS[:-1]) + 2
+        return max(12, (grid.size.width or 44) - used - 1)
+
+    def on_resize(self) -> None:
+        # With room to spare, the table pane grows so names show whole.
+        wide = self.app.size.width >= 110
+        self.query_one("#table-pane").styles.width = 52 if wide else 36
+        self.draw_my_table()
+        grid = self.query_one("#tables", DataTable)
+        column = grid.columns.get("players")
+        if column is not None:
+            column.width = self.players_width()
+        self.draw_tables()
 
     def my_table(self) -> dict | None:
         table = getattr(self.app.client, "table", None)
@@ -174,7 +202,9 @@ class LobbyScreen(Screen):
         return getattr(self.app.client, "client_id", None)
 
     def draw_my_table(self) -> None:
-        self.query_one("#mytable", Static).update(render_my_table(self.my_table(), self.my_id()))
+        wide = self.app.size.width >= 110
+        self.query_one("#mytable", Static).update(render_my_table(self.my_table(), self.my_id(),
+                                                                  34 if wide else 18))
 
     def chosen_table_id(self) -> int | None:
         grid = self.query_one("#tables", DataTable)
@@ -196,8 +226,8 @@ class LobbyScreen(Screen):
             return owner and table.get("state") != "playing"
         if action == "remove":
             return owner and table.get("state") != "playing" and self.unready_seat(table) is not None
-        if action == "leave":
-            return table is not None
+        if action in ("leave", "talk"):
+            return table is not None  # chat is heard at a table only
         return True
 
     def action_new_table(self) -> None:

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 
 from ..rules import IllegalAction
 from ..rules.cards import DEFAULT_CHIPS, chips_option
+from ..widgets.toosmall import TooSmall
 
 GAMES = ("dice", "race", "knock")
 GAME_LINES = {
@@ -145,6 +146,7 @@ class NewTableScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(id="form")
+        yield TooSmall()
         yield Footer()
 
     def on_mount(self) -> None:

@@ -15,7 +15,8 @@ from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
 from textual.widgets import Static
 
-from ..widgets.art import card_lines, die_lines, seat_colour, side_by_side
+from ..widgets.art import big_card_lines, card_lines, die_lines, seat_colour, side_by_side
+from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from .game import GameScreen, MoveLog
 
@@ -25,6 +26,28 @@ CANVAS_W, CANVAS_H = 56, 20
 PLACES = [(12, 0), (24, 0), (36, 0), (46, 4), (48, 8), (46, 12), (30, 16), (18, 16), (2, 12),
           (0, 8), (2, 4)]
 DICE_AT = (16, 4)
+CLOCK_AT, CLOCK_W = (10, 11), 36
+
+
+class Layout:
+    """The circle's geometry: the 80x24 one, or one half as large again (big cards) for a
+    terminal with room (at least BIG_ROOM)."""
+
+    def __init__(self, scale: float, big: bool) -> None:
+        self.big = big
+        self.width, self.height = int(CANVAS_W * scale), int(CANVAS_H * scale)
+        self.places = [(int(x * scale), int(y * scale)) for x, y in PLACES]
+        self.dice_at = (int(DICE_AT[0] * scale) + (4 if big else 0), int(DICE_AT[1] * scale) + (1 if big else 0))
+        self.clock_at = (int(CLOCK_AT[0] * scale), int(CLOCK_AT[1] * scale) + (2 if big else 0))
+        self.clock_w = int(CLOCK_W * scale)
+
+
+NORMAL, BIG = Layout(1, False), Layout(1.5, True)
+BIG_ROOM = (120, 34)
+
+
+def layout_for(width: int, height: int) -> Layout:
+    return BIG if width >= BIG_ROOM[0] and height >= BIG_ROOM[1] else NORMAL
 
 
 class Canvas:
@@ -78,29 +101,31 @@ def seconds_left(deadline: int | None, now: int) -> str:
     return f"{left / 1000:.1f}"
 
 
-def render_circle(view: dict, names: list[str]) -> Text:
+def render_circle(view: dict, names: list[str], layout: Layout = NORMAL) -> Text:
     """The cards and the dice; the clock lines in the middle are a widget of their own
     (render_clock), so the countdown never redraws the whole circle."""
-    canvas = Canvas(CANVAS_W, CANVAS_H)
+    canvas = Canvas(layout.width, layout.height)
+    draw = big_card_lines if layout.big else card_lines
     phase = view.get("phase")
-    for pos, (x, y) in enumerate(PLACES):
+    for pos, (x, y) in enumerate(layout.places):
         card = view["circle"][pos] if pos < len(view["circle"]) else None
         if card is None:
-            canvas.blit(card_lines(None, None), x, y)
+            canvas.blit(draw(None, None), x, y)
             continue
         owner = card.get("grabbed_by") if phase == "grabbing" else None
         state = "grabbed" if owner is not None else "open"
-        canvas.blit(card_lines(card["number"], card["chip"], KEYS[pos],
-                               owner=names[owner] if owner is not None else None,
-                               owner_colour=seat_colour(owner), state=state), x, y)
+        canvas.blit(draw(card["number"], card["chip"], KEYS[pos],
+                         owner=names[owner] if owner is not None else None,
+                         owner_colour=seat_colour(owner), state=state), x, y)
     # The dice in the middle: dim before the first roll and during the countdown.
     dice = view.get("dice") or []
     fresh = phase in ("grabbing", "pause", "over")
     blocks = [die_lines(dice[i] if i < len(dice) and fresh else None, coloured=False) for i in range(3)]
-    dx, dy = DICE_AT
+    dx, dy = layout.dice_at
     canvas.blit(side_by_side(blocks, gap=1), dx + 1, dy)
     pile = Text(f"draw pile: {view.get('pile_count', 0)}", Style(color="bright_black"))
-    canvas.centred(pile, dy + 10, 10, 46)
+    cx, cy = layout.clock_at
+    canvas.centred(pile, cy + 3, cx, cx + layout.clock_w)
     return canvas.text()
 
 
@@ -117,9 +142,9 @@ def render_clock(view: dict, names: list[str], me: int | None, now_ms: int) -> T
         if me is not None and mine is None and me not in (view.get("passed") or []):
             status.append("GRAB! ", Style(bold=True, color="bright_green"))
         elif mine is not None:
-            status.append(f"You grabbed {KEYS[mine['pos']]} ", Style(bold=True, color=seat_colour(me)))
+            status.append(f"You grabbed card {KEYS[mine['pos']]} {glyph('·')} ", Style(bold=True, color=seat_colour(me)))
         elif me is not None:
-            status.append("You passed ", Style(bold=True))
+            status.append(f"You passed {glyph('·')} ", Style(bold=True))
         status.append(f"{seconds_left(view.get('deadline'), now_ms)} s left")
     elif phase == "pause":
         status.append(reveal_words(view, names), Style(bold=True))
@@ -136,25 +161,25 @@ def reveal_words(view: dict, names: list[str]) -> str:
     parts = []
     for reveal in last.get("reveals") or []:
         who = fit(names[reveal["seat"]], 8)
-        parts.append(f"{who} {reveal['number']}{'✓' if reveal['right'] else '✗'}")
+        parts.append(f"{who} {reveal['number']}{glyph('✓') if reveal['right'] else glyph('✗')}")
     return " ".join(parts) if parts else "Nobody grabbed"
 
 
-def render_players(view: dict, names: list[str], me: int | None) -> Text:
+def render_players(view: dict, names: list[str], me: int | None, name_width: int = 9) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     grabs = {g["seat"]: g for g in view.get("grabs") or []}
     passed = set(view.get("passed") or [])
     grabbing = view.get("phase") == "grabbing"
     for player in view.get("players") or []:
         seat = player["seat"]
-        text.append("▶" if seat == me else " ", Style(color=seat_colour(seat)))
-        text.append(fit(names[seat], 9, pad=True), Style(color=seat_colour(seat), bold=True))
+        text.append(glyph("▶") if seat == me else " ", Style(color=seat_colour(seat)))
+        text.append(fit(names[seat], name_width, pad=True), Style(color=seat_colour(seat), bold=True))
         text.append(f"{player['score']:>3}pt", Style(bold=True))
-        text.append(f" {player['pile_count']:>2}▮", Style(color="bright_black"))
+        text.append(f" {player['pile_count']:>2}{glyph('▮')}", Style(color="bright_black"))
         if grabbing and seat in grabs:
-            text.append(" ✋", Style(color=seat_colour(seat)))
+            text.append(" " + glyph("✋"), Style(color=seat_colour(seat)))
         elif grabbing and seat in passed:
-            text.append(" –")
+            text.append(" " + glyph("–"))
         elif player.get("away"):
             text.append(" z", Style(color="bright_black"))
         text.append("\n")
@@ -183,6 +208,21 @@ class RaceScreen(GameScreen):
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
     clock_shown: str | None = None
+    geometry: Layout = NORMAL
+
+    def on_resize(self, event) -> None:
+        """Bigger cards when the terminal has room; the board keeps its fixed size between
+        resizes, so a redraw never needs a relayout."""
+        layout = layout_for(*self.app.size)
+        if layout is not self.geometry:
+            self.geometry = layout
+            board, circle, clock = (self.query_one(selector) for selector in ("#board", "#circle", "#clock"))
+            for widget in (board, circle):
+                widget.styles.width, widget.styles.height = layout.width, layout.height
+            clock.styles.offset = layout.clock_at
+            clock.styles.width = layout.clock_w
+            if self.game is not None:
+                self.redraw()
 
     def on_mount(self) -> None:
         # (Textual runs GameScreen.on_mount as well: handlers are called up the class tree.)
@@ -198,10 +238,12 @@ class RaceScreen(GameScreen):
     def redraw(self) -> None:
         view = self.view()
         # The circle has a fixed size: no relayout needed, which keeps a redraw cheap.
-        self.circle.update(render_circle(view, self.names), layout=False)
+        self.circle.update(render_circle(view, self.names, self.geometry), layout=False)
         self.clock_shown = None
         self.tick()
-        self.query_one("#players", Static).update(render_players(view, self.names, self.seat))
+        room = self.app.size.width - self.geometry.width  # the side panel's width
+        self.query_one("#players", Static).update(
+            render_players(view, self.names, self.seat, max(9, min(20, room - 18))))
 
     @property
     def circle(self) -> Static:
@@ -215,9 +257,14 @@ class RaceScreen(GameScreen):
         if self.game is None:
             return True
         if action in ("grab", "pass"):
-            # Live for every player all game long: rebuilding the footer as rounds come and go
-            # would cost the time a grab needs, and a grab too early is answered in words.
-            return self.seat is not None and self.view().get("phase") != "over"
+            # Live from the countdown to the end of the grabbing, until you have grabbed or
+            # passed: the footer is then rebuilt at the countdown (and after your own key),
+            # never at the moment grabbing opens, when a rebuild would cost the time a grab
+            # needs. A grab during the countdown is answered in words.
+            view = self.view()
+            me = self.seat
+            return (me is not None and view.get("phase") in ("countdown", "grabbing")
+                    and not view["done"][me])
         return super().check_action(action, parameters)
 
     def action_grab(self, pos: int) -> None:

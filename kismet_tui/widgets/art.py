@@ -1,7 +1,8 @@
 """Drawing dice and cards as rich Text, in the 16 ANSI colours only.
 
 Every drawing is a list of lines (rich Text), so callers can lay several side by side. Colours
-are ANSI names, so a 16-colour terminal shows them as they are meant.
+are ANSI names, so a 16-colour terminal shows them as they are meant. In ASCII mode
+(glyphs.use_ascii) the same drawings are made of + - | o, the same size.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
+from .glyphs import ascii_mode
 from .names import fit
 
 # Pip colours of the 1964 game: 1 and 6 black, 2 and 5 red, 3 and 4 green.
@@ -42,15 +44,21 @@ def die_lines(face: int | None, held: bool = False, coloured: bool = True) -> li
 
     `face` None draws an empty, dim die (not thrown yet). A held die gets a heavy yellow frame.
     """
+    plain = ascii_mode()
     if face is None:
         frame = Style(color="bright_black")
-        lines = [Text("╭─────╮", frame)]
-        lines += [Text("│     │", frame) for _ in range(3)]
-        lines.append(Text("╰─────╯", frame))
+        side = ":" if plain else "│"
+        lines = [Text("+.....+" if plain else "╭─────╮", frame)]
+        lines += [Text(f"{side}     {side}", frame) for _ in range(3)]
+        lines.append(Text("+.....+" if plain else "╰─────╯", frame))
         return lines
     edge = Style(color="yellow", bgcolor=FACE, bold=True) if held else Style(color="black", bgcolor=FACE)
-    corners = ("┏", "━", "┓", "┃", "┗", "┛") if held else ("╭", "─", "╮", "│", "╰", "╯")
+    if plain:
+        corners = ("#", "=", "#", "#", "#", "#") if held else ("+", "-", "+", "|", "+", "+")
+    else:
+        corners = ("┏", "━", "┓", "┃", "┗", "┛") if held else ("╭", "─", "╮", "│", "╰", "╯")
     tl, h, tr, v, bl, br = corners
+    dot = "o" if plain else "●"
     pip = Style(color=PIP_COLOUR[face] if coloured else "black", bgcolor=FACE, bold=True)
     blank = Style(bgcolor=FACE)
     lines = [Text(tl + h * 5 + tr, edge)]
@@ -59,7 +67,7 @@ def die_lines(face: int | None, held: bool = False, coloured: bool = True) -> li
         for col in range(3):
             if col:
                 line.append(" ", blank)
-            line.append("●" if (row, col) in PIPS[face] else " ", pip if (row, col) in PIPS[face] else blank)
+            line.append(dot if (row, col) in PIPS[face] else " ", pip if (row, col) in PIPS[face] else blank)
         line.append(v, edge)
         lines.append(line)
     lines.append(Text(bl + h * 5 + br, edge))
@@ -93,6 +101,29 @@ def stack(lines: list[Text]) -> Text:
 CARD_WIDTH = 8
 
 
+BIG_CARD_WIDTH, BIG_CARD_HEIGHT = 12, 5
+
+
+def big_card_lines(number: int | None, chip: int | None, key: str = "", **kwargs) -> list[Text]:
+    """The same card five lines tall and twelve wide, for terminals with room to spare: the
+    normal card widened, with a blank line over the number."""
+    lines = card_lines(number, chip, key, **kwargs)
+    rule = lines[0].plain[-2]  # the edge's line character (the top edge ends in it)
+    out = []
+    for index, line in enumerate(lines):
+        inner, corner = line[:-1], line[-1:]
+        edge_style = corner.spans[0].style if corner.spans else corner.style
+        if index in (0, len(lines) - 1):
+            widened = inner.copy()
+            widened.append(rule * 4, edge_style)  # a longer edge
+        else:
+            widened = inner[:1] + Text("  ") + inner[1:] + Text("  ")  # re-centred inside
+        widened.append_text(corner)
+        out.append(widened)
+    blank = Text(out[1].plain[:1], edge_style) + Text(" " * (BIG_CARD_WIDTH - 2)) + out[1][-1:]
+    return [out[0], blank, out[1], out[2], out[3]]
+
+
 def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: str | None = None,
                owner_colour: str = "white", state: str = "open") -> list[Text]:
     """A card four lines tall and eight wide: hotkey in the top edge, big number, chip.
@@ -100,32 +131,37 @@ def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: st
     state: "open" (face up, nobody on it), "grabbed" (a player's hand is on it: `owner` shown
     in the bottom edge in their colour), "good" / "bad" (revealed right or wrong), "empty".
     """
+    plain = ascii_mode()
     if number is None or state == "empty":
         frame = Style(color="bright_black")
+        if plain:
+            return [Text("+......+", frame), Text(":      :", frame), Text(":      :", frame),
+                    Text("+......+", frame)]
         return [Text("┌╌╌╌╌╌╌┐", frame), Text("╎      ╎", frame), Text("╎      ╎", frame),
                 Text("└╌╌╌╌╌╌┘", frame)]
+    tl, h, tr, v, bl, br = ("+", "-", "+", "|", "+", "+") if plain else ("┌", "─", "┐", "│", "└", "┘")
     edge_colour = {"open": "white", "grabbed": owner_colour, "good": "bright_green",
                    "bad": "bright_red"}.get(state, "white")
     edge = Style(color=edge_colour, bold=state != "open")
-    top = Text("┌", edge)
+    top = Text(tl, edge)
     if key:
         top.append(key, Style(color="black", bgcolor="bright_yellow", bold=True))
-        top.append("─" * (6 - len(key)), edge)
+        top.append(h * (6 - len(key)), edge)
     else:
-        top.append("─" * 6, edge)
-    top.append("┐", edge)
-    num = Text("│", edge)
+        top.append(h * 6, edge)
+    top.append(tr, edge)
+    num = Text(v, edge)
     num.append(f"{number:^6}", Style(color="bright_white", bold=True))
-    num.append("│", edge)
-    chip_line = Text("│", edge)
+    num.append(v, edge)
+    chip_line = Text(v, edge)
     chip_line.append(f"{'(' + str(chip) + ')' if chip is not None else '':^6}", Style(color="yellow"))
-    chip_line.append("│", edge)
-    bottom = Text("└", edge)
+    chip_line.append(v, edge)
+    bottom = Text(bl, edge)
     if owner:
         label = fit(owner, 6)
         bottom.append(label, Style(color=owner_colour, bold=True))
-        bottom.append("─" * (6 - cell_len(label)), edge)
+        bottom.append(h * (6 - cell_len(label)), edge)
     else:
-        bottom.append("─" * 6, edge)
-    bottom.append("┘", edge)
+        bottom.append(h * 6, edge)
+    bottom.append(br, edge)
     return [top, num, chip_line, bottom]

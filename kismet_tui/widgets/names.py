@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.cells import cell_len, set_cell_size
 
-ELLIPSIS = "…"
+from .glyphs import glyph
 
 
 def fits(name: str, width: int) -> bool:
@@ -18,7 +18,7 @@ def fit(name: str, width: int, pad: bool = False) -> str:
     if width <= 0:
         return ""
     if not fits(name, width):
-        name = set_cell_size(name, width - 1).rstrip() + ELLIPSIS
+        name = set_cell_size(name, width - 1).rstrip() + glyph("…")
     return set_cell_size(name, width) if pad else name
 
 

@@ -1,4 +1,11 @@
-"""The one-line status bar on every screen: connection state, who you are, where you are.
+"""The one-line status bar on every screen: connection state, who you are, where you are,
+and the notices of the moment (a refused move, a lost connection).
+
+Notices are drawn here, on the top line, and nowhere else: a toast in a corner would cover
+cards, dice or the hand while they can still be played. A notice stays at least a few
+seconds (longer for longer words) and takes the place of "where you are" meanwhile.
+The app also keeps one optional info line (`KismetApp.set_status_info`, e.g. a table being
+built), shown dim after where you are when there is room.
 
 It reads the client's state twice a second, so a dropped connection shows within half a
 second even when no message arrives, and so does a background build of the optimal dice
@@ -13,6 +20,7 @@ from textual.widgets import Static
 
 from kismet_tui.solver import background
 
+from .glyphs import glyph
 from .names import fit
 
 STATE_STYLE = {
@@ -21,6 +29,11 @@ STATE_STYLE = {
     "reconnecting": ("◌", "bright_red"),
     "closed": ("×", "bright_red"),
     "replay": ("▶", "bright_cyan"),
+}
+NOTICE_STYLE = {
+    "information": "bold black on bright_cyan",
+    "warning": "bold black on bright_yellow",
+    "error": "bold bright_white on red",
 }
 
 
@@ -33,12 +46,13 @@ def connection_words(state: str, address: str, detail: str) -> str:
     would repeat the state's word, so they are shown only where they say more: why a
     connection closed, and the replay's progress."""
     local = address == LOCAL
+    dots = glyph("…")
     if state == "connected":
         return f"on {LOCAL}" if local else f"connected to {address}" if address else "connected"
     if state == "connecting":
-        return "starting…" if local else f"connecting to {address}…" if address else "connecting…"
+        return f"starting{dots}" if local else f"connecting to {address}{dots}" if address else f"connecting{dots}"
     if state == "reconnecting":
-        return f"reconnecting to {address}…" if address and not local else "reconnecting…"
+        return f"reconnecting to {address}{dots}" if address and not local else f"reconnecting{dots}"
     if state == "closed":
         return detail or "disconnected"
     return f"{state} {detail}".strip()
@@ -76,29 +90,46 @@ class StatusBar(Static):
         state, detail = app.connection_state() if hasattr(app, "connection_state") else ("", "")
         mark, colour = STATE_STYLE.get(state, ("?", "white"))
         text = Text(" ", no_wrap=True, overflow="ellipsis")
-        text.append(mark, style=f"bold {colour}")
-        text.append(" " + connection_words(state, str(getattr(app, "address", "") or ""), detail), style=colour)
+        text.append(glyph(mark), style=f"bold {colour}")
         width = self.size.width or 80
+        notice = app.current_notice() if hasattr(app, "current_notice") else None
+        if notice is not None:
+            # The notice takes the line: it is what the player must read now.
+            words, severity = notice
+            text.append(" ")
+            text.append(" " + fit(words, width - 4) + " ", style=NOTICE_STYLE.get(severity, "bold"))
+        else:
+            self.add_where(text, state, detail, width)
+        if text.plain != self.shown:  # redraw only on change: this runs twice a second
+            self.shown = text.plain
+            self.update(text)
+
+    def add_where(self, text: Text, state: str, detail: str, width: int) -> None:
+        app = self.app
+        colour = STATE_STYLE.get(state, ("?", "white"))[1]
+        bar = glyph("│")
+        text.append(" " + connection_words(state, str(getattr(app, "address", "") or ""), detail), style=colour)
         # A background build's progress ends the line; the place name gives way to it.
         build = self._build_words(width - text.cell_len - (min(cell_len(self.where), 8) + 5 if self.where else 0))
         width -= len(build or "")
-        helper = "  │  ? help"
-        room = width - text.cell_len - len("  │  ")
+        helper = f"  {bar}  ? help"
+        room = width - text.cell_len - len("  |  ")
         if self.where and room >= min(cell_len(self.where), 8):
             # Too long for one line (a long name): the help hint goes first (the footer shows
             # "? Help" too), then the name is cut with an ellipsis.
             if cell_len(self.where) + len(helper) > room:
                 helper = ""
-            text.append("  │  ")
+            text.append(f"  {bar}  ")
             text.append(fit(self.where, room))  # plain: may hold player names
         elif self.where or text.cell_len + len(helper) > width:
             helper = ""  # a long message (why the connection closed) takes the whole line
+        info = str(getattr(app, "status_info", "") or "")
+        if info and text.cell_len + len(helper) + 5 + min(cell_len(info), 12) <= width:
+            text.append(f"  {bar}  ")
+            text.append(fit(info, width - text.cell_len - len(helper)), style="italic")
         text.append(helper, style="dim")
         if build:
             text.append(build, style="bold yellow" if "%" in build else "bright_green")
-        if text.plain != self.shown:  # redraw only on change: this runs twice a second
-            self.shown = text.plain
-            self.update(text)
 
     @staticmethod
     def _build_words(room: int) -> str | None:
@@ -109,5 +140,5 @@ class StatusBar(Static):
             if words is None:
                 return None
             if len(words) + 5 <= room:
-                return "  │  " + words
+                return f"  {glyph('│')}  " + words
         return None

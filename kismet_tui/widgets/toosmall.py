@@ -1,0 +1,44 @@
+"""The word shown instead of a screen when the terminal is smaller than the game needs.
+
+Every screen yields one TooSmall. On every resize (KismetApp.check_size) and when its screen
+opens, it gives its screen the class `-too-small` while the terminal is below 80x24, and
+kismet.tcss then hides everything else on that screen and shows this. Nothing is unmounted, so the game goes on underneath and comes back
+as it stands when the terminal is large enough again.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+MIN_WIDTH, MIN_HEIGHT = 80, 24
+
+
+def too_small_words(width: int, height: int) -> Text:
+    text = Text(justify="center")
+    text.append("This terminal is too small for Kismet.\n\n", style="bold")
+    text.append(f"It needs {MIN_WIDTH}x{MIN_HEIGHT}; this one is {width}x{height}.\n")
+    text.append("Make the window larger: the game goes on meanwhile and comes back as it is.\n\n")
+    text.append("ctrl+q quits", style="dim")
+    return text
+
+
+class TooSmall(Static):
+    DEFAULT_CSS = """
+    TooSmall {
+        display: none;
+        width: 100%;
+        height: 100%;
+        content-align: center middle;
+        background: $background;
+    }
+    """
+
+    def on_mount(self) -> None:
+        self.show_size(*self.app.size)
+
+    def show_size(self, width: int, height: int) -> None:
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        self.screen.set_class(small, "-too-small")
+        if small:
+            self.update(too_small_words(width, height))

@@ -1,0 +1,94 @@
+"""A client with no network for the snapshot tests: a game replica built from a fixed seed
+and a fixed, seeded playout, fixed names and a frozen host clock, so every picture of a
+screen is the same on every run, in any order, under any load.
+
+    client = ScriptedClient.at("race", ["Ana", "Bot 1 (easy)"], until=grabbing_with_a_grab)
+    app = KismetApp(client, address="this computer")
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from kismet_tui.rules import SeededRNG, new_game
+from kismet_tui.rules.playout import random_playout
+
+T0 = 1_000_000
+OPTIONS = {
+    "dice": {},
+    "race": {"countdown_ms": 3000, "round_limit_ms": 10000, "reveal_ms": 2000},
+    "knock": {"knock_window_ms": 1500},
+}
+
+
+def table_for(ruleset: str, names: list[str], state: str = "playing", ready: tuple = ()) -> dict:
+    return {
+        "id": 1, "ruleset": ruleset, "state": state, "owner": 1, "games_played": 0,
+        "options": OPTIONS[ruleset], "max_seats": 8, "spectators": [],
+        "seats": [{"name": name, "client_id": index + 1, "bot": "easy" if name.startswith("Bot") else None,
+                   "ready": name in ready or name.startswith("Bot"), "connected": True, "away": False}
+                  for index, name in enumerate(names)],
+    }
+
+
+class ScriptedClient:
+    """Stands where kismet_tui.net.Client stands; sends go nowhere."""
+
+    state = "connected"
+    client_id = 1
+
+    def __init__(self, header: dict | None, events: list[dict], table: dict | None,
+                 tables: list[dict] | None = None, clock_ms: int = T0) -> None:
+        self.header = header
+        self.events = events
+        self.table = table
+        self.tables = tables or []
+        self.seat = 0 if header is not None else None
+        self.clock_ms = clock_ms
+        self.game = None
+        if header is not None:
+            self.game = new_game(header["ruleset"], header["seats"], header["seed"], header["options"],
+                                 start_ms=header["t0"])
+            for event in events:
+                self.game.apply(event["seat"], event["action"], event["t"])
+
+    @classmethod
+    def at(cls, ruleset: str, names: list[str], seed: bytes = b"snapshot", until=None) -> "ScriptedClient":
+        """The game after the first events of a seeded playout for which `until(game)` holds
+        (None: the whole game, to its end)."""
+        header = {"ruleset": ruleset, "seats": names, "seed": seed, "options": OPTIONS[ruleset], "t0": T0}
+        full = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=T0)
+        events = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=400)
+        count = len(events)
+        if until is not None:
+            probe = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=T0)
+            for index, event in enumerate(events):
+                probe.apply(event["seat"], event["action"], event["t"])
+                if until(probe):
+                    count = index + 1
+                    break
+            else:
+                raise AssertionError("the playout never reached the wanted position")
+        events = events[:count]
+        clock = events[-1]["t"] + 250 if events else T0   # frozen: countdowns never move
+        return cls(header, events, table_for(ruleset, names), clock_ms=clock)
+
+    def host_time_ms(self) -> int:
+        return self.clock_ms
+
+    async def messages(self):
+        yield {"type": "welcome"}
+        if self.table is not None:
+            yield {"type": "table", "table": self.table}
+        yield {"type": "tables", "tables": self.tables}
+        await asyncio.Event().wait()  # a host with nothing more to say
+
+    # Everything the screens may send: taken, and nothing happens.
+    def act_nowait(self, action) -> None:
+        pass
+
+    async def _nothing(self, *args, **kwargs) -> None:
+        return None
+
+    act = chat = ready = start = leave = list_tables = prelay = join_table = _nothing
+    create_table = close = _nothing

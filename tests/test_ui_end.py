@@ -1,0 +1,121 @@
+"""The end of a game: the ranking box, the keys after "see the board", and a rematch that
+every member hears about."""
+
+from __future__ import annotations
+
+import pytest
+
+from kismet_tui.app import rematch_line
+from tests.netutil import connected, running_host
+from tests.test_ui_dice import wait_for
+from tests.test_ui_games import make_app, seat_both
+
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
+
+
+def footer_keys(app) -> dict[str, str]:
+    """What the footer offers now: key -> description (only enabled, shown bindings)."""
+    return {key: active.binding.description for key, active in app.screen.active_bindings.items()
+            if active.enabled and active.binding.show}
+
+
+async def play_dice_to_the_end(pilot, app, client, other) -> None:
+    """Ana (the app) plays by keys, Bo (a bare client) by calls, until the game is over."""
+    game = client.game
+    while not game.finished:
+        view = game.view(1)
+        if view["current"] == 1:
+            turn = view["turn"]
+            await pilot.press("r")
+            await wait_for(pilot, lambda: game.view(1)["can_score"], what="Ana's throw")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: game.finished or game.view(1)["turn"] != turn, what="Ana's score")
+        else:
+            turn = view["turn"]
+            await other.act({"type": "roll", "hold": []})
+            await wait_for(pilot, lambda: other.game.view(0)["can_score"], what="Bo's throw")
+            box = next(b for b, p in other.game.view(0)["preview"].items() if p["legal"])
+            await other.act({"type": "score", "box": box})
+            await wait_for(pilot, lambda: game.finished or game.view(1)["turn"] != turn, what="Bo's score")
+
+
+async def test_rematch_keys_after_see_the_board_and_both_told(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, "Bo") as other:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await seat_both(pilot, app, client, other, "dice", {})
+            first = client.game
+            await play_dice_to_the_end(pilot, app, client, other)
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box")
+            await pilot.press("escape")                       # see the board
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="the board")
+            await pilot.pause(0.1)
+            keys = footer_keys(app)
+            assert keys.get("r") == "Play again" and keys.get("enter") == "Results", keys
+            assert "1" not in keys and "h" not in keys, "no game key is offered once the game is over"
+            await pilot.press("enter")                        # the ranking again
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box again")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="the board")
+            await pilot.press("r")                            # Ana wants another game
+            await wait_for(pilot, lambda: (other.table or {}).get("seats", [{}, {}])[1].get("ready"),
+                           what="Bo's table to show Ana ready")
+            assert rematch_line(other.table) == "Ana wants another game; waiting for Bo to press r."
+            # Ana's board says it too, and then Bo's answer.
+            await other.ready(True)
+
+            def log_text() -> str:
+                return " ".join(line.text for line in app.screen.query_one("#movelog").lines)
+
+            await wait_for(pilot, lambda: "Bo and Ana want another game" in " ".join(log_text().split()),
+                           what="Ana told of Bo's wish")
+            await other.start()
+            await wait_for(pilot, lambda: client.game is not None and client.game is not first
+                           and getattr(app.screen, "RULESET", None) == "dice"
+                           and getattr(app.screen, "game", None) is client.game, what="the rematch on screen")
+            await client.close()
+
+
+async def test_owner_rematch_waits_for_the_others_then_starts(tmp_path):
+    """Bo owns the table here: his r says whom it waits for, and the game starts by itself
+    once Ana presses r too."""
+    async with running_host(tmp_path) as host, connected(host, "Ana") as other:
+        app, client = make_app(host, "Bo")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "enter")                  # Bo makes a dice table
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await other.join_table(client.table["id"])
+            await other.ready(True)
+            await wait_for(pilot, lambda: len(client.table["seats"]) == 2 and client.table["seats"][1]["ready"],
+                           what="Ana seated and ready")
+            await pilot.press("g")
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            first = client.game
+            # Seat 0 is Bo (the app), seat 1 is Ana (a bare client): swap the roles of the helper.
+            game = client.game
+            while not game.finished:
+                view = game.view(0)
+                turn = view["turn"]
+                if view["current"] == 0:
+                    await pilot.press("r")
+                    await wait_for(pilot, lambda: game.view(0)["can_score"], what="Bo's throw")
+                    await pilot.press("enter")
+                else:
+                    await other.act({"type": "roll", "hold": []})
+                    await wait_for(pilot, lambda: other.game.view(1)["can_score"], what="Ana's throw")
+                    box = next(b for b, p in other.game.view(1)["preview"].items() if p["legal"])
+                    await other.act({"type": "score", "box": box})
+                await wait_for(pilot, lambda: game.finished or game.view(0)["turn"] != turn, what="a score")
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: any("as soon as Ana press" in n for n in app.notices_shown),
+                           what="whom the rematch waits for")
+            await wait_for(pilot, lambda: "Bo wants another game" in str(app.screen.query_one("#rematch").content),
+                           what="the end box line")
+            assert client.game is first
+            await other.ready(True)
+            await wait_for(pilot, lambda: client.game is not None and client.game is not first
+                           and getattr(app.screen, "RULESET", None) == "dice"
+                           and getattr(app.screen, "game", None) is client.game, what="the rematch started by Bo's client")
+            await client.close()

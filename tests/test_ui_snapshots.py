@@ -1,0 +1,163 @@
+"""Pictures of every screen at 80x24 and 120x40 (and the too-small word at 60x20), compared
+with the accepted SVGs in tests/__snapshots__/ by pytest-textual-snapshot: a layout change
+fails here until someone looks at it and accepts it (`pytest --snapshot-update`).
+
+Every picture is made from a fixed seed and a fixed seeded playout (tests/scripted.py), with
+fixed names and a frozen host clock, so countdowns stand still and nothing depends on load
+or order. The dice advisor is loaded first, so the footer's hint key is always there.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kismet_tui.app import KismetApp
+from kismet_tui.replay import ReplayApp
+from kismet_tui.screens.dice import load_advisor
+from tests.scripted import ScriptedClient, table_for
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+THREE = ["Ana", "Bot 1 (easy)", "Bot 2 (hard)"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def advisor_loaded():
+    load_advisor()
+
+
+def app_for(client) -> KismetApp:
+    return KismetApp(client, address="this computer")
+
+
+def until_screen(name: str, then=None):
+    """run_before: wait (by condition, not by time) until `name` is the screen on top and
+    drawn; `then(pilot)` may press keys after that."""
+
+    async def run_before(pilot):
+        app = pilot.app
+        for _ in range(500):
+            screen = app.screen
+            if type(screen).__name__ == name and screen.is_mounted and (
+                    not hasattr(screen, "RULESET") or getattr(screen, "game", None) is not None):
+                break
+            await pilot.pause(0.01)
+        else:
+            raise AssertionError(f"{name} never came up")
+        await pilot.pause()
+        if then is not None:
+            await then(pilot)
+
+    return run_before
+
+
+def dice_mid_game():
+    return ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"],
+                             until=lambda g: g.view(0)["turn"] >= 6 and g.view(0)["current"] == 0
+                             and g.view(0)["rolls_used"] == 1)
+
+
+def race_mid_round():
+    return ScriptedClient.at("race", THREE, until=lambda g: g.view(0)["phase"] == "grabbing"
+                             and g.view(0)["round"] >= 2 and len(g.view(0)["grabs"]) >= 1)
+
+
+def knock_mid_game():
+    def other_throw(game):
+        view = game.view(0)
+        roll = view.get("roll") or {}
+        return (view["phase"] == "play" and roll.get("roller") not in (None, 0)
+                and roll.get("status") == "deciding" and roll.get("no", 0) >= 6)
+
+    return ScriptedClient.at("knock", THREE, until=other_throw)
+
+
+def lobby_client():
+    table = table_for("race", ["Ana", "Bo Longername-Jones", "Bot 1 (easy)"], state="lobby")
+    table["options"] = {}
+    tables = [
+        {"id": 1, "ruleset": "race", "state": "lobby", "seats": ["Ana", "Bo Longername-Jones", "Bot 1 (easy)"],
+         "max_seats": 8, "spectators": 0, "owner": "Ana"},
+        {"id": 2, "ruleset": "dice", "state": "playing", "seats": ["Cy", "Di"], "max_seats": 8,
+         "spectators": 1, "owner": "Cy"},
+    ]
+    return ScriptedClient(None, [], table, tables=tables)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_lobby(snap_compare, size):
+    assert snap_compare(app_for(lobby_client()), terminal_size=size, run_before=until_screen("LobbyScreen"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_new_table(snap_compare, size):
+    async def open_form(pilot):
+        await pilot.press("l")  # (leave the scripted table: the form opens only away from one)
+        pilot.app.client.table = None
+        pilot.app.screen.refresh_bindings()
+        await pilot.press("n")
+        for _ in range(300):
+            if type(pilot.app.screen).__name__ == "NewTableScreen":
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+
+    assert snap_compare(app_for(lobby_client()), terminal_size=size,
+                        run_before=until_screen("LobbyScreen", open_form))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_dice_mid_game(snap_compare, size):
+    assert snap_compare(app_for(dice_mid_game()), terminal_size=size, run_before=until_screen("DiceScreen"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_race_mid_round(snap_compare, size):
+    assert snap_compare(app_for(race_mid_round()), terminal_size=size, run_before=until_screen("RaceScreen"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_knock_mid_game(snap_compare, size):
+    assert snap_compare(app_for(knock_mid_game()), terminal_size=size, run_before=until_screen("KnockScreen"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_end_of_a_game(snap_compare, size):
+    client = ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"])  # the whole game
+    assert snap_compare(app_for(client), terminal_size=size, run_before=until_screen("EndScreen"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare, size):
+    async def press_help(pilot):
+        await pilot.press("question_mark")
+        for _ in range(300):
+            if type(pilot.app.screen).__name__ == "HelpScreen":
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+
+    assert snap_compare(app_for(race_mid_round()), terminal_size=size,
+                        run_before=until_screen("RaceScreen", press_help))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_replay(snap_compare, size):
+    source = ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"])
+    app = ReplayApp(source.header, source.events, paused=True)
+
+    async def forty_events(pilot):
+        pilot.app.publish([pilot.app.source.next_event() for _ in range(40)])
+        for _ in range(300):
+            if pilot.app.screen.version >= 40:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause(0.6)  # the status line reads the count twice a second
+
+    assert snap_compare(app, terminal_size=size, run_before=until_screen("DiceScreen", forty_events))
+
+
+def test_too_small(snap_compare):
+    assert snap_compare(app_for(dice_mid_game()), terminal_size=(60, 20),
+                        run_before=until_screen("DiceScreen"))
