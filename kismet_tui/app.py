@@ -221,6 +221,8 @@ class KismetApp(App):
             self.show_refusal(msg.get("words") or "The host refused that.")
         elif kind == "chat":
             self.add_chat(msg)
+        elif kind == "notice":  # the host's word to the table: a member removed, saving again
+            self.notify(str(msg.get("words") or ""), timeout=6, markup=False)
         elif kind == "fairness" and not msg.get("ok"):
             self.notify(str(msg.get("words")), title="Chance not verified", severity="error",
                         timeout=30, markup=False)

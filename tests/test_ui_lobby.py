@@ -120,3 +120,21 @@ async def test_the_table_list_shows_as_soon_as_the_lobby_connects(tmp_path):
             await pilot.press("s")
             await wait_for(pilot, lambda: client.table is not None, what="watching Bo's table")
             await client.close()
+
+
+async def test_the_owners_removal_is_told_on_screen(tmp_path):
+    # The host's `notice` (a member removed, a game saving again) reaches the players' eyes.
+    async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await pilot.press("n", "right", "enter")         # a race table, no bots
+            await wait_for(pilot, lambda: client.table is not None, what="the table")
+            await bo.join_table(client.table["id"])
+            await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
+            await pilot.press("x")                           # remove the unready player
+            await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
+            await wait_for(pilot, lambda: any("Bo" in n and "remov" in n for n in notifications(app)),
+                           what="word of the removal")
+            assert "remov" in str(app.screen.query_one("StatusBar").content)
+            await client.close()
