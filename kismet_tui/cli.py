@@ -15,6 +15,7 @@ import shutil
 import signal
 import sys
 import tempfile
+from pathlib import Path
 
 
 def login_name() -> str:
@@ -38,6 +39,8 @@ def join_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     parser.add_argument("--fresh", action="store_true",
                         help="join as someone new, not taking back the seat this name had here")
+    # Where the rejoin token is kept (kismet-host --ssh gives each NAME and key a file).
+    parser.add_argument("--seats-file", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     try:
         host, port = parse_address(args.address)
@@ -48,9 +51,10 @@ def join_main(argv: list[str] | None = None) -> int:
     from .saved_seats import connect_keeping_seat
 
     name = args.name or login_name()
+    seats = Path(args.seats_file) if args.seats_file else None
     client = Client()
     app = KismetApp(client, connect=lambda: connect_keeping_seat(client, host, port, name,
-                                                                 fresh=args.fresh),
+                                                                 fresh=args.fresh, path=seats),
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
     return 0

@@ -1,6 +1,7 @@
 """`kismet-host`: run a host from the command line (the composition root: adds bots).
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
+                [--ssh [PORT]] [--ssh-keys FILE]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -18,6 +19,8 @@ import sys
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
+DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
+DEFAULT_MAX_PER_ADDRESS = 8      # ssh and web logins one address may hold (server/peer_cap.py)
 
 
 def default_state_dir() -> str:
@@ -70,6 +73,10 @@ async def serve(args) -> int:
     print("Players join with:")
     for line in join_lines(args.bind, host.port):
         print("  " + line)
+    doors = await open_doors(args, host)
+    if doors is None:
+        await host.stop()
+        return 1
     sys.stdout.flush()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -77,9 +84,43 @@ async def serve(args) -> int:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     print("Shutting down: closing connections and logs.")
+    for door in reversed(doors):
+        await door.stop()
     await host.stop()
     sys.stdout.flush()
     return 0
+
+
+def ssh_lines(bind: str, port: int) -> list[str]:
+    addresses = local_addresses() if bind in ("0.0.0.0", "", "::") else [bind]
+    return [f"ssh -p {port} NAME@{address}" for address in addresses]
+
+
+async def open_doors(args, host) -> list | None:
+    """The other ways in (ssh, web, the LAN announcement), each started and described on
+    stdout; None (after saying why on stderr) when one cannot start."""
+    doors = []
+    cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
+    if args.ssh is not None:
+        from .ssh import SshServer
+
+        try:
+            ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap)
+            await ssh.start(args.bind, args.ssh)
+        except (OSError, ValueError) as exc:
+            # asyncssh says KeyImportError (a ValueError) for a bad --ssh-keys file
+            print(f"kismet-host: cannot serve ssh on {args.bind}:{args.ssh}: "
+                  f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            for door in doors:
+                await door.stop()
+            return None
+        doors.append(ssh)
+        who = f"the keys in {args.ssh_keys}" if args.ssh_keys else "anyone who can reach it"
+        print(f"Or with nothing installed, over ssh (open to {who}):")
+        for line in ssh_lines(args.bind, ssh.port):
+            print("  " + line)
+        print(f"  (this host's ssh key: {ssh.fingerprint})")
+    return doors
 
 
 def use_uvloop() -> bool:
@@ -100,8 +141,15 @@ def main(argv=None) -> int:
     parser.add_argument("--state-dir", default=None, help="folder for game logs and resumable tables")
     parser.add_argument("--bots", type=int, default=DEFAULT_BOTS,
                         help=f"most bots this host runs at once (default {DEFAULT_BOTS}; 0: none)")
+    parser.add_argument("--ssh", nargs="?", type=int, const=DEFAULT_SSH_PORT, default=None, metavar="PORT",
+                        help=f"also let players in over ssh, with nothing installed (port {DEFAULT_SSH_PORT} "
+                             f"if none given)")
+    parser.add_argument("--ssh-keys", default=None, metavar="FILE",
+                        help="let in over ssh only the keys in FILE (authorized_keys format)")
     parser.add_argument("--log-level", default="INFO")
     args = parser.parse_args(argv)
+    if args.ssh_keys and args.ssh is None:
+        parser.error("--ssh-keys goes with --ssh.")
     args.state_dir = args.state_dir or default_state_dir()
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
