@@ -33,15 +33,52 @@ def parse_address(text: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def discover_address(seconds: float = 2.0) -> str | None:
+    """Look for hosts announced on the LAN; let the player pick one. None: none found (said)."""
+    from server.discovery import find_hosts
+
+    print(f"Looking for Kismet hosts on this network ({seconds:g} seconds)...")
+    try:
+        found = asyncio.run(find_hosts(seconds))
+    except Exception as exc:  # no network, no multicast
+        print(f"Could not look on this network: {exc}")
+        found = []
+    if not found:
+        print("No Kismet host answered. If you know where one runs, type its address:\n"
+              "  kismet-join ADDRESS:PORT    (for example kismet-join 192.168.1.20:7717)")
+        return None
+    for number, entry in enumerate(found, 1):
+        tables = f"{entry.tables} table{'s' if entry.tables != 1 else ''} open"
+        print(f"  {number}. {entry.name} at {entry.address}:{entry.port} ({tables})")
+    while True:
+        try:
+            answer = input(f"Which one? (1-{len(found)}, enter for 1, q to stop): ").strip()
+        except EOFError:
+            return None
+        if answer.lower() == "q":
+            return None
+        if answer == "":
+            answer = "1"
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            chosen = found[int(answer) - 1]
+            return f"{chosen.address}:{chosen.port}"
+        print(f"Please type a number from 1 to {len(found)}.")
+
+
 def join_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
-    parser.add_argument("address", help="the host, as host:port")
+    parser.add_argument("address", nargs="?", default=None,
+                        help="the host, as host:port (none: look for hosts on this network)")
     parser.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     parser.add_argument("--fresh", action="store_true",
                         help="join as someone new, not taking back the seat this name had here")
     # Where the rejoin token is kept (kismet-host --ssh gives each NAME and key a file).
     parser.add_argument("--seats-file", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.address is None:
+        args.address = discover_address()
+        if args.address is None:
+            return 1
     try:
         host, port = parse_address(args.address)
     except ValueError as exc:

@@ -1,7 +1,7 @@
 """`kismet-host`: run a host from the command line (the composition root: adds bots).
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
-                [--ssh [PORT]] [--ssh-keys FILE]
+                [--ssh [PORT]] [--ssh-keys FILE] [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -120,6 +120,19 @@ async def open_doors(args, host) -> list | None:
         for line in ssh_lines(args.bind, ssh.port):
             print("  " + line)
         print(f"  (this host's ssh key: {ssh.fingerprint})")
+    if not args.no_announce:
+        from .discovery import Announcer
+
+        ssh_port = next((door.port for door in doors if hasattr(door, "fingerprint")), None)
+        announcer = Announcer(host, ssh_port=ssh_port,
+                              addresses=None if args.bind in ("0.0.0.0", "", "::") else [args.bind])
+        try:
+            await announcer.start()
+        except Exception as exc:  # no multicast here: play on, only without being found
+            print(f"(Not announced on the LAN: {exc}. Players type the address instead.)")
+        else:
+            doors.append(announcer)
+            print("Announced on the LAN: `kismet-join` with no address finds this host.")
     return doors
 
 
@@ -146,6 +159,8 @@ def main(argv=None) -> int:
                              f"if none given)")
     parser.add_argument("--ssh-keys", default=None, metavar="FILE",
                         help="let in over ssh only the keys in FILE (authorized_keys format)")
+    parser.add_argument("--no-announce", action="store_true",
+                        help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--log-level", default="INFO")
     args = parser.parse_args(argv)
     if args.ssh_keys and args.ssh is None:

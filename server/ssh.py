@@ -33,8 +33,8 @@ log = logging.getLogger("kismet.ssh")
 
 DEFAULT_SSH_PORT = 2222
 HOST_KEY_FILE = "ssh_host_ed25519_key"
-NO_TERMINAL = (b"Kismet is played in a terminal: connect with plain `ssh -p PORT NAME@HOST` "
-               b"(no command, no -T).\r\n")
+NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
+               "(no command, no -T).\r\n")
 
 
 def load_host_key(state_dir) -> asyncssh.SSHKey:
@@ -80,6 +80,8 @@ class SshServer:
         self._server = None
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_SSH_PORT) -> None:
+        # asyncssh logs every packet exchange at INFO; the host's log keeps our own lines.
+        logging.getLogger("asyncssh").setLevel(max(logging.WARNING, log.getEffectiveLevel()))
         self.host_key = load_host_key(self.state_dir)
         self._server = await asyncssh.create_server(
             lambda: Gate(self), bind, port, server_host_keys=[self.host_key],
@@ -229,7 +231,7 @@ class PlayerSession(asyncssh.SSHServerSession):
 
     def session_started(self) -> None:
         if self.term is None:
-            self.chan.write(NO_TERMINAL)
+            self.chan.write(NO_TERMINAL.format(port=self.server.port).encode())
             self.chan.exit(1)
             return
         name = self.gate.username
