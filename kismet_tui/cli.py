@@ -74,6 +74,8 @@ def join_main(argv: list[str] | None = None) -> int:
                         help="join as someone new, not taking back the seat this name had here")
     # Where the rejoin token is kept (kismet-host --ssh gives each NAME and key a file).
     parser.add_argument("--seats-file", default=None, help=argparse.SUPPRESS)
+    # Ask for the name on screen first (kismet-host --web: a browser has no login name).
+    parser.add_argument("--ask-name", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.address is None:
         args.address = discover_address()
@@ -90,8 +92,16 @@ def join_main(argv: list[str] | None = None) -> int:
     name = args.name or login_name()
     seats = Path(args.seats_file) if args.seats_file else None
     client = Client()
-    app = KismetApp(client, connect=lambda: connect_keeping_seat(client, host, port, name,
-                                                                 fresh=args.fresh, path=seats),
+
+    async def connect():
+        chosen = name
+        if args.ask_name:
+            from .screens.ask_name import AskNameScreen
+
+            chosen = await app.push_screen_wait(AskNameScreen(args.name or ""))
+        await connect_keeping_seat(client, host, port, chosen, fresh=args.fresh, path=seats)
+
+    app = KismetApp(client, connect=connect,
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
     return 0

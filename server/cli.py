@@ -1,7 +1,7 @@
 """`kismet-host`: run a host from the command line (the composition root: adds bots).
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
-                [--ssh [PORT]] [--ssh-keys FILE] [--no-announce]
+                [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -20,6 +20,7 @@ import sys
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
 DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
+DEFAULT_WEB_PORT = 8080          # server/web.py too
 DEFAULT_MAX_PER_ADDRESS = 8      # ssh and web logins one address may hold (server/peer_cap.py)
 
 
@@ -120,6 +121,23 @@ async def open_doors(args, host) -> list | None:
         for line in ssh_lines(args.bind, ssh.port):
             print("  " + line)
         print(f"  (this host's ssh key: {ssh.fingerprint})")
+    if args.web is not None:
+        from .web import WebServer
+
+        web = WebServer(host, args.state_dir, max_per_address=cap)
+        try:
+            await web.start(args.bind, args.web)
+        except OSError as exc:
+            print(f"kismet-host: cannot serve the web page on {args.bind}:{args.web}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            for door in doors:
+                await door.stop()
+            return None
+        doors.append(web)
+        print("Or in a browser:")
+        addresses = local_addresses() if args.bind in ("0.0.0.0", "", "::") else [args.bind]
+        for address in addresses:
+            print(f"  http://{address}:{web.port}/")
     if not args.no_announce:
         from .discovery import Announcer
 
@@ -159,6 +177,8 @@ def main(argv=None) -> int:
                              f"if none given)")
     parser.add_argument("--ssh-keys", default=None, metavar="FILE",
                         help="let in over ssh only the keys in FILE (authorized_keys format)")
+    parser.add_argument("--web", nargs="?", type=int, const=DEFAULT_WEB_PORT, default=None, metavar="PORT",
+                        help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--log-level", default="INFO")
