@@ -166,7 +166,13 @@ async def test_a_real_browser_draws_the_app_and_its_keys_reach_it(tmp_path):
                     await tools.call("Page.addScriptToEvaluateOnNewDocument", source=RECORD_SCREEN)
                     await tools.call("Page.navigate", url=f"http://127.0.0.1:{web.port}/")
                     await tools.wait_for_text("Your name at the table")
-                    await tools.type("Webby")
+                    # The prompt can be drawn a moment before its input has the focus: type
+                    # until the name shows in the field.
+                    for _ in range(5):
+                        await tools.type("Webby")
+                        with contextlib.suppress(AssertionError):
+                            await tools.wait_for_text("Webby", timeout=5)
+                            break
                     await tools.press_enter()
                     await wait_until(lambda: any(p.name == "Webby" for p in host.players.values()),
                                      timeout=60)
