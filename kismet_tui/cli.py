@@ -141,11 +141,20 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.start("127.0.0.1", 0)
         await client.connect("127.0.0.1", host.port, name)
 
+    from server.cli import default_state_dir
+    from server.open_up import OpenHost
+
+    # The lobby's "open to friends" key; the ssh host key lives in the user's state folder,
+    # so friends who come back never see it change.
+    doors = OpenHost(host, default_state_dir())
+
     async def stop():
         await client.close()
+        await doors.stop()
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
+    app.open_to_network = doors.open
     try:
         app.run()
     finally:

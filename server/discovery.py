@@ -42,8 +42,9 @@ class Announcer:
     """Announces `host` (a server.Host, started) as NAME until stopped."""
 
     def __init__(self, host, name: str | None = None, addresses: list[str] | None = None,
-                 ssh_port: int | None = None):
+                 ssh_port: int | None = None, port: int | None = None):
         self.host = host
+        self.port = port  # where players connect, when not the host's own listener
         self.name = name or socket.gethostname() or "Kismet"
         self.addresses = addresses
         self.ssh_port = ssh_port
@@ -56,7 +57,7 @@ class Announcer:
 
         label = self.name.replace(".", " ")[:50]
         return AsyncServiceInfo(
-            SERVICE, registered or f"{label}.{SERVICE}", port=self.host.port,
+            SERVICE, registered or f"{label}.{SERVICE}", port=self.port or self.host.port,
             properties=text_record(self.host, self.name, self.ssh_port),
             parsed_addresses=self.addresses or lan_addresses(),
             server=f"{socket.gethostname() or 'kismet'}.local.")
