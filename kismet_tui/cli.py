@@ -50,9 +50,11 @@ def discover_address(seconds: float = 2.0) -> str | None:
     for number, entry in enumerate(found, 1):
         tables = f"{entry.tables} table{'s' if entry.tables != 1 else ''} open"
         print(f"  {number}. {entry.name} at {entry.address}:{entry.port} ({tables})")
+    question = ("Press enter to join it (q to stop): " if len(found) == 1 else
+                f"Which one? (1-{len(found)}, enter for 1, q to stop): ")
     while True:
         try:
-            answer = input(f"Which one? (1-{len(found)}, enter for 1, q to stop): ").strip()
+            answer = input(question).strip()
         except EOFError:
             return None
         if answer.lower() == "q":
