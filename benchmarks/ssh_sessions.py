@@ -3,7 +3,7 @@
 A real `kismet-host --ssh` subprocess on loopback; this process logs in N players with
 asyncssh's client (a terminal of 80x24 each); each opens a solo dice table by keys (n,
 enter, g) and throws (r). Then every player presses keys at once, as players do, with a
-short pause between presses: `1` holds the first die, `1` again releases it. A hold is timed
+pause between presses (0.5 to 1.5 s, --pause): `1` holds the first die, `1` again releases it. A hold is timed
 from the write to the moment the session's output holds the words "1 HELD" (the screen
 update that shows it); the release is waited for, not timed. Baseline, in the same run: one
 `kismet-join` on a pty driven directly (server/pty_app.py), no ssh.
@@ -135,16 +135,19 @@ async def set_up(player) -> None:
         await player.out.wait_for(words, since, 120)
 
 
+PAUSE = [0.5, 1.5]   # seconds a player waits between two keys (--pause)
+
+
 async def press_loop(player, presses: int, rng: random.Random) -> list[float]:
     times = []
     for _ in range(presses):
-        await asyncio.sleep(rng.uniform(0.1, 0.3))  # a player's pause between keys
+        await asyncio.sleep(rng.uniform(*PAUSE))  # a player's pause between keys
         since = len(player.out.data)
         start = time.perf_counter()
         player.send(b"1")
         await player.out.wait_for(b"1 HELD", since)
         times.append((time.perf_counter() - start) * 1000)
-        await asyncio.sleep(rng.uniform(0.1, 0.3))
+        await asyncio.sleep(rng.uniform(*PAUSE))
         since = len(player.out.data)
         player.send(b"1")                                # release: wait for the redraw
         await player.out.wait_for(b"", since)
@@ -216,7 +219,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 20])
     parser.add_argument("--presses", type=int, default=20, help="holds per player")
+    parser.add_argument("--pause", type=float, nargs=2, default=list(PAUSE), metavar=("MIN", "MAX"),
+                        help="seconds between a player's keys (default 0.5 1.5, a player's pace)")
     args = parser.parse_args()
+    PAUSE[:] = args.pause
     state = tempfile.mkdtemp(prefix="kismet-bench-")
     port, ssh_port = free_port(), free_port()
     host = subprocess.Popen(
@@ -228,7 +234,8 @@ async def main() -> None:
         while "host's ssh key" not in (line := host.stdout.readline()):
             if not line:
                 raise SystemExit("kismet-host did not start")
-        print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
+        print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start;"
+              f" {PAUSE[0]}-{PAUSE[1]} s between a player's keys")
         await run_baseline(port, args.presses)
         for sessions in args.sessions:
             await run_ssh(host.pid, ssh_port, sessions, args.presses)
