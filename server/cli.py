@@ -92,30 +92,46 @@ async def serve(args) -> int:
     return 0
 
 
+def addresses_for(bind: str) -> list[str]:
+    """The addresses players can type to reach a listener bound to `bind`."""
+    return local_addresses() if bind in ("0.0.0.0", "", "::") else [bind]
+
+
 def ssh_lines(bind: str, port: int) -> list[str]:
-    addresses = local_addresses() if bind in ("0.0.0.0", "", "::") else [bind]
-    return [f"ssh -p {port} NAME@{address}" for address in addresses]
+    return [f"ssh -p {port} NAME@{address}" for address in addresses_for(bind)]
 
 
 async def open_doors(args, host) -> list | None:
     """The other ways in (ssh, web, the LAN announcement), each started and described on
-    stdout; None (after saying why on stderr) when one cannot start."""
+    stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
     doors = []
     cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
+
+    async def start(door, port: int, what: str) -> bool:
+        try:
+            await door.start(args.bind, port)
+        except (OSError, ValueError) as exc:
+            print(f"kismet-host: cannot serve {what} on {args.bind}:{port}: "
+                  f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            for opened in doors:
+                await opened.stop()
+            return False
+        doors.append(door)
+        return True
+
+    ssh_port = None
     if args.ssh is not None:
         from .ssh import SshServer
 
         try:
             ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap)
-            await ssh.start(args.bind, args.ssh)
-        except (OSError, ValueError) as exc:
-            # asyncssh says KeyImportError (a ValueError) for a bad --ssh-keys file
-            print(f"kismet-host: cannot serve ssh on {args.bind}:{args.ssh}: "
+        except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
+            print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
                   f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
-            for door in doors:
-                await door.stop()
             return None
-        doors.append(ssh)
+        if not await start(ssh, args.ssh, "ssh"):
+            return None
+        ssh_port = ssh.port
         who = f"the keys in {args.ssh_keys}" if args.ssh_keys else "anyone who can reach it"
         print(f"Or with nothing installed, over ssh (open to {who}):")
         for line in ssh_lines(args.bind, ssh.port):
@@ -125,23 +141,14 @@ async def open_doors(args, host) -> list | None:
         from .web import WebServer
 
         web = WebServer(host, args.state_dir, max_per_address=cap)
-        try:
-            await web.start(args.bind, args.web)
-        except OSError as exc:
-            print(f"kismet-host: cannot serve the web page on {args.bind}:{args.web}: "
-                  f"{exc.strerror or exc}", file=sys.stderr)
-            for door in doors:
-                await door.stop()
+        if not await start(web, args.web, "the web page"):
             return None
-        doors.append(web)
         print("Or in a browser:")
-        addresses = local_addresses() if args.bind in ("0.0.0.0", "", "::") else [args.bind]
-        for address in addresses:
+        for address in addresses_for(args.bind):
             print(f"  http://{address}:{web.port}/")
     if not args.no_announce:
         from .discovery import Announcer
 
-        ssh_port = next((door.port for door in doors if hasattr(door, "fingerprint")), None)
         announcer = Announcer(host, ssh_port=ssh_port,
                               addresses=None if args.bind in ("0.0.0.0", "", "::") else [args.bind])
         try:

@@ -89,6 +89,14 @@ class PtyApp:
             return
         self.on_output(data)
 
+    def pause_reading(self) -> None:
+        if self.master is not None:
+            asyncio.get_running_loop().remove_reader(self.master)
+
+    def resume_reading(self) -> None:
+        if self.master is not None:
+            asyncio.get_running_loop().add_reader(self.master, self._readable)
+
     def write(self, data: bytes) -> None:
         """The player's keys, in order; what the pty cannot take now waits for it."""
         if self.master is None:

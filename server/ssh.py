@@ -290,7 +290,7 @@ class PlayerSession(asyncssh.SSHServerSession):
         seats = self.server.seats_file(name, self.gate.key)
         args = [self.server.host_address(), "--name", name, "--seats-file", str(seats)]
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
-                          on_output=self.chan.write, on_exit=self.app_ended)
+                          on_output=self.show, on_exit=self.app_ended)
         try:
             await self.app.start()
         except OSError as exc:
@@ -298,6 +298,24 @@ class PlayerSession(asyncssh.SSHServerSession):
             self.chan.exit(1)
             return
         log.info("%s plays over ssh from %s (pid %s)", name, self.gate.address, self.app.pid)
+
+    def show(self, data: bytes) -> None:
+        """The app's screen output, to the player (unless the line has just gone)."""
+        if not self.ended:
+            try:
+                self.chan.write(data)
+            except (OSError, asyncssh.Error):
+                pass
+
+    # A player on a slow line: stop reading the app's output until ssh has sent what it has
+    # (the app then waits on its terminal, as it would on a slow real one).
+    def pause_writing(self) -> None:
+        if self.app is not None:
+            self.app.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.app is not None:
+            self.app.resume_reading()
 
     def app_ended(self, code: int) -> None:
         if not self.ended:

@@ -3,13 +3,16 @@ server and plays through the app it gets; everything else over that port is refu
 
 from __future__ import annotations
 
+import os
 import stat
+import subprocess
+import sys
 
 import asyncssh
 import pytest
 
 from server.ssh import HOST_KEY_FILE, load_host_key
-from tests.netutil import wait_until
+from tests.netutil import ROOT, free_port, wait_until
 from tests.sshutil import Terminal, connect, ssh_host, ssh_login
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
@@ -144,3 +147,33 @@ def test_host_key_is_made_once_and_kept_private(tmp_path):
     assert mode == 0o600
     again = load_host_key(tmp_path)
     assert again.get_fingerprint() == first.get_fingerprint()
+
+
+def test_kismet_host_prints_the_ssh_command_and_the_keys_fingerprint(tmp_path):
+    port, ssh_port = free_port(), free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
+         "--ssh", str(ssh_port), "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        lines = []
+        while not lines or "ssh key" not in lines[-1]:
+            line = proc.stdout.readline()
+            assert line, f"kismet-host ended: {lines}"
+            lines.append(line.strip())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+    assert f"ssh -p {ssh_port} NAME@127.0.0.1" in lines
+    key = load_host_key(tmp_path)  # the key it made, kept in its state folder
+    assert lines[-1] == f"(this host's ssh key: {key.get_fingerprint('sha256')})"
+
+
+def test_ssh_keys_without_ssh_is_a_plain_error(capsys):
+    from server.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--ssh-keys", "keys.txt"])
+    assert "--ssh-keys goes with --ssh." in capsys.readouterr().err
