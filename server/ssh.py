@@ -97,8 +97,10 @@ class SshServer:
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
-        await asyncio.gather(*(session.end() for session in list(self.sessions)),
-                             return_exceptions=True)
+        sessions = list(self.sessions)
+        for session in sessions:
+            session.gate.conn.close()   # the players' ssh clients end too
+        await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
 

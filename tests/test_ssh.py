@@ -177,3 +177,13 @@ def test_ssh_keys_without_ssh_is_a_plain_error(capsys):
     with pytest.raises(SystemExit):
         main(["--ssh-keys", "keys.txt"])
     assert "--ssh-keys goes with --ssh." in capsys.readouterr().err
+
+
+async def test_stopping_the_server_ends_every_session_and_its_app(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            app = next(iter(ssh.sessions)).app
+            await ssh.stop()
+            await wait_until(term.closed.is_set, timeout=30)
+            await wait_until(lambda: app.proc.returncode is not None, timeout=30)
