@@ -30,9 +30,20 @@ def set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-def child_environment(term: str) -> dict[str, str]:
+# What describes the host owner's own terminal, not the remote player's: left out, or the
+# app would draw for the wrong terminal (truecolor where the player's has 256 colours, say).
+THEIR_TERMINAL = ("COLUMNS", "LINES", "ROWS", "COLORTERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
+                  "VTE_VERSION", "WT_SESSION", "KITTY_WINDOW_ID", "TMUX", "STY", "NO_COLOR")
+FROM_CLIENT = ("COLORTERM", "NO_COLOR")   # what the player's ssh may say about their terminal
+
+
+def child_environment(term: str, client_env: dict | None = None) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items()
-           if not key.startswith("TEXTUAL") and key not in ("COLUMNS", "LINES", "ROWS")}
+           if not key.startswith(("TEXTUAL", "ITERM", "LC_TERMINAL")) and key not in THEIR_TERMINAL}
+    for key in FROM_CLIENT:
+        value = (client_env or {}).get(key)
+        if isinstance(value, str) and len(value) < 64:
+            env[key] = value
     env["TERM"] = term or "xterm-256color"
     env["PYTHONUTF8"] = "1"          # the screen is drawn in UTF-8 whatever the host's locale
     env["PYTHONUNBUFFERED"] = "1"
@@ -43,9 +54,11 @@ class PtyApp:
     """`kismet-join ARGS` on a new pty of `cols` x `rows`; `on_output(bytes)` gets what it
     draws, `on_exit(returncode)` is called once when it has ended."""
 
-    def __init__(self, args: list[str], *, term: str, cols: int, rows: int, on_output, on_exit):
+    def __init__(self, args: list[str], *, term: str, cols: int, rows: int, on_output, on_exit,
+                 client_env: dict | None = None):
         self.args = args
         self.term = term
+        self.client_env = client_env
         self.cols, self.rows = cols, rows
         self.on_output = on_output
         self.on_exit = on_exit
@@ -61,7 +74,7 @@ class PtyApp:
             set_size(slave, self.cols, self.rows)
             self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-c", JOIN_CODE, *self.args,
-                stdin=slave, stdout=slave, stderr=slave, env=child_environment(self.term),
+                stdin=slave, stdout=slave, stderr=slave, env=child_environment(self.term, self.client_env),
                 start_new_session=True, close_fds=True)
         except BaseException:
             os.close(master)

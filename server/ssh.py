@@ -292,7 +292,8 @@ class PlayerSession(asyncssh.SSHServerSession):
         seats = self.server.seats_file(name, self.gate.key)
         args = [self.server.host_address(), "--name", name, "--seats-file", str(seats)]
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
-                          on_output=self.show, on_exit=self.app_ended)
+                          on_output=self.show, on_exit=self.app_ended,
+                          client_env=dict(self.chan.get_environment()))
         try:
             await self.app.start()
         except OSError as exc:

@@ -187,3 +187,16 @@ async def test_stopping_the_server_ends_every_session_and_its_app(tmp_path):
             await ssh.stop()
             await wait_until(term.closed.is_set, timeout=30)
             await wait_until(lambda: app.proc.returncode is not None, timeout=30)
+
+
+def test_the_app_draws_for_the_players_terminal_not_the_hosts(monkeypatch):
+    from server.pty_app import child_environment
+
+    monkeypatch.setenv("COLORTERM", "truecolor")       # the host owner's terminal
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    env = child_environment("xterm-256color")
+    assert env["TERM"] == "xterm-256color"
+    assert "COLORTERM" not in env and "COLUMNS" not in env and "TEXTUAL_DRIVER" not in env
+    env = child_environment("xterm", {"COLORTERM": "truecolor", "LD_PRELOAD": "/tmp/x.so"})
+    assert env["COLORTERM"] == "truecolor" and env.get("LD_PRELOAD") != "/tmp/x.so"
