@@ -180,10 +180,11 @@ async def run_ssh(host_pid: int, ssh_port: int, sessions: int, presses: int) -> 
     await asyncio.gather(*(set_up(p) for p in players))
     kids = children(host_pid)
     await asyncio.sleep(1.0)  # let the apps finish loading (the solver's tables among them)
-    cpu0 = sum(cpu_s(pid) for pid in kids) + cpu_s(host_pid)
+    apps0, host0 = sum(cpu_s(pid) for pid in kids), cpu_s(host_pid)
     rng = random.Random(sessions)
     results = await asyncio.gather(*(press_loop(p, presses, rng) for p in players))
-    cpu1 = sum(cpu_s(pid) for pid in kids) + cpu_s(host_pid)
+    apps_cpu, host_cpu = sum(cpu_s(pid) for pid in kids) - apps0, cpu_s(host_pid) - host0
+    per_press = (apps_cpu + host_cpu) / (2 * presses * sessions) * 1000
     pss = [pss_kb(pid) for pid in kids]
     rss = [rss_kb(pid) for pid in kids]
     times = [t for result in results for t in result]
@@ -191,7 +192,8 @@ async def run_ssh(host_pid: int, ssh_port: int, sessions: int, presses: int) -> 
     print(f"    per session: PSS {statistics.mean(pss) / 1024:5.1f} MiB, RSS {statistics.mean(rss) / 1024:5.1f} MiB"
           f" ({len(kids)} kismet-join processes); host grew {(pss_kb(host_pid) - host_before) / 1024:+.1f} MiB;"
           f" all lobbies drawn {ready_s:.1f} s after the first login;"
-          f" CPU while pressing {cpu1 - cpu0:.2f} s")
+          f" CPU while pressing: apps {apps_cpu:.2f} s, host and ssh {host_cpu:.2f} s"
+          f" ({per_press:.1f} ms a key press)")
     for conn in conns:
         conn.close()
     for conn in conns:
