@@ -50,15 +50,58 @@ def set_drawing(args) -> None:
     use_ascii(args.ascii or not locale_has_utf8())
 
 
+def discover_address(seconds: float = 2.0) -> str | None:
+    """Look for hosts announced on the LAN; let the player pick one. None: none found (said)."""
+    from server.discovery import find_hosts
+
+    print(f"Looking for Kismet hosts on this network ({seconds:g} seconds)...")
+    try:
+        found = asyncio.run(find_hosts(seconds))
+    except Exception as exc:  # no network, no multicast
+        print(f"Could not look on this network: {exc}")
+        found = []
+    if not found:
+        print("No Kismet host answered. If you know where one runs, type its address:\n"
+              "  kismet-join ADDRESS:PORT    (for example kismet-join 192.168.1.20:7717)")
+        return None
+    for number, entry in enumerate(found, 1):
+        tables = f"{entry.tables} table{'s' if entry.tables != 1 else ''} open"
+        print(f"  {number}. {entry.name} at {entry.address}:{entry.port} ({tables})")
+    question = ("Press enter to join it (q to stop): " if len(found) == 1 else
+                f"Which one? (1-{len(found)}, enter for 1, q to stop): ")
+    while True:
+        try:
+            answer = input(question).strip()
+        except EOFError:
+            return None
+        if answer.lower() == "q":
+            return None
+        if answer == "":
+            answer = "1"
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            chosen = found[int(answer) - 1]
+            return f"{chosen.address}:{chosen.port}"
+        print(f"Please type a number from 1 to {len(found)}.")
+
+
 def join_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
-    parser.add_argument("address", help="the host, as host:port")
+    parser.add_argument("address", nargs="?", default=None,
+                        help="the host, as host:port (none: look for hosts on this network)")
     parser.add_argument("--name", default=None, help="your name at the table (default: your login name)")
     parser.add_argument("--fresh", action="store_true",
                         help="join as someone new, not taking back the seat this name had here")
     add_ascii_option(parser)
+    # Where the rejoin token is kept (kismet-host --ssh gives each NAME and key a file).
+    parser.add_argument("--seats-file", default=None, help=argparse.SUPPRESS)
+    # Ask for the name on screen first (kismet-host --web: a browser has no login name).
+    parser.add_argument("--ask-name", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     set_drawing(args)
+    if args.address is None:
+        args.address = discover_address()
+        if args.address is None:
+            return 1
     try:
         host, port = parse_address(args.address)
     except ValueError as exc:
@@ -68,9 +111,18 @@ def join_main(argv: list[str] | None = None) -> int:
     from .saved_seats import connect_keeping_seat
 
     name = args.name or login_name()
+    seats = Path(args.seats_file) if args.seats_file else None
     client = Client()
-    app = KismetApp(client, connect=lambda: connect_keeping_seat(client, host, port, name,
-                                                                 fresh=args.fresh),
+
+    async def connect():
+        chosen = name
+        if args.ask_name:
+            from .screens.ask_name import AskNameScreen
+
+            chosen = await app.push_screen_wait(AskNameScreen(args.name or ""))
+        await connect_keeping_seat(client, host, port, chosen, fresh=args.fresh, path=seats)
+
+    app = KismetApp(client, connect=connect,
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
     return 0
@@ -114,11 +166,20 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.start("127.0.0.1", 0)
         await client.connect("127.0.0.1", host.port, name)
 
+    from server.cli import default_state_dir
+    from server.open_up import OpenHost
+
+    # The lobby's "open to friends" key; the ssh host key lives in the user's state folder,
+    # so friends who come back never see it change.
+    doors = OpenHost(host, default_state_dir())
+
     async def stop():
         await client.close()
+        await doors.stop()
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
+    app.open_to_network = doors.open
     app.run()
     return 0
 

@@ -2,6 +2,7 @@
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
                 [--max-per-address 8] [--cap-loopback] [--keep-games N]
+                [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -19,8 +20,10 @@ import sys
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
-DEFAULT_MAX_PER_ADDRESS = 8
+DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and at each door
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
+DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
+DEFAULT_WEB_PORT = 8080          # server/web.py too
 
 
 def default_state_dir() -> str:
@@ -84,6 +87,10 @@ async def serve(args) -> int:
     print("Players join with:")
     for line in join_lines(args.bind, host.port):
         print("  " + line)
+    doors = await open_doors(args, host)
+    if doors is None:
+        await host.stop()
+        return 1
     sys.stdout.flush()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -91,9 +98,80 @@ async def serve(args) -> int:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     print("Shutting down: closing connections and logs.")
+    for door in reversed(doors):
+        await door.stop()
     await host.stop()
     sys.stdout.flush()
     return 0
+
+
+def addresses_for(bind: str) -> list[str]:
+    """The addresses players can type to reach a listener bound to `bind`."""
+    return local_addresses() if bind in ("0.0.0.0", "", "::") else [bind]
+
+
+def ssh_lines(bind: str, port: int) -> list[str]:
+    return [f"ssh -p {port} NAME@{address}" for address in addresses_for(bind)]
+
+
+async def open_doors(args, host) -> list | None:
+    """The other ways in (ssh, web, the LAN announcement), each started and described on
+    stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
+    doors = []
+    cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
+
+    async def start(door, port: int, what: str) -> bool:
+        try:
+            await door.start(args.bind, port)
+        except (OSError, ValueError) as exc:
+            print(f"kismet-host: cannot serve {what} on {args.bind}:{port}: "
+                  f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            for opened in doors:
+                await opened.stop()
+            return False
+        doors.append(door)
+        return True
+
+    ssh_port = None
+    if args.ssh is not None:
+        from .ssh import SshServer
+
+        try:
+            ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap)
+        except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
+            print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
+                  f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            return None
+        if not await start(ssh, args.ssh, "ssh"):
+            return None
+        ssh_port = ssh.port
+        who = f"the keys in {args.ssh_keys}" if args.ssh_keys else "anyone who can reach it"
+        print(f"Or with nothing installed, over ssh (open to {who}):")
+        for line in ssh_lines(args.bind, ssh.port):
+            print("  " + line)
+        print(f"  (this host's ssh key: {ssh.fingerprint})")
+    if args.web is not None:
+        from .web import WebServer
+
+        web = WebServer(host, args.state_dir, max_per_address=cap)
+        if not await start(web, args.web, "the web page"):
+            return None
+        print("Or in a browser:")
+        for address in addresses_for(args.bind):
+            print(f"  http://{address}:{web.port}/")
+    if not args.no_announce:
+        from .discovery import Announcer
+
+        announcer = Announcer(host, ssh_port=ssh_port,
+                              addresses=None if args.bind in ("0.0.0.0", "", "::") else [args.bind])
+        try:
+            await announcer.start()
+        except Exception as exc:  # no multicast here: play on, only without being found
+            print(f"(Not announced on the LAN: {exc}. Players type the address instead.)")
+        else:
+            doors.append(announcer)
+            print("Announced on the LAN: `kismet-join` with no address finds this host.")
+    return doors
 
 
 def use_uvloop() -> bool:
@@ -123,12 +201,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
                         help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}); the "
                              f"oldest go first, unfinished games are never removed")
+    parser.add_argument("--ssh", nargs="?", type=int, const=DEFAULT_SSH_PORT, default=None, metavar="PORT",
+                        help=f"also let players in over ssh, with nothing installed (port {DEFAULT_SSH_PORT} "
+                             f"if none given)")
+    parser.add_argument("--ssh-keys", default=None, metavar="FILE",
+                        help="let in over ssh only the keys in FILE (authorized_keys format)")
+    parser.add_argument("--web", nargs="?", type=int, const=DEFAULT_WEB_PORT, default=None, metavar="PORT",
+                        help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)")
+    parser.add_argument("--no-announce", action="store_true",
+                        help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--log-level", default="INFO")
     return parser
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.ssh_keys and args.ssh is None:
+        parser.error("--ssh-keys goes with --ssh.")
     args.state_dir = args.state_dir or default_state_dir()
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -84,7 +84,8 @@ class HostProcess:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(self.port),
-             "--state-dir", str(self.state_dir), "--bots", str(self.bots)],
+             "--state-dir", str(self.state_dir), "--bots", str(self.bots),
+             "--no-announce"],  # tests tell nobody on the LAN about their hosts
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         deadline = time.monotonic() + 15

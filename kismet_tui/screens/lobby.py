@@ -87,6 +87,7 @@ class LobbyScreen(Screen):
         Binding("l", "leave", "Leave"),
         Binding("r", "refresh", "Refresh"),
         Binding("t", "talk", "Talk"),
+        Binding("o", "open_network", "Invite"),
     ]
     DEFAULT_CSS = """
     LobbyScreen #tables-pane { width: 1fr; height: 1fr; }
@@ -100,6 +101,7 @@ class LobbyScreen(Screen):
         super().__init__()
         self.tables: list[dict] = []
         self.logged_chat = 0
+        self.opened_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
         yield StatusBar("lobby")
@@ -228,6 +230,9 @@ class LobbyScreen(Screen):
             return owner and table.get("state") != "playing" and self.unready_seat(table) is not None
         if action in ("leave", "talk"):
             return table is not None  # chat is heard at a table only
+        if action == "open_network":
+            # Only `kismet` alone has a host of its own to open, and only once.
+            return getattr(self.app, "open_to_network", None) is not None and not self.opened_lines
         return True
 
     def action_new_table(self) -> None:
@@ -278,6 +283,20 @@ class LobbyScreen(Screen):
 
     def action_refresh(self) -> None:
         self.poll_tables()
+
+    async def action_open_network(self) -> None:
+        """Let friends in: the embedded host listens on the network, over ssh too; the lines
+        they should type stay in the lobby's log."""
+        try:
+            self.opened_lines = await self.app.open_to_network()
+        except OSError as exc:
+            self.app.show_refusal(f"Could not open this game to the network: {exc.strerror or exc}")
+            return
+        log = self.query_one("#lobbylog", RichLog)
+        for line in self.opened_lines:
+            log.write(Text(line))
+        self.app.notify("\n".join(self.opened_lines), title="Open to friends", timeout=15, markup=False)
+        self.refresh_bindings()
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()

@@ -1,0 +1,149 @@
+"""Finding a host on the LAN: `kismet-host` announces itself over multicast DNS (zeroconf),
+`kismet-join` with no address looks for a couple of seconds and lists what it heard.
+
+The announcement is a `_kismet._tcp` service: its port is the host's, its text record says
+the host's name, how many tables are open and, when there is one, the ssh port. The count
+is kept current while the host runs; `kismet-host --no-announce` sends nothing at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from dataclasses import dataclass
+
+log = logging.getLogger("kismet.discovery")
+
+SERVICE = "_kismet._tcp.local."
+REFRESH_S = 5.0      # how often the open-table count is looked at (sent only when it changed)
+
+
+def open_tables(host) -> int:
+    return sum(1 for table in host.tables.values() if table.state in ("lobby", "playing"))
+
+
+def text_record(host, name: str, ssh_port: int | None) -> dict[str, str]:
+    record = {"name": name, "tables": str(open_tables(host))}
+    if ssh_port:
+        record["ssh"] = str(ssh_port)
+    return record
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses others can reach (loopback only when there is no other)."""
+    from .cli import local_addresses
+
+    found = local_addresses()
+    return [a for a in found if not a.startswith("127.")] or found
+
+
+class Announcer:
+    """Announces `host` (a server.Host, started) as NAME until stopped."""
+
+    def __init__(self, host, name: str | None = None, addresses: list[str] | None = None,
+                 ssh_port: int | None = None, port: int | None = None):
+        self.host = host
+        self.port = port  # where players connect, when not the host's own listener
+        self.name = name or socket.gethostname() or "Kismet"
+        self.addresses = addresses
+        self.ssh_port = ssh_port
+        self.zc = None
+        self.info = None
+        self._refresher: asyncio.Task | None = None
+
+    def _service_info(self, registered: str | None = None):
+        from zeroconf.asyncio import AsyncServiceInfo
+
+        label = self.name.replace(".", " ")[:50]
+        return AsyncServiceInfo(
+            SERVICE, registered or f"{label}.{SERVICE}", port=self.port or self.host.port,
+            properties=text_record(self.host, self.name, self.ssh_port),
+            parsed_addresses=self.addresses or lan_addresses(),
+            server=f"{socket.gethostname() or 'kismet'}.local.")
+
+    async def start(self) -> None:
+        from zeroconf import IPVersion
+        from zeroconf.asyncio import AsyncZeroconf
+
+        self.zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
+        self.info = self._service_info()
+        announced = await self.zc.async_register_service(self.info, allow_name_change=True)
+        self._refresher = asyncio.create_task(self._refresh(announced))
+        log.info("announced as %r (%s)", self.info.name, SERVICE)
+
+    async def _refresh(self, announced) -> None:
+        # The first announcements repeat the first record for a second or two: an update
+        # sent meanwhile would be overtaken by them.
+        await announced
+        while True:
+            await asyncio.sleep(REFRESH_S)
+            record = text_record(self.host, self.name, self.ssh_port)
+            if record != {k.decode(): (v or b"").decode() for k, v in self.info.properties.items()}:
+                # (under the name it was registered with: another host may have had ours)
+                self.info = self._service_info(self.info.name)
+                await self.zc.async_update_service(self.info)
+
+    async def stop(self) -> None:
+        if self._refresher is not None:
+            self._refresher.cancel()
+        if self.zc is not None:
+            try:
+                await self.zc.async_unregister_all_services()
+            finally:
+                await self.zc.async_close()
+            self.zc = None
+
+
+@dataclass
+class FoundHost:
+    name: str
+    address: str
+    port: int
+    tables: int
+    ssh_port: int | None
+
+    def join_line(self) -> str:
+        return f"kismet-join {self.address}:{self.port}"
+
+
+def _found(info) -> FoundHost | None:
+    addresses = info.parsed_addresses() if info else []
+    if not addresses or not info.port:
+        return None
+    props = {k.decode(errors="replace"): (v or b"").decode(errors="replace")
+             for k, v in (info.properties or {}).items()}
+    tables = props.get("tables", "0")
+    ssh = props.get("ssh", "")
+    name = props.get("name") or info.name.removesuffix("." + SERVICE)
+    return FoundHost(name[:40], addresses[0], info.port, int(tables) if tables.isdigit() else 0,
+                     int(ssh) if ssh.isdigit() else None)
+
+
+async def find_hosts(seconds: float = 2.0, zc=None) -> list[FoundHost]:
+    """The hosts that answer within `seconds`, by name (one line per host and port)."""
+    from zeroconf import IPVersion
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+    own = zc is None
+    zc = zc or AsyncZeroconf(ip_version=IPVersion.V4Only)
+    names: set[str] = set()
+
+    def changed(zeroconf, service_type, name, state_change) -> None:
+        names.add(name)
+
+    browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[changed])
+    try:
+        await asyncio.sleep(seconds)
+        found = {}
+        for name in sorted(names):
+            info = AsyncServiceInfo(SERVICE, name)
+            if await info.async_request(zc.zeroconf, 1000):
+                host = _found(info)
+                if host is not None:
+                    found[(host.address, host.port)] = host
+        return sorted(found.values(), key=lambda h: (h.name.casefold(), h.address, h.port))
+    finally:
+        await browser.async_cancel()
+        if own:
+            await zc.async_close()

@@ -1,0 +1,79 @@
+"""Opening a running host to the network later: `kismet` alone plays on 127.0.0.1, and one
+key in its lobby lets friends in (the host's protocol on every address, ssh, and the LAN
+announcement). Returns the lines they should type."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+log = logging.getLogger("kismet.open")
+
+PORT = 7717          # kismet-host's default, so friends type what they would for it
+SSH_PORT = 2222
+
+
+async def _listen(factory, port: int):
+    """Listen on every address at `port`, or at any free port when that one is taken."""
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.create_server(factory, "0.0.0.0", port)
+    except OSError:
+        return await loop.create_server(factory, "0.0.0.0", 0)
+
+
+def reachable(lines: list[str]) -> list[str]:
+    """The lines for other machines (this one's loopback only when it has no other address)."""
+    return [line for line in lines if "127.0.0.1" not in line] or lines
+
+
+class OpenHost:
+    """The doors opened on an embedded `host`; `stop()` closes them again."""
+
+    def __init__(self, host, key_dir, *, port: int = PORT, ssh_port: int = SSH_PORT,
+                 announce: bool = True):
+        self.host = host
+        self.key_dir = key_dir
+        self.port, self.ssh_port, self.announce = port, ssh_port, announce
+        self.server = None
+        self.ssh = None
+        self.announcer = None
+        self.lines: list[str] = []
+
+    async def open(self) -> list[str]:
+        from .cli import join_lines, ssh_lines
+        from .host import Connection
+        from .ssh import SshServer
+
+        if self.server is not None:
+            return self.lines
+        self.server = await _listen(lambda: Connection(self.host), self.port)
+        port = self.server.sockets[0].getsockname()[1]
+        self.lines = ["Friends on this network can now join with:"]
+        self.lines += ["  " + line for line in reachable(join_lines("0.0.0.0", port))]
+        self.ssh = SshServer(self.host, self.key_dir)
+        try:
+            await self.ssh.start("0.0.0.0", self.ssh_port)
+        except OSError:
+            await self.ssh.start("0.0.0.0", 0)
+        self.lines.append("or with nothing installed:")
+        self.lines += ["  " + line for line in reachable(ssh_lines("0.0.0.0", self.ssh.port))]
+        if not self.announce:
+            return self.lines
+        try:
+            from .discovery import Announcer
+
+            self.announcer = Announcer(self.host, port=port, ssh_port=self.ssh.port)
+            await self.announcer.start()
+        except Exception as exc:  # no multicast: they type the address
+            log.info("not announced: %s", exc)
+            self.announcer = None
+        return self.lines
+
+    async def stop(self) -> None:
+        if self.announcer is not None:
+            await self.announcer.stop()
+        if self.ssh is not None:
+            await self.ssh.stop()
+        if self.server is not None:
+            self.server.close()

@@ -1,0 +1,353 @@
+"""`kismet-host --ssh`: play over ssh with nothing installed, and nothing else over that port.
+
+`ssh -p 2222 NAME@HOST` opens the Kismet app for NAME, as a member of this host. The server
+owns the ssh side only: who may log in (anyone, or the keys of `--ssh-keys`), refusing every
+request but one terminal session per login (no exec, no subsystem such as sftp, no port,
+agent or X11 forwarding), the name (asked for in the terminal when NAME is taken or
+unusable), the host key (made once, kept in the state folder) and the seats of dropped
+players. Each session runs `kismet-join` on a pty of its own (server/pty_app.py).
+
+A dropped session is a dropped player: the host keeps the seat for the rejoin token the
+client was given, and that token is saved per NAME and client key (server state folder,
+`ssh-seats/`), so the same NAME with the same key takes the seat back, and somebody else
+typing that NAME does not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+import asyncssh
+
+from protocol import limits
+from protocol.text import clean_name
+
+from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
+from .pty_app import PtyApp
+
+log = logging.getLogger("kismet.ssh")
+
+DEFAULT_SSH_PORT = 2222
+HOST_KEY_FILE = "ssh_host_ed25519_key"
+NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
+               "(no command, no -T).\r\n")
+
+
+def load_host_key(state_dir) -> asyncssh.SSHKey:
+    """The host's key: read from the state folder, or made there once (mode 600)."""
+    path = Path(state_dir) / HOST_KEY_FILE
+    if path.exists():
+        os.chmod(path, 0o600)
+        return asyncssh.read_private_key(str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="kismet-host")
+    temporary = path.with_suffix(".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(key.export_private_key())
+    os.replace(temporary, path)
+    return key
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be used as it is, in plain words, or None."""
+    if not name or not name.strip():
+        return "Please type a name."
+    if len(name) > limits.MAX_NAME:
+        return f"That name is longer than {limits.MAX_NAME} letters."
+    if clean_name(name) != name or name != name.strip():
+        return "A name cannot hold control characters or begin or end with spaces."
+    return None
+
+
+class SshServer:
+    """The ssh front door of `host` (a server.Host in this process)."""
+
+    def __init__(self, host, state_dir, *, keys_file=None,
+                 max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True):
+        self.host = host
+        self.state_dir = Path(state_dir)
+        self.keys_file = keys_file
+        self.authorized = asyncssh.read_authorized_keys(str(keys_file)) if keys_file else None
+        self.cap = PeerCap(max_per_address, exempt_loopback)
+        self.host_key: asyncssh.SSHKey | None = None
+        self.port: int | None = None
+        self.sessions: set[PlayerSession] = set()
+        self._server = None
+
+    async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_SSH_PORT) -> None:
+        # asyncssh logs every packet exchange at INFO; the host's log keeps our own lines.
+        logging.getLogger("asyncssh").setLevel(max(logging.WARNING, log.getEffectiveLevel()))
+        self.host_key = load_host_key(self.state_dir)
+        self._server = await asyncssh.create_server(
+            lambda: Gate(self), bind, port, server_host_keys=[self.host_key],
+            encoding=None, x11_forwarding=False, agent_forwarding=False, allow_scp=False,
+            line_editor=False, sftp_factory=None)
+        self.port = self._server.sockets[0].getsockname()[1]
+        log.info("ssh on %s:%s, key %s", bind, self.port, self.fingerprint)
+
+    @property
+    def fingerprint(self) -> str:
+        return self.host_key.get_fingerprint("sha256") if self.host_key else ""
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        sessions = list(self.sessions)
+        for session in sessions:
+            session.gate.conn.close()   # the players' ssh clients end too
+        await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    def seats_file(self, name: str, key: asyncssh.SSHKey | None) -> Path:
+        """Where this NAME with this key keeps its rejoin token."""
+        who = key.get_fingerprint("sha256") if key is not None else "no key"
+        digest = hashlib.sha256(f"{name}\0{who}".encode()).hexdigest()[:32]
+        folder = self.state_dir / "ssh-seats"
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return folder / f"{digest}.json"
+
+    def host_address(self) -> str:
+        return f"{self.host.connect_address()}:{self.host.port}"
+
+    def name_taken(self, name: str, token: str | None) -> bool:
+        """Somebody else is here under `name`: connected, or holding a seat while away."""
+        wanted = name.casefold()
+        return any(player.name.casefold() == wanted and player.token != token
+                   and (player.conn is not None or player.table is not None)
+                   for player in self.host.players.values())
+
+
+class Gate(asyncssh.SSHServer):
+    """One ssh connection: its address under the cap, who logged in, one session at most."""
+
+    def __init__(self, server: SshServer):
+        self.server = server
+        self.conn = None
+        self.address = None
+        self.admitted = False
+        self.key: asyncssh.SSHKey | None = None
+        self.username = ""
+        self.session = None
+
+    def connection_made(self, conn) -> None:
+        self.conn = conn
+        peer = conn.get_extra_info("peername") or ("?", 0)
+        self.address = peer[0]
+        self.admitted = self.server.cap.admit(self.address)
+
+    def connection_lost(self, exc) -> None:
+        if self.admitted:
+            self.admitted = False
+            self.server.cap.release(self.address)
+
+    def begin_auth(self, username: str) -> bool:
+        if not self.admitted:
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, self.server.cap.refusal())
+            return True
+        self.username = username
+        return True  # always authenticate: that is how we learn the player's key
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        allowed = self.server.authorized
+        if allowed is not None:
+            peer = self.conn.get_extra_info("peername") or ("", 0)
+            if allowed.validate(key, peer[0], peer[0]) is None:
+                return False
+        self.key = key  # the client signs with the key it asked about last
+        return True
+
+    def kbdint_auth_supported(self) -> bool:
+        # An open host lets in players without any key, with no question asked.
+        return self.server.authorized is None
+
+    def get_kbdint_challenge(self, username, lang, submethods):
+        self.key = None
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def session_requested(self):
+        if self.session is not None:
+            return False  # one game per login at a time
+        self.session = PlayerSession(self)
+        return self.session
+
+    # Nothing but the game: every kind of forwarding is refused.
+    def connection_requested(self, dest_host, dest_port, orig_host, orig_port):
+        return False
+
+    def server_requested(self, listen_host, listen_port):
+        return False
+
+    def unix_connection_requested(self, dest_path):
+        return False
+
+    def unix_server_requested(self, listen_path):
+        return False
+
+
+class PlayerSession(asyncssh.SSHServerSession):
+    """One terminal session: the name (asked for when needed), then the app on its pty."""
+
+    def __init__(self, gate: Gate):
+        self.gate = gate
+        self.server = gate.server
+        self.chan = None
+        self.term: str | None = None
+        self.size = (80, 24)
+        self.app: PtyApp | None = None
+        self.typed: bytearray | None = None   # the name being typed, while asking
+        self.ended = False
+
+    def connection_made(self, chan) -> None:
+        self.chan = chan
+        self.server.sessions.add(self)
+
+    # ---- what the client may ask for ------------------------------------------------------
+    def pty_requested(self, term_type, term_size, term_modes) -> bool:
+        self.term = term_type or "xterm-256color"
+        if term_size and term_size[0] and term_size[1]:
+            self.size = (term_size[0], term_size[1])
+        return True
+
+    def shell_requested(self) -> bool:
+        return True
+
+    def exec_requested(self, command) -> bool:
+        log.info("refused a command from %s", self.gate.address)
+        return False
+
+    def subsystem_requested(self, subsystem) -> bool:
+        log.info("refused subsystem %r from %s", subsystem, self.gate.address)
+        return False
+
+    def session_started(self) -> None:
+        if self.term is None:
+            self.chan.write(NO_TERMINAL.format(port=self.server.port).encode())
+            self.chan.exit(1)
+            return
+        name = self.gate.username
+        problem = name_problem(name) or self.taken_words(name)
+        if problem is None:
+            asyncio.ensure_future(self.open_app(name))
+        else:
+            self.ask_name(problem)
+
+    # ---- the name ---------------------------------------------------------------------------
+    def token_for(self, name: str) -> str | None:
+        from kismet_tui.saved_seats import load_token
+
+        return load_token(self.server.host_address(), name, self.server.seats_file(name, self.gate.key))
+
+    def taken_words(self, name: str) -> str | None:
+        if self.server.name_taken(name, self.token_for(name)):
+            return f"Somebody called {name} is already at this host."
+        return None
+
+    def ask_name(self, problem: str) -> None:
+        self.typed = bytearray()
+        self.chan.write(f"\r\n{problem}\r\nYour name at the table: ".encode())
+
+    def typed_name(self, data: bytes) -> None:
+        if data.startswith(b"\x1b"):
+            return  # an arrow or function key: not part of a name
+        for byte in data:
+            if byte in (3, 4):            # ctrl+c, ctrl+d
+                self.chan.write(b"\r\nBye.\r\n")
+                self.chan.exit(0)
+                return
+            if byte in (8, 127):          # backspace
+                if self.typed:
+                    text = self.typed.decode("utf-8", "ignore")[:-1]
+                    self.typed = bytearray(text.encode())
+                    self.chan.write(b"\b \b")
+            elif byte in (10, 13):
+                name = self.typed.decode("utf-8", "ignore").strip()
+                problem = name_problem(name) or self.taken_words(name)
+                if problem is None:
+                    self.typed = None
+                    self.chan.write(b"\r\n")
+                    asyncio.ensure_future(self.open_app(name))
+                else:
+                    self.ask_name(problem)
+                return
+            elif byte >= 32 and len(self.typed) < limits.MAX_NAME * 4:
+                self.typed.append(byte)
+                self.chan.write(bytes([byte]))
+
+    # ---- the app ---------------------------------------------------------------------------
+    async def open_app(self, name: str) -> None:
+        if self.ended:
+            return
+        seats = self.server.seats_file(name, self.gate.key)
+        args = [self.server.host_address(), "--name", name, "--seats-file", str(seats)]
+        self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
+                          on_output=self.show, on_exit=self.app_ended,
+                          client_env=dict(self.chan.get_environment()))
+        try:
+            await self.app.start()
+        except OSError as exc:
+            self.chan.write(f"Sorry, the game could not start here: {exc}\r\n".encode())
+            self.chan.exit(1)
+            return
+        log.info("%s plays over ssh from %s (pid %s)", name, self.gate.address, self.app.pid)
+
+    def show(self, data: bytes) -> None:
+        """The app's screen output, to the player (unless the line has just gone)."""
+        if not self.ended:
+            try:
+                self.chan.write(data)
+            except (OSError, asyncssh.Error):
+                pass
+
+    # A player on a slow line: stop reading the app's output until ssh has sent what it has
+    # (the app then waits on its terminal, as it would on a slow real one).
+    def pause_writing(self) -> None:
+        if self.app is not None:
+            self.app.pause_reading()
+
+    def resume_writing(self) -> None:
+        if self.app is not None:
+            self.app.resume_reading()
+
+    def app_ended(self, code: int) -> None:
+        if not self.ended:
+            self.ended = True
+            self.chan.exit(0 if code == 0 else 1)
+
+    def data_received(self, data: bytes, datatype) -> None:
+        if self.app is not None:
+            self.app.write(data)
+        elif self.typed is not None:
+            self.typed_name(data)
+
+    def terminal_size_changed(self, width, height, pixwidth, pixheight) -> None:
+        if width and height:
+            self.size = (width, height)
+            if self.app is not None:
+                self.app.resize(width, height)
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc) -> None:
+        self.server.sessions.discard(self)
+        if self.gate.session is self:
+            self.gate.session = None
+        asyncio.ensure_future(self.end())
+
+    async def end(self) -> None:
+        """The ssh side is gone: hang up on the app (the host keeps the seat)."""
+        self.ended = True
+        if self.app is not None:
+            await self.app.close()

@@ -1,0 +1,96 @@
+"""A real ssh client for the tests (asyncssh's, in the test process), and a screen to read.
+
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", key) as player:
+            await player.wait_for_text("Tables")
+            player.press(b"n")
+
+`player.screen` is a pyte terminal emulator fed with everything the app draws, so a test
+reads the screen as the player would see it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import asyncssh
+import pyte
+
+from server.ssh import SshServer
+from tests.netutil import running_host
+
+
+@contextlib.asynccontextmanager
+async def ssh_host(state_dir, **kwargs):
+    """An in-process Host with its ssh server, both on 127.0.0.1, any free ports."""
+    async with running_host(state_dir) as host:
+        ssh = SshServer(host, state_dir, **kwargs)
+        await ssh.start("127.0.0.1", 0)
+        try:
+            yield host, ssh
+        finally:
+            await ssh.stop()
+
+
+class Terminal(asyncssh.SSHClientSession):
+    """The client side of one session: what arrives is drawn on a pyte screen."""
+
+    def __init__(self, cols: int = 80, rows: int = 24):
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.received = bytearray()
+        self.closed = asyncio.Event()
+        self.chan = None
+
+    def connection_made(self, chan) -> None:
+        self.chan = chan
+
+    def data_received(self, data: bytes, datatype) -> None:
+        self.received += data
+        self.stream.feed(data)
+
+    def connection_lost(self, exc) -> None:
+        self.closed.set()
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    def press(self, keys: bytes) -> None:
+        self.chan.write(keys)
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.screen.resize(rows, cols)
+        self.chan.change_terminal_size(cols, rows)
+
+    async def wait_for(self, predicate, timeout: float = 60.0, what: str = "the screen") -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            if loop.time() > deadline:
+                raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{self.text()}")
+            await asyncio.sleep(0.02)
+
+    async def wait_for_text(self, words: str, timeout: float = 60.0) -> None:
+        await self.wait_for(lambda: words in self.text(), timeout, repr(words))
+
+
+def connect(port: int, username: str, key=None, **kwargs):
+    """asyncssh.connect to the test host: any host key, only `key` offered (no key at all
+    when None: never the user's own keys or agent)."""
+    return asyncssh.connect("127.0.0.1", port, username=username, known_hosts=None,
+                            client_keys=[key] if key is not None else [], agent_path=None,
+                            **kwargs)
+
+
+@contextlib.asynccontextmanager
+async def ssh_login(port: int, username: str, key=None, cols: int = 80, rows: int = 24):
+    """Log in with a terminal of cols x rows; yields the Terminal (with `.conn`)."""
+    async with connect(port, username, key) as conn:
+        chan, term = await conn.create_session(lambda: Terminal(cols, rows), term_type="xterm-256color",
+                                               term_size=(cols, rows), encoding=None)
+        term.conn = conn
+        try:
+            yield term
+        finally:
+            chan.close()

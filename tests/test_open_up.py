@@ -1,0 +1,57 @@
+"""`kismet` alone opens its embedded host to the network from the lobby with one key, then
+shows the lines friends type; a friend then really gets in, over the host's protocol and
+over ssh."""
+
+from __future__ import annotations
+
+import asyncssh
+import pytest
+from textual.widgets import RichLog
+
+from server.open_up import OpenHost
+from tests.netutil import connected, running_host
+from tests.sshutil import ssh_login
+from tests.test_ui_dice import wait_for
+from tests.test_ui_games import make_app
+
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
+
+
+def log_text(app) -> str:
+    return "\n".join(str(line.text) for line in app.screen.query_one("#lobbylog", RichLog).lines)
+
+
+async def test_one_key_opens_the_embedded_host_and_shows_the_lines_to_type(tmp_path):
+    async with running_host(tmp_path) as host:
+        doors = OpenHost(host, tmp_path, port=0, ssh_port=0, announce=False)
+        app, client = make_app(host, "Ana")
+        app.open_to_network = doors.open
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                await wait_for(pilot, lambda: client.state == "connected", what="connection")
+                assert app.screen.check_action("open_network", ()) is True
+                await pilot.press("o")
+                await wait_for(pilot, lambda: "ssh -p" in log_text(app), what="the lines to type")
+                text = log_text(app)
+                port = doors.server.sockets[0].getsockname()[1]
+                assert "kismet-join " in text and f":{port}" in text
+                assert f"ssh -p {doors.ssh.port} NAME@" in text
+                assert not app.screen.check_action("open_network", ()), "opened once"
+                # A friend on the network port, and one over ssh, are members of this host.
+                async with connected(port, "Bo"):
+                    async with ssh_login(doors.ssh.port, "Cy", asyncssh.generate_private_key("ssh-ed25519")) as cy:
+                        await cy.wait_for_text("Tables")
+                        names = {p.name for p in host.players.values() if p.conn is not None}
+                        assert {"Ana", "Bo", "Cy"} <= names
+                await client.close()
+        finally:
+            await doors.stop()
+
+
+async def test_the_key_is_not_offered_without_a_host_to_open(tmp_path):
+    async with running_host(tmp_path) as host:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            assert not app.screen.check_action("open_network", ())
+            await client.close()

@@ -1,0 +1,202 @@
+"""`kismet-host --ssh`: a real ssh client (asyncssh's) logs in to an in-process host's ssh
+server and plays through the app it gets; everything else over that port is refused."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+
+import asyncssh
+import pytest
+
+from server.ssh import HOST_KEY_FILE, load_host_key
+from tests.netutil import ROOT, free_port, wait_until
+from tests.sshutil import Terminal, connect, ssh_host, ssh_login
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
+
+
+def new_key():
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+def ana_player(host, name="Ana"):
+    return next((p for p in host.players.values() if p.name == name), None)
+
+
+async def test_login_opens_the_lobby_and_plays_a_solo_dice_table_by_keys(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            assert ana_player(host) is not None, "the ssh player is a member of this host"
+            term.press(b"n")
+            await term.wait_for_text("Create")           # the new-table form's keys
+            term.press(b"\r")
+            await wait_until(lambda: len(host.tables) == 1, timeout=30)
+            table = next(iter(host.tables.values()))
+            assert table.ruleset == "dice" and table.seats[0].name == "Ana"
+            term.press(b"g")
+            await wait_until(lambda: table.game is not None, timeout=30)
+            await term.wait_for(lambda: "throw" in term.text().lower(), what="the dice screen")
+            term.press(b"r")
+            await wait_until(lambda: table.game.view(0)["rolls_used"] == 1, timeout=30)
+
+
+async def test_window_change_reaches_the_app(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            assert term.screen.display[23].strip(), "the footer is on the 24th line"
+            term.resize(100, 30)
+            # The app draws again at the new size: its footer moves to the 30th line, and the
+            # lobby grows to the new width.
+            await term.wait_for(lambda: term.screen.display[29].strip() != "", what="the footer at line 30")
+            await term.wait_for(lambda: any(line[80:].strip() for line in term.screen.display),
+                                what="something drawn beyond column 80")
+
+
+async def test_exec_subsystem_forwarding_and_no_terminal_are_refused(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with connect(ssh.port, "Eve", new_key()) as conn:
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.run("cat /etc/passwd", check=False)
+            with pytest.raises((asyncssh.SFTPError, asyncssh.ChannelOpenError)):
+                await conn.start_sftp_client()
+            with pytest.raises(asyncssh.ChannelOpenError):
+                await conn.open_connection("127.0.0.1", host.port)
+            with pytest.raises(asyncssh.ChannelListenError):
+                await conn.forward_remote_port("127.0.0.1", 0, "127.0.0.1", host.port)
+            # A shell without a terminal: one plain line, then closed.
+            result = await conn.run(check=False, encoding="utf-8")
+            assert "terminal" in result.stdout and result.stdout.count("\n") == 1
+            assert result.exit_status == 1
+        assert ana_player(host, "Eve") is None, "nobody joined the host"
+
+
+async def test_ssh_keys_lets_in_only_the_listed_keys(tmp_path):
+    listed, other = new_key(), new_key()
+    keys_file = tmp_path / "authorized_keys"
+    keys_file.write_bytes(listed.export_public_key())
+    async with ssh_host(tmp_path, keys_file=keys_file) as (host, ssh):
+        with pytest.raises(asyncssh.PermissionDenied):
+            async with connect(ssh.port, "Eve", other):
+                pass
+        with pytest.raises(asyncssh.PermissionDenied):
+            async with connect(ssh.port, "Eve", None, password="x"):
+                pass
+        async with ssh_login(ssh.port, "Ana", listed) as term:
+            await term.wait_for_text("Tables")
+
+
+async def test_open_host_lets_in_a_player_without_a_key(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        # (asyncssh's client tries keyboard-interactive only when it has a password to give;
+        # OpenSSH always does. The host asks no question.)
+        async with connect(ssh.port, "Bo", None, password="unused") as conn:
+            chan, term = await conn.create_session(Terminal, term_type="xterm", term_size=(80, 24),
+                                                   encoding=None)
+            await term.wait_for_text("Tables")
+            chan.close()
+
+
+async def test_dropped_session_takes_the_seat_back_with_the_same_name_and_key(tmp_path):
+    key = new_key()
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", key) as term:
+            await term.wait_for_text("Tables")
+            term.press(b"n")
+            await term.wait_for_text("Create")
+            term.press(b"\r")
+            await wait_until(lambda: len(host.tables) == 1, timeout=30)
+            table = next(iter(host.tables.values()))
+            term.press(b"g")
+            await wait_until(lambda: table.game is not None, timeout=30)
+            seat_token = table.seats[0].token
+            term.conn.abort()                            # the line drops, no goodbye
+        await wait_until(lambda: table.game.away[0], timeout=30)
+        assert host.players[seat_token].conn is None and table.seats[0].token == seat_token
+
+        # Somebody else typing the same name is asked for another one, and comes in as
+        # somebody new.
+        async with ssh_login(ssh.port, "Ana", new_key()) as other:
+            await other.wait_for_text("Somebody called Ana is already at this host.")
+            other.press(b"Ann\r")
+            await other.wait_for_text("Tables")
+            await wait_until(lambda: ana_player(host, "Ann") is not None, timeout=30)
+            assert host.players[seat_token].conn is None and table.game.away[0]
+
+        async with ssh_login(ssh.port, "Ana", key) as back:
+            await wait_until(lambda: host.players[seat_token].conn is not None, timeout=30)
+            await wait_until(lambda: not table.game.away[0], timeout=30)
+            await back.wait_for(lambda: "throw" in back.text().lower(), what="the dice screen again")
+
+
+async def test_too_many_logins_from_one_address_are_refused_in_plain_words(tmp_path):
+    async with ssh_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, ssh):
+        async with connect(ssh.port, "Ana", new_key()):
+            with pytest.raises(asyncssh.DisconnectError, match="already 1 players from your address"):
+                async with connect(ssh.port, "Bo", new_key()):
+                    pass
+
+
+def test_host_key_is_made_once_and_kept_private(tmp_path):
+    first = load_host_key(tmp_path)
+    mode = stat.S_IMODE((tmp_path / HOST_KEY_FILE).stat().st_mode)
+    assert mode == 0o600
+    again = load_host_key(tmp_path)
+    assert again.get_fingerprint() == first.get_fingerprint()
+
+
+def test_kismet_host_prints_the_ssh_command_and_the_keys_fingerprint(tmp_path):
+    port, ssh_port = free_port(), free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
+         "--ssh", str(ssh_port), "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        lines = []
+        while not lines or "ssh key" not in lines[-1]:
+            line = proc.stdout.readline()
+            assert line, f"kismet-host ended: {lines}"
+            lines.append(line.strip())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+    assert f"ssh -p {ssh_port} NAME@127.0.0.1" in lines
+    key = load_host_key(tmp_path)  # the key it made, kept in its state folder
+    assert lines[-1] == f"(this host's ssh key: {key.get_fingerprint('sha256')})"
+
+
+def test_ssh_keys_without_ssh_is_a_plain_error(capsys):
+    from server.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--ssh-keys", "keys.txt"])
+    assert "--ssh-keys goes with --ssh." in capsys.readouterr().err
+
+
+async def test_stopping_the_server_ends_every_session_and_its_app(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            app = next(iter(ssh.sessions)).app
+            await ssh.stop()
+            await wait_until(term.closed.is_set, timeout=30)
+            await wait_until(lambda: app.proc.returncode is not None, timeout=30)
+
+
+def test_the_app_draws_for_the_players_terminal_not_the_hosts(monkeypatch):
+    from server.pty_app import child_environment
+
+    monkeypatch.setenv("COLORTERM", "truecolor")       # the host owner's terminal
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
+    env = child_environment("xterm-256color")
+    assert env["TERM"] == "xterm-256color"
+    assert "COLORTERM" not in env and "COLUMNS" not in env and "TEXTUAL_DRIVER" not in env
+    env = child_environment("xterm", {"COLORTERM": "truecolor", "LD_PRELOAD": "/tmp/x.so"})
+    assert env["COLORTERM"] == "truecolor" and env.get("LD_PRELOAD") != "/tmp/x.so"
