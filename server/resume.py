@@ -1,4 +1,10 @@
-"""Resume at start-up: every unfinished table the state folder holds, or set it aside.
+"""Start-up and resume: the table file written when a game starts, and at start-up every
+unfinished table the state folder holds taken up again, or set aside.
+
+`store_game` opens a starting game's log and writes its table file (seats, tokens, the
+game's secret) beside it; a game that cannot be saved never starts and leaves no log.
+`resume_at_start` reads those files back when the host starts, then prunes finished games
+beyond the host's keep.
 
 Resume never stops the host. Whatever is wrong with one table's files (a table file cut in
 half, a log without its header, a renamed field, garbage at the end, events the engine
@@ -48,6 +54,38 @@ def _record_of(path: Path) -> dict:
     if record.get("owner") is not None and not isinstance(record["owner"], str):
         raise Damaged("its table file has no valid 'owner'")
     return record
+
+
+def store_game(host, table: Table, header: dict):
+    """The starting game's GameWriter, its table file written beside it."""
+    path = host.store.new_game_file(table.id, table.ruleset)
+    writer = host.store.open_game(path, header, table.id)
+    try:
+        _save_table(host, table, path)
+    except Exception:
+        writer.close()
+        path.unlink(missing_ok=True)  # a game that never started leaves no log
+        raise
+    return writer
+
+
+def _save_table(host, table: Table, path: Path) -> None:
+    host.store.save_table(table.id, {
+        "id": table.id, "ruleset": table.ruleset, "options": table.options,
+        "owner": table.owner, "games_played": table.games_played,
+        "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
+        "game_file": path.name,
+        # The running game's secret, kept beside the tokens (owner-only file) so a
+        # restarted host can go on drawing; gone when the game ends and reveals it.
+        "server_seed": table.secret.server_seed.hex(),
+    })
+
+
+def resume_at_start(host) -> None:
+    """Take up every unfinished table (host.resumed, host.set_aside_lines say how), then
+    prune the finished games beyond the keep."""
+    host.resumed, host.set_aside_lines = resume_tables(host)
+    host.store.prune_games()
 
 
 def resume_tables(host) -> tuple[list[str], list[str]]:

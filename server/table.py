@@ -61,7 +61,7 @@ class Table:
         self.writer = None
         self._digests: dict[int, str] = {}
         self._timer: asyncio.TimerHandle | None = None
-        # A start that waits for the table's bots to connect (host.py).
+        # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
         # Play pauses here while the disk refuses writes (server/saving.py).
         self.saving = Saving(self)
@@ -182,7 +182,7 @@ class Table:
         self._digests.clear()
         self.state = PLAYING
         # May raise (the disk): the start is then abandoned with the ready marks and the
-        # entropy as they were (host._start_game), so nothing of them is cleared before.
+        # entropy as they were (server/starting.py start_game), so nothing of them is cleared before.
         self.writer = self.host.store_game(self, header)
         for seat in self.seats:
             seat.ready = False

@@ -1,0 +1,243 @@
+"""The lobby's requests: tables listed, opened, joined, left and closed, and what members
+do at a table between games.
+
+Owns `list_tables`, `create_table` (options checked by the engine, bot seats reserved and
+their bots started), `join_table` (a seat or a place among the watchers), `leave`, `ready`,
+`reorder` and `chat`, and `remove` (checked and carried out by server/steering.py); a
+member's arrival (everyone told, the newcomer caught up, a running game's seat marked back)
+and departure (a seat freed between games, marked away during one), who owns a table when
+its owner goes, and a table's closing. The owner's `start` is server/starting.py.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING
+
+from kismet_tui.rules import IllegalAction, game_module, normalize_options
+from protocol import limits
+from protocol.errors import ProtocolError
+
+from . import starting, steering
+from .chance import valid_entropy
+from .table import PLAYING, Seat, Table
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .handshake import Player
+
+
+def on_list_tables(host, conn: Connection, msg: dict, re) -> None:
+    conn.send({"type": "tables", "re": re,
+               "tables": [table.summary() for table in host.tables.values()]})
+
+
+def on_create_table(host, conn: Connection, msg: dict, re) -> None:
+    player = conn.player
+    if player.table is not None:
+        raise ProtocolError("already_at_table")
+    if len(host.tables) >= limits.MAX_TABLES:
+        raise ProtocolError("full", "The host has as many tables as it can hold. Please join one.")
+    try:
+        options = normalize_options(msg["ruleset"], msg["options"])
+        cls = game_module(msg["ruleset"]).GAME
+    except IllegalAction as exc:
+        raise ProtocolError("bad_options", exc.reason) from None
+    bots = msg["bots"]
+    if bots and host.bot_factory is None:
+        raise ProtocolError("no_bots")
+    if bots and host.max_bots is not None and bot_count(host) + len(bots) > host.max_bots:
+        raise ProtocolError("no_bots", f"This host runs at most {host.max_bots} bots at once.")
+    if 1 + len(bots) > cls.MAX_SEATS:
+        raise ProtocolError("bad_options", f"{msg['ruleset']} seats at most {cls.MAX_SEATS} players.")
+    known = known_levels(host)
+    for level in bots:
+        if known is not None and level not in known:
+            raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
+                                f"The levels are: {', '.join(sorted(known))}.")
+    table = Table(host, host.store.allocate_table_id(), msg["ruleset"], options, player.token)
+    host.tables[table.id] = table
+    table.seats.append(Seat(player.token, player.name))
+    player.table = table
+    for number, level in enumerate(bots, start=1):
+        seat = Seat(secrets.token_urlsafe(18), f"Bot {number} ({level})", bot=level, ready=True)
+        table.seats.append(seat)
+    table.send_table()
+    for seat in table.seats:
+        if seat.bot:
+            host._spawn_bot(table, seat)
+    conn.ok(re)
+
+
+def known_levels(host):
+    return getattr(host.bot_factory, "levels", None)
+
+
+def bot_count(host) -> int:
+    return sum(1 for t in host.tables.values() for s in t.seats if s.bot)
+
+
+def on_join_table(host, conn: Connection, msg: dict, re) -> None:
+    player = conn.player
+    table = host.tables.get(msg["table"])
+    if table is None:
+        raise ProtocolError("no_table", f"There is no table {msg['table']}.")
+    if player.table is not None and player.table is not table:
+        raise ProtocolError("already_at_table")
+    seated_here = table.seat_of(player.token) is not None
+    if msg["spectator"] and not seated_here:
+        if player.token not in table.watchers:
+            table.watchers.append(player.token)
+    elif not seated_here:
+        if player.token in host.removed_from.get(table.id, ()):
+            raise ProtocolError("removed", "The owner removed you from this table: you can "
+                                "watch it, or sit at another.")
+        if table.state == PLAYING:
+            raise ProtocolError("playing", "A game is running at this table: you can watch it.")
+        if player.token in table.watchers:
+            table.watchers.remove(player.token)
+        if len(table.seats) >= table.max_seats():
+            raise ProtocolError("table_full", f"Table {table.id} has no free seat: "
+                                f"{len(table.seats)} of {table.max_seats()} are taken.")
+        table.seats.append(Seat(player.token, player.name))
+        if table.owner is None:
+            table.owner = player.token
+    player.table = table
+    arrive(host, table, player, rejoin=False)
+    conn.ok(re)
+
+
+def arrive(host, table: Table, player: Player, rejoin: bool) -> None:
+    """A member (new or returning) is at the table: tell everyone, catch them up."""
+    seat = table.seat_of(player.token)
+    if seat is not None and table.state != PLAYING and not table.seats[seat].bot:
+        table.seats[seat].name = player.name
+    table.send_table()
+    if table.header is not None:
+        player.conn.send(table.game_message())
+    if table.state == PLAYING and seat is not None and table.game.away[seat]:
+        table.stamp(-1, {"type": "back", "seat": seat})
+        table.send_table()
+    if table.pending_start is not None and not starting.bots_missing(table):
+        starting.start_now(host, table)
+
+
+def on_leave(host, conn: Connection, msg: dict, re) -> None:
+    player = conn.player
+    if player.table is None:
+        raise ProtocolError("not_at_table")
+    depart(host, player)
+    conn.ok(re)
+
+
+def depart(host, player: Player) -> None:
+    """The player leaves their table (explicitly or by dropping)."""
+    table = player.table
+    player.table = None
+    if table is None:
+        return
+    if player.token in table.watchers:
+        table.watchers.remove(player.token)
+    seat = table.seat_of(player.token)
+    if seat is not None:
+        if table.state == PLAYING:
+            if not table.game.away[seat]:
+                table.stamp(-1, {"type": "away", "seat": seat})
+        else:
+            del table.seats[seat]
+    if table.owner == player.token and (table.state != PLAYING or seat is None):
+        pass_ownership(table)
+    if not any(table.connected(t) for t in table.member_tokens() if not is_bot(table, t)):
+        if table.state != PLAYING:
+            close_table(host, table)
+            return
+    table.send_table()
+
+
+def is_bot(table: Table, token: str) -> bool:
+    seat = table.seat_of(token)
+    return seat is not None and table.seats[seat].bot is not None
+
+
+def pass_ownership(table: Table) -> None:
+    for seat in table.seats:
+        if not seat.bot and table.connected(seat.token):
+            table.owner = seat.token
+            return
+    table.owner = None
+
+
+def close_table(host, table: Table) -> None:
+    table.state = "closed"
+    table.broadcast({"type": "table", "table": table.describe()})
+    for token in list(table.member_tokens()):
+        member = host.players.get(token)
+        if member is not None and member.table is table:
+            member.table = None
+    table.close()
+    host.store.drop_table(table.id)
+    host.tables.pop(table.id, None)
+    steering.cancel(host, table)
+    host.removed_from.pop(table.id, None)
+
+
+def seated(conn: Connection) -> tuple[Table, int]:
+    """The table and seat of the connection's player, or the words for why not."""
+    table = conn.player.table
+    if table is None:
+        raise ProtocolError("not_at_table")
+    seat = table.seat_of(conn.player.token)
+    if seat is None:
+        raise ProtocolError("not_seated")
+    return table, seat
+
+
+def on_ready(host, conn: Connection, msg: dict, re) -> None:
+    table, seat = seated(conn)
+    if table.state == PLAYING:
+        raise ProtocolError("playing")
+    table.seats[seat].ready = msg["ready"]
+    table.seats[seat].entropy = valid_entropy(msg.get("entropy")) if msg["ready"] else None
+    table.send_table()
+    conn.ok(re)
+    if table.pending_start is not None and not starting.bots_missing(table):
+        starting.start_now(host, table)  # the last bot's entropy arrived
+
+
+def on_reorder(host, conn: Connection, msg: dict, re) -> None:
+    table = conn.player.table
+    if table is None:
+        raise ProtocolError("not_at_table")
+    if table.owner != conn.player.token:
+        raise ProtocolError("not_owner", "Only the table's owner can change the seat order.")
+    if table.state == PLAYING:
+        raise ProtocolError("playing", "The seats cannot move while a game is running.")
+    order = msg["order"]
+    if sorted(order) != list(range(len(table.seats))):
+        raise ProtocolError("bad_message", f"'order' must list each seat 0 to "
+                            f"{len(table.seats) - 1} once.")
+    table.seats = [table.seats[i] for i in order]
+    table.send_table()
+    conn.ok(re)
+
+
+def on_remove(host, conn: Connection, msg: dict, re) -> None:
+    table = conn.player.table
+    if table is None:
+        raise ProtocolError("not_at_table")
+    steering.check_removable(host, table, conn.player.token, msg["seat"])
+    name = table.seats[msg["seat"]].name
+    steering.remove_seat(host, table, msg["seat"],
+                         f"{conn.player.name}, the owner, removed you from table {table.id}.",
+                         f"{conn.player.name} removed {name} from the table.")
+    conn.ok(re)
+
+
+def on_chat(host, conn: Connection, msg: dict, re) -> None:
+    table = conn.player.table
+    if table is None:
+        raise ProtocolError("not_at_table", "Chat happens at a table: join one first.")
+    if msg["text"]:
+        table.broadcast({"type": "chat", "from": conn.player.client_id,
+                         "name": conn.player.name, "text": msg["text"], "t": host.now_ms()})
+    conn.ok(re)

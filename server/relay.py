@@ -1,0 +1,65 @@
+"""The relay of moves: a seated player's action stamped for the table, and the checks that
+keep every client's copy of the game the host's.
+
+`act` is re-encoded from its validated fields and handed to the table, which stamps it (the
+engine first, then the log, then every member; server/table.py, which also runs the game's
+timers). `digest` compares a client's digest at an event with the host's, answers a
+mismatch with `desync` and the whole game; digests off the checkpoints cost the host a
+replay, so at most one a second per connection is checked. `resync` sends the whole game.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from protocol.actions import build_action
+from protocol.errors import ProtocolError
+
+from .lobby import seated
+from .table import PLAYING
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("kismet.host")
+
+
+def on_act(host, conn: Connection, msg: dict, re) -> None:
+    table, seat = seated(conn)
+    if table.state != PLAYING:
+        raise ProtocolError("no_game")
+    # Re-encoded from the validated fields only: nothing else the client sent is kept.
+    table.stamp(seat, build_action(table.ruleset, msg["action"]), sender=conn, re=re)
+
+
+def on_digest(host, conn: Connection, msg: dict, re) -> None:
+    table = conn.player.table
+    if table is None or table.header is None:
+        raise ProtocolError("no_game")
+    seq = msg["seq"]
+    if seq > len(table.events):
+        raise ProtocolError("bad_message", f"Event {seq} has not happened yet.")
+    # A digest off the checkpoints costs the host a replay: one per second per connection.
+    if not table.digest_ready(seq):
+        now = time.monotonic()
+        if now - conn.last_replay < 1.0:
+            conn.ok(re)  # not checked: too soon after the last replay
+            return
+        conn.last_replay = now
+    mine = table.digest_at(seq)
+    if mine != msg["digest"]:
+        host.desyncs += 1
+        log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.player.client_id)
+        conn.send({"type": "desync", "re": re, "seq": seq, "digest": mine})
+        conn.send(table.game_message())
+    else:
+        conn.ok(re)
+
+
+def on_resync(host, conn: Connection, msg: dict, re) -> None:
+    table = conn.player.table
+    if table is None or table.header is None:
+        raise ProtocolError("no_game")
+    conn.send(table.game_message(re))

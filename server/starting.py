@@ -1,0 +1,110 @@
+"""A game's start: the owner's `start`, the wait for the table's bots, a start that fails.
+
+The owner may start when every other seat is ready and the seat count fits the game. Bots
+are real clients that may still be connecting, and add their entropy like everyone: the
+start waits for them at most BOT_SEATING_WAIT_S, then goes ahead (a game started at once
+would open with every bot "away" and "back" in the log). A start the host cannot carry out
+(it cannot save the game, or something fails) tells every member in words and leaves the
+table in the lobby as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from kismet_tui.rules import game_module
+from protocol.errors import ProtocolError
+
+from . import steering
+from .chance import valid_entropy
+from .store import StoreError
+from .table import PLAYING, Table
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+log = logging.getLogger("kismet.host")
+
+# How long a start waits for the table's bots to connect before it goes ahead without them.
+BOT_SEATING_WAIT_S = 5.0
+
+
+def on_start(host, conn: Connection, msg: dict, re) -> None:
+    table = conn.player.table
+    if table is None:
+        raise ProtocolError("not_at_table")
+    if table.owner != conn.player.token:
+        raise ProtocolError("not_owner", "Only the table's owner can start the game.")
+    if table.state == PLAYING:
+        raise ProtocolError("playing", "The game has already started.")
+    waiting = [s.name for s in table.seats if not s.ready and s.token != table.owner]
+    if waiting:
+        raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "
+                            f"{steering.start_asked(host, table)}")
+    steering.cancel(host, table)
+    if table.pending_start is not None:
+        raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
+    owner_seat = table.seat_of(conn.player.token)
+    if owner_seat is not None and msg.get("entropy") is not None:
+        table.seats[owner_seat].entropy = valid_entropy(msg["entropy"])
+    check_seat_count(table)
+    if bots_missing(table):
+        # Bots are real clients and may still be connecting: a game started now would
+        # open with every bot "away" and "back" in the log. Wait for them, briefly.
+        table.pending_start = asyncio.get_running_loop().call_later(
+            BOT_SEATING_WAIT_S, start_now, host, table)
+    else:
+        words = start_game(table, told=conn)
+        if words is not None:
+            raise ProtocolError("cannot_start", words)
+    conn.ok(re)
+
+
+def check_seat_count(table: Table) -> None:
+    cls = game_module(table.ruleset).GAME
+    if not cls.MIN_SEATS <= len(table.seats) <= cls.MAX_SEATS:
+        raise ProtocolError("not_ready", f"{table.ruleset} needs {cls.MIN_SEATS} to "
+                            f"{cls.MAX_SEATS} players; {len(table.seats)} sit here.")
+
+
+def bots_missing(table: Table) -> bool:
+    """A bot is not seated yet, or has not sent its entropy for the game (bots are clients
+    and add theirs like everyone; the start waits for them briefly, then goes on)."""
+    return any(seat.bot and (not table.connected(seat.token) or seat.entropy is None)
+               for seat in table.seats)
+
+
+def start_now(host, table: Table) -> None:
+    """Start a game whose start waited for its bots (all seated, or the wait ran out)."""
+    if table.pending_start is not None:
+        table.pending_start.cancel()
+        table.pending_start = None
+    if table.state in (PLAYING, "closed") or host.tables.get(table.id) is not table:
+        return
+    try:
+        check_seat_count(table)
+    except ProtocolError as exc:
+        table.broadcast({"type": "error", "code": exc.code, "words": exc.words})
+        return
+    start_game(table)
+
+
+def start_game(table: Table, told=None) -> str | None:
+    """Start the table's game; None, or the words every member (but `told`, who asked
+    and gets them as the answer) was sent when the start failed and the table stayed
+    where it was."""
+    state, ready = table.state, [seat.ready for seat in table.seats]
+    try:
+        table.start_game()
+        return None
+    except StoreError as exc:
+        words = (f"The game could not start: the host cannot save it ({exc.why}). "
+                 f"The table stays in the lobby.")
+        log.error("table %s: the game could not start: %s", table.id, exc.why)
+    except Exception:
+        log.exception("table %s: the game could not start", table.id)
+        words = "The game could not start: something went wrong on the host. The table stays in the lobby."
+    table.abandon_start(state, ready, words, told=told)
+    return words
