@@ -51,7 +51,6 @@ class BotLoop:
         self.timer: asyncio.TimerHandle | None = None
         self.in_flight = False
         self.ready_sent = False
-        self.decided_on: tuple | None = None  # the game the action in flight was chosen for
         self.entropy_for = None   # the commit of the game our entropy went to
 
     async def run(self) -> None:
@@ -147,10 +146,12 @@ class BotLoop:
     def _send(self, action: dict) -> None:
         self.timer = None
         self.in_flight = True
-        self.decided_on = self._game_state()
-        asyncio.ensure_future(self._act(action))
+        asyncio.ensure_future(self._act(action, self._game_state()))
 
-    async def _act(self, action: dict) -> None:
+    async def _act(self, action: dict, decided_on: tuple) -> None:
+        """Send one action chosen on the game as it was at `decided_on`. Each action keeps its
+        own: an event arriving while this one travels lets the bot choose and send another,
+        and that one's state must not make this one's refusal look like a bug."""
         try:
             if action.get("type") == "prelay" and "cards" in action:
                 await self.client.prelay(action["cards"])
@@ -158,7 +159,7 @@ class BotLoop:
                 await self.client.act(action)
         except ActionRefused as refusal:
             self.in_flight = False
-            if self._game_state() != self.decided_on:
+            if self._game_state() != decided_on:
                 self.schedule(0)  # lost a race: decide again about the game as it is now
             else:
                 log.warning("bot (%s) at seat %s: %r refused although legal: %s",
