@@ -20,16 +20,21 @@ def notifications(app) -> list[str]:
     return list(app.notices_shown)
 
 
+async def ana_makes_a_race_table_bo_joins(pilot, client, bo) -> None:
+    """Ana (the app) opens a race table by keys, no bots; Bo sits down, not ready."""
+    await wait_for(pilot, lambda: client.state == "connected", what="connection")
+    await pilot.press("n", "right", "enter")
+    await wait_for(pilot, lambda: client.table is not None, what="the table")
+    assert client.table["ruleset"] == "race"
+    await bo.join_table(client.table["id"])
+    await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
+
+
 async def test_lobby_create_ready_refusal_chat_start(tmp_path):
     async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n", "right", "enter")         # a race table, no bots
-            await wait_for(pilot, lambda: client.table is not None, what="the table")
-            assert client.table["ruleset"] == "race"
-            await bo.join_table(client.table["id"])
-            await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
+            await ana_makes_a_race_table_bo_joins(pilot, client, bo)
             # Starting before Bo is ready is refused, in words, and nothing starts.
             await pilot.press("g")
             await wait_for(pilot, lambda: any("ready" in n for n in notifications(app)), what="the refusal")
@@ -108,15 +113,18 @@ async def test_spectator_watches_and_cannot_act(tmp_path):
             await client.close()
 
 
-async def test_the_table_list_shows_as_soon_as_the_lobby_connects(tmp_path):
+async def test_the_table_list_shows_as_soon_as_the_lobby_connects(tmp_path, monkeypatch):
+    from kismet_tui.screens.lobby import LobbyScreen
+
+    monkeypatch.setattr(LobbyScreen, "POLL_S", 3600.0)  # no poll comes during this test
     async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
         await bo.create_table("knock", {})
         app, client = make_app(host, "Cy")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            # No key pressed, well before the lobby's 5-second poll: the table is listed,
-            # so "s" (watch) works at once instead of saying there is no table.
-            await wait_for(pilot, lambda: bool(app.screen.tables), 2.5, "the table list")
+            # No key pressed and no poll: the table is listed from the connection alone, so
+            # "s" (watch) works at once instead of saying there is no table.
+            await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
             await pilot.press("s")
             await wait_for(pilot, lambda: client.table is not None, what="watching Bo's table")
             await client.close()
@@ -127,11 +135,7 @@ async def test_the_owners_removal_is_told_on_screen(tmp_path):
     async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n", "right", "enter")         # a race table, no bots
-            await wait_for(pilot, lambda: client.table is not None, what="the table")
-            await bo.join_table(client.table["id"])
-            await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
+            await ana_makes_a_race_table_bo_joins(pilot, client, bo)
             await pilot.press("x")                           # remove the unready player
             await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
             await wait_for(pilot, lambda: any("Bo" in n and "remov" in n for n in notifications(app)),

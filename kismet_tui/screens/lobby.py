@@ -78,6 +78,7 @@ class TableList(DataTable):
 
 
 class LobbyScreen(Screen):
+    POLL_S = 5.0  # the table list is asked for again this often (and at once on connecting)
     BINDINGS = [
         Binding("n", "new_table", "New table"),
         Binding("s", "join(True)", "Watch"),
@@ -124,7 +125,7 @@ class LobbyScreen(Screen):
             table.add_column(label, width=width, key=label)
         table.focus()
         self.draw_my_table()
-        self.set_interval(5, self.poll_tables)
+        self.set_interval(self.POLL_S, self.poll_tables)
         self.pull_chat()
 
     def on_screen_resume(self) -> None:
