@@ -191,6 +191,8 @@ class DiceScreen(GameScreen):
         self.held: set[int] = set()
         self.cursor: str | None = None
         self.last_turn_key = None
+        self.card_width = -1  # the scorecard's drawn width: a layout pass when it changes
+        self.drawn: dict[str, Text] = {}  # what each widget shows now
         # The last hint, shown as marks (never applied to the player's own choices).
         self.hint_hold: set[int] | None = None
         self.hint_box: str | None = None
@@ -236,12 +238,25 @@ class DiceScreen(GameScreen):
                 self.cursor = self._best_box(view)
         elif not self.my_turn(view):
             self.cursor = None
-        self.query_one("#scorecard", Static).update(
-            render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box))
-        self.query_one("#dice", Static).update(
-            render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
-                        self.hint_hold))
-        self.query_one("#turn", Static).update(self._turn_line(view))
+        # A layout pass costs about half of a key press's redraw (it was most of what one ssh
+        # player's hold costs the host machine): the dice and the turn line have fixed sizes,
+        # and the scorecard's width changes only with the seats, the names or the room.
+        # What did not change is not drawn again (a hold redraws the dice alone).
+        card = render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box)
+        if card != self.drawn.get("scorecard"):
+            card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
+            self.query_one("#scorecard", Static).update(card, layout=card_width != self.card_width)
+            self.card_width = card_width
+        self._draw("dice", render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
+                                       self.hint_hold))
+        self._draw("turn", self._turn_line(view))
+        self.drawn["scorecard"] = card
+
+    def _draw(self, widget_id: str, text: Text) -> None:
+        """Show `text` in a widget of fixed size (no layout pass), if it changed."""
+        if text != self.drawn.get(widget_id):
+            self.query_one(f"#{widget_id}", Static).update(text, layout=False)
+            self.drawn[widget_id] = text
 
     def _turn_line(self, view: dict) -> Text:
         line = Text()
