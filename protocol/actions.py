@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .errors import ProtocolError
+from .plain import Plain
 
 MAX_SEATS = 8  # the most seats any game has (card ids run 0 .. 11 * seats - 1)
 
@@ -138,7 +139,7 @@ def _article(name: str) -> str:
     return ("An " if name[0] in "aeiou" else "A ") + name
 
 
-def build_action(ruleset: str, sent: Any) -> dict:
+def build_action(ruleset: str, sent: Any) -> Plain:
     """The action to apply, store and relay, built from the validated fields of `sent`."""
     if not isinstance(sent, dict) or not isinstance(sent.get("type"), str):
         raise ProtocolError("bad_message", "An action must be a map with a 'type'.")

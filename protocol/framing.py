@@ -19,6 +19,7 @@ import msgpack
 
 from . import limits
 from .errors import ProtocolError
+from .plain import Plain
 
 _LENGTH = struct.Struct(">I")
 
@@ -47,7 +48,7 @@ def _no_ext(code, data):
     raise ValueError("extension types are not part of the protocol")
 
 
-def encode(message: dict, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
+def encode(message: Plain, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
     """One frame: length prefix + msgpack body."""
     body = msgpack.packb(message, use_bin_type=True)
     if len(body) > max_frame:
@@ -55,7 +56,7 @@ def encode(message: dict, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
     return _LENGTH.pack(len(body)) + body
 
 
-def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> dict:
+def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> Plain:
     """The map in one frame's body, or ProtocolError('bad_frame')."""
     try:
         value = msgpack.unpackb(
@@ -85,7 +86,7 @@ def _unreadable(exc: Exception) -> ProtocolError:
     return ProtocolError("bad_frame", f"That message could not be read ({type(exc).__name__}).")
 
 
-async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIENT) -> dict:
+async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIENT) -> Plain:
     """Read one frame. Raises asyncio.IncompleteReadError at end of stream, ProtocolError
     ('too_big', fatal) for an oversized length, ProtocolError('bad_frame') for a bad body."""
     head = await reader.readexactly(limits.HEADER_BYTES)
@@ -110,7 +111,7 @@ class FrameReader:
     def feed(self, data: bytes) -> None:
         self._buffer += data
 
-    def next_message(self) -> dict | None:
+    def next_message(self) -> Plain | None:
         """The next whole message, or None until one has arrived in full. Raises
         ProtocolError('too_big', fatal) from an oversized length alone, and
         ProtocolError('bad_frame') for an unreadable body (that frame is skipped)."""

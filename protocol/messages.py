@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from . import limits
 from .errors import ProtocolError
+from .plain import Plain
 from .text import clean_chat, clean_name
 
 MAX_RULESET = 32
@@ -204,7 +205,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
 }
 
 
-def parse_client(message: Any) -> dict:
+def parse_client(message: Any) -> Plain:
     """A validated copy of one client message, defaults filled, or ProtocolError."""
     if not isinstance(message, dict):
         raise _bad("A message must be a map with a type.")

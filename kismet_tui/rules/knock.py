@@ -104,7 +104,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from . import cards
-from .base import Game, IllegalAction, canonical, check, whole_number_options
+from .base import Game, IllegalAction, Plain, canonical, check, whole_number_options
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,
@@ -121,7 +121,7 @@ OPTIONS = {
 }
 
 
-def normalize_options(options: dict) -> dict:
+def normalize_options(options: Plain) -> Plain:
     out = whole_number_options(options, OPTIONS, "knock", others=("chips",))
     out["chips"] = cards.chips_option(options)
     return out
@@ -150,7 +150,7 @@ def prelay_problem(numbers, chips) -> str | None:
 
 
 @lru_cache(maxsize=16)
-def _public_prelays(chips: tuple) -> dict:
+def _public_prelays(chips: tuple) -> Plain:
     """commitment -> numbers, for the empty pre-lay and every legal one- or two-card pre-lay
     (ascending), all with PUBLIC_SALT."""
     choices = [[]] + [[n] for n in cards.NUMBERS]
@@ -169,14 +169,14 @@ class KnockGame(Game):
     MIN_SEATS = 2
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
         self.chips = list(options["chips"])
         self.round = 0
         self.game_first_roller: int | None = None  # drawn once [D14]
         self.minus = [0] * seats
         self.round_scores: list[list[int]] = []
-        self.last_round: dict | None = None
+        self.last_round: Plain | None = None
         self.away_since: list[int | None] = [None] * seats
         self._start_round(start_ms)
 
@@ -195,7 +195,7 @@ class KnockGame(Game):
         self.stage: str | None = None
         self.turn_started = t_ms
         self.roll_from: int | None = None
-        self.roll: dict | None = None
+        self.roll: Plain | None = None
         self.roll_count = 0
 
     # ---- the contract -------------------------------------------------------------------
@@ -217,7 +217,7 @@ class KnockGame(Game):
             deadline = max(deadline, self.roll_from)
         return deadline
 
-    def result(self) -> dict | None:
+    def result(self) -> Plain | None:
         if self.phase != "over":
             return None
         best = min(self.minus)
@@ -225,7 +225,7 @@ class KnockGame(Game):
                 "winners": [s for s in range(self.seats) if self.minus[s] == best],
                 "round_scores": [list(r) for r in self.round_scores]}
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
         if self.away[seat] or self.phase == "over":
             return []
         if self.phase == "prelay_commit":
@@ -241,7 +241,7 @@ class KnockGame(Game):
             if numbers is None:
                 return []
             return [{"type": "reveal", "cards": list(numbers), "salt": PUBLIC_SALT}]
-        actions: list[dict] = []
+        actions: list[Plain] = []
         if seat == self.turn and self.stage == "roll" and self._may_roll_at(t_ms):
             actions.append({"type": "roll"})
         if seat == self.turn and self.stage == "decide":
@@ -258,7 +258,7 @@ class KnockGame(Game):
             actions += [{"type": "knock", "card": n} for n in self._matches(seat)]
         return actions
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Plain:
         return {
             "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
             "now": self.now, "away": list(self.away), "away_since": list(self.away_since),
@@ -274,7 +274,7 @@ class KnockGame(Game):
             "last_round": self.last_round,
         }
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None) -> Plain:
         players = []
         for s in range(self.seats):
             players.append({
@@ -334,7 +334,7 @@ class KnockGame(Game):
         check(self.phase == "play", "Wait: the players are still choosing their pre-lays.")
 
     # ---- pre-lay --------------------------------------------------------------------------
-    def _act_prelay(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_prelay(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         check(self.phase == "prelay_commit", "The time to choose a pre-lay is over.")
         self._check_present(seat)
         check(not self.defaulted[seat], "Time ran out: your pre-lay was left empty.")
@@ -345,7 +345,7 @@ class KnockGame(Game):
         self.commits[seat] = commit
         return [{"type": "committed", "seat": seat}] + self._after_commit(t_ms)
 
-    def _after_commit(self, t_ms: int) -> list[dict]:
+    def _after_commit(self, t_ms: int) -> list[Plain]:
         if any(self.commits[s] is None and not self.defaulted[s] for s in range(self.seats)):
             return []
         if all(c is None for c in self.commits):  # nobody has anything to reveal
@@ -354,7 +354,7 @@ class KnockGame(Game):
         self.phase_started = t_ms
         return []
 
-    def _act_reveal(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_reveal(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         check(self.phase == "prelay_reveal", "This is not the time to reveal a pre-lay.")
         self._check_present(seat)
         check(self.commits[seat] is not None, "Time ran out: your pre-lay was left empty.")
@@ -377,7 +377,7 @@ class KnockGame(Game):
             notes += self._prelays_take_effect(t_ms)
         return notes
 
-    def _prelays_take_effect(self, t_ms: int) -> list[dict]:
+    def _prelays_take_effect(self, t_ms: int) -> list[Plain]:
         for s in range(self.seats):
             for number in self.reveals[s] or []:
                 self._lay(s, number)
@@ -408,14 +408,14 @@ class KnockGame(Game):
         """[D15] The knock window of the turn before has passed (or there was none)."""
         return self.roll_from is None or t_ms >= self.roll_from
 
-    def _act_roll(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_roll(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat, "roll")
         if not self._may_roll_at(t_ms):
             raise IllegalAction(
                 f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.")
         return self._roll(seat)
 
-    def _roll(self, seat: int) -> list[dict]:
+    def _roll(self, seat: int) -> list[Plain]:
         dice = cards.roll_three(self.rng)
         self.roll_count += 1
         self.roll = {"no": self.roll_count, "roller": seat, "dice": dice,
@@ -426,7 +426,7 @@ class KnockGame(Game):
         return [{"type": "rolled", "seat": seat, "roll": self.roll_count, "dice": list(dice),
                  "targets": list(self.roll["targets"]), "joker": self.roll["joker"]}]
 
-    def _act_lay(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_lay(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat, "decide")
         number, extra = action.get("card"), action.get("extra")
         self._check_own_match(seat, number)
@@ -450,7 +450,7 @@ class KnockGame(Game):
             raise IllegalAction(f"Your {number} does not match this roll: the dice make "
                                 f"{cards.say_numbers(targets)}.")
 
-    def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[dict]:
+    def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[Plain]:
         for number in laying:
             self._lay(seat, number)
         self.roll["status"] = "laid"
@@ -460,12 +460,12 @@ class KnockGame(Game):
             return notes + self._round_over(t_ms)
         return notes + self._end_turn(t_ms)
 
-    def _act_pass(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_pass(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat, "decide")
         self.roll["status"] = "passed"
         return [{"type": "passed", "seat": seat}] + self._end_turn(t_ms)
 
-    def _end_turn(self, t_ms: int) -> list[dict]:
+    def _end_turn(self, t_ms: int) -> list[Plain]:
         self.turn = (self.turn + 1) % self.seats
         self.stage = "roll"
         self.turn_started = t_ms
@@ -473,7 +473,7 @@ class KnockGame(Game):
         return [{"type": "turn", "seat": self.turn, "roll_from": self.roll_from}]
 
     # ---- knocking ---------------------------------------------------------------------------
-    def _act_knock(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_knock(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_playing()
         self._check_present(seat)
         roll = self.roll
@@ -536,7 +536,7 @@ class KnockGame(Game):
     def _on_back(self, seat: int, t_ms: int) -> None:
         self.away_since[seat] = None
 
-    def _on_timeout(self, t_ms: int) -> list[dict]:
+    def _on_timeout(self, t_ms: int) -> list[Plain]:
         if self.phase == "prelay_commit":
             notes = []
             for s in range(self.seats):
@@ -568,7 +568,7 @@ class KnockGame(Game):
         return notes + self._roller_lays(seat, laying, t_ms)
 
     # ---- end of a round ---------------------------------------------------------------------
-    def _round_over(self, t_ms: int) -> list[dict]:
+    def _round_over(self, t_ms: int) -> list[Plain]:
         minus = [self._open_chips(s) for s in range(self.seats)]
         winners = [s for s in range(self.seats) if not self.open[s]]
         for s in range(self.seats):

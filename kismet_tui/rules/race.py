@@ -83,7 +83,7 @@ Plain data; the order of the face-down pile is never shown, only its size.
 from __future__ import annotations
 
 from . import cards
-from .base import Game, IllegalAction, check, whole_number_options
+from .base import Game, IllegalAction, Plain, check, whole_number_options
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -93,7 +93,7 @@ OPTIONS = {
 }
 
 
-def normalize_options(options: dict) -> dict:
+def normalize_options(options: Plain) -> Plain:
     out = whole_number_options(options, OPTIONS, "race", others=("chips",))
     out["chips"] = cards.chips_option(options)
     return out
@@ -104,7 +104,7 @@ class RaceGame(Game):
     MIN_SEATS = 2
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
         self.chips = list(options["chips"])
         # [D19] The pile: cards nobody has seen (ascending ids) and the cards slid under it.
@@ -118,9 +118,9 @@ class RaceGame(Game):
         self.round = 0
         self.dice: list[int] | None = None
         self.targets: list[int] = []
-        self.grabs: list[dict] = []  # this round, in stamp order
+        self.grabs: list[Plain] = []  # this round, in stamp order
         self.passed = [False] * seats
-        self.last_round: dict | None = None
+        self.last_round: Plain | None = None
 
     # ---- the pile [D19] -------------------------------------------------------------------
     @property
@@ -142,14 +142,14 @@ class RaceGame(Game):
         return [sum(cards.chip(cards.number_of(c), self.chips) for c in pile)
                 for pile in self.winning]
 
-    def result(self) -> dict | None:
+    def result(self) -> Plain | None:
         if self.phase != "over":
             return None
         scores = self.scores()
         best = max(scores)
         return {"scores": scores, "winners": [s for s in range(self.seats) if scores[s] == best]}
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
         if self.phase != "grabbing" or self.away[seat] or self._done(seat):
             return []
         taken = {g["pos"] for g in self.grabs}
@@ -157,7 +157,7 @@ class RaceGame(Game):
                  for pos, card in enumerate(self.circle) if card is not None and pos not in taken]
         return grabs + [{"type": "pass"}]
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Plain:
         return {
             "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
             "now": self.now, "away": list(self.away), "rng": self.rng.state(),
@@ -169,7 +169,7 @@ class RaceGame(Game):
             "last_round": self.last_round,
         }
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None) -> Plain:
         grabbed_by = {g["pos"]: g["seat"] for g in self.grabs}
         circle = []
         for pos, card in enumerate(self.circle):
@@ -214,7 +214,7 @@ class RaceGame(Game):
         check(not self._grab_of(seat), "You already grabbed a card this round: a grab is final.")
         check(not self.passed[seat], "You passed this round.")
 
-    def _act_grab(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_grab(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_can_act(seat, t_ms)
         pos = action.get("card")
         check(isinstance(pos, int) and not isinstance(pos, bool)
@@ -233,17 +233,17 @@ class RaceGame(Game):
         notes = [{"type": "grabbed", "seat": seat, "pos": pos, "card": card}]
         return notes + self._maybe_end_round(t_ms)
 
-    def _act_pass(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_pass(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_can_act(seat, t_ms)
         self.passed[seat] = True
         return [{"type": "passed", "seat": seat}] + self._maybe_end_round(t_ms)
 
-    def _act_away(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_away(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         notes = super()._act_away(seat, action, t_ms)
         # An away player counts as passed [D18]: that may be the last one the round awaited.
         return notes + self._maybe_end_round(t_ms)
 
-    def _on_timeout(self, t_ms: int) -> list[dict]:
+    def _on_timeout(self, t_ms: int) -> list[Plain]:
         if self.phase == "countdown":
             return self._roll(t_ms)
         if self.phase == "grabbing":
@@ -254,7 +254,7 @@ class RaceGame(Game):
         return [{"type": "countdown", "deadline": self.deadline}]
 
     # ---- the round ------------------------------------------------------------------------
-    def _grab_of(self, seat: int) -> dict | None:
+    def _grab_of(self, seat: int) -> Plain | None:
         return next((g for g in self.grabs if g["seat"] == seat), None)
 
     def _done(self, seat: int) -> bool:
@@ -263,7 +263,7 @@ class RaceGame(Game):
     def _shows_target(self, card: int) -> bool:
         return cards.number_of(card) in self.targets
 
-    def _roll(self, t_ms: int) -> list[dict]:
+    def _roll(self, t_ms: int) -> list[Plain]:
         self.dice = cards.roll_three(self.rng)
         self.targets = cards.targets(self.dice)
         self.round += 1
@@ -285,7 +285,7 @@ class RaceGame(Game):
         self.deadline = t_ms + self.options["round_limit_ms"]
         return notes + self._maybe_end_round(t_ms)
 
-    def _maybe_end_round(self, t_ms: int) -> list[dict]:
+    def _maybe_end_round(self, t_ms: int) -> list[Plain]:
         if self.phase != "grabbing":
             return []
         if all(self._done(s) for s in range(self.seats)):
@@ -296,7 +296,7 @@ class RaceGame(Game):
             return self._end_round(t_ms, "no_match_left")
         return []
 
-    def _end_round(self, t_ms: int, why: str) -> list[dict]:
+    def _end_round(self, t_ms: int, why: str) -> list[Plain]:
         notes = [{"type": "round_ended", "why": why}]
         reveals = []
         for grab in self.grabs:  # stamp order
@@ -318,7 +318,7 @@ class RaceGame(Game):
                            "dealt": [], "why": why}
         return notes + self._refill_or_end(t_ms)
 
-    def _refill_or_end(self, t_ms: int) -> list[dict]:
+    def _refill_or_end(self, t_ms: int) -> list[Plain]:
         empty = [pos for pos, card in enumerate(self.circle) if card is None]
         if self.pile_count < len(empty):
             self.phase = "over"
