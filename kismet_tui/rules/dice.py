@@ -92,9 +92,10 @@ Notes returned by `apply` (in this order when several):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
 
-from .base import Game, IllegalAction, Plain, check, check_known_options, int_option
+from .base import Chance, Game, IllegalAction, Plain, check, check_known_options, int_option
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -144,7 +145,7 @@ def basic_bonus(total: int) -> int:
     return 0
 
 
-def check_dice(dice) -> tuple[int, ...]:
+def check_dice(dice: object) -> tuple[int, ...]:
     """The dice as a tuple of five faces, or IllegalAction saying what is wrong."""
     if not isinstance(dice, (list, tuple)) or len(dice) != 5:
         raise IllegalAction("Kismet is scored with exactly five dice.")
@@ -154,11 +155,11 @@ def check_dice(dice) -> tuple[int, ...]:
     return tuple(dice)
 
 
-def is_five_of_a_kind(dice) -> bool:
+def is_five_of_a_kind(dice: Iterable[int]) -> bool:
     return len(set(dice)) == 1
 
 
-def _two_pair_same_color(counts: Counter) -> bool:
+def _two_pair_same_color(counts: Counter[int]) -> bool:
     # [D2] four (or five) of one face is two pairs of the same colour.
     if max(counts.values()) >= 4:
         return True
@@ -166,16 +167,16 @@ def _two_pair_same_color(counts: Counter) -> bool:
     return any(COLOR[a] == COLOR[b] for i, a in enumerate(pairs) for b in pairs[i + 1:])
 
 
-def _full_house(counts: Counter) -> bool:
+def _full_house(counts: Counter[int]) -> bool:
     # [D3] three of one face and two of ANOTHER: five of a kind is not a natural full house.
     return sorted(counts.values()) == [2, 3]
 
 
-def _one_color(dice) -> bool:
+def _one_color(dice: Iterable[int]) -> bool:
     return len({COLOR[face] for face in dice}) == 1
 
 
-def score(box: str, dice, joker: bool = False) -> int:
+def score(box: str, dice: Sequence[int], joker: bool = False) -> int:
     """The points `dice` earn in `box`; 0 when the dice do not meet the box's pattern.
 
     `joker=True` scores five of a kind as a joker [D5]: it meets every pattern except the
@@ -191,21 +192,21 @@ def score(box: str, dice, joker: bool = False) -> int:
     """
     if box not in BOX_NAMES:
         raise IllegalAction(f"There is no box called '{box}' on a Kismet card.")
-    dice = check_dice(dice)
-    if joker and not is_five_of_a_kind(dice):
+    five = check_dice(dice)
+    if joker and not is_five_of_a_kind(five):
         raise IllegalAction("Only five of a kind can be scored as a joker.")
-    total = sum(dice)
+    total = sum(five)
     if box in BOX_FACE:
         # A joker in its own number box scores as usual; in another number box it is a scratch.
         face = BOX_FACE[box]
-        return face * dice.count(face)
+        return face * five.count(face)
     if joker:
         return 0 if box == "straight" else _points_when_met(box, total)
-    return _points_when_met(box, total) if PATTERNS[box](dice, Counter(dice)) else 0
+    return _points_when_met(box, total) if PATTERNS[box](five, Counter(five)) else 0
 
 
 # Whether five dice (and their face counts) meet each Kismet-section box's pattern.
-PATTERNS = {
+PATTERNS: dict[str, Callable[[tuple[int, ...], Counter[int]], bool]] = {
     "two_pair_same_color": lambda dice, counts: _two_pair_same_color(counts),
     "three_of_a_kind": lambda dice, counts: max(counts.values()) >= 3,
     "straight": lambda dice, counts: tuple(sorted(dice)) in STRAIGHTS,
@@ -281,9 +282,11 @@ class DiceGame(Game):
     MIN_SEATS = 1
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: Plain, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng: Chance, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
-        self.cards = [{box: None for box in BOXES} for _ in range(seats)]
+        # Per seat, box -> points, None while the box is open.
+        self.cards: list[dict[str, int | None]] = [{box: None for box in BOXES}
+                                                   for _ in range(seats)]
         self.away_since: list[int | None] = [None] * seats
         self.rolloff, first = self._roll_off()
         self.first = first
@@ -293,7 +296,7 @@ class DiceGame(Game):
         self._begin_turn(first, start_ms)
 
     # ---- chance at fixed points -----------------------------------------------------------
-    def _roll_off(self) -> tuple[list, int]:
+    def _roll_off(self) -> tuple[list[list[list[int]]], int]:
         """[D6] Every seat rolls one die, in seat order; the seats tied for highest roll again,
         in seat order, until one is highest. Drawn when the game is created, before any turn.
         A solo game draws nothing."""
@@ -394,7 +397,7 @@ class DiceGame(Game):
         self.over = True
         self.dice = []
         self.rolls = 0
-        result = self.result()
+        result = self._final_result()
         return [{"type": "game_over", "scores": result["scores"], "winners": result["winners"]}]
 
     # ---- actions ---------------------------------------------------------------------------
@@ -469,9 +472,10 @@ class DiceGame(Game):
     def next_deadline(self) -> int | None:
         if self.over:
             return None
-        deadlines = []
-        if self.away[self.current]:
-            since = max(self.turn_start, self.away_since[self.current])
+        deadlines: list[int] = []
+        away_since = self.away_since[self.current]  # (set by _on_away whenever away)
+        if self.away[self.current] and away_since is not None:
+            since = max(self.turn_start, away_since)
             deadlines.append(since + self.options["away_limit_ms"])
         if self.options["turn_limit_ms"]:
             deadlines.append(self.turn_start + self.options["turn_limit_ms"])
@@ -482,7 +486,7 @@ class DiceGame(Game):
         # still the player's (the host stamps its timeout first if it is due).
         if self.over or seat != self.current or self.away[seat]:
             return []
-        actions = []
+        actions: list[Plain] = []
         if self.rolls == 0:
             actions.append({"type": "roll", "hold": []})
         elif self.rolls < 3:
@@ -498,6 +502,9 @@ class DiceGame(Game):
     def result(self) -> Plain | None:
         if not self.over:
             return None
+        return self._final_result()
+
+    def _final_result(self) -> Plain:
         totals = self.totals()
         scores = [t["total"] for t in totals]
         high = max(scores)

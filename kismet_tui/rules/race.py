@@ -83,7 +83,7 @@ Plain data; the order of the face-down pile is never shown, only its size.
 from __future__ import annotations
 
 from . import cards
-from .base import Game, IllegalAction, Plain, check, whole_number_options
+from .base import Chance, Game, IllegalAction, Plain, check, whole_number_options
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -94,7 +94,7 @@ OPTIONS = {
 
 
 def normalize_options(options: Plain) -> Plain:
-    out = whole_number_options(options, OPTIONS, "race", others=("chips",))
+    out: Plain = whole_number_options(options, OPTIONS, "race", others=("chips",))
     out["chips"] = cards.chips_option(options)
     return out
 
@@ -104,7 +104,7 @@ class RaceGame(Game):
     MIN_SEATS = 2
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: Plain, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng: Chance, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
         self.chips = list(options["chips"])
         # [D19] The pile: cards nobody has seen (ascending ids) and the cards slid under it.
@@ -145,6 +145,9 @@ class RaceGame(Game):
     def result(self) -> Plain | None:
         if self.phase != "over":
             return None
+        return self._final_result()
+
+    def _final_result(self) -> Plain:
         scores = self.scores()
         best = max(scores)
         return {"scores": scores, "winners": [s for s in range(self.seats) if scores[s] == best]}
@@ -171,7 +174,7 @@ class RaceGame(Game):
 
     def view(self, seat: int | None) -> Plain:
         grabbed_by = {g["pos"]: g["seat"] for g in self.grabs}
-        circle = []
+        circle: list[Plain | None] = []
         for pos, card in enumerate(self.circle):
             if card is None:
                 circle.append(None)
@@ -193,7 +196,7 @@ class RaceGame(Game):
             "ruleset": self.RULESET, "seats": self.seats, "you": seat, "phase": self.phase,
             "deadline": self.deadline, "round": self.round, "chips": list(self.chips),
             "dice": list(self.dice) if self.dice else None, "targets": list(self.targets),
-            "joker": bool(self.dice) and cards.is_joker(self.dice),
+            "joker": self.dice is not None and cards.is_joker(self.dice),
             "circle": circle, "pile_count": self.pile_count, "removed_count": len(self.removed),
             "grabs": [dict(g) for g in self.grabs],
             "passed": [s for s in range(self.seats) if self.passed[s]],
@@ -205,7 +208,8 @@ class RaceGame(Game):
     # ---- actions --------------------------------------------------------------------------
     def _check_can_act(self, seat: int, t_ms: int) -> None:
         if self.phase == "countdown":
-            wait = cards.seconds_words(max(0, self.deadline - t_ms))
+            left = 0 if self.deadline is None else self.deadline - t_ms  # (a countdown has one)
+            wait = cards.seconds_words(max(0, left))
             raise IllegalAction(f"Wait for the dice: they roll in {wait} s.")
         check(self.phase != "pause", "This round is over: the next roll is coming.")
         check(self.phase != "over", "The game is over.")
@@ -217,9 +221,9 @@ class RaceGame(Game):
     def _act_grab(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_can_act(seat, t_ms)
         pos = action.get("card")
-        check(isinstance(pos, int) and not isinstance(pos, bool)
-              and 0 <= pos < cards.CIRCLE_SIZE,
-              "Say which card of the circle to grab: a place from 0 to 10.")
+        if not (isinstance(pos, int) and not isinstance(pos, bool)
+                and 0 <= pos < cards.CIRCLE_SIZE):
+            raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.")
         card = self.circle[pos]
         check(card is not None, "There is no card at that place.")
         if "id" in action:
@@ -297,6 +301,7 @@ class RaceGame(Game):
         return []
 
     def _end_round(self, t_ms: int, why: str) -> list[Plain]:
+        assert self.dice is not None  # a round ends only after its roll
         notes = [{"type": "round_ended", "why": why}]
         reveals = []
         for grab in self.grabs:  # stamp order
@@ -323,13 +328,14 @@ class RaceGame(Game):
         if self.pile_count < len(empty):
             self.phase = "over"
             self.deadline = None
-            result = self.result()
+            result = self._final_result()
             return [{"type": "game_over", "scores": result["scores"],
                      "winners": result["winners"]}]
         dealt = []
         for pos in empty:
             self.circle[pos] = self._deal()
             dealt.append({"pos": pos, "card": self.circle[pos]})
+        assert self.last_round is not None  # set by the caller, _roll or _end_round
         self.last_round["dealt"] = dealt
         self.phase = "pause"
         self.deadline = t_ms + self.options["reveal_ms"]
