@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from typing import NoReturn
 
 import msgpack
 
@@ -29,7 +30,8 @@ class FrameLimits:
 
     __slots__ = ("max_frame", "max_array", "max_map", "max_str", "max_bin")
 
-    def __init__(self, max_frame, max_array, max_map, max_str, max_bin):
+    def __init__(self, max_frame: int, max_array: int, max_map: int, max_str: int,
+                 max_bin: int):
         self.max_frame = max_frame
         self.max_array = max_array
         self.max_map = max_map
@@ -44,13 +46,13 @@ FROM_HOST = FrameLimits(limits.MAX_HOST_FRAME, limits.MAX_HOST_ARRAY_LEN,
                         limits.MAX_HOST_MAP_LEN, limits.MAX_HOST_FRAME, limits.MAX_HOST_FRAME)
 
 
-def _no_ext(code, data):
+def _no_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError("extension types are not part of the protocol")
 
 
 def encode(message: Plain, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
     """One frame: length prefix + msgpack body."""
-    body = msgpack.packb(message, use_bin_type=True)
+    body: bytes = msgpack.packb(message, use_bin_type=True)
     if len(body) > max_frame:
         raise ValueError(f"frame of {len(body)} bytes is over the {max_frame} byte limit")
     return _LENGTH.pack(len(body)) + body

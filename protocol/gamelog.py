@@ -18,6 +18,8 @@ msgpack, so the UI's replay viewer can use it without the host.
 from __future__ import annotations
 
 import struct
+import os
+from collections.abc import Iterator
 from typing import BinaryIO
 
 import msgpack
@@ -34,11 +36,11 @@ class LogError(ValueError):
 
 
 def record_bytes(record: Plain) -> bytes:
-    body = msgpack.packb(record, use_bin_type=True)
+    body: bytes = msgpack.packb(record, use_bin_type=True)
     return _LENGTH.pack(len(body)) + body
 
 
-def iter_records(stream: BinaryIO):
+def iter_records(stream: BinaryIO) -> Iterator[Plain]:
     """Each complete record in order; a torn tail ends the iteration quietly."""
     while True:
         head = stream.read(4)
@@ -59,14 +61,14 @@ def iter_records(stream: BinaryIO):
         yield record
 
 
-def read_log(path) -> tuple[Plain, list[Plain]]:
+def read_log(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
     """(header, events) of a log file. Events are {seq, t, seat, action} in sequence order,
     ready for `kismet_tui.rules.replay(header, events)`."""
     header, events, _end = read_log_full(path)
     return header, events
 
 
-def read_log_full(path) -> tuple[Plain, list[Plain], Plain | None]:
+def read_log_full(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain | None]:
     """(header, events, end): `end` is the end record, or None if the game was unfinished."""
     with open(path, "rb") as stream:
         records = iter_records(stream)
