@@ -162,7 +162,7 @@ class GameWriter:
     def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            record = {"kind": "end", "result": result}
+            record: dict[str, object] = {"kind": "end", "result": result}
             if server_seed is not None:
                 record["server_seed"] = server_seed  # protocol version 2: revealed at the end
             write_all(self.disk, self._fd, record_bytes(record), self.size)
