@@ -35,8 +35,9 @@ from pathlib import Path
 
 from protocol.gamelog import LogError, iter_records, read_log_full, record_bytes
 
-# errno -> how players are told why the host cannot save ("its disk is full").
-_WHY = {
+# errno -> how players are told why the host cannot save ("its disk is full"). Looked up by
+# OSError.errno, which is None for an error the OS did not number.
+_WHY: dict[int | None, str] = {
     errno.ENOSPC: "its disk is full",
     errno.EDQUOT: "its disk quota is used up",
     errno.EROFS: "its disk is read-only",
