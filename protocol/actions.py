@@ -13,9 +13,11 @@ same table for other implementations.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TypeGuard
 
 from .errors import ProtocolError
+from .plain import Plain
 
 MAX_SEATS = 8  # the most seats any game has (card ids run 0 .. 11 * seats - 1)
 
@@ -24,22 +26,26 @@ def _refuse(words: str) -> ProtocolError:
     return ProtocolError("illegal", words)
 
 
-def _is_int(value: Any) -> bool:
+# A field's check: (the value as sent, the field's name) -> the value to store, or raise.
+Check = Callable[[object, str], object]
+
+
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 # ---- field kinds: (value, what) -> the value to store, or raise -----------------------------
 
-def whole(low: int, high: int, words: str) -> Callable:
-    def check(value, what):
+def whole(low: int, high: int, words: str) -> Check:
+    def check(value: object, what: str) -> object:
         if not _is_int(value) or not low <= value <= high:
             raise _refuse(words)
         return value
     return check
 
 
-def whole_list(low: int, high: int, most: int, words: str) -> Callable:
-    def check(value, what):
+def whole_list(low: int, high: int, most: int, words: str) -> Check:
+    def check(value: object, what: str) -> object:
         if not isinstance(value, list) or len(value) > most:
             raise _refuse(words)
         for item in value:
@@ -49,29 +55,29 @@ def whole_list(low: int, high: int, most: int, words: str) -> Callable:
     return check
 
 
-def hex_text(low: int, high: int, words: str) -> Callable:
+def hex_text(low: int, high: int, words: str) -> Check:
     digits = set("0123456789abcdef")
 
-    def check(value, what):
+    def check(value: object, what: str) -> object:
         if not isinstance(value, str) or not low <= len(value) <= high or set(value) - digits:
             raise _refuse(words)
         return value
     return check
 
 
-def word(most: int, words: str) -> Callable:
+def word(most: int, words: str) -> Check:
     """A short identifier (a box id): lowercase letters and underscores."""
     allowed = set("abcdefghijklmnopqrstuvwxyz_")
 
-    def check(value, what):
+    def check(value: object, what: str) -> object:
         if not isinstance(value, str) or not 0 < len(value) <= most or set(value) - allowed:
             raise _refuse(words)
         return value
     return check
 
 
-def flag(words: str) -> Callable:
-    def check(value, what):
+def flag(words: str) -> Check:
+    def check(value: object, what: str) -> object:
         if not isinstance(value, bool):
             raise _refuse(words)
         return value
@@ -83,14 +89,15 @@ class Field:
 
     __slots__ = ("check", "nullable")
 
-    def __init__(self, check: Callable, nullable: bool = False):
+    def __init__(self, check: Check, nullable: bool = False):
         self.check = check
         self.nullable = nullable
 
 
 # The host stamps these for every game; a client may not (the engine refuses them from a seat).
 SEAT = Field(whole(0, MAX_SEATS - 1, "Away and back events must name a seat at the table."))
-HOST_ACTIONS = {"timeout": {}, "away": {"seat": SEAT}, "back": {"seat": SEAT}}
+HOST_ACTIONS: dict[str, dict[str, Field]] = {
+    "timeout": {}, "away": {"seat": SEAT}, "back": {"seat": SEAT}}
 
 # ruleset -> action type -> (the name a player reads, {field: Field}). Every field optional
 # unless the engine's own words say it is needed; the engine then refuses a missing one.
@@ -138,7 +145,7 @@ def _article(name: str) -> str:
     return ("An " if name[0] in "aeiou" else "A ") + name
 
 
-def build_action(ruleset: str, sent: Any) -> dict:
+def build_action(ruleset: str, sent: object) -> Plain:
     """The action to apply, store and relay, built from the validated fields of `sent`."""
     if not isinstance(sent, dict) or not isinstance(sent.get("type"), str):
         raise ProtocolError("bad_message", "An action must be a map with a 'type'.")
@@ -151,7 +158,7 @@ def build_action(ruleset: str, sent: Any) -> dict:
     else:
         shown = kind[:24] if kind.isprintable() else "?"
         raise _refuse(f"There is no action called '{shown}' in this game.")
-    built = {"type": kind}
+    built: Plain = {"type": kind}
     for key, value in sent.items():
         if key == "type":
             continue

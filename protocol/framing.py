@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from typing import NoReturn
 
 import msgpack
 
 from . import limits
 from .errors import ProtocolError
+from .plain import Plain
 
 _LENGTH = struct.Struct(">I")
 
@@ -28,7 +30,8 @@ class FrameLimits:
 
     __slots__ = ("max_frame", "max_array", "max_map", "max_str", "max_bin")
 
-    def __init__(self, max_frame, max_array, max_map, max_str, max_bin):
+    def __init__(self, max_frame: int, max_array: int, max_map: int, max_str: int,
+                 max_bin: int):
         self.max_frame = max_frame
         self.max_array = max_array
         self.max_map = max_map
@@ -43,19 +46,19 @@ FROM_HOST = FrameLimits(limits.MAX_HOST_FRAME, limits.MAX_HOST_ARRAY_LEN,
                         limits.MAX_HOST_MAP_LEN, limits.MAX_HOST_FRAME, limits.MAX_HOST_FRAME)
 
 
-def _no_ext(code, data):
+def _no_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError("extension types are not part of the protocol")
 
 
-def encode(message: dict, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
+def encode(message: Plain, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
     """One frame: length prefix + msgpack body."""
-    body = msgpack.packb(message, use_bin_type=True)
+    body: bytes = msgpack.packb(message, use_bin_type=True)
     if len(body) > max_frame:
         raise ValueError(f"frame of {len(body)} bytes is over the {max_frame} byte limit")
     return _LENGTH.pack(len(body)) + body
 
 
-def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> dict:
+def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> Plain:
     """The map in one frame's body, or ProtocolError('bad_frame')."""
     try:
         value = msgpack.unpackb(
@@ -85,7 +88,7 @@ def _unreadable(exc: Exception) -> ProtocolError:
     return ProtocolError("bad_frame", f"That message could not be read ({type(exc).__name__}).")
 
 
-async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIENT) -> dict:
+async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIENT) -> Plain:
     """Read one frame. Raises asyncio.IncompleteReadError at end of stream, ProtocolError
     ('too_big', fatal) for an oversized length, ProtocolError('bad_frame') for a bad body."""
     head = await reader.readexactly(limits.HEADER_BYTES)
@@ -110,7 +113,7 @@ class FrameReader:
     def feed(self, data: bytes) -> None:
         self._buffer += data
 
-    def next_message(self) -> dict | None:
+    def next_message(self) -> Plain | None:
         """The next whole message, or None until one has arrived in full. Raises
         ProtocolError('too_big', fatal) from an oversized length alone, and
         ProtocolError('bad_frame') for an unreadable body (that frame is skipped)."""

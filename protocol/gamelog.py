@@ -18,11 +18,14 @@ msgpack, so the UI's replay viewer can use it without the host.
 from __future__ import annotations
 
 import struct
+import os
+from collections.abc import Iterator
 from typing import BinaryIO
 
 import msgpack
 
 from . import limits
+from .plain import Plain
 
 _LENGTH = struct.Struct(">I")
 MAX_RECORD = limits.MAX_HOST_FRAME
@@ -32,12 +35,12 @@ class LogError(ValueError):
     """The file is not a Kismet game log."""
 
 
-def record_bytes(record: dict) -> bytes:
-    body = msgpack.packb(record, use_bin_type=True)
+def record_bytes(record: Plain) -> bytes:
+    body: bytes = msgpack.packb(record, use_bin_type=True)
     return _LENGTH.pack(len(body)) + body
 
 
-def iter_records(stream: BinaryIO):
+def iter_records(stream: BinaryIO) -> Iterator[Plain]:
     """Each complete record in order; a torn tail ends the iteration quietly."""
     while True:
         head = stream.read(4)
@@ -58,21 +61,21 @@ def iter_records(stream: BinaryIO):
         yield record
 
 
-def read_log(path) -> tuple[dict, list[dict]]:
+def read_log(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
     """(header, events) of a log file. Events are {seq, t, seat, action} in sequence order,
     ready for `kismet_tui.rules.replay(header, events)`."""
     header, events, _end = read_log_full(path)
     return header, events
 
 
-def read_log_full(path) -> tuple[dict, list[dict], dict | None]:
+def read_log_full(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain | None]:
     """(header, events, end): `end` is the end record, or None if the game was unfinished."""
     with open(path, "rb") as stream:
         records = iter_records(stream)
         first = next(records, None)
         if first is None or first.get("kind") != "header" or not isinstance(first.get("header"), dict):
             raise LogError(f"{path} does not start with a game header")
-        events: list[dict] = []
+        events: list[Plain] = []
         end = None
         for record in records:
             kind = record.get("kind")

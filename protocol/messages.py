@@ -10,10 +10,12 @@ carries back as `re`.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TypeGuard, cast
 
 from . import limits
 from .errors import ProtocolError
+from .plain import Plain
 from .text import clean_chat, clean_name
 
 MAX_RULESET = 32
@@ -24,11 +26,15 @@ def _bad(words: str) -> ProtocolError:
     return ProtocolError("bad_message", words)
 
 
-def _is_int(value: Any) -> bool:
+# A field checker: (the value as sent, the field's name) -> the value to keep, or raise.
+Checker = Callable[[object, str], object]
+
+
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def request_id(message: Any) -> int | None:
+def request_id(message: object) -> int | None:
     """The message's valid `id`, or None."""
     if isinstance(message, dict):
         rid = message.get("id")
@@ -39,8 +45,8 @@ def request_id(message: Any) -> int | None:
 
 # ---- field checkers: (value, field name) -> cleaned value, or raise ------------------------
 
-def integer(low: int, high: int) -> Callable:
-    def check(value, field):
+def integer(low: int, high: int) -> Callable[[object, str], int]:
+    def check(value: object, field: str) -> int:
         if not _is_int(value):
             raise _bad(f"'{field}' must be a whole number.")
         if not low <= value <= high:
@@ -49,8 +55,9 @@ def integer(low: int, high: int) -> Callable:
     return check
 
 
-def text(max_len: int, clean: Callable | None = None) -> Callable:
-    def check(value, field):
+def text(max_len: int,
+         clean: Callable[[str], str] | None = None) -> Callable[[object, str], str]:
+    def check(value: object, field: str) -> str:
         if not isinstance(value, str):
             raise _bad(f"'{field}' must be text.")
         if len(value) > max_len:
@@ -59,7 +66,7 @@ def text(max_len: int, clean: Callable | None = None) -> Callable:
     return check
 
 
-def name_field(value, field):
+def name_field(value: object, field: str) -> str:
     """A player's name: cleaned (protocol.text), then cut to MAX_NAME. Clients send up to
     four times that (a long login name is cut, not refused); more is refused in words."""
     if not isinstance(value, str):
@@ -69,7 +76,7 @@ def name_field(value, field):
     return clean_name(value)
 
 
-def chat_field(value, field):
+def chat_field(value: object, field: str) -> str:
     """One chat line, cleaned; over MAX_CHAT characters it is refused in words, never cut."""
     if not isinstance(value, str):
         raise _bad("A chat line must be text.")
@@ -80,19 +87,19 @@ def chat_field(value, field):
     return cleaned
 
 
-def boolean(value, field):
+def boolean(value: object, field: str) -> bool:
     if not isinstance(value, bool):
         raise _bad(f"'{field}' must be true or false.")
     return value
 
 
-def optional(checker: Callable) -> Callable:
-    def check(value, field):
+def optional(checker: Checker) -> Checker:
+    def check(value: object, field: str) -> object:
         return None if value is None else checker(value, field)
     return check
 
 
-def plain_data(value, field, depth=0):
+def plain_data(value: object, field: str, depth: int = 0) -> object:
     """Maps with text keys, lists, text, whole numbers, booleans and nil: what game actions
     and options are made of. No floats (game state holds none), no bytes, no binary keys."""
     if depth > limits.MAX_DEPTH:
@@ -121,29 +128,29 @@ def plain_data(value, field, depth=0):
     raise _bad(f"'{field}' may hold only maps, lists, text, whole numbers and true/false.")
 
 
-def plain_map(value, field):
+def plain_map(value: object, field: str) -> Plain:
     if not isinstance(value, dict):
         raise _bad(f"'{field}' must be a map.")
-    return plain_data(value, field)
+    return cast(Plain, plain_data(value, field))  # (a map comes back a map, text keys checked)
 
 
-def action_map(value, field):
-    value = plain_map(value, field)
-    if not isinstance(value.get("type"), str):
+def action_map(value: object, field: str) -> Plain:
+    action = plain_map(value, field)
+    if not isinstance(action.get("type"), str):
         raise _bad("An action must be a map with a 'type'.")
-    return value
+    return action
 
 
-def options_map(value, field):
+def options_map(value: object, field: str) -> Plain:
     if value is None:
         return {}
-    value = plain_map(value, field)
-    if len(value) > limits.MAX_OPTIONS:
+    options = plain_map(value, field)
+    if len(options) > limits.MAX_OPTIONS:
         raise _bad(f"'{field}' has too many entries.")
-    return value
+    return options
 
 
-def bots_field(value, field):
+def bots_field(value: object, field: str) -> list[str]:
     """A number of bots (default level) or a list of levels, one per bot."""
     if _is_int(value):
         return ["greedy"] * integer(0, limits.MAX_BOTS_PER_TABLE)(value, field)
@@ -154,15 +161,15 @@ def bots_field(value, field):
     raise _bad(f"'{field}' must be a number of bots or a list of bot levels.")
 
 
-def int_list(max_len: int) -> Callable:
-    def check(value, field):
+def int_list(max_len: int) -> Callable[[object, str], list[int]]:
+    def check(value: object, field: str) -> list[int]:
         if not isinstance(value, list) or len(value) > max_len:
             raise _bad(f"'{field}' must be a list of at most {max_len} numbers.")
         return [integer(0, limits.MAX_REQUEST_ID)(item, field) for item in value]
     return check
 
 
-def entropy_bytes(value, field):
+def entropy_bytes(value: object, field: str) -> bytes:
     """A player's 16 random bytes for the next game's chance (protocol version 2)."""
     if not isinstance(value, (bytes, bytearray)) or len(value) != limits.ENTROPY_BYTES:
         raise _bad(f"'{field}' must be {limits.ENTROPY_BYTES} random bytes.")
@@ -172,7 +179,7 @@ def entropy_bytes(value, field):
 REQUIRED = object()
 
 # type -> {field: (checker, default)}; default REQUIRED means the field must be present.
-CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
+CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     "hello": {
         "version": (integer(0, 2**31 - 1), REQUIRED),
         "name": (name_field, REQUIRED),
@@ -204,7 +211,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Callable, Any]]] = {
 }
 
 
-def parse_client(message: Any) -> dict:
+def parse_client(message: object) -> Plain:
     """A validated copy of one client message, defaults filled, or ProtocolError."""
     if not isinstance(message, dict):
         raise _bad("A message must be a map with a type.")
@@ -217,7 +224,7 @@ def parse_client(message: Any) -> dict:
         raise _bad(f"The host does not know the message type '{shown}'.")
     if "id" in message and request_id(message) is None:
         raise _bad(f"'id' must be a whole number from 0 to {limits.MAX_REQUEST_ID}.")
-    parsed: dict[str, Any] = {"type": kind, "id": request_id(message)}
+    parsed: Plain = {"type": kind, "id": request_id(message)}
     for field, (checker, default) in schema.items():
         if field in message:
             parsed[field] = checker(message[field], field)

@@ -33,10 +33,10 @@ def default_state_dir() -> str:
 
 def local_addresses() -> list[str]:
     """This machine's IPv4 addresses, found without sending anything anywhere."""
-    found = set()
+    found: set[str] = set()
     try:
         for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            found.add(info[4][0])
+            found.add(str(info[4][0]))  # (an IPv4 address is a str; typeshed allows an int)
     except OSError:
         pass
     # A UDP "connection" sends no packet; it only asks the kernel which source address a

@@ -35,8 +35,9 @@ from pathlib import Path
 
 from protocol.gamelog import LogError, iter_records, read_log_full, record_bytes
 
-# errno -> how players are told why the host cannot save ("its disk is full").
-_WHY = {
+# errno -> how players are told why the host cannot save ("its disk is full"). Looked up by
+# OSError.errno, which is None for an error the OS did not number.
+_WHY: dict[int | None, str] = {
     errno.ENOSPC: "its disk is full",
     errno.EDQUOT: "its disk quota is used up",
     errno.EROFS: "its disk is read-only",
@@ -162,7 +163,7 @@ class GameWriter:
     def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            record = {"kind": "end", "result": result}
+            record: dict[str, object] = {"kind": "end", "result": result}
             if server_seed is not None:
                 record["server_seed"] = server_seed  # protocol version 2: revealed at the end
             write_all(self.disk, self._fd, record_bytes(record), self.size)

@@ -8,6 +8,7 @@ through a real host.
 from __future__ import annotations
 
 from kismet_tui.rules import HOST, IllegalAction, new_game
+from kismet_tui.rules.base import Plain
 from kismet_tui.rules.knock import prelay_commitment
 
 SALT = "5a17"
@@ -33,7 +34,7 @@ def play_local(ruleset: str, policies: list, seed, options: dict | None = None,
     while not game.finished:
         if len(log) >= max_events:
             raise RuntimeError(f"{ruleset}: no end after {max_events} events")
-        wanted = []
+        wanted: list[tuple[int, int, Plain]] = []
         for seat, policy in enumerate(policies):
             if ruleset == "knock" and _reveal_due(game, seat, prelays):
                 wanted.append((now, seat, {"type": "reveal", "cards": prelays[seat], "salt": SALT}))

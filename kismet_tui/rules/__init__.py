@@ -28,8 +28,10 @@ a finished version-2 game from its revealed `server_seed`.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable, Sequence
+from typing import Protocol, cast
 
-from .base import HOST, Game, IllegalAction, canonical
+from .base import HOST, Chance, Game, IllegalAction, Plain, canonical
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
 # ruleset id -> module that defines GAME (the Game subclass) and normalize_options(options).
@@ -46,14 +48,22 @@ __all__ = [
 ]
 
 
-def game_module(ruleset: str):
+class GameModule(Protocol):
+    """What each module named in RULESETS defines."""
+
+    GAME: type[Game]
+
+    def normalize_options(self, options: Plain) -> Plain: ...
+
+
+def game_module(ruleset: str) -> GameModule:
     if ruleset not in RULESETS:
         known = ", ".join(sorted(RULESETS))
         raise IllegalAction(f"There is no game called '{ruleset}'. The games are: {known}.")
-    return importlib.import_module(RULESETS[ruleset])
+    return cast(GameModule, importlib.import_module(RULESETS[ruleset]))
 
 
-def normalize_options(ruleset: str, options: dict | None) -> dict:
+def normalize_options(ruleset: str, options: Plain | None) -> Plain:
     """The table options of a game with every default filled in, or IllegalAction saying why."""
     if options is None:
         options = {}
@@ -62,7 +72,8 @@ def normalize_options(ruleset: str, options: dict | None) -> dict:
     return game_module(ruleset).normalize_options(dict(options))
 
 
-def new_game(ruleset: str, seats, seed, options: dict | None = None, rng=None,
+def new_game(ruleset: str, seats: int | Sequence[object], seed: bytes | int | str | None,
+             options: Plain | None = None, rng: Chance | None = None,
              start_ms: int = 0) -> Game:
     """A new game. `seats` is the number of seats (or a list, one entry per seat).
 
@@ -80,31 +91,34 @@ def new_game(ruleset: str, seats, seed, options: dict | None = None, rng=None,
     opts = normalize_options(ruleset, options)
     if isinstance(start_ms, bool) or not isinstance(start_ms, int) or start_ms < 0:
         raise IllegalAction("The start time must be whole milliseconds, not negative.")
-    return cls(seats=count, options=opts, rng=rng if rng is not None else SeededRNG(seed),
-               start_ms=start_ms)
+    if rng is None:
+        if seed is None:
+            raise TypeError("a seed is bytes, an int or a str")  # (as SeededRNG(None) says)
+        rng = SeededRNG(seed)
+    return cls(seats=count, options=opts, rng=rng, start_ms=start_ms)
 
 
-def game_from_header(header: dict, rng=None) -> Game:
+def game_from_header(header: Plain, rng: Chance | None = None) -> Game:
     """A game as its header starts it. Version 2 (no `seed`): the creation draws come from the
     header's `chance`, through a RevealedRNG. Version 1: from the seeded stream. `rng` (the
     host's secret stream, a verifier's redraw) replaces either."""
     if rng is None:
         rng = SeededRNG(header["seed"]) if "seed" in header else RevealedRNG()
-    revealed = isinstance(rng, RevealedRNG)
-    if revealed:
-        rng.feed(header.get("chance"))
+    revealed = rng if isinstance(rng, RevealedRNG) else None
+    if revealed is not None:
+        revealed.feed(header.get("chance"))
     game = new_game(header["ruleset"], header["seats"], header.get("seed"), header.get("options"),
                     rng=rng, start_ms=header.get("t0", 0))
-    if revealed:
-        rng.done()
+    if revealed is not None:
+        revealed.done()
     return game
 
 
-def apply_event(game: Game, event: dict) -> list[dict]:
+def apply_event(game: Game, event: Plain) -> list[Plain]:
     """Apply one stamped event ({seq, t, seat, action, chance?}) to a replica: a RevealedRNG
     gets the event's chance first and must use all of it. Returns the engine's notes."""
     rng = game.rng
-    if rng.__class__ is RevealedRNG:  # (the common case for a client: keep it cheap)
+    if type(rng) is RevealedRNG:  # (the common case for a client: keep it cheap)
         rng.feed(event.get("chance"))
         notes = game.apply(event["seat"], event["action"], event["t"])
         rng.done()
@@ -112,7 +126,7 @@ def apply_event(game: Game, event: dict) -> list[dict]:
     return game.apply(event["seat"], event["action"], event["t"])
 
 
-def replay(header: dict, events) -> Game:
+def replay(header: Plain, events: Iterable[Plain]) -> Game:
     """Rebuild a game from its log: the header ({ruleset, seats, options, t0} and either the
     version-2 `chance` or the version-1 `seed`) and stamped events ({seq, t, seat, action,
     chance?}) in sequence order. Raises IllegalAction (ChanceError for chance that does not

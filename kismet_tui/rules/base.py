@@ -10,7 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable
+from collections.abc import Iterable
+from typing import Any, Callable, Protocol
+
+# Plain data, the only kind a game takes in or gives out: actions, notes, options, views and
+# snapshots are maps with string keys whose values are ints, strings, bools, None and lists or
+# maps of them (`canonical` enforces it at run time). The values stay `Any` because each
+# action and note type has its own fields, which the handlers check one by one.
+Plain = dict[str, Any]
+
+
+class Chance(Protocol):
+    """What a game draws its chance from: the host's SeededRNG (a stream) or a client's
+    RevealedRNG (the values each event revealed), both in rules/rng.py."""
+
+    def die(self) -> int: ...
+
+    def below(self, n: int) -> int: ...
+
+    def state(self) -> Plain: ...
+
 
 # The seat that stamps timeouts and a player's drop and return.
 HOST = -1
@@ -58,7 +77,7 @@ def canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
-def int_option(options: dict, name: str, default: int, low: int, high: int, what: str) -> int:
+def int_option(options: Plain, name: str, default: int, low: int, high: int, what: str) -> int:
     """Read one whole-number table option within [low, high], or refuse in plain words."""
     value = options.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -68,7 +87,8 @@ def int_option(options: dict, name: str, default: int, low: int, high: int, what
     return value
 
 
-def whole_number_options(options: dict, spec: dict, ruleset: str, others=()) -> dict:
+def whole_number_options(options: Plain, spec: dict[str, tuple[int, int, int, str]], ruleset: str,
+                         others: Iterable[str] = ()) -> dict[str, int]:
     """The options named in `spec` (name -> (default, low, high, what)) read with int_option,
     after refusing any name that is neither in `spec` nor in `others` (read by the caller)."""
     check_known_options(options, set(spec) | set(others), ruleset)
@@ -76,7 +96,7 @@ def whole_number_options(options: dict, spec: dict, ruleset: str, others=()) -> 
             for name, (default, low, high, what) in spec.items()}
 
 
-def check_known_options(options: dict, known: set[str] | dict, ruleset: str) -> None:
+def check_known_options(options: Plain, known: Iterable[str], ruleset: str) -> None:
     unknown = sorted(set(options) - set(known))
     if unknown:
         raise IllegalAction(f"The {ruleset} game has no option called {', '.join(unknown)}.")
@@ -89,7 +109,7 @@ class Game:
     MIN_SEATS = 1
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng: Chance, start_ms: int = 0):
         self.seats = seats
         self.options = options
         self.rng = rng
@@ -99,7 +119,7 @@ class Game:
         self.away = [False] * seats
 
     # ---- the contract -------------------------------------------------------------------
-    def apply(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def apply(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         """Apply one stamped action, or raise IllegalAction and change nothing.
 
         Returns notes: plain dicts ({"type": ..., ...}) saying what happened, in order, for
@@ -116,13 +136,15 @@ class Game:
             check(seat == HOST, "Only the host stamps timeouts and arrivals.")
         else:
             check(seat != HOST, "The host does not play.")
-        handler: Callable | None = getattr(self, "_act_" + kind, None)
-        check(handler is not None, f"There is no action called '{kind}' in this game.")
+        handler: Callable[[int, Plain, int], list[Plain] | None] | None = getattr(
+            self, "_act_" + str(kind), None)
+        if handler is None:
+            raise IllegalAction(f"There is no action called '{kind}' in this game.")
         notes = handler(seat, action, t_ms)
         self.now = t_ms
         return notes if notes is not None else []
 
-    def legal_actions(self, seat: int, t_ms: int | None = None) -> list[dict]:
+    def legal_actions(self, seat: int, t_ms: int | None = None) -> list[Plain]:
         """Exactly the actions `apply(seat, action, t_ms)` accepts now, each once, in its
         plain spelling (docs/design.md, "The engine's contract").
 
@@ -147,14 +169,14 @@ class Game:
                           for s in range(self.seats)]
         return self._player_actions(seat, t)
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
         """legal_actions for a player's seat at `t_ms` (never earlier than `now`)."""
         raise NotImplementedError
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None) -> Plain:
         raise NotImplementedError
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Plain:
         """The whole state as plain data (no floats); chance only as `rng.state()`, the number
         of values drawn, so the host (a stream) and a client (revealed values) agree."""
         raise NotImplementedError
@@ -166,7 +188,7 @@ class Game:
         """The host time (ms) at which the host must stamp a timeout, or None."""
         return None
 
-    def result(self) -> dict | None:
+    def result(self) -> Plain | None:
         """None while the game runs; then {"scores": [...], "winners": [seats], ...}."""
         raise NotImplementedError
 
@@ -175,7 +197,7 @@ class Game:
         return self.result() is not None
 
     # ---- what every game does the same way ------------------------------------------------
-    def _act_away(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_away(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         who = self._target_seat(action)
         check(not self.finished, "The game is over.")
         check(not self.away[who], f"Seat {who} is already away.")
@@ -183,7 +205,7 @@ class Game:
         self._on_away(who, t_ms)
         return [{"type": "away", "seat": who}]
 
-    def _act_back(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_back(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         who = self._target_seat(action)
         check(not self.finished, "The game is over.")
         check(self.away[who], f"Seat {who} is not away.")
@@ -191,16 +213,17 @@ class Game:
         self._on_back(who, t_ms)
         return [{"type": "back", "seat": who}]
 
-    def _act_timeout(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_timeout(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         deadline = self.next_deadline()
-        check(deadline is not None, "Nothing is waiting on a deadline.")
+        if deadline is None:
+            raise IllegalAction("Nothing is waiting on a deadline.")
         check(t_ms >= deadline, "Too early: the deadline has not passed yet.")
         return self._on_timeout(t_ms)
 
-    def _target_seat(self, action: dict) -> int:
+    def _target_seat(self, action: Plain) -> int:
         who = action.get("seat")
-        check(isinstance(who, int) and not isinstance(who, bool) and 0 <= who < self.seats,
-              "Away and back events must name a seat at the table.")
+        if not (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < self.seats):
+            raise IllegalAction("Away and back events must name a seat at the table.")
         return who
 
     def _on_away(self, seat: int, t_ms: int) -> None:
@@ -209,5 +232,5 @@ class Game:
     def _on_back(self, seat: int, t_ms: int) -> None:
         """Hook: a player returned."""
 
-    def _on_timeout(self, t_ms: int) -> list[dict]:
+    def _on_timeout(self, t_ms: int) -> list[Plain]:
         raise NotImplementedError

@@ -16,7 +16,9 @@ What this module owns:
 
 from __future__ import annotations
 
-from .base import IllegalAction
+from collections.abc import Iterable, Sequence
+
+from .base import Chance, IllegalAction, Plain
 
 NUMBERS = tuple(range(2, 13))
 CARDS_PER_SET = len(NUMBERS)  # 11
@@ -54,12 +56,12 @@ def deck(sets: int) -> list[int]:
     return list(range(sets * CARDS_PER_SET))
 
 
-def chip(number: int, chips) -> int:
+def chip(number: int, chips: Sequence[int]) -> int:
     """The chip value of a number under a chip table (list of 11, for 2..12)."""
     return chips[number - 2]
 
 
-def chips_option(options: dict) -> list[int]:
+def chips_option(options: Plain) -> list[int]:
     """The `chips` table option: 11 whole numbers >= 0 for the numbers 2..12, or refuse."""
     value = options.get("chips", list(DEFAULT_CHIPS))
     if not isinstance(value, (list, tuple)) or len(value) != CARDS_PER_SET:
@@ -72,12 +74,12 @@ def chips_option(options: dict) -> list[int]:
     return list(value)
 
 
-def roll_three(rng) -> list[int]:
+def roll_three(rng: Chance) -> list[int]:
     """Three dice, drawn in order with rng.die()."""
     return [rng.die(), rng.die(), rng.die()]
 
 
-def targets(dice) -> list[int]:
+def targets(dice: Sequence[int]) -> list[int]:
     """The sums of two of the three dice, distinct and ascending.
 
     >>> targets([2, 3, 5]), targets([3, 3, 5]), targets([1, 1, 1])
@@ -87,19 +89,19 @@ def targets(dice) -> list[int]:
     return sorted({a + b, a + c, b + c})
 
 
-def is_joker(dice) -> bool:
+def is_joker(dice: Sequence[int]) -> bool:
     """A joker throw: three equal faces (one target only)."""
     return dice[0] == dice[1] == dice[2]
 
 
-def card_info(card: int, chips) -> dict:
+def card_info(card: int, chips: Sequence[int]) -> Plain:
     """A card as the screens draw it."""
     number = number_of(card)
     return {"id": card, "number": number, "chip": chip(number, chips), "set": set_of(card),
             "back": back_of(card)}
 
 
-def say_numbers(numbers) -> str:
+def say_numbers(numbers: Iterable[int]) -> str:
     """'8', '8 and 12', '5, 7 and 8': targets in words for refusals."""
     words = [str(n) for n in numbers]
     if len(words) <= 1:

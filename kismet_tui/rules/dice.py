@@ -92,9 +92,10 @@ Notes returned by `apply` (in this order when several):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations
 
-from .base import Game, IllegalAction, check, check_known_options, int_option
+from .base import Chance, Game, IllegalAction, Plain, check, check_known_options, int_option
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -144,7 +145,7 @@ def basic_bonus(total: int) -> int:
     return 0
 
 
-def check_dice(dice) -> tuple[int, ...]:
+def check_dice(dice: object) -> tuple[int, ...]:
     """The dice as a tuple of five faces, or IllegalAction saying what is wrong."""
     if not isinstance(dice, (list, tuple)) or len(dice) != 5:
         raise IllegalAction("Kismet is scored with exactly five dice.")
@@ -154,11 +155,11 @@ def check_dice(dice) -> tuple[int, ...]:
     return tuple(dice)
 
 
-def is_five_of_a_kind(dice) -> bool:
+def is_five_of_a_kind(dice: Iterable[int]) -> bool:
     return len(set(dice)) == 1
 
 
-def _two_pair_same_color(counts: Counter) -> bool:
+def _two_pair_same_color(counts: Counter[int]) -> bool:
     # [D2] four (or five) of one face is two pairs of the same colour.
     if max(counts.values()) >= 4:
         return True
@@ -166,16 +167,16 @@ def _two_pair_same_color(counts: Counter) -> bool:
     return any(COLOR[a] == COLOR[b] for i, a in enumerate(pairs) for b in pairs[i + 1:])
 
 
-def _full_house(counts: Counter) -> bool:
+def _full_house(counts: Counter[int]) -> bool:
     # [D3] three of one face and two of ANOTHER: five of a kind is not a natural full house.
     return sorted(counts.values()) == [2, 3]
 
 
-def _one_color(dice) -> bool:
+def _one_color(dice: Iterable[int]) -> bool:
     return len({COLOR[face] for face in dice}) == 1
 
 
-def score(box: str, dice, joker: bool = False) -> int:
+def score(box: str, dice: Sequence[int], joker: bool = False) -> int:
     """The points `dice` earn in `box`; 0 when the dice do not meet the box's pattern.
 
     `joker=True` scores five of a kind as a joker [D5]: it meets every pattern except the
@@ -191,21 +192,21 @@ def score(box: str, dice, joker: bool = False) -> int:
     """
     if box not in BOX_NAMES:
         raise IllegalAction(f"There is no box called '{box}' on a Kismet card.")
-    dice = check_dice(dice)
-    if joker and not is_five_of_a_kind(dice):
+    five = check_dice(dice)
+    if joker and not is_five_of_a_kind(five):
         raise IllegalAction("Only five of a kind can be scored as a joker.")
-    total = sum(dice)
+    total = sum(five)
     if box in BOX_FACE:
         # A joker in its own number box scores as usual; in another number box it is a scratch.
         face = BOX_FACE[box]
-        return face * dice.count(face)
+        return face * five.count(face)
     if joker:
         return 0 if box == "straight" else _points_when_met(box, total)
-    return _points_when_met(box, total) if PATTERNS[box](dice, Counter(dice)) else 0
+    return _points_when_met(box, total) if PATTERNS[box](five, Counter(five)) else 0
 
 
 # Whether five dice (and their face counts) meet each Kismet-section box's pattern.
-PATTERNS = {
+PATTERNS: dict[str, Callable[[tuple[int, ...], Counter[int]], bool]] = {
     "two_pair_same_color": lambda dice, counts: _two_pair_same_color(counts),
     "three_of_a_kind": lambda dice, counts: max(counts.values()) >= 3,
     "straight": lambda dice, counts: tuple(sorted(dice)) in STRAIGHTS,
@@ -244,7 +245,7 @@ MIN_TURN_LIMIT_MS = 1_000
 HOLDS = tuple(list(c) for size in range(5) for c in combinations(range(5), size))
 
 
-def normalize_options(options: dict) -> dict:
+def normalize_options(options: Plain) -> Plain:
     """The dice game's options with defaults: away_limit_ms (30000) and turn_limit_ms (0 =
     no turn limit; otherwise at least 1000)."""
     check_known_options(options, {"away_limit_ms", "turn_limit_ms"}, "dice")
@@ -265,7 +266,7 @@ def takes_joker(box: str, face: int) -> bool:
     return box != "straight"
 
 
-def card_totals(card: dict) -> dict:
+def card_totals(card: Plain) -> Plain:
     """Section totals of one card (open boxes count 0); the bonus shows once it is reached."""
     basic = sum(card[box] or 0 for box in BASIC_BOXES)
     kismet = sum(card[box] or 0 for box in KISMET_BOXES)
@@ -281,19 +282,21 @@ class DiceGame(Game):
     MIN_SEATS = 1
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng: Chance, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
-        self.cards = [{box: None for box in BOXES} for _ in range(seats)]
+        # Per seat, box -> points, None while the box is open.
+        self.cards: list[dict[str, int | None]] = [{box: None for box in BOXES}
+                                                   for _ in range(seats)]
         self.away_since: list[int | None] = [None] * seats
         self.rolloff, first = self._roll_off()
         self.first = first
         self.turns = 0  # turns begun so far
-        self.last: dict | None = None  # the last scored turn, for screens
+        self.last: Plain | None = None  # the last scored turn, for screens
         self.over = False
         self._begin_turn(first, start_ms)
 
     # ---- chance at fixed points -----------------------------------------------------------
-    def _roll_off(self) -> tuple[list, int]:
+    def _roll_off(self) -> tuple[list[list[list[int]]], int]:
         """[D6] Every seat rolls one die, in seat order; the seats tied for highest roll again,
         in seat order, until one is highest. Drawn when the game is created, before any turn.
         A solo game draws nothing."""
@@ -339,7 +342,7 @@ class DiceGame(Game):
             # As in race and knock: the host stamps a returning player back before they play.
             raise IllegalAction(f"Seat {seat} is marked away: come back to play.")
 
-    def _roll(self, hold: list[int]) -> dict:
+    def _roll(self, hold: list[int]) -> Plain:
         # Fixed draw point: one die per position not held, in position order 0..4.
         if not self.dice:
             self.dice = [self.rng.die() for _ in range(5)]
@@ -349,7 +352,7 @@ class DiceGame(Game):
         return {"type": "rolled", "seat": self.current, "dice": list(self.dice),
                 "roll": self.rolls, "held": sorted(hold)}
 
-    def _score(self, box: str, t_ms: int) -> list[dict]:
+    def _score(self, box: str, t_ms: int) -> list[Plain]:
         """Write the turn's score into `box`, apply a second Kismet, start the next turn."""
         seat = self.current
         second_kismet = self.joker_now()
@@ -369,7 +372,7 @@ class DiceGame(Game):
                 return notes
         return notes + self._advance(seat, t_ms)
 
-    def _penalty(self, roller: int) -> dict:
+    def _penalty(self, roller: int) -> Plain:
         """Every other seat with an open box writes 0 in its first open box, in scorecard
         order; that zero is the turn they lose."""
         victims = []
@@ -383,7 +386,7 @@ class DiceGame(Game):
                     break
         return {"type": "penalty", "seat": roller, "victims": victims}
 
-    def _advance(self, after: int, t_ms: int) -> list[dict]:
+    def _advance(self, after: int, t_ms: int) -> list[Plain]:
         """The next seat in seat order with an open box moves (skipping full cards); or the
         game ends when every card is full."""
         for step in range(1, self.seats + 1):
@@ -394,11 +397,11 @@ class DiceGame(Game):
         self.over = True
         self.dice = []
         self.rolls = 0
-        result = self.result()
+        result = self._final_result()
         return [{"type": "game_over", "scores": result["scores"], "winners": result["winners"]}]
 
     # ---- actions ---------------------------------------------------------------------------
-    def _act_roll(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_roll(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat)
         check(self.rolls < 3, "You have already rolled three times; choose a box.")
         hold = action.get("hold")
@@ -414,7 +417,7 @@ class DiceGame(Game):
         check(len(hold) < 5, "Holding all five dice is the same as stopping: choose a box.")
         return [self._roll(list(hold))]
 
-    def _act_score(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_score(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat)
         box = action.get("box")
         if not isinstance(box, str) or box not in BOX_NAMES:
@@ -439,7 +442,7 @@ class DiceGame(Game):
               f"A joker of {face}s goes in {BOX_NAMES[BASIC_BOXES[face - 1]]} or the Kismet "
               f"section, not in {BOX_NAMES[box]}.")
 
-    def _on_timeout(self, t_ms: int) -> list[dict]:
+    def _on_timeout(self, t_ms: int) -> list[Plain]:
         """[D18] The default play for the seat to move: roll once if they have not rolled this
         turn, then score the open box that scores most (ties: first in scorecard order)."""
         notes = [{"type": "timeout", "seat": self.current}]
@@ -469,20 +472,21 @@ class DiceGame(Game):
     def next_deadline(self) -> int | None:
         if self.over:
             return None
-        deadlines = []
-        if self.away[self.current]:
-            since = max(self.turn_start, self.away_since[self.current])
+        deadlines: list[int] = []
+        away_since = self.away_since[self.current]  # (set by _on_away whenever away)
+        if self.away[self.current] and away_since is not None:
+            since = max(self.turn_start, away_since)
             deadlines.append(since + self.options["away_limit_ms"])
         if self.options["turn_limit_ms"]:
             deadlines.append(self.turn_start + self.options["turn_limit_ms"])
         return min(deadlines) if deadlines else None
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
         # Nothing in a dice turn depends on the time: a move stamped after the turn limit is
         # still the player's (the host stamps its timeout first if it is due).
         if self.over or seat != self.current or self.away[seat]:
             return []
-        actions = []
+        actions: list[Plain] = []
         if self.rolls == 0:
             actions.append({"type": "roll", "hold": []})
         elif self.rolls < 3:
@@ -492,12 +496,15 @@ class DiceGame(Game):
                            for box in BOXES if self.cards[seat][box] is None)
         return actions
 
-    def totals(self) -> list[dict]:
+    def totals(self) -> list[Plain]:
         return [card_totals(card) for card in self.cards]
 
-    def result(self) -> dict | None:
+    def result(self) -> Plain | None:
         if not self.over:
             return None
+        return self._final_result()
+
+    def _final_result(self) -> Plain:
         totals = self.totals()
         scores = [t["total"] for t in totals]
         high = max(scores)
@@ -509,7 +516,7 @@ class DiceGame(Game):
             "kismet_section": [t["kismet_section"] for t in totals],
         }
 
-    def preview(self) -> dict | None:
+    def preview(self) -> Plain | None:
         """For the seat to move, once they have rolled: box -> {points, legal, joker}, for
         every box (legal = open; a filled box shows what it would have scored)."""
         if self.over or self.rolls == 0:
@@ -519,7 +526,7 @@ class DiceGame(Game):
         return {box: {"points": self._points(box), "legal": card[box] is None,
                       "joker": joker and takes_joker(box, self.dice[0])} for box in BOXES}
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None) -> Plain:
         # Nothing in the dice game is secret: every seat and spectator sees the same table.
         totals = self.totals()
         return {
@@ -553,7 +560,7 @@ class DiceGame(Game):
             "result": self.result(),
         }
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Plain:
         return {
             "ruleset": self.RULESET,
             "seats": self.seats,

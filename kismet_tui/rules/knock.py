@@ -101,10 +101,11 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 
 from . import cards
-from .base import Game, IllegalAction, canonical, check, whole_number_options
+from .base import Chance, Game, IllegalAction, Plain, canonical, check, whole_number_options
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,
@@ -121,19 +122,19 @@ OPTIONS = {
 }
 
 
-def normalize_options(options: dict) -> dict:
-    out = whole_number_options(options, OPTIONS, "knock", others=("chips",))
+def normalize_options(options: Plain) -> Plain:
+    out: Plain = whole_number_options(options, OPTIONS, "knock", others=("chips",))
     out["chips"] = cards.chips_option(options)
     return out
 
 
-def prelay_commitment(numbers, salt: str) -> str:
+def prelay_commitment(numbers: Iterable[object], salt: str) -> str:
     """The commitment a client sends for a secret pre-lay: hex SHA-256 of the canonical
     encoding of {"cards": numbers in laying order (last on top), "salt": salt}."""
     return hashlib.sha256(canonical({"cards": list(numbers), "salt": salt})).hexdigest()
 
 
-def prelay_problem(numbers, chips) -> str | None:
+def prelay_problem(numbers: object, chips: Sequence[int]) -> str | None:
     """Why a pre-lay is not legal, in words, or None if it is."""
     if not isinstance(numbers, list):
         return "A pre-lay is a list of card numbers."
@@ -150,16 +151,16 @@ def prelay_problem(numbers, chips) -> str | None:
 
 
 @lru_cache(maxsize=16)
-def _public_prelays(chips: tuple) -> dict:
+def _public_prelays(chips: tuple[int, ...]) -> dict[str, list[int]]:
     """commitment -> numbers, for the empty pre-lay and every legal one- or two-card pre-lay
     (ascending), all with PUBLIC_SALT."""
-    choices = [[]] + [[n] for n in cards.NUMBERS]
+    choices: list[list[int]] = [[]] + [[n] for n in cards.NUMBERS]
     choices += [list(pair) for pair in combinations(cards.NUMBERS, 2)]
     return {prelay_commitment(c, PUBLIC_SALT): c for c in choices
             if prelay_problem(c, chips) is None}
 
 
-def _best(numbers, chips) -> int:
+def _best(numbers: Iterable[int], chips: Sequence[int]) -> int:
     """[D16] The card with the most chips; ties go to the higher number."""
     return max(numbers, key=lambda n: (cards.chip(n, chips), n))
 
@@ -169,14 +170,14 @@ class KnockGame(Game):
     MIN_SEATS = 2
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng: Chance, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
         self.chips = list(options["chips"])
         self.round = 0
         self.game_first_roller: int | None = None  # drawn once [D14]
         self.minus = [0] * seats
         self.round_scores: list[list[int]] = []
-        self.last_round: dict | None = None
+        self.last_round: Plain | None = None
         self.away_since: list[int | None] = [None] * seats
         self._start_round(start_ms)
 
@@ -195,20 +196,33 @@ class KnockGame(Game):
         self.stage: str | None = None
         self.turn_started = t_ms
         self.roll_from: int | None = None
-        self.roll: dict | None = None
+        self.roll: Plain | None = None
         self.roll_count = 0
+
+    # The play phase always has a turn, and from its roll on a roll: these read them there.
+    @property
+    def _the_turn(self) -> int:
+        assert self.turn is not None, "no turn outside the play phase"
+        return self.turn
+
+    @property
+    def _the_roll(self) -> Plain:
+        assert self.roll is not None, "nobody has rolled yet this round"
+        return self.roll
 
     # ---- the contract -------------------------------------------------------------------
     def next_deadline(self) -> int | None:
         if self.phase in ("prelay_commit", "prelay_reveal"):
-            return self.phase_started + self.options["away_limit_ms"]
+            away_limit: int = self.options["away_limit_ms"]
+            return self.phase_started + away_limit
         if self.phase != "play":
             return None
-        limits = []
+        limits: list[int] = []
         if self.options["turn_limit_ms"] > 0:
             limits.append(self.turn_started + self.options["turn_limit_ms"])
-        if self.away[self.turn]:
-            since = max(self.turn_started, self.away_since[self.turn] or 0)
+        turn = self._the_turn
+        if self.away[turn]:
+            since = max(self.turn_started, self.away_since[turn] or 0)
             limits.append(since + self.options["away_limit_ms"])
         if not limits:
             return None
@@ -217,15 +231,18 @@ class KnockGame(Game):
             deadline = max(deadline, self.roll_from)
         return deadline
 
-    def result(self) -> dict | None:
+    def result(self) -> Plain | None:
         if self.phase != "over":
             return None
+        return self._final_result()
+
+    def _final_result(self) -> Plain:
         best = min(self.minus)
         return {"scores": [-m for m in self.minus], "minus_points": list(self.minus),
                 "winners": [s for s in range(self.seats) if self.minus[s] == best],
                 "round_scores": [list(r) for r in self.round_scores]}
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
         if self.away[seat] or self.phase == "over":
             return []
         if self.phase == "prelay_commit":
@@ -234,21 +251,22 @@ class KnockGame(Game):
             return [{"type": "prelay", "commit": c}
                     for c in _public_prelays(tuple(self.chips))]
         if self.phase == "prelay_reveal":
-            if self.commits[seat] is None or self.reveals[seat] is not None:
+            commit = self.commits[seat]
+            if commit is None or self.reveals[seat] is not None:
                 return []
             # The engine cannot know a secret pre-lay; it can only recognise a public one.
-            numbers = _public_prelays(tuple(self.chips)).get(self.commits[seat])
+            numbers = _public_prelays(tuple(self.chips)).get(commit)
             if numbers is None:
                 return []
             return [{"type": "reveal", "cards": list(numbers), "salt": PUBLIC_SALT}]
-        actions: list[dict] = []
+        actions: list[Plain] = []
         if seat == self.turn and self.stage == "roll" and self._may_roll_at(t_ms):
             actions.append({"type": "roll"})
         if seat == self.turn and self.stage == "decide":
             matches = self._matches(seat)
             for n in matches:
                 actions.append({"type": "lay", "card": n})
-                if self.roll["joker"]:
+                if self._the_roll["joker"]:
                     actions += [{"type": "lay", "card": n, "extra": m}
                                 for m in self.open[seat] if m != n]
             actions.append({"type": "pass"})
@@ -258,7 +276,7 @@ class KnockGame(Game):
             actions += [{"type": "knock", "card": n} for n in self._matches(seat)]
         return actions
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Plain:
         return {
             "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
             "now": self.now, "away": list(self.away), "away_since": list(self.away_since),
@@ -274,7 +292,7 @@ class KnockGame(Game):
             "last_round": self.last_round,
         }
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None) -> Plain:
         players = []
         for s in range(self.seats):
             players.append({
@@ -334,18 +352,18 @@ class KnockGame(Game):
         check(self.phase == "play", "Wait: the players are still choosing their pre-lays.")
 
     # ---- pre-lay --------------------------------------------------------------------------
-    def _act_prelay(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_prelay(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         check(self.phase == "prelay_commit", "The time to choose a pre-lay is over.")
         self._check_present(seat)
         check(not self.defaulted[seat], "Time ran out: your pre-lay was left empty.")
         check(self.commits[seat] is None, "You have already committed to your pre-lay.")
         commit = action.get("commit")
-        check(isinstance(commit, str) and _HEX64.fullmatch(commit),
-              "A pre-lay commitment is 64 lowercase hex digits (a SHA-256).")
+        if not (isinstance(commit, str) and _HEX64.fullmatch(commit)):
+            raise IllegalAction("A pre-lay commitment is 64 lowercase hex digits (a SHA-256).")
         self.commits[seat] = commit
         return [{"type": "committed", "seat": seat}] + self._after_commit(t_ms)
 
-    def _after_commit(self, t_ms: int) -> list[dict]:
+    def _after_commit(self, t_ms: int) -> list[Plain]:
         if any(self.commits[s] is None and not self.defaulted[s] for s in range(self.seats)):
             return []
         if all(c is None for c in self.commits):  # nobody has anything to reveal
@@ -354,22 +372,24 @@ class KnockGame(Game):
         self.phase_started = t_ms
         return []
 
-    def _act_reveal(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_reveal(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         check(self.phase == "prelay_reveal", "This is not the time to reveal a pre-lay.")
         self._check_present(seat)
         check(self.commits[seat] is not None, "Time ran out: your pre-lay was left empty.")
         check(self.reveals[seat] is None, "You have already revealed your pre-lay.")
         numbers, salt = action.get("cards"), action.get("salt")
-        check(isinstance(salt, str) and _HEX.fullmatch(salt),
-              "The salt is the hex string you committed with.")
-        check(isinstance(numbers, list), "Reveal the list of cards you committed to.")
+        if not (isinstance(salt, str) and _HEX.fullmatch(salt)):
+            raise IllegalAction("The salt is the hex string you committed with.")
+        if not isinstance(numbers, list):
+            raise IllegalAction("Reveal the list of cards you committed to.")
         try:
             matches = prelay_commitment(numbers, salt) == self.commits[seat]
         except TypeError:  # not plain data, so it cannot be what was committed
             matches = False
         check(matches, "That is not what you committed to: reveal the same cards and salt.")
         problem = prelay_problem(numbers, self.chips)
-        check(problem is None, problem)
+        if problem is not None:
+            raise IllegalAction(problem)
         self.reveals[seat] = list(numbers)
         notes = [{"type": "revealed", "seat": seat, "count": len(numbers)}]
         if all(self.commits[s] is None or self.reveals[s] is not None
@@ -377,7 +397,7 @@ class KnockGame(Game):
             notes += self._prelays_take_effect(t_ms)
         return notes
 
-    def _prelays_take_effect(self, t_ms: int) -> list[dict]:
+    def _prelays_take_effect(self, t_ms: int) -> list[Plain]:
         for s in range(self.seats):
             for number in self.reveals[s] or []:
                 self._lay(s, number)
@@ -408,14 +428,14 @@ class KnockGame(Game):
         """[D15] The knock window of the turn before has passed (or there was none)."""
         return self.roll_from is None or t_ms >= self.roll_from
 
-    def _act_roll(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_roll(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat, "roll")
-        if not self._may_roll_at(t_ms):
+        if self.roll_from is not None and t_ms < self.roll_from:  # not self._may_roll_at(t_ms)
             raise IllegalAction(
                 f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.")
         return self._roll(seat)
 
-    def _roll(self, seat: int) -> list[dict]:
+    def _roll(self, seat: int) -> list[Plain]:
         dice = cards.roll_three(self.rng)
         self.roll_count += 1
         self.roll = {"no": self.roll_count, "roller": seat, "dice": dice,
@@ -426,58 +446,60 @@ class KnockGame(Game):
         return [{"type": "rolled", "seat": seat, "roll": self.roll_count, "dice": list(dice),
                  "targets": list(self.roll["targets"]), "joker": self.roll["joker"]}]
 
-    def _act_lay(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_lay(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat, "decide")
         number, extra = action.get("card"), action.get("extra")
-        self._check_own_match(seat, number)
-        laying = [number]
+        laying = [self._check_own_match(seat, number)]
         if extra is not None:
-            check(self.roll["joker"], "Only a joker throw lets you lay a second card.")
+            check(self._the_roll["joker"], "Only a joker throw lets you lay a second card.")
             check(isinstance(extra, int) and not isinstance(extra, bool)
                   and extra in self.open[seat] and extra != number,
                   "The extra card must be another of your open cards.")
             laying.append(extra)
         return self._roller_lays(seat, laying, t_ms)
 
-    def _check_own_match(self, seat: int, number) -> None:
-        check(isinstance(number, int) and not isinstance(number, bool),
-              "Say which card: its number, 2 to 12.")
+    def _check_own_match(self, seat: int, number: object) -> int:
+        """`number`, once it is one of the seat's open cards that matches the roll."""
+        if not (isinstance(number, int) and not isinstance(number, bool)):
+            raise IllegalAction("Say which card: its number, 2 to 12.")
         # Words are built only when refusing: this check runs on every lay and knock.
         if number not in self.open[seat]:
             raise IllegalAction(f"You have no open {number}.")
-        targets = self.roll["targets"]
+        targets = self._the_roll["targets"]
         if number not in targets:
             raise IllegalAction(f"Your {number} does not match this roll: the dice make "
                                 f"{cards.say_numbers(targets)}.")
+        return number
 
-    def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[dict]:
+    def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[Plain]:
         for number in laying:
             self._lay(seat, number)
-        self.roll["status"] = "laid"
-        self.roll["laid"] = list(laying)
+        self._the_roll["status"] = "laid"
+        self._the_roll["laid"] = list(laying)
         notes = [{"type": "laid", "seat": seat, "cards": list(laying)}]
         if not self.open[seat]:
             return notes + self._round_over(t_ms)
         return notes + self._end_turn(t_ms)
 
-    def _act_pass(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_pass(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_turn(seat, "decide")
-        self.roll["status"] = "passed"
+        self._the_roll["status"] = "passed"
         return [{"type": "passed", "seat": seat}] + self._end_turn(t_ms)
 
-    def _end_turn(self, t_ms: int) -> list[dict]:
-        self.turn = (self.turn + 1) % self.seats
+    def _end_turn(self, t_ms: int) -> list[Plain]:
+        self.turn = (self._the_turn + 1) % self.seats
         self.stage = "roll"
         self.turn_started = t_ms
         self.roll_from = t_ms + self.options["knock_window_ms"]  # [D15]
         return [{"type": "turn", "seat": self.turn, "roll_from": self.roll_from}]
 
     # ---- knocking ---------------------------------------------------------------------------
-    def _act_knock(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_knock(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_playing()
         self._check_present(seat)
         roll = self.roll
-        check(roll is not None, "Nothing to knock on: nobody has rolled yet this round.")
+        if roll is None:
+            raise IllegalAction("Nothing to knock on: nobody has rolled yet this round.")
         check(seat != roll["roller"], "You cannot knock on your own roll.")
         check(seat not in roll["knocked"], "You have knocked on this roll already.")
         check("extra" not in action, "A knocker lays only one card, even on a joker throw.")
@@ -536,7 +558,7 @@ class KnockGame(Game):
     def _on_back(self, seat: int, t_ms: int) -> None:
         self.away_since[seat] = None
 
-    def _on_timeout(self, t_ms: int) -> list[dict]:
+    def _on_timeout(self, t_ms: int) -> list[Plain]:
         if self.phase == "prelay_commit":
             notes = []
             for s in range(self.seats):
@@ -553,22 +575,22 @@ class KnockGame(Game):
                     notes.append({"type": "prelay_defaulted", "seat": s})
             return notes + self._prelays_take_effect(t_ms)
         # [D18] the default play for the turn's seat (away, or out of turn time)
-        seat = self.turn
+        seat = self._the_turn
         notes = [{"type": "default_play", "seat": seat}]
         if self.stage == "roll":
             notes += self._roll(seat)
         matches = self._matches(seat)
         if not matches:
-            self.roll["status"] = "passed"
+            self._the_roll["status"] = "passed"
             return notes + [{"type": "passed", "seat": seat}] + self._end_turn(t_ms)
         laying = [_best(matches, self.chips)]
         rest = [n for n in self.open[seat] if n != laying[0]]
-        if self.roll["joker"] and rest:
+        if self._the_roll["joker"] and rest:
             laying.append(_best(rest, self.chips))
         return notes + self._roller_lays(seat, laying, t_ms)
 
     # ---- end of a round ---------------------------------------------------------------------
-    def _round_over(self, t_ms: int) -> list[dict]:
+    def _round_over(self, t_ms: int) -> list[Plain]:
         minus = [self._open_chips(s) for s in range(self.seats)]
         winners = [s for s in range(self.seats) if not self.open[s]]
         for s in range(self.seats):
@@ -580,7 +602,7 @@ class KnockGame(Game):
         if self.round >= self.options["rounds"]:
             self.phase = "over"
             self.turn = self.stage = self.roll_from = None
-            result = self.result()
+            result = self._final_result()
             return notes + [{"type": "game_over", "scores": result["scores"],
                              "winners": result["winners"]}]
         self._start_round(t_ms)

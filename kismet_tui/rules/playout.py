@@ -18,19 +18,19 @@ engine and raises. When nothing is legal yet (a knock-game roll during the knock
 
 from __future__ import annotations
 
-from .base import HOST, Game
+from .base import HOST, Chance, Game, Plain
 
 TIMEOUT = {"type": "timeout"}
 
 
-def candidates(game: Game, t_ms: int | None = None) -> list[tuple[int, dict]]:
+def candidates(game: Game, t_ms: int | None = None) -> list[tuple[int, Plain]]:
     """Every (seat, action) a player could stamp at `t_ms` (default: now), in seat order."""
     return [(seat, action) for seat in range(game.seats)
             for action in game.legal_actions(seat, t_ms)]
 
 
-def pick(moves: list[tuple[int, dict]], rng, weights: dict[str, int] | None,
-         default_weight: int) -> tuple[int, dict]:
+def pick(moves: list[tuple[int, Plain]], rng: Chance, weights: dict[str, int] | None,
+         default_weight: int) -> tuple[int, Plain]:
     """One of `moves`, uniformly, or in proportion to the weights of their action types."""
     if not weights:
         return moves[rng.below(len(moves))]
@@ -46,10 +46,10 @@ def pick(moves: list[tuple[int, dict]], rng, weights: dict[str, int] | None,
     raise AssertionError("unreachable: point < total")
 
 
-def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 2_000,
+def random_playout(game: Game, rng: Chance, max_steps: int = 100_000, max_gap_ms: int = 2_000,
                    first_seq: int = 1, away_chance: int = 0, max_idle: int = 10_000,
                    weights: dict[str, int] | None = None,
-                   default_weight: int = 1) -> list[dict]:
+                   default_weight: int = 1) -> list[Plain]:
     """Play random legal moves until the game is finished (or `max_steps` events were
     stamped) and return the stamped log [{seq, t, seat, action}], ready for `replay`.
 
@@ -63,12 +63,12 @@ def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 
     Raises IllegalAction if the game refuses a move it listed, and RuntimeError if the game
     gets stuck (no move and no deadline for `max_idle` pauses in a row).
     """
-    log: list[dict] = []
+    log: list[Plain] = []
     t = game.now
     seq = first_seq
     idle = 0
 
-    def stamp(seat: int, action: dict, at: int) -> None:
+    def stamp(seat: int, action: Plain, at: int) -> None:
         nonlocal seq
         game.apply(seat, action, at)
         log.append({"seq": seq, "t": at, "seat": seat, "action": action})
@@ -101,7 +101,7 @@ def random_playout(game: Game, rng, max_steps: int = 100_000, max_gap_ms: int = 
             continue
         idle = 0
         seat, action = pick(moves, rng, weights, default_weight)
-        if action == TIMEOUT:
+        if action == TIMEOUT and deadline is not None:  # (listed only with a deadline)
             stamp(HOST, action, deadline)
             t = deadline
             continue

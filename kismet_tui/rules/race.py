@@ -83,7 +83,7 @@ Plain data; the order of the face-down pile is never shown, only its size.
 from __future__ import annotations
 
 from . import cards
-from .base import Game, IllegalAction, check, whole_number_options
+from .base import Chance, Game, IllegalAction, Plain, check, whole_number_options
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -93,8 +93,8 @@ OPTIONS = {
 }
 
 
-def normalize_options(options: dict) -> dict:
-    out = whole_number_options(options, OPTIONS, "race", others=("chips",))
+def normalize_options(options: Plain) -> Plain:
+    out: Plain = whole_number_options(options, OPTIONS, "race", others=("chips",))
     out["chips"] = cards.chips_option(options)
     return out
 
@@ -104,7 +104,7 @@ class RaceGame(Game):
     MIN_SEATS = 2
     MAX_SEATS = 8
 
-    def __init__(self, seats: int, options: dict, rng, start_ms: int = 0):
+    def __init__(self, seats: int, options: Plain, rng: Chance, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
         self.chips = list(options["chips"])
         # [D19] The pile: cards nobody has seen (ascending ids) and the cards slid under it.
@@ -118,9 +118,9 @@ class RaceGame(Game):
         self.round = 0
         self.dice: list[int] | None = None
         self.targets: list[int] = []
-        self.grabs: list[dict] = []  # this round, in stamp order
+        self.grabs: list[Plain] = []  # this round, in stamp order
         self.passed = [False] * seats
-        self.last_round: dict | None = None
+        self.last_round: Plain | None = None
 
     # ---- the pile [D19] -------------------------------------------------------------------
     @property
@@ -142,14 +142,17 @@ class RaceGame(Game):
         return [sum(cards.chip(cards.number_of(c), self.chips) for c in pile)
                 for pile in self.winning]
 
-    def result(self) -> dict | None:
+    def result(self) -> Plain | None:
         if self.phase != "over":
             return None
+        return self._final_result()
+
+    def _final_result(self) -> Plain:
         scores = self.scores()
         best = max(scores)
         return {"scores": scores, "winners": [s for s in range(self.seats) if scores[s] == best]}
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[dict]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
         if self.phase != "grabbing" or self.away[seat] or self._done(seat):
             return []
         taken = {g["pos"] for g in self.grabs}
@@ -157,7 +160,7 @@ class RaceGame(Game):
                  for pos, card in enumerate(self.circle) if card is not None and pos not in taken]
         return grabs + [{"type": "pass"}]
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> Plain:
         return {
             "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
             "now": self.now, "away": list(self.away), "rng": self.rng.state(),
@@ -169,9 +172,9 @@ class RaceGame(Game):
             "last_round": self.last_round,
         }
 
-    def view(self, seat: int | None) -> dict:
+    def view(self, seat: int | None) -> Plain:
         grabbed_by = {g["pos"]: g["seat"] for g in self.grabs}
-        circle = []
+        circle: list[Plain | None] = []
         for pos, card in enumerate(self.circle):
             if card is None:
                 circle.append(None)
@@ -193,7 +196,7 @@ class RaceGame(Game):
             "ruleset": self.RULESET, "seats": self.seats, "you": seat, "phase": self.phase,
             "deadline": self.deadline, "round": self.round, "chips": list(self.chips),
             "dice": list(self.dice) if self.dice else None, "targets": list(self.targets),
-            "joker": bool(self.dice) and cards.is_joker(self.dice),
+            "joker": self.dice is not None and cards.is_joker(self.dice),
             "circle": circle, "pile_count": self.pile_count, "removed_count": len(self.removed),
             "grabs": [dict(g) for g in self.grabs],
             "passed": [s for s in range(self.seats) if self.passed[s]],
@@ -205,7 +208,8 @@ class RaceGame(Game):
     # ---- actions --------------------------------------------------------------------------
     def _check_can_act(self, seat: int, t_ms: int) -> None:
         if self.phase == "countdown":
-            wait = cards.seconds_words(max(0, self.deadline - t_ms))
+            left = 0 if self.deadline is None else self.deadline - t_ms  # (a countdown has one)
+            wait = cards.seconds_words(max(0, left))
             raise IllegalAction(f"Wait for the dice: they roll in {wait} s.")
         check(self.phase != "pause", "This round is over: the next roll is coming.")
         check(self.phase != "over", "The game is over.")
@@ -214,12 +218,12 @@ class RaceGame(Game):
         check(not self._grab_of(seat), "You already grabbed a card this round: a grab is final.")
         check(not self.passed[seat], "You passed this round.")
 
-    def _act_grab(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_grab(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_can_act(seat, t_ms)
         pos = action.get("card")
-        check(isinstance(pos, int) and not isinstance(pos, bool)
-              and 0 <= pos < cards.CIRCLE_SIZE,
-              "Say which card of the circle to grab: a place from 0 to 10.")
+        if not (isinstance(pos, int) and not isinstance(pos, bool)
+                and 0 <= pos < cards.CIRCLE_SIZE):
+            raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.")
         card = self.circle[pos]
         check(card is not None, "There is no card at that place.")
         if "id" in action:
@@ -233,17 +237,17 @@ class RaceGame(Game):
         notes = [{"type": "grabbed", "seat": seat, "pos": pos, "card": card}]
         return notes + self._maybe_end_round(t_ms)
 
-    def _act_pass(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_pass(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         self._check_can_act(seat, t_ms)
         self.passed[seat] = True
         return [{"type": "passed", "seat": seat}] + self._maybe_end_round(t_ms)
 
-    def _act_away(self, seat: int, action: dict, t_ms: int) -> list[dict]:
+    def _act_away(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
         notes = super()._act_away(seat, action, t_ms)
         # An away player counts as passed [D18]: that may be the last one the round awaited.
         return notes + self._maybe_end_round(t_ms)
 
-    def _on_timeout(self, t_ms: int) -> list[dict]:
+    def _on_timeout(self, t_ms: int) -> list[Plain]:
         if self.phase == "countdown":
             return self._roll(t_ms)
         if self.phase == "grabbing":
@@ -254,7 +258,7 @@ class RaceGame(Game):
         return [{"type": "countdown", "deadline": self.deadline}]
 
     # ---- the round ------------------------------------------------------------------------
-    def _grab_of(self, seat: int) -> dict | None:
+    def _grab_of(self, seat: int) -> Plain | None:
         return next((g for g in self.grabs if g["seat"] == seat), None)
 
     def _done(self, seat: int) -> bool:
@@ -263,7 +267,7 @@ class RaceGame(Game):
     def _shows_target(self, card: int) -> bool:
         return cards.number_of(card) in self.targets
 
-    def _roll(self, t_ms: int) -> list[dict]:
+    def _roll(self, t_ms: int) -> list[Plain]:
         self.dice = cards.roll_three(self.rng)
         self.targets = cards.targets(self.dice)
         self.round += 1
@@ -285,7 +289,7 @@ class RaceGame(Game):
         self.deadline = t_ms + self.options["round_limit_ms"]
         return notes + self._maybe_end_round(t_ms)
 
-    def _maybe_end_round(self, t_ms: int) -> list[dict]:
+    def _maybe_end_round(self, t_ms: int) -> list[Plain]:
         if self.phase != "grabbing":
             return []
         if all(self._done(s) for s in range(self.seats)):
@@ -296,7 +300,8 @@ class RaceGame(Game):
             return self._end_round(t_ms, "no_match_left")
         return []
 
-    def _end_round(self, t_ms: int, why: str) -> list[dict]:
+    def _end_round(self, t_ms: int, why: str) -> list[Plain]:
+        assert self.dice is not None  # a round ends only after its roll
         notes = [{"type": "round_ended", "why": why}]
         reveals = []
         for grab in self.grabs:  # stamp order
@@ -318,18 +323,19 @@ class RaceGame(Game):
                            "dealt": [], "why": why}
         return notes + self._refill_or_end(t_ms)
 
-    def _refill_or_end(self, t_ms: int) -> list[dict]:
+    def _refill_or_end(self, t_ms: int) -> list[Plain]:
         empty = [pos for pos, card in enumerate(self.circle) if card is None]
         if self.pile_count < len(empty):
             self.phase = "over"
             self.deadline = None
-            result = self.result()
+            result = self._final_result()
             return [{"type": "game_over", "scores": result["scores"],
                      "winners": result["winners"]}]
         dealt = []
         for pos in empty:
             self.circle[pos] = self._deal()
             dealt.append({"pos": pos, "card": self.circle[pos]})
+        assert self.last_round is not None  # set by the caller, _roll or _end_round
         self.last_round["dealt"] = dealt
         self.phase = "pause"
         self.deadline = t_ms + self.options["reveal_ms"]

@@ -24,14 +24,19 @@ of n that fits in 2**32, so every value is equally likely.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
-from .base import IllegalAction
+from .base import IllegalAction, Plain
 
 DOMAIN = b"kismet-rng-v1"
 SERVER_SEED_BYTES = 32
 ENTROPY_BYTES = 16
 TWO_32 = 1 << 32
 MAX_SEED_BYTES = 64
+
+
+T = TypeVar("T")  # what a shuffle reorders
 
 
 def seed_bytes(seed: bytes | int | str) -> bytes:
@@ -57,7 +62,7 @@ def seed_bytes(seed: bytes | int | str) -> bytes:
     return raw
 
 
-def chance_seed(server_seed: bytes, entropy) -> bytes:
+def chance_seed(server_seed: bytes, entropy: Iterable[bytes | None]) -> bytes:
     """The seed of a version-2 game's stream: sha256(server_seed || entropy of seat 0 || seat 1
     || ...), a seat that gave no entropy (None) adding nothing."""
     digest = hashlib.sha256(bytes(server_seed))
@@ -67,7 +72,7 @@ def chance_seed(server_seed: bytes, entropy) -> bytes:
     return digest.digest()
 
 
-def commitment(server_seed: bytes) -> str:
+def commitment(server_seed: bytes | bytearray) -> str:
     """The commit shown before a game: sha256(server_seed) as lowercase hex."""
     return hashlib.sha256(bytes(server_seed)).hexdigest()
 
@@ -130,7 +135,7 @@ class SeededRNG:
         self.drawn.append(face)
         return face
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[T]) -> None:
         """Fisher-Yates from the end, in place: for i = len-1 down to 1, swap i with below(i+1).
         No engine shuffles any more (a shuffle would fix a hidden order up front); playouts
         and tests still may."""
@@ -148,12 +153,12 @@ class SeededRNG:
         self._taken = len(self.drawn)
         return new
 
-    def mark(self) -> tuple:
+    def mark(self) -> tuple[int, int]:
         """A position to come back to with `rewind` (the host undoes the draws of an action
         the rules refused after drawing, so the stream never skips values)."""
         return (self._consumed, len(self.drawn))
 
-    def rewind(self, mark: tuple) -> None:
+    def rewind(self, mark: tuple[int, int]) -> None:
         consumed, count = mark
         if consumed != self._consumed:
             self._block_index = consumed // 32
@@ -167,7 +172,7 @@ class SeededRNG:
         del self.drawn[count:]
         self._taken = min(self._taken, count)
 
-    def state(self) -> dict:
+    def state(self) -> Plain:
         # How many values were drawn: the same for the host's stream and a client's revealed
         # values, so digests agree; the seed and the byte position stay out of it.
         return {"drawn": len(self.drawn)}
@@ -192,12 +197,12 @@ class RevealedRNG:
 
     __slots__ = ("_values", "_next", "_count")
 
-    def __init__(self):
-        self._values: list = []
+    def __init__(self) -> None:
+        self._values: Sequence[object] = ()
         self._next = 0
         self._count = 0
 
-    def feed(self, values) -> None:
+    def feed(self, values: object) -> None:
         if values is None:
             values = ()
         elif not isinstance(values, (list, tuple)):
@@ -228,7 +233,7 @@ class RevealedRNG:
             raise ChanceError("range", f"The host sent {value} for a draw from 0 to {n - 1}.")
         return value
 
-    def shuffle(self, items: list) -> None:
+    def shuffle(self, items: list[T]) -> None:
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)
             items[i], items[j] = items[j], items[i]
@@ -242,7 +247,7 @@ class RevealedRNG:
             raise ChanceError("extra", f"The host sent {left} more chance value"
                                        f"{'s' if left > 1 else ''} than this move draws.")
 
-    def state(self) -> dict:
+    def state(self) -> Plain:
         return {"drawn": self._count}
 
 
@@ -256,7 +261,7 @@ class ScriptedRNG(SeededRNG):
 
     __slots__ = ("_script",)
 
-    def __init__(self, dice=(), seed: bytes | int | str = b"scripted"):
+    def __init__(self, dice: Iterable[int] = (), seed: bytes | int | str = b"scripted"):
         super().__init__(seed)
         for face in dice:
             if not (isinstance(face, int) and 1 <= face <= 6):

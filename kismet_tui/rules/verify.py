@@ -13,26 +13,29 @@ replay (`replay_with_stream`) to take up a game after a restart.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from . import game_from_header
-from .base import HOST, IllegalAction
+from .base import HOST, Game, IllegalAction, Plain
 from .rng import SERVER_SEED_BYTES, SeededRNG, chance_seed, commitment
 
 
 class Verification:
     __slots__ = ("ok", "seq", "words", "game")
 
-    def __init__(self, ok: bool, words: str, seq: int | None = None, game=None):
+    def __init__(self, ok: bool, words: str, seq: int | None = None,
+                 game: Game | None = None):
         self.ok, self.words, self.seq, self.game = ok, words, seq, game
 
     def __repr__(self) -> str:
         return f"Verification(ok={self.ok}, seq={self.seq}, words={self.words!r})"
 
 
-def _values(values) -> str:
+def _values(values: Sequence[object]) -> str:
     return " ".join(str(v) for v in values) if values else "nothing"
 
 
-def _who(header: dict, seat) -> str:
+def _who(header: Plain, seat: object) -> str:
     if seat == HOST:
         return "the host"
     seats = header.get("seats")
@@ -41,25 +44,27 @@ def _who(header: dict, seat) -> str:
     return f"seat {seat}"
 
 
-def describe_event(header: dict, event: dict) -> str:
-    action = event.get("action") if isinstance(event.get("action"), dict) else {}
+def describe_event(header: Plain, event: Plain) -> str:
+    sent = event.get("action")
+    action = sent if isinstance(sent, dict) else {}
     kind = action.get("type", "move")
     return f"Event {event.get('seq')} ({kind} by {_who(header, event.get('seat'))})"
 
 
-def _difference(where: str, revealed, redrawn) -> str:
-    revealed = list(revealed or [])
-    if len(revealed) < len(redrawn) and revealed == redrawn[: len(revealed)]:
-        return (f"{where}: a value is missing. The log shows {_values(revealed)}; "
+def _difference(where: str, revealed: Iterable[object] | None, redrawn: list[int]) -> str:
+    shown = list(revealed or [])
+    if len(shown) < len(redrawn) and shown == redrawn[: len(shown)]:
+        return (f"{where}: a value is missing. The log shows {_values(shown)}; "
                 f"the committed seed gives {_values(redrawn)}.")
-    if len(revealed) > len(redrawn) and revealed[: len(redrawn)] == redrawn:
-        return (f"{where}: the log shows more values than were drawn ({_values(revealed)}; "
+    if len(shown) > len(redrawn) and shown[: len(redrawn)] == redrawn:
+        return (f"{where}: the log shows more values than were drawn ({_values(shown)}; "
                 f"the committed seed gives {_values(redrawn)}).")
-    return (f"{where}: the log shows {_values(revealed)} but the committed seed gives "
+    return (f"{where}: the log shows {_values(shown)} but the committed seed gives "
             f"{_values(redrawn)}.")
 
 
-def replay_with_stream(header: dict, events, server_seed: bytes) -> Verification:
+def replay_with_stream(header: Plain, events: Iterable[Plain],
+                       server_seed: bytes) -> Verification:
     """Replay with the secret stream, comparing each event's revealed chance with the redraw.
     `game` (on success) holds the stream positioned after the last event."""
     entropy = header.get("entropy") or []
@@ -95,7 +100,7 @@ def replay_with_stream(header: dict, events, server_seed: bytes) -> Verification
                         None, game)
 
 
-def verify(header: dict, events, server_seed) -> Verification:
+def verify(header: Plain, events: Iterable[Plain], server_seed: object) -> Verification:
     """Check a finished game's commit and every revealed value; see the module docstring."""
     if "commit" not in header:
         return Verification(False, "This game was saved by protocol version 1: it carries no "

@@ -129,7 +129,7 @@ def best_hold(keeps: np.ndarray) -> np.ndarray:
 
 def sub_keeps(roll: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Every distinct hold within a roll, smallest first."""
-    out = {()}
+    out: set[tuple[int, ...]] = {()}
     for face in roll:
         out |= {tuple(sorted(k + (face,))) for k in out}
     return sorted(out, key=lambda k: (len(k), k))

@@ -37,7 +37,8 @@ def _reachable_totals(mask: int) -> list[int]:
     return sorted(totals)
 
 
-U_MASK_LIST, U_TOTAL_LIST = [], []
+U_MASK_LIST: list[int] = []
+U_TOTAL_LIST: list[int] = []
 UPPER_INDEX = np.full((ALL_BASIC + 1, CAP + 1), -1, dtype=np.intp)
 for _m in range(ALL_BASIC + 1):
     for _t in _reachable_totals(_m):
