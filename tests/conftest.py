@@ -36,6 +36,11 @@ def fresh_user_folders(tmp_path_factory):
             mp.delenv(name, raising=False)
         for name in [n for n in os.environ if n.startswith("KISMET_")]:
             mp.delenv(name)
+        # The commands draw in ASCII when the locale has no UTF-8: pin one that has it, so
+        # the pictures do not depend on the machine's LANG (a test of LANG=C sets its own).
+        mp.setenv("LANG", "C.UTF-8")
+        for name in ("LC_ALL", "LC_CTYPE"):
+            mp.delenv(name, raising=False)
         # No test starts a background build of the optimal table unless it asks for one
         # (tests/test_solver_table.py does, in a cache of its own).
         mp.setenv("KISMET_SOLVER_AUTOBUILD", "0")
@@ -66,3 +71,15 @@ def optimal_cache(tmp_path_factory):
         path = table.cache_path()
         V = table.ensure_built(path=path)
     return path, V
+
+
+@pytest.fixture(autouse=True)
+def unicode_drawing():
+    """The drawing mode is one switch for the process (glyphs.use_ascii, set by the commands'
+    --ascii or by the locale): each test starts with Unicode and leaves it so, whatever a
+    command it ran chose."""
+    from kismet_tui.widgets import glyphs
+
+    glyphs.use_ascii(False)
+    yield
+    glyphs.use_ascii(False)
