@@ -97,8 +97,9 @@ async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
             await wait_for(pilot, lambda: client.table is not None, what="the table")
             await bo.join_table(client.table["id"])
             await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
-            await pilot.pause(0.1)
             # The footer shows the key while someone unready sits here.
+            await wait_for(pilot, lambda: app.screen.active_bindings.get("x") is not None
+                           and app.screen.active_bindings["x"].enabled, what="the remove key")
             shown = app.screen.active_bindings.get("x")
             assert shown is not None and shown.enabled and shown.binding.description == "Remove unready"
             assert app.screen.query_one(Footer) is not None

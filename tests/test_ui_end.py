@@ -49,9 +49,9 @@ async def test_rematch_keys_after_see_the_board_and_both_told(tmp_path):
             await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box")
             await pilot.press("escape")                       # see the board
             await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="the board")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: footer_keys(app).get("r") == "Play again"
+                           and footer_keys(app).get("enter") == "Results", what="the end keys in the footer")
             keys = footer_keys(app)
-            assert keys.get("r") == "Play again" and keys.get("enter") == "Results", keys
             assert "1" not in keys and "h" not in keys, "no game key is offered once the game is over"
             await pilot.press("enter")                        # the ranking again
             await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box again")

@@ -9,12 +9,18 @@ from tests.test_ui_dice import wait_for
 from tests.test_ui_end import footer_keys
 from tests.test_ui_games import make_app, seat_both
 
-pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
 
-async def keys_when(pilot, app, condition, what: str) -> dict:
+async def keys_when(pilot, app, condition, what: str, expect) -> dict:
+    """Once `condition()` holds, wait for the footer to show what `expect(keys)` asks: the
+    footer is rebuilt a moment after the message that changed the state, later on a busy
+    machine. Fails naming the keys shown."""
     await wait_for(pilot, condition, what=what)
-    await pilot.pause(0.1)  # the footer is rebuilt after the message that changed the state
+    try:
+        await wait_for(pilot, lambda: expect(footer_keys(app)), what=what)
+    except AssertionError:
+        raise AssertionError(f"{what}: the footer shows {footer_keys(app)}") from None
     return footer_keys(app)
 
 
@@ -23,29 +29,28 @@ async def test_knock_footer_follows_the_turn(tmp_path):
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
             await seat_both(pilot, app, client, other, "knock", {"knock_window_ms": 0})
-            keys = footer_keys(app)
-            assert "enter" in keys and "backspace" in keys and "r" not in keys, keys  # choosing
+            await keys_when(pilot, app, lambda: True, "choosing the pre-lay",
+                            lambda keys: "enter" in keys and "backspace" in keys and "r" not in keys)
             await pilot.press("enter")
             await other.prelay([])
             game = client.game
             await wait_for(pilot, lambda: game.phase == "play", what="the pre-lays")
             if game.view(1)["turn"] == 1:                    # Ana throws first: play her turn
-                keys = await keys_when(pilot, app, lambda: True, "Ana's turn")
-                assert "r" in keys and "p" not in keys and "k" not in keys, keys
+                await keys_when(pilot, app, lambda: True, "Ana's turn",
+                                lambda keys: "r" in keys and "p" not in keys and "k" not in keys)
                 await pilot.press("r")
-                keys = await keys_when(pilot, app, lambda: game.view(1)["stage"] == "decide", "Ana's throw")
-                assert "p" in keys and "r" not in keys and "k" not in keys, keys
+                await keys_when(pilot, app, lambda: game.view(1)["stage"] == "decide", "Ana's throw",
+                                lambda keys: "p" in keys and "r" not in keys and "k" not in keys)
                 await pilot.press("p")
             await wait_for(pilot, lambda: game.view(1)["turn"] == 0, what="Bo's turn")
-            keys = await keys_when(pilot, app, lambda: True, "Bo's turn")
-            assert "r" not in keys and "p" not in keys, f"Bo is throwing, not Ana: {keys}"
+            await keys_when(pilot, app, lambda: True, "Bo's turn (Bo throws, not Ana)",
+                            lambda keys: "r" not in keys and "p" not in keys)
             await other.act({"type": "roll"})
-            keys = await keys_when(pilot, app, lambda: (game.view(1)["roll"] or {}).get("roller") == 0,
-                                   "Bo's throw")
-            assert "k" in keys and "r" not in keys and "p" not in keys, keys
+            await keys_when(pilot, app, lambda: (game.view(1)["roll"] or {}).get("roller") == 0,
+                            "Bo's throw", lambda keys: "k" in keys and "r" not in keys and "p" not in keys)
             await pilot.press("k")
-            keys = await keys_when(pilot, app, lambda: 1 in game.view(1)["roll"]["knocked"], "Ana's knock")
-            assert "k" not in keys, f"one knock per throw: {keys}"
+            await keys_when(pilot, app, lambda: 1 in game.view(1)["roll"]["knocked"],
+                            "Ana's knock (one knock per throw)", lambda keys: "k" not in keys)
             await client.close()
 
 
@@ -53,10 +58,10 @@ async def test_lobby_offers_talk_only_at_a_table(tmp_path):
     async with running_host(tmp_path) as host:
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
-            keys = await keys_when(pilot, app, lambda: client.state == "connected", "connection")
-            assert "t" not in keys and "n" in keys, keys
+            await keys_when(pilot, app, lambda: client.state == "connected", "connection",
+                            lambda keys: "t" not in keys and "n" in keys)
             await pilot.press("n", "enter")                   # a new dice table
-            keys = await keys_when(pilot, app, lambda: client.table is not None
-                                   and type(app.screen).__name__ == "LobbyScreen", "the table")
-            assert "t" in keys, keys
+            await keys_when(pilot, app, lambda: client.table is not None
+                            and type(app.screen).__name__ == "LobbyScreen", "the table",
+                            lambda keys: "t" in keys)
             await client.close()

@@ -72,18 +72,27 @@ async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
             lobby = app.screen
-            await pilot.pause(0.5)  # the lobby's own first list (empty) has come and gone
+            # The lobby's own first list (empty) has come and gone: no request is waiting
+            # for its answer, and the app has handled every message.
+            await wait_for(pilot, lambda: not client._pending and all(q.empty() for q in client._queues),
+                           what="the lobby's first table list")
+            await pilot.pause()
             app.post_message(HostMessage({"type": "tables", "tables": [
                 {"id": 7, "ruleset": "[i]x", "state": "lobby", "seats": [name], "max_seats": 8}]}))
             await wait_for(pilot, lambda: bool(lobby.tables), what="the table list")
-            await pilot.pause(0.1)
             grid = lobby.query_one("#tables")
-            drawn = "\n".join(grid.render_line(y).text for y in range(grid.size.height))
+
+            def drawn() -> str:
+                return "\n".join(grid.render_line(y).text for y in range(grid.size.height))
+
+            await wait_for(pilot, lambda: "[i]x" in drawn(), what="the table drawn")
+            drawn = drawn()
             assert "[i]x" in drawn and name[:8] in drawn, drawn
             app.post_message(HostMessage({"type": "chat", "name": name,
                                           "text": "[bold]hello[/bold] [link=x]y[/link]"}))
             await wait_for(pilot, lambda: len(app.chat_lines) == 1, what="the chat line")
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: "hello" in " ".join(line.text for line in lobby.query_one("#lobbylog").lines),
+                           what="the chat line in the lobby log")
             log = " ".join(line.text for line in lobby.query_one("#lobbylog").lines)
             assert f"{name}: [bold]hello[/bold] [link=x]y[/link]" in log
             await client.close()

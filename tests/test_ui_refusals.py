@@ -43,7 +43,8 @@ async def test_a_refused_grab_leaves_every_card_visible(tmp_path):
             await pilot.press("c")                             # too early: refused
             await wait_for(pilot, lambda: app.current_notice() is not None, what="the refusal")
             words, _ = app.current_notice()
-            await pilot.pause(0.1)
+            await wait_for(pilot, lambda: words[:30] in str(app.screen.query_one("StatusBar").content),
+                           what="the refusal on the status line")
             bar = str(app.screen.query_one("StatusBar").content)
             assert words[:30] in bar
             log_text = "".join(line.text for line in app.screen.query_one("#movelog").lines)

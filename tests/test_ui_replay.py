@@ -78,7 +78,9 @@ async def test_replay_footer_fits_80_columns_and_space_pages_the_help(tmp_path):
     app = ReplayApp(header, events, paused=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock", what="the knock screen")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: len(app.screen.query("FooterKey")) > 0
+                       and all(key.region.width > 0 for key in app.screen.query("FooterKey")),
+                       what="the footer drawn")
         keys = list(app.screen.query("FooterKey"))
         assert keys and all(key.region.right <= 80 and key.region.width > 0 for key in keys), \
             [(key.description, key.region) for key in keys]
