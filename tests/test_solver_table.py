@@ -198,3 +198,28 @@ def test_the_status_words_follow_the_build(tmp_path, monkeypatch):
     build.state, build.finished_at = "ready", 100.0
     assert background.status_words(now=101.0) == "The perfect dice bot is ready"
     assert background.status_words(now=100.0 + background.READY_SHOWN_S + 1) is None
+
+
+def test_a_build_tells_its_listeners_each_time_its_words_may_change(tmp_path, monkeypatch):
+    """The app redraws the build's progress when told, never by asking on a timer: every
+    step that changes status_words() calls the listeners, and a stopped listener hears no more."""
+    build = background.Build(tmp_path / "table.npy")
+    monkeypatch.setitem(background._builds, "x", build)
+    heard: list[str | None] = []
+    stop = background.listen(lambda: heard.append(background.status_words()))
+    try:
+        build._heard(["progress", "40 100"])
+        build._heard(["waiting"])
+        build._heard(["something else"])          # not news: nobody is told
+        build._fail("the disk is full")
+        assert heard == ["Preparing the perfect dice bot: 40 %",
+                         "Preparing the perfect dice bot: waiting for another program",
+                         "The perfect dice bot could not be prepared"]
+        # The words of a finished build end by themselves: the listener is told how soon.
+        left = background.status_shown_for(now=build.finished_at + 1)
+        assert left == pytest.approx(background.FAILED_SHOWN_S - 1)
+        assert background.status_shown_for(now=build.finished_at + background.FAILED_SHOWN_S + 1) is None
+    finally:
+        stop()
+    build._heard(["progress", "50 100"])
+    assert len(heard) == 3, "a stopped listener hears nothing more"

@@ -8,7 +8,7 @@ two programs of the same user share the cache file, and the child takes the cach
 so a second program's build waits for the first and then just loads its table.
 
 Light on purpose: importing this module does not import numpy or the solver's tables (the
-status bar asks status_words() twice a second).
+app reads status_words() each time a build tells it something changed, through listen()).
 
 `KISMET_SOLVER_AUTOBUILD=0` turns the background build off (the test suite does, so no test
 builds a table it did not ask for); `python -m kismet_tui.solver` still builds by hand.
@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Callable
 
 log = logging.getLogger("kismet.solver")
 
@@ -102,6 +103,7 @@ class Build:
         self.fraction = 1.0
         self.finished_at = time.monotonic()
         self.state = "ready"
+        _changed()
         log.info("The perfect dice bot is ready: the optimal table was built in %.0f s (%s).",
                  self.finished_at - self.started_at, self.path)
 
@@ -121,11 +123,15 @@ class Build:
         elif kind == "damaged":
             self.damaged = rest
             log.warning("The cached optimal table is damaged (%s): building it again.", rest)
+        else:
+            return
+        _changed()
 
     def _fail(self, why: str) -> None:
         self.error = why
         self.finished_at = time.monotonic()
         self.state = "failed"
+        _changed()
         log.warning("The optimal table could not be built in the background: %s", why)
 
     def stop(self) -> None:
@@ -151,6 +157,28 @@ class Build:
 _builds: dict[str, Build] = {}
 _builds_lock = threading.Lock()
 _running: set = set()
+_listeners: list[Callable[[], None]] = []
+
+
+def listen(callback: Callable[[], None]) -> Callable[[], None]:
+    """Call `callback()` whenever status_words() may say something new: a build started,
+    moved on, finished or failed. It is called from the build's own thread, so it should
+    only hand the news on (the app posts itself a message). Returns the call that stops it."""
+    _listeners.append(callback)
+
+    def stop() -> None:
+        if callback in _listeners:
+            _listeners.remove(callback)
+
+    return stop
+
+
+def _changed() -> None:
+    for callback in list(_listeners):
+        try:
+            callback()
+        except Exception:  # a listener's fault must not stop the build
+            log.exception("a build listener failed")
 
 
 def start(path: Path) -> Build:
@@ -162,24 +190,40 @@ def start(path: Path) -> Build:
         if found is None:
             log.info("The optimal table is not in the cache yet: building it in the background.")
             found = _builds[str(path)] = Build(path).start()
-        return found
+            started = True
+        else:
+            started = False
+    if started:
+        _changed()
+    return found
 
 
 def current(path: Path) -> Build | None:
     return _builds.get(str(path))
 
 
+def _newest() -> Build | None:
+    return max(_builds.values(), key=lambda b: b.started_at) if _builds else None
+
+
+def status_shown_for(now: float | None = None) -> float | None:
+    """How many more seconds status_words() says what it says now, when that ends by itself
+    (a finished build's words go after a while); None while a build runs or there is none."""
+    build = _newest()
+    if build is None or build.finished_at is None:
+        return None
+    now = time.monotonic() if now is None else now
+    shown = READY_SHOWN_S if build.state == "ready" else FAILED_SHOWN_S
+    left = build.finished_at + shown - now
+    return left if left > 0 else None
+
+
 def status_words(short: bool = False, now: float | None = None) -> str | None:
     """What the status bar says about the newest build: its progress while it runs, then for
     a few seconds that it is ready (or could not be made); None when there is nothing to say."""
-    if not _builds:
+    build = _newest()
+    if build is None or (build.finished_at is not None and status_shown_for(now) is None):
         return None
-    build = max(_builds.values(), key=lambda b: b.started_at)
-    now = time.monotonic() if now is None else now
-    if build.finished_at is not None:
-        shown = READY_SHOWN_S if build.state == "ready" else FAILED_SHOWN_S
-        if now - build.finished_at > shown:
-            return None
     return build.words(short)
 
 
