@@ -1,28 +1,62 @@
 """The Kismet Textual app: one client connection, the lobby, and a screen per game.
 
-The app owns the network client. One worker (`read_host`) awaits the client's messages and
-posts each as a HostMessage; `on_host_message` then shows refusals, routes chat, and switches
-between the lobby, the game screen and the end-of-game screen. Screens only read the client's
-replica (`client.game`, `client.seat`, `client.table`) and send through the app's helpers,
-which turn every refusal into plain words on screen.
+The app owns the game's source (kismet_tui/source.py: the host connection, or a replay).
+One worker (`read_host`) awaits the client's messages and posts each as a HostMessage;
+`on_host_message` then shows refusals, routes chat, and switches between the lobby, the game
+screen and the end-of-game screen. Screens only read the source's replica (`client.game`,
+`client.seat`, `client.table`) and send through `send`, which turns every refusal into plain
+words on screen.
+
+What every screen shows of the app's own state lives in reactive attributes, which the
+status bar and the screens watch instead of asking again and again: `connection`, `notice`
+(the words of the moment, cleared by a timer), `build_words` (the optimal dice table's
+background build, which tells the app when it moves on) and `chat_said` (each chat line as
+it comes; `chat_lines` keeps the last ones for a screen that opens later).
 """
 
 from __future__ import annotations
 
 import re
-import time
-from typing import Any
+from dataclasses import dataclass
+from functools import partial
+from typing import Awaitable, Callable, TypeVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.reactive import var
 
-from .messages import ConnectionChanged, HostMessage
+from .messages import BuildChanged, ConnectionChanged, HostMessage
+from .rules.base import Plain
 from .screens.help import HelpScreen
+from .solver import background
+from .source import GameSource
+from .widgets.chat import ChatInput
+
+T = TypeVar("T")
 
 
-def table_seats(table: dict | None) -> list[dict]:
+@dataclass(frozen=True)
+class Connection:
+    """The connection as the status bar shows it: a state word ("connecting", "connected",
+    "reconnecting", "closed", "replay") and a sentence (why it closed, a replay's progress)."""
+
+    state: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class Notice:
+    """The words the status bar shows now instead of where you are (a refusal, a lost
+    connection); severity is "information", "warning" or "error". Two notices with the same
+    words are still two notices (eq=False): the second one shows, and lasts, anew."""
+
+    words: str
+    severity: str = "information"
+
+
+def table_seats(table: Plain | None) -> list[Plain]:
     """The seats of a table message as a list of {name, ready, bot, away, you} (best effort:
     missing fields read as empty)."""
     if not table:
@@ -39,10 +73,11 @@ def table_seats(table: dict | None) -> list[dict]:
     return out
 
 
-def rematch_people(table: dict | None) -> tuple[list[str], list[str]]:
+def rematch_people(table: Plain | None) -> tuple[list[str], list[str]]:
     """After a game: (players who want another one, players the table waits for), by name.
     Bots are always ready and left out."""
-    wants, waiting = [], []
+    wants: list[str] = []
+    waiting: list[str] = []
     for seat in (table or {}).get("seats") or []:
         if not isinstance(seat, dict) or seat.get("bot"):
             continue
@@ -54,12 +89,12 @@ def and_words(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
 
 
-def rematch_waiting(table: dict | None) -> str:
+def rematch_waiting(table: Plain | None) -> str:
     """Whom another game waits for, as words ("Bo and Cy"), or "" if nobody."""
     return and_words(rematch_people(table)[1])
 
 
-def rematch_line(table: dict | None) -> str:
+def rematch_line(table: Plain | None) -> str:
     """One line for the end of a game: who wants another and whom it waits for."""
     if not table or table.get("state") == "playing":
         return ""
@@ -71,11 +106,14 @@ def rematch_line(table: dict | None) -> str:
     return line + (f"; waiting for {and_words(waiting)} to press r." if waiting else ".")
 
 
-class KismetApp(App):
-    """`client` is a kismet_tui.net.client.Client (or anything with its interface).
+class KismetApp(App[None]):
+    """`client` is where the game comes from (kismet_tui.source.GameSource): a
+    kismet_tui.net.client.Client here, a ReplaySource in the replay viewer.
 
     `connect` (async callable) is awaited once at start to open the connection. `quick` opens
     the new-table form at once and starts the game as soon as the table exists (local play).
+    `open_to_network`, when set (by `kismet`, whose host is its own), lets friends in and
+    returns the lines they should type (the lobby's `o`).
     """
 
     TITLE = "Kismet"
@@ -86,31 +124,35 @@ class KismetApp(App):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, client, *, connect=None, address: str = "", quick: bool = False,
-                 on_quit=None) -> None:
+    connection: var[Connection] = var(Connection("connecting"), init=False)
+    notice: var[Notice | None] = var(None, init=False)
+    # The background build in (long, short) words, or None when there is nothing to say.
+    build_words: var[tuple[str, str] | None] = var(None, init=False)
+    # The newest chat line; set anew for every line, even one that repeats the last.
+    chat_said: var[Text | None] = var(None, init=False, always_update=True)
+
+    def __init__(self, client: GameSource, *, connect: Callable[[], Awaitable[object]] | None = None,
+                 address: str = "", quick: bool = False,
+                 on_quit: Callable[[], Awaitable[object]] | None = None) -> None:
         super().__init__()
         self.client = client
         self.connect_fn = connect
         self.address = address
         self.quick = quick
         self.on_quit = on_quit
-        self.conn_state = "connecting"
-        self.conn_detail = address
+        self.open_to_network: Callable[[], Awaitable[list[str]]] | None = None
+        self.connection = Connection("connecting", address)
         self.chat_lines: list[Text] = []
-        # The notice the status bar shows now: (words, severity, until monotonic seconds).
-        self.notice: tuple[str, str, float] | None = None
-        # One lasting line of information for the status bar (e.g. a table being built);
-        # set it with set_status_info().
-        self.status_info = ""
         self.notices_shown: list[str] = []
+        self.stop_listening: Callable[[], None] | None = None
         self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
             # magenta.)
             self.theme = "ansi-dark"
-        self.shown_game = None
-        self.shown_key = None
+        self.shown_game: object = None
+        self.shown_key: tuple[object, object] | None = None
 
     def get_driver_class(self):
         """In ASCII mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
@@ -140,13 +182,20 @@ class KismetApp(App):
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
         self.check_size()
+        # The build tells us from its own thread; the message brings the news to ours.
+        self.stop_listening = background.listen(self.build_moved_on)
+        self.read_build()
         self.start()
 
+    def on_unmount(self) -> None:
+        if self.stop_listening is not None:
+            self.stop_listening()
+
     # ---- the terminal's size -------------------------------------------------------------
-    def on_resize(self, event) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         self.check_size(event.size)
 
-    def check_size(self, size=None) -> None:
+    def check_size(self, size: tuple[int, int] | None = None) -> None:
         """Below 80x24 every screen shows only the size it needs (widgets/toosmall.py)."""
         from .widgets.toosmall import TooSmall
 
@@ -191,19 +240,8 @@ class KismetApp(App):
             return
         self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
 
-    def connection_state(self) -> tuple[str, str]:
-        """What the status bar shows: the client's live state when it has one. Only reads:
-        `conn_state` moves with the messages, so a redraw between a drop and its message
-        cannot swallow the "connection lost" notice."""
-        live = getattr(self.client, "state", None)
-        state = live if isinstance(live, str) and live else self.conn_state
-        return state, self.conn_detail
-
     def on_connection_changed(self, message: ConnectionChanged) -> None:
-        self.conn_state = message.state
-        self.conn_detail = message.detail
-        if message.state == "closed":
-            self.notify(message.detail or "Disconnected.", severity="error", timeout=8, markup=False)
+        self.connection = Connection(message.state, message.detail)
         if message.state == "connected" and self.quick:
             self.quick = False
             from .screens.new_table import NewTableScreen
@@ -227,27 +265,34 @@ class KismetApp(App):
             self.notify(str(msg.get("words")), title="Chance not verified", severity="error",
                         timeout=30, markup=False)
         elif kind == "connection":
-            previous, self.conn_state = self.conn_state, msg.get("state", self.conn_state)
-            self.conn_detail = msg.get("words", "")
-            if self.conn_state == "reconnecting" and previous == "connected":
-                self.notify(self.conn_detail or "Connection lost. Reconnecting...", severity="warning",
-                            timeout=4, markup=False)
-            elif self.conn_state == "connected" and previous == "reconnecting":
-                self.notify("Reconnected: you are back in your seat." if getattr(self.client, "seat", None)
-                            is not None else "Reconnected.", timeout=3, markup=False)
+            self.connection = Connection(str(msg.get("state") or self.connection.state),
+                                         str(msg.get("words") or ""))
         if kind == "table" and self.rematch_wanted:
             self.run_worker(self.rematch_check(), group="rematch", exclusive=True)
         self.route()
         # Taken before any handler runs: a handler may push a screen (the end of a game).
+        from .screens.end import EndScreen
+        from .screens.game import GameScreen
+        from .screens.lobby import LobbyScreen
+
         *under, top = self.screen_stack
-        handler = getattr(top, "on_host", None)
-        if handler is not None:
-            handler(msg)
+        if isinstance(top, (GameScreen, LobbyScreen, EndScreen)):
+            top.on_host(msg)
         # Screens under a modal (the game under its end screen) still follow the game.
         for screen in under:
-            follow = getattr(screen, "follow_host", None)
-            if follow is not None:
-                follow(msg)
+            if isinstance(screen, GameScreen):
+                screen.follow_host(msg)
+
+    def watch_connection(self, old: Connection, new: Connection) -> None:
+        """A change of the connection that the player must hear of gets a notice."""
+        if new.state == "closed" and (old.state != "closed" or old.detail != new.detail):
+            self.notify(new.detail or "Disconnected.", severity="error", timeout=8, markup=False)
+        elif new.state == "reconnecting" and old.state == "connected":
+            self.notify(new.detail or "Connection lost. Reconnecting...", severity="warning",
+                        timeout=4, markup=False)
+        elif new.state == "connected" and old.state == "reconnecting":
+            self.notify("Reconnected: you are back in your seat." if self.client.seat is not None
+                        else "Reconnected.", timeout=3, markup=False)
 
     def route(self) -> None:
         """Show the screen that fits the client's state: a game screen while a game is on.
@@ -257,10 +302,10 @@ class KismetApp(App):
         from .screens.end import EndScreen
         from .screens.game import GameScreen, game_screen_for
 
-        game = getattr(self.client, "game", None)
+        game = self.client.game
         if game is self.shown_game:
             return
-        header = getattr(self.client, "header", None) or {}
+        header = self.client.header or {}
         key = (header.get("commit") or header.get("seed"), header.get("t0")) if game is not None else None
         if game is not None and key == self.shown_key:
             # The same game rebuilt (a resync or a reconnect): keep the screen, swap the replica.
@@ -285,7 +330,7 @@ class KismetApp(App):
             self.push_screen(game_screen_for(game.RULESET))
 
     # ---- notices: on the status bar, never over the board ----------------------------------
-    def notify(self, message, *, title: str = "", severity: str = "information",
+    def notify(self, message: str | Text, *, title: str = "", severity: str = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Every notice goes to the status bar (top line): a toast in a corner would cover
         cards, dice or the hand that can still be played. No toast is made; `notices_shown`
@@ -293,32 +338,33 @@ class KismetApp(App):
         words = message.plain if isinstance(message, Text) else str(message)
         # Long enough to read: a few seconds, more for more words.
         seconds = max(timeout or 0, 4.0 + len(words) / 20)
-        self.notice = (words, severity, time.monotonic() + seconds)
+        notice = Notice(words, severity)
+        self.notice = notice
         self.notices_shown.append(words)
         del self.notices_shown[:-50]
-        self.refresh_status_bars()
+        self.set_timer(seconds, lambda: self.clear_notice(notice), name="notice")
 
-    def current_notice(self) -> tuple[str, str] | None:
-        """(words, severity) of the notice to show now, or None."""
-        if self.notice is None:
-            return None
-        words, severity, until = self.notice
-        if time.monotonic() > until:
+    def clear_notice(self, notice: Notice) -> None:
+        """The notice's time is up (unless a newer one took its place)."""
+        if self.notice is notice:
             self.notice = None
-            return None
-        return words, severity
 
-    def set_status_info(self, words: str | None) -> None:
-        """A lasting line for the status bar of every screen (None or "" clears it)."""
-        self.status_info = words or ""
-        self.refresh_status_bars()
+    def build_moved_on(self) -> None:
+        """Called from the build's thread: only hand the news on to the app's own."""
+        self.post_message(BuildChanged())
 
-    def refresh_status_bars(self) -> None:
-        from .widgets.status import StatusBar
+    def on_build_changed(self, message: BuildChanged) -> None:
+        self.read_build()
 
-        for screen in self.screen_stack:
-            for bar in screen.query(StatusBar):
-                bar.refresh_status()
+    def read_build(self) -> None:
+        """What the background build says now; words that end by themselves ("ready") are
+        read again when they do."""
+        long_words = background.status_words()
+        short_words = background.status_words(short=True)
+        self.build_words = (long_words, short_words) if long_words and short_words else None
+        ends_in = background.status_shown_for()
+        if ends_in is not None:
+            self.set_timer(ends_in + 0.05, self.read_build, name="build words")
 
     # ---- sending, with refusals in plain words ---------------------------------------------
     def show_refusal(self, words: str) -> None:
@@ -334,7 +380,7 @@ class KismetApp(App):
     def seat_words(self, words: str) -> str:
         """The engine names seats by number ("Not your turn: seat 1 is rolling."); while a game
         is on, say the player's name instead."""
-        game = getattr(self.client, "game", None)
+        game = self.client.game
         if game is None:
             return words
         from .screens.game import seat_names
@@ -347,40 +393,41 @@ class KismetApp(App):
 
         return re.sub(r"\b[Ss]eat (\d+)\b", name, words)
 
-    async def send(self, method: str, *args, _failed=None, **kwargs) -> Any:
-        """Call a client method; any failure is shown, never raised into the UI (the result
-        is then `_failed`)."""
+    async def send(self, request: Callable[[], Awaitable[T]]) -> T | None:
+        """Make a request of the source (`app.send(client.leave)`, with arguments through
+        functools.partial); any failure is shown in words, never raised into the UI, and the
+        result is then None. A callable, not a coroutine: a request that a newer one replaces
+        before it ran is then never made at all."""
+        ok, result = await self.attempt(request)
+        return result
+
+    async def send_ok(self, request: Callable[[], Awaitable[object]]) -> bool:
+        """Like send, but only says whether the host took it."""
+        ok, _ = await self.attempt(request)
+        return ok
+
+    async def attempt(self, request: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
         try:
-            fn = getattr(self.client, method)
-            result = fn(*args, **kwargs)
-            if hasattr(result, "__await__"):
-                result = await result
-            return result
+            return True, await request()
         except Exception as exc:  # refusals and dropped connections alike: tell the player
             words = getattr(exc, "words", None) or getattr(exc, "reason", None) or str(exc)
             self.show_refusal(words or type(exc).__name__)
-            return _failed
+            return False, None
 
-    async def send_ok(self, method: str, *args, **kwargs) -> bool:
-        """Like send, but only says whether the host took it."""
-        failed = object()
-        result = await self.send(method, *args, _failed=failed, **kwargs)
-        return result is not failed
-
-    async def create_table(self, ruleset: str, options: dict, bots: list[str], start: bool = False) -> bool:
+    async def create_table(self, ruleset: str, options: Plain, bots: list[str], start: bool = False) -> bool:
         """Create a table; with `start`, start its game at once (local play: bots are ready)."""
-        if not await self.send_ok("create_table", ruleset, options, bots):
+        if not await self.send_ok(partial(self.client.create_table, ruleset, options, bots)):
             return False
         if start:
-            await self.send_ok("start")
+            await self.send_ok(self.client.start)
         return True
 
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner
         too), so every member sees who wants one and whom the table waits for; the owner's
         client starts the game once nobody is missing (see rematch_check)."""
-        table = getattr(self.client, "table", None) or {}
-        if not await self.send_ok("ready", True):
+        table = self.client.table or {}
+        if not await self.send_ok(self.client.ready):
             return
         if self.is_owner(table):
             self.rematch_wanted = True
@@ -390,13 +437,13 @@ class KismetApp(App):
                           if s.get("client_id") == table.get("owner")), None)
             self.notify(f"Ready for another game: {owner or 'the table’s owner'} starts it.", markup=False)
 
-    def is_owner(self, table: dict | None) -> bool:
-        me = getattr(self.client, "client_id", None)
-        return bool(table) and me is not None and table.get("owner") == me
+    def is_owner(self, table: Plain | None) -> bool:
+        me = self.client.client_id
+        return table is not None and me is not None and table.get("owner") == me
 
     async def rematch_check(self) -> None:
         """The owner asked for another game: start it as soon as every player wants one."""
-        table = getattr(self.client, "table", None) or {}
+        table = self.client.table or {}
         if not self.rematch_wanted or table.get("state") == "playing" or not self.is_owner(table):
             return
         waiting = rematch_waiting(table)
@@ -404,23 +451,24 @@ class KismetApp(App):
             self.notify(f"Another game as soon as {waiting} press r.", markup=False)
             return
         self.rematch_wanted = False
-        await self.send("start")
+        await self.send(self.client.start)
 
-    async def send_chat(self, words: str) -> None:
-        await self.send("chat", words)
+    async def on_chat_input_said(self, message: ChatInput.Said) -> None:
+        await self.send(partial(self.client.chat, message.words))
 
-    def add_chat(self, msg: dict) -> None:
+    def add_chat(self, msg: Plain) -> None:
         line = Text()
         line.append(str(msg.get("name") or msg.get("from") or "?"), style="bold")
         line.append(": ")
         line.append(str(msg.get("text", "")))
         self.chat_lines.append(line)
         del self.chat_lines[:-200]
+        self.chat_said = line
 
     # ---- keys ---------------------------------------------------------------------------
     def current_ruleset(self) -> str | None:
-        game = getattr(self.client, "game", None)
-        return getattr(game, "RULESET", None)
+        game = self.client.game
+        return game.RULESET if game is not None else None
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

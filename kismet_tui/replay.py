@@ -11,42 +11,67 @@ Keys: space pause/play, right (or n) one event forward, + and - speed, home from
 from __future__ import annotations
 
 import time
+from typing import AsyncIterator, NoReturn
 
 from textual.binding import Binding
 
-from .app import KismetApp
+from .app import Connection, KismetApp
 from .messages import HostMessage
-from .rules import apply_event, game_from_header
+from .rules import Game, apply_event, game_from_header
+from .rules.base import Plain
+from .rules.verify import Verification
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 MAX_GAP_MS = 1500
 TICK_S = 0.05
 
 
+class NothingToSend(Exception):
+    """A request made of a replay: `words` says why nothing can be sent."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__(words)
+        self.words = words
+
+
 class ReplaySource:
-    """Stands where the network client stands: a game replica, its header, no seat."""
+    """Stands where the network client stands (kismet_tui.source.GameSource): a game
+    replica and its header, no seat, no table, and nothing can be sent."""
 
     state = "replay"
+    live = False
 
-    def __init__(self, header: dict, events: list[dict]) -> None:
-        self.header = header
+    def __init__(self, header: Plain, events: list[Plain]) -> None:
+        self.header: Plain | None = header
         self.events = events
-        self.table = None
-        self.seat = None
-        self.client_id = None
-        self.game = None
+        self.table: Plain | None = None
+        self.seat: int | None = None
+        self.client_id: int | None = None
+        self.verification: Verification | None = None
         self.index = 0          # events applied so far
         self.clock_ms = 0       # the virtual host time
-        self.restart()
+        self.game: Game | None = None
+        self.replica = self.restart()
 
-    def restart(self) -> None:
-        header = self.header
-        self.game = game_from_header(header)  # version 2: revealed chance; version 1: its seed
+    def restart(self) -> Game:
+        header = self.header or {}
+        # Version 2: the revealed chance; version 1: its seed.
+        self.game = self.replica = game_from_header(header)
         self.index = 0
         self.clock_ms = header.get("t0", 0)
+        return self.replica
 
     def host_time_ms(self) -> int:
         return self.clock_ms
+
+    def applied_events(self) -> list[Plain]:
+        return self.events[:self.index]
+
+    async def messages(self) -> AsyncIterator[Plain]:
+        """A replay hears no host: ReplayApp's clock publishes the events instead."""
+        nothing: tuple[Plain, ...] = ()
+        for message in nothing:
+            yield message
 
     @property
     def done(self) -> bool:
@@ -56,7 +81,7 @@ class ReplaySource:
         """Apply the next event to the replica and return it with its notes, as the network
         client publishes it."""
         event = self.events[self.index]
-        notes = apply_event(self.game, event)
+        notes = apply_event(self.replica, event)
         self.index += 1
         self.clock_ms = max(self.clock_ms, event["t"])
         return {**event, "notes": notes}
@@ -74,20 +99,46 @@ class ReplaySource:
             applied.append(self.next_event())
         return applied
 
-    async def act(self, action) -> None:
-        raise RuntimeError("This is a replay: nothing can be played here.")
+    # ---- requests: none reaches anyone --------------------------------------------------------
+    def act_nowait(self, action: Plain) -> NoReturn:
+        raise NothingToSend("This is a replay: nothing can be played here.")
 
-    async def chat(self, text) -> None:
-        raise RuntimeError("This is a replay: nobody can hear you.")
+    async def act(self, action: Plain) -> NoReturn:
+        self.act_nowait(action)
 
-    async def leave(self) -> None:
-        raise RuntimeError("This is a replay: press ctrl+q to quit.")
+    async def prelay(self, cards: list[int]) -> NoReturn:
+        self.act_nowait({"type": "prelay"})
+
+    async def chat(self, text: str) -> NoReturn:
+        raise NothingToSend("This is a replay: nobody can hear you.")
+
+    async def leave(self) -> NoReturn:
+        raise NothingToSend("This is a replay: press ctrl+q to quit.")
+
+    async def list_tables(self) -> NoReturn:
+        await self.leave()
+
+    async def create_table(self, ruleset: str, options: Plain | None = None,
+                           bots: int | list[str] = 0) -> NoReturn:
+        await self.leave()
+
+    async def join_table(self, table_id: int, spectator: bool = False) -> NoReturn:
+        await self.leave()
+
+    async def ready(self, flag: bool = True) -> NoReturn:
+        await self.leave()
+
+    async def start(self) -> NoReturn:
+        await self.leave()
+
+    async def remove(self, seat: int) -> NoReturn:
+        await self.leave()
 
 
 class ReplayApp(KismetApp):
     # Short words, so the footer fits 80 columns with the game's own keys and help.
     BINDINGS = [
-        Binding("space", "toggle", "Pause", priority=True),
+        Binding("space", "play_pause", "Pause", priority=True),
         Binding("n,right", "step", "Step"),
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
@@ -95,25 +146,28 @@ class ReplayApp(KismetApp):
         Binding("q", "quit", "Quit", show=False),
     ]
 
-    def __init__(self, header: dict, events: list[dict], speed: float = 1.0, paused: bool = False) -> None:
+    def __init__(self, header: Plain, events: list[Plain], speed: float = 1.0, paused: bool = False) -> None:
         self.source = ReplaySource(header, events)
         super().__init__(self.source, address="replay")
         self.speed_index = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - speed))
         self.paused = paused
         self.last_tick = time.monotonic()
+        self.show_progress()
 
     def start(self) -> None:
         self.route()
         self.set_interval(TICK_S, self.tick)
 
-    def connection_state(self) -> tuple[str, str]:
+    def show_progress(self) -> None:
+        """The status bar's "12/30 events · 2x": how far the replay is, and how it runs."""
         source = self.source
         mode = "paused" if self.paused else f"{SPEEDS[self.speed_index]:g}x"
-        return "replay", f"{source.index}/{len(source.events)} events · {mode}"
+        self.connection = Connection("replay", f"{source.index}/{len(source.events)} events · {mode}")
 
-    def publish(self, events: list[dict]) -> None:
+    def publish(self, events: list[Plain]) -> None:
         for event in events:
             self.post_message(HostMessage({"type": "event", **event}))
+        self.show_progress()
 
     def tick(self) -> None:
         now = time.monotonic()
@@ -122,29 +176,31 @@ class ReplayApp(KismetApp):
         if not self.paused:
             self.publish(self.source.advance(elapsed))
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Over the help page, space pages down (the help's own key), not play/pause.
         from .screens.help import HelpScreen
 
-        if action == "toggle" and isinstance(self.screen, HelpScreen):
+        if action == "play_pause" and isinstance(self.screen, HelpScreen):
             return False
         return super().check_action(action, parameters)
 
-    def action_toggle(self) -> None:
+    def action_play_pause(self) -> None:
         self.paused = not self.paused
+        self.show_progress()
 
     def action_step(self) -> None:
         self.paused = True
-        if not self.source.done:
-            self.publish([self.source.next_event()])
+        self.publish([self.source.next_event()] if not self.source.done else [])
 
     def action_speed(self, step: int) -> None:
         self.speed_index = max(0, min(len(SPEEDS) - 1, self.speed_index + step))
+        self.show_progress()
 
     def action_restart(self) -> None:
         self.source.restart()
         self.shown_key = None  # a fresh screen, as for a new game
         self.route()
+        self.show_progress()
 
     async def action_quit(self) -> None:
         self.exit()

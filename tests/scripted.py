@@ -32,10 +32,13 @@ def table_for(ruleset: str, names: list[str], state: str = "playing", ready: tup
 
 
 class ScriptedClient:
-    """Stands where kismet_tui.net.Client stands; sends go nowhere."""
+    """Stands where kismet_tui.net.Client stands (a kismet_tui.source.GameSource); sends go
+    nowhere."""
 
     state = "connected"
+    live = True
     client_id = 1
+    verification = None
 
     def __init__(self, header: dict | None, events: list[dict], table: dict | None,
                  tables: list[dict] | None = None, clock_ms: int = T0) -> None:
@@ -76,6 +79,9 @@ class ScriptedClient:
     def host_time_ms(self) -> int:
         return self.clock_ms
 
+    def applied_events(self) -> list[dict]:
+        return self.events
+
     async def messages(self):
         yield {"type": "welcome"}
         if self.table is not None:
@@ -91,4 +97,4 @@ class ScriptedClient:
         return None
 
     act = chat = ready = start = leave = list_tables = prelay = join_table = _nothing
-    create_table = close = _nothing
+    create_table = remove = close = _nothing

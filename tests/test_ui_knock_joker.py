@@ -26,8 +26,10 @@ class ScriptedSeat:
     actions the screen sent (each is also applied, as the host would stamp it)."""
 
     state = "connected"
+    live = True
     table = None
     client_id = 1
+    verification = None
 
     def __init__(self, game, header):
         self.game, self.header, self.seat = game, header, 0
@@ -37,6 +39,9 @@ class ScriptedSeat:
     def host_time_ms(self) -> int:
         return self.t
 
+    def applied_events(self) -> list[dict]:
+        return []  # the screen's history starts with the test's own events
+
     def act_nowait(self, action: dict) -> None:
         self.sent.append(action)
 
@@ -45,6 +50,13 @@ class ScriptedSeat:
             await asyncio.Event().wait()
             yield {}
         return never()
+
+    async def _nothing(self, *args, **kwargs) -> None:
+        return None
+
+    # The other requests (the lobby asks for the tables): taken, and nothing happens.
+    act = chat = ready = start = leave = list_tables = prelay = join_table = _nothing
+    create_table = remove = _nothing
 
 
 def joker_game():

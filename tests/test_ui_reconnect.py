@@ -36,7 +36,6 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
                            what="word of the rejoin")
             assert "back in your seat" in status_line(app)  # the notice, on the status line
             app.notice = None                                 # ... until its time is up
-            app.refresh_status_bars()
             # One phrase, the state's word once: not "● connected Connected to ...".
             await wait_for(pilot, lambda: f"● connected to 127.0.0.1:{host.port}  │" in status_line(app),
                            what="the status line to say connected")
@@ -51,8 +50,8 @@ async def test_drop_reconnects_and_rejoins_the_game(tmp_path):
 
 
 async def test_the_drop_is_announced_even_when_the_status_bar_redraws_first(tmp_path):
-    # The status bar redraws on a timer; one that falls between the client noticing the drop
-    # and the app reading the client's message must not swallow the notice (seen in CI).
+    # A status bar redraw that falls between the client noticing the drop and the app reading
+    # the client's message must not swallow the notice (seen in CI when the bar polled).
     async with running_host(tmp_path) as host:
         async with solo_dice(host, reconnect=True) as (app, pilot, client):
             bar = app.screen.query_one("StatusBar")
@@ -74,7 +73,7 @@ async def test_no_host_there_is_said_in_plain_words():
     app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", port, "Ana"),
                     address=f"127.0.0.1:{port}")
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.conn_state == "closed", what="the failure")
+        await wait_for(pilot, lambda: app.connection.state == "closed", what="the failure")
         await wait_for(pilot, lambda: f"Could not reach a host at 127.0.0.1:{port}" in status_line(app),
                        what="the failure in the status line")
 

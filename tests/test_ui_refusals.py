@@ -41,8 +41,8 @@ async def test_a_refused_grab_leaves_every_card_visible(tmp_path):
                             {"countdown_ms": 5000, "round_limit_ms": 20000})
             assert client.game.phase == "countdown"
             await pilot.press("c")                             # too early: refused
-            await wait_for(pilot, lambda: app.current_notice() is not None, what="the refusal")
-            words, _ = app.current_notice()
+            await wait_for(pilot, lambda: app.notice is not None, what="the refusal")
+            words = app.notice.words
             await wait_for(pilot, lambda: words[:30] in str(app.screen.query_one("StatusBar").content),
                            what="the refusal on the status line")
             bar = str(app.screen.query_one("StatusBar").content)

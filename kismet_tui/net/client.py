@@ -44,9 +44,11 @@ import os
 import time
 from typing import AsyncIterator, Callable
 
-from kismet_tui.rules import ChanceError, IllegalAction, apply_event, replay
+from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, replay
+from kismet_tui.rules.base import Plain
+from kismet_tui.rules.knock import KnockGame, prelay_commitment, prelay_problem
 from kismet_tui.rules.rng import ENTROPY_BYTES
-from kismet_tui.rules.verify import verify
+from kismet_tui.rules.verify import Verification, verify
 from protocol import limits
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError
@@ -80,6 +82,11 @@ class ConnectionLost(RequestError):
 
 
 class Client:
+    """One connection to a host and the replica of its table's game (see the module's
+    docstring); it is the app's kismet_tui.source.GameSource when playing over a network."""
+
+    live = True  # requests reach a host (kismet_tui.source.GameSource)
+
     def __init__(self, on_state: Callable[[str, str], None] | None = None,
                  reconnect: bool = True, digest_every: int = limits.DIGEST_EVERY):
         self.on_state = on_state
@@ -89,10 +96,10 @@ class Client:
         self.name: str | None = None
         self.client_id: int | None = None
         self.token: str | None = None
-        self.table: dict | None = None
-        self.header: dict | None = None
-        self.game = None
-        self.events: list[dict] = []
+        self.table: Plain | None = None
+        self.header: Plain | None = None
+        self.game: Game | None = None
+        self.events: list[Plain] = []
         self.seat: int | None = None
         self.desyncs = 0
         self._address: tuple[str, int] | None = None
@@ -107,8 +114,8 @@ class Client:
         self._closing = False
         self._final_words: str | None = None
         self._awaiting_game = False
-        self._prelay: dict | None = None   # {"cards", "salt", "commit", "sent"}: knock's pre-lay
-        self.verification = None           # the last finished game's check (rules.verify)
+        self._prelay: Plain | None = None  # {"cards", "salt", "commit", "sent"}: knock's pre-lay
+        self.verification: Verification | None = None  # the last finished game's check
 
     # ---- connection ------------------------------------------------------------------------
     async def connect(self, host: str, port: int, name: str, token: str | None = None) -> dict:
@@ -128,6 +135,8 @@ class Client:
         return welcome
 
     async def _open(self) -> dict:
+        if self._address is None or self.name is None:
+            raise ConnectionLost("Not connected to a host yet: connect() first.")
         host, port = self._address
         reader, writer = await asyncio.open_connection(host, port)
         sent = time.monotonic()
@@ -244,6 +253,10 @@ class Client:
         """The host's clock as this client estimates it (for countdowns)."""
         return int(time.monotonic() * 1000 + self._offset_ms)
 
+    def applied_events(self) -> list[Plain]:
+        """The stamped events the replica has applied (all it has: it applies each on arrival)."""
+        return self.events
+
     # ---- messages in ------------------------------------------------------------------------
     def messages(self) -> AsyncIterator[dict]:
         """Every host message (and connection change), after the client state was updated."""
@@ -356,6 +369,8 @@ class Client:
     # ---- fair chance ---------------------------------------------------------------------------
     def _verify(self, server_seed) -> None:
         """The game is over and its seed revealed: check the commit and every value drawn."""
+        if self.header is None:
+            return  # no game here to check (a seed can only come with a game's events)
         result = verify(self.header, self.events, server_seed)
         self.verification = result
         if result.ok:
@@ -402,14 +417,14 @@ class Client:
         return (await self._request({"type": "list_tables"}))["tables"]
 
     async def create_table(self, ruleset: str, options: dict | None = None,
-                           bots: int | list[str] = 0) -> dict:
+                           bots: int | list[str] = 0) -> Plain | None:
         """Create a table and sit at it as its owner; returns the table dict. `bots`: a
         number of bots, or a list of bot levels (one per bot)."""
         await self._request({"type": "create_table", "ruleset": ruleset,
                              "options": options or {}, "bots": bots})
         return self.table
 
-    async def join_table(self, table_id: int, spectator: bool = False) -> dict:
+    async def join_table(self, table_id: int, spectator: bool = False) -> Plain | None:
         await self._request({"type": "join_table", "table": table_id, "spectator": spectator})
         return self.table
 
@@ -471,13 +486,12 @@ class Client:
         client sends the reveal by itself (again after a reconnect, if still needed). Returns
         the stamped commit event, or raises ActionRefused.
         """
-        from kismet_tui.rules import knock
-        if self.game is not None and getattr(self.game, "chips", None) is not None:
-            problem = knock.prelay_problem(list(cards), list(self.game.chips))
+        if isinstance(self.game, KnockGame):
+            problem = prelay_problem(list(cards), list(self.game.chips))
             if problem is not None:  # never commit to what could not be revealed
                 raise ActionRefused("illegal", problem)
         salt = os.urandom(16).hex()
-        commitment = knock.prelay_commitment(list(cards), salt)
+        commitment = prelay_commitment(list(cards), salt)
         self._prelay = {"cards": list(cards), "salt": salt, "commit": commitment, "sent": False}
         return await self.act({"type": "prelay", "commit": commitment})
 
@@ -486,7 +500,7 @@ class Client:
         secret, game, seat = self._prelay, self.game, self.seat
         if secret is None or secret["sent"] or game is None or seat is None:
             return
-        if getattr(game, "phase", None) != "prelay_reveal":
+        if not isinstance(game, KnockGame) or game.phase != "prelay_reveal":
             return
         if game.commits[seat] != secret["commit"] or game.reveals[seat] is not None:
             return

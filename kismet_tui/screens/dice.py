@@ -190,13 +190,13 @@ class DiceScreen(GameScreen):
         super().__init__()
         self.held: set[int] = set()
         self.cursor: str | None = None
-        self.last_turn_key = None
+        self.last_turn_key: tuple[object, object] | None = None
         self.card_width = -1  # the scorecard's drawn width: a layout pass when it changes
         self.drawn: dict[str, Text] = {}  # what each widget shows now
         # The last hint, shown as marks (never applied to the player's own choices).
         self.hint_hold: set[int] | None = None
         self.hint_box: str | None = None
-        self.hint_key = None  # (turn, throws used) the hint was for
+        self.hint_key: tuple[object, object, object] | None = None  # (turn, throws used) the hint was for
 
     def on_resize(self) -> None:
         if self.game is not None:
@@ -322,7 +322,7 @@ class DiceScreen(GameScreen):
         view = self.view()
         hold = sorted(self.held) if view.get("dice") else []
         if len(hold) == 5:
-            self.app.show_refusal("All five dice are held: choose a box to score instead.")
+            self.kismet.show_refusal("All five dice are held: choose a box to score instead.")
             return
         self.act({"type": "roll", "hold": hold})
 
@@ -337,7 +337,7 @@ class DiceScreen(GameScreen):
 
     async def action_score(self) -> None:
         if self.cursor is None:
-            self.app.show_refusal("Throw the dice first.")
+            self.kismet.show_refusal("Throw the dice first.")
             return
         self.act({"type": "score", "box": self.cursor})
 
@@ -354,13 +354,13 @@ class DiceScreen(GameScreen):
         try:
             choices = advise(game, seat)
         except Exception as exc:  # the advisor is a helper: never let it break the game
-            self.app.call_from_thread(self.app.show_refusal, f"No hint now ({exc}).")
+            self.app.call_from_thread(self.kismet.show_refusal, f"No hint now ({exc}).")
             return
         self.app.call_from_thread(self.show_hint, choices)
 
     def show_hint(self, choices: list[dict]) -> None:
         if not choices:
-            self.app.show_refusal("No hint now.")
+            self.kismet.show_refusal("No hint now.")
             return
         best = choices[0]
         action = best.get("action") or {}

@@ -14,13 +14,16 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from ..app_ref import OnKismetApp
+from ..rules.base import Plain
+from ..rules.verify import Verification
 from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.toosmall import TooSmall
 from ..widgets.names import fit
 
 
-def ranking(ruleset: str, result: dict) -> list[tuple[int, int, int]]:
+def ranking(ruleset: str, result: Plain) -> list[tuple[int, int, int]]:
     """(place, seat, score) best first; equal scores share a place. Every engine's `scores`
     are higher-is-better (knock's are its minus points negated), so one order serves all."""
     scores = result.get("scores") or []
@@ -36,7 +39,7 @@ def ranking(ruleset: str, result: dict) -> list[tuple[int, int, int]]:
     return out
 
 
-def fairness_text(verification) -> Text | None:
+def fairness_text(verification: Verification | None) -> Text | None:
     """The verification line: None when there is nothing to say (a replay, an old game)."""
     if verification is None:
         return None
@@ -46,7 +49,7 @@ def fairness_text(verification) -> Text | None:
     return Text(f"✗ Not verified: {verification.words}", style="bold red")
 
 
-def render_result(ruleset: str, result: dict, names: list[str], me: int | None) -> Text:
+def render_result(ruleset: str, result: Plain, names: list[str], me: int | None) -> Text:
     text = Text()
     winners = set(result.get("winners") or [])
     if me is not None and me in winners:
@@ -79,7 +82,7 @@ def end_keys(can_rematch: bool, can_leave: bool) -> str:
     return f"  {glyph('·')}  ".join(parts)
 
 
-class EndScreen(ModalScreen):
+class EndScreen(OnKismetApp, ModalScreen[None]):
     """The ranking over the board. Closing it (escape) keeps the end's keys on the game
     screen (r, enter for this box again); every member sees who wants another game."""
 
@@ -97,7 +100,7 @@ class EndScreen(ModalScreen):
         Binding("ctrl+l", "lobby", "Lobby"),
     ]
 
-    def __init__(self, ruleset: str, result: dict, names: list[str], me: int | None) -> None:
+    def __init__(self, ruleset: str, result: Plain, names: list[str], me: int | None) -> None:
         super().__init__()
         self.ruleset = ruleset
         self.result = result
@@ -107,43 +110,45 @@ class EndScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
-            line = fairness_text(getattr(self.app.client, "verification", None))
+            line = fairness_text(self.client.verification)
             yield Static(line or "", id="fairness")
             yield Static(Text(self.rematch_words()), id="rematch")
-            yield Static(Text(end_keys(self.check_action("rematch", ()), self.check_action("lobby", ())),
-                              style="bright_black"), id="end-keys")
+            yield Static(Text(end_keys(self.can_rematch(), self.client.live), style="bright_black"),
+                         id="end-keys")
         yield TooSmall()
         yield Footer()
+
+    def can_rematch(self) -> bool:
+        return self.me is not None and self.client.live
 
     def rematch_words(self) -> str:
         from ..app import rematch_line
 
-        return rematch_line(getattr(self.app.client, "table", None))
+        return rematch_line(self.client.table)
 
-    def on_host(self, msg: dict) -> None:
+    def on_host(self, msg: Plain) -> None:
         """Called by the app for every host message while this box is on top."""
         if not self.is_mounted:
             return
         if msg.get("type") == "table":
             self.query_one("#rematch", Static).update(Text(self.rematch_words()))
         elif msg.get("type") == "fairness":
-            line = fairness_text(getattr(self.app.client, "verification", None))
+            line = fairness_text(self.client.verification)
             self.query_one("#fairness", Static).update(line or msg.get("words", ""))
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        live = getattr(self.app.client, "state", "") != "replay"
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
-            return self.me is not None and live
+            return self.can_rematch()
         if action == "lobby":
-            return live
+            return self.client.live
         return True
 
     async def action_rematch(self) -> None:
-        await self.app.rematch()
+        await self.kismet.rematch()
 
     def action_close(self) -> None:
         self.dismiss()
 
     async def action_lobby(self) -> None:
-        await self.app.send("leave")
+        await self.kismet.send(self.client.leave)
         self.dismiss()

@@ -1,18 +1,23 @@
 """What the three game screens share: the status line, the move log, chat, acting, the end.
 
-A game screen draws only from the client's replica (`app.client.game.view(seat)`), redrawn
-after every host message. Keys that cannot do anything right now are hidden from the footer
-(check_action), so the footer always says what may be pressed.
+A game screen draws only from the source's replica (`app.client.game.view(seat)`, the
+client being a kismet_tui.source.GameSource), redrawn after every host message. Keys that
+cannot do anything right now are hidden from the footer (check_action), so the footer always
+says what may be pressed. Chat lines come in through the app's `chat_said`, watched.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, RichLog
 
+from ..app_ref import OnKismetApp
+from ..rules import Game
+from ..rules.base import Plain
+from ..source import GameSource
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
@@ -20,15 +25,15 @@ from .history import history_lines
 from .words import describe, name_of
 
 
-def seat_names(client, seats: int) -> list[str]:
+def seat_names(client: GameSource, seats: int) -> list[str]:
     """A display name per seat (plain text): the game header's names, which stay fixed for
     the game, else the table's seats, else 'Seat n'."""
     names = []
-    header = getattr(client, "header", None) or {}
-    listed = header.get("seats") if isinstance(header, dict) else None
+    header = client.header or {}
+    listed = header.get("seats")
     if not isinstance(listed, list):
-        table = getattr(client, "table", None) or {}
-        listed = table.get("seats") if isinstance(table, dict) else None
+        table = client.table or {}
+        listed = table.get("seats")
     for seat in range(seats):
         entry = listed[seat] if isinstance(listed, list) and seat < len(listed) else None
         name = entry.get("name") if isinstance(entry, dict) else entry if isinstance(entry, str) else None
@@ -42,7 +47,7 @@ class MoveLog(RichLog):
     can_focus = False
 
 
-class GameScreen(Screen):
+class GameScreen(OnKismetApp, Screen[None]):
     """Subclasses set RULESET, compose their body in compose_body() and draw in redraw()."""
 
     RULESET = ""
@@ -52,7 +57,7 @@ class GameScreen(Screen):
     # Subclasses list their game keys first, then these, so the footer leads with the game.
     # At the end (after escape on the ranking box) the game's own keys are off, so r and
     # enter fall through to these (Textual tries a key's bindings in order).
-    COMMON_BINDINGS = [
+    COMMON_BINDINGS: list[BindingType] = [
         Binding("r", "rematch", "Play again"),
         Binding("enter", "results", "Results"),
         Binding("t", "talk", "Talk"),
@@ -70,13 +75,12 @@ class GameScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.game = None
+        self.game: Game | None = None
         self.ended_shown = False
-        self.logged_chat = 0
-        self.keys_signature: tuple | None = None
+        self.keys_signature: tuple[bool | None, ...] | None = None
         self.version = 0          # host messages seen: the view cache's key
-        self.view_key = None
-        self.view_cache: dict = {}
+        self.view_key: tuple[int, int] | None = None
+        self.view_cache: Plain = {}
         self.logged_seq = 0       # the events whose notes the move log shows (by seq)
         self.rematch_said = ""    # the last "who wants another game" line logged
 
@@ -96,13 +100,16 @@ class GameScreen(Screen):
 
     # ---- state ---------------------------------------------------------------------------
     @property
-    def client(self):
-        return self.app.client
+    def replica(self) -> Game:
+        """The game this screen draws (set at mount; a rebuilt replica replaces it)."""
+        if self.game is None:
+            raise RuntimeError(f"the {self.RULESET} screen has no game yet: it gets one when mounted")
+        return self.game
 
     @property
     def seat(self) -> int | None:
-        seat = getattr(self.client, "seat", None)
-        return seat if isinstance(seat, int) and seat >= 0 else None
+        seat = self.client.seat
+        return seat if seat is not None and seat >= 0 else None
 
     @property
     def names(self) -> list[str]:
@@ -110,15 +117,14 @@ class GameScreen(Screen):
 
     def now_ms(self) -> int:
         """The host's clock as the client estimates it (deadlines in views are host times)."""
-        clock = getattr(self.client, "host_time_ms", None)
-        return int(clock()) if clock is not None else 0
+        return self.client.host_time_ms()
 
-    def view(self) -> dict:
+    def view(self) -> Plain:
         """The replica's view for our seat, computed once per host message (the keys, the
         footer and the drawing all ask for it)."""
         key = (self.version, id(self.game))
         if self.view_key != key:
-            self.view_cache = self.game.view(self.seat)
+            self.view_cache = self.replica.view(self.seat)
             self.view_key = key
         return self.view_cache
 
@@ -128,17 +134,19 @@ class GameScreen(Screen):
         you = f"you are {names[self.seat]}" if self.seat is not None else "watching"
         self.query_one(StatusBar).set_where(f"{self.RULESET} · {you}")
         self.log_line(f"A game of {self.RULESET} for {len(names)}: {', '.join(names)}.", "dim")
-        self.catch_up(getattr(self.client, "header", None), self.events_so_far())
-        self.pull_chat()
+        self.catch_up(self.client.header, self.client.applied_events())
+        for line in self.kismet.chat_lines:  # said before this screen opened
+            self.write_chat(line)
+        self.watch(self.kismet, "chat_said", self.write_chat, init=False)
         self.redraw()
         self.refresh_keys()
         self.check_end()
 
-    def on_host(self, msg: dict) -> None:
+    def on_host(self, msg: Plain) -> None:
         """Called by the app for every host message while this screen is on top."""
         self.follow_host(msg)
 
-    def follow_host(self, msg: dict) -> None:
+    def follow_host(self, msg: Plain) -> None:
         if self.client.game is not self.game:
             return  # the app is about to put up a fresh screen for a new game
         self.version += 1
@@ -150,7 +158,6 @@ class GameScreen(Screen):
         elif kind == "game":
             # A resync or a rejoin: log what happened while this screen was not told.
             self.catch_up(msg.get("header"), msg.get("events") or [])
-        self.pull_chat()
         if self.is_mounted:
             self.redraw()
             self.refresh_keys()
@@ -166,14 +173,7 @@ class GameScreen(Screen):
             self.keys_signature = signature
             self.refresh_bindings()
 
-    def events_so_far(self) -> list[dict]:
-        """The events the replica has applied (the replay viewer holds its whole log and
-        counts how far it has played in `index`)."""
-        events = list(getattr(self.client, "events", None) or [])
-        applied = getattr(self.client, "index", None)
-        return events[:applied] if isinstance(applied, int) else events
-
-    def log_event(self, msg: dict) -> None:
+    def log_event(self, msg: Plain) -> None:
         """One event message: its notes as sentences, unless the log shows them already
         (the history rebuilt at mount may have covered it)."""
         if "notes" not in msg:
@@ -189,7 +189,7 @@ class GameScreen(Screen):
             if words:
                 self.log_line(words, "bold" if note.get("seat") == self.seat else "")
 
-    def catch_up(self, header: dict | None, events: list[dict]) -> None:
+    def catch_up(self, header: Plain | None, events: list[Plain]) -> None:
         """Write the sentences of the events past `logged_seq`, replayed from the game's log."""
         if not isinstance(header, dict) or len(events) <= self.logged_seq:
             return
@@ -201,7 +201,7 @@ class GameScreen(Screen):
             self.log_line(words, "bold" if seat is not None and seat == self.seat else "")
         self.logged_seq = len(events)
 
-    def on_note(self, note: dict) -> None:
+    def on_note(self, note: Plain) -> None:
         """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
 
     def check_end(self) -> None:
@@ -212,22 +212,20 @@ class GameScreen(Screen):
     def show_results(self) -> None:
         from .end import EndScreen
 
-        self.app.push_screen(EndScreen(self.RULESET, self.game.result(), self.names, self.seat))
+        self.app.push_screen(EndScreen(self.RULESET, self.replica.result() or {}, self.names, self.seat))
 
     def log_rematch(self) -> None:
         """Tell the board too (the ranking box may be closed) who wants another game."""
         from ..app import rematch_line
 
-        line = rematch_line(getattr(self.client, "table", None))
+        line = rematch_line(self.client.table)
         if line and line != self.rematch_said:
             self.rematch_said = line
             self.log_line(line, "bold bright_yellow")
 
-    def pull_chat(self) -> None:
-        lines = self.app.chat_lines
-        for line in lines[self.logged_chat:]:
+    def write_chat(self, line: Text | None) -> None:
+        if line is not None and self.is_mounted:
             self.movelog().write(Text("» ") + line)
-        self.logged_chat = len(lines)
 
     def log_line(self, words: str, style: str = "") -> None:
         self.movelog().write(Text(words, style=style))
@@ -240,17 +238,13 @@ class GameScreen(Screen):
         """Send an action at once, without waiting for the answer: in the race game a few
         milliseconds decide who grabs first. A refusal comes back as an `error` message
         and is shown in words (KismetApp.on_host_message)."""
-        send_now = getattr(self.client, "act_nowait", None)
-        if send_now is None:
-            self.run_worker(self.app.send("act", action), group="act")
-            return
         try:
-            send_now(action)
-        except Exception as exc:  # not connected: say so, lose nothing else
-            self.app.show_refusal(getattr(exc, "words", None) or str(exc))
+            self.client.act_nowait(action)
+        except Exception as exc:  # not connected, or a replay: say so, lose nothing else
+            self.kismet.show_refusal(getattr(exc, "words", None) or str(exc))
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
-        live = getattr(self.client, "state", "") != "replay"
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        live = self.client.live
         over = self.game is not None and self.game.finished
         if action == "rematch":
             return over and live and self.seat is not None
@@ -259,11 +253,11 @@ class GameScreen(Screen):
         if action == "leave":
             return live
         if action == "talk":
-            return live and bool(getattr(self.client, "table", None))
+            return live and bool(self.client.table)
         return True
 
     async def action_rematch(self) -> None:
-        await self.app.rematch()
+        await self.kismet.rematch()
 
     def action_results(self) -> None:
         self.show_results()
@@ -272,9 +266,9 @@ class GameScreen(Screen):
         self.query_one(ChatInput).open()
 
     async def action_leave(self) -> None:
-        await self.app.send("leave")
+        await self.kismet.send(self.client.leave)
 
-    def my_turn(self, view: dict) -> bool:
+    def my_turn(self, view: Plain) -> bool:
         return self.seat is not None and bool(view.get("your_turn"))
 
 

@@ -8,6 +8,8 @@ knocks with it. r throws, p passes, k knocks letting the game choose the card.
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -169,7 +171,7 @@ class KnockScreen(GameScreen):
         blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False) for i in range(3)]
         caption = Text()
         if roll:
-            roller = roll.get("roller")
+            roller: int = roll["roller"]
             joker = " JOKER" if roll.get("joker") else ""
             caption.append(possessive(names[roller], "throw", DICE_WIDTH - 1 - len(joker)),
                            Style(color=seat_colour(roller), bold=True))
@@ -301,7 +303,7 @@ class KnockScreen(GameScreen):
         elif self.deciding(view):
             roll = view.get("roll") or {}
             if number not in open_numbers:
-                self.app.show_refusal(f"Your {number} is not among your open cards.")
+                self.kismet.show_refusal(f"Your {number} is not among your open cards.")
             elif self.joker_first is not None:
                 first, self.joker_first = self.joker_first, None
                 self.act({"type": "lay", "card": first, "extra": number})
@@ -313,11 +315,11 @@ class KnockScreen(GameScreen):
         elif self.can_knock(view):
             self.act({"type": "knock", "card": number})
         elif view.get("roll") and (view["roll"].get("roller") == me):
-            self.app.show_refusal("Wait for the next throw: this one was yours.")
+            self.kismet.show_refusal("Wait for the next throw: this one was yours.")
         elif me is not None and view.get("roll") and me in (view["roll"].get("knocked") or []):
-            self.app.show_refusal("You have knocked on this throw already.")
+            self.kismet.show_refusal("You have knocked on this throw already.")
         else:
-            self.app.show_refusal("Nothing to lay or knock on yet: wait for a throw.")
+            self.kismet.show_refusal("Nothing to lay or knock on yet: wait for a throw.")
 
     def pick_prelay(self, view: dict, number: int) -> None:
         if number in self.chosen:
@@ -325,7 +327,7 @@ class KnockScreen(GameScreen):
         else:
             chips = view.get("chips") or []
             if self.chosen_chips(view) + chips[number - 2] > MAX_PRELAY_CHIPS:
-                self.app.show_refusal(f"The {number} carries {chips[number - 2]} chips: that would be more "
+                self.kismet.show_refusal(f"The {number} carries {chips[number - 2]} chips: that would be more "
                                       f"than {MAX_PRELAY_CHIPS} laid in advance.")
                 return
             self.chosen.append(number)
@@ -336,12 +338,16 @@ class KnockScreen(GameScreen):
             self.chosen.pop()
             self.redraw()
 
+    async def commit_prelay(self, cards: list[int]) -> None:
+        """Commit to the chosen pre-lay (the client keeps the secret and reveals it later)."""
+        await self.kismet.send(partial(self.client.prelay, cards))
+
     def action_confirm(self) -> None:
         view = self.view()
         if self.choosing_prelay(view):
-            self.run_worker(self.app.send("prelay", list(self.chosen)), group="act")
+            self.run_worker(self.commit_prelay(list(self.chosen)), group="act")
         elif self.deciding(view) and self.joker_first is not None:
             first, self.joker_first = self.joker_first, None
             self.act({"type": "lay", "card": first})
         else:
-            self.app.show_refusal("Nothing to confirm now: enter lays a joker throw's one card.")
+            self.kismet.show_refusal("Nothing to confirm now: enter lays a joker throw's one card.")

@@ -36,7 +36,7 @@ def describe_knock(note: dict, names: list[str]) -> str | None:
         return f"{who} passes."
     if kind == "knocked":
         judgement = note.get("judgement")
-        why = CASES.get(note.get("case"), "")
+        why = CASES.get(str(note.get("case")), "")
         if judgement == "good":
             if note.get("laid") is not None:
                 line = f"{who} knocks: right, {why}. {who} lays {note['laid']}."

@@ -1,18 +1,27 @@
 """The lobby: the host's tables, the table you sit at (seats, ready marks), chat, and start.
 
 Keys: n new table, enter sit down, s watch, y ready, g start, l leave, r refresh, t talk.
+The table list is asked for when the connection comes up (the app's `connection`, watched)
+and every POLL_S seconds after; chat lines come in through the app's `chat_said`.
 """
 
 from __future__ import annotations
 
+from functools import partial
+from typing import TYPE_CHECKING
+
 from rich.style import Style
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, RichLog, Static
+from textual.widgets.data_table import ColumnKey
 
+from ..app_ref import OnKismetApp, kismet_app
+from ..rules.base import Plain
 from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
@@ -21,18 +30,22 @@ from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .game import MoveLog
 
+if TYPE_CHECKING:
+    from ..app import Connection
+
 COLUMNS = [("#", 2), ("game", 5), ("seats", 5), ("state", 8), ("players", 20)]
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
 
-def render_my_table(table: dict | None, my_id, name_width: int = 18) -> Text:
+def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18) -> Text:
     """The table you are at: game, options in words, and each seat with its ready mark."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if not table:
         text.append("You are not at a table.\n\n", Style(bold=True))
         text.append("n  make a new table\nenter  sit at the chosen one\ns  watch it", Style(color="bright_black"))
         return text
-    text.append(f"Table {table.get('id')} {glyph('·')} {GAME_NAMES.get(table.get('ruleset'), table.get('ruleset'))}\n",
+    ruleset = str(table.get("ruleset"))
+    text.append(f"Table {table.get('id')} {glyph('·')} {GAME_NAMES.get(ruleset, ruleset)}\n",
                 Style(bold=True))
     state = table.get("state", "")
     text.append(f"{state} {glyph('·')} {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
@@ -62,7 +75,7 @@ def render_my_table(table: dict | None, my_id, name_width: int = 18) -> Text:
     return text
 
 
-class TableList(DataTable):
+class TableList(DataTable[Text]):
     """The host's tables; enter sits down at the chosen one (shown in the footer)."""
 
     BINDINGS = [Binding("enter", "select_cursor", "Sit down")]
@@ -70,14 +83,13 @@ class TableList(DataTable):
     TableList { overflow-x: hidden; }
     """
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "select_cursor":
-            my_table = getattr(self.screen, "my_table", None)
-            return my_table is None or my_table() is None
+            return kismet_app(self).client.table is None  # one table at a time
         return True
 
 
-class LobbyScreen(Screen):
+class LobbyScreen(OnKismetApp, Screen[None]):
     POLL_S = 5.0  # the table list is asked for again this often (and at once on connecting)
     BINDINGS = [
         Binding("n", "new_table", "New table"),
@@ -100,8 +112,7 @@ class LobbyScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.tables: list[dict] = []
-        self.logged_chat = 0
+        self.tables: list[Plain] = []
         self.opened_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -118,7 +129,7 @@ class LobbyScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#tables", DataTable)
+        table = self.query_one("#tables", TableList)
         # Fixed widths: the table's own measuring waits for an idle moment a busy lobby may
         # not have, and then cut "playing" to "playi".
         for label, width in COLUMNS:
@@ -126,43 +137,50 @@ class LobbyScreen(Screen):
         table.focus()
         self.draw_my_table()
         self.set_interval(self.POLL_S, self.poll_tables)
-        self.pull_chat()
+        app = self.kismet
+        for line in app.chat_lines:  # said before the lobby opened
+            self.write_chat(line)
+        self.watch(app, "chat_said", self.write_chat, init=False)
+        self.watch(app, "connection", self.connection_changed, init=False)
+        self.poll_tables()
 
     def on_screen_resume(self) -> None:
         self.draw_my_table()
         self.refresh_bindings()
-        self.pull_chat()
         self.poll_tables()
 
     # ---- host messages -------------------------------------------------------------------
-    def on_host(self, msg: dict) -> None:
+    def on_host(self, msg: Plain) -> None:
         kind = msg.get("type")
         if kind == "tables":
             self.tables = list(msg.get("tables") or [])
             self.draw_tables()
-        elif kind == "welcome" or (kind == "connection" and msg.get("state") == "connected"):
-            # (The welcome can come through while the app still reads "connecting": the
-            # connection's own word follows it, so ask again then.)
-            self.poll_tables()
         elif kind == "table":
             self.draw_my_table()
             self.poll_tables()
-        self.pull_chat()
         self.refresh_bindings()
 
-    def pull_chat(self) -> None:
-        log = self.query_one("#lobbylog", RichLog)
-        lines = self.app.chat_lines
-        for line in lines[self.logged_chat:]:
-            log.write(line)
-        self.logged_chat = len(lines)
+    def connection_changed(self, connection: Connection) -> None:
+        if connection.state == "connected":
+            self.poll_tables()  # at once, not at the next poll: a new player sees the tables
+        self.refresh_bindings()
+
+    def write_chat(self, line: Text | None) -> None:
+        if line is not None and self.is_mounted:
+            self.query_one("#lobbylog", RichLog).write(line)
 
     def poll_tables(self) -> None:
-        if self.app.conn_state == "connected":
-            self.run_worker(self.app.send("list_tables"), group="lobby", exclusive=True)
+        if self.kismet.connection.state == "connected":
+            self.fetch_tables()
+
+    @work(group="lobby", exclusive=True)
+    async def fetch_tables(self) -> None:
+        """Ask for the table list; it arrives as a `tables` message (on_host). A newer poll
+        replaces one still waiting."""
+        await self.kismet.send(self.client.list_tables)
 
     def draw_tables(self) -> None:
-        grid = self.query_one("#tables", DataTable)
+        grid = self.query_one("#tables", TableList)
         keep = grid.cursor_row
         grid.clear()
         for entry in self.tables:
@@ -180,7 +198,7 @@ class LobbyScreen(Screen):
     def players_width(self) -> int:
         """The room left for the players' names: the table's width less the other columns
         and two cells of padding per column."""
-        grid = self.query_one("#tables", DataTable)
+        grid = self.query_one("#tables", TableList)
         used = sum(width + 2 for _, width in COLUMNS[:-1]) + 2
         return max(12, (grid.size.width or 44) - used - 1)
 
@@ -189,20 +207,20 @@ class LobbyScreen(Screen):
         wide = self.app.size.width >= 110
         self.query_one("#table-pane").styles.width = 52 if wide else 36
         self.draw_my_table()
-        grid = self.query_one("#tables", DataTable)
-        column = grid.columns.get("players")
+        grid = self.query_one("#tables", TableList)
+        column = grid.columns.get(ColumnKey("players"))
         if column is not None:
             column.width = self.players_width()
         self.draw_tables()
 
-    def my_table(self) -> dict | None:
-        table = getattr(self.app.client, "table", None)
-        if not isinstance(table, dict) or table.get("state") == "closed":
+    def my_table(self) -> Plain | None:
+        table = self.client.table
+        if table is None or table.get("state") == "closed":
             return None
         return table
 
-    def my_id(self):
-        return getattr(self.app.client, "client_id", None)
+    def my_id(self) -> int | None:
+        return self.client.client_id
 
     def draw_my_table(self) -> None:
         wide = self.app.size.width >= 110
@@ -210,31 +228,31 @@ class LobbyScreen(Screen):
                                                                   34 if wide else 18))
 
     def chosen_table_id(self) -> int | None:
-        grid = self.query_one("#tables", DataTable)
+        grid = self.query_one("#tables", TableList)
         if not self.tables or grid.cursor_row is None or grid.cursor_row >= len(self.tables):
             return None
         return self.tables[grid.cursor_row].get("id")
 
     # ---- keys ----------------------------------------------------------------------------
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         table = self.my_table()
-        seated = table is not None and any(
-            s.get("client_id") == self.my_id() for s in table.get("seats") or [])
-        owner = table is not None and table.get("owner") == self.my_id()
         if action in ("new_table", "join"):
             return table is None
-        if action == "ready":
-            return seated and not owner and table.get("state") != "playing"
-        if action == "start":
-            return owner and table.get("state") != "playing"
-        if action == "remove":
-            return owner and table.get("state") != "playing" and self.unready_seat(table) is not None
         if action in ("leave", "talk"):
             return table is not None  # chat is heard at a table only
         if action == "open_network":
             # Only `kismet` alone has a host of its own to open, and only once.
-            return getattr(self.app, "open_to_network", None) is not None and not self.opened_lines
-        return True
+            return self.kismet.open_to_network is not None and not self.opened_lines
+        if action not in ("ready", "start", "remove"):
+            return True
+        if table is None or table.get("state") == "playing":
+            return False
+        owner = table.get("owner") == self.my_id()
+        if action == "ready":
+            return not owner and any(s.get("client_id") == self.my_id() for s in table.get("seats") or [])
+        if action == "start":
+            return owner
+        return owner and self.unready_seat(table) is not None
 
     def action_new_table(self) -> None:
         from .new_table import NewTableScreen
@@ -244,11 +262,11 @@ class LobbyScreen(Screen):
     async def action_join(self, spectator: bool) -> None:
         table_id = self.chosen_table_id()
         if table_id is None:
-            self.app.show_refusal("There is no table to join yet: press n to make one.")
+            self.kismet.show_refusal("There is no table to join yet: press n to make one.")
             return
-        await self.app.send("join_table", table_id, spectator)
+        await self.kismet.send(partial(self.client.join_table, table_id, spectator))
 
-    async def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    async def on_data_table_row_selected(self, event: TableList.RowSelected) -> None:
         # The focused table takes enter for itself: selecting a row means sitting down there.
         event.stop()
         if self.my_table() is None:
@@ -256,13 +274,13 @@ class LobbyScreen(Screen):
 
     async def action_ready(self) -> None:
         table = self.my_table() or {}
-        mine = next((s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), {})
-        await self.app.send("ready", not mine.get("ready", False))
+        mine: Plain = next((s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), {})
+        await self.kismet.send(partial(self.client.ready, not mine.get("ready", False)))
 
     async def action_start(self) -> None:
-        await self.app.send("start")
+        await self.kismet.send(self.client.start)
 
-    def unready_seat(self, table: dict) -> int | None:
+    def unready_seat(self, table: Plain) -> int | None:
         """The last seat whose player is not ready (not the owner, not a bot): the one `x`
         frees, such as a stranger who sat down and never readied."""
         owner = table.get("owner")
@@ -276,10 +294,10 @@ class LobbyScreen(Screen):
         table = self.my_table()
         seat = self.unready_seat(table) if table else None
         if seat is not None:
-            await self.app.send("remove", seat)
+            await self.kismet.send(partial(self.client.remove, seat))
 
     async def action_leave(self) -> None:
-        await self.app.send("leave")
+        await self.kismet.send(self.client.leave)
         self.draw_my_table()
 
     def action_refresh(self) -> None:
@@ -288,15 +306,18 @@ class LobbyScreen(Screen):
     async def action_open_network(self) -> None:
         """Let friends in: the embedded host listens on the network, over ssh too; the lines
         they should type stay in the lobby's log."""
+        open_up = self.kismet.open_to_network
+        if open_up is None:
+            return  # the key is not shown then (check_action)
         try:
-            self.opened_lines = await self.app.open_to_network()
+            self.opened_lines = await open_up()
         except OSError as exc:
-            self.app.show_refusal(f"Could not open this game to the network: {exc.strerror or exc}")
+            self.kismet.show_refusal(f"Could not open this game to the network: {exc.strerror or exc}")
             return
         log = self.query_one("#lobbylog", RichLog)
         for line in self.opened_lines:
             log.write(Text(line))
-        self.app.notify("\n".join(self.opened_lines), title="Open to friends", timeout=15, markup=False)
+        self.kismet.notify("\n".join(self.opened_lines), title="Open to friends", timeout=15, markup=False)
         self.refresh_bindings()
 
     def action_talk(self) -> None:

@@ -19,7 +19,9 @@ from textual.screen import ModalScreen
 from textual import events
 from textual.widgets import Footer, Static
 
+from ..app_ref import kismet_app
 from ..rules import IllegalAction
+from ..rules.base import Plain
 from ..rules.cards import DEFAULT_CHIPS, chips_option
 from ..widgets.toosmall import TooSmall
 
@@ -188,8 +190,9 @@ class NewTableScreen(ModalScreen):
     def draw_chips(self, text: Text, chosen: bool) -> None:
         """The chip table under its line: the preset's values, or the custom entry."""
         text.append(f"{'':<4}{'for 2 to 12':<24}", Style(color="bright_black"))
-        if self.chip_preset != CUSTOM:
-            text.append(chip_words(CHIP_PRESETS[self.chip_preset][1]) + "\n", Style(color="bright_black"))
+        preset = CHIP_PRESETS[self.chip_preset][1]
+        if preset is not None:  # every preset but "custom", which is typed in
+            text.append(chip_words(preset) + "\n", Style(color="bright_black"))
             return
         text.append(self.chip_text, Style(bold=True, underline=True))
         text.append("▏" if chosen else "", Style(color="bright_yellow", blink=True))
@@ -208,7 +211,7 @@ class NewTableScreen(ModalScreen):
             self.chip_text = self.chip_text[:-1]
         elif event.character is not None and (event.character.isdigit() or event.character in " ,"):
             if len(self.chip_text) >= CHIP_TEXT_MAX:
-                self.app.show_refusal("That is more than a chip table needs: 11 numbers.")
+                kismet_app(self).show_refusal("That is more than a chip table needs: 11 numbers.")
             else:
                 self.chip_text += event.character
         else:
@@ -238,8 +241,8 @@ class NewTableScreen(ModalScreen):
             self.option_index[self.ruleset][key] = (current + step) % len(values)
         self.draw()
 
-    def options(self) -> dict:
-        out = {}
+    def options(self) -> Plain:
+        out: Plain = {}
         for name, _, values, default in OPTION_ROWS[self.ruleset]:
             index = self.option_index[self.ruleset][name]
             if index != default:
@@ -256,10 +259,10 @@ class NewTableScreen(ModalScreen):
             if chips is None:
                 self.line = [key for key, _ in self.rows()].index("chips")
                 self.draw()
-                self.app.show_refusal(f"The custom chip table is not complete yet. {problem}")
+                kismet_app(self).show_refusal(f"The custom chip table is not complete yet. {problem}")
                 return
         level = self.levels[self.level_index]
-        ok = await self.app.create_table(self.ruleset, self.options(), [level] * self.bots,
+        ok = await kismet_app(self).create_table(self.ruleset, self.options(), [level] * self.bots,
                                          start=self.quick)
         if ok:
             self.dismiss()

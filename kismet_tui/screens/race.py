@@ -82,7 +82,8 @@ class Canvas:
         for index, row in enumerate(self.cells):
             if index:
                 out.append("\n")
-            run, run_style = [], None
+            run: list[str] = []
+            run_style = None
             for char, style in row:
                 if style is not run_style and run:
                     out.append("".join(run), run_style)
@@ -271,7 +272,7 @@ class RaceScreen(GameScreen):
         view = self.view()
         card = view["circle"][pos]
         if card is None:
-            self.app.show_refusal("There is no card at that place.")
+            self.kismet.show_refusal("There is no card at that place.")
             return
         self.act({"type": "grab", "card": pos, "id": card["id"]})
 

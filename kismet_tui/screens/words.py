@@ -88,7 +88,7 @@ def describe_race(note: dict, names: list[str]) -> str | None:
     if kind == "passed":
         return f"{who} passes."
     if kind == "round_ended":
-        return {"time_up": "Time is up.", "no_match_left": "Every matching card has been grabbed."}.get(note.get("why"))
+        return {"time_up": "Time is up.", "no_match_left": "Every matching card has been grabbed."}.get(str(note.get("why")))
     if kind == "revealed":
         if note.get("right"):
             return f"{who} takes the {note.get('number')}."

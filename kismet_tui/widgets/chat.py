@@ -3,12 +3,14 @@
 It sits in the normal flow just above the footer (a second widget docked to the bottom
 would lie under the footer, out of sight).
 
-Chat text from other players is shown as plain Text, never as markup.
+Chat text from other players is shown as plain Text, never as markup. What the player says
+goes up as a `ChatInput.Said` message; the app sends it to the host.
 """
 
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Input
 
 
@@ -25,6 +27,13 @@ class ChatInput(Input):
     ChatInput:focus { border: none; }
     """
     BINDINGS = [Binding("escape", "close", "Close chat", show=True)]
+
+    class Said(Message):
+        """The player said `words` at the table."""
+
+        def __init__(self, words: str) -> None:
+            super().__init__()
+            self.words = words
 
     def __init__(self, id: str | None = "chat") -> None:
         super().__init__(placeholder="Say something, enter to send, escape to close", id=id,
@@ -44,10 +53,10 @@ class ChatInput(Input):
         self.can_focus = False
         self.screen.set_focus(None)
 
-    async def on_input_submitted(self, event: Input.Submitted) -> None:
+    def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         words = event.value.strip()
         self.value = ""
         if words:
-            await self.app.send_chat(words)
+            self.post_message(self.Said(words))
         self.action_close()

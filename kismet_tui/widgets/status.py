@@ -3,13 +3,12 @@ and the notices of the moment (a refused move, a lost connection).
 
 Notices are drawn here, on the top line, and nowhere else: a toast in a corner would cover
 cards, dice or the hand while they can still be played. A notice stays at least a few
-seconds (longer for longer words) and takes the place of "where you are" meanwhile.
-The app also keeps one optional info line (`KismetApp.set_status_info`, e.g. a table being
-built), shown dim after where you are when there is room.
+seconds (longer for longer words) and takes the place of "where you are" meanwhile. A
+background build of the optimal dice table ends the line ("Preparing the perfect dice bot:
+40 %", kismet_tui.solver.background).
 
-It reads the client's state twice a second, so a dropped connection shows within half a
-second even when no message arrives, and so does a background build of the optimal dice
-table ("Preparing the perfect dice bot: 40 %", kismet_tui.solver.background).
+Nothing here asks on a timer: the bar watches the app's `connection`, `notice` and
+`build_words` (KismetApp) and draws again when one of them changes.
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.widgets import Static
 
-from kismet_tui.solver import background
-
+from ..app_ref import kismet_app
 from .glyphs import glyph
 from .names import fit
 
@@ -74,8 +72,10 @@ class StatusBar(Static):
         self.shown = ""
 
     def on_mount(self) -> None:
+        app = kismet_app(self)
+        for name in ("connection", "notice", "build_words"):
+            self.watch(app, name, self.refresh_status, init=False)
         self.refresh_status()
-        self.set_interval(0.5, self.refresh_status)
 
     def on_resize(self) -> None:
         self.shown = ""  # what fits has changed
@@ -86,31 +86,31 @@ class StatusBar(Static):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        app = self.app
-        state, detail = app.connection_state() if hasattr(app, "connection_state") else ("", "")
+        app = kismet_app(self)
+        state, detail = app.connection.state, app.connection.detail
         mark, colour = STATE_STYLE.get(state, ("?", "white"))
         text = Text(" ", no_wrap=True, overflow="ellipsis")
         text.append(glyph(mark), style=f"bold {colour}")
         width = self.size.width or 80
-        notice = app.current_notice() if hasattr(app, "current_notice") else None
+        notice = app.notice
         if notice is not None:
             # The notice takes the line: it is what the player must read now.
-            words, severity = notice
             text.append(" ")
-            text.append(" " + fit(words, width - 4) + " ", style=NOTICE_STYLE.get(severity, "bold"))
+            text.append(" " + fit(notice.words, width - 4) + " ", style=NOTICE_STYLE.get(notice.severity, "bold"))
         else:
             self.add_where(text, state, detail, width)
-        if text.plain != self.shown:  # redraw only on change: this runs twice a second
+        if text.plain != self.shown:  # redraw only on change (a replay's tick sets its progress)
             self.shown = text.plain
             self.update(text)
 
     def add_where(self, text: Text, state: str, detail: str, width: int) -> None:
-        app = self.app
+        app = kismet_app(self)
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
-        text.append(" " + connection_words(state, str(getattr(app, "address", "") or ""), detail), style=colour)
+        text.append(" " + connection_words(state, app.address, detail), style=colour)
         # A background build's progress ends the line; the place name gives way to it.
-        build = self._build_words(width - text.cell_len - (min(cell_len(self.where), 8) + 5 if self.where else 0))
+        build = self._build_words(app.build_words,
+                                  width - text.cell_len - (min(cell_len(self.where), 8) + 5 if self.where else 0))
         width -= len(build or "")
         helper = f"  {bar}  ? help"
         room = width - text.cell_len - len("  |  ")
@@ -123,22 +123,15 @@ class StatusBar(Static):
             text.append(fit(self.where, room))  # plain: may hold player names
         elif self.where or text.cell_len + len(helper) > width:
             helper = ""  # a long message (why the connection closed) takes the whole line
-        info = str(getattr(app, "status_info", "") or "")
-        if info and text.cell_len + len(helper) + 5 + min(cell_len(info), 12) <= width:
-            text.append(f"  {bar}  ")
-            text.append(fit(info, width - text.cell_len - len(helper)), style="italic")
         text.append(helper, style="dim")
         if build:
             text.append(build, style="bold yellow" if "%" in build else "bright_green")
 
     @staticmethod
-    def _build_words(room: int) -> str | None:
+    def _build_words(build: tuple[str, str] | None, room: int) -> str | None:
         """The background build of the optimal dice table, to end the line with (in short
         words when the long ones do not fit), or None."""
-        for short in (False, True):
-            words = background.status_words(short=short)
-            if words is None:
-                return None
+        for words in build or ():
             if len(words) + 5 <= room:
                 return f"  {glyph('│')}  " + words
         return None

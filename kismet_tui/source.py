@@ -1,0 +1,59 @@
+"""Where a screen's game comes from: the one interface the app and its screens read and call.
+
+Two things stand behind it: the connection to a host (`kismet_tui.net.client.Client`) and a
+saved game played back (`kismet_tui.replay.ReplaySource`). Screens read the replica
+(`game`, `header`, `seat`, the table) and call the requests by method; a replay is not
+`live`, and every request it is asked for raises with words saying why nothing can be sent.
+mypy checks that both sources fit (KismetApp takes a GameSource; the replay app passes its
+ReplaySource).
+"""
+
+from __future__ import annotations
+
+from typing import AsyncIterator, Protocol
+
+from kismet_tui.rules import Game
+from kismet_tui.rules.base import Plain
+from kismet_tui.rules.verify import Verification
+
+
+class GameSource(Protocol):
+    # "connecting", "connected", "reconnecting", "closed" (a host), or "replay".
+    state: str
+    client_id: int | None     # who we are at the host (None in a replay)
+    table: Plain | None       # the host's last `table` message for the table we are at
+    header: Plain | None      # the game's header: seats' names, options, commit
+    game: Game | None         # the replica, which every screen draws from
+    seat: int | None          # our seat in it, or None when watching
+    verification: Verification | None  # the finished game's fair-chance check, if made
+
+    @property
+    def live(self) -> bool:
+        """True when requests reach a host; False for a replay."""
+        ...
+
+    def applied_events(self) -> list[Plain]:
+        """The stamped events the replica has applied, in order."""
+        ...
+
+    def host_time_ms(self) -> int:
+        """The host's clock (a replay's virtual one): deadlines in views are host times."""
+        ...
+
+    def messages(self) -> AsyncIterator[Plain]:
+        """Every message from the host, after the replica took it in."""
+        ...
+
+    # ---- requests: each raises with `words` when refused ------------------------------------
+    def act_nowait(self, action: Plain) -> None: ...
+    async def act(self, action: Plain) -> Plain: ...
+    async def prelay(self, cards: list[int]) -> Plain: ...
+    async def chat(self, text: str) -> None: ...
+    async def list_tables(self) -> list[Plain]: ...
+    async def create_table(self, ruleset: str, options: Plain | None = None,
+                           bots: int | list[str] = 0) -> Plain | None: ...
+    async def join_table(self, table_id: int, spectator: bool = False) -> Plain | None: ...
+    async def ready(self, flag: bool = True) -> None: ...
+    async def start(self) -> None: ...
+    async def remove(self, seat: int) -> None: ...
+    async def leave(self) -> None: ...

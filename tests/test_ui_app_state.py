@@ -1,0 +1,91 @@
+"""The app's shared state (the connection, the notice of the moment, chat) is reactive: the
+status bar and the screens draw again when it changes, with nothing asking on a timer.
+
+These drive the real app over a scripted game (tests/scripted.py), so no network is needed:
+what is checked is that a change shows after the app handled its messages once, that a
+notice goes by itself and only when its own time is up, and that chat reaches every screen
+on the stack, a line said twice included."""
+
+from __future__ import annotations
+
+import pytest
+from rich.text import Text
+
+from kismet_tui.app import Connection, KismetApp
+from kismet_tui.messages import HostMessage
+from kismet_tui.screens.game import GameScreen
+from kismet_tui.screens.lobby import LobbyScreen
+from kismet_tui.widgets.status import StatusBar
+from tests.test_ui_dice import wait_for
+from tests.test_ui_snapshots import dice_mid_game
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
+
+
+def bar_text(app: KismetApp) -> str:
+    return app.screen.query_one(StatusBar).shown
+
+
+async def on_the_dice_screen(pilot, app: KismetApp, client) -> GameScreen:
+    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) and app.screen.game is client.game,
+                   what="the dice screen")
+    return app.screen
+
+
+async def test_the_status_bar_follows_the_connection_at_once():
+    client = dice_mid_game()
+    app = KismetApp(client, address="127.0.0.1:7799")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await on_the_dice_screen(pilot, app, client)
+        await wait_for(pilot, lambda: "connected to 127.0.0.1:7799" in bar_text(app), what="connected")
+        app.notice = None  # (no notice over the line)
+        app.connection = Connection("reconnecting", "Connection lost. Reconnecting...")
+        app.notice = None
+        await pilot.pause()  # one turn of the app's messages, no timer
+        assert "reconnecting to 127.0.0.1:7799" in bar_text(app)
+        app.connection = Connection("closed", "127.0.0.1:7799: the host closed the connection")
+        app.notice = None
+        await pilot.pause()
+        assert "the host closed the connection" in bar_text(app)
+        # Both changes were news the player must hear: each made a notice.
+        assert any("Reconnecting" in words for words in app.notices_shown)
+        assert any("closed the connection" in words for words in app.notices_shown)
+
+
+async def test_a_notice_goes_by_itself_and_not_before_its_time():
+    client = dice_mid_game()
+    app = KismetApp(client, address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await on_the_dice_screen(pilot, app, client)
+        app.notify("First words", timeout=1)
+        first = app.notice
+        app.notify("Second words", timeout=60)
+        second = app.notice
+        await pilot.pause()
+        assert "Second words" in bar_text(app)
+        app.clear_notice(first)  # the first one's time is up: it must not take the second along
+        assert app.notice is second
+        app.notify("Short words", timeout=0)
+        await pilot.pause()
+        assert "Short words" in bar_text(app)
+        await wait_for(pilot, lambda: app.notice is None, what="the notice to go by itself")
+        await pilot.pause()
+        assert "Short words" not in bar_text(app) and "this computer" in bar_text(app)
+
+
+async def test_chat_reaches_every_screen_even_a_line_said_twice():
+    client = dice_mid_game()
+    app = KismetApp(client, address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await on_the_dice_screen(pilot, app, client)
+        lobby = next(s for s in app.screen_stack if isinstance(s, LobbyScreen))
+        for _ in range(2):
+            app.post_message(HostMessage({"type": "chat", "name": "Bo", "text": "good luck"}))
+
+        def said(log) -> int:
+            return sum("Bo: good luck" in line.text for line in log.lines)
+
+        await wait_for(pilot, lambda: said(screen.query_one("#movelog")) == 2, what="both lines on the board")
+        assert said(lobby.query_one("#lobbylog")) == 2, "the lobby under the game heard them too"
+        assert [line.plain for line in app.chat_lines] == ["Bo: good luck"] * 2
+        assert isinstance(app.chat_said, Text)
