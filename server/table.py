@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from kismet_tui.rules import HOST, Game, IllegalAction, new_game, replay
+from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
@@ -236,13 +236,15 @@ class Table:
             return None  # a host stamp is skipped: play resumed looks again at who is here
         t = max(self.host.now_ms(), self.last_t)
         game = self.running  # the state is PLAYING
-        rng = game.rng
-        mark = rng.mark() if hasattr(rng, "mark") else None
+        # The host's draws come from a stream (a SeededRNG), which can be marked, rewound
+        # and asked what it drew; any other source is left alone.
+        stream = game.rng if isinstance(game.rng, SeededRNG) else None
+        mark = stream.mark() if stream is not None else None
         try:
             notes = game.apply(seat, action, t)
         except IllegalAction:
-            if mark is not None:
-                rng.rewind(mark)  # a refusal after a draw must not skip values of the stream
+            if stream is not None and mark is not None:
+                stream.rewind(mark)  # a refusal after a draw must not skip values of the stream
             raise
         except Exception:
             # An engine bug: its state may be half-changed, so rebuild it from the log.
@@ -250,7 +252,7 @@ class Table:
             self.game = self._rebuild()
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
-        chance = rng.take_drawn() if mark is not None else []
+        chance = stream.take_drawn() if stream is not None else []
         if chance:
             event["chance"] = chance
         self.last_t = t
@@ -269,7 +271,7 @@ class Table:
 
     def end_record(self) -> dict:
         """The fields of the log's end record (version 2: with the revealed server_seed)."""
-        record = {"result": self.running.result()}
+        record: dict[str, object] = {"result": self.running.result()}
         if "commit" in self.running_header:
             record["server_seed"] = self.secret.server_seed
         return record
@@ -277,7 +279,7 @@ class Table:
     def _publish(self, event: dict, notes, sender=None, re: int | None = None) -> dict:
         """Send a saved event to every member, then look at what it did to the game."""
         self.events.append(event)
-        message = {"type": "event", **event}
+        message: dict[str, object] = {"type": "event", **event}
         game = self.running  # an event was just applied to it
         finished = game.finished  # (result() is not free: asked once per event)
         if finished and "commit" in self.running_header:
@@ -330,6 +332,8 @@ class Table:
         result = replay_with_stream(header, self.events, self.secret.server_seed)
         if not result.ok:
             raise IllegalAction(f"The saved game does not match its secret: {result.words}")
+        # replay_with_stream gives the game with every successful Verification.
+        assert result.game is not None
         return result.game
 
     def digest_ready(self, seq: int) -> bool:
