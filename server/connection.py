@@ -66,6 +66,15 @@ class Connection(asyncio.Protocol):
         self.last_replay = 0.0
         self.counted: str | None = None  # the address this connection counts against
 
+    @property
+    def known_player(self) -> Player:
+        """The player who said hello on this connection. Host._handle lets nothing but hello
+        and ping through before that, so the lobby's and the relay's handlers always have one;
+        without one the answer is the same hello_first."""
+        if self.player is None:
+            raise ProtocolError("hello_first")
+        return self.player
+
     # ---- asyncio.Protocol ----------------------------------------------------------------
     def connection_made(self, transport) -> None:
         self.transport = transport

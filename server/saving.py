@@ -84,7 +84,7 @@ class Saving:
             if table.state != "playing" or self.held is not None:
                 break
             here = table.connected(seat.token)
-            if table.game.away[index] == here:
+            if table.running.away[index] == here:
                 table.stamp(HOST, {"type": "back" if here else "away", "seat": index})
         if table.state == "playing" and self.held is None:
             table.send_table()
