@@ -114,7 +114,7 @@ def join_main(argv: list[str] | None = None) -> int:
     seats = Path(args.seats_file) if args.seats_file else None
     client = Client()
 
-    async def connect():
+    async def connect() -> None:
         chosen = name
         if args.ask_name:
             from .screens.ask_name import AskNameScreen
@@ -158,12 +158,13 @@ def local_main(argv: list[str] | None = None) -> int:
     host = Host(state_dir=state_dir, bot_factory=bot_factory())
     client = Client()
 
-    async def connect():
+    async def connect() -> None:
         # A closed terminal (or a kill) still ends the app properly, so the logs are closed.
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGHUP, signal.SIGTERM):
             loop.add_signal_handler(signum, app.exit)
         await host.start("127.0.0.1", 0)
+        assert host.port is not None  # a start that returned is listening
         await client.connect("127.0.0.1", host.port, name)
 
     from server.cli import default_state_dir

@@ -17,6 +17,7 @@ import logging
 import signal
 import socket
 import sys
+from typing import Protocol
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
@@ -24,6 +25,19 @@ DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
 DEFAULT_WEB_PORT = 8080          # server/web.py too
+
+
+class Door(Protocol):
+    """Another way in, opened beside the host and closed before it (ssh, web, the LAN
+    announcement)."""
+
+    async def stop(self) -> None: ...
+
+
+class Listener(Door, Protocol):
+    """A door that listens on an address and port of its own (ssh, web)."""
+
+    async def start(self, bind: str, port: int) -> None: ...
 
 
 def default_state_dir() -> str:
@@ -79,6 +93,7 @@ async def serve(args) -> int:
         print(f"kismet-host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1
+    assert host.port is not None  # a start that returned is listening
     print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
     for line in host.resumed + host.set_aside_lines:
         print(line)
@@ -114,13 +129,13 @@ def ssh_lines(bind: str, port: int) -> list[str]:
     return [f"ssh -p {port} NAME@{address}" for address in addresses_for(bind)]
 
 
-async def open_doors(args, host) -> list | None:
+async def open_doors(args, host) -> list[Door] | None:
     """The other ways in (ssh, web, the LAN announcement), each started and described on
     stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
-    doors = []
+    doors: list[Door] = []
     cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
 
-    async def start(door, port: int, what: str) -> bool:
+    async def start(door: Listener, port: int, what: str) -> bool:
         try:
             await door.start(args.bind, port)
         except (OSError, ValueError) as exc:
@@ -144,6 +159,7 @@ async def open_doors(args, host) -> list | None:
             return None
         if not await start(ssh, args.ssh, "ssh"):
             return None
+        assert ssh.port is not None  # a start that returned is listening
         ssh_port = ssh.port
         who = f"the keys in {args.ssh_keys}" if args.ssh_keys else "anyone who can reach it"
         print(f"Or with nothing installed, over ssh (open to {who}):")

@@ -25,6 +25,7 @@ from . import handshake
 
 if TYPE_CHECKING:
     from .handshake import Player
+    from .host import Host
 
 log = logging.getLogger("kismet.host")
 
@@ -52,9 +53,11 @@ class Connection(asyncio.Protocol):
     __slots__ = ("host", "transport", "frames", "player", "tokens", "refilled", "strikes",
                  "last_heard", "opened", "closed", "peer", "last_replay", "counted")
 
-    def __init__(self, host):
+    def __init__(self, host: Host) -> None:
         self.host = host
-        self.transport: asyncio.Transport | None = None
+        # Declared, not set: asyncio calls connection_made, which sets it, before anything
+        # else can reach this connection.
+        self.transport: asyncio.Transport
         self.frames = FrameReader(FROM_CLIENT)
         self.player: Player | None = None
         self.tokens = float(limits.RATE_BURST)
@@ -65,6 +68,15 @@ class Connection(asyncio.Protocol):
         self.peer = None
         self.last_replay = 0.0
         self.counted: str | None = None  # the address this connection counts against
+
+    @property
+    def known_player(self) -> Player:
+        """The player who said hello on this connection. Host._handle lets nothing but hello
+        and ping through before that, so the lobby's and the relay's handlers always have one;
+        without one the answer is the same hello_first."""
+        if self.player is None:
+            raise ProtocolError("hello_first")
+        return self.player
 
     # ---- asyncio.Protocol ----------------------------------------------------------------
     def connection_made(self, transport) -> None:
@@ -101,7 +113,7 @@ class Connection(asyncio.Protocol):
 
     def error(self, code: str, words: str | None = None, re: int | None = None) -> None:
         err = ProtocolError(code, words)
-        message = {"type": "error", "code": code, "words": err.words}
+        message: dict[str, object] = {"type": "error", "code": code, "words": err.words}
         if re is not None:
             message["re"] = re
         self.send(message)

@@ -11,7 +11,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when announcing, so a host that never announces never loads it
+    from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 log = logging.getLogger("kismet.discovery")
 
@@ -48,11 +53,11 @@ class Announcer:
         self.name = name or socket.gethostname() or "Kismet"
         self.addresses = addresses
         self.ssh_port = ssh_port
-        self.zc = None
-        self.info = None
+        self.zc: AsyncZeroconf | None = None          # while announcing
+        self.info: AsyncServiceInfo | None = None     # what was announced last
         self._refresher: asyncio.Task | None = None
 
-    def _service_info(self, registered: str | None = None):
+    def _service_info(self, registered: str | None = None) -> AsyncServiceInfo:
         from zeroconf.asyncio import AsyncServiceInfo
 
         label = self.name.replace(".", " ")[:50]
@@ -66,23 +71,25 @@ class Announcer:
         from zeroconf import IPVersion
         from zeroconf.asyncio import AsyncZeroconf
 
-        self.zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
-        self.info = self._service_info()
-        announced = await self.zc.async_register_service(self.info, allow_name_change=True)
-        self._refresher = asyncio.create_task(self._refresh(announced))
-        log.info("announced as %r (%s)", self.info.name, SERVICE)
+        zc = self.zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
+        info = self.info = self._service_info()
+        announced = await zc.async_register_service(info, allow_name_change=True)
+        self._refresher = asyncio.create_task(self._refresh(zc, info, announced))
+        log.info("announced as %r (%s)", info.name, SERVICE)
 
-    async def _refresh(self, announced) -> None:
+    async def _refresh(self, zc: AsyncZeroconf, info: AsyncServiceInfo,
+                       announced: Awaitable[None]) -> None:
+        """Keep the record of `info` (announced on `zc`) current until stop() cancels this."""
         # The first announcements repeat the first record for a second or two: an update
         # sent meanwhile would be overtaken by them.
         await announced
         while True:
             await asyncio.sleep(REFRESH_S)
             record = text_record(self.host, self.name, self.ssh_port)
-            if record != {k.decode(): (v or b"").decode() for k, v in self.info.properties.items()}:
+            if record != {k.decode(): (v or b"").decode() for k, v in info.properties.items()}:
                 # (under the name it was registered with: another host may have had ours)
-                self.info = self._service_info(self.info.name)
-                await self.zc.async_update_service(self.info)
+                info = self.info = self._service_info(info.name)
+                await zc.async_update_service(info)
 
     async def stop(self) -> None:
         if self._refresher is not None:

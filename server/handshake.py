@@ -90,7 +90,9 @@ def fixed_name(player: Player) -> str | None:
     """A seat's name that a returning player keeps: in a running game's header, or the
     name the host gave a bot seat."""
     table = player.table
-    seat = table.seat_of(player.token) if table is not None else None
+    if table is None:
+        return None
+    seat = table.seat_of(player.token)
     if seat is None:
         return None
     if table.state == PLAYING or table.seats[seat].bot:
@@ -117,7 +119,7 @@ def dropped(host, conn: Connection) -> None:
     seat = table.seat_of(player.token) if table is not None else None
     if table is not None and table.state == PLAYING and seat is not None:
         # Keep the player at the table: reconnecting with the token brings them back.
-        if not table.game.away[seat]:
+        if not table.running.away[seat]:
             table.stamp(-1, {"type": "away", "seat": seat})
         table.send_table()
         return

@@ -33,7 +33,7 @@ def on_list_tables(host, conn: Connection, msg: dict, re) -> None:
 
 
 def on_create_table(host, conn: Connection, msg: dict, re) -> None:
-    player = conn.player
+    player = conn.known_player
     if player.table is not None:
         raise ProtocolError("already_at_table")
     if len(host.tables) >= limits.MAX_TABLES:
@@ -78,7 +78,7 @@ def bot_count(host) -> int:
 
 
 def on_join_table(host, conn: Connection, msg: dict, re) -> None:
-    player = conn.player
+    player = conn.known_player
     table = host.tables.get(msg["table"])
     if table is None:
         raise ProtocolError("no_table", f"There is no table {msg['table']}.")
@@ -113,9 +113,12 @@ def arrive(host, table: Table, player: Player, rejoin: bool) -> None:
     if seat is not None and table.state != PLAYING and not table.seats[seat].bot:
         table.seats[seat].name = player.name
     table.send_table()
+    # Arriving means connected: on_hello and on_join_table call this once the player's
+    # connection is theirs.
+    assert player.conn is not None
     if table.header is not None:
         player.conn.send(table.game_message())
-    if table.state == PLAYING and seat is not None and table.game.away[seat]:
+    if table.state == PLAYING and seat is not None and table.running.away[seat]:
         table.stamp(-1, {"type": "back", "seat": seat})
         table.send_table()
     if table.pending_start is not None and not starting.bots_missing(table):
@@ -123,7 +126,7 @@ def arrive(host, table: Table, player: Player, rejoin: bool) -> None:
 
 
 def on_leave(host, conn: Connection, msg: dict, re) -> None:
-    player = conn.player
+    player = conn.known_player
     if player.table is None:
         raise ProtocolError("not_at_table")
     depart(host, player)
@@ -141,7 +144,7 @@ def depart(host, player: Player) -> None:
     seat = table.seat_of(player.token)
     if seat is not None:
         if table.state == PLAYING:
-            if not table.game.away[seat]:
+            if not table.running.away[seat]:
                 table.stamp(-1, {"type": "away", "seat": seat})
         else:
             del table.seats[seat]
@@ -183,10 +186,10 @@ def close_table(host, table: Table) -> None:
 
 def seated(conn: Connection) -> tuple[Table, int]:
     """The table and seat of the connection's player, or the words for why not."""
-    table = conn.player.table
+    table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table")
-    seat = table.seat_of(conn.player.token)
+    seat = table.seat_of(conn.known_player.token)
     if seat is None:
         raise ProtocolError("not_seated")
     return table, seat
@@ -205,10 +208,10 @@ def on_ready(host, conn: Connection, msg: dict, re) -> None:
 
 
 def on_reorder(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.player.table
+    table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table")
-    if table.owner != conn.player.token:
+    if table.owner != conn.known_player.token:
         raise ProtocolError("not_owner", "Only the table's owner can change the seat order.")
     if table.state == PLAYING:
         raise ProtocolError("playing", "The seats cannot move while a game is running.")
@@ -222,22 +225,22 @@ def on_reorder(host, conn: Connection, msg: dict, re) -> None:
 
 
 def on_remove(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.player.table
+    table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table")
-    steering.check_removable(host, table, conn.player.token, msg["seat"])
+    steering.check_removable(host, table, conn.known_player.token, msg["seat"])
     name = table.seats[msg["seat"]].name
     steering.remove_seat(host, table, msg["seat"],
-                         f"{conn.player.name}, the owner, removed you from table {table.id}.",
-                         f"{conn.player.name} removed {name} from the table.")
+                         f"{conn.known_player.name}, the owner, removed you from table {table.id}.",
+                         f"{conn.known_player.name} removed {name} from the table.")
     conn.ok(re)
 
 
 def on_chat(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.player.table
+    table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table", "Chat happens at a table: join one first.")
     if msg["text"]:
-        table.broadcast({"type": "chat", "from": conn.player.client_id,
-                         "name": conn.player.name, "text": msg["text"], "t": host.now_ms()})
+        table.broadcast({"type": "chat", "from": conn.known_player.client_id,
+                         "name": conn.known_player.name, "text": msg["text"], "t": host.now_ms()})
     conn.ok(re)

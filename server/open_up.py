@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported by open(), so `kismet` alone never loads asyncssh or zeroconf
+    from .discovery import Announcer
+    from .ssh import SshServer
 
 log = logging.getLogger("kismet.open")
 
@@ -13,7 +18,7 @@ PORT = 7717          # kismet-host's default, so friends type what they would fo
 SSH_PORT = 2222
 
 
-async def _listen(factory, port: int):
+async def _listen(factory, port: int) -> asyncio.Server:
     """Listen on every address at `port`, or at any free port when that one is taken."""
     loop = asyncio.get_running_loop()
     try:
@@ -35,9 +40,9 @@ class OpenHost:
         self.host = host
         self.key_dir = key_dir
         self.port, self.ssh_port, self.announce = port, ssh_port, announce
-        self.server = None
-        self.ssh = None
-        self.announcer = None
+        self.server: asyncio.Server | None = None
+        self.ssh: SshServer | None = None
+        self.announcer: Announcer | None = None
         self.lines: list[str] = []
 
     async def open(self) -> list[str]:
@@ -47,24 +52,25 @@ class OpenHost:
 
         if self.server is not None:
             return self.lines
-        self.server = await _listen(lambda: Connection(self.host), self.port)
-        port = self.server.sockets[0].getsockname()[1]
+        server = self.server = await _listen(lambda: Connection(self.host), self.port)
+        port = server.sockets[0].getsockname()[1]
         self.lines = ["Friends on this network can now join with:"]
         self.lines += ["  " + line for line in reachable(join_lines("0.0.0.0", port))]
-        self.ssh = SshServer(self.host, self.key_dir)
+        ssh = self.ssh = SshServer(self.host, self.key_dir)
         try:
-            await self.ssh.start("0.0.0.0", self.ssh_port)
+            await ssh.start("0.0.0.0", self.ssh_port)
         except OSError:
-            await self.ssh.start("0.0.0.0", 0)
+            await ssh.start("0.0.0.0", 0)
+        assert ssh.port is not None  # a start that returned is listening
         self.lines.append("or with nothing installed:")
-        self.lines += ["  " + line for line in reachable(ssh_lines("0.0.0.0", self.ssh.port))]
+        self.lines += ["  " + line for line in reachable(ssh_lines("0.0.0.0", ssh.port))]
         if not self.announce:
             return self.lines
         try:
             from .discovery import Announcer
 
-            self.announcer = Announcer(self.host, port=port, ssh_port=self.ssh.port)
-            await self.announcer.start()
+            announcer = self.announcer = Announcer(self.host, port=port, ssh_port=ssh.port)
+            await announcer.start()
         except Exception as exc:  # no multicast: they type the address
             log.info("not announced: %s", exc)
             self.announcer = None

@@ -63,16 +63,16 @@ class PtyApp:
         self.on_output = on_output
         self.on_exit = on_exit
         self.proc: asyncio.subprocess.Process | None = None
-        self.master: int | None = None
+        self.master: int | None = None        # the pty's side we hold; None once released
         self._pending = bytearray()
-        self._waiter: asyncio.Task | None = None
+        self._waiter: asyncio.Task | None = None  # set by start() with proc
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         master, slave = pty.openpty()
         try:
             set_size(slave, self.cols, self.rows)
-            self.proc = await asyncio.create_subprocess_exec(
+            proc = self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-c", JOIN_CODE, *self.args,
                 stdin=slave, stdout=slave, stderr=slave, env=child_environment(self.term, self.client_env),
                 start_new_session=True, close_fds=True)
@@ -84,21 +84,24 @@ class PtyApp:
         self.master = master
         os.set_blocking(master, False)
         loop.add_reader(master, self._readable)
-        self._waiter = asyncio.create_task(self._wait())
+        self._waiter = asyncio.create_task(self._wait(proc))
 
     @property
     def pid(self) -> int | None:
         return self.proc.pid if self.proc is not None else None
 
     def _readable(self) -> None:
+        master = self.master
+        if master is None:
+            return  # released (_release also stops this callback)
         try:
-            data = os.read(self.master, 65536)
+            data = os.read(master, 65536)
         except BlockingIOError:
             return
         except OSError:  # EIO: the app has closed its side
             data = b""
         if not data:
-            asyncio.get_running_loop().remove_reader(self.master)
+            asyncio.get_running_loop().remove_reader(master)
             return
         self.on_output(data)
 
@@ -118,25 +121,28 @@ class PtyApp:
         self._flush()
 
     def _flush(self) -> None:
+        master = self.master
+        if master is None:
+            return  # released (_release also stops this callback)
         loop = asyncio.get_running_loop()
         try:
             while self._pending:
-                sent = os.write(self.master, self._pending)
+                sent = os.write(master, self._pending)
                 del self._pending[:sent]
         except BlockingIOError:
-            loop.add_writer(self.master, self._flush)
+            loop.add_writer(master, self._flush)
             return
         except OSError:
             self._pending.clear()
-        loop.remove_writer(self.master)
+        loop.remove_writer(master)
 
     def resize(self, cols: int, rows: int) -> None:
         self.cols, self.rows = cols, rows
         if self.master is not None:
             set_size(self.master, cols, rows)
 
-    async def _wait(self) -> None:
-        code = await self.proc.wait()
+    async def _wait(self, proc: asyncio.subprocess.Process) -> None:
+        code = await proc.wait()
         self._release()
         self.on_exit(code)
 
@@ -152,6 +158,7 @@ class PtyApp:
         """Hang up on the app (SIGHUP, as a closed terminal would), then kill it if it lingers."""
         if self.proc is None or self.proc.returncode is not None:
             return
+        assert self._waiter is not None  # start() makes it with the process
         for sig in (signal.SIGHUP, signal.SIGKILL):
             try:
                 os.killpg(self.proc.pid, sig)

@@ -35,7 +35,7 @@ def on_act(host, conn: Connection, msg: dict, re) -> None:
 
 
 def on_digest(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.player.table
+    table = conn.known_player.table
     if table is None or table.header is None:
         raise ProtocolError("no_game")
     seq = msg["seq"]
@@ -51,7 +51,7 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
     mine = table.digest_at(seq)
     if mine != msg["digest"]:
         host.desyncs += 1
-        log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.player.client_id)
+        log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.known_player.client_id)
         conn.send({"type": "desync", "re": re, "seq": seq, "digest": mine})
         conn.send(table.game_message())
     else:
@@ -59,7 +59,7 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
 
 
 def on_resync(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.player.table
+    table = conn.known_player.table
     if table is None or table.header is None:
         raise ProtocolError("no_game")
     conn.send(table.game_message(re))

@@ -13,12 +13,16 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
+from typing import TYPE_CHECKING
 
 from kismet_tui.rules import HOST
 from protocol.errors import ProtocolError
 from protocol.framing import encode
 
 from .store import StoreError
+
+if TYPE_CHECKING:
+    from .table import Table
 
 log = logging.getLogger("kismet.host")
 
@@ -36,9 +40,9 @@ RESUMED_WORDS = "The host can save this game again: play goes on."
 class Saving:
     __slots__ = ("table", "held", "words", "_timer")
 
-    def __init__(self, table):
+    def __init__(self, table: Table) -> None:
         self.table = table
-        self.held = None           # (event, notes) written to nobody yet
+        self.held: tuple[dict, list[dict]] | None = None  # (event, notes) written to nobody yet
         self.words = ""
         self._timer: asyncio.TimerHandle | None = None
 
@@ -68,6 +72,8 @@ class Saving:
     def _retry(self) -> None:
         self._timer = None
         table = self.table
+        # The retry timer runs only while an event is held: hold() sets both, cancel() stops it.
+        assert self.held is not None
         event, notes = self.held
         try:
             table._save(event)
@@ -84,7 +90,7 @@ class Saving:
             if table.state != "playing" or self.held is not None:
                 break
             here = table.connected(seat.token)
-            if table.game.away[index] == here:
+            if table.running.away[index] == here:
                 table.stamp(HOST, {"type": "back" if here else "away", "seat": index})
         if table.state == "playing" and self.held is None:
             table.send_table()

@@ -77,7 +77,7 @@ class SshServer:
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
-        self._server = None
+        self._server: asyncssh.SSHAcceptor | None = None
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_SSH_PORT) -> None:
         # asyncssh logs every packet exchange at INFO; the host's log keeps our own lines.
@@ -128,12 +128,14 @@ class Gate(asyncssh.SSHServer):
 
     def __init__(self, server: SshServer):
         self.server = server
-        self.conn = None
-        self.address = None
+        # Declared, not set: asyncssh calls connection_made, which sets both, before any
+        # other method of the gate.
+        self.conn: asyncssh.SSHServerConnection
+        self.address: str
         self.admitted = False
         self.key: asyncssh.SSHKey | None = None
         self.username = ""
-        self.session = None
+        self.session: PlayerSession | None = None
 
     def connection_made(self, conn) -> None:
         self.conn = conn
@@ -202,8 +204,10 @@ class PlayerSession(asyncssh.SSHServerSession):
     def __init__(self, gate: Gate):
         self.gate = gate
         self.server = gate.server
-        self.chan = None
-        self.term: str | None = None
+        # Declared, not set: asyncssh calls connection_made, which sets it, first. The
+        # server is made with encoding=None, so the channel carries bytes.
+        self.chan: asyncssh.SSHServerChannel[bytes]
+        self.term: str | None = None          # set by pty_requested; None: no terminal
         self.size = (80, 24)
         self.app: PtyApp | None = None
         self.typed: bytearray | None = None   # the name being typed, while asking
@@ -259,6 +263,8 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.chan.write(f"\r\n{problem}\r\nYour name at the table: ".encode())
 
     def typed_name(self, data: bytes) -> None:
+        # data_received calls this only while a name is asked for (typed is a buffer).
+        assert self.typed is not None
         if data.startswith(b"\x1b"):
             return  # an arrow or function key: not part of a name
         for byte in data:
@@ -289,6 +295,8 @@ class PlayerSession(asyncssh.SSHServerSession):
     async def open_app(self, name: str) -> None:
         if self.ended:
             return
+        # Opened only from session_started, which first ends a session without a terminal.
+        assert self.term is not None
         seats = self.server.seats_file(name, self.gate.key)
         args = [self.server.host_address(), "--name", name, "--seats-file", str(seats)]
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],

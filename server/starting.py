@@ -32,10 +32,10 @@ BOT_SEATING_WAIT_S = 5.0
 
 
 def on_start(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.player.table
+    table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table")
-    if table.owner != conn.player.token:
+    if table.owner != conn.known_player.token:
         raise ProtocolError("not_owner", "Only the table's owner can start the game.")
     if table.state == PLAYING:
         raise ProtocolError("playing", "The game has already started.")
@@ -46,7 +46,7 @@ def on_start(host, conn: Connection, msg: dict, re) -> None:
     steering.cancel(host, table)
     if table.pending_start is not None:
         raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
-    owner_seat = table.seat_of(conn.player.token)
+    owner_seat = table.seat_of(conn.known_player.token)
     if owner_seat is not None and msg.get("entropy") is not None:
         table.seats[owner_seat].entropy = valid_entropy(msg["entropy"])
     check_seat_count(table)

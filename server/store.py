@@ -139,11 +139,19 @@ class GameWriter:
         # A torn tail from a crash is gone once we rewrite.
         _write_file(self.disk, path, data, sync=True)
         try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND)  # None once closed
         except OSError as exc:
             raise StoreError(why_of(exc), exc.errno) from None
         self.size = os.lseek(self._fd, 0, os.SEEK_END)  # bytes of whole records on disk
         self.ended = False
+
+    @property
+    def fd(self) -> int:
+        """The open log's descriptor. Nothing writes to a closed writer (a table drops its
+        writer as it closes it), so asking after close() is a bug in the caller."""
+        if self._fd is None:
+            raise ValueError(f"the game log {self.path.name} is closed")
+        return self._fd
 
     def append(self, event: dict, end: dict | None = None) -> None:
         """One event; with `end` (the end record's fields), the end record too, in one write,
@@ -151,11 +159,11 @@ class GameWriter:
         data = record_bytes({"kind": "event", **event})
         if end is not None:
             data += record_bytes({"kind": "end", **end})
-        write_all(self.disk, self._fd, data, self.size)
+        write_all(self.disk, self.fd, data, self.size)
         self.size += len(data)
         if end is not None:
             try:
-                self.disk.fsync(self._fd)
+                self.disk.fsync(self.fd)
             except OSError as exc:
                 raise StoreError(why_of(exc), exc.errno) from None
             self.ended = True
@@ -166,8 +174,8 @@ class GameWriter:
             record: dict[str, object] = {"kind": "end", "result": result}
             if server_seed is not None:
                 record["server_seed"] = server_seed  # protocol version 2: revealed at the end
-            write_all(self.disk, self._fd, record_bytes(record), self.size)
-            self.disk.fsync(self._fd)
+            write_all(self.disk, self.fd, record_bytes(record), self.size)
+            self.disk.fsync(self.fd)
             self.ended = True
         self.close()
 

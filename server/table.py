@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from kismet_tui.rules import HOST, IllegalAction, new_game, replay
+from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
 
 from .saving import Saving
-from .store import StoreError
+from .store import GameWriter, StoreError
 from .chance import GameSecret
 
 log = logging.getLogger("kismet.host")
@@ -53,12 +53,15 @@ class Table:
         self.seats: list[Seat] = []
         self.watchers: list[str] = []  # tokens of spectators
         self.state = LOBBY
-        self.game = None
+        # The game and its log header: both set by start_game and resume (before the state
+        # becomes PLAYING), both cleared by abandon_start, and kept once FINISHED until the
+        # next start. `running` and `running_header` give them where the state says they exist.
+        self.game: Game | None = None
         self.header: dict | None = None
         self.events: list[dict] = []
         self.games_played = 0
         self.last_t = 0
-        self.writer = None
+        self.writer: GameWriter | None = None
         self._digests: dict[int, str] = {}
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
@@ -67,6 +70,21 @@ class Table:
         self.saving = Saving(self)
         self.secret = GameSecret()              # the next game's (or the running game's)
         self.revealed: bytes | None = None      # the last finished game's server_seed
+
+    @property
+    def running(self) -> Game:
+        """The game started or resumed here: there is one while the table is PLAYING (and
+        after, FINISHED, until the next start). Asking in the lobby is a bug in the caller."""
+        if self.game is None:
+            raise RuntimeError(f"table {self.id} has no game (it is {self.state})")
+        return self.game
+
+    @property
+    def running_header(self) -> dict:
+        """The header of the game `running` gives (set and cleared with it)."""
+        if self.header is None:
+            raise RuntimeError(f"table {self.id} has no game (it is {self.state})")
+        return self.header
 
     # ---- membership ----------------------------------------------------------------------
     def seat_of(self, token: str) -> int | None:
@@ -152,7 +170,7 @@ class Table:
         self.broadcast({"type": "table", "table": self.describe()})
 
     def game_message(self, re: int | None = None) -> dict:
-        message = {"type": "game", "header": self.header, "events": self.events}
+        message: dict[str, object] = {"type": "game", "header": self.header, "events": self.events}
         if self.revealed is not None and self.state != PLAYING:
             message["server_seed"] = self.revealed  # the game is over: its seed is no secret
         if re is not None:
@@ -200,29 +218,33 @@ class Table:
         self.header, self.events = header, list(events)
         if secret is not None:
             self.secret = secret
-        self.game = self._rebuild()
+        game = self.game = self._rebuild()
         self.last_t = self.events[-1]["t"] if self.events else header.get("t0", 0)
         self.writer = writer
         self.state = PLAYING
         for index in range(len(self.seats)):
-            if not self.game.away[index]:
+            if not game.away[index]:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def stamp(self, seat: int, action: dict, sender=None, re: int | None = None) -> dict:
-        """Apply, log and broadcast one action; IllegalAction leaves everything as it was."""
+    def stamp(self, seat: int, action: dict, sender=None, re: int | None = None) -> dict | None:
+        """Apply, log and broadcast one action; IllegalAction leaves everything as it was.
+        The event stamped, or None for a host stamp skipped while saving is paused."""
         if self.state != PLAYING:
             raise IllegalAction("No game is running at this table.")
         if self.saving.paused(seat, action):
             return None  # a host stamp is skipped: play resumed looks again at who is here
         t = max(self.host.now_ms(), self.last_t)
-        rng = self.game.rng
-        mark = rng.mark() if hasattr(rng, "mark") else None
+        game = self.running  # the state is PLAYING
+        # The host's draws come from a stream (a SeededRNG), which can be marked, rewound
+        # and asked what it drew; any other source is left alone.
+        stream = game.rng if isinstance(game.rng, SeededRNG) else None
+        mark = stream.mark() if stream is not None else None
         try:
-            notes = self.game.apply(seat, action, t)
+            notes = game.apply(seat, action, t)
         except IllegalAction:
-            if mark is not None:
-                rng.rewind(mark)  # a refusal after a draw must not skip values of the stream
+            if stream is not None and mark is not None:
+                stream.rewind(mark)  # a refusal after a draw must not skip values of the stream
             raise
         except Exception:
             # An engine bug: its state may be half-changed, so rebuild it from the log.
@@ -230,7 +252,7 @@ class Table:
             self.game = self._rebuild()
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
-        chance = rng.take_drawn() if mark is not None else []
+        chance = stream.take_drawn() if stream is not None else []
         if chance:
             event["chance"] = chance
         self.last_t = t
@@ -245,21 +267,22 @@ class Table:
         """Write one event; the game's last event goes with its end record, synced, so no
         one is shown a finished game that is not finished on disk."""
         if self.writer is not None:
-            self.writer.append(event, end=self.end_record() if self.game.finished else None)
+            self.writer.append(event, end=self.end_record() if self.running.finished else None)
 
     def end_record(self) -> dict:
         """The fields of the log's end record (version 2: with the revealed server_seed)."""
-        record = {"result": self.game.result()}
-        if "commit" in self.header:
+        record: dict[str, object] = {"result": self.running.result()}
+        if "commit" in self.running_header:
             record["server_seed"] = self.secret.server_seed
         return record
 
     def _publish(self, event: dict, notes, sender=None, re: int | None = None) -> dict:
         """Send a saved event to every member, then look at what it did to the game."""
         self.events.append(event)
-        message = {"type": "event", **event}
-        finished = self.game.finished  # (result() is not free: asked once per event)
-        if finished and "commit" in self.header:
+        message: dict[str, object] = {"type": "event", **event}
+        game = self.running  # an event was just applied to it
+        finished = game.finished  # (result() is not free: asked once per event)
+        if finished and "commit" in self.running_header:
             message["server_seed"] = self.secret.server_seed  # the last broadcast reveals it
         frame = encode(message)
         for conn in self.connections():
@@ -271,7 +294,7 @@ class Table:
         # taken after the event is on its way, not before: nothing has changed the game
         # since, and no client can ask for it before this handler returns.
         if is_checkpoint(event["seq"], notes, finished):
-            self._remember_digest(event["seq"], self.game.digest())
+            self._remember_digest(event["seq"], game.digest())
         if finished:
             self.finish_game()
         else:
@@ -282,11 +305,12 @@ class Table:
         self.cancel_timer()
         self.state = FINISHED
         self.games_played += 1
+        versioned = "commit" in self.running_header  # the game just finished
         if self.writer is not None:
-            seed = self.secret.server_seed if "commit" in self.header else None
-            self.writer.finish(self.game.result(), server_seed=seed)
+            seed = self.secret.server_seed if versioned else None
+            self.writer.finish(self.running.result(), server_seed=seed)
             self.writer = None
-        if "commit" in self.header:
+        if versioned:
             self.revealed = self.secret.server_seed
             self.secret = GameSecret()  # the next game's commit, shown from now on
         self.host.store.drop_table(self.id)
@@ -299,14 +323,17 @@ class Table:
             return
         self.send_table()
 
-    def _rebuild(self):
+    def _rebuild(self) -> Game:
         """The game from its log, drawing from the secret stream (version 2) positioned after
         the last event, every revealed value checked against it; a version-1 log from its seed."""
-        if "commit" not in self.header:
-            return replay(self.header, self.events)
-        result = replay_with_stream(self.header, self.events, self.secret.server_seed)
+        header = self.running_header  # set by start_game or resume before any rebuild
+        if "commit" not in header:
+            return replay(header, self.events)
+        result = replay_with_stream(header, self.events, self.secret.server_seed)
         if not result.ok:
             raise IllegalAction(f"The saved game does not match its secret: {result.words}")
+        # replay_with_stream gives the game with every successful Verification.
+        assert result.game is not None
         return result.game
 
     def digest_ready(self, seq: int) -> bool:
@@ -319,9 +346,9 @@ class Table:
         if seq in self._digests:
             return self._digests[seq]
         if seq == len(self.events) and not self.saving.held:  # else the game is one ahead
-            digest = self.game.digest()
+            digest = self.running.digest()
         else:
-            digest = replay(self.header, self.events[:seq]).digest()
+            digest = replay(self.running_header, self.events[:seq]).digest()
         self._remember_digest(seq, digest)
         return digest
 
@@ -340,7 +367,7 @@ class Table:
         self.cancel_timer()
         if self.state != PLAYING:
             return
-        deadline = self.game.next_deadline()
+        deadline = self.running.next_deadline()
         if deadline is None:
             return
         delay = max(0.0, (deadline - self.host.now_ms()) / 1000)
@@ -350,7 +377,7 @@ class Table:
         self._timer = None
         if self.state != PLAYING:
             return
-        deadline = self.game.next_deadline()
+        deadline = self.running.next_deadline()
         if deadline is None:
             return
         if self.host.now_ms() < deadline:

@@ -52,8 +52,11 @@ class KismetServe(Server):
         service = None
         try:
             await socket.prepare(request)
+            async def close() -> None:  # (aiohttp's close answers a bool nobody reads)
+                await socket.close()
+
             service = AppService(self.command, write_bytes=socket.send_bytes,
-                                 write_str=socket.send_str, close=socket.close,
+                                 write_str=socket.send_str, close=close,
                                  download_manager=self.download_manager, debug=False)
             await service.start(size(request, "width", 80), size(request, "height", 24))
             await self._process_messages(socket, service)
@@ -119,7 +122,7 @@ class WebServer:
         except OSError:
             await self._runner.cleanup()
             raise
-        self.port = site._server.sockets[0].getsockname()[1]
+        self.port = self._runner.addresses[0][1]  # (host, port, ...) of the one site
         log.info("web on %s:%s", bind, self.port)
 
     async def stop(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Protocol
 
 from kismet_tui.net.client import ActionRefused, Client, RequestError
 
@@ -170,19 +171,36 @@ class BotLoop:
                 self.schedule(SLOW_DOWN_MS)
 
 
-def bot_factory(speed: float = 1.0):
-    """A `bot_factory` for `server.Host`: each bot is an asyncio task in the host's process,
-    connecting over loopback like any other client."""
-    from . import POLICIES
+class BotHost(Protocol):
+    """What a bot factory asks of the host that seats its bots (a server.Host)."""
 
-    def start(host, table_id: int, level: str, token: str) -> asyncio.Task:
+    port: int | None
+
+    def connect_address(self) -> str: ...
+
+
+class BotFactory:
+    """A `bot_factory` for `server.Host`: called with (host, table_id, level, token), it starts
+    a bot as an asyncio task in the host's process, connecting over loopback like any other
+    client. `levels` are the levels it can start (the lobby refuses a table asking for others)."""
+
+    def __init__(self, speed: float = 1.0) -> None:
+        from . import POLICIES
+
+        self.speed = speed
+        self.levels = set(POLICIES)
+
+    def __call__(self, host: BotHost, table_id: int, level: str, token: str) -> asyncio.Task[None]:
         table = getattr(host, "tables", {}).get(table_id)
         if level == "hard" and getattr(table, "ruleset", None) == "dice":
             from .dice_levels import prepare
 
             prepare()  # the optimal table: loaded, or built in the background, before it plays
-        return asyncio.create_task(
-            run_bot(host.connect_address(), host.port, table_id, level, token=token, speed=speed))
+        # The host seats bots only once it listens (a table is opened by a connected player).
+        assert host.port is not None
+        return asyncio.create_task(run_bot(host.connect_address(), host.port, table_id, level,
+                                           token=token, speed=self.speed))
 
-    start.levels = set(POLICIES)
-    return start
+
+def bot_factory(speed: float = 1.0) -> BotFactory:
+    return BotFactory(speed)

@@ -49,14 +49,15 @@ def main(argv: list[str] | None = None) -> int:
             V, info = table.build_and_save(progress=table.text_progress())
         print(f"Built in {info['build_seconds']:.1f} s, saved to {table.cache_path()}")
     else:
-        built = []
+        built: list[bool] = []
+        bar = table.text_progress()
 
-        def progress(done, total, bar=table.text_progress()):
+        def building(done: int, total: int) -> None:
             built.append(True)
             bar(done, total)
 
         V = table.ensure_built(
-            progress=progress,
+            progress=building,
             on_wait=lambda: print("Another program is building the table: waiting."),
             on_damaged=lambda why: print(f"The cached table is damaged ({why}): building it again."))
         if built:

@@ -25,7 +25,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:  # for the annotation only: importing this module loads no numpy
+    import numpy as np
 
 log = logging.getLogger("kismet.solver")
 
@@ -56,7 +59,7 @@ class Build:
         self.fraction = 0.0
         self.damaged: str | None = None  # why the cached file was not used, if damaged
         self.error: str | None = None
-        self.V = None  # the table, once built and loaded
+        self.V: np.ndarray | None = None  # the table, once built and loaded
         self.started_at = time.monotonic()
         self.finished_at: float | None = None
         self.done = threading.Event()
@@ -81,15 +84,16 @@ class Build:
         env = dict(os.environ, KISMET_SOLVER_CACHE=str(self.path.parent))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         with tempfile.TemporaryFile("w+") as errors:
-            self._proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=errors,
-                                          stdin=subprocess.DEVNULL, env=env, text=True)
-            _running.add(self._proc)
+            proc = self._proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=errors,
+                                                 stdin=subprocess.DEVNULL, env=env, text=True)
+            assert proc.stdout is not None  # stdout=PIPE gives the pipe
+            _running.add(proc)
             try:
-                for line in self._proc.stdout:
+                for line in proc.stdout:
                     self._heard(line.split(maxsplit=1))
-                code = self._proc.wait()
+                code = proc.wait()
             finally:
-                _running.discard(self._proc)
+                _running.discard(proc)
             errors.seek(0)
             said = [line for line in errors.read().splitlines() if line.strip()]
         if code != 0:

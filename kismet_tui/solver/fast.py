@@ -87,7 +87,7 @@ N_PLAIN = N_ROLLS - 6
 assert FIVE_KIND[ROLL_AT[N_PLAIN:]].all() and not FIVE_KIND[ROLL_AT[:N_PLAIN]].any()
 
 
-def _signatures():
+def _signatures() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Split the Kismet-section boxes into 'sum + constant' boxes and fixed-points boxes (from
     the score tables), and group the plain rolls by what each box pays them."""
     points = LOWER_POINTS[:, ROLL_AT]
@@ -258,13 +258,13 @@ def _canonical_upper() -> np.ndarray:
         for b in range(6):
             if not mask >> b & 1:
                 sums = {s + (b + 1) * c for s in sums for c in range(6)}
-        sums = sorted(sums)
+        ordered = sorted(sums)
         seen: dict[tuple, int] = {}
         for total in range(CAP + 1):
             index = UPPER_INDEX[mask, total]
             if index < 0:
                 continue
-            key = tuple(rules.basic_bonus(total + s) - rules.basic_bonus(total) for s in sums)
+            key = tuple(rules.basic_bonus(total + s) - rules.basic_bonus(total) for s in ordered)
             canon[index] = seen.setdefault(key, index)
     return canon
 
