@@ -19,6 +19,8 @@ import logging
 from typing import Protocol
 
 from kismet_tui.net.client import ActionRefused, Client, RequestError
+from kismet_tui.rules import Game
+from kismet_tui.rules.base import Plain
 
 from . import make_policy
 
@@ -41,14 +43,20 @@ async def run_bot(host: str, port: int, table_id: int, level: str, token: str | 
         await client.close()
 
 
+class Policy(Protocol):
+    """What a bot level is (kismet_tui/bots): given the game, its next (pause, action)."""
+
+    def decide(self, game: Game, seat: int, now_ms: int) -> tuple[int, Plain] | None: ...
+
+
 class BotLoop:
     def __init__(self, client: Client, level: str, speed: float, rematches: bool):
         self.client = client
         self.level = level
         self.speed = speed
         self.rematches = rematches
-        self.policy = None
-        self.policy_for = None
+        self.policy: Policy | None = None
+        self.policy_for: int | None = None  # id() of the header the policy was made for
         self.timer: asyncio.TimerHandle | None = None
         self.in_flight = False
         self.ready_sent = False
@@ -101,17 +109,16 @@ class BotLoop:
             self.timer.cancel()
             self.timer = None
         client = self.client
-        game, seat = client.game, client.seat
-        if game is None or seat is None or game.finished or self.in_flight:
+        game, seat, header = client.game, client.seat, client.header
+        if game is None or seat is None or header is None or game.finished or self.in_flight:
             return
-        header_id = id(client.header)
-        if self.policy is None or self.policy_for != header_id:
+        if self.policy is None or self.policy_for != id(header):
             # The bot's own choices vary per game: seeded from the game's commit (version 2)
             # or seed (version 1), never from anything that could tell it the dice.
-            key = client.header.get("commit") or bytes(client.header.get("seed", b"")).hex()
+            key = header.get("commit") or bytes(header.get("seed", b"")).hex()
             seed = int(str(key)[:16] or "0", 16) ^ seat
-            self.policy = make_policy(client.header["ruleset"], self.level, seat, seed)
-            self.policy_for = header_id
+            self.policy = make_policy(header["ruleset"], self.level, seat, seed)
+            self.policy_for = id(header)
         choice = self.policy.decide(game, seat, client.host_time_ms())
         if choice is None:
             return
