@@ -48,7 +48,8 @@ async def test_window_change_reaches_the_app(tmp_path):
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
-            assert term.screen.display[23].strip(), "the footer is on the 24th line"
+            # (The first frame may reach the terminal in more than one write: wait for it.)
+            await term.wait_for(lambda: term.screen.display[23].strip() != "", what="the footer at line 24")
             term.resize(100, 30)
             # The app draws again at the new size: its footer moves to the 30th line, and the
             # lobby grows to the new width.
