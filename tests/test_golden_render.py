@@ -17,7 +17,7 @@ import pytest
 from kismet_tui.rules import HOST, ScriptedRNG, new_game
 from kismet_tui.rules import knock as knock_rules
 from kismet_tui.rules.cards import CIRCLE_SIZE, NUMBERS, card_id
-from kismet_tui.screens.dice import render_dice, render_scorecard
+from kismet_tui.screens.dice import render_dice, render_scorecard, widths
 from kismet_tui.screens.end import render_result
 from kismet_tui.screens.knock import render_hand, render_others
 from kismet_tui.screens.race import render_circle, render_clock, render_players
@@ -151,3 +151,17 @@ def test_end_ranking(seats):
     knock = {"scores": [-m for m in minus], "minus_points": minus,
              "winners": [s for s in range(seats) if minus[s] == low]}
     check_golden(f"end_knock_{seats}", render_result("knock", knock, names, 0))
+
+
+@pytest.mark.parametrize("room", [80, 120])
+@pytest.mark.parametrize("seats", range(1, 9))
+def test_every_scorecard_row_has_a_name_of_its_own(seats, room):
+    """However narrow the labels get (eight seats at 80 columns), no two boxes read alike:
+    "Full House" and "Full House Same Colour" cut to the same word would leave the player
+    guessing which row is which."""
+    game = new_game("dice", seats, b"labels")
+    text = render_scorecard(game.view(0), NAMES[:seats], 0, None, room)
+    lines = text.plain.split("\n")[1:]  # below the names
+    label, _, _ = widths(seats, NAMES[:seats], room)
+    labels = [line[:label].strip() for line in lines]
+    assert len(labels) == len(set(labels)), f"rows that read alike: {labels}"

@@ -31,6 +31,9 @@ SHORT = {
     "full_house_same_color": "Full House S C", "four_of_a_kind": "4 of a Kind",
     "yarborough": "Yarborough", "kismet": "Kismet",
 }
+# At a crowded table (label_width 11) the two "same colour" boxes need shorter names still,
+# or "Full House" and "Full House S C" would both read "Full House".
+NARROW = {**SHORT, "two_pair_same_color": "2 Pair S C", "full_house_same_color": "Full Hse SC"}
 LABEL_WIDTH = 14
 
 
@@ -82,7 +85,7 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     """The scorecard of every seat side by side: one row per box, then bonus and total."""
     seats = view["seats"]
     label, width, full = widths(seats, names, room)
-    box_label = rules.BOX_NAMES if full else SHORT
+    box_label = rules.BOX_NAMES if full else SHORT if label >= LABEL_WIDTH else NARROW
     current = view.get("current")
     preview = view.get("preview") or {}
     out = Text(no_wrap=True, overflow="crop")
