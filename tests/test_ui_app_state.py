@@ -89,3 +89,27 @@ async def test_chat_reaches_every_screen_even_a_line_said_twice():
         assert said(lobby.query_one("#lobbylog")) == 2, "the lobby under the game heard them too"
         assert [line.plain for line in app.chat_lines] == ["Bo: good luck"] * 2
         assert isinstance(app.chat_said, Text)
+
+
+async def test_keys_typed_right_after_t_go_to_the_chat_line_not_the_game():
+    """A fast typist's t and words reach the app in one burst: every key after t belongs to
+    the chat line (in the race game a letter would grab a card otherwise)."""
+    from textual import events
+
+    from kismet_tui.widgets.chat import ChatInput
+
+    client = dice_mid_game()
+    app = KismetApp(client, address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await on_the_dice_screen(pilot, app, client)
+        sent: list[dict] = []
+        client.act_nowait = sent.append  # r would throw the dice
+        for char in "trolled it":  # all queued before the app handles the first
+            app.post_message(events.Key("space" if char == " " else char, char))
+        chat = screen.query_one(ChatInput)
+        done = []
+        app.call_later(done.append, True)  # queued after the keys: runs once they were handled
+        await wait_for(pilot, lambda: bool(done), what="the keys to be handled")
+        await pilot.pause()
+        assert chat.has_focus and chat.value == "rolled it", "every key after t, a t among them"
+        assert sent == [], "no key went to the game"

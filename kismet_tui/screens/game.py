@@ -60,7 +60,7 @@ class GameScreen(OnKismetApp, Screen[None]):
     COMMON_BINDINGS: list[BindingType] = [
         Binding("r", "rematch", "Play again"),
         Binding("enter", "results", "Results"),
-        Binding("t", "talk", "Talk"),
+        ChatInput.TALK,
         Binding("ctrl+l", "leave", "Leave"),
     ]
     DEFAULT_CSS = """
@@ -253,7 +253,7 @@ class GameScreen(OnKismetApp, Screen[None]):
         if action == "leave":
             return live
         if action == "talk":
-            return live and bool(self.client.table)
+            return live and bool(self.client.table) and not any(c.is_open for c in self.query(ChatInput))
         return True
 
     async def action_rematch(self) -> None:

@@ -99,7 +99,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         Binding("x", "remove", "Remove unready"),
         Binding("l", "leave", "Leave"),
         Binding("r", "refresh", "Refresh"),
-        Binding("t", "talk", "Talk"),
+        ChatInput.TALK,
         Binding("o", "open_network", "Invite"),
     ]
     DEFAULT_CSS = """
@@ -238,8 +238,10 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         table = self.my_table()
         if action in ("new_table", "join"):
             return table is None
-        if action in ("leave", "talk"):
-            return table is not None  # chat is heard at a table only
+        if action == "talk":  # chat is heard at a table only
+            return table is not None and not any(c.is_open for c in self.query(ChatInput))
+        if action == "leave":
+            return table is not None
         if action == "open_network":
             # Only `kismet` alone has a host of its own to open, and only once.
             return self.kismet.open_to_network is not None and not self.opened_lines

@@ -42,10 +42,22 @@ class ChatInput(Input):
     # Focusable only while open, so a closed chat line never swallows the game's keys.
     can_focus = False
 
+    # The screens' t opens this line. Its binding is a priority one, run as the app reads
+    # the key, not later when the screen does: a fast typist's words right after t are then
+    # read with the line already focused, instead of reaching the screen as the game's keys
+    # (in the race game a letter grabs a card). While the line is open the binding is off
+    # (the screens' check_action asks is_open), so a t in the words is typed, not taken.
+    TALK = Binding("t", "talk", "Talk", priority=True)
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
     def open(self) -> None:
         self.can_focus = True
         self.add_class("-open")
-        self.focus()
+        # At once, not by focus(), which waits its turn behind the keys already read.
+        self.screen.set_focus(self)
 
     def action_close(self) -> None:
         self.value = ""
