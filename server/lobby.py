@@ -208,13 +208,8 @@ def on_ready(host, conn: Connection, msg: dict, re) -> None:
 
 
 def on_reorder(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.known_player.table
-    if table is None:
-        raise ProtocolError("not_at_table")
-    if table.owner != conn.known_player.token:
-        raise ProtocolError("not_owner", "Only the table's owner can change the seat order.")
-    if table.state == PLAYING:
-        raise ProtocolError("playing", "The seats cannot move while a game is running.")
+    table = steering.owners_table(conn, "Only the table's owner can change the seat order.",
+                                  "The seats cannot move while a game is running.")
     order = msg["order"]
     if sorted(order) != list(range(len(table.seats))):
         raise ProtocolError("bad_message", f"'order' must list each seat 0 to "

@@ -32,13 +32,8 @@ BOT_SEATING_WAIT_S = 5.0
 
 
 def on_start(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.known_player.table
-    if table is None:
-        raise ProtocolError("not_at_table")
-    if table.owner != conn.known_player.token:
-        raise ProtocolError("not_owner", "Only the table's owner can start the game.")
-    if table.state == PLAYING:
-        raise ProtocolError("playing", "The game has already started.")
+    table = steering.owners_table(conn, "Only the table's owner can start the game.",
+                                  "The game has already started.")
     waiting = [s.name for s in table.seats if not s.ready and s.token != table.owner]
     if waiting:
         raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "

@@ -1,5 +1,8 @@
 """The owner steers the table between games: removing a member, freeing unready seats.
 
+- `owners_table`: the table a request that only its owner may make between games (start,
+  reorder) is for, or the refusal in words.
+
 - `remove`: between games the owner may remove any other player from a seat. The removed
   player is told in words and may not sit at that table again; everyone else is told too.
 - A seat still unready `host.unready_limit_s` seconds after the owner asked to start (and was
@@ -10,12 +13,30 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from protocol.errors import ProtocolError
 
-from .table import PLAYING
+from .table import PLAYING, Table
+
+if TYPE_CHECKING:
+    from .connection import Connection
 
 UNREADY_LIMIT_S = 60.0
+
+
+def owners_table(conn: Connection, only_owner: str, not_now: str) -> Table:
+    """The requester's table, if they own it and no game runs there; else refused with
+    `only_owner` ("Only the table's owner can ...") or `not_now` (a game is running)."""
+    player = conn.known_player
+    table = player.table
+    if table is None:
+        raise ProtocolError("not_at_table")
+    if table.owner != player.token:
+        raise ProtocolError("not_owner", only_owner)
+    if table.state == PLAYING:
+        raise ProtocolError("playing", not_now)
+    return table
 
 
 def check_removable(host, table, by_token: str, seat_index: int) -> None:
