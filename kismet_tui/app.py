@@ -176,7 +176,7 @@ class KismetApp(App[None]):
         shown = super().get_key_display(binding)
         if not ascii_mode() or shown.isascii():
             return shown
-        words = {"↑↓": "up/down", "←→": "left/right"}
+        words = {"↑↓": "up/down", "←→": "left/right", "⌫": "bksp"}  # short: footers fit 80
         return words.get(shown, binding.key.split(",")[0].replace("_", " "))
 
     # ---- start and the network worker ---------------------------------------------------

@@ -105,3 +105,40 @@ def test_a_wrong_choice_is_answered_and_nothing_plays(tmp_path):
     assert recent.choose(paths, ask=lambda prompt: "9", say=said.append) is None
     assert "'9' is not a number from 1 to 1." in said[-1]
     assert recent.choose(paths, ask=lambda prompt: "", say=said.append) == paths[0]
+
+
+def knock_prelay():
+    from tests.scripted import ScriptedClient
+
+    return ScriptedClient.at("knock", ["Ana", "Bot 1 (medium)"], until=lambda g: g.phase == "prelay_commit")
+
+
+@pytest.mark.ui
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("drawing", ["ascii", "unicode"])
+@pytest.mark.parametrize("scene", ["lobby_client", "dice_mid_game", "race_mid_round", "knock_mid_game",
+                                   "knock_prelay"])
+async def test_every_footer_fits_80_columns(scene, drawing):
+    """The footer lists the keys that work now, the help key last; at 80 columns it must all
+    show, drawn in ASCII too, where keys are named in words (no "⌫" on a LANG=C terminal: the
+    knock pre-lay footer was 82 cells then, cutting the help key to "? Hel")."""
+    from textual.widgets._footer import FooterKey
+
+    from kismet_tui.app import KismetApp
+    from tests import test_ui_snapshots
+    from tests.test_ui_dice import wait_for
+
+    glyphs.use_ascii(drawing == "ascii")
+    try:
+        client = knock_prelay() if scene == "knock_prelay" else getattr(test_ui_snapshots, scene)()
+        app = KismetApp(client, address="this computer")
+        async with app.run_test(size=(80, 24)) as pilot:
+            def keys():
+                return list(app.screen.query(FooterKey))
+
+            await wait_for(pilot, lambda: any(k.description == "Help" for k in keys())
+                           and all(k.region.width for k in keys()), what="the footer")
+            await pilot.pause()
+            assert max(k.region.right for k in keys()) <= 80, [(k.key_display, k.region) for k in keys()]
+    finally:
+        glyphs.use_ascii(False)

@@ -12,11 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..app_ref import OnKismetApp
 from ..rules.base import Plain
 from ..rules.verify import Verification
+from ..widgets.footer import KeyFooter
 from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.toosmall import TooSmall
@@ -116,7 +117,7 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             yield Static(Text(end_keys(self.can_rematch(), self.client.live), style="bright_black"),
                          id="end-keys")
         yield TooSmall()
-        yield Footer()
+        yield KeyFooter()
 
     def can_rematch(self) -> bool:
         return self.me is not None and self.client.live

@@ -12,12 +12,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog
+from textual.widgets import RichLog
 
 from ..app_ref import OnKismetApp
 from ..rules import Game
 from ..rules.base import Plain
 from ..source import GameSource
+from ..widgets.footer import KeyFooter
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
@@ -90,7 +91,7 @@ class GameScreen(OnKismetApp, Screen[None]):
         yield from self.compose_body()
         yield ChatInput()
         yield TooSmall()
-        yield Footer()
+        yield KeyFooter()
 
     def compose_body(self) -> ComposeResult:
         raise NotImplementedError

@@ -9,8 +9,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from rich.markdown import Markdown
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
+from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 
 GAMES = ("dice", "race", "knock")
@@ -78,7 +79,7 @@ class HelpScreen(ModalScreen):
             # widget (a widget per block) takes over a second for these pages.
             yield Static(Markdown(self.source), id="help-text")
         yield TooSmall()
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()

@@ -17,11 +17,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, RichLog, Static
+from textual.widgets import DataTable, RichLog, Static
 from textual.widgets.data_table import ColumnKey
 
 from ..app_ref import OnKismetApp, kismet_app
 from ..rules.base import Plain
+from ..widgets.footer import KeyFooter
 from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
@@ -126,7 +127,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         yield MoveLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
         yield TooSmall()
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", TableList)

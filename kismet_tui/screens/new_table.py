@@ -17,12 +17,13 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual import events
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..app_ref import kismet_app
 from ..rules import IllegalAction
 from ..rules.base import Plain
 from ..rules.cards import DEFAULT_CHIPS, chips_option
+from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 
 GAMES = ("dice", "race", "knock")
@@ -149,7 +150,7 @@ class NewTableScreen(ModalScreen):
         with Vertical():
             yield Static(id="form")
         yield TooSmall()
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.draw()
