@@ -1,11 +1,17 @@
 """The bot runner's answer to a refusal: decide again at once when the game moved on while
-the action travelled (another player was first), never retry an action refused on the game
-it was chosen for (that is a bug, and it is logged)."""
+the action travelled (another player was first); ask again a little later when the action
+became legal with time alone and the host's clock is behind the bot's estimate of it; never
+retry any other action refused on the game it was chosen for (that is a bug, and it is
+logged)."""
 
+import asyncio
 import logging
 
-from kismet_tui.bots.runner import BotLoop
+import pytest
+
+from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net.client import ActionRefused
+from tests.netutil import connected, running_host, wait_until
 
 
 class RefusingClient:
@@ -13,6 +19,7 @@ class RefusingClient:
 
     def __init__(self, arrive: int):
         self.header, self.events, self.seat, self.arrive = {}, [], 0, arrive
+        self.game = None  # no replica: a refusal cannot be put down to the clock
 
     async def act(self, action):
         self.events += [{"seq": len(self.events) + 1}] * self.arrive
@@ -57,3 +64,27 @@ async def test_a_second_action_sent_meanwhile_does_not_hide_the_lost_race(caplog
     await loop._act({"type": "grab", "card": 3, "id": 14}, chosen_on)
     assert asked == [0]
     assert not any("refused although legal" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.network
+@pytest.mark.timeout(120)
+async def test_a_bot_whose_clock_runs_ahead_still_plays_its_game_to_the_end(tmp_path):
+    """Seen in CI under load: a bot's estimate of the host's clock ran ahead, so it sent its
+    knock-game roll before the host's knock window closed, the host refused it ("Wait: others
+    may still knock for 0.1 s") on the unchanged game, and the bot never tried again: the
+    game stood still. Its clock now runs 250 ms ahead on purpose; it must still finish."""
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        async with connected(host, "Ana") as ana:
+            await ana.create_table("knock", {"knock_window_ms": 200, "away_limit_ms": 30000},
+                                   bots=["greedy"])
+            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            own_clock = ana.host_time_ms
+            ana.host_time_ms = lambda: own_clock() + 250   # type: ignore[method-assign]
+            await ana.start()
+            bot = BotLoop(ana, "greedy", 0.01, rematches=False)
+            player = asyncio.create_task(bot.run())
+            try:
+                await wait_until(lambda: ana.game is not None and ana.game.finished, timeout=90)
+            finally:
+                player.cancel()
+            assert bot.early_sends > 0, "the skewed clock did send too early (or this test tests nothing)"

@@ -5,8 +5,11 @@ sends the action after the delay it asked for, unless the game changed first. Po
 from `legal_actions(seat, t)` at the time they will act, which lists exactly what the host's
 engine accepts then, so a refusal means the game moved on while the action was on its way
 (another player grabbed the card first): the runner then asks the policy again about the game
-as it now stands. A refusal of an action chosen for the game as it still stands is a bug; it
-is logged and not retried: the next host message asks the policy again.
+as it now stands. Or that the bot's estimate of the host's clock runs ahead of the host's own
+and the action came with time alone (a knock-game roll once the knock window closes): the
+runner asks again a little later each time, until the host's clock agrees. Any other refusal
+of an action chosen for the game as it still stands is a bug; it is logged and not retried:
+the next host message asks the policy again.
 Knock's secret pre-lay goes through `Client.prelay`, which also reveals it when the time comes.
 `speed` scales every pause (0: act at once; tests use it), but never brings an action before
 the time the rules allow it.
@@ -26,6 +29,9 @@ from . import make_policy
 
 log = logging.getLogger("kismet.bots")
 SLOW_DOWN_MS = 500  # the host's flood limit answered `slow_down`: wait before acting again
+# An action the host found early by its clock is asked again after 25 ms, then 50, 100, ...
+EARLY_RETRY_MS = 25
+EARLY_RETRY_MAX_MS = 1000
 # Messages that can change what the bot should do (pongs and chat cannot).
 REACT_TO = {"event", "game", "table", "welcome", "connection", "desync"}
 
@@ -61,6 +67,8 @@ class BotLoop:
         self.in_flight = False
         self.ready_sent = False
         self.entropy_for = None   # the commit of the game our entropy went to
+        self.early_sends = 0      # actions the host found early by its clock (see _act)
+        self.early_streak: tuple[tuple[int, int], int] | None = None  # (game state, times in a row)
 
     async def run(self) -> None:
         messages = self.client.messages()
@@ -147,7 +155,16 @@ class BotLoop:
             low, high = (low, middle) if legal_after(middle) else (middle, high)
         return high
 
-    def _game_state(self) -> tuple:
+    def _legal_only_by_our_clock(self, action: Plain) -> bool:
+        """The rules allow `action` now by our clock, but did not when the last event was
+        stamped: it became legal with time alone, so only the two clocks can disagree on it."""
+        game, seat = self.client.game, self.client.seat
+        if game is None or seat is None:
+            return False
+        return (action in game.legal_actions(seat, self.client.host_time_ms())
+                and action not in game.legal_actions(seat, game.now))
+
+    def _game_state(self) -> tuple[int, int]:
         """Which game, and how far it has gone: changes with every event the bot applies."""
         return id(self.client.header), len(self.client.events)
 
@@ -169,6 +186,14 @@ class BotLoop:
             self.in_flight = False
             if self._game_state() != decided_on:
                 self.schedule(0)  # lost a race: decide again about the game as it is now
+            elif self._legal_only_by_our_clock(action):
+                # Legal at our estimate of the host's clock but not yet at the host's own (a
+                # knock window still open there): the estimate runs ahead, as it can over a
+                # busy network. The host's clock decides: ask again a little later each time.
+                self.early_sends += 1
+                streak = self.early_streak[1] + 1 if self.early_streak and self.early_streak[0] == decided_on else 1
+                self.early_streak = (decided_on, streak)
+                self.schedule(min(EARLY_RETRY_MAX_MS, EARLY_RETRY_MS * 2 ** (streak - 1)))
             else:
                 log.warning("bot (%s) at seat %s: %r refused although legal: %s",
                             self.level, self.client.seat, action, refusal.words)
