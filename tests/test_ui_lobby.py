@@ -136,9 +136,38 @@ async def test_the_owners_removal_is_told_on_screen(tmp_path):
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
             await ana_makes_a_race_table_bo_joins(pilot, client, bo)
-            await pilot.press("x")                           # remove the unready player
+            await pilot.press("x", "enter")                  # remove the (first) unready player
             await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
             await wait_for(pilot, lambda: any("Bo" in n and "remov" in n for n in notifications(app)),
                            what="word of the removal")
             assert "remov" in str(app.screen.query_one("StatusBar").content)
+            await client.close()
+
+
+async def test_the_owner_picks_whom_to_remove_or_keeps_everyone(tmp_path):
+    """x lists the other players, the unready first; a number removes that one (not just the
+    last unready, as x did before); escape keeps everyone."""
+    from kismet_tui.screens.remove import RemoveScreen
+
+    async with running_host(tmp_path) as host, connected(host, "Bo") as bo, connected(host, "Cy") as cy:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await ana_makes_a_race_table_bo_joins(pilot, client, bo)
+            await cy.join_table(client.table["id"])
+            await bo.ready()
+            await wait_for(pilot, lambda: len(client.table["seats"]) == 3 and client.table["seats"][1]["ready"],
+                           what="Cy seated and Bo ready")
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, RemoveScreen), what="whom to remove")
+            listed = str(app.screen.query_one("#remove-list").content)
+            assert listed.index("Cy") < listed.index("Bo"), "the unready player first"
+            assert "not ready" in listed and "Ana" not in listed.split("\n", 2)[2]
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, RemoveScreen), what="the box closed")
+            await pilot.press("x")
+            await wait_for(pilot, lambda: isinstance(app.screen, RemoveScreen), what="whom to remove")
+            await pilot.press("2")                                  # Bo, though he is ready
+            await wait_for(pilot, lambda: [s["name"] for s in client.table["seats"]] == ["Ana", "Cy"],
+                           what="Bo removed, Cy kept")
+            await wait_for(pilot, lambda: bo.table is None, what="Bo told and gone")
             await client.close()

@@ -30,6 +30,7 @@ from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .game import MoveLog
+from .remove import RemoveScreen, removable
 
 if TYPE_CHECKING:
     from ..app import Connection
@@ -97,7 +98,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         Binding("s", "join(True)", "Watch"),
         Binding("y", "ready", "Ready"),
         Binding("g", "start", "Start"),
-        Binding("x", "remove", "Remove unready"),
+        Binding("x", "remove", "Remove"),
         Binding("l", "leave", "Leave"),
         Binding("r", "refresh", "Refresh"),
         ChatInput.TALK,
@@ -255,7 +256,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             return not owner and any(s.get("client_id") == self.my_id() for s in table.get("seats") or [])
         if action == "start":
             return owner
-        return owner and self.unready_seat(table) is not None
+        return owner and bool(removable(table, self.my_id()))
 
     def action_new_table(self) -> None:
         from .new_table import NewTableScreen
@@ -283,21 +284,27 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     async def action_start(self) -> None:
         await self.kismet.send(self.client.start)
 
-    def unready_seat(self, table: Plain) -> int | None:
-        """The last seat whose player is not ready (not the owner, not a bot): the one `x`
-        frees, such as a stranger who sat down and never readied."""
-        owner = table.get("owner")
-        found = None
-        for index, seat in enumerate(table.get("seats") or []):
-            if not seat.get("ready") and not seat.get("bot") and seat.get("client_id") != owner:
-                found = index
-        return found
-
-    async def action_remove(self) -> None:
+    def action_remove(self) -> None:
+        """Between games the owner picks a player to remove (such as a stranger who sat down
+        and never readied): screens/remove.py asks whom."""
         table = self.my_table()
-        seat = self.unready_seat(table) if table else None
-        if seat is not None:
-            await self.kismet.send(partial(self.client.remove, seat))
+        members = removable(table, self.my_id()) if table else []
+        if members:
+            self.app.push_screen(RemoveScreen(members), self.removal_chosen)
+
+    def removal_chosen(self, client_id: int | None) -> None:
+        if client_id is not None:
+            self.remove_member(client_id)
+
+    @work(group="remove")
+    async def remove_member(self, client_id: int) -> None:
+        table = self.my_table() or {}
+        seat = next((index for index, seat in enumerate(table.get("seats") or [])
+                     if seat.get("client_id") == client_id), None)
+        if seat is None:
+            self.kismet.show_refusal("That player has left the table already.")
+            return
+        await self.kismet.send(partial(self.client.remove, seat))
 
     async def action_leave(self) -> None:
         await self.kismet.send(self.client.leave)
