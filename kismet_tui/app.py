@@ -35,6 +35,9 @@ from .source import GameSource
 from .widgets.chat import ChatInput
 
 T = TypeVar("T")
+# Host messages that only answer a request and change nothing a screen shows: the client
+# library has already resolved the request they answer.
+QUIET_ANSWERS = {"pong", "ok"}
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,8 @@ class KismetApp(App[None]):
         elif kind == "connection":
             self.connection = Connection(str(msg.get("state") or self.connection.state),
                                          str(msg.get("words") or ""))
+        if kind in QUIET_ANSWERS:
+            return  # nothing on any screen changes: no redraw (an idle player's pings)
         if kind == "table" and self.rematch_wanted:
             self.run_worker(self.rematch_check(), group="rematch", exclusive=True)
         self.route()

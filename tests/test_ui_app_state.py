@@ -113,3 +113,47 @@ async def test_keys_typed_right_after_t_go_to_the_chat_line_not_the_game():
         await pilot.pause()
         assert chat.has_focus and chat.value == "rolled it", "every key after t, a t among them"
         assert sent == [], "no key went to the game"
+
+
+async def test_the_lobby_asks_for_no_tables_while_a_game_is_on_screen():
+    """Its poll, its timer and a table's change ask the host for the table list only while
+    the lobby is the screen shown: under a game each answer redrew the board for nothing."""
+    client = dice_mid_game()
+    asked: list[int] = []
+
+    async def list_tables():
+        asked.append(1)
+        return []
+
+    client.list_tables = list_tables
+    app = KismetApp(client, address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await on_the_dice_screen(pilot, app, client)
+        lobby = next(s for s in app.screen_stack if isinstance(s, LobbyScreen))
+        await pilot.pause()
+        before = len(asked)
+        lobby.poll_tables()                      # as its timer does
+        lobby.on_host({"type": "table", "table": client.table})  # as a change at the table does
+        await wait_for(pilot, lambda: not any(w.is_running for w in app.workers if w.group == "lobby"),
+                       what="the lobby's requests")
+        assert len(asked) == before, "nothing asked while the game is on screen"
+        app.pop_screen()                          # back in the lobby: it asks at once
+        await wait_for(pilot, lambda: len(asked) > before, what="the lobby asking again")
+
+
+async def test_answers_that_change_nothing_redraw_nothing():
+    """The client pings the host every 10 s; each pong (and each plain "ok") reached every
+    screen as news and redrew the board, the largest share of an idle player's CPU once the
+    lobby stopped polling under the game. A table message still reaches the screen."""
+    client = dice_mid_game()
+    app = KismetApp(client, address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await on_the_dice_screen(pilot, app, client)
+        await pilot.pause()
+        seen = screen.version
+        app.post_message(HostMessage({"type": "pong", "now": 5, "re": 3}))
+        app.post_message(HostMessage({"type": "ok", "re": 4}))
+        app.post_message(HostMessage({"type": "table", "table": client.table}))
+        await wait_for(pilot, lambda: screen.version > seen, what="the table message")
+        await pilot.pause()
+        assert screen.version == seen + 1, "only the table message was news to the screen"

@@ -2,7 +2,8 @@
 
 Keys: n new table, enter sit down, s watch, y ready, g start, l leave, r refresh, t talk.
 The table list is asked for when the connection comes up (the app's `connection`, watched)
-and every POLL_S seconds after; chat lines come in through the app's `chat_said`.
+and every POLL_S seconds after, while the lobby is the screen shown; chat lines come in
+through the app's `chat_said`.
 """
 
 from __future__ import annotations
@@ -172,7 +173,11 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             self.query_one("#lobbylog", RichLog).write(line)
 
     def poll_tables(self) -> None:
-        if self.kismet.connection.state == "connected":
+        """Ask for the table list while the lobby is on screen. Under a game it asks
+        nothing: each answer would redraw the game screen for nothing (nearly all an idle
+        player's CPU, benchmarks/ui_idle_cpu.py), and coming back asks at once
+        (on_screen_resume)."""
+        if self.app.screen is self and self.kismet.connection.state == "connected":
             self.fetch_tables()
 
     @work(group="lobby", exclusive=True)
