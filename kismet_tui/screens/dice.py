@@ -21,6 +21,7 @@ from textual.widgets import Static
 from ..rules import dice as rules
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
+from ..widgets.lines import Lines
 from ..widgets.names import fit, fits
 from .game import GameScreen, MoveLog
 
@@ -218,7 +219,7 @@ class DiceScreen(GameScreen):
         with Horizontal():
             yield Static(id="scorecard")
             with Vertical(id="right"):
-                yield Static(id="dice")
+                yield Lines(id="dice")
                 yield Static(id="turn")
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
@@ -250,8 +251,11 @@ class DiceScreen(GameScreen):
             card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
             self.query_one("#scorecard", Static).update(card, layout=card_width != self.card_width)
             self.card_width = card_width
-        self._draw("dice", render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
-                                       self.hint_hold))
+        dice = render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
+                           self.hint_hold)
+        if dice != self.drawn.get("dice"):
+            self.query_one("#dice", Lines).show(dice)
+            self.drawn["dice"] = dice
         self._draw("turn", self._turn_line(view))
         self.drawn["scorecard"] = card
 

@@ -7,6 +7,8 @@ are ANSI names, so a 16-colour terminal shows them as they are meant. In ASCII m
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -43,8 +45,18 @@ def die_lines(face: int | None, held: bool = False, coloured: bool = True) -> li
     """A die five lines tall and seven wide: a light face with coloured pips.
 
     `face` None draws an empty, dim die (not thrown yet). A held die gets a heavy yellow frame.
+    The lines are shared between calls (a hold draws the dice again): copy one before
+    changing it.
     """
-    plain = ascii_mode()
+    return list(_die_lines(face, held, coloured, ascii_mode()))
+
+
+@lru_cache(maxsize=64)
+def _die_lines(face: int | None, held: bool, coloured: bool, plain: bool) -> tuple[Text, ...]:
+    return tuple(_draw_die(face, held, coloured, plain))
+
+
+def _draw_die(face: int | None, held: bool, coloured: bool, plain: bool) -> list[Text]:
     if face is None:
         frame = Style(color="bright_black")
         side = ":" if plain else "│"
