@@ -101,9 +101,9 @@ async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
             await wait_for(pilot, lambda: app.screen.active_bindings.get("x") is not None
                            and app.screen.active_bindings["x"].enabled, what="the remove key")
             shown = app.screen.active_bindings.get("x")
-            assert shown is not None and shown.enabled and shown.binding.description == "Remove unready"
+            assert shown is not None and shown.enabled and shown.binding.description == "Remove"
             assert app.screen.query_one(Footer) is not None
-            await pilot.press("x")
+            await pilot.press("x", "enter")                   # whom: the first listed, Bo
             await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
             await wait_for(pilot, lambda: bo.table is None, what="Bo told")
         await bo.close()
