@@ -88,3 +88,21 @@ async def test_a_bot_whose_clock_runs_ahead_still_plays_its_game_to_the_end(tmp_
             finally:
                 player.cancel()
             assert bot.early_sends > 0, "the skewed clock did send too early (or this test tests nothing)"
+
+
+async def test_an_action_is_judged_by_the_game_it_was_chosen_on_not_sent_on(caplog):
+    # Seen with the race bots under load: a bot chose a card; before its timer fired, the
+    # client applied another player's grab of it (the bot had not read that event from its
+    # queue yet); the refusal was then judged by the state at sending, which already held
+    # that grab, and logged as a bug. The state it was chosen on travels with the timer.
+    caplog.set_level(logging.WARNING, logger="kismet.bots")
+    client = RefusingClient(arrive=0)
+    loop = BotLoop(client, "easy", 1.0, rematches=True)
+    asked = []
+    loop.schedule = asked.append
+    chosen_on = loop._game_state()
+    client.events.append({"seq": 1})        # applied by the client while the timer ran
+    loop._send({"type": "grab", "card": 3, "id": 14}, chosen_on)
+    await wait_until(lambda: not loop.in_flight)
+    assert asked == [0], "a lost race: decide again"
+    assert not any("refused although legal" in r.getMessage() for r in caplog.records)

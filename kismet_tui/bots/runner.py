@@ -132,7 +132,9 @@ class BotLoop:
             return
         delay_ms, action = choice
         delay = max(0, self._pause_ms(game, seat, delay_ms, action) + extra_ms) / 1000
-        self.timer = asyncio.get_running_loop().call_later(delay, self._send, action)
+        # The game it was chosen on goes with it: by the time the timer fires, the client may
+        # have applied events the bot has not reacted to yet (they wait in its queue).
+        self.timer = asyncio.get_running_loop().call_later(delay, self._send, action, self._game_state())
 
     def _pause_ms(self, game, seat: int, delay_ms: int, action: dict) -> float:
         """The policy's pause scaled by `speed`, but never so short that the action would
@@ -168,10 +170,10 @@ class BotLoop:
         """Which game, and how far it has gone: changes with every event the bot applies."""
         return id(self.client.header), len(self.client.events)
 
-    def _send(self, action: dict) -> None:
+    def _send(self, action: dict, chosen_on: tuple[int, int]) -> None:
         self.timer = None
         self.in_flight = True
-        asyncio.ensure_future(self._act(action, self._game_state()))
+        asyncio.ensure_future(self._act(action, chosen_on))
 
     async def _act(self, action: dict, decided_on: tuple) -> None:
         """Send one action chosen on the game as it was at `decided_on`. Each action keeps its
