@@ -26,10 +26,16 @@ class RefusingClient:
         raise ActionRefused("illegal", "Seat 1 grabbed that card first: grab another one.")
 
 
+def recording_loop(client) -> tuple[BotLoop, list]:
+    """A runner on `client` whose schedule() (how it asks the policy again) only records."""
+    loop = BotLoop(client, "easy", 1.0, rematches=True)
+    asked: list = []
+    loop.schedule = asked.append
+    return loop, asked
+
+
 async def refused_once(arrive: int) -> tuple[BotLoop, list]:
-    loop = BotLoop(RefusingClient(arrive), "easy", 1.0, rematches=True)
-    asked = []
-    loop.schedule = asked.append  # the runner asks the policy again through schedule()
+    loop, asked = recording_loop(RefusingClient(arrive))
     loop.in_flight = True  # as _send leaves it
     await loop._act({"type": "grab", "card": 3, "id": 14}, loop._game_state())
     return loop, asked
@@ -54,9 +60,7 @@ async def test_a_second_action_sent_meanwhile_does_not_hide_the_lost_race(caplog
     # It was chosen on the older game, so it lost a race: decide again, log nothing.
     caplog.set_level(logging.WARNING, logger="kismet.bots")
     client = RefusingClient(arrive=0)
-    loop = BotLoop(client, "easy", 1.0, rematches=True)
-    asked = []
-    loop.schedule = asked.append
+    loop, asked = recording_loop(client)
     chosen_on = loop._game_state()
     client.events.append({"seq": 1})   # the other's grab, seen while ours travelled (the
     # bot then chose and sent its next action on this newer game: that does not matter)
@@ -97,9 +101,7 @@ async def test_an_action_is_judged_by_the_game_it_was_chosen_on_not_sent_on(capl
     # that grab, and logged as a bug. The state it was chosen on travels with the timer.
     caplog.set_level(logging.WARNING, logger="kismet.bots")
     client = RefusingClient(arrive=0)
-    loop = BotLoop(client, "easy", 1.0, rematches=True)
-    asked = []
-    loop.schedule = asked.append
+    loop, asked = recording_loop(client)
     chosen_on = loop._game_state()
     client.events.append({"seq": 1})        # applied by the client while the timer ran
     loop._send({"type": "grab", "card": 3, "id": 14}, chosen_on)
