@@ -44,6 +44,19 @@ async def running_host(state_dir, bot_factory=None, **kwargs):
 
 
 @contextlib.asynccontextmanager
+async def host_with_door(door_class, state_dir, **kwargs):
+    """An in-process Host and one of its doors (server.ssh.SshServer, server.web.WebServer),
+    both on 127.0.0.1, any free ports; yields (host, door)."""
+    async with running_host(state_dir) as host:
+        door = door_class(host, state_dir, **kwargs)
+        await door.start("127.0.0.1", 0)
+        try:
+            yield host, door
+        finally:
+            await door.stop()
+
+
+@contextlib.asynccontextmanager
 async def connected(host_or_port, name: str, token: str | None = None, **kwargs):
     """A Client connected to a host (a Host or a port number); closed on exit."""
     port = host_or_port if isinstance(host_or_port, int) else host_or_port.port

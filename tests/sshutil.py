@@ -18,19 +18,26 @@ import asyncssh
 import pyte
 
 from server.ssh import SshServer
-from tests.netutil import running_host
+from tests.netutil import host_with_door, wait_until
 
 
-@contextlib.asynccontextmanager
-async def ssh_host(state_dir, **kwargs):
+def ssh_host(state_dir, **kwargs):
     """An in-process Host with its ssh server, both on 127.0.0.1, any free ports."""
-    async with running_host(state_dir) as host:
-        ssh = SshServer(host, state_dir, **kwargs)
-        await ssh.start("127.0.0.1", 0)
-        try:
-            yield host, ssh
-        finally:
-            await ssh.stop()
+    return host_with_door(SshServer, state_dir, **kwargs)
+
+
+async def open_solo_dice(player, host):
+    """By keys, as a player does: a new dice table from the lobby (n, enter), started (g).
+    `player` is any terminal with press() and wait_for_text(); returns the host's table."""
+    await player.wait_for_text("Tables")
+    player.press(b"n")
+    await player.wait_for_text("Create")           # the new-table form's keys
+    player.press(b"\r")
+    await wait_until(lambda: len(host.tables) == 1, timeout=30)
+    table = next(iter(host.tables.values()))
+    player.press(b"g")
+    await wait_until(lambda: table.game is not None, timeout=30)
+    return table
 
 
 class Terminal(asyncssh.SSHClientSession):

@@ -15,6 +15,7 @@ import pytest
 from server.pty_app import set_size
 from server.ssh import SshServer
 from tests.netutil import running_host, wait_until
+from tests.sshutil import open_solo_dice
 
 SSH = shutil.which("ssh")
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180),
@@ -87,14 +88,7 @@ async def test_openssh_plays_and_a_restarted_host_shows_the_same_key(tmp_path, c
         port = ssh.port
         player = OpenSsh(port, "Ana", client_key, known, "accept-new")
         try:
-            await player.wait_for_text("Tables")
-            player.press(b"n")
-            await player.wait_for_text("Create")
-            player.press(b"\r")
-            await wait_until(lambda: len(host.tables) == 1, timeout=30)
-            table = next(iter(host.tables.values()))
-            player.press(b"g")
-            await wait_until(lambda: table.game is not None, timeout=30)
+            table = await open_solo_dice(player, host)
             player.press(b"r")
             await wait_until(lambda: table.game.view(0)["rolls_used"] == 1, timeout=30)
             await player.wait_for_text("throws left: 2")

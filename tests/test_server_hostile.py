@@ -59,7 +59,7 @@ async def game_on_other_table(host):
     await bo.join_table(table["id"])
     await bo.ready()
     await ana.start()
-    await wait_until(lambda: bo.game is not None)
+    await wait_until(lambda: bo.game is not None and ana.game is not None)
     return ana, bo
 
 

@@ -12,25 +12,14 @@ from hypothesis import strategies as st
 from protocol import ProtocolError, limits, parse_client, read_log
 from protocol.actions import VOCABULARY, build_action
 from tests.netutil import running_host, wait_until
-from tests.test_server_hostile import Raw, _client
+from tests.test_server_hostile import Raw, _client, game_on_other_table
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
-async def dice_pair(host):
-    ana = await _client(host, "Ana")
-    bo = await _client(host, "Bo")
-    table = await ana.create_table("dice")
-    await bo.join_table(table["id"])
-    await bo.ready()
-    await ana.start()
-    await wait_until(lambda: bo.game is not None and ana.game is not None)
-    return ana, bo
-
-
 async def test_extra_fields_are_refused_in_words_and_nothing_is_relayed(tmp_path):
     async with running_host(tmp_path) as host:
-        ana, bo = await dice_pair(host)
+        ana, bo = await game_on_other_table(host)
         mover = ana if ana.game.current == ana.seat else bo
         other = bo if mover is ana else ana
         raw_before = len(other.events)

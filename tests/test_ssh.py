@@ -13,7 +13,7 @@ import pytest
 
 from server.ssh import HOST_KEY_FILE, load_host_key
 from tests.netutil import ROOT, free_port, wait_until
-from tests.sshutil import Terminal, connect, ssh_host, ssh_login
+from tests.sshutil import Terminal, connect, open_solo_dice, ssh_host, ssh_login
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -31,14 +31,8 @@ async def test_login_opens_the_lobby_and_plays_a_solo_dice_table_by_keys(tmp_pat
         async with ssh_login(ssh.port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
             assert ana_player(host) is not None, "the ssh player is a member of this host"
-            term.press(b"n")
-            await term.wait_for_text("Create")           # the new-table form's keys
-            term.press(b"\r")
-            await wait_until(lambda: len(host.tables) == 1, timeout=30)
-            table = next(iter(host.tables.values()))
+            table = await open_solo_dice(term, host)
             assert table.ruleset == "dice" and table.seats[0].name == "Ana"
-            term.press(b"g")
-            await wait_until(lambda: table.game is not None, timeout=30)
             await term.wait_for(lambda: "throw" in term.text().lower(), what="the dice screen")
             term.press(b"r")
             await wait_until(lambda: table.game.view(0)["rolls_used"] == 1, timeout=30)
@@ -106,14 +100,7 @@ async def test_dropped_session_takes_the_seat_back_with_the_same_name_and_key(tm
     key = new_key()
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "Ana", key) as term:
-            await term.wait_for_text("Tables")
-            term.press(b"n")
-            await term.wait_for_text("Create")
-            term.press(b"\r")
-            await wait_until(lambda: len(host.tables) == 1, timeout=30)
-            table = next(iter(host.tables.values()))
-            term.press(b"g")
-            await wait_until(lambda: table.game is not None, timeout=30)
+            table = await open_solo_dice(term, host)
             seat_token = table.seats[0].token
             term.conn.abort()                            # the line drops, no goodbye
         await wait_until(lambda: table.game.away[0], timeout=30)

@@ -17,7 +17,7 @@ import pyte
 import pytest
 
 from server.web import WebServer
-from tests.netutil import free_port, running_host, wait_until
+from tests.netutil import free_port, host_with_door, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -25,15 +25,8 @@ CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser",
                  if shutil.which(name)), None)
 
 
-@contextlib.asynccontextmanager
-async def web_host(state_dir, **kwargs):
-    async with running_host(state_dir) as host:
-        web = WebServer(host, state_dir, **kwargs)
-        await web.start("127.0.0.1", 0)
-        try:
-            yield host, web
-        finally:
-            await web.stop()
+def web_host(state_dir, **kwargs):
+    return host_with_door(WebServer, state_dir, **kwargs)
 
 
 async def test_the_page_is_served_and_points_at_the_address_used(tmp_path):
