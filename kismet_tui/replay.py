@@ -51,15 +51,13 @@ class ReplaySource:
         self.index = 0          # events applied so far
         self.clock_ms = 0       # the virtual host time
         self.game: Game | None = None
-        self.replica = self.restart()
+        self.restart()
 
-    def restart(self) -> Game:
+    def restart(self) -> None:
         header = self.header or {}
-        # Version 2: the revealed chance; version 1: its seed.
-        self.game = self.replica = game_from_header(header)
+        self.game = game_from_header(header)  # version 2: the revealed chance; version 1: its seed
         self.index = 0
         self.clock_ms = header.get("t0", 0)
-        return self.replica
 
     def host_time_ms(self) -> int:
         return self.clock_ms
@@ -81,7 +79,8 @@ class ReplaySource:
         """Apply the next event to the replica and return it with its notes, as the network
         client publishes it."""
         event = self.events[self.index]
-        notes = apply_event(self.replica, event)
+        assert self.game is not None  # restart() made it
+        notes = apply_event(self.game, event)
         self.index += 1
         self.clock_ms = max(self.clock_ms, event["t"])
         return {**event, "notes": notes}

@@ -220,7 +220,7 @@ class DiceScreen(GameScreen):
             yield Static(id="scorecard")
             with Vertical(id="right"):
                 yield Lines(id="dice")
-                yield Static(id="turn")
+                yield Lines(id="turn")
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
     # ---- drawing -----------------------------------------------------------------------------
@@ -251,18 +251,15 @@ class DiceScreen(GameScreen):
             card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
             self.query_one("#scorecard", Static).update(card, layout=card_width != self.card_width)
             self.card_width = card_width
-        dice = render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
-                           self.hint_hold)
-        if dice != self.drawn.get("dice"):
-            self.query_one("#dice", Lines).show(dice)
-            self.drawn["dice"] = dice
+        self._draw("dice", render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
+                                       self.hint_hold))
         self._draw("turn", self._turn_line(view))
         self.drawn["scorecard"] = card
 
     def _draw(self, widget_id: str, text: Text) -> None:
         """Show `text` in a widget of fixed size (no layout pass), if it changed."""
         if text != self.drawn.get(widget_id):
-            self.query_one(f"#{widget_id}", Static).update(text, layout=False)
+            self.query_one(f"#{widget_id}", Lines).show(text)
             self.drawn[widget_id] = text
 
     def _turn_line(self, view: dict) -> Text:
