@@ -59,23 +59,6 @@ class Notice:
     severity: str = "information"
 
 
-def table_seats(table: Plain | None) -> list[Plain]:
-    """The seats of a table message as a list of {name, ready, bot, away, you} (best effort:
-    missing fields read as empty)."""
-    if not table:
-        return []
-    seats = table.get("seats") or []
-    out = []
-    for seat in seats:
-        if isinstance(seat, dict):
-            out.append(seat)
-        elif isinstance(seat, str):
-            out.append({"name": seat})
-        else:
-            out.append({"name": None})
-    return out
-
-
 def rematch_people(table: Plain | None) -> tuple[list[str], list[str]]:
     """After a game: (players who want another one, players the table waits for), by name.
     Bots are always ready and left out."""
