@@ -36,6 +36,7 @@ from protocol.messages import parse_client, request_id
 from . import connection, handshake, lobby, relay, resume, starting, steering
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loopback  # noqa: F401
+from .door_pass import DoorPasses
 from .handshake import Player  # noqa: F401
 from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store
@@ -74,6 +75,8 @@ class Host:
         self.cap_loopback = cap_loopback
         self.max_connections = max_connections
         self.per_address: dict[str, int] = {}
+        # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
+        self.door_passes = DoorPasses()
         # server/steering.py: who each table's owner removed, and the unready-seat timers.
         self.removed_from: dict[int, set[str]] = {}
         self.unready_timers: dict[int, asyncio.TimerHandle] = {}
