@@ -1,6 +1,6 @@
 """The wire between `kismet-host` and its clients: framing, messages, limits, errors, logs.
 
-Depends on msgpack only. docs/protocol.md is the human-readable form of this package.
+Depends on msgpack only (and `protocol.logsign`, imported on its own, on cryptography). docs/protocol.md is the human-readable form of this package.
 """
 
 from .errors import ERRORS, ProtocolError

@@ -95,6 +95,8 @@ async def serve(args) -> int:
         return 1
     assert host.port is not None  # a start that returned is listening
     print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    print(f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
+          f"`kismet-replay --verify` shows it).")
     for line in host.resumed + host.set_aside_lines:
         print(line)
     if host.tables:
