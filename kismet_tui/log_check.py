@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from protocol.gamelog import GameLog
+from protocol.gamelog import MARK_EVERY, GameLog
 from protocol.logsign import check_signature, fingerprint
 from protocol.plain import Plain
 
@@ -92,8 +92,9 @@ def check_signed(log: GameLog, report: Report, host_key: str | None) -> None:
     signer = fingerprint(key) if isinstance(key, bytes) else "(no key)"
     problem = check_signature(record, log.signed_digest)
     if problem is not None:
+        where = where_changed(log)
         report.bad(f"The signature does not match: the log was changed after host {signer} "
-                   f"signed it ({problem}).")
+                   f"signed it ({problem}){': ' + where if where else ''}.")
         return
     if log.after_signature:
         count = log.after_signature
@@ -105,6 +106,23 @@ def check_signed(log: GameLog, report: Report, host_key: str | None) -> None:
                    f"not that host's.")
         return
     report.good(f"Signed by host {signer}.")
+
+
+def where_changed(log: GameLog) -> str | None:
+    """Where the bytes first differ from the ones the host marked (its end record's marks,
+    signed with the rest), in words; None when the end record has no usable marks."""
+    written = (log.end or {}).get("marks")
+    if not isinstance(written, list) or not all(isinstance(m, bytes) for m in written):
+        return None
+    for index, (mark, found) in enumerate(zip(written, log.marks)):
+        if mark != found:
+            first, last = index * MARK_EVERY + 1, (index + 1) * MARK_EVERY
+            return (f"the first change is in the header or events 1 to {last}" if index == 0
+                    else f"the first change is in events {first} to {last}")
+    after = min(len(written), len(log.marks)) * MARK_EVERY
+    if len(log.events) > after:
+        return f"the first change is in events {after + 1} to {len(log.events)} or the end record"
+    return "the first change is in the end record"
 
 
 def _seat_words(header: Plain, seat: object) -> str:
@@ -137,14 +155,16 @@ def _ms(value: object, t0: object) -> str:
 
 def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
     """The game after every event, each applied with the values it revealed; None (with the
-    failure reported) at the first event the engine refuses. Revealed values that do not fit
-    the draws are left to the chance step when it `can_redraw` (it names the values the seed
-    gives, which says more)."""
+    failure reported) at the first event the engine refuses. A list of revealed values that
+    does not fit the draws is left to the chance step when it `can_redraw` (it names the
+    values the seed gives, which says more); chance that is no list at all is said here."""
     header = log.header
     try:
         game = game_from_header(header)
     except ChanceError as exc:
-        if not can_redraw:
+        if not _a_list(header.get("chance")):
+            report.bad(f"The game's start: its chance is {header.get('chance')!r}, not a list of values.")
+        elif not can_redraw:
             report.bad(f"The game's start: its chance does not fit the rules: {exc.reason}")
         return None
     except IllegalAction as exc:
@@ -160,7 +180,9 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
         try:
             apply_event(game, event)
         except ChanceError as exc:
-            if not can_redraw:
+            if not _a_list(event.get("chance")):
+                report.bad(f"{where}: its chance is {event.get('chance')!r}, not a list of values.")
+            elif not can_redraw:
                 report.bad(f"{where}: its chance does not fit the rules: {exc.reason}")
             return None
         except IllegalAction as exc:
@@ -174,6 +196,11 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
     report.good(f"Every event ({count}) is legal at its stamp, in order, from the seat that "
                 f"may make it.")
     return game
+
+
+def _a_list(values: object) -> bool:
+    """Whether revealed values are a list the chance step can compare (absent: empty)."""
+    return values is None or isinstance(values, list)
 
 
 def check_end(log: GameLog, game: Game, report: Report) -> None:

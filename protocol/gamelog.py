@@ -7,8 +7,10 @@ map), each a record with a `kind`:
   {ruleset, seats, options, t0, commit, entropy, chance}; version 1 headers held `seed`
 - then one `{"kind": "event", "seq", "t", "seat", "action", "chance"?}` per stamped event,
   seq 1, 2, ... (`chance`: the values the event drew, absent when it drew none)
-- then, once the game is over, `{"kind": "end", "result": {...}, "server_seed"?, "digest"?}`
-  (version 2 reveals the 32-byte seed there; `digest`: the engine's digest at the end)
+- then, once the game is over, `{"kind": "end", "result": {...}, "server_seed"?, "digest"?,
+  "marks"?}` (version 2 reveals the 32-byte seed there; `digest`: the engine's digest at the
+  end; `marks`: after every 8th event, the first 16 bytes of SHA-256 of the file's bytes
+  through that event, so a checker can say where changed bytes begin)
 - last, from a signing host, `{"kind": "signature", "key", "signature"}` over every byte
   before it (protocol/logsign.py).
 
@@ -33,6 +35,13 @@ from .plain import Plain
 
 _LENGTH = struct.Struct(">I")
 MAX_RECORD = limits.MAX_HOST_FRAME
+MARK_EVERY = 8    # the end record's `marks`: one after every 8th event
+MARK_BYTES = 16
+
+
+def prefix_mark(prefix_digest: bytes) -> bytes:
+    """A mark: the first 16 bytes of SHA-256 of the file from its start through one event."""
+    return prefix_digest[:MARK_BYTES]
 
 
 class LogError(ValueError):
@@ -82,13 +91,14 @@ def read_log(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
 class GameLog:
     """A whole log file as read. `signed_digest`: SHA-256 of the bytes before the signature
     record (of the whole file when there is none); `after_signature`: records that follow it
-    (a host writes none)."""
+    (a host writes none); `marks`: what the end record's marks should be, from these bytes."""
     header: Plain
     events: list[Plain] = field(default_factory=list)
     end: Plain | None = None
     signature: Plain | None = None
     signed_digest: bytes = b""
     after_signature: int = 0
+    marks: list[bytes] = field(default_factory=list)  # as the file's bytes give them
 
 
 def read_log_full(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain | None]:
@@ -123,6 +133,8 @@ def read_game_log(path: str | os.PathLike[str]) -> GameLog:
                 if "chance" in record:
                     event["chance"] = record["chance"]
                 log.events.append(event)
+                if event["seq"] % MARK_EVERY == 0:
+                    log.marks.append(prefix_mark(hasher.digest()))
             elif kind == "end":
                 log.end = record
             else:

@@ -37,7 +37,7 @@ import re
 import time
 from pathlib import Path
 
-from protocol.gamelog import LogError, iter_records, read_log_full, record_bytes
+from protocol.gamelog import MARK_EVERY, LogError, iter_records, prefix_mark, read_log_full, record_bytes
 from protocol.logsign import signature_record, signed_message
 
 from .identity import HostIdentity
@@ -143,11 +143,13 @@ class GameWriter:
         self.path = path
         self.disk = disk or Disk()
         self.identity = identity  # None: the log is not signed
-        data = record_bytes({"kind": "header", "header": header, "table": table_id})
-        data += b"".join(record_bytes({"kind": "event", **event}) for event in events)
+        # SHA-256 of every byte of whole records on disk, and the end record's marks so far.
+        self._hash = hashlib.sha256()
+        self._marks: list[bytes] = []
+        data = self._hashed(record_bytes({"kind": "header", "header": header, "table": table_id}))
+        data += b"".join(self._event_bytes(event) for event in events)
         # A torn tail from a crash is gone once we rewrite.
         _write_file(self.disk, path, data, sync=True)
-        self._hash = hashlib.sha256(data)  # of every byte of whole records on disk
         try:
             self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND)  # None once closed
         except OSError as exc:
@@ -163,13 +165,21 @@ class GameWriter:
             raise ValueError(f"the game log {self.path.name} is closed")
         return self._fd
 
+    def _hashed(self, frame: bytes) -> bytes:
+        self._hash.update(frame)
+        return frame
+
+    def _event_bytes(self, event: dict) -> bytes:
+        frame = self._hashed(record_bytes({"kind": "event", **event}))
+        if event["seq"] % MARK_EVERY == 0:
+            self._marks.append(prefix_mark(self._hash.digest()))
+        return frame
+
     def append(self, event: dict, end: dict | None = None) -> None:
-        """One event; with `end` (the end record's fields), the end record too, in one write,
-        then fsync: the game is finished on disk before anyone is shown it finished."""
-        data = record_bytes({"kind": "event", **event})
-        if end is not None:
-            data += record_bytes({"kind": "end", **end})
-        self._write(data, sign=end is not None)
+        """One event; with `end` (the end record's fields), the end record and the signature
+        too, in one write, then fsync: the game is finished on disk before anyone is shown
+        it finished."""
+        self._write(lambda: self._event_bytes(event), end)
         if end is not None:
             try:
                 self.disk.fsync(self.fd)
@@ -180,25 +190,31 @@ class GameWriter:
     def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            record: dict[str, object] = {"kind": "end", "result": result}
+            end: dict[str, object] = {"result": result}
             if server_seed is not None:
-                record["server_seed"] = server_seed  # protocol version 2: revealed at the end
-            self._write(record_bytes(record), sign=True)
+                end["server_seed"] = server_seed  # protocol version 2: revealed at the end
+            self._write(lambda: b"", end)
             self.disk.fsync(self.fd)
             self.ended = True
         self.close()
 
-    def _write(self, data: bytes, sign: bool) -> None:
-        """Append whole records; with `sign`, the signature over the whole log after them."""
-        hasher = self._hash.copy()
-        hasher.update(data)
-        written = data
-        if sign and self.identity is not None:
-            signature = self.identity.sign(signed_message(hasher.digest()))
-            written += record_bytes(signature_record(self.identity.public_key, signature))
-        write_all(self.disk, self.fd, written, self.size)
-        self._hash = hasher  # (after the signature nothing more is written)
-        self.size += len(written)
+    def _write(self, records, end: dict | None) -> None:
+        """Append what `records()` gives (hashed as it is made); with `end`, the end record
+        (with the marks) and the signature over every byte before it. A write that fails
+        leaves the hash and the marks as they were, like the file."""
+        hash_before, marks_before = self._hash.copy(), list(self._marks)
+        data = records()
+        if end is not None:
+            data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
+            if self.identity is not None:
+                signature = self.identity.sign(signed_message(self._hash.digest()))
+                data += record_bytes(signature_record(self.identity.public_key, signature))
+        try:
+            write_all(self.disk, self.fd, data, self.size)
+        except StoreError:
+            self._hash, self._marks = hash_before, marks_before
+            raise
+        self.size += len(data)
 
     def close(self) -> None:
         if self._fd is not None:
