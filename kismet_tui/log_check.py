@@ -161,33 +161,20 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
     header = log.header
     try:
         game = game_from_header(header)
-    except ChanceError as exc:
-        if not _a_list(header.get("chance")):
-            report.bad(f"The game's start: its chance is {header.get('chance')!r}, not a list of values.")
-        elif not can_redraw:
-            report.bad(f"The game's start: its chance does not fit the rules: {exc.reason}")
-        return None
     except IllegalAction as exc:
-        report.bad(f"The game's start does not replay: {exc.reason}")
+        _refused(report, "The game's start", header.get("chance"), exc, can_redraw)
         return None
     except (KeyError, TypeError, ValueError) as exc:
         report.bad(f"The game's header cannot be read ({exc}).")
         return None
     for event in log.events:
-        seat, action = event.get("seat"), event.get("action")
-        where = (f"Event {event.get('seq')}: {_seat_words(header, seat)}'s "
-                 f"{_action_words(action)}")
+        where = (f"Event {event.get('seq')}: {_seat_words(header, event.get('seat'))}'s "
+                 f"{_action_words(event.get('action'))}")
         try:
             apply_event(game, event)
-        except ChanceError as exc:
-            if not _a_list(event.get("chance")):
-                report.bad(f"{where}: its chance is {event.get('chance')!r}, not a list of values.")
-            elif not can_redraw:
-                report.bad(f"{where}: its chance does not fit the rules: {exc.reason}")
-            return None
         except IllegalAction as exc:
-            report.bad(f"{where} is not legal at {_ms(event.get('t'), header.get('t0'))}: "
-                       f"{exc.reason}")
+            at = f" at {_ms(event.get('t'), header.get('t0'))}"
+            _refused(report, where, event.get("chance"), exc, can_redraw, at)
             return None
         except (KeyError, TypeError, ValueError) as exc:
             report.bad(f"{where} cannot be read ({exc}).")
@@ -198,9 +185,15 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
     return game
 
 
-def _a_list(values: object) -> bool:
-    """Whether revealed values are a list the chance step can compare (absent: empty)."""
-    return values is None or isinstance(values, list)
+def _refused(report: Report, where: str, chance: object, exc: IllegalAction,
+             can_redraw: bool, at: str = "") -> None:
+    """Say why the engine refused the start or an event (see check_events)."""
+    if not isinstance(exc, ChanceError):
+        report.bad(f"{where} is not legal{at}: {exc.reason}")
+    elif chance is not None and not isinstance(chance, list):
+        report.bad(f"{where}: its chance is {chance!r}, not a list of values.")
+    elif not can_redraw:
+        report.bad(f"{where}: its chance does not fit the rules: {exc.reason}")
 
 
 def check_end(log: GameLog, game: Game, report: Report) -> None:

@@ -2,11 +2,8 @@
 key made once and shared with the ssh door, and `kismet-host` printing its fingerprint."""
 
 import hashlib
-import os
 import re
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import asyncssh
@@ -17,7 +14,7 @@ from protocol.gamelog import read_game_log, record_bytes
 from protocol.logsign import check_signature, fingerprint, signature_record, signed_message
 from server.identity import KEY_FILE, LEGACY_SSH_KEY_FILE, HostIdentity
 from server.ssh import load_host_key
-from tests.netutil import ROOT, free_port
+from tests.netutil import host_process
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 
@@ -101,22 +98,12 @@ def test_a_key_file_that_is_not_a_key_is_said_in_words(tmp_path):
 
 @pytest.mark.timeout(60)
 def test_kismet_host_prints_its_keys_fingerprint_without_ssh(tmp_path):
-    port = free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
+    with host_process(tmp_path, bots=0) as proc:  # no --ssh
         lines: list[str] = []
-        while not any("key" in line for line in lines):
-            line = proc.stdout.readline()
+        while not lines or "key" not in lines[-1]:
+            line = proc.proc.stdout.readline()
             assert line, f"kismet-host ended: {lines}"
             lines.append(line.strip())
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stdout.close()
     identity = HostIdentity.load(tmp_path)  # the key it made, kept in its state folder
     assert lines[-1] == (f"This host's key: {identity.fingerprint} (it signs every finished "
                          "game; `kismet-replay --verify` shows it).")

@@ -101,19 +101,10 @@ def a_grab_pair(recs):
 
 
 def changed_span(line: str) -> tuple[int, int]:
+    """The events the signature's words say the first change is in."""
     found = re.search(r"the first change is in (?:the header or )?events (\d+) to (\d+)", line)
-    if found is None:
-        found = re.search(r"the first change is in (?:the header or )?events 1 to (\d+)", line)
     assert found is not None, line
-    numbers = [int(n) for n in found.groups()]
-    return (numbers[0], numbers[-1]) if len(numbers) == 2 else (1, numbers[0])
-
-
-def assert_signature_fails_around(line: str, fingerprint: str, seq: int) -> None:
-    assert line.startswith(f"The signature does not match: the log was changed after host "
-                           f"{fingerprint} signed it"), line
-    low, high = changed_span(line)
-    assert low <= seq <= high, (seq, line)
+    return int(found.group(1)), int(found.group(2))
 
 
 def test_an_honest_race_game_verifies_signed_by_the_hosts_key(race_log, capsys):
@@ -135,26 +126,41 @@ def test_an_honest_dice_game_verifies_too(dice_log, capsys):
     assert code == 0 and lines[0] == f"Signed by host {fingerprint}." and len(lines) == 4, lines
 
 
+def verify_changed(signed_log, tmp_path, capsys, change):
+    """`change(records)` edits a copy of a signed log and returns the seq of the event it
+    changed; the copy must fail --verify, its signature naming where. Returns the records
+    and the lines --verify said."""
+    path, fingerprint = signed_log
+    recs = records(path)
+    seq = change(recs)
+    code, lines = run_verify(write(tmp_path / "changed.kismet", recs), capsys)
+    assert code == 1, lines
+    assert lines[0].startswith(f"The signature does not match: the log was changed after host "
+                               f"{fingerprint} signed it"), lines
+    low, high = changed_span(lines[0])
+    assert low <= seq <= high, (seq, lines[0])
+    return recs, lines
+
+
 def test_swapped_grabs_fail_the_signature_naming_where(race_log, tmp_path, capsys):
-    path, fingerprint = race_log
-    recs = records(path)
-    first, second = a_grab_pair(recs)
-    # The same stamps, the two players' grabs the other way round.
-    first["seat"], second["seat"] = second["seat"], first["seat"]
-    first["action"], second["action"] = second["action"], first["action"]
-    code, lines = run_verify(write(tmp_path / "swapped.kismet", recs), capsys)
-    assert code == 1
-    assert_signature_fails_around(lines[0], fingerprint, first["seq"])
+    def swap(recs):
+        # The same stamps, the two players' grabs the other way round.
+        first, second = a_grab_pair(recs)
+        first["seat"], second["seat"] = second["seat"], first["seat"]
+        first["action"], second["action"] = second["action"], first["action"]
+        return first["seq"]
+
+    verify_changed(race_log, tmp_path, capsys, swap)
 
 
-def test_a_grab_given_to_another_seat_fails_naming_the_event_or_the_end(race_log, tmp_path, capsys):
-    path, fingerprint = race_log
-    recs = records(path)
-    first, second = a_grab_pair(recs)
-    second["seat"] = first["seat"]  # the first grabber takes the second card as well
-    code, lines = run_verify(write(tmp_path / "given.kismet", recs), capsys)
-    assert code == 1
-    assert_signature_fails_around(lines[0], fingerprint, second["seq"])
+def test_a_grab_given_to_another_seat_fails_naming_the_event(race_log, tmp_path, capsys):
+    def give(recs):
+        first, second = a_grab_pair(recs)
+        second["seat"] = first["seat"]  # the first grabber takes the second card as well
+        return second["seq"]
+
+    recs, lines = verify_changed(race_log, tmp_path, capsys, give)
+    first, second = a_grab_pair(records(race_log[0]))
     # The engine refuses it: a grab is final.
     seat_name = recs[0]["header"]["seats"][first["seat"]]
     assert lines[1].startswith(f"Event {second['seq']}: seat {first['seat']} ({seat_name})'s grab at "
@@ -168,33 +174,32 @@ def test_a_grab_given_to_another_seat_fails_naming_the_event_or_the_end(race_log
 
 
 def test_a_stamp_moved_one_ms_fails_naming_where(race_log, tmp_path, capsys):
-    path, fingerprint = race_log
-    recs = records(path)
-    grab, _ = a_grab_pair(recs)
-    grab["t"] += 1
-    code, lines = run_verify(write(tmp_path / "later.kismet", recs), capsys)
-    assert code == 1
-    assert_signature_fails_around(lines[0], fingerprint, grab["seq"])
+    def later(recs):
+        grab, _ = a_grab_pair(recs)
+        grab["t"] += 1
+        return grab["seq"]
+
+    verify_changed(race_log, tmp_path, capsys, later)
 
 
 def test_a_timeout_stamped_before_its_deadline_is_named(race_log, tmp_path, capsys):
-    path, fingerprint = race_log
-    recs = records(path)
-    header = recs[0]["header"]
-    game = game_from_header(header)
-    for record in events_of(recs):
-        deadline = game.next_deadline()
-        if record["action"]["type"] == "timeout" and deadline is not None and deadline - 1 >= game.now:
-            moved = record
-            break
-        apply_event(game, {k: record[k] for k in record if k != "kind"})
-    moved["t"] = deadline - 1
-    code, lines = run_verify(write(tmp_path / "early.kismet", recs), capsys)
-    assert code == 1
-    assert_signature_fails_around(lines[0], fingerprint, moved["seq"])
-    assert lines[1] == (f"Event {moved['seq']}: the host's timeout is not legal at "
-                        f"{deadline - 1 - header['t0']:,} ms into the game: Too early: the "
-                        f"deadline has not passed yet."), lines
+    moved = {}
+
+    def early(recs):
+        game = game_from_header(recs[0]["header"])
+        for record in events_of(recs):
+            deadline = game.next_deadline()
+            if record["action"]["type"] == "timeout" and deadline is not None and deadline - 1 >= game.now:
+                record["t"] = deadline - 1
+                moved.update(record)
+                return record["seq"]
+            apply_event(game, {k: record[k] for k in record if k != "kind"})
+        raise AssertionError("no timeout to move")
+
+    recs, lines = verify_changed(race_log, tmp_path, capsys, early)
+    at = moved["t"] - recs[0]["header"]["t0"]
+    assert lines[1] == (f"Event {moved['seq']}: the host's timeout is not legal at {at:,} ms "
+                        f"into the game: Too early: the deadline has not passed yet."), lines
 
 
 def test_an_edited_end_result_fails_saying_what_the_events_give(race_log, tmp_path, capsys):
