@@ -9,9 +9,9 @@ before the signature record's frame)`: the header, every event and the end recor
 they lie in the file, each with its 4-byte length. Nothing is re-encoded, so a checker in any
 language hashes the file's first bytes and needs no msgpack encoder of its own.
 
-The end record also carries `marks` (protocol/gamelog.py): after every 8th event, the first 16 bytes of
-SHA-256 of the file from its start through that event. Signed with the rest, they let a
-checker whose signature fails say where the bytes first differ.
+The end record also carries `marks` (protocol/gamelog.py): after every 8th event, the first
+16 bytes of SHA-256 of the file from its start through that event. Signed with the rest, they
+let a checker whose signature fails say where the bytes first differ.
 
 The host signs with its identity key (server/identity.py), the same key its ssh door shows;
 `fingerprint` spells a key the way ssh does ("SHA256:" + unpadded base64 of the SHA-256 of

@@ -2,8 +2,11 @@
 key made once and shared with the ssh door, and `kismet-host` printing its fingerprint."""
 
 import hashlib
+import os
 import re
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import asyncssh
@@ -14,7 +17,7 @@ from protocol.gamelog import read_game_log, record_bytes
 from protocol.logsign import check_signature, fingerprint, signature_record, signed_message
 from server.identity import KEY_FILE, LEGACY_SSH_KEY_FILE, HostIdentity
 from server.ssh import load_host_key
-from tests.netutil import host_process
+from tests.netutil import ROOT, host_process
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 
@@ -107,3 +110,18 @@ def test_kismet_host_prints_its_keys_fingerprint_without_ssh(tmp_path):
     identity = HostIdentity.load(tmp_path)  # the key it made, kept in its state folder
     assert lines[-1] == (f"This host's key: {identity.fingerprint} (it signs every finished "
                          "game; `kismet-replay --verify` shows it).")
+
+
+@pytest.mark.timeout(60)
+def test_kismet_host_with_a_broken_key_file_says_so_and_stops(tmp_path):
+    (tmp_path / KEY_FILE).write_text("not a key\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", "0",
+         "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"kismet-host: cannot use this host's key: {tmp_path / KEY_FILE} "
+                                  f"is not a usable private key"), done.stderr
+    assert (tmp_path / KEY_FILE).read_text() == "not a key\n"  # left as it was
