@@ -35,28 +35,28 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kismet_tui.log_check import Report, check_end, check_events, check_log, check_signed  # noqa: E402
 from kismet_tui.rules import SeededRNG, new_game  # noqa: E402
 from kismet_tui.rules.playout import random_playout  # noqa: E402
-from kismet_tui.rules.rng import chance_seed, commitment  # noqa: E402
 from kismet_tui.rules.verify import verify  # noqa: E402
 from protocol.gamelog import read_game_log, read_log_full  # noqa: E402
+from server.chance import GameSecret  # noqa: E402
 from server.identity import HostIdentity  # noqa: E402
 from server.store import GameWriter  # noqa: E402
 
 
 def long_race_log(folder: Path, seats: int, number: int, identity: HostIdentity) -> Path:
     """One whole race game, as a host would have logged and signed it."""
-    server_seed = bytes([number]) * 32
+    secret = GameSecret(bytes([number]) * 32)
     entropy = [bytes([seat]) * 16 for seat in range(seats)]
     names = [f"Player {seat + 1}" for seat in range(seats)]
     options = {"countdown_ms": 3000, "round_limit_ms": 10000, "reveal_ms": 2000}
     # The players' choices come from a stream of their own; the game's chance from the host's.
     players = SeededRNG(b"players" + bytes([number]))
-    stream = SeededRNG(chance_seed(server_seed, entropy))
+    stream = secret.stream(entropy)
     game = new_game("race", names, None, options, rng=stream, start_ms=1_000)
     header = {"ruleset": "race", "seats": names, "options": options, "t0": 1_000,
-              "commit": commitment(server_seed), "entropy": entropy, "chance": stream.take_drawn()}
+              "commit": secret.commit, "entropy": entropy, "chance": stream.take_drawn()}
     moves = random_playout(game, players)
     # The same game again, taking what each event drew, as the host's table does.
-    stream = SeededRNG(chance_seed(server_seed, entropy))
+    stream = secret.stream(entropy)
     game = new_game("race", names, None, options, rng=stream, start_ms=1_000)
     stream.take_drawn()
     events = []
@@ -67,7 +67,7 @@ def long_race_log(folder: Path, seats: int, number: int, identity: HostIdentity)
     path = folder / f"race-{number}.kismet"
     writer = GameWriter(path, header, 1, events[:-1], identity=identity)
     writer.append(events[-1], end={"result": game.result(), "digest": game.digest(),
-                                   "server_seed": server_seed})
+                                   "server_seed": secret.server_seed})
     writer.close()
     return path
 

@@ -62,7 +62,8 @@ def check_log(log: GameLog, host_key: str | None = None) -> Report:
     check_signed(log, report, host_key)
     seed = (log.end or {}).get("server_seed")
     said = len(report.lines)
-    game = check_events(log, report, can_redraw=seed is not None)
+    # (The chance step redraws only with a commit to check the seed against.)
+    game = check_events(log, report, can_redraw=seed is not None and "commit" in log.header)
     if game is None and len(report.lines) > said:  # refused, and said why
         return report
     chance = verify(log.header, log.events, seed)

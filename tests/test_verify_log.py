@@ -3,16 +3,15 @@ dice game verify, signed by the host's key; each kind of tampering in a copy fai
 words, naming what and where (issue 20, point 5)."""
 
 import asyncio
-import os
 import re
 
 import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.cli import replay_main
-from kismet_tui.rules import SeededRNG, apply_event, game_from_header
-from kismet_tui.rules.rng import chance_seed, commitment
+from kismet_tui.rules import IllegalAction, apply_event, game_from_header
 from protocol.gamelog import iter_records, record_bytes
+from server.chance import GameSecret
 from server.identity import HostIdentity
 from server.store import GameWriter
 from tests.netutil import FAST, connected, running_host, wait_until
@@ -224,9 +223,9 @@ def forge(recs, forger: HostIdentity, path):
     header = dict(recs[0]["header"])
     events = [{k: r[k] for k in r if k not in ("kind", "chance")} for r in events_of(recs)]
     for _attempt in range(64):
-        seed = os.urandom(32)
-        stream = SeededRNG(chance_seed(seed, header["entropy"]))
-        header["commit"] = commitment(seed)
+        secret = GameSecret()  # what the host draws for a game: a seed and its commit
+        stream = secret.stream(header["entropy"])
+        header["commit"] = secret.commit
         game = game_from_header(header, rng=stream)
         header["chance"] = stream.take_drawn()
         try:
@@ -236,13 +235,14 @@ def forge(recs, forger: HostIdentity, path):
                 drawn = stream.take_drawn()
                 if drawn:
                     event["chance"] = drawn
-        except Exception:
+        except IllegalAction:
             continue
         break
     else:
         raise AssertionError("no seed replays these moves")
     writer = GameWriter(path, header, recs[0]["table"], events[:-1], identity=forger)
-    writer.append(events[-1], end={"result": game.result(), "digest": game.digest(), "server_seed": seed})
+    writer.append(events[-1], end={"result": game.result(), "digest": game.digest(),
+                                   "server_seed": secret.server_seed})
     writer.close()
     return path
 
