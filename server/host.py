@@ -66,8 +66,11 @@ HANDLERS = {
 class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
-                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES):
-        self.store = Store(state_dir, disk, keep_games)
+                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES,
+                 identity=None):
+        # identity: the key that signs finished games (server/identity.py); None: the one
+        # kept in state_dir.
+        self.store = Store(state_dir, disk, keep_games, identity)
         # Fair share: at most this many connections from one address (None: no cap). Loopback
         # is exempt unless cap_loopback: the host's own bots, players logged into this machine
         # and the sessions of an ssh or web front end all arrive from there.
