@@ -154,8 +154,14 @@ def local_main(argv: list[str] | None = None) -> int:
 
     name = args.name or login_name()
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
-    forget_unfinished_tables(state_dir)
     host = Host(state_dir=state_dir, bot_factory=bot_factory())
+    from server.state_lock import StateFolderBusy
+    try:  # before the folder is touched: another `kismet` may be playing from it
+        host.claim_state_folder()
+    except StateFolderBusy as exc:
+        print(f"kismet: {exc}", file=sys.stderr)
+        return 1
+    forget_unfinished_tables(state_dir)
     client = Client()
 
     async def connect() -> None:

@@ -87,8 +87,12 @@ async def serve(args) -> int:
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
                 keep_games=args.keep_games)
+    from server.state_lock import StateFolderBusy
     try:
         await host.start(args.bind, args.port)
+    except StateFolderBusy as exc:
+        print(f"kismet-host: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"kismet-host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)

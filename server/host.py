@@ -39,6 +39,7 @@ from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loop
 from .door_pass import DoorPasses
 from .handshake import Player  # noqa: F401
 from .starting import BOT_SEATING_WAIT_S  # noqa: F401
+from .state_lock import StateLock
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store
 from .table import Seat, Table
 
@@ -68,6 +69,9 @@ class Host:
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
                  max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES):
         self.store = Store(state_dir, disk, keep_games)
+        # One host per state folder (server/state_lock.py): held from start (or an earlier
+        # claim_state_folder) to stop.
+        self.state_lock: StateLock | None = None
         # Fair share: at most this many connections from one address (None: no cap). Loopback
         # is exempt unless cap_loopback: the host's own bots, players logged into this machine
         # and the sessions of an ssh or web front end all arrive from there.
@@ -107,11 +111,24 @@ class Host:
         """Host time: wall-clock ms at start, advanced by the monotonic clock."""
         return self._wall0 + int((time.monotonic() - self._mono0) * 1000)
 
+    def claim_state_folder(self) -> None:
+        """Take the state folder's lock, or raise StateFolderBusy (words naming the host that
+        has it). start() claims it too; a caller that touches the folder first claims early."""
+        if self.state_lock is None:
+            self.state_lock = StateLock.acquire(self.store.root)
+
     async def start(self, bind: str = "0.0.0.0", port: int = 0) -> None:
+        self.claim_state_folder()
+        assert self.state_lock is not None  # claimed, or StateFolderBusy was raised
         self.bind = bind
-        self._server = await asyncio.get_running_loop().create_server(
-            lambda: Connection(self), bind, port)
+        try:
+            self._server = await asyncio.get_running_loop().create_server(
+                lambda: Connection(self), bind, port)
+        except BaseException:
+            self.release_state_folder()
+            raise
         self.port = self._server.sockets[0].getsockname()[1]
+        self.state_lock.write(self.port)
         resume.resume_at_start(self)
         self._sweeper = asyncio.create_task(connection.sweep(self))
         log.info("listening on %s:%s", bind, self.port)
@@ -136,8 +153,14 @@ class Host:
                 await asyncio.wait_for(self._server.wait_closed(), 2)
             except (asyncio.TimeoutError, Exception):
                 pass
+        self.release_state_folder()
         for handler in logging.getLogger().handlers:
             handler.flush()
+
+    def release_state_folder(self) -> None:
+        if self.state_lock is not None:
+            self.state_lock.release()
+            self.state_lock = None
 
     def connect_address(self) -> str:
         """Where an in-process bot should connect to reach this host."""
