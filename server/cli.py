@@ -1,7 +1,7 @@
 """`kismet-host`: run a host from the command line (the composition root: adds bots).
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
-                [--max-per-address 8] [--cap-loopback] [--keep-games N]
+                [--max-per-address 8] [--cap-loopback] [--keep-games N] [--tables-per-player 3]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
@@ -23,6 +23,7 @@ DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
 DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and at each door
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
+DEFAULT_TABLES_PER_PLAYER = 3  # server.table_share.DEFAULT_TABLES_PER_PLAYER, likewise
 DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
 DEFAULT_WEB_PORT = 8080          # server/web.py too
 
@@ -86,7 +87,7 @@ async def serve(args) -> int:
     factory = bot_factory() if args.bots > 0 else None
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
-                keep_games=args.keep_games)
+                keep_games=args.keep_games, tables_per_player=args.tables_per_player or None)
     from server.state_lock import StateFolderBusy
     try:
         await host.start(args.bind, args.port)
@@ -221,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
                         help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}); the "
                              f"oldest go first, unfinished games are never removed")
+    parser.add_argument("--tables-per-player", type=int, default=DEFAULT_TABLES_PER_PLAYER,
+                        help=f"open tables one player may own (default {DEFAULT_TABLES_PER_PLAYER}; "
+                             f"0: no cap). A player is their ssh key or token, and their address "
+                             f"where addresses are capped")
     parser.add_argument("--ssh", nargs="?", type=int, const=DEFAULT_SSH_PORT, default=None, metavar="PORT",
                         help=f"also let players in over ssh, with nothing installed (port {DEFAULT_SSH_PORT} "
                              f"if none given)")

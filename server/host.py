@@ -42,6 +42,7 @@ from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .state_lock import StateLock
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store
 from .table import Seat, Table
+from .table_share import DEFAULT_TABLES_PER_PLAYER
 
 log = logging.getLogger("kismet.host")
 
@@ -67,7 +68,8 @@ HANDLERS = {
 class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
-                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES):
+                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES,
+                 tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER):
         self.store = Store(state_dir, disk, keep_games)
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
@@ -78,6 +80,8 @@ class Host:
         self.max_per_address = max_per_address
         self.cap_loopback = cap_loopback
         self.max_connections = max_connections
+        # Open tables one player may own (server/table_share.py; None: no cap).
+        self.tables_per_player = tables_per_player
         self.per_address: dict[str, int] = {}
         # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
         self.door_passes = DoorPasses()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from . import table_share
 from .chance import GameSecret
 from .table import Seat, Table
 
@@ -75,6 +76,7 @@ def _save_table(host, table: Table, path: Path) -> None:
         "owner": table.owner, "games_played": table.games_played,
         "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
         "game_file": path.name,
+        "opened_by": list(table.opened_by),  # the fair share goes on counting after a restart
         # The running game's secret, kept beside the tokens (owner-only file) so a
         # restarted host can go on drawing; gone when the game ends and reveals it.
         "server_seed": table.secret.server_seed.hex(),
@@ -159,6 +161,9 @@ def _resume_one(host, record: dict, game_path: Path) -> str | None:
     table = Table(host, record["id"], record["ruleset"], record["options"], record.get("owner"))
     table.games_played = record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
     table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
+    opened_by = record.get("opened_by")
+    if isinstance(opened_by, list) and all(isinstance(key, str) for key in opened_by):
+        table.opened_by = tuple(opened_by)
     writer = store.open_game(game_path, header, table.id, events)  # rewritten whole: no torn tail
     try:
         table.resume(header, events, writer, GameSecret.from_hex(record.get("server_seed")))
@@ -167,6 +172,7 @@ def _resume_one(host, record: dict, game_path: Path) -> str | None:
         raise
     host.tables[table.id] = table
     store.note_table_id(table.id)
+    table_share.look_again(host, table)  # nobody is back yet: it closes unless someone returns
     for seat in table.seats:
         if seat.bot:
             host._spawn_bot(table, seat)

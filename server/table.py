@@ -70,6 +70,10 @@ class Table:
         self.saving = Saving(self)
         self.secret = GameSecret()              # the next game's (or the running game's)
         self.revealed: bytes | None = None      # the last finished game's server_seed
+        # The fair share (server/table_share.py): whom this table counts against, and the
+        # clock that closes a running game nobody human is at any more.
+        self.opened_by: tuple[str, ...] = ()
+        self.abandoned: asyncio.TimerHandle | None = None
 
     @property
     def running(self) -> Game:
@@ -178,17 +182,19 @@ class Table:
         return message
 
     # ---- the game -----------------------------------------------------------------------------
-    def start_game(self) -> None:
+    def start_game(self, options: dict | None = None) -> None:
+        """Start the next game, with `options` (default: the table's) in its header."""
         self.cancel_timer()
         t0 = max(self.host.now_ms(), self.last_t)
         names = [seat.name for seat in self.seats]
         entropy = [seat.entropy for seat in self.seats]
         rng = self.secret.stream(entropy)
-        game = new_game(self.ruleset, names, None, self.options, rng=rng, start_ms=t0)
+        options = self.options if options is None else options
+        game = new_game(self.ruleset, names, None, options, rng=rng, start_ms=t0)
         header = {
             "ruleset": self.ruleset,
             "seats": names,
-            "options": self.options,
+            "options": options,
             "t0": t0,
             "commit": self.secret.commit,
             "entropy": entropy,
@@ -408,6 +414,9 @@ class Table:
 
     def close(self) -> None:
         self.cancel_timer()
+        if self.abandoned is not None:
+            self.abandoned.cancel()
+            self.abandoned = None
         self.saving.cancel()
         if self.pending_start is not None:
             self.pending_start.cancel()
