@@ -87,7 +87,7 @@ async def serve(args) -> int:
     factory = bot_factory() if args.bots > 0 else None
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
-                keep_games=args.keep_games, tables_per_player=args.tables_per_player or None)
+                keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None)
     from server.state_lock import StateFolderBusy
     try:
         await host.start(args.bind, args.port)
@@ -220,8 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="cap loopback (127.0.0.1, ::1) like any other address; by default it is "
                              "exempt, as the host's bots and players logged into this machine use it")
     parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
-                        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}); the "
-                             f"oldest go first, unfinished games are never removed")
+                        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}; 0: "
+                             f"keep all); the oldest go first, unfinished games are never removed")
     parser.add_argument("--tables-per-player", type=int, default=DEFAULT_TABLES_PER_PLAYER,
                         help=f"open tables one player may own (default {DEFAULT_TABLES_PER_PLAYER}; "
                              f"0: no cap). A player is their ssh key or token, and their address "
@@ -244,6 +244,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.ssh_keys and args.ssh is None:
         parser.error("--ssh-keys goes with --ssh.")
+    for option in ("keep_games", "tables_per_player", "max_per_address"):
+        if getattr(args, option) < 0:
+            parser.error(f"--{option.replace('_', '-')} is a count: 0 or more (0: no limit).")
     args.state_dir = args.state_dir or default_state_dir()
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

@@ -178,7 +178,7 @@ def received(host, conn: Connection, data: bytes) -> None:
             try:
                 message = conn.frames.next_message()
             except ProtocolError as exc:
-                conn.error(exc.code, exc.words)
+                conn.error(exc.code, exc.words, exc.re)
                 if exc.fatal:
                     break
                 continue
@@ -188,7 +188,7 @@ def received(host, conn: Connection, data: bytes) -> None:
             if not conn.within_rate():
                 # Each dropped message is answered, so a client never waits in vain.
                 conn.error("slow_down", re=request_id(message))
-                if conn.strikes > limits.FLOOD_STRIKES:
+                if conn.strikes >= limits.FLOOD_STRIKES:  # the 40th drop is the last
                     conn.error("slow_down", "Too many messages: closing this connection.")
                     break
                 continue

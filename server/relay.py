@@ -18,7 +18,7 @@ from protocol.actions import build_action
 from protocol.errors import ProtocolError
 
 from .lobby import seated
-from .table import PLAYING
+from .table import PLAYING, Table
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -34,10 +34,18 @@ def on_act(host, conn: Connection, msg: dict, re) -> None:
     table.stamp(seat, build_action(table.ruleset, msg["action"]), sender=conn, re=re)
 
 
-def on_digest(host, conn: Connection, msg: dict, re) -> None:
+def game_table(conn: Connection) -> Table:
+    """The table of the connection's player, if it has a game (running or just finished)."""
     table = conn.known_player.table
-    if table is None or table.header is None:
+    if table is None:
+        raise ProtocolError("not_at_table")
+    if table.header is None:
         raise ProtocolError("no_game")
+    return table
+
+
+def on_digest(host, conn: Connection, msg: dict, re) -> None:
+    table = game_table(conn)
     seq = msg["seq"]
     if seq > len(table.events):
         raise ProtocolError("bad_message", f"Event {seq} has not happened yet.")
@@ -59,7 +67,5 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
 
 
 def on_resync(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.known_player.table
-    if table is None or table.header is None:
-        raise ProtocolError("no_game")
+    table = game_table(conn)
     conn.send(table.game_message(re))

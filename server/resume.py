@@ -17,6 +17,7 @@ its last whole event, and the start-up line says how many bytes were dropped.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from . import table_share
@@ -106,6 +107,8 @@ def resume_tables(host) -> tuple[list[str], list[str]]:
         except Exception as exc:  # anything at all: this table is set aside, the host goes on
             reason = str(exc) if isinstance(exc, Damaged) else _why(exc)
             table_id = record["id"] if record is not None else path.stem
+            # Whom to tell, read before the files move (an unreadable file: what is legible).
+            tokens = _tokens(record) if record is not None else _salvaged_tokens(path)
             try:
                 folder = store.set_aside(files, table_id, reason)
                 where = f"its files are in {folder}"
@@ -116,7 +119,7 @@ def resume_tables(host) -> tuple[list[str], list[str]]:
             set_aside.append(line)
             if isinstance(record, dict) and isinstance(record.get("id"), int):
                 store.note_table_id(record["id"])
-            for token in _tokens(record):
+            for token in tokens:
                 host.set_aside[token] = (
                     f"Your table {table_id} could not be taken up again after the host "
                     f"restarted: {reason}. It was set aside; please join or open another.")
@@ -144,6 +147,23 @@ def _tokens(record) -> list[str]:
         return []
     return [s["token"] for s in record["seats"]
             if isinstance(s, dict) and isinstance(s.get("token"), str) and not s.get("bot")]
+
+
+# A human seat as json.dumps writes it in a table file (_save_table), and the owner: what an
+# unreadable table file (cut short, garbled) may still say about whom to tell.
+_HUMAN_SEAT = re.compile(r'"token": "([A-Za-z0-9_-]{1,64})", "name": "(?:[^"\\]|\\.)*", "bot": null')
+_OWNER = re.compile(r'"owner": "([A-Za-z0-9_-]{1,64})"')
+
+
+def _salvaged_tokens(path: Path) -> list[str]:
+    """The human players' tokens still legible in a table file that does not parse."""
+    try:
+        with open(path, "rb") as stream:
+            text = stream.read(1 << 20).decode("utf-8", "replace")  # table files are small
+    except OSError:
+        return []
+    found = [m.group(1) for m in _OWNER.finditer(text)] + [m.group(1) for m in _HUMAN_SEAT.finditer(text)]
+    return list(dict.fromkeys(found))
 
 
 def _resume_one(host, record: dict, game_path: Path) -> str | None:
