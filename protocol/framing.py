@@ -131,6 +131,10 @@ class FrameReader:
     def feed(self, data: bytes) -> None:
         self._buffer += data
 
+    def buffered(self) -> bool:
+        """Whether any bytes wait (a whole frame, or the start of one)."""
+        return bool(self._buffer)
+
     def next_message(self) -> Plain | None:
         """The next whole message, or None until one has arrived in full. Raises
         ProtocolError('too_big', fatal) from an oversized length alone, and

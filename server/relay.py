@@ -15,6 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from protocol.actions import build_action
+from protocol.framing import encode
 from protocol.errors import ProtocolError
 
 from .lobby import seated
@@ -59,9 +60,14 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
     mine = table.digest_at(seq)
     if mine != msg["digest"]:
         host.desyncs += 1
-        log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.known_player.client_id)
-        conn.send({"type": "desync", "re": re, "seq": seq, "digest": mine})
-        conn.send(table.game_message())
+        now = time.monotonic()
+        if now - conn.last_desync_log >= 1.0:  # a client sending wrong digests on purpose
+            conn.last_desync_log = now           # must not fill the host's log
+            log.warning("desync at table %s seq %s for client %s", table.id, seq,
+                        conn.known_player.client_id)
+        # The answer and the whole game in one write (one system call, not two).
+        conn.send_bytes(encode({"type": "desync", "re": re, "seq": seq, "digest": mine})
+                        + table.game_frame())
     else:
         conn.ok(re)
 

@@ -63,6 +63,7 @@ class Table:
         self.last_t = 0
         self.writer: GameWriter | None = None
         self._digests: dict[int, str] = {}
+        self._game_frame: tuple[tuple, bytes] | None = None  # (what it showed, the frame)
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
@@ -180,6 +181,14 @@ class Table:
         if re is not None:
             message["re"] = re
         return message
+
+    def game_frame(self) -> bytes:
+        """game_message() encoded, kept while nothing it shows changes: a client that keeps
+        sending wrong digests is answered with the same bytes, not a new encoding each time."""
+        key = (id(self.header), len(self.events), self.state, self.revealed)
+        if self._game_frame is None or self._game_frame[0] != key:
+            self._game_frame = (key, encode(self.game_message()))
+        return self._game_frame[1]
 
     # ---- the game -----------------------------------------------------------------------------
     def start_game(self, options: dict | None = None) -> None:
