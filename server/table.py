@@ -185,10 +185,12 @@ class Table:
     def game_frame(self) -> bytes:
         """game_message() encoded, kept while nothing it shows changes: a client that keeps
         sending wrong digests is answered with the same bytes, not a new encoding each time."""
-        key = (id(self.header), len(self.events), self.state, self.revealed)
-        if self._game_frame is None or self._game_frame[0] != key:
-            self._game_frame = (key, encode(self.game_message()))
-        return self._game_frame[1]
+        # The header itself, not its id (a later game's header could reuse a freed one's id).
+        shown = (self.header, len(self.events), self.state, self.revealed)
+        cached = self._game_frame
+        if cached is None or cached[0][0] is not self.header or cached[0][1:] != shown[1:]:
+            cached = self._game_frame = (shown, encode(self.game_message()))
+        return cached[1]
 
     # ---- the game -----------------------------------------------------------------------------
     def start_game(self, options: dict | None = None) -> None:

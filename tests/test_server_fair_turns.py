@@ -51,3 +51,23 @@ async def test_an_honest_ping_waits_for_a_turn_of_each_flooder_not_their_bursts(
             assert res == list(range(BURST))
             raw.close()
         honest.close()
+
+
+async def test_a_wrong_digest_is_answered_with_the_game_as_it_is_now(tmp_path):
+    async with running_host(tmp_path) as host:
+        raw = await Raw().open(host.port)
+        await raw.hello("Ana")
+        raw.send({"type": "create_table", "ruleset": "dice", "id": 1})
+        await raw.recv_type("ok")
+        raw.send({"type": "start", "id": 2})
+        await raw.recv_type("ok")
+        wrong = {"type": "digest", "seq": 0, "digest": "0" * 64}
+        for expected_events in (0, 1, 1):  # the same bytes while nothing changed, then new
+            raw.send({**wrong, "id": 10 + expected_events})
+            desync = await raw.recv_type("desync")
+            game = await raw.recv_type("game")
+            assert desync["re"] == 10 + expected_events and len(game["events"]) == expected_events
+            if expected_events == 0:
+                raw.send({"type": "act", "action": {"type": "roll", "hold": []}, "id": 3})
+                assert (await raw.recv_type("event"))["re"] == 3
+        raw.close()
