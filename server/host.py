@@ -157,6 +157,7 @@ class Host:
                 await asyncio.wait_for(self._server.wait_closed(), 2)
             except (asyncio.TimeoutError, Exception):
                 pass
+        await asyncio.to_thread(self.store.close)  # a prune under way ends before the lock goes
         self.release_state_folder()
         for handler in logging.getLogger().handlers:
             handler.flush()
