@@ -157,7 +157,6 @@ def local_main(argv: list[str] | None = None) -> int:
 
     name = args.name or login_name()
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
-    forget_unfinished_tables(state_dir)
     from server.cli import default_state_dir
     from server.identity import HostIdentity
 
@@ -165,6 +164,13 @@ def local_main(argv: list[str] | None = None) -> int:
     # folder, see below), so friends and replays see one fingerprint.
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
                 identity=HostIdentity.load(default_state_dir()))
+    from server.state_lock import StateFolderBusy
+    try:  # before the folder is touched: another `kismet` may be playing from it
+        host.claim_state_folder()
+    except StateFolderBusy as exc:
+        print(f"kismet: {exc}", file=sys.stderr)
+        return 1
+    forget_unfinished_tables(state_dir)
     client = Client()
 
     async def connect() -> None:

@@ -43,4 +43,7 @@ class ProtocolError(Exception):
         self.words = words or ERRORS[code]
         # fatal: the connection is closed after the error is sent.
         self.fatal = fatal
+        # The request this refusal answers, when it is known before the message is parsed
+        # (a body refused for a limit still names its `id`: protocol.framing).
+        self.re: int | None = None
         super().__init__(self.words)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from protocol import limits
 from protocol.errors import ProtocolError
 
-from . import lobby
+from . import lobby, table_share
 from .table import PLAYING, Table
 
 if TYPE_CHECKING:
@@ -121,6 +121,7 @@ def dropped(host, conn: Connection) -> None:
         # Keep the player at the table: reconnecting with the token brings them back.
         if not table.running.away[seat]:
             table.stamp(-1, {"type": "away", "seat": seat})
+        table_share.look_again(host, table)
         table.send_table()
         return
     if table is not None:

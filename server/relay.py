@@ -15,10 +15,11 @@ import time
 from typing import TYPE_CHECKING
 
 from protocol.actions import build_action
+from protocol.framing import encode
 from protocol.errors import ProtocolError
 
 from .lobby import seated
-from .table import PLAYING
+from .table import PLAYING, Table
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -34,10 +35,18 @@ def on_act(host, conn: Connection, msg: dict, re) -> None:
     table.stamp(seat, build_action(table.ruleset, msg["action"]), sender=conn, re=re)
 
 
-def on_digest(host, conn: Connection, msg: dict, re) -> None:
+def game_table(conn: Connection) -> Table:
+    """The table of the connection's player, if it has a game (running or just finished)."""
     table = conn.known_player.table
-    if table is None or table.header is None:
+    if table is None:
+        raise ProtocolError("not_at_table")
+    if table.header is None:
         raise ProtocolError("no_game")
+    return table
+
+
+def on_digest(host, conn: Connection, msg: dict, re) -> None:
+    table = game_table(conn)
     seq = msg["seq"]
     if seq > len(table.events):
         raise ProtocolError("bad_message", f"Event {seq} has not happened yet.")
@@ -51,15 +60,18 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
     mine = table.digest_at(seq)
     if mine != msg["digest"]:
         host.desyncs += 1
-        log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.known_player.client_id)
-        conn.send({"type": "desync", "re": re, "seq": seq, "digest": mine})
-        conn.send(table.game_message())
+        now = time.monotonic()
+        if now - conn.last_desync_log >= 1.0:  # a client sending wrong digests on purpose
+            conn.last_desync_log = now           # must not fill the host's log
+            log.warning("desync at table %s seq %s for client %s", table.id, seq,
+                        conn.known_player.client_id)
+        # The answer and the whole game in one write (one system call, not two).
+        conn.send_bytes(encode({"type": "desync", "re": re, "seq": seq, "digest": mine})
+                        + table.game_frame())
     else:
         conn.ok(re)
 
 
 def on_resync(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.known_player.table
-    if table is None or table.header is None:
-        raise ProtocolError("no_game")
+    table = game_table(conn)
     conn.send(table.game_message(re))

@@ -63,6 +63,7 @@ class Table:
         self.last_t = 0
         self.writer: GameWriter | None = None
         self._digests: dict[int, str] = {}
+        self._game_frame: tuple[tuple, bytes] | None = None  # (what it showed, the frame)
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
@@ -70,6 +71,10 @@ class Table:
         self.saving = Saving(self)
         self.secret = GameSecret()              # the next game's (or the running game's)
         self.revealed: bytes | None = None      # the last finished game's server_seed
+        # The fair share (server/table_share.py): whom this table counts against, and the
+        # clock that closes a running game nobody human is at any more.
+        self.opened_by: tuple[str, ...] = ()
+        self.abandoned: asyncio.TimerHandle | None = None
 
     @property
     def running(self) -> Game:
@@ -177,18 +182,30 @@ class Table:
             message["re"] = re
         return message
 
+    def game_frame(self) -> bytes:
+        """game_message() encoded, kept while nothing it shows changes: a client that keeps
+        sending wrong digests is answered with the same bytes, not a new encoding each time."""
+        # The header itself, not its id (a later game's header could reuse a freed one's id).
+        shown = (self.header, len(self.events), self.state, self.revealed)
+        cached = self._game_frame
+        if cached is None or cached[0][0] is not self.header or cached[0][1:] != shown[1:]:
+            cached = self._game_frame = (shown, encode(self.game_message()))
+        return cached[1]
+
     # ---- the game -----------------------------------------------------------------------------
-    def start_game(self) -> None:
+    def start_game(self, options: dict | None = None) -> None:
+        """Start the next game, with `options` (default: the table's) in its header."""
         self.cancel_timer()
         t0 = max(self.host.now_ms(), self.last_t)
         names = [seat.name for seat in self.seats]
         entropy = [seat.entropy for seat in self.seats]
         rng = self.secret.stream(entropy)
-        game = new_game(self.ruleset, names, None, self.options, rng=rng, start_ms=t0)
+        options = self.options if options is None else options
+        game = new_game(self.ruleset, names, None, options, rng=rng, start_ms=t0)
         header = {
             "ruleset": self.ruleset,
             "seats": names,
-            "options": self.options,
+            "options": options,
             "t0": t0,
             "commit": self.secret.commit,
             "entropy": entropy,
@@ -409,6 +426,9 @@ class Table:
 
     def close(self) -> None:
         self.cancel_timer()
+        if self.abandoned is not None:
+            self.abandoned.cancel()
+            self.abandoned = None
         self.saving.cancel()
         if self.pending_start is not None:
             self.pending_start.cancel()

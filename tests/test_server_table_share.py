@@ -1,0 +1,153 @@
+"""A fair share of tables (issue 20 point 2), over real TCP: the attack that filled every
+table (open a solo dice game with a 24 h away limit, start it, leave, again) is bounded: a
+player owns at most 3 open tables, the games they left close when the away limit passes
+(also after a restart), and a game with no other human plays with an hour's at most."""
+
+import pytest
+
+from kismet_tui.net import Client
+from kismet_tui.net.client import RequestError
+from tests.netutil import connected, host_process, running_host, wait_until
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(90)]
+
+DAY_MS = 86_400_000
+FULL_WORDS = ("You have 3 open tables on this host, the most one player may have. Sit at one "
+              "of them or at another player's table; a table closes when its players have "
+              "left it (a running game once its away limit has passed).")
+
+
+async def open_start_leave(client: Client, away_limit_ms: int = DAY_MS) -> dict:
+    """One round of the attack; returns the header of the game left running."""
+    await client.create_table("dice", {"away_limit_ms": away_limit_ms})
+    await client.start()
+    await wait_until(lambda: client.header is not None)
+    header = client.header
+    await client.leave()
+    return header
+
+
+async def test_one_player_cannot_fill_the_host_with_games_they_left(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Mallory", reconnect=False) as mallory:
+            headers = []
+            for _ in range(3):
+                headers.append(await open_start_leave(mallory))
+            assert len(host.tables) == 3
+            # Alone at the table: the game's away limit is an hour, not the day asked for.
+            assert {h["options"]["away_limit_ms"] for h in headers} == {3_600_000}
+            with pytest.raises(RequestError) as refused:
+                await mallory.create_table("dice", {"away_limit_ms": DAY_MS})
+            assert refused.value.code == "full" and str(refused.value) == FULL_WORDS
+            assert len(host.tables) == 3
+        # Anyone else may still open a table.
+        async with connected(host, "Ana", reconnect=False) as ana:
+            await ana.create_table("dice")
+            assert len(host.tables) == 4
+
+
+async def test_the_alone_notice_says_the_away_limit_was_shortened(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana", reconnect=False) as ana:
+            seen = []
+            async def collect():
+                async for message in ana.messages():
+                    if message["type"] == "notice":
+                        seen.append(message)
+                        return
+            import asyncio
+            listener = asyncio.create_task(collect())
+            await ana.create_table("dice", {"away_limit_ms": DAY_MS})
+            await ana.start()
+            await asyncio.wait_for(listener, 10)
+            assert seen[0]["code"] == "away_limit"
+            assert seen[0]["words"] == ("With no other player at the table, this game's away "
+                                        "limit is an hour, not 24 h: the host keeps no table "
+                                        "for longer when nobody might come back to it.")
+            assert host.tables[ana.table["id"]].header["options"]["away_limit_ms"] == 3_600_000
+
+
+async def test_fresh_tokens_from_one_capped_address_are_one_player(tmp_path):
+    async with running_host(tmp_path, cap_loopback=True) as host:
+        for n in range(3):
+            async with connected(host, f"Mallory {n}", reconnect=False) as mallory:
+                await open_start_leave(mallory)
+        async with connected(host, "Mallory 4", reconnect=False) as mallory:
+            with pytest.raises(RequestError) as refused:
+                await mallory.create_table("dice")
+            assert refused.value.code == "full"
+        assert len(host.tables) == 3
+
+
+async def test_a_game_everyone_left_closes_when_its_away_limit_passes(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana", reconnect=False) as ana:
+            await ana.create_table("dice", {"away_limit_ms": 500})
+            table = host.tables[ana.table["id"]]
+            await ana.start()
+            await wait_until(lambda: ana.header is not None)
+            await ana.leave()
+            await wait_until(lambda: not host.tables)
+            # Closed at its away limit, not by the game ending (the host plays the away
+            # player's turns at the same limit: 15 of them would take 7.5 s).
+            assert table.state == "closed" and not table.running.finished
+            assert await ana.list_tables() == []
+            # A table that closed frees the share again, and forgets the player's old seat.
+            for _ in range(3):
+                await open_start_leave(ana, away_limit_ms=300)
+            await wait_until(lambda: not host.tables)
+            assert list(host.players) == [ana.token]
+
+
+async def test_a_player_back_in_time_stops_the_closing_clock(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana", reconnect=False) as ana:
+            await ana.create_table("dice", {"away_limit_ms": 60_000})
+            await ana.start()
+            await wait_until(lambda: ana.header is not None)
+            table = host.tables[ana.table["id"]]
+            await ana.leave()
+            assert table.abandoned is not None  # nobody human is left: the clock runs
+            await ana.join_table(table.id)
+            assert table.abandoned is None and host.tables[table.id] is table
+
+
+def test_resumed_games_nobody_returns_to_close_after_the_restart(tmp_path):
+    import asyncio
+
+    async def leave_two_games(port):
+        async with connected(port, "Mallory", reconnect=False) as mallory:
+            await open_start_leave(mallory, away_limit_ms=1500)
+            await mallory.create_table("dice", {"away_limit_ms": DAY_MS})
+            await mallory.start()
+            await wait_until(lambda: mallory.header is not None)
+            return mallory.token
+
+    async def after_restart(port, token):
+        async with connected(port, "Ana", reconnect=False) as ana:
+            # The 1.5 s game closes 1.5 s after the resume; the other waits for Mallory.
+            await wait_until_async(lambda: ana.list_tables(), lambda tables: len(tables) == 1)
+        async with connected(port, "Mallory", token=token, reconnect=False) as mallory:
+            await wait_until(lambda: mallory.table is not None)  # her seat, given back
+            await mallory.leave()
+            # The resumed table still counts against her: two more and she has her share.
+            for _ in range(2):
+                await open_start_leave(mallory, away_limit_ms=60_000)
+            with pytest.raises(RequestError) as refused:
+                await mallory.create_table("dice")
+            assert refused.value.code == "full"
+
+    with host_process(tmp_path, bots=0) as proc:
+        token = asyncio.run(leave_two_games(proc.port))
+        proc.kill()
+        proc.start()
+        asyncio.run(after_restart(proc.port, token))
+
+
+async def wait_until_async(ask, good, timeout=30.0):
+    import asyncio
+    import time
+    deadline = time.monotonic() + timeout
+    while not good(await ask()):
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
