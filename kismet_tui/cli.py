@@ -116,6 +116,10 @@ def join_main(argv: list[str] | None = None) -> int:
     name = args.name or login_name()
     seats = Path(args.seats_file) if args.seats_file else None
     client = Client()
+    from .player_key import FILE_NAME, player_key_for
+
+    # What this host knows the player's records by (kept beside the rejoin tokens).
+    client.player_key = player_key_for(f"{host}:{port}", seats.with_name(FILE_NAME) if seats else None)
 
     async def connect() -> None:
         chosen = name
@@ -172,6 +176,9 @@ def local_main(argv: list[str] | None = None) -> int:
         return 1
     forget_unfinished_tables(state_dir)
     client = Client()
+    from .player_key import player_key_for
+
+    client.player_key = player_key_for("this computer")  # the solo records follow it
 
     async def connect() -> None:
         # A closed terminal (or a kill) still ends the app properly, so the logs are closed.

@@ -84,6 +84,8 @@ async def serve(args) -> int:
               f"Games could not be saved; give a folder it can write with --state-dir.",
               file=sys.stderr)
         return 2
+    if args.reindex:
+        return reindex(args.state_dir)
     from server.identity import HostIdentity
     try:
         identity = HostIdentity.load(args.state_dir)
@@ -233,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
                         help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}; 0: "
                              f"keep all); the oldest go first, unfinished games are never removed")
+    parser.add_argument("--reindex", action="store_true",
+                        help="build the records (records.sqlite3: games, players, ratings) again from "
+                             "the game logs in the state folder, then exit")
     parser.add_argument("--tables-per-player", type=int, default=DEFAULT_TABLES_PER_PLAYER,
                         help=f"open tables one player may own (default {DEFAULT_TABLES_PER_PLAYER}; "
                              f"0: no cap). A player is their ssh key or token, and their address "
@@ -248,6 +253,36 @@ def build_parser() -> argparse.ArgumentParser:
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--log-level", default="INFO")
     return parser
+
+
+def reindex(state_dir) -> int:
+    """--reindex: the records rebuilt from the logs, with words; the folder's lock held."""
+    import time
+
+    from pathlib import Path
+
+    from server.records import FILE_NAME, open_checked, rebuild
+    from server.state_lock import StateFolderBusy, StateLock
+    try:
+        lock = StateLock.acquire(Path(state_dir))
+    except StateFolderBusy as exc:
+        print(f"kismet-host: {exc} Stop it first: the records are rebuilt with no host running.",
+              file=sys.stderr)
+        return 1
+    try:
+        began = time.monotonic()
+        db, words, _fresh = open_checked(Path(state_dir) / FILE_NAME, Path(state_dir) / "damaged")
+        for line in words:
+            print(line)
+        count, unreadable = rebuild(db, Path(state_dir) / "games")
+        db.close()
+        for why in unreadable:
+            print(f"Left out (cannot be read): {why}")
+        print(f"Rebuilt the records from {count} finished game logs in "
+              f"{time.monotonic() - began:.1f} s ({Path(state_dir) / FILE_NAME}).")
+    finally:
+        lock.release()
+    return 0
 
 
 def main(argv=None) -> int:

@@ -17,6 +17,7 @@ from protocol import limits
 from protocol.errors import ProtocolError
 
 from . import lobby, table_share
+from .records.proof import player_id, proof_of
 from .table import PLAYING, Table
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 class Player:
     """Who someone is across reconnections: their token, id and name."""
 
-    __slots__ = ("token", "client_id", "name", "conn", "table")
+    __slots__ = ("token", "client_id", "name", "conn", "table", "player_key")
 
     def __init__(self, token: str, client_id: int, name: str):
         self.token = token
@@ -34,6 +35,16 @@ class Player:
         self.name = name
         self.conn: Connection | None = None
         self.table: Table | None = None
+        self.player_key: str | None = None  # hello's: what the records know them by
+
+    def records_id(self) -> str | None:
+        """The records' id of this player (server/records/proof.py), or None: unproven."""
+        door = self.conn.door if self.conn is not None else None
+        if door is not None:  # a door session: only the door's proof counts
+            proof = proof_of(door.identity, None)
+        else:
+            proof = proof_of(None, self.player_key)
+        return player_id(proof) if proof else None
 
 
 def on_hello(host, conn: Connection, msg: dict, re) -> None:
@@ -62,6 +73,7 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         old.close()
     player.name = fixed_name(player) or msg["name"]
     player.conn = conn
+    player.player_key = msg.get("player_key")
     conn.player = player
     table = player.table
     conn.send({

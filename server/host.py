@@ -39,6 +39,8 @@ from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loop
 from .door_pass import DoorPasses
 from .handshake import Player  # noqa: F401
 from .starting import BOT_SEATING_WAIT_S  # noqa: F401
+from .records import RecordIndex, SeatOutcome
+from .records.proof import bot_id
 from .state_lock import StateLock
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store
 from .table import Seat, Table
@@ -72,7 +74,11 @@ class Host:
                  tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER, identity=None):
         # identity: the key that signs finished games (server/identity.py); None: the one
         # kept in state_dir.
-        self.store = Store(state_dir, disk, keep_games, identity)
+        self.store = Store(state_dir, disk, identity=identity)
+        # The records (server/records/): finished games, players, ratings, in SQLite, kept
+        # by a worker thread; it also prunes the logs beyond keep_games.
+        self.records = RecordIndex(state_dir, keep_games)
+        self.loop: asyncio.AbstractEventLoop | None = None
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
         self.state_lock: StateLock | None = None
@@ -135,7 +141,9 @@ class Host:
             raise
         self.port = self._server.sockets[0].getsockname()[1]
         self.state_lock.write(self.port)
+        self.loop = asyncio.get_running_loop()
         resume.resume_at_start(self)
+        self.records.start()
         self._sweeper = asyncio.create_task(connection.sweep(self))
         log.info("listening on %s:%s", bind, self.port)
 
@@ -159,7 +167,7 @@ class Host:
                 await asyncio.wait_for(self._server.wait_closed(), 2)
             except (asyncio.TimeoutError, Exception):
                 pass
-        await asyncio.to_thread(self.store.close)  # a prune under way ends before the lock goes
+        await asyncio.to_thread(self.records.close)  # its last games written before the lock goes
         self.release_state_folder()
         for handler in logging.getLogger().handlers:
             handler.flush()
@@ -184,6 +192,30 @@ class Host:
     # ---- what a table asks of the host -----------------------------------------------------
     def store_game(self, table: Table, header: dict) -> GameWriter:
         return resume.store_game(self, table, header)
+
+    def records_id_of(self, seat: Seat) -> str | None:
+        """The records' id of the player in `seat` (server/records/proof.py)."""
+        if seat.bot:
+            return bot_id(seat.bot)
+        player = self.players.get(seat.token)
+        return player.records_id() if player is not None else None
+
+    def game_ended(self, table: Table, log_path, tokens: list[str]) -> None:
+        """A game's log is finished on disk: the records take it in (off the loop), and the
+        table's members then see each seat's rating change or new best."""
+        loop = self.loop
+
+        def recorded(outcomes: list[SeatOutcome] | None) -> None:  # on the records' thread
+            if outcomes and loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(self._outcomes_arrived, table, tokens, outcomes)
+
+        self.records.game_ended(log_path, recorded)
+
+    def _outcomes_arrived(self, table: Table, tokens: list[str], outcomes: list[SeatOutcome]) -> None:
+        if self._stopping or self.tables.get(table.id) is not table or table.state != "finished":
+            return  # the table went on (or closed) meanwhile
+        table.outcomes = {tokens[o.seat]: o.shown() for o in outcomes if o.seat < len(tokens)}
+        table.send_table()
 
     def pass_ownership(self, table: Table) -> None:
         lobby.pass_ownership(table)

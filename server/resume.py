@@ -3,8 +3,7 @@ unfinished table the state folder holds taken up again, or set aside.
 
 `store_game` opens a starting game's log and writes its table file (seats, tokens, the
 game's secret) beside it; a game that cannot be saved never starts and leaves no log.
-`resume_at_start` reads those files back when the host starts, then prunes finished games
-beyond the host's keep.
+`resume_at_start` reads those files back when the host starts.
 
 Resume never stops the host. Whatever is wrong with one table's files (a table file cut in
 half, a log without its header, a renamed field, garbage at the end, events the engine
@@ -86,9 +85,8 @@ def _save_table(host, table: Table, path: Path) -> None:
 
 def resume_at_start(host) -> None:
     """Take up every unfinished table (host.resumed, host.set_aside_lines say how), then
-    prune the finished games beyond the keep."""
+    the records catch up (and prune) on their own thread."""
     host.resumed, host.set_aside_lines = resume_tables(host)
-    host.store.prune_games()
 
 
 def resume_tables(host) -> tuple[list[str], list[str]]:

@@ -12,10 +12,8 @@ saw. The table file holds what the log does not: the owner and the rejoin token 
 removed when the game ends. Neither file is read by anything but the host and the replay
 viewer.
 
-Pruning the finished logs beyond the keep (thousands of files: listed, stat'ed, sorted,
-removed) happens on a worker thread of its own when a game ends, never on the event loop:
-one prune at a time, a request while one runs coalesced into one more after it, an error
-logged. A log being written is never pruned: the store knows the logs it has open.
+Pruning the finished logs beyond the keep is the records' job (server/records/): through
+their index, on their worker thread, so no game end lists the folder.
 
 Every write is checked (`Disk`): a short write, a full or read-only disk, an I/O error raise
 `StoreError` with words for players, and a record that could not be written whole is cut
@@ -37,20 +35,15 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
-import logging
 import os
 import re
-import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from protocol.gamelog import MARK_EVERY, LogError, iter_records, prefix_mark, read_log_full, record_bytes
 from protocol.logsign import signature_record, signed_message
 
 from .identity import HostIdentity
-
-log = logging.getLogger("kismet.host")
 
 # errno -> how players are told why the host cannot save ("its disk is full"). Looked up by
 # OSError.errno, which is None for an error the OS did not number.
@@ -149,11 +142,10 @@ class GameWriter:
     """Appends one game's records to its log file, each write checked; signs the end."""
 
     def __init__(self, path: Path, header: dict, table_id: int, events=(), disk: Disk | None = None,
-                 identity: HostIdentity | None = None, on_close=None):
+                 identity: HostIdentity | None = None):
         self.path = path
         self.disk = disk or Disk()
         self.identity = identity  # None: the log is not signed
-        self._on_close = on_close  # the store's: this log may be pruned once it is closed
         # SHA-256 of every byte of whole records on disk, and the end record's marks so far.
         self._hash = hashlib.sha256()
         self._marks: list[bytes] = []
@@ -231,20 +223,15 @@ class GameWriter:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-        if self._on_close is not None:
-            self._on_close(self.path.name)
-            self._on_close = None
 
 
 DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 were 8.9 MB)
 
 
 class Store:
-    def __init__(self, state_dir, disk: Disk | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
-                 identity: HostIdentity | None = None):
+    def __init__(self, state_dir, disk: Disk | None = None, identity: HostIdentity | None = None):
         self.root = Path(state_dir)
         self.disk = disk or Disk()
-        self.keep_games = keep_games  # finished logs kept (None: all)
         self.games = self.root / "games"
         self.tables = self.root / "tables"
         self.damaged = self.root / "damaged"
@@ -253,12 +240,6 @@ class Store:
         self._next_id = self._highest_id() + 1
         # The key finished games are signed with (and the ssh door shows).
         self.identity = identity or HostIdentity.load(self.root)
-        # The logs open for writing (never pruned), shared with the pruning thread.
-        self._writing: set[str] = set()
-        self._lock = threading.Lock()
-        self._prune_queued = False
-        self._pruner: ThreadPoolExecutor | None = None  # one thread: one prune at a time
-        self.last_prune: Future | None = None  # (for tests: the latest prune asked for)
 
     # ---- start-up --------------------------------------------------------------------------
     @staticmethod
@@ -321,18 +302,7 @@ class Store:
         return path
 
     def open_game(self, path: Path, header: dict, table_id: int, events=()) -> GameWriter:
-        with self._lock:  # before the file exists: a prune that sees it knows it is open
-            self._writing.add(path.name)
-        try:
-            return GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
-                              on_close=self._closed)
-        except BaseException:
-            self._closed(path.name)
-            raise
-
-    def _closed(self, name: str) -> None:
-        with self._lock:
-            self._writing.discard(name)
+        return GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity)
 
     def save_table(self, table_id: int, record: dict) -> None:
         data = json.dumps(record).encode()
@@ -340,69 +310,9 @@ class Store:
         _write_file(self.disk, self.tables / f"{table_id}.json", data, sync=True, mode=0o600)
 
     def drop_table(self, table_id: int) -> None:
-        """The table's game is over (or it closed): its table file goes now (one system
-        call: a rematch's new table file must not go with it), and the oldest finished logs
-        beyond keep_games soon after, off the event loop."""
+        """The table's game is over (or it closed): its table file goes (one system call: a
+        rematch's new table file must not go with it)."""
         _unlink(self.tables / f"{table_id}.json")
-        self.prune_soon()
-
-    def prune_soon(self) -> None:
-        """Prune on the store's worker thread; a request while one waits is the same one."""
-        if self.keep_games is None:
-            return
-        with self._lock:
-            if self._prune_queued:
-                return
-            self._prune_queued = True
-        if self._pruner is None:
-            self._pruner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kismet-prune")
-        self.last_prune = self._pruner.submit(self._prune_in_background)
-
-    def _prune_in_background(self) -> None:
-        with self._lock:
-            self._prune_queued = False  # from now on a new request is a new prune, after this
-        try:
-            self.prune_games()
-        except Exception:
-            log.exception("pruning the finished game logs failed")
-
-    def close(self) -> None:
-        """Wait for a prune under way (the host is stopping; the next one may start at once)."""
-        if self._pruner is not None:
-            self._pruner.shutdown(wait=True)
-            self._pruner = None
-
-    def prune_games(self) -> int:
-        """Remove the oldest finished logs beyond keep_games; returns how many went. A log a
-        table file names is a game still running or to resume, and a log open for writing
-        is a game under way: never removed."""
-        if self.keep_games is None:
-            return 0
-        finished = []
-        with os.scandir(self.games) as entries:  # (a DirEntry's stat: no new path object)
-            for entry in entries:
-                if not entry.name.endswith(".kismet"):
-                    continue
-                try:
-                    finished.append((entry.stat().st_mtime_ns, entry.name))
-                except OSError:
-                    continue
-        # Read after the listing: a log it lists was opened (and so named here) before.
-        with self._lock:
-            running = set(self._writing)
-        for path in self.tables.glob("*.json"):
-            try:
-                running.add(json.loads(path.read_text()).get("game_file"))
-            except (OSError, ValueError, AttributeError):
-                continue  # resume sets it aside; its log is no finished game either way
-        finished = [entry for entry in finished if entry[1] not in running]
-        if len(finished) <= self.keep_games:
-            return 0
-        finished.sort()
-        gone = finished[: len(finished) - self.keep_games]
-        for _mtime, name in gone:
-            _unlink(self.games / name)
-        return len(gone)
 
     # ---- resume ----------------------------------------------------------------------------
     def table_files(self) -> list[Path]:

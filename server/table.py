@@ -75,6 +75,10 @@ class Table:
         # clock that closes a running game nobody human is at any more.
         self.opened_by: tuple[str, ...] = ()
         self.abandoned: asyncio.TimerHandle | None = None
+        # The evening's standings: games won since the table opened, by seat token; and the
+        # last game's outcome from the records (rating and change, a new best), by token.
+        self.wins: dict[str, int] = {}
+        self.outcomes: dict[str, dict] = {}
 
     @property
     def running(self) -> Game:
@@ -145,6 +149,8 @@ class Table:
                     "ready": seat.ready,
                     "connected": self.connected(seat.token),
                     "away": bool(away[index]) if away is not None else False,
+                    "wins": self.wins.get(seat.token, 0),
+                    "outcome": self.outcomes.get(seat.token),
                 }
                 for index, seat in enumerate(self.seats)
             ],
@@ -210,9 +216,11 @@ class Table:
             "commit": self.secret.commit,
             "entropy": entropy,
             "chance": rng.take_drawn(),   # the draws made creating the game
+            "players": [self.host.records_id_of(seat) for seat in self.seats],  # for the records
         }
         self.header, self.game, self.events = header, game, []
         self.revealed = None
+        self.outcomes = {}
         self.last_t = t0
         self._digests.clear()
         self.state = PLAYING
@@ -324,9 +332,14 @@ class Table:
         self.state = FINISHED
         self.games_played += 1
         versioned = "commit" in self.running_header  # the game just finished
+        tokens = [seat.token for seat in self.seats]  # the game's seats, before leavers go
+        result = self.running.result() or {}
+        for winner in result.get("winners", []):
+            self.wins[tokens[winner]] = self.wins.get(tokens[winner], 0) + 1
         if self.writer is not None:
             seed = self.secret.server_seed if versioned else None
-            self.writer.finish(self.running.result(), server_seed=seed)
+            self.writer.finish(result, server_seed=seed)
+            self.host.game_ended(self, self.writer.path, tokens)  # its end is on disk now
             self.writer = None
         if versioned:
             self.revealed = self.secret.server_seed

@@ -13,6 +13,7 @@ import pytest
 from protocol import limits
 from protocol.framing import encode
 from tests.netutil import ROOT, free_port, running_host
+from tests.records_util import write_finished_log
 from tests.test_server_hostile import Raw
 from tests.test_server_resume import hello_with, two_games
 
@@ -110,8 +111,9 @@ def run_host_until_listening(state_dir, *options):
 def test_keep_games_0_keeps_every_replay_and_a_negative_count_is_refused(tmp_path):
     games = tmp_path / "games"
     games.mkdir()
-    for n in range(5):
-        (games / f"20260101-00000{n}-table{n + 1}-dice.kismet").write_bytes(b"")
+    for n in range(5):  # finished games (the records prune what they indexed)
+        write_finished_log(games, f"20260101-00000{n}-table{n + 1}-dice.kismet", "dice", ["Ana"],
+                           [None], [200 + n], t0=n * 1000, t_end=n * 1000 + 500, table=n + 1)
     code, said = run_host_until_listening(tmp_path, "--keep-games", "0")
     assert code == 0, said
     assert len(list(games.glob("*.kismet"))) == 5

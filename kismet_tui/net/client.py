@@ -96,6 +96,9 @@ class Client:
         self.name: str | None = None
         self.client_id: int | None = None
         self.token: str | None = None
+        # The saved secret this host knows the player's records by (kismet_tui/player_key.py);
+        # None: an unproven player, with no records.
+        self.player_key: str | None = None
         self.table: Plain | None = None
         self.header: Plain | None = None
         self.game: Game | None = None
@@ -142,7 +145,7 @@ class Client:
         sent = time.monotonic()
         writer.write(encode({"type": "hello", "version": limits.PROTOCOL_VERSION,
                              "name": self.name[: limits.MAX_NAME * 4], "token": self.token,
-                             "id": 0}))
+                             "id": 0, **({"player_key": self.player_key} if self.player_key else {})}))
         try:
             welcome = await asyncio.wait_for(read_frame(reader, FROM_HOST), 10)
         except BaseException:

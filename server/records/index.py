@@ -1,0 +1,193 @@
+"""One finished game's log into the records: its game row, its seats, its players, and the
+ratings of the players it moved.
+
+The log is the record; this reads only what the index needs from it (the header, the last
+event's stamp, the end record) and writes one transaction. The host's live index and
+`--reindex` both come through `index_log`, so a rebuild gives what the host wrote as games
+ended, as long as it meets the logs in the same order (by their end, then their name).
+
+Ratings (openskill's Plackett-Luce model, made for games of many players with scores): the
+proven seats of a game with two or more of them are rated against each other by their final
+scores (higher is better, equal scores a tie). A player who left mid-game is scored as the game
+ended for their seat: the host played their turns, and the library has no notion of a leaver,
+only of ranks. Solo games move no rating; they give high scores and personal bests.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from openskill.models import PlackettLuce
+
+from protocol.gamelog import LogError, iter_records
+from protocol.text import clean_name
+
+MODEL = PlackettLuce()
+# The shown rating: openskill's ordinal (mu - 3 sigma, what the player is surely at least),
+# scaled so a newcomer shows 1000 and one ordinal point is 40 (a win among four: about +80).
+RATING_SCALE, RATING_START = 40, 1000
+
+
+def shown_rating(mu: float, sigma: float) -> int:
+    return round(MODEL.rating(mu=mu, sigma=sigma).ordinal(alpha=RATING_SCALE, target=RATING_START))
+
+
+@dataclass
+class EndedGame:
+    """What the index needs from one log; None from `read_ended` for an unfinished game."""
+    log_file: str
+    ruleset: str
+    table_id: int
+    started_ms: int
+    ended_ms: int
+    names: list[str]
+    players: list[str | None]
+    scores: list[int]
+    winners: list[int]
+
+
+def read_ended(path: Path) -> EndedGame | None:
+    """The ended game in `path`, None if it has no end record; LogError if it is no log."""
+    header = end = None
+    table_id, last_t = 0, None
+    try:
+        with open(path, "rb") as stream:
+            for record in iter_records(stream):
+                kind = record.get("kind")
+                if kind == "header":
+                    header, table_id = record.get("header"), record.get("table", 0)
+                elif kind == "event":
+                    last_t = record.get("t")
+                elif kind == "end":
+                    end = record
+    except (OSError, ValueError) as exc:
+        raise LogError(f"{path.name} cannot be read: {exc}") from None
+    if end is None:
+        return None
+    if not isinstance(header, dict) or not isinstance(end.get("result"), dict):
+        raise LogError(f"{path.name} has no header or no result")
+    names = [clean_name(str(name)) for name in header.get("seats") or []]
+    players = list(header.get("players") or [None] * len(names))
+    result = end["result"]
+    scores, winners = list(result.get("scores") or []), list(result.get("winners") or [])
+    if len(players) != len(names) or len(scores) != len(names):
+        raise LogError(f"{path.name}: seats, players and scores do not match")
+    started = int(header.get("t0", 0))
+    return EndedGame(path.name, str(header.get("ruleset")), int(table_id or 0), started,
+                     int(last_t if last_t is not None else started), names,
+                     [str(p) if p else None for p in players], [int(s) for s in scores],
+                     [int(w) for w in winners])
+
+
+@dataclass
+class SeatOutcome:
+    """One seat's line for the end box: its rating and the change, and a new personal best."""
+    seat: int
+    rating_before: int | None
+    rating_after: int | None
+    personal_best: bool
+
+    def shown(self) -> dict:
+        """What a client shows: {"rating", "change", "best"} (rating and change None when
+        the game moved no rating)."""
+        change = None
+        if self.rating_before is not None and self.rating_after is not None:
+            change = self.rating_after - self.rating_before
+        return {"rating": self.rating_after, "change": change, "best": self.personal_best}
+
+
+def index_log(db: sqlite3.Connection, path: Path) -> list[SeatOutcome] | None:
+    """Index the finished game in `path` (once: a log already indexed gives its outcomes
+    again). None for an unfinished game. One transaction; raises sqlite3 errors as they come."""
+    game = read_ended(path)
+    return None if game is None else index_game(db, game)
+
+
+def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
+    """index_log for a game already read."""
+    known = db.execute("SELECT id FROM games WHERE log_file = ? AND started_ms = ?",
+                       (game.log_file, game.started_ms)).fetchone()
+    if known is not None:
+        return outcomes_of(db, known[0])
+    with db:
+        cursor = db.execute(
+            "INSERT INTO games (log_file, ruleset, table_id, started_ms, ended_ms, seat_count) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (game.log_file, game.ruleset, game.table_id, game.started_ms, game.ended_ms, len(game.names)))
+        game_id = cursor.lastrowid
+        outcomes = _rate_and_record(db, game)
+        for seat, name in enumerate(game.names):
+            player, outcome = game.players[seat], outcomes[seat]
+            db.execute(
+                "INSERT INTO seats (game_id, seat, player_id, name, score, won, rating_before, "
+                "rating_after, personal_best) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, seat, player, name, game.scores[seat], int(seat in game.winners),
+                 outcome.rating_before, outcome.rating_after, int(outcome.personal_best)))
+            if player is not None:
+                db.execute(
+                    "INSERT INTO players (id, name, is_bot, last_ms) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, last_ms = excluded.last_ms "
+                    "WHERE excluded.last_ms >= players.last_ms",
+                    (player, name, int(player.startswith("bot:")), game.ended_ms))
+    return [outcomes[seat] for seat in range(len(game.names))]
+
+
+def _rate_and_record(db: sqlite3.Connection, game: EndedGame) -> dict[int, SeatOutcome]:
+    """Update each proven seat's standing in the game's ruleset; the outcome of every seat."""
+    outcomes = {seat: SeatOutcome(seat, None, None, False) for seat in range(len(game.names))}
+    proven = [seat for seat, player in enumerate(game.players) if player is not None]
+    before: dict[int, tuple[float, float, int, int, int, int]] = {}
+    for seat in proven:
+        row = db.execute("SELECT mu, sigma, games, wins, best, total FROM standings "
+                         "WHERE player_id = ? AND ruleset = ?", (game.players[seat], game.ruleset)).fetchone()
+        fresh = MODEL.rating()
+        before[seat] = tuple(row) if row is not None else (fresh.mu, fresh.sigma, 0, 0, 0, 0)  # type: ignore[assignment]
+    rated: dict[int, tuple[float, float]] = {}
+    if len(proven) >= 2:
+        teams = [[MODEL.rating(mu=before[seat][0], sigma=before[seat][1])] for seat in proven]
+        new = MODEL.rate(teams, scores=[game.scores[seat] for seat in proven])
+        rated = {seat: (team[0].mu, team[0].sigma) for seat, team in zip(proven, new)}
+    for seat in proven:
+        mu, sigma, games, wins, best, total = before[seat]
+        new_mu, new_sigma = rated.get(seat, (mu, sigma))
+        score = game.scores[seat]
+        outcome = outcomes[seat]
+        outcome.personal_best = games > 0 and score > best
+        if seat in rated:
+            outcome.rating_before, outcome.rating_after = shown_rating(mu, sigma), shown_rating(new_mu, new_sigma)
+        db.execute(
+            "INSERT INTO standings (player_id, ruleset, mu, sigma, rating, games, wins, best, total) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET "
+            "mu = excluded.mu, sigma = excluded.sigma, rating = excluded.rating, games = excluded.games, "
+            "wins = excluded.wins, best = excluded.best, total = excluded.total",
+            (game.players[seat], game.ruleset, new_mu, new_sigma, shown_rating(new_mu, new_sigma),
+             games + 1, wins + int(seat in game.winners), max(best, score) if games else score, total + score))
+    return outcomes
+
+
+def outcomes_of(db: sqlite3.Connection, game_id: int) -> list[SeatOutcome]:
+    rows = db.execute("SELECT seat, rating_before, rating_after, personal_best FROM seats "
+                      "WHERE game_id = ? ORDER BY seat", (game_id,)).fetchall()
+    return [SeatOutcome(seat, before, after, bool(best)) for seat, before, after, best in rows]
+
+
+def ended_logs_in_order(folder: Path, skip: set[str]) -> tuple[list[EndedGame], list[str]]:
+    """Every finished log in `folder` not named in `skip`, by end then name (the order the
+    host met them), and the words for each log that could not be read."""
+    found: list[EndedGame] = []
+    unreadable: list[str] = []
+    with os.scandir(folder) as entries:
+        names = sorted(e.name for e in entries if e.name.endswith(".kismet") and e.name not in skip)
+    for name in names:
+        try:
+            game = read_ended(folder / name)
+        except LogError as exc:
+            unreadable.append(str(exc))
+            continue
+        if game is not None:
+            found.append(game)
+    found.sort(key=lambda game: (game.ended_ms, game.log_file))
+    return found, unreadable

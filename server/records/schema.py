@@ -1,0 +1,102 @@
+"""The records database's tables, its schema version and the migrations between versions.
+
+The version is kept in the file itself (the `meta` table, key `schema`), so a database from an
+older host is migrated step by step at open, never dropped; one from a newer host is refused
+in words (the caller sets it aside and rebuilds). The SQL keeps to what SQLite and PostgreSQL
+both run (docs/design.md, "Records past one machine"): plain types, `ON CONFLICT ... DO
+UPDATE`, no SQLite-only functions; only the PRAGMAs at open are SQLite's own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 1
+
+# MIGRATIONS[n] takes a database at version n to n + 1 (version 0: an empty file).
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    0: (
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        # One finished game. log_file stays when the log is pruned (log_kept 0): a removed
+        # replay's result is still a record. A pruned log's name can be given again to a new
+        # game (the store names logs by the second they start), so a game is its log's name
+        # and its start together.
+        """CREATE TABLE games (
+            id INTEGER PRIMARY KEY,
+            log_file TEXT NOT NULL,
+            ruleset TEXT NOT NULL,
+            table_id INTEGER NOT NULL,
+            started_ms BIGINT NOT NULL,
+            ended_ms BIGINT NOT NULL,
+            seat_count INTEGER NOT NULL,
+            log_kept INTEGER NOT NULL DEFAULT 1,
+            UNIQUE (log_file, started_ms))""",
+        "CREATE INDEX games_by_end ON games (ended_ms, id)",
+        "CREATE INDEX games_by_ruleset ON games (ruleset, seat_count, ended_ms)",
+        "CREATE INDEX games_kept ON games (log_kept, ended_ms, id)",
+        # One seat of a finished game; player_id is NULL for a player nothing proved.
+        """CREATE TABLE seats (
+            game_id INTEGER NOT NULL,
+            seat INTEGER NOT NULL,
+            player_id TEXT,
+            name TEXT NOT NULL,
+            score INTEGER NOT NULL,
+            won INTEGER NOT NULL,
+            rating_before INTEGER,
+            rating_after INTEGER,
+            personal_best INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (game_id, seat))""",
+        "CREATE INDEX seats_by_player ON seats (player_id, game_id)",
+        # Who a proof is: shown under their latest (cleaned) name.
+        """CREATE TABLE players (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            is_bot INTEGER NOT NULL,
+            last_ms BIGINT NOT NULL)""",
+        # A player's standing in one ruleset: openskill's mu and sigma, and what is shown.
+        """CREATE TABLE standings (
+            player_id TEXT NOT NULL,
+            ruleset TEXT NOT NULL,
+            mu DOUBLE PRECISION NOT NULL,
+            sigma DOUBLE PRECISION NOT NULL,
+            rating INTEGER NOT NULL,
+            games INTEGER NOT NULL,
+            wins INTEGER NOT NULL,
+            best INTEGER NOT NULL,
+            total BIGINT NOT NULL,
+            PRIMARY KEY (player_id, ruleset))""",
+        "CREATE INDEX standings_by_rating ON standings (ruleset, rating, player_id)",
+    ),
+}
+
+
+class NewerSchema(Exception):
+    """The file was written by a newer host (its words say which version)."""
+
+
+def schema_version(db: sqlite3.Connection) -> int:
+    """The file's version: 0 for an empty database."""
+    has_meta = db.execute(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()[0]
+    if not has_meta:
+        return 0
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    if row is None:
+        raise sqlite3.DatabaseError("the records database has no schema version")
+    return int(row[0])
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring the database to SCHEMA_VERSION, one transaction per step; returns the version it
+    had. Raises NewerSchema for a file from a newer host, sqlite3.DatabaseError for a damaged one."""
+    found = schema_version(db)
+    if found > SCHEMA_VERSION:
+        raise NewerSchema(f"it was written by a newer kismet-host (records version {found}, "
+                          f"this one knows {SCHEMA_VERSION})")
+    for version in range(found, SCHEMA_VERSION):
+        with db:
+            for statement in MIGRATIONS[version]:
+                db.execute(statement)
+            db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?) "
+                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(version + 1),))
+    return found
