@@ -30,6 +30,7 @@ ERRORS = {
     "cannot_start": "The game could not start. The table stays in the lobby.",
     "removed": "The table's owner removed you from the table.",
     "internal": "Something went wrong on the host. Sorry.",
+    "no_records": "The records cannot be read on this host right now.",
 }
 
 

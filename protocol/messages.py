@@ -178,6 +178,28 @@ def entropy_bytes(value: object, field: str) -> bytes:
 
 REQUIRED = object()
 
+RECORDS_VIEWS = ("leaderboard", "recent", "player", "best")  # server/records/queries.py
+MAX_RECORDS_PAGE = 10_000
+RULESETS = ("dice", "race", "knock")
+
+
+def one_of(choices: tuple[str, ...]) -> Callable[[object, str], str]:
+    def check(value: object, field: str) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise _bad(f"'{field}' must be one of: {', '.join(choices)}.")
+        return value
+    return check
+
+
+def player_ref(value: object, field: str) -> str:
+    """A records player id: 32 hex digits, or a bot's "bot:LEVEL"."""
+    if isinstance(value, str) and (
+            (len(value) == 32 and all(c in "0123456789abcdef" for c in value))
+            or (value.startswith("bot:") and 4 < len(value) <= 4 + MAX_LEVEL and value[4:].isalpha())):
+        return value
+    raise _bad(f"'{field}' must be a player's id as the records gave it.")
+
+
 # type -> {field: (checker, default)}; default REQUIRED means the field must be present.
 CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     "hello": {
@@ -210,6 +232,12 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     },
     "resync": {},
     "ping": {},
+    "records": {
+        "view": (one_of(RECORDS_VIEWS), REQUIRED),
+        "ruleset": (optional(one_of(RULESETS)), None),
+        "player": (optional(player_ref), None),   # the player view: default the asker
+        "page": (integer(0, MAX_RECORDS_PAGE), 0),
+    },
 }
 
 

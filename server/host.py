@@ -33,7 +33,7 @@ from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.messages import parse_client, request_id
 
-from . import connection, handshake, lobby, relay, resume, starting, steering
+from . import connection, handshake, lobby, records_request, relay, resume, starting, steering
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loopback  # noqa: F401
 from .door_pass import DoorPasses
@@ -64,6 +64,7 @@ HANDLERS = {
     "act": relay.on_act,
     "digest": relay.on_digest,
     "resync": relay.on_resync,
+    "records": records_request.on_records,
 }
 
 

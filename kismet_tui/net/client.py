@@ -419,6 +419,16 @@ class Client:
     async def list_tables(self) -> list[dict]:
         return (await self._request({"type": "list_tables"}))["tables"]
 
+    async def records(self, view: str, ruleset: str | None = None, player: str | None = None,
+                      page: int = 0) -> dict:
+        """One page of the host's records (docs/protocol.md, "Records")."""
+        message: dict = {"type": "records", "view": view, "page": page}
+        if ruleset is not None:
+            message["ruleset"] = ruleset
+        if player is not None:
+            message["player"] = player
+        return await self._request(message)
+
     async def create_table(self, ruleset: str, options: dict | None = None,
                            bots: int | list[str] = 0) -> Plain | None:
         """Create a table and sit at it as its owner; returns the table dict. `bots`: a

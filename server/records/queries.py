@@ -1,0 +1,116 @@
+"""The questions the records answer (a `records` request's views), each one page of rows.
+
+Every view gives plain maps for the wire (protocol/messages.py's `records` answer). A page is
+PAGE_SIZE rows; `more` says whether a next page exists (one row more is asked for, so no
+count over the whole table is needed). Only indexed columns are sorted on, so a page costs
+the same at 100,000 games as at 10 (benchmarks/records.py).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+PAGE_SIZE = 10
+VIEWS = ("leaderboard", "recent", "player", "best")
+
+
+def _page(rows: list) -> tuple[list, bool]:
+    return rows[:PAGE_SIZE], len(rows) > PAGE_SIZE
+
+
+def _limits(page: int) -> tuple[int, int]:
+    return PAGE_SIZE + 1, page * PAGE_SIZE
+
+
+def leaderboard(db: sqlite3.Connection, ruleset: str, page: int = 0) -> dict:
+    """The players of `ruleset` by rating, best first (ties by id, so pages never overlap)."""
+    rows = db.execute(
+        "SELECT s.player_id, p.name, p.is_bot, s.rating, s.games, s.wins, s.best FROM standings s "
+        "JOIN players p ON p.id = s.player_id WHERE s.ruleset = ? "
+        "ORDER BY s.rating DESC, s.player_id DESC LIMIT ? OFFSET ?",
+        (ruleset, *_limits(page))).fetchall()
+    rows, more = _page(rows)
+    return {"rows": [{"player": pid, "name": name, "bot": bool(bot), "rating": rating, "games": games,
+                      "wins": wins, "best": best} for pid, name, bot, rating, games, wins, best in rows],
+            "more": more}
+
+
+def _seats_of(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[dict]]:
+    seats: dict[int, list[dict]] = {game_id: [] for game_id in game_ids}
+    if not game_ids:
+        return seats
+    marks = ", ".join("?" for _ in game_ids)
+    for game_id, name, score, won, player in db.execute(
+            f"SELECT game_id, name, score, won, player_id FROM seats WHERE game_id IN ({marks}) "
+            "ORDER BY game_id, seat", game_ids):
+        seats[game_id].append({"name": name, "score": score, "won": bool(won), "player": player})
+    return seats
+
+
+def _game_row(row: tuple, seats: list[dict]) -> dict:
+    game_id, log_file, ruleset, ended_ms, kept = row
+    return {"game": game_id, "ruleset": ruleset, "ended": ended_ms,
+            "log": log_file if kept else None, "seats": seats}
+
+
+def recent(db: sqlite3.Connection, ruleset: str | None = None, page: int = 0) -> dict:
+    """The games that ended last, newest first (all rulesets, or one)."""
+    where, args = ("WHERE ruleset = ? ", (ruleset,)) if ruleset else ("", ())
+    rows = db.execute(f"SELECT id, log_file, ruleset, ended_ms, log_kept FROM games {where}"
+                      "ORDER BY ended_ms DESC, id DESC LIMIT ? OFFSET ?", (*args, *_limits(page))).fetchall()
+    rows, more = _page(rows)
+    seats = _seats_of(db, [row[0] for row in rows])
+    return {"rows": [_game_row(row, seats[row[0]]) for row in rows], "more": more}
+
+
+def player(db: sqlite3.Connection, player_id: str, page: int = 0) -> dict:
+    """One player's page: name, standing per ruleset (rating, games, wins, best, average),
+    and their games, newest first, with their score and rating change."""
+    found = db.execute("SELECT name, is_bot FROM players WHERE id = ?", (player_id,)).fetchone()
+    if found is None:
+        return {"found": False, "rows": [], "more": False}
+    standings = [{"ruleset": ruleset, "rating": rating, "games": games, "wins": wins, "best": best,
+                  "average": round(total / games) if games else 0}
+                 for ruleset, rating, games, wins, best, total in db.execute(
+                     "SELECT ruleset, rating, games, wins, best, total FROM standings "
+                     "WHERE player_id = ? ORDER BY ruleset", (player_id,))]
+    rows = db.execute(
+        "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.score, s.won, s.rating_before, "
+        "s.rating_after, s.personal_best FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? ORDER BY s.game_id DESC LIMIT ? OFFSET ?",
+        (player_id, *_limits(page))).fetchall()
+    rows, more = _page(rows)
+    seats = _seats_of(db, [row[0] for row in rows])
+    games = []
+    for row in rows:
+        game = _game_row(row[:5], seats[row[0]])
+        score, won, before, after, best = row[5:]
+        game.update(score=score, won=bool(won), best=bool(best),
+                    change=after - before if before is not None and after is not None else None)
+        games.append(game)
+    return {"found": True, "player": player_id, "name": found[0], "bot": bool(found[1]),
+            "standings": standings, "rows": games, "more": more}
+
+
+def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None) -> dict:
+    """The high scores: the best ten solo games of `ruleset` (everyone's, or one player's),
+    with their date and replay."""
+    who, args = ("AND s.player_id = ? ", (player_id,)) if player_id else ("", ())
+    rows = db.execute(
+        "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.name, s.score FROM games g "
+        "JOIN seats s ON s.game_id = g.id WHERE g.ruleset = ? AND g.seat_count = 1 " + who +
+        "ORDER BY s.score DESC, g.ended_ms LIMIT ?", (ruleset, *args, PAGE_SIZE)).fetchall()
+    return {"rows": [{**_game_row(row[:5], []), "name": row[5], "score": row[6]} for row in rows],
+            "more": False}
+
+
+def answer(db: sqlite3.Connection, request: dict, me: str | None) -> dict:
+    """The rows for a checked `records` request; `me` is the asker's records id."""
+    view, page = request["view"], request["page"]
+    if view == "leaderboard":
+        return leaderboard(db, request["ruleset"] or "dice", page)
+    if view == "recent":
+        return recent(db, request["ruleset"], page)
+    if view == "player":
+        return player(db, request["player"] or me or "", page)
+    return best(db, request["ruleset"] or "dice", request["player"])
