@@ -17,6 +17,7 @@ it comes; `chat_lines` keeps the last ones for a screen that opens later).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from dataclasses import dataclass
 from functools import partial
 from typing import Awaitable, Callable, TypeVar
@@ -127,6 +128,9 @@ class KismetApp(App[None]):
         self.quick = quick
         self.on_quit = on_quit
         self.open_to_network: Callable[[], Awaitable[list[str]]] | None = None
+        # Where the game logs of this app's own host are (set by `kismet`), so the records
+        # screen can replay a game; None for a remote host, whose logs stay there.
+        self.replay_folder: Path | None = None
         self.connection = Connection("connecting", address)
         self.chat_lines: list[Text] = []
         self.notices_shown: list[str] = []

@@ -133,6 +133,10 @@ class ReplaySource:
     async def remove(self, seat: int) -> NoReturn:
         await self.leave()
 
+    async def records(self, view: str, ruleset: str | None = None, player: str | None = None,
+                      page: int = 0) -> NoReturn:
+        await self.leave()
+
 
 class ReplayApp(KismetApp):
     # Short words, so the footer fits 80 columns with the game's own keys and help.

@@ -98,3 +98,34 @@ class ScriptedClient:
 
     act = chat = ready = start = leave = list_tables = prelay = join_table = _nothing
     create_table = remove = close = _nothing
+
+    async def records(self, view, ruleset=None, player=None, page=0) -> dict:
+        return canned_records(view, ruleset, player, page)
+
+
+def canned_records(view, ruleset=None, player=None, page=0) -> dict:
+    """A `records` answer as a host with a few evenings of games gives it (fixed dates)."""
+    day = 1_796_000_000_000
+    seats = [{"name": "Ana", "score": 9, "won": True, "player": "a" * 32},
+             {"name": "Bo Longername-Jones", "score": 4, "won": False, "player": "b" * 32},
+             {"name": "Bot 1 (easy)", "score": 2, "won": False, "player": "bot:easy"}]
+    game = {"game": 7, "ruleset": "race", "ended": day, "log": "20261201-201500-table3-race.kismet",
+            "seats": seats}
+    answer = {"type": "records", "view": view, "ruleset": ruleset, "page": page, "me": "a" * 32, "more": False}
+    if view == "leaderboard":
+        names = ["Ana", "Bo Longername-Jones", "Bot 1 (easy)", "Cy"]
+        rows = [{"player": s, "name": n, "bot": n.startswith("Bot"), "rating": 1080 - 37 * i,
+                 "games": 12 - i, "wins": 6 - i, "best": 11 - i}
+                for i, (n, s) in enumerate(zip(names, ["a" * 32, "b" * 32, "bot:easy", "c" * 32]))]
+        return {**answer, "rows": rows, "more": True}
+    if view == "best":
+        return {**answer, "rows": [{**game, "ruleset": "dice", "seats": [], "name": "Ana",
+                                    "score": 312 - 9 * i, "ended": day - i * 86_400_000} for i in range(3)]}
+    if view == "player":
+        standings = [{"ruleset": "race", "rating": 1080, "games": 12, "wins": 6, "best": 11, "average": 7},
+                     {"ruleset": "dice", "rating": 1000, "games": 3, "wins": 3, "best": 312, "average": 295}]
+        rows = [{**game, "score": 9, "won": True, "best": False, "change": 23},
+                {**game, "ended": day - 600_000, "score": 4, "won": False, "best": False, "change": -11}]
+        return {**answer, "found": True, "player": "a" * 32, "name": "Ana", "bot": False,
+                "standings": standings, "rows": rows}
+    return {**answer, "rows": [game, {**game, "ended": day - 600_000}]}

@@ -72,6 +72,26 @@ def render_result(ruleset: str, result: Plain, names: list[str], me: int | None)
     return text
 
 
+def records_line(table: Plain | None, my_id: int | None) -> Text:
+    """Under the ranking: my rating change or new personal best (once the host's records
+    took the game in), and the evening's standings at a table of several: games won per
+    seat since the table opened."""
+    text = Text()
+    seats = (table or {}).get("seats") or []
+    mine = next((seat for seat in seats if my_id is not None and seat.get("client_id") == my_id), None)
+    outcome = (mine or {}).get("outcome") or {}
+    if outcome.get("best"):
+        text.append("New personal best! ", Style(bold=True, color="bright_green"))
+    if isinstance(outcome.get("change"), int):
+        text.append(f"Your rating: {outcome['rating']} ({outcome['change']:+d})", Style(bold=True))
+    if len(seats) > 1 and any(seat.get("wins") for seat in seats):
+        if text:
+            text.append("\n")
+        text.append("Tonight: " + f" {glyph('·')} ".join(
+            f"{fit(str(seat.get('name')), 14)} {seat.get('wins', 0)}" for seat in seats), Style(color="bright_black"))
+    return text
+
+
 def end_keys(can_rematch: bool, can_leave: bool) -> str:
     """The line under the ranking: the keys that work here, in words."""
     parts = []
@@ -94,6 +114,7 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         border: heavy $accent; background: $surface; padding: 1 2;
     }
     EndScreen #rematch { color: $warning; height: auto; }
+    EndScreen #records-line { height: auto; }
     """
     BINDINGS = [
         Binding("r", "rematch", "Play again"),
@@ -113,6 +134,10 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
             line = fairness_text(self.client.verification)
             yield Static(line or "", id="fairness")
+            line_now = records_line(self.client.table, self.client.client_id)
+            records = Static(line_now, id="records-line")
+            records.display = bool(line_now)  # no empty line before the host has a word
+            yield records
             yield Static(Text(self.rematch_words()), id="rematch")
             yield Static(Text(end_keys(self.can_rematch(), self.client.live), style="bright_black"),
                          id="end-keys")
@@ -133,6 +158,10 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             return
         if msg.get("type") == "table":
             self.query_one("#rematch", Static).update(Text(self.rematch_words()))
+            line_now = records_line(self.client.table, self.client.client_id)
+            records = self.query_one("#records-line", Static)
+            records.update(line_now)
+            records.display = bool(line_now)
         elif msg.get("type") == "fairness":
             line = fairness_text(self.client.verification)
             self.query_one("#fairness", Static).update(line or msg.get("words", ""))

@@ -1,6 +1,7 @@
 """The lobby: the host's tables, the table you sit at (seats, ready marks), chat, and start.
 
-Keys: n new table, enter sit down, s watch, y ready, g start, l leave, r refresh, t talk.
+Keys: n new table, enter sit down, s watch, y ready, g start, l leave, r refresh, t talk,
+h the records (screens/records.py).
 The table list is asked for when the connection comes up (the app's `connection`, watched)
 and every POLL_S seconds after, while the lobby is the screen shown; chat lines come in
 through the app's `chat_said`.
@@ -104,6 +105,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         Binding("r", "refresh", "Refresh"),
         ChatInput.TALK,
         Binding("o", "open_network", "Invite"),
+        Binding("h", "records", "Records"),
     ]
     DEFAULT_CSS = """
     LobbyScreen #tables-pane { width: 1fr; height: 1fr; }
@@ -317,6 +319,11 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def action_refresh(self) -> None:
         self.poll_tables()
+
+    def action_records(self) -> None:
+        from .records import RecordsScreen
+
+        self.app.push_screen(RecordsScreen(ruleset=str((self.client.table or {}).get("ruleset") or "dice")))
 
     async def action_open_network(self) -> None:
         """Let friends in: the embedded host listens on the network, over ssh too; the lines

@@ -1,0 +1,210 @@
+"""The records, from the lobby (key h): the leaderboard per game, the recent games, a
+player's own page, and the solo dice high scores.
+
+Keys: 1 leaderboard, 2 recent games, 3 my page, 4 high scores; g the next game (dice, race,
+knock); → and ← (or page down and up) the next and the previous page; enter opens the chosen
+row (a player's page from the leaderboard; the replay of a game, when its log is on this
+computer); escape back. Every page is one `records` request (docs/protocol.md, "Records").
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from ..app_ref import OnKismetApp
+from ..rules.base import Plain
+from ..widgets.footer import KeyFooter
+from ..widgets.names import fit
+from ..widgets.status import StatusBar
+from ..widgets.toosmall import TooSmall
+
+RULESETS = ("dice", "race", "knock")
+TITLES = {"leaderboard": "Leaderboard", "recent": "Recent games", "player": "Player", "best": "High scores"}
+
+
+def when(ms: object) -> str:
+    """A game's end as a date a person reads (UTC, as the log names are)."""
+    if not isinstance(ms, int):
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ms / 1000))
+
+
+def change_words(change: object) -> str:
+    return f"{change:+d}" if isinstance(change, int) else ""
+
+
+def columns_and_rows(view: str, answer: Plain) -> tuple[list[tuple[str, int]], list[list[str]]]:
+    """The table for one answer: (column label, width) and the rows as text."""
+    rows = answer.get("rows") or []
+    if view == "leaderboard":
+        return ([("#", 4), ("player", 22), ("rating", 7), ("games", 6), ("won", 5), ("best", 5)],
+                [[str(answer.get("page", 0) * 10 + n + 1), fit(str(r.get("name")), 22),
+                  str(r.get("rating")), str(r.get("games")), str(r.get("wins")), str(r.get("best"))]
+                 for n, r in enumerate(rows)])
+    if view == "best":
+        return ([("#", 3), ("score", 6), ("player", 22), ("when", 17)],
+                [[str(n + 1), str(r.get("score")), fit(str(r.get("name")), 22), when(r.get("ended"))]
+                 for n, r in enumerate(rows)])
+    if view == "player":
+        return ([("when", 17), ("game", 6), ("score", 6), ("", 4), ("rating", 7), ("with", 30)],
+                [[when(r.get("ended")), str(r.get("ruleset")), str(r.get("score")),
+                  "won" if r.get("won") else ("best" if r.get("best") else ""),
+                  change_words(r.get("change")),
+                  fit(", ".join(str(s.get("name")) for s in r.get("seats") or []), 30)]
+                 for r in rows])
+    return ([("when", 17), ("game", 6), ("players and scores", 50)],
+            [[when(r.get("ended")), str(r.get("ruleset")),
+              fit(", ".join(f"{s.get('name')} {s.get('score')}" + ("*" if s.get("won") else "")
+                            for s in r.get("seats") or []), 50)] for r in rows])
+
+
+def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if view == "player" and answer is not None:
+        if not answer.get("found"):
+            text.append("No games of yours in the records yet: play one!", style="bold")
+            return text
+        text.append(f"{answer.get('name')}", style="bold")
+        for standing in answer.get("standings") or []:
+            text.append(f"\n  {standing['ruleset']:<6} rating {standing['rating']}  "
+                        f"won {standing['wins']} of {standing['games']}  best {standing['best']}  "
+                        f"average {standing['average']}", style="bright_black")
+        return text
+    text.append(TITLES[view], style="bold")
+    if view in ("leaderboard", "best"):
+        text.append(f"  {ruleset if view == 'leaderboard' else 'solo dice'}", style="bright_black")
+    if answer is not None:
+        text.append(f"  page {answer.get('page', 0) + 1}", style="bright_black")
+    return text
+
+
+class RecordsScreen(OnKismetApp, Screen[None]):
+    BINDINGS = [
+        Binding("1", "view('leaderboard')", "Leaders"),
+        Binding("2", "view('recent')", "Recent"),
+        Binding("3", "view('player')", "Mine"),
+        Binding("4", "view('best')", "High scores"),
+        Binding("g", "next_ruleset", "Game"),
+        Binding("right,pagedown", "page(1)", "Next", show=False),
+        Binding("left,pageup", "page(-1)", "Back", show=False),
+        Binding("enter", "open_row", "Open"),
+        Binding("escape", "close", "Lobby"),
+    ]
+    DEFAULT_CSS = """
+    RecordsScreen #records-heading { height: auto; padding: 0 1; }
+    RecordsScreen DataTable { height: 1fr; }
+    RecordsScreen #records-words { height: 1; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(self, view: str = "leaderboard", ruleset: str = "dice", player: str | None = None) -> None:
+        super().__init__()
+        self.view, self.ruleset, self.player, self.page = view, ruleset, player, 0
+        self.answer: Plain | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar("records")
+        yield Static(id="records-heading")
+        yield DataTable(id="records-table", cursor_type="row", zebra_stripes=False)
+        yield Static("", id="records-words")
+        yield TooSmall()
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self.load()
+
+    def load(self) -> None:
+        self.run_worker(self._load(), group="records", exclusive=True)
+
+    async def _load(self) -> None:
+        ruleset = None if self.view == "recent" else ("dice" if self.view == "best" else self.ruleset)
+        answer = await self.kismet.send(lambda: self.client.records(
+            self.view, ruleset, self.player if self.view == "player" else None, self.page))
+        if answer is None or not self.is_mounted:
+            return
+        self.answer = answer
+        self.show()
+
+    def show(self) -> None:
+        answer = self.answer or {}
+        self.query_one("#records-heading", Static).update(heading(self.view, self.ruleset, self.answer))
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        columns, rows = columns_and_rows(self.view, answer)
+        for label, width in columns:
+            table.add_column(label, width=width)
+        for row in rows:
+            table.add_row(*row)
+        hints = {"leaderboard": "enter: their page", "recent": "enter: replay", "player": "enter: replay",
+                 "best": "enter: replay"}
+        words = "Nothing here yet." if not rows else hints[self.view]
+        if answer.get("more"):
+            words += "   → next page"
+        if self.page:
+            words += "   ← previous page"
+        self.query_one("#records-words", Static).update(words)
+
+    def action_view(self, view: str) -> None:
+        self.view, self.page = view, 0
+        if view != "player" or self.player is None:
+            self.player = None  # "3": my own page
+        self.load()
+
+    def action_next_ruleset(self) -> None:
+        self.ruleset = RULESETS[(RULESETS.index(self.ruleset) + 1) % len(RULESETS)]
+        self.page = 0
+        self.load()
+
+    def action_page(self, step: int) -> None:
+        if step > 0 and not (self.answer or {}).get("more"):
+            return
+        if step < 0 and self.page == 0:
+            return
+        self.page += step
+        self.load()
+
+    def chosen(self) -> Plain | None:
+        rows = (self.answer or {}).get("rows") or []
+        index = self.query_one(DataTable).cursor_row
+        return rows[index] if 0 <= index < len(rows) else None
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_row()  # enter on the table (it takes the key before the screen)
+
+    def action_open_row(self) -> None:
+        row = self.chosen()
+        if row is None:
+            return
+        if self.view == "leaderboard":
+            self.view, self.player, self.page = "player", row.get("player"), 0
+            self.load()
+            return
+        self.replay(row.get("log"))
+
+    def replay(self, log_name: object) -> None:
+        """Play back a game whose log is on this computer (the solo host's folder); a remote
+        host's games are replayed where they are kept."""
+        folder = self.kismet.replay_folder
+        if not isinstance(log_name, str):
+            self.app.notify("That game's replay was removed (the host keeps only the newest).", markup=False)
+            return
+        if folder is None or not (folder / log_name).exists():
+            self.app.notify(f"That replay is kept on the host: kismet-replay {log_name} plays it there.",
+                            markup=False)
+            return
+        import subprocess
+        import sys
+
+        with self.app.suspend():
+            subprocess.run([sys.executable, "-c", "import sys; from kismet_tui.cli import replay_main; "
+                            "sys.exit(replay_main(sys.argv[1:]))", str(folder / log_name)], check=False)
+
+    def action_close(self) -> None:
+        self.dismiss()
