@@ -74,6 +74,15 @@ def fill(games: Path, count: int) -> None:
         (games / f"20250101-{n:06d}-table{n + 1}-dice.kismet").write_bytes(b"\x00" * 64)
 
 
+def records_drained(records) -> None:
+    """Wait until the records' worker has done everything queued before this call."""
+    import threading
+
+    done = threading.Event()
+    records.ask(lambda db: None, lambda _answer: done.set())
+    done.wait(30)
+
+
 async def paced(call):
     from kismet_tui.net.client import RequestError
     while True:
@@ -116,8 +125,11 @@ async def game_end_stalls(state_dir: Path, kept: int, games: int) -> list[tuple[
                 await asyncio.sleep(0.001)
             seen = time.perf_counter()
             await asyncio.sleep(AFTER_END_S)
-            if host.store.__dict__.get("last_prune") is not None:  # (after: wait for it)
+            if host.store.__dict__.get("last_prune") is not None:  # (older code: its prune)
                 await asyncio.wrap_future(host.store.last_prune)
+            records = host.__dict__.get("records")
+            if records is not None:  # (the records take the game in, and prune, on their thread)
+                await asyncio.to_thread(records_drained, records)
             ended = time.perf_counter()
             await asyncio.sleep(ended - last_move)  # nothing happens: the noise floor
             idle_lag, _ = probe.worst_between(ended, time.perf_counter())
