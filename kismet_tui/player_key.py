@@ -30,6 +30,8 @@ def player_key_for(address: str, path: Path | None = None) -> str | None:
     door session, or when it cannot be kept (then the player plays without records)."""
     from server.door_pass import ENVIRONMENT_NAME
 
+    from .saved_seats import write_private
+
     if os.environ.get(ENVIRONMENT_NAME):
         return None
     path = path or default_path()
@@ -45,12 +47,7 @@ def player_key_for(address: str, path: Path | None = None) -> str | None:
     key = secrets.token_urlsafe(32)
     data[address] = key
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1, sort_keys=True)
-        os.replace(temporary, path)
+        write_private(path, data)
     except OSError:
         return None
     return key

@@ -46,6 +46,11 @@ def save_token(address: str, name: str, token: str, path: Path | None = None) ->
     if data.get(_key(address, name)) == token:
         return
     data[_key(address, name)] = token
+    write_private(path, data)
+
+
+def write_private(path: Path, data: dict) -> None:
+    """`data` as JSON in `path`, readable by the user alone: a temporary file, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -105,6 +105,17 @@ async def test_knock_by_card_key_on_anothers_throw(tmp_path):
             await client.close()
 
 
+async def pass_every_round(pilot, game) -> None:
+    """Seat 0 passes by key each round (the bot grabs) until the race game is over."""
+    for _ in range(3000):
+        if game.finished:
+            break
+        if game.phase == "grabbing" and not game.view(0)["done"][0]:
+            await pilot.press("p")
+        await pilot.pause(0.02)
+    assert game.finished
+
+
 @pytest.mark.timeout(120)
 async def test_a_race_game_in_the_tui_against_a_bot_ends_verified(tmp_path):
     from kismet_tui.bots.runner import bot_factory
@@ -122,13 +133,7 @@ async def test_a_race_game_in_the_tui_against_a_bot_ends_verified(tmp_path):
                            and any(getattr(s, "RULESET", None) == "race" for s in app.screen_stack),
                            what="the race screen")
             game = client.game
-            for _ in range(3000):                 # Ana passes by key each round; the bot grabs
-                if game.finished:
-                    break
-                if game.phase == "grabbing" and not game.view(0)["done"][0]:
-                    await pilot.press("p")
-                await pilot.pause(0.02)
-            assert game.finished
+            await pass_every_round(pilot, game)
             await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
                            and len(app.screen.query("#fairness")) > 0, what="the end screen")
             await wait_for(pilot, lambda: "Verified" in str(app.screen.query_one("#fairness").content),

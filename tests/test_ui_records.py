@@ -12,6 +12,7 @@ from kismet_tui.net import Client
 from tests.netutil import running_host
 from tests.scripted import ScriptedClient, table_for
 from tests.test_ui_dice import wait_for
+from tests.test_ui_games import pass_every_round
 from tests.test_ui_snapshots import SIZES, app_for, lobby_client, until_screen
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
@@ -89,14 +90,7 @@ async def test_a_game_against_a_bot_shows_its_rating_change_and_standings_and_th
             await wait_for(pilot, lambda: client.table["seats"][1]["connected"], what="the bot")
             await client.start()
             await wait_for(pilot, lambda: client.game is not None, what="the game")
-            game = client.game
-            for _ in range(3000):                 # Ana passes by key each round; the bot grabs
-                if game.finished:
-                    break
-                if game.phase == "grabbing" and not game.view(0)["done"][0]:
-                    await pilot.press("p")
-                await pilot.pause(0.02)
-            assert game.finished
+            await pass_every_round(pilot, client.game)
             await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
                            and "Your rating" in str(app.screen.query_one("#records-line").content),
                            what="the rating change in the end box")
