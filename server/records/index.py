@@ -114,9 +114,10 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
         return outcomes_of(db, known[0])
     with db:
         cursor = db.execute(
-            "INSERT INTO games (log_file, ruleset, table_id, started_ms, ended_ms, seat_count) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (game.log_file, game.ruleset, game.table_id, game.started_ms, game.ended_ms, len(game.names)))
+            "INSERT INTO games (log_file, ruleset, table_id, started_ms, ended_ms, seat_count, top_score) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (game.log_file, game.ruleset, game.table_id, game.started_ms, game.ended_ms, len(game.names),
+             max(game.scores, default=0)))
         game_id = cursor.lastrowid
         outcomes = _rate_and_record(db, game)
         for seat, name in enumerate(game.names):

@@ -96,10 +96,11 @@ def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = 
     """The high scores: the best ten solo games of `ruleset` (everyone's, or one player's),
     with their date and replay."""
     who, args = ("AND s.player_id = ? ", (player_id,)) if player_id else ("", ())
+    # top_score is the solo seat's score: sorted by its index, not by reading every seat.
     rows = db.execute(
         "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.name, s.score FROM games g "
         "JOIN seats s ON s.game_id = g.id WHERE g.ruleset = ? AND g.seat_count = 1 " + who +
-        "ORDER BY s.score DESC, g.ended_ms LIMIT ?", (ruleset, *args, PAGE_SIZE)).fetchall()
+        "ORDER BY g.top_score DESC, g.ended_ms LIMIT ?", (ruleset, *args, PAGE_SIZE)).fetchall()
     return {"rows": [{**_game_row(row[:5], []), "name": row[5], "score": row[6]} for row in rows],
             "more": False}
 

@@ -29,10 +29,13 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             started_ms BIGINT NOT NULL,
             ended_ms BIGINT NOT NULL,
             seat_count INTEGER NOT NULL,
+            top_score INTEGER NOT NULL,
             log_kept INTEGER NOT NULL DEFAULT 1,
             UNIQUE (log_file, started_ms))""",
         "CREATE INDEX games_by_end ON games (ended_ms, id)",
         "CREATE INDEX games_by_ruleset ON games (ruleset, seat_count, ended_ms)",
+        # The high scores: solo games by their score, without reading every seat.
+        "CREATE INDEX games_by_top_score ON games (ruleset, seat_count, top_score)",
         "CREATE INDEX games_kept ON games (log_kept, ended_ms, id)",
         # One seat of a finished game; player_id is NULL for a player nothing proved.
         """CREATE TABLE seats (
