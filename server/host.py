@@ -80,6 +80,7 @@ class Host:
         # by a worker thread; it also prunes the logs beyond keep_games.
         self.records = RecordIndex(state_dir, keep_games)
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.records_waiting: dict[Connection, int] = {}  # records requests not answered yet
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
         self.state_lock: StateLock | None = None

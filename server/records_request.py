@@ -10,25 +10,37 @@ from __future__ import annotations
 
 import logging
 
-from protocol.errors import ERRORS
+from protocol.errors import ERRORS, ProtocolError
 
 from .records import queries
 
 log = logging.getLogger("kismet.host")
 
+# Requests of one connection waiting for the records' thread at once: a flood of deep pages
+# waits at the door, not in the thread's queue (where every other player's games wait too).
+MAX_WAITING = 4
+
 
 def on_records(host, conn, msg: dict, re) -> None:
+    waiting = host.records_waiting
+    if waiting.get(conn, 0) >= MAX_WAITING:
+        raise ProtocolError("slow_down", "The records are still looking up what you asked: "
+                                         "one moment, then ask again.")
     me = conn.player.records_id() if conn.player is not None else None
     loop = host.loop
+    waiting[conn] = waiting.get(conn, 0) + 1
 
     def answered(answer) -> None:  # on the records' thread
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(_send, conn, msg, re, me, answer)
+            loop.call_soon_threadsafe(_send, waiting, conn, msg, re, me, answer)
 
     host.records.ask(lambda db: queries.answer(db, msg, me), answered)
 
 
-def _send(conn, msg: dict, re, me: str | None, answer) -> None:
+def _send(waiting: dict, conn, msg: dict, re, me: str | None, answer) -> None:
+    left = waiting.pop(conn, 1) - 1
+    if left > 0:
+        waiting[conn] = left
     if conn.closed:
         return
     if isinstance(answer, BaseException):

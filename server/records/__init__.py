@@ -57,6 +57,7 @@ def open_checked(path: Path, damaged_dir: Path) -> tuple[sqlite3.Connection, lis
     Returns (connection, words for the host's start-up lines, whether it must be rebuilt)."""
     words: list[str] = []
     fresh = not path.exists()
+    db: sqlite3.Connection | None = None
     try:
         db = connect(path)
         if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
@@ -64,10 +65,8 @@ def open_checked(path: Path, damaged_dir: Path) -> tuple[sqlite3.Connection, lis
         migrate(db)
         return db, words, fresh
     except (sqlite3.DatabaseError, NewerSchema) as exc:
-        try:
+        if db is not None:
             db.close()
-        except Exception:
-            pass
         folder = set_aside(path, damaged_dir, f"The records database was set aside: {exc}. "
                            "It is rebuilt from the game logs.")
         words.append(f"The records database was set aside into {folder} ({exc}); "
