@@ -269,6 +269,8 @@ def reindex(state_dir) -> int:
         print(f"kismet-host: {exc} Stop it first: the records are rebuilt with no host running.",
               file=sys.stderr)
         return 1
+    import sqlite3
+
     try:
         began = time.monotonic()
         db, words, _fresh = open_checked(Path(state_dir) / FILE_NAME, Path(state_dir) / "damaged")
@@ -276,12 +278,16 @@ def reindex(state_dir) -> int:
             print(line)
         count, unreadable = rebuild(db, Path(state_dir) / "games")
         db.close()
-        for why in unreadable:
-            print(f"Left out (cannot be read): {why}")
-        print(f"Rebuilt the records from {count} finished game logs in "
-              f"{time.monotonic() - began:.1f} s ({Path(state_dir) / FILE_NAME}).")
+    except (sqlite3.Error, OSError) as exc:
+        print(f"kismet-host: the records could not be rebuilt: {exc}. The game logs are "
+              f"untouched; try again once that is fixed.", file=sys.stderr)
+        return 1
     finally:
         lock.release()
+    for why in unreadable:
+        print(f"Left out (cannot be read): {why}")
+    print(f"Rebuilt the records from {count} finished game logs in "
+          f"{time.monotonic() - began:.1f} s ({Path(state_dir) / FILE_NAME}).")
     return 0
 
 
