@@ -209,3 +209,29 @@ def test_a_pruned_logs_name_given_to_a_new_game_is_a_new_record(tmp_path):
     records.close()
     rows = dump(tmp_path / FILE_NAME)["games"]
     assert [(r[0], r[3], r[-1]) for r in rows] == [(name, 1000, 0), (name, 3000, 1), (other.name, 1500, 0)]
+
+
+def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(tmp_path, monkeypatch):
+    import server.records
+    monkeypatch.setattr(server.records, "RETRY_S", 0.05)
+    (tmp_path / "games").mkdir()
+    (tmp_path / FILE_NAME).mkdir()  # in the way: SQLite cannot open it
+    records = RecordIndex(tmp_path)
+    records.start()
+    records.ready.wait(10)
+    assert records.paused and "cannot open their file" in records.paused
+    path = write_series(tmp_path / "games")[0]
+    done = []
+    records.game_ended(path, done.append)
+    refused = []
+    records.ask(lambda db: 1, refused.append)
+    deadline = time.monotonic() + 30
+    while not refused and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert isinstance(refused[0], RuntimeError) and not done
+    (tmp_path / FILE_NAME).rmdir()  # out of the way again
+    while not done and time.monotonic() < deadline:
+        time.sleep(0.01)
+    records.close()
+    assert done and done[0][0].seat == 0 and records.paused is None
+    assert len(dump(tmp_path / FILE_NAME)["games"]) == 6  # caught up with every log

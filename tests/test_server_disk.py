@@ -164,7 +164,9 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs need
 def tiny_tmpfs(tmp_path):
     mount = tmp_path / "tiny"
     mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48k", "tmpfs", str(mount)],
+    # Room for the records' database too (about 200 KB with its WAL); the tests fill the
+    # rest themselves.
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
                           capture_output=True, text=True)
     if made.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
@@ -193,7 +195,9 @@ async def test_a_real_full_disk_pauses_the_game_and_loses_nothing(tiny_tmpfs):
             await other.join_table(table["id"])
             await other.ready()
         # Fill the disk but for two pages: the new log and the table file; the log's events
-        # then fill its page's slack until a write meets the full disk for real.
+        # then fill its page's slack until a write meets the full disk for real. (After the
+        # records made their file: they take their room at start, on their own thread.)
+        await asyncio.to_thread(host.records.ready.wait, 30)
         filler = tiny_tmpfs / "filler"
         room = os.statvfs(tiny_tmpfs)
         fd = os.open(filler, os.O_WRONLY | os.O_CREAT)

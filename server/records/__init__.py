@@ -67,6 +67,8 @@ def open_checked(path: Path, damaged_dir: Path) -> tuple[sqlite3.Connection, lis
     except (sqlite3.DatabaseError, NewerSchema) as exc:
         if db is not None:
             db.close()
+        if isinstance(exc, sqlite3.Error) and is_disk_trouble(exc):
+            raise  # a full or failing disk is no damage: the file is kept, and opened later
         folder = set_aside(path, damaged_dir, f"The records database was set aside: {exc}. "
                            "It is rebuilt from the game logs.")
         words.append(f"The records database was set aside into {folder} ({exc}); "
@@ -168,13 +170,26 @@ class RecordIndex:
 
     # ---- on the worker thread --------------------------------------------------------------
     def _run(self, rebuild_all: bool) -> None:
-        try:
-            self.db = self._open(rebuild_all)
-        except Exception:
-            log.exception("the records database cannot be opened; records are off")
-            self.ready.set()
-            self._drain_without_db()
-            return
+        while self.db is None:
+            try:
+                self.db = self._open(rebuild_all)
+            except (sqlite3.Error, OSError) as exc:
+                if isinstance(exc, sqlite3.Error) and not is_disk_trouble(exc):
+                    log.exception("the records database cannot be opened; records are off")
+                    self.ready.set()
+                    self._drain_without_db()
+                    return
+                if self._paused_words is None:  # a full or failing disk: try again later
+                    self._paused_words = (f"The records cannot open their file ({exc}); they "
+                                          "try again by themselves.")
+                    log.warning("%s", self._paused_words)
+                self.ready.set()
+                if not self._wait_for_disk():
+                    return
+        if self._paused_words is not None:
+            log.info("The records opened their file: caught up.")
+            self._paused_words = None
+        self._write_waiting()  # games that ended while the file could not be opened
         self.ready.set()
         while True:
             try:
@@ -250,6 +265,23 @@ class RecordIndex:
             then(value)
         except Exception:
             log.exception("a records callback failed")
+
+    def _wait_for_disk(self) -> bool:
+        """While the file cannot be opened: games wait in order, requests get an error, for
+        RETRY_S; False once asked to stop."""
+        deadline = time.monotonic() + RETRY_S
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                kind, what, then = self._jobs.get(timeout=left)
+            except queue.Empty:
+                break
+            if kind == "stop":
+                return False
+            if kind == "game":
+                self._waiting.append((what, then))
+            else:
+                self._call(then, RuntimeError("The records wait for the disk."))
+        return True
 
     def _drain_without_db(self) -> None:
         """No database: every request still gets an answer (an error), none waits forever."""
