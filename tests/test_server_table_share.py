@@ -151,3 +151,43 @@ async def wait_until_async(ask, good, timeout=30.0):
     while not good(await ask()):
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.05)
+
+
+async def test_a_door_players_key_and_real_address_are_who_they_are(tmp_path):
+    from server.door_pass import DoorPass
+
+    async with running_host(tmp_path) as host:
+        # Two ssh sessions of one key (as server/ssh.py's passes tell the host at hello),
+        # each with a fresh token: one player.
+        clients = []
+        for n in range(2):
+            client = Client(reconnect=False)
+            await client.connect("127.0.0.1", host.port, f"Key {n}")
+            conn = next(c for c in host.connections if c.player and c.player.token == client.token)
+            conn.door = DoorPass("ssh", "192.0.2.7", "ssh-key SHA256:same")
+            clients.append(client)
+        for _ in range(2):
+            await open_start_leave(clients[0], away_limit_ms=60_000)
+        await open_start_leave(clients[1], away_limit_ms=60_000)
+        with pytest.raises(RequestError) as refused:
+            await clients[1].create_table("dice")
+        assert refused.value.code == "full"
+        # Another key from that address is the same player too: the address is counted.
+        other = Client(reconnect=False)
+        await other.connect("127.0.0.1", host.port, "Other key")
+        conn = next(c for c in host.connections if c.player and c.player.token == other.token)
+        conn.door = DoorPass("ssh", "192.0.2.7", "ssh-key SHA256:other")
+        with pytest.raises(RequestError):
+            await other.create_table("dice")
+        # From another address, another key opens a table.
+        conn.door = DoorPass("ssh", "198.51.100.9", "ssh-key SHA256:other")
+        await other.create_table("dice")
+        for client in (*clients, other):
+            await client.close()
+
+
+def test_the_cli_default_is_the_hosts():
+    from server.cli import build_parser
+    from server.table_share import DEFAULT_TABLES_PER_PLAYER
+
+    assert build_parser().parse_args([]).tables_per_player == DEFAULT_TABLES_PER_PLAYER == 3
