@@ -73,7 +73,7 @@ def capped_words(table: Table, options: dict) -> str | None:
     if options is table.options:
         return None
     return ("With no other player at the table, this game's away limit is an hour, not "
-            f"{table.options['away_limit_ms'] // 3_600_000} h: the host keeps no table for longer "
+            f"{table.options['away_limit_ms'] / 3_600_000:g} h: the host keeps no table for longer "
             "when nobody might come back to it.")
 
 

@@ -46,25 +46,42 @@ async def test_one_player_cannot_fill_the_host_with_games_they_left(tmp_path):
             assert len(host.tables) == 4
 
 
-async def test_the_alone_notice_says_the_away_limit_was_shortened(tmp_path):
+@pytest.mark.parametrize("asked_ms, said", [(DAY_MS, "24 h"), (5_400_000, "1.5 h")])
+async def test_the_alone_notice_says_the_away_limit_was_shortened(tmp_path, asked_ms, said):
+    import asyncio
+
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana", reconnect=False) as ana:
             seen = []
+
             async def collect():
                 async for message in ana.messages():
                     if message["type"] == "notice":
                         seen.append(message)
                         return
-            import asyncio
+
             listener = asyncio.create_task(collect())
-            await ana.create_table("dice", {"away_limit_ms": DAY_MS})
+            await ana.create_table("dice", {"away_limit_ms": asked_ms})
             await ana.start()
             await asyncio.wait_for(listener, 10)
             assert seen[0]["code"] == "away_limit"
             assert seen[0]["words"] == ("With no other player at the table, this game's away "
-                                        "limit is an hour, not 24 h: the host keeps no table "
+                                        f"limit is an hour, not {said}: the host keeps no table "
                                         "for longer when nobody might come back to it.")
             assert host.tables[ana.table["id"]].header["options"]["away_limit_ms"] == 3_600_000
+            assert host.tables[ana.table["id"]].options["away_limit_ms"] == asked_ms  # the table's own
+
+
+async def test_two_humans_keep_the_away_limit_they_asked_for(tmp_path):
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana", reconnect=False) as ana, \
+                connected(host, "Bo", reconnect=False) as bo:
+            table = await ana.create_table("dice", {"away_limit_ms": DAY_MS})
+            await bo.join_table(table["id"])
+            await bo.ready()
+            await ana.start()
+            await wait_until(lambda: ana.header is not None)
+            assert ana.header["options"]["away_limit_ms"] == DAY_MS
 
 
 async def test_fresh_tokens_from_one_capped_address_are_one_player(tmp_path):
