@@ -17,7 +17,8 @@ The jobs, each a module of functions taking the host:
 - server/table.py: one table, its game stamped, logged, broadcast, and its timers.
 
 Every handler runs to completion without awaiting, so the actions of one table are stamped
-and broadcast in exactly the order the event loop read them off the sockets.
+and broadcast in exactly the order they are handled: each connection's in the order it sent
+them, connections in turns of a few messages each (server/connection.py).
 `bot_factory(host, table_id, level, token)` (optional) starts a bot client for a reserved
 seat and returns its asyncio task; the host cancels the tasks when it stops.
 """
