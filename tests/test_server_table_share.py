@@ -134,15 +134,16 @@ def test_resumed_games_nobody_returns_to_close_after_the_restart(tmp_path):
 
     async def leave_two_games(port):
         async with connected(port, "Mallory", reconnect=False) as mallory:
-            await open_start_leave(mallory, away_limit_ms=1500)
+            await open_start_leave(mallory, away_limit_ms=5000)
             await mallory.create_table("dice", {"away_limit_ms": DAY_MS})
             await mallory.start()
             await wait_until(lambda: mallory.header is not None)
+            assert len(await mallory.list_tables()) == 2  # both still open when the host dies
             return mallory.token
 
     async def after_restart(port, token):
         async with connected(port, "Ana", reconnect=False) as ana:
-            # The 1.5 s game closes 1.5 s after the resume; the other waits for Mallory.
+            # The 5 s game closes 5 s after the resume; the other waits for Mallory.
             await wait_until_async(lambda: ana.list_tables(), lambda tables: len(tables) == 1)
         async with connected(port, "Mallory", token=token, reconnect=False) as mallory:
             await wait_until(lambda: mallory.table is not None)  # her seat, given back
