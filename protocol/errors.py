@@ -9,6 +9,7 @@ ERRORS = {
     "bad_message": "That message is not one the host understands.",
     "version": "This host speaks a different version of the protocol. Please update.",
     "hello_first": "Please say hello first.",
+    "name_taken": "Somebody here already goes by that name. Please pick another name.",
     "full": "The host is full right now. Please try again later.",
     "slow_down": "Too many messages at once. Please slow down.",
     "no_table": "There is no such table.",

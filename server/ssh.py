@@ -116,11 +116,11 @@ class SshServer:
         return f"{self.host.connect_address()}:{self.host.port}"
 
     def name_taken(self, name: str, token: str | None) -> bool:
-        """Somebody else is here under `name`: connected, or holding a seat while away."""
-        wanted = name.casefold()
-        return any(player.name.casefold() == wanted and player.token != token
-                   and (player.conn is not None or player.table is not None)
-                   for player in self.host.players.values())
+        """Somebody else is here under `name` or a look-alike of it (protocol.text.name_key):
+        connected, or holding a seat while away."""
+        from .handshake import name_holder
+
+        return name_holder(self.host, name, token) is not None
 
 
 class Gate(asyncssh.SSHServer):
