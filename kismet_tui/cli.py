@@ -108,24 +108,50 @@ def join_main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     from .app import KismetApp
     from .net.client import Client
-    from .saved_seats import connect_keeping_seat
 
-    name = args.name or login_name()
+    # Asked on screen, the name offered is --name's, or none.
+    name = args.name or ("" if args.ask_name else login_name())
     seats = Path(args.seats_file) if args.seats_file else None
     client = Client()
+    refused: list[str] = []
 
     async def connect() -> None:
-        chosen = name
-        if args.ask_name:
-            from .screens.ask_name import AskNameScreen
-
-            chosen = await app.push_screen_wait(AskNameScreen(args.name or ""))
-        await connect_keeping_seat(client, host, port, chosen, fresh=args.fresh, path=seats)
+        await join_by_name(app, client, host, port, name, ask=args.ask_name, fresh=args.fresh,
+                           seats=seats, refused=refused)
 
     app = KismetApp(client, connect=connect,
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
+    if refused:
+        print(f"kismet-join: {refused[0]} (--name picks another)", file=sys.stderr)
+        return 1
     return 0
+
+
+async def join_by_name(app, client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
+                       seats: Path | None, refused: list[str]) -> None:
+    """Say hello as `name` (asked on screen first when `ask`). A name the host refuses as
+    taken is asked for again, with the host's words, when `ask`; otherwise the words go in
+    `refused` and the app ends (join_main says them and exits 1)."""
+    from .net import RequestError
+    from .saved_seats import connect_keeping_seat
+    from .screens.ask_name import AskNameScreen
+
+    problem = ""
+    while True:
+        if ask:
+            name = await app.push_screen_wait(AskNameScreen(name, problem))
+        try:
+            await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats)
+            return
+        except RequestError as exc:
+            if exc.code != "name_taken":
+                raise
+            if not ask:
+                refused.append(exc.words)
+                app.exit(1)
+                raise
+            problem = exc.words
 
 
 def bot_factory():
