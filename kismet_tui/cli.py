@@ -8,7 +8,9 @@
   file, choose one of the recent games on this computer.
   `kismet-replay --verify FILE` checks its chance instead: exit 0 when every die and card came
   from the seed committed at the start, 1 naming the first event that differs, 2 for a game
-  that carries no commitment (protocol version 1) or never ended.
+  that carries no commitment (protocol version 1) or never ended. A file either command
+  cannot read (missing, empty, not a game log, damaged) gets one line saying so and exit 2
+  (kismet_tui/saved_game.py); whatever is printed from a file is cleaned first.
 
 Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
 """
@@ -233,7 +235,7 @@ def replay_main(argv: list[str] | None = None) -> int:
     add_ascii_option(parser)
     args = parser.parse_args(argv)
     set_drawing(args)
-    from protocol.gamelog import LogError, read_log_full
+    from .saved_game import UnreadableGame, playable, read_game
 
     path = args.file
     if path is None:
@@ -241,22 +243,35 @@ def replay_main(argv: list[str] | None = None) -> int:
         if path is None:
             return 1
     try:
-        header, events, end = read_log_full(path)
-    except (OSError, LogError) as exc:
-        print(f"kismet-replay: cannot read {path}: {exc}", file=sys.stderr)
-        return 1
-    if args.verify:
-        from .rules.verify import verify
-
-        result = verify(header, events, (end or {}).get("server_seed"))
-        print(f"{path}: {result.words}", file=sys.stdout if result.ok else sys.stderr)
-        if result.ok:
-            return 0
-        return 2 if result.seq is None else 1
+        if args.verify:
+            return verify_file(path, *read_game(path))
+        header, events = playable(path)
+    except UnreadableGame as exc:
+        print(f"kismet-replay: {exc.words}", file=sys.stderr)
+        return 2
     from .replay import ReplayApp
 
     ReplayApp(header, events, speed=args.speed).run()
     return 0
+
+
+def verify_file(path, header, events, end) -> int:
+    """Print what --verify found, in one cleaned line (a failure never reads as a success:
+    it says so first); 0 verified, 1 an event differs, 2 nothing to check against."""
+    from protocol.text import clean_text
+
+    from .rules.verify import verify
+    from .saved_game import UnreadableGame, shown
+
+    try:
+        result = verify(header, events, (end or {}).get("server_seed"))
+    except Exception as exc:  # a crafted file can hold anything: say so, no traceback
+        raise UnreadableGame(f"{shown(path)} cannot be checked: {type(exc).__name__}: {exc}") from None
+    if result.ok:
+        print(f"{shown(path)}: {clean_text(result.words)}")
+        return 0
+    print(f"{shown(path)}: NOT VERIFIED: {clean_text(result.words)}", file=sys.stderr)
+    return 2 if result.seq is None else 1
 
 
 def choose_recent():
