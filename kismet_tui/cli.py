@@ -144,7 +144,8 @@ async def join_by_name(app, client, host: str, port: int, name: str, *, ask: boo
         if ask:
             name = await app.push_screen_wait(AskNameScreen(name, problem))
         try:
-            await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats)
+            await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats,
+                                       say=lambda words: app.notify(words, severity="warning"))
             return
         except RequestError as exc:
             if exc.code != "name_taken":

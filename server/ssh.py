@@ -248,13 +248,23 @@ class PlayerSession(asyncssh.SSHServerSession):
             self.ask_name(problem)
 
     # ---- the name ---------------------------------------------------------------------------
-    def token_for(self, name: str) -> str | None:
+    def token_for(self, name: str):
         from kismet_tui.saved_seats import load_token
 
         return load_token(self.server.host_address(), name, self.server.seats_file(name, self.gate.key))
 
     def taken_words(self, name: str) -> str | None:
-        if self.server.name_taken(name, self.token_for(name)):
+        from kismet_tui.saved_seats import Damaged
+
+        token = self.token_for(name)
+        if isinstance(token, Damaged):
+            # Perhaps the rightful owner, whose proof was in that file: say what happened.
+            if self.server.name_taken(name, None):
+                return (f"Your saved seat as {name} could not be read (its file was damaged and "
+                        "is set aside), so this host cannot tell the seat is yours. Please pick "
+                        "another name.")
+            return None
+        if self.server.name_taken(name, token):
             return f"Somebody called {name} is already at this host."
         return None
 
