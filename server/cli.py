@@ -178,8 +178,10 @@ async def open_doors(args, host) -> list[Door] | None:
     if not args.no_announce:
         from .discovery import Announcer
 
-        announcer = Announcer(host, ssh_port=ssh_port,
-                              addresses=None if args.bind in ("0.0.0.0", "", "::") else [args.bind])
+        # Bound to one IPv4 address, the host is reached there only: announce it there only.
+        bound = None if args.bind in ("0.0.0.0", "", "::") else [args.bind]
+        on = bound if bound and all(part.isdigit() for part in args.bind.split(".")) else None
+        announcer = Announcer(host, ssh_port=ssh_port, addresses=bound, interfaces=on)
         try:
             await announcer.start()
         except Exception as exc:  # no multicast here: play on, only without being found
