@@ -92,3 +92,16 @@ async def test_names_merely_starting_like_a_bot_are_fine(tmp_path, name):
     async with running_host(tmp_path) as host:
         async with connected(host, name) as player:
             assert player.name == name
+
+
+async def test_over_ssh_a_cyrillic_look_alike_is_asked_for_another_name(tmp_path):
+    import asyncssh
+
+    from tests.sshutil import ssh_host, ssh_login
+
+    async with ssh_host(tmp_path) as (host, ssh), connected(host, "carol"):
+        async with ssh_login(ssh.port, "\u0441arol", asyncssh.generate_private_key("ssh-ed25519")) as term:
+            # The door's own question, before any app starts (its words name the typed name).
+            await term.wait_for_text("Somebody called \u0441arol is already at this host.")
+            await term.wait_for_text("Your name at the table:")
+            assert [p.name for p in host.players.values()] == ["carol"]
