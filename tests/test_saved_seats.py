@@ -39,18 +39,28 @@ def test_a_damaged_file_is_set_aside_said_once_and_saving_works_again(tmp_path, 
     assert load_token("h:1", "Ana", path) == "tok-new"
 
 
+async def seated_then_gone(host, owner, name: str, tokens):
+    """`name` joins with its token saved in `tokens`, sits at a dice game `owner` starts,
+    and its process dies (its memory, and the token in it, are gone); returns (the host's
+    table, the seat left away)."""
+    player = Client(reconnect=False)
+    await connect_keeping_seat(player, "127.0.0.1", host.port, name, path=tokens)
+    table = await owner.create_table("dice", {"away_limit_ms": 60000})
+    await player.join_table(table["id"])
+    await player.ready()
+    await owner.start()
+    seat = player.seat
+    hosted = host.tables[table["id"]]
+    await player.close()
+    await wait_until(lambda: hosted.game.away[seat])
+    return hosted, seat
+
+
 async def test_a_client_whose_file_was_damaged_is_told_and_why_its_name_is_refused(tmp_path):
     tokens = tmp_path / "tokens.json"
     async with running_host(tmp_path / "host") as host:
         async with connected(host, "Ana") as ana:
-            bo = Client(reconnect=False)
-            await connect_keeping_seat(bo, "127.0.0.1", host.port, "Bo", path=tokens)
-            table = await ana.create_table("dice", {"away_limit_ms": 60000})
-            await bo.join_table(table["id"])
-            await bo.ready()
-            await ana.start()
-            await bo.close()
-            await wait_until(lambda: host.tables[table["id"]].game.away[1])
+            await seated_then_gone(host, ana, "Bo", tokens)
             tokens.write_bytes(tokens.read_bytes()[:7])   # cut short, as a full disk might
             told = []
             again = Client(reconnect=False)
@@ -87,16 +97,7 @@ async def test_a_restarted_client_process_takes_back_its_seat(tmp_path):
     tokens = tmp_path / "tokens.json"
     async with running_host(tmp_path / "host") as host:
         async with connected(host, "Ana") as ana:
-            bo = Client(reconnect=False)
-            await connect_keeping_seat(bo, "127.0.0.1", host.port, "Bo", path=tokens)
-            table = await ana.create_table("dice", {"away_limit_ms": 60000})
-            await bo.join_table(table["id"])
-            await bo.ready()
-            await ana.start()
-            seat = bo.seat
-            hosted = host.tables[table["id"]]
-            await bo.close()  # the process dies: its memory, and the token in it, are gone
-            await wait_until(lambda: hosted.game.away[seat])
+            hosted, seat = await seated_then_gone(host, ana, "Bo", tokens)
 
             again = Client(reconnect=False)
             await connect_keeping_seat(again, "127.0.0.1", host.port, "Bo", path=tokens)
