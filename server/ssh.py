@@ -256,6 +256,8 @@ class PlayerSession(asyncssh.SSHServerSession):
     def taken_words(self, name: str) -> str | None:
         from kismet_tui.saved_seats import Damaged
 
+        from .handshake import name_refusal
+
         token = self.token_for(name)
         if isinstance(token, Damaged):
             # Perhaps the rightful owner, whose proof was in that file: say what happened.
@@ -266,7 +268,8 @@ class PlayerSession(asyncssh.SSHServerSession):
             return None
         if self.server.name_taken(name, token):
             return f"Somebody called {name} is already at this host."
-        return None
+        # The host would refuse a bot's name too (server/handshake.py): ask before the app.
+        return name_refusal(self.server.host, name, token)
 
     def ask_name(self, problem: str) -> None:
         self.typed = bytearray()

@@ -101,7 +101,11 @@ async def test_over_ssh_a_cyrillic_look_alike_is_asked_for_another_name(tmp_path
 
     async with ssh_host(tmp_path) as (host, ssh), connected(host, "carol"):
         async with ssh_login(ssh.port, "\u0441arol", asyncssh.generate_private_key("ssh-ed25519")) as term:
-            # The door's own question, before any app starts (its words name the typed name).
+            # The door's own question, before any app starts.
             await term.wait_for_text("Somebody called \u0441arol is already at this host.")
             await term.wait_for_text("Your name at the table:")
             assert [p.name for p in host.players.values()] == ["carol"]
+            term.press(b"Bot 2 (hard)\r")
+            await term.wait_for_text("Names like Bot 2 (hard) are kept for the host's bots: please")
+            term.press(b"Carla\r")
+            await term.wait_for_text("Tables")
