@@ -6,11 +6,15 @@
   (kismet_tui/recent.py solo_state_dir), like a host's, so they can be replayed.
 - `kismet-replay [FILE]`: watch a saved game again (see kismet_tui/replay.py); without a
   file, choose one of the recent games on this computer.
-  `kismet-replay --verify FILE` checks its chance instead: exit 0 when every die and card came
-  from the seed committed at the start, 1 naming the first event that differs, 2 for a game
-  that carries no commitment (protocol version 1) or never ended. A file either command
-  cannot read (missing, empty, not a game log, damaged) gets one line saying so and exit 2
-  (kismet_tui/saved_game.py); whatever is printed from a file is cleaned first.
+  `kismet-replay --verify FILE` checks it instead (kismet_tui/log_check.py): the host's
+  signature (printing its fingerprint), every event replayed through the engine, every die
+  and card against the seed committed at the start, and the end record. Exit 0 when all
+  hold, 1 naming what differs and where (also: the file cannot be read, or `--host-key
+  SHA256:...` was given and another key signed it), 2 when something cannot be checked (a
+  game that carries no commitment, protocol version 1, or never ended) and nothing differs.
+  A file either command cannot read (missing, empty, not a game log, damaged) gets one line
+  saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
+  printed from a file is cleaned first.
 
 Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
 """
@@ -184,7 +188,13 @@ def local_main(argv: list[str] | None = None) -> int:
     name = args.name or login_name()
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
     forget_unfinished_tables(state_dir)
-    host = Host(state_dir=state_dir, bot_factory=bot_factory())
+    from server.cli import default_state_dir
+    from server.identity import HostIdentity
+
+    # Games are signed with the key the lobby's ssh door shows (kept in the user's state
+    # folder, see below), so friends and replays see one fingerprint.
+    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
+                identity=HostIdentity.load(default_state_dir()))
     client = Client()
 
     async def connect() -> None:
@@ -196,7 +206,6 @@ def local_main(argv: list[str] | None = None) -> int:
         assert host.port is not None  # a start that returned is listening
         await client.connect("127.0.0.1", host.port, name)
 
-    from server.cli import default_state_dir
     from server.open_up import OpenHost
 
     # The lobby's "open to friends" key; the ssh host key lives in the user's state folder,
@@ -230,12 +239,16 @@ def replay_main(argv: list[str] | None = None) -> int:
                         help="a game log (a .kismet file); without it, choose a recent game")
     parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
     parser.add_argument("--verify", action="store_true",
-                        help="do not play: check that every die and card came from the seed "
-                             "committed at the start (exit 0), or name the first event that "
-                             "differs (exit 1)")
+                        help="do not play: check the host's signature, every event, every die "
+                             "and card and the end (exit 0), or name what differs (exit 1)")
+    parser.add_argument("--host-key", default=None, metavar="SHA256:...",
+                        help="with --verify: the log must be signed by this host key (the "
+                             "fingerprint kismet-host prints at start)")
     add_ascii_option(parser)
     args = parser.parse_args(argv)
     set_drawing(args)
+    if args.host_key is not None and not args.verify:
+        parser.error("--host-key goes with --verify.")
     from .saved_game import UnreadableGame, playable, read_game
 
     path = args.file
@@ -245,34 +258,34 @@ def replay_main(argv: list[str] | None = None) -> int:
             return 1
     try:
         if args.verify:
-            return verify_file(path, *read_game(path))
+            return verify_file(path, read_game(path), args.host_key)
         header, events = playable(path)
     except UnreadableGame as exc:
         print(f"kismet-replay: {exc.words}", file=sys.stderr)
-        return 2
+        return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
     from .replay import ReplayApp
 
     ReplayApp(header, events, speed=args.speed).run()
     return 0
 
 
-def verify_file(path, header, events, end) -> int:
-    """Print what --verify found, in one cleaned line (a failure never reads as a success:
-    it says so first); 0 verified, 1 an event differs, 2 nothing to check against."""
+def verify_file(path, log, host_key: str | None) -> int:
+    """Print what --verify found (kismet_tui/log_check.py), each line cleaned, so nothing
+    from the file can break a line, rewrite one or reach the terminal as an escape; returns
+    the report's exit code."""
     from protocol.text import clean_text
 
-    from .rules.verify import verify
+    from .log_check import check_log
     from .saved_game import UnreadableGame, shown
 
     try:
-        result = verify(header, events, (end or {}).get("server_seed"))
+        report = check_log(log, host_key=host_key)
     except Exception as exc:  # a crafted file can hold anything: say so, no traceback
         raise UnreadableGame(f"{shown(path)} cannot be checked: {type(exc).__name__}: {exc}") from None
-    if result.ok:
-        print(f"{shown(path)}: {clean_text(result.words)}")
-        return 0
-    print(f"{shown(path)}: NOT VERIFIED: {clean_text(result.words)}", file=sys.stderr)
-    return 2 if result.seq is None else 1
+    out = sys.stdout if report.ok else sys.stderr
+    for line in report.lines:
+        print(f"{shown(path)}: {clean_text(line)}", file=out)
+    return report.exit_code
 
 
 def choose_recent():

@@ -45,15 +45,15 @@ def describe(path: Path) -> str:
     """One line: "2026-12-01 09:12  dice   Ana, Bot 1 (easy)  finished". Every word from the
     file (its name too) is cleaned as the host cleans names (kismet_tui/saved_game.py)."""
     try:
-        header, events, end = read_game(path)
+        log = read_game(path)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
     except UnreadableGame as exc:
         return f"{shown(path.name)}  (unreadable: {exc.words})"
     except OSError:
         return f"{shown(path.name)}  (gone)"
-    names = ", ".join(clean_name(str(seat)) for seat in header["seats"])
-    state = "finished" if end is not None else f"unfinished, {len(events)} moves"
-    return f"{when}  {clean_text(header['ruleset']):<5}  {names}  ({state})"
+    names = ", ".join(clean_name(str(seat)) for seat in log.header["seats"])
+    state = "finished" if log.end is not None else f"unfinished, {len(log.events)} moves"
+    return f"{when}  {clean_text(log.header['ruleset']):<5}  {names}  ({state})"
 
 
 def choose(paths: list[Path], ask=None, say=print) -> Path | None:

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from protocol import limits
-from protocol.gamelog import LogError, read_log_full
+from protocol.gamelog import GameLog, LogError, read_game_log
 from protocol.plain import Plain
 from protocol.text import clean_name, clean_text
 
@@ -35,9 +35,9 @@ def shown(path: str | os.PathLike[str]) -> str:
     return clean_text(os.fspath(path))
 
 
-def read_game(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain | None]:
-    """(header, events, end) of the log at `path`, as protocol.gamelog reads it, or
-    UnreadableGame. The values are as written: for --verify, which checks them."""
+def read_game(path: str | os.PathLike[str]) -> GameLog:
+    """The log at `path`, as protocol.gamelog reads it, or UnreadableGame. The values are as
+    written: for --verify, which checks them (and the signature over their bytes)."""
     where = shown(path)
     try:
         size = Path(path).stat().st_size
@@ -45,7 +45,7 @@ def read_game(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain |
             raise UnreadableGame(f"{where} is a folder, not a game log.")
         if size == 0:
             raise UnreadableGame(f"{where} is empty: it holds no game.")
-        header, events, end = read_log_full(path)
+        log = read_game_log(path)
     except FileNotFoundError:
         raise UnreadableGame(f"No such file: {where}") from None
     except PermissionError:
@@ -57,15 +57,15 @@ def read_game(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain |
         raise UnreadableGame(f"{where} is not a Kismet game log, or is damaged: {words}.") from None
     except KeyError as exc:   # an event record without one of its fields
         raise UnreadableGame(f"{where} is damaged: an event has no {exc}.") from None
-    if not isinstance(header.get("ruleset"), str) or not isinstance(header.get("seats"), list):
+    if not isinstance(log.header.get("ruleset"), str) or not isinstance(log.header.get("seats"), list):
         raise UnreadableGame(f"{where} is damaged: its header names no game and no players.")
-    for event in events:
+    for event in log.events:
         # The host stamps host times (ms since 1970): anything else would make the replay's
         # clock wait for ever, or count back.
         if type(event["t"]) is not int or not 0 <= event["t"] <= limits.MAX_INT:
             raise UnreadableGame(f"{where} is damaged: event {event['seq']} has no time the "
                                  "host could have stamped.")
-    return header, events, end
+    return log
 
 
 def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
@@ -74,11 +74,11 @@ def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
     UnreadableGame."""
     from .rules import replay
 
-    header, events, _end = read_game(path)
+    log = read_game(path)
     try:
-        header = cleaned(header)
+        header = cleaned(log.header)
         header["seats"] = [clean_name(str(seat)) for seat in header["seats"]]
-        events = [cleaned(event) for event in events]
+        events = [cleaned(event) for event in log.events]
         replay(header, events)
     except Exception as exc:  # a crafted file can hold anything: the engine says what it can
         reason = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
