@@ -3,9 +3,10 @@
 Owns the `Player` (token, client id, name, their connection and table) and the host's
 `players` by token: `hello` checks the protocol version, gives a new player a token or
 brings a returning one back (to a reserved bot seat or a seat resumed after a restart too),
-refuses a name that looks like one somebody else here holds or like a bot's, replaces an older connection of the same player, and answers `welcome`; `ping` answers the
-host's time. When a connection drops, a player in a running game stays seated (marked away);
-anyone else leaves their table and, with nothing to come back to, is forgotten.
+refuses a name that looks like one somebody else here holds or like a bot's, replaces an
+older connection of the same player, and answers `welcome`; `ping` answers the host's time.
+When a connection drops, a player in a running game stays seated (marked away); anyone else
+leaves their table and, with nothing to come back to, is forgotten.
 """
 
 from __future__ import annotations
@@ -56,12 +57,10 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         if table is not None:  # a reserved bot seat, or a seat from before a restart
             player = new_player(host, msg["name"], token)
             player.table = table
-    name = (fixed_name(player) if player is not None else None) or msg["name"]
-    if player is None or fixed_name(player) is None:
-        refusal = name_refusal(host, name, token if player is not None else None)
+    fixed = fixed_name(player) if player is not None else None
+    if fixed is None:   # a name of one's own choosing: not one somebody else holds
+        refusal = name_refusal(host, msg["name"], player.token if player is not None else None)
         if refusal is not None:
-            if player is not None and player.conn is None and player.table is None:
-                host.players.pop(player.token, None)   # made just now for this hello
             raise ProtocolError("name_taken", refusal)
     if player is None:
         player = new_player(host, msg["name"])
@@ -70,7 +69,7 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         player.conn = None  # so its closing does not mark the seat away
         old.error("replaced")
         old.close()
-    player.name = name
+    player.name = fixed or msg["name"]
     player.conn = conn
     conn.player = player
     table = player.table
