@@ -15,7 +15,8 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
 @pytest.mark.parametrize("one, other", [
     ("nora", "NORA"), ("carol", "\u0441arol"),   # a Cyrillic es
     ("nora", "\uff4e\uff4f\uff52\uff41"),         # fullwidth
-    ("nora", "n0ra"), ("mia", "rnia"), ("Ana", "\u0410\u043d\u0430"[:1] + "na"),
+    ("nora", "n0ra"), ("mia", "rnia"),                # a zero for an o; r and n for an m
+    ("Ana", "\u0410na"),                              # a Cyrillic capital A
 ])
 def test_look_alike_names_have_one_key(one, other):
     assert name_key(one) == name_key(other)
@@ -26,8 +27,9 @@ def test_different_names_have_different_keys(one, other):
     assert name_key(one) != name_key(other)
 
 
-@pytest.mark.parametrize("taken", ["nora", "NORA", "Nora", "n\u043er\u0430",
-                                   "\uff4e\uff4f\uff52\uff41"])
+@pytest.mark.parametrize("taken", ["nora", "NORA", "Nora",
+                                   "n\u043er\u0430",                # Cyrillic o and a
+                                   "\uff4e\uff4f\uff52\uff41"])   # fullwidth
 async def test_a_name_that_looks_like_a_connected_players_is_refused_in_words(tmp_path, taken):
     async with running_host(tmp_path) as host:
         async with connected(host, "nora"):
