@@ -6,7 +6,9 @@ against a host. docs/protocol.md lists them for other implementations.
 
 # Protocol version: a host accepts a hello only with exactly this version. Version 2: chance
 # enters as events (commit, players' entropy, revealed values, seed revealed at the end).
-PROTOCOL_VERSION = 2
+# Version 3: the chance seed is keyed by the secret seed and the commit is domain-separated
+# (kismet_tui.rules.rng), and a game's header says its `version`.
+PROTOCOL_VERSION = 3
 # The bytes of entropy a player sends with ready/start (kismet_tui.rules.rng.ENTROPY_BYTES).
 ENTROPY_BYTES = 16
 

@@ -6,7 +6,7 @@ decreasing), goes to the engine first (a refusal raises IllegalAction and nothin
 then to the log, then to every member in the same order. Deadlines become `timeout` events
 stamped by a timer on the host's event loop.
 
-Chance (protocol version 2): the table's `secret` (server/chance.py) is the next game's; its
+Chance (protocol version 3): the table's `secret` (server/chance.py) is the next game's; its
 commit is in `describe()`. The engine draws from the host's secret stream; each event carries
 the values it drew (`chance`), and the game's last event and every later `game` message
 reveal `server_seed`.
@@ -191,6 +191,7 @@ class Table:
             "options": self.options,
             "t0": t0,
             "commit": self.secret.commit,
+            "version": self.secret.version,  # the chance derivation (docs/protocol.md "Chance")
             "entropy": entropy,
             "chance": rng.take_drawn(),   # the draws made creating the game
         }

@@ -1,5 +1,6 @@
-"""Protocol version 2: a game over a real host ends verified, and `kismet-replay --verify`
-catches a saved game whose chance was changed (a die, the seed, a missing value)."""
+"""Fair chance (protocol versions 2 and 3): a game over a real host ends verified, and
+`kismet-replay --verify` catches a saved game whose chance was changed (a die, the seed, a
+missing value), and still verifies a game saved under version 2."""
 
 import asyncio
 
@@ -88,6 +89,19 @@ async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first
     assert code == 1 and f"Event {first['seq']} (roll by Ana)" in out
 
 
+async def test_the_host_writes_version_3_and_a_version_2_log_still_verifies(honest, tmp_path, capsys):
+    from tests.test_protocol_vectors import vector_game
+    _, path = honest
+    assert records(path)[0]["header"]["version"] == 3
+    header, events, end, _ = vector_game(version=2)  # as a version-2 host saved it
+    old = tmp_path / "v2.kismet"
+    write(old, [{"kind": "header", "header": header, "table": 1},
+                *({"kind": "event", **event} for event in events), {"kind": "end", **end}])
+    code, out = run_verify(old, capsys)
+    assert code == 0, out
+    assert out.endswith("Every die and card came from the seed committed at the start.")
+
+
 async def test_a_value_removed_fails_naming_the_event_and_the_replica_refuses_it(honest, tmp_path, capsys):
     _, path = honest
     recs = records(path)
@@ -148,17 +162,19 @@ async def test_a_race_game_with_bots_ends_verified(tmp_path):
             assert ana.verification.ok, ana.verification.words
 
 
-async def test_a_version_1_client_is_told_in_words_and_bad_entropy_is_refused(tmp_path):
+async def test_an_older_client_is_told_in_words_and_bad_entropy_is_refused(tmp_path):
     from protocol import limits
     from protocol.framing import FROM_HOST, encode, read_frame
     async with running_host(tmp_path) as host:
-        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
-        writer.write(encode({"type": "hello", "version": 1, "name": "Old", "id": 0}))
-        reply = await asyncio.wait_for(read_frame(reader, FROM_HOST), 5)
-        assert reply["code"] == "version"
-        assert "version 2, your client 1" in reply["words"] and "update your client" in reply["words"]
-        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed
-        writer.close()
+        for old in (1, 2):  # version 2's commit and chance seed are not this host's
+            reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+            writer.write(encode({"type": "hello", "version": old, "name": "Old", "id": 0}))
+            reply = await asyncio.wait_for(read_frame(reader, FROM_HOST), 5)
+            assert reply["code"] == "version"
+            assert f"version 3, your client {old}" in reply["words"]
+            assert "update your client" in reply["words"]
+            assert await asyncio.wait_for(reader.read(), 5) == b""  # closed
+            writer.close()
         async with connected(host, "Ana") as ana:
             await ana.create_table("race")
             with pytest.raises(Exception) as err:

@@ -113,7 +113,8 @@ async def test_no_field_a_client_receives_predicts_the_dice_but_the_revealed_see
                     for value in seen:
                         for seed in seeds_from(value):
                             candidates.add(seed)
-                            candidates.add(chance_seed(seed, header["entropy"]))
+                            for version in (2, 3):  # the old derivation and the new
+                                candidates.add(chance_seed(seed, header["entropy"], version))
                     predictions = {}
                     for seed in candidates:
                         stream = streams.get((game_no, seed)) or streams.setdefault(
