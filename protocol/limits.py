@@ -57,3 +57,8 @@ MAX_SEND_BUFFER = 2 * 1024 * 1024  # bytes queued to a slow reader before it is 
 
 # ---- games -----------------------------------------------------------------------------------
 DIGEST_EVERY = 32              # a client sends its digest at least every this many events
+# [D20] A race grab or a knock that reaches the host sooner than this after the throw was
+# written to the player's connection is refused (`too_quick`, at no cost): no person sees
+# three dice and moves in less (simple visual reaction alone takes 150-250 ms), so such an
+# action was sent before the dice could be seen. Bots wait at least this long too.
+REACTION_FLOOR_MS = 100

@@ -68,6 +68,14 @@ async def connected(host_or_port, name: str, token: str | None = None, **kwargs)
         await client.close()
 
 
+async def looked_at_the_dice(*clients) -> None:
+    """Wait until each client has had the throw it shows for the host's reaction floor [D20],
+    so that a grab or knock it sends now is not refused as too quick."""
+    from protocol.limits import REACTION_FLOOR_MS
+
+    await wait_until(lambda: all(c.since_throw_ms() >= REACTION_FLOOR_MS for c in clients))
+
+
 async def wait_until(predicate, timeout: float = 30.0, step: float = 0.01):
     """Poll `predicate()` until it is true; fail the test after `timeout` seconds (at least
     30: a busy machine is slow, not wrong, and a passing test returns at once anyway)."""

@@ -7,7 +7,7 @@ import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net import ActionRefused, Client, RequestError
-from tests.netutil import FAST, connected, running_host, wait_until
+from tests.netutil import FAST, connected, looked_at_the_dice, running_host, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -78,6 +78,7 @@ async def test_two_clients_grab_one_card_and_both_see_the_same_winner(tmp_path):
                 view = ana.game.view(ana.seat)
                 target = next(c for c in view["circle"] if c and c["target"])
                 grab = {"type": "grab", "card": target["pos"], "id": target["id"]}
+                await looked_at_the_dice(ana, bo)
                 results = await asyncio.gather(ana.act(grab), bo.act(grab), return_exceptions=True)
                 winners = [i for i, r in enumerate(results) if isinstance(r, dict)]
                 refused = [r for r in results if isinstance(r, RequestError)]

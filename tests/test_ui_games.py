@@ -11,6 +11,7 @@ import pytest
 
 from kismet_tui.app import KismetApp
 from kismet_tui.net import Client
+from protocol.limits import REACTION_FLOOR_MS
 from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 
@@ -22,6 +23,11 @@ def make_app(host, name: str) -> tuple[KismetApp, Client]:
     app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, name),
                     address=f"127.0.0.1:{host.port}", on_quit=client.close)
     return app, client
+
+
+async def look_at_the_dice(pilot, client) -> None:
+    """As a person would: a grab or knock comes after the dice were seen [D20]."""
+    await wait_for(pilot, lambda: client.since_throw_ms() >= REACTION_FLOOR_MS, what="a look at the dice")
 
 
 async def seat_both(pilot, app, client, other, ruleset: str, options: dict):
@@ -52,6 +58,7 @@ async def test_race_grab_by_one_key_lands_on_that_card(tmp_path):
             target = next((c for c in view["circle"] if c and c["number"] in view["targets"]),
                           next(c for c in view["circle"] if c))
             pos = target["pos"]
+            await look_at_the_dice(pilot, client)
             await pilot.press("abcdefghijk"[pos])
             await wait_for(pilot, lambda: any(g["seat"] == 1 for g in game.view(1)["grabs"])
                            or game.phase != "grabbing", 5, "the grab")
@@ -90,6 +97,7 @@ async def test_knock_by_card_key_on_anothers_throw(tmp_path):
             await wait_for(pilot, lambda: (game.view(1)["roll"] or {}).get("roller") == 0, 5, "Bo's throw")
             roll = game.view(1)["roll"]
             mine = [c["number"] for c in game.view(1)["players"][1]["open"] if c["number"] in roll["targets"]]
+            await look_at_the_dice(pilot, client)
             if not mine:
                 # No match for Ana on this throw: a knock without a card (k) is then judged too.
                 await pilot.press("k")
