@@ -217,3 +217,50 @@ async def test_the_client_refuses_an_event_whose_chance_does_not_fit_and_says_so
     assert fairness[0]["words"].startswith("Move 3 came with chance that does not fit")
     assert len(client.events) == 2  # the event was not taken, and a resync was asked for
     assert client._awaiting_game
+
+
+async def test_a_game_left_running_under_version_2_is_taken_up_and_still_verifies(tmp_path, capsys):
+    """A host upgraded to version 3 takes up a game a version-2 host left running: it goes on
+    drawing by version 2's derivation (the header has no `version`), and the game verifies."""
+    import json
+
+    from kismet_tui.rules import game_from_header
+    from kismet_tui.rules.rng import SeededRNG, chance_seed, commitment
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana:
+            await ana.create_table("dice", {"away_limit_ms": 60000})
+            await ana.start()
+            await wait_until(lambda: ana.game is not None)
+            await ana.act({"type": "roll", "hold": []})
+            token = ana.token
+    # Rewrite the running game as a version-2 host saved it: no version, its commit, its dice.
+    [table_file] = (tmp_path / "tables").glob("*.json")
+    saved = json.loads(table_file.read_text())
+    seed = bytes.fromhex(saved["server_seed"])
+    path = tmp_path / "games" / saved["game_file"]
+    recs = records(path)
+    header = recs[0]["header"]
+    del header["version"]
+    header["commit"] = commitment(seed, 2)
+    rng = SeededRNG(chance_seed(seed, header["entropy"], 2))
+    game = game_from_header(header, rng=rng)
+    for rec in recs[1:]:
+        game.apply(rec["seat"], rec["action"], rec["t"])
+        rec.pop("chance", None)
+        drawn = rng.take_drawn()
+        if drawn:
+            rec["chance"] = drawn
+    write(path, recs)
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana", token=token) as ana:
+            await wait_until(lambda: ana.game is not None and not any(ana.game.away))
+            assert "version" not in ana.header and ana.table["commit"] == header["commit"]
+            while not ana.game.finished:
+                if ana.game.rolls == 0:
+                    await ana.act({"type": "roll", "hold": []})
+                else:
+                    await ana.act({"type": "score", "box": ana.game.best_box()})
+            await wait_until(lambda: ana.verification is not None)
+            assert ana.verification.ok, ana.verification.words
+    code, out = run_verify(path, capsys)
+    assert code == 0, out
