@@ -11,16 +11,14 @@ better than chance. Once the game ends the host reveals its seed, and the same p
 given that seed calls all 30: the method works, the secret was missing.
 """
 
-import asyncio
 import hashlib
 
 import pytest
 
 from kismet_tui.rules.dice import BOXES
 from kismet_tui.rules.rng import chance_seed
-from protocol import limits
 from tests.netutil import running_host
-from tests.test_fair_predictor import Recorder, Stream, fields, seeds_from
+from tests.test_fair_predictor import Stream, at_a_dice_table, fields, seeds_from
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -45,10 +43,7 @@ def attacker_seeds(received: list[dict], entropy: list) -> set[bytes]:
 
 async def test_with_no_entropy_the_header_predicts_none_of_the_first_30_values(tmp_path):
     async with running_host(tmp_path) as host:
-        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
-        me = Recorder(reader, writer)
-        await me.request({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": "Eve"})
-        await me.request({"type": "create_table", "ruleset": "dice", "options": {}})
+        me = await at_a_dice_table(host)
         await me.request({"type": "start"})  # no entropy: the host's secret is all there is
         header = next(m["header"] for m in reversed(me.received) if m["type"] == "game")
         assert header["entropy"] == [None] and header["chance"] == []
@@ -69,7 +64,7 @@ async def test_with_no_entropy_the_header_predicts_none_of_the_first_30_values(t
                 await me.request({"type": "act", "action": {"type": "roll", "hold": []}})
             replies = await me.request({"type": "act", "action": {"type": "score", "box": box}})
         end = [m for m in replies if m["type"] == "event"][-1]
-        writer.close()
+        me.writer.close()
     faces = faces[:VALUES]
     assert len(faces) == VALUES and all(1 <= f <= 6 for f in faces)
     right = {seed: sum(g == f for g, f in zip(guess, faces)) for seed, guess in predictions.items()}

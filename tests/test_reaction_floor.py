@@ -18,7 +18,7 @@ from kismet_tui.net.client import ActionRefused
 from kismet_tui.rules import knock as knock_rules
 from protocol.limits import REACTION_FLOOR_MS
 from server.reaction import shows_a_throw
-from tests.netutil import connected, looked_at_the_dice, running_host, wait_until
+from tests.netutil import connected, looked_at_the_dice, running_host, start_together, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -147,10 +147,7 @@ async def test_knock_a_knock_at_the_throw_is_refused_and_one_after_the_floor_cou
     options = {"knock_window_ms": 0, "away_limit_ms": 60000}
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
-            table = await ana.create_table("knock", options)
-            await bo.join_table(table["id"])
-            await bo.ready()
-            await ana.start()
+            table = await start_together(ana, [bo], "knock", options)
             hosted = host.tables[table["id"]]
             await wait_until(lambda: ana.game is not None and bo.game is not None)
             await ana.prelay([])

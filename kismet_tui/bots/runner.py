@@ -128,7 +128,7 @@ class BotLoop:
         if game is None or seat is None or header is None or game.finished or self.in_flight:
             return
         if self.policy is None or self.policy_for != id(header):
-            # The bot's own choices vary per game: seeded from the game's commit (version 2)
+            # The bot's own choices vary per game: seeded from the game's commit (versions 2, 3)
             # or seed (version 1), never from anything that could tell it the dice.
             key = header.get("commit") or bytes(header.get("seed", b"")).hex()
             seed = int(str(key)[:16] or "0", 16) ^ seat

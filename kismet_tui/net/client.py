@@ -23,7 +23,7 @@ in seq order, and the event message then published carries the engine's notes fo
 DIGEST_EVERY events and whenever a round or the game ends; a `desync` answer is followed by the
 host's full `game` message, which replaces the replica.
 
-Fair chance (protocol version 2): `ready()` and `start()` send 16 random bytes of entropy for
+Fair chance (protocol version 3): `ready()` and `start()` send 16 random bytes of entropy for
 the next game. The replica draws only the values each event reveals (`chance`); an event whose
 values do not fit is refused and resynced. When the game ends the host reveals its
 `server_seed`: the client checks it against the commit and redraws every revealed value
