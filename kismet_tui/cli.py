@@ -6,9 +6,12 @@
   (kismet_tui/recent.py solo_state_dir), like a host's, so they can be replayed.
 - `kismet-replay [FILE]`: watch a saved game again (see kismet_tui/replay.py); without a
   file, choose one of the recent games on this computer.
-  `kismet-replay --verify FILE` checks its chance instead: exit 0 when every die and card came
-  from the seed committed at the start, 1 naming the first event that differs, 2 for a game
-  that carries no commitment (protocol version 1) or never ended.
+  `kismet-replay --verify FILE` checks it instead (kismet_tui/log_check.py): the host's
+  signature (printing its fingerprint), every event replayed through the engine, every die
+  and card against the seed committed at the start, and the end record. Exit 0 when all
+  hold, 1 naming what differs and where (also: the file cannot be read, or `--host-key
+  SHA256:...` was given and another key signed it), 2 when something cannot be checked (a
+  game that carries no commitment, protocol version 1, or never ended) and nothing differs.
 
 Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
 """
@@ -155,7 +158,13 @@ def local_main(argv: list[str] | None = None) -> int:
     name = args.name or login_name()
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
     forget_unfinished_tables(state_dir)
-    host = Host(state_dir=state_dir, bot_factory=bot_factory())
+    from server.cli import default_state_dir
+    from server.identity import HostIdentity
+
+    # Games are signed with the key the lobby's ssh door shows (kept in the user's state
+    # folder, see below), so friends and replays see one fingerprint.
+    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
+                identity=HostIdentity.load(default_state_dir()))
     client = Client()
 
     async def connect() -> None:
@@ -167,7 +176,6 @@ def local_main(argv: list[str] | None = None) -> int:
         assert host.port is not None  # a start that returned is listening
         await client.connect("127.0.0.1", host.port, name)
 
-    from server.cli import default_state_dir
     from server.open_up import OpenHost
 
     # The lobby's "open to friends" key; the ssh host key lives in the user's state folder,
@@ -201,13 +209,17 @@ def replay_main(argv: list[str] | None = None) -> int:
                         help="a game log (a .kismet file); without it, choose a recent game")
     parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
     parser.add_argument("--verify", action="store_true",
-                        help="do not play: check that every die and card came from the seed "
-                             "committed at the start (exit 0), or name the first event that "
-                             "differs (exit 1)")
+                        help="do not play: check the host's signature, every event, every die "
+                             "and card and the end (exit 0), or name what differs (exit 1)")
+    parser.add_argument("--host-key", default=None, metavar="SHA256:...",
+                        help="with --verify: the log must be signed by this host key (the "
+                             "fingerprint kismet-host prints at start)")
     add_ascii_option(parser)
     args = parser.parse_args(argv)
     set_drawing(args)
-    from protocol.gamelog import LogError, read_log_full
+    if args.host_key is not None and not args.verify:
+        parser.error("--host-key goes with --verify.")
+    from protocol.gamelog import LogError, read_game_log
 
     path = args.file
     if path is None:
@@ -215,21 +227,21 @@ def replay_main(argv: list[str] | None = None) -> int:
         if path is None:
             return 1
     try:
-        header, events, end = read_log_full(path)
+        log = read_game_log(path)
     except (OSError, LogError) as exc:
         print(f"kismet-replay: cannot read {path}: {exc}", file=sys.stderr)
         return 1
     if args.verify:
-        from .rules.verify import verify
+        from .log_check import check_log
 
-        result = verify(header, events, (end or {}).get("server_seed"))
-        print(f"{path}: {result.words}", file=sys.stdout if result.ok else sys.stderr)
-        if result.ok:
-            return 0
-        return 2 if result.seq is None else 1
+        report = check_log(log, host_key=args.host_key)
+        out = sys.stdout if report.ok else sys.stderr
+        for line in report.lines:
+            print(f"{path}: {line}", file=out)
+        return report.exit_code
     from .replay import ReplayApp
 
-    ReplayApp(header, events, speed=args.speed).run()
+    ReplayApp(log.header, log.events, speed=args.speed).run()
     return 0
 
 

@@ -83,10 +83,18 @@ async def serve(args) -> int:
               f"Games could not be saved; give a folder it can write with --state-dir.",
               file=sys.stderr)
         return 2
+    from server.identity import HostIdentity
+    try:
+        identity = HostIdentity.load(args.state_dir)
+    except OSError as exc:  # unreadable, or not a key (IdentityError)
+        why = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        print(f"kismet-host: cannot use this host's key: {why}. Move that file away to have a "
+              f"new key made (players then see a new fingerprint).", file=sys.stderr)
+        return 2
     factory = bot_factory() if args.bots > 0 else None
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
-                keep_games=args.keep_games)
+                keep_games=args.keep_games, identity=identity)
     try:
         await host.start(args.bind, args.port)
     except OSError as exc:
@@ -95,6 +103,8 @@ async def serve(args) -> int:
         return 1
     assert host.port is not None  # a start that returned is listening
     print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    print(f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
+          f"`kismet-replay --verify` shows it).")
     for line in host.resumed + host.set_aside_lines:
         print(line)
     if host.tables:

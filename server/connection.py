@@ -24,6 +24,7 @@ from protocol.messages import request_id
 from . import handshake
 
 if TYPE_CHECKING:
+    from .door_pass import DoorPass
     from .handshake import Player
     from .host import Host
 
@@ -51,7 +52,7 @@ class Connection(asyncio.Protocol):
     """One client's connection: frames are handled as they arrive (`received`)."""
 
     __slots__ = ("host", "transport", "frames", "player", "tokens", "refilled", "strikes",
-                 "last_heard", "opened", "closed", "peer", "last_replay", "counted")
+                 "last_heard", "opened", "closed", "peer", "last_replay", "counted", "door")
 
     def __init__(self, host: Host) -> None:
         self.host = host
@@ -68,6 +69,9 @@ class Connection(asyncio.Protocol):
         self.peer = None
         self.last_replay = 0.0
         self.counted: str | None = None  # the address this connection counts against
+        # Set at hello when the client offers a pass its door issued (server/door_pass.py):
+        # the ssh or web player's real address and proof. None for a direct connection.
+        self.door: DoorPass | None = None
 
     @property
     def known_player(self) -> Player:

@@ -36,6 +36,7 @@ from protocol.messages import parse_client, request_id
 from . import connection, handshake, lobby, relay, resume, starting, steering
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loopback  # noqa: F401
+from .door_pass import DoorPasses
 from .handshake import Player  # noqa: F401
 from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store
@@ -65,8 +66,11 @@ HANDLERS = {
 class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
-                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES):
-        self.store = Store(state_dir, disk, keep_games)
+                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES,
+                 identity=None):
+        # identity: the key that signs finished games (server/identity.py); None: the one
+        # kept in state_dir.
+        self.store = Store(state_dir, disk, keep_games, identity)
         # Fair share: at most this many connections from one address (None: no cap). Loopback
         # is exempt unless cap_loopback: the host's own bots, players logged into this machine
         # and the sessions of an ssh or web front end all arrive from there.
@@ -74,6 +78,8 @@ class Host:
         self.cap_loopback = cap_loopback
         self.max_connections = max_connections
         self.per_address: dict[str, int] = {}
+        # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
+        self.door_passes = DoorPasses()
         # server/steering.py: who each table's owner removed, and the unready-seat timers.
         self.removed_from: dict[int, set[str]] = {}
         self.unready_timers: dict[int, asyncio.TimerHandle] = {}

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 from pathlib import Path
 
 import asyncssh
@@ -26,31 +25,20 @@ import asyncssh
 from protocol import limits
 from protocol.text import clean_name
 
+from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import PtyApp
 
 log = logging.getLogger("kismet.ssh")
 
 DEFAULT_SSH_PORT = 2222
-HOST_KEY_FILE = "ssh_host_ed25519_key"
 NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
                "(no command, no -T).\r\n")
 
 
 def load_host_key(state_dir) -> asyncssh.SSHKey:
-    """The host's key: read from the state folder, or made there once (mode 600)."""
-    path = Path(state_dir) / HOST_KEY_FILE
-    if path.exists():
-        os.chmod(path, 0o600)
-        return asyncssh.read_private_key(str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="kismet-host")
-    temporary = path.with_suffix(".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key.export_private_key())
-    os.replace(temporary, path)
-    return key
+    """The host's key: its identity (server/identity.py), which also signs its games."""
+    return asyncssh.import_private_key(HostIdentity.load(state_dir).private_bytes())
 
 
 def name_problem(name: str) -> str | None:

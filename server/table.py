@@ -275,8 +275,9 @@ class Table:
             self.writer.append(event, end=self.end_record() if self.running.finished else None)
 
     def end_record(self) -> dict:
-        """The fields of the log's end record (version 2: with the revealed server_seed)."""
-        record: dict[str, object] = {"result": self.running.result()}
+        """The fields of the log's end record (version 2: with the revealed server_seed); the
+        digest lets a checker compare the whole end state, not only the scores."""
+        record: dict[str, object] = {"result": self.running.result(), "digest": self.running.digest()}
         if "commit" in self.running_header:
             record["server_seed"] = self.secret.server_seed
         return record
