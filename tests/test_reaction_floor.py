@@ -167,3 +167,32 @@ async def test_knock_a_knock_at_the_throw_is_refused_and_one_after_the_floor_cou
             assert event["seat"] == knocker.seat and event["action"]["type"] == "knock"
             await wait_until(lambda: ana.events == bo.events == hosted.events)
             assert ana.game.digest() == bo.game.digest() == hosted.game.digest()
+
+
+@pytest.mark.ui
+async def test_the_app_shows_the_too_quick_words_and_the_card_stays_free(tmp_path, monkeypatch):
+    """A person's grab that comes too soon: the words reach the player, nothing is grabbed.
+    (The floor is raised for this test, so that a press at any time of the round is too soon
+    on any machine; the words and their way to the screen are the real ones.)"""
+    from server import reaction
+    from tests.test_ui_dice import wait_for
+    from tests.test_ui_games import make_app, seat_both
+
+    monkeypatch.setattr(reaction, "FLOOR_S", 60.0)  # the words still say how long ago: "0.xx s"
+    async with running_host(tmp_path) as host, connected(host, "Bo") as other:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await seat_both(pilot, app, client, other, "race",
+                            {"countdown_ms": 200, "round_limit_ms": 60000})
+            game = client.game
+            await wait_for(pilot, lambda: game.phase == "grabbing", what="a round to grab in")
+            hosted = host.tables[other.table["id"]]
+            pos = next(c["pos"] for c in game.view(1)["circle"] if c)
+            await pilot.press("abcdefghijk"[pos])
+            await wait_for(pilot, lambda: any("Too quick" in n for n in app.notices_shown),
+                           what="the refusal")
+            words = next(n for n in app.notices_shown if "Too quick" in n)
+            assert TOO_QUICK.fullmatch(words), words
+            assert stamped(hosted, client.seat, "grab", 0) == []
+            assert game.view(1)["grabs"] == [] and game.phase == "grabbing"
+            await client.close()
