@@ -2,11 +2,13 @@
 
 A table holds the secret of its next game from the moment the table exists (and again as soon
 as a game ends), so its `commit` (rng.commitment: a domain-separated hash of the seed) is in
-the table's state before anyone readies. At the start the stream is seeded with `chance_seed(server_seed, entropy per seat)`;
-the host keeps the stream and the seed to itself until the game's end record and last
-broadcast reveal the seed. A secret remembers the derivation it was made for: a new one is
-the current version's, one taken up from a game saved under version 2 keeps that game's. Only the host's table file (owner-readable, with the seats'
-tokens) holds the seed of a running game, so a restarted host can take the game up again.
+the table's state before anyone readies. At the start the stream is seeded with
+`chance_seed(server_seed, entropy per seat)`; the host keeps the stream and the seed to itself
+until the game's end record and last broadcast reveal the seed. A secret remembers the
+derivation it was made for: a new one is the current version's, one taken up from a game
+saved under version 2 keeps that game's. Only the host's table file (owner-readable, with the
+seats' tokens) holds the seed of a running game, so a restarted host can take the game up
+again.
 """
 
 from __future__ import annotations

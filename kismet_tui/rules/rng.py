@@ -5,8 +5,8 @@ Every die and every card of every game is drawn through an object with this inte
 
 - `SeededRNG`: the documented stream from a seed. The host holds one, seeded from its secret
   `server_seed` and the players' entropy (`chance_seed`, keyed by the secret since protocol
-  version 3; `commitment` is the commit shown before the game), and records every value it returns
-  (`take_drawn`), so each event can reveal exactly the values it drew. Verification redraws
+  version 3; `commitment` is the commit shown before the game), and records every value it
+  returns (`take_drawn`), so each event can reveal exactly the values it drew. Verification redraws
   from the same stream and compares. Tests and version-1 logs use it with a plain seed.
 - `RevealedRNG`: a client's source. It holds no seed: before each event the values that
   event revealed are fed in (`feed`), each call returns the next one, and a value that is

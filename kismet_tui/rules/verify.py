@@ -5,12 +5,12 @@
 
 The host committed to `commitment(server_seed)` before anyone readied; the players' entropy
 is in the header. Verification checks the commit, then replays the game drawing from the
-stream seeded with `chance_seed(server_seed, entropy)` and compares, event by event, the values the
-stream gives with the values the host revealed (`chance`). The first difference is named in
-plain words. Both derivations are those of the protocol version that wrote the game (the
-header's `version`, rng.header_chance_version), so a log of an older version still verifies.
-Standard library only, like the rest of the engine; the host uses the same
-replay (`replay_with_stream`) to take up a game after a restart.
+stream seeded with `chance_seed(server_seed, entropy)` and compares, event by event, the
+values the stream gives with the values the host revealed (`chance`). The first difference is
+named in plain words. Both derivations are those of the protocol version that wrote the game
+(the header's `version`, rng.header_chance_version), so a log of an older version still
+verifies. Standard library only, like the rest of the engine; the host uses the same replay
+(`replay_with_stream`) to take up a game after a restart.
 """
 
 from __future__ import annotations
