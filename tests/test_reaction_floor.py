@@ -176,16 +176,13 @@ async def test_the_app_shows_the_too_quick_words_and_the_card_stays_free(tmp_pat
     on any machine; the words and their way to the screen are the real ones.)"""
     from server import reaction
     from tests.test_ui_dice import wait_for
-    from tests.test_ui_games import make_app, seat_both
+    from tests.test_ui_games import first_race_round, make_app
 
     monkeypatch.setattr(reaction, "FLOOR_S", 60.0)  # the words still say how long ago: "0.xx s"
     async with running_host(tmp_path) as host, connected(host, "Bo") as other:
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
-            await seat_both(pilot, app, client, other, "race",
-                            {"countdown_ms": 200, "round_limit_ms": 60000})
-            game = client.game
-            await wait_for(pilot, lambda: game.phase == "grabbing", what="a round to grab in")
+            game = await first_race_round(pilot, app, client, other, 60000)
             hosted = host.tables[other.table["id"]]
             pos = next(c["pos"] for c in game.view(1)["circle"] if c)
             await pilot.press("abcdefghijk"[pos])

@@ -45,14 +45,20 @@ async def seat_both(pilot, app, client, other, ruleset: str, options: dict):
                    what=f"the {ruleset} screen")
 
 
+async def first_race_round(pilot, app, client, other, round_limit_ms: int):
+    """A race game between the app's player and `other`, once its first dice are out."""
+    await seat_both(pilot, app, client, other, "race",
+                    {"countdown_ms": 200, "round_limit_ms": round_limit_ms})
+    game = client.game
+    await wait_for(pilot, lambda: game.phase == "grabbing", what="the first roll")
+    return game
+
+
 async def test_race_grab_by_one_key_lands_on_that_card(tmp_path):
     async with running_host(tmp_path) as host, connected(host, "Bo") as other:
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
-            await seat_both(pilot, app, client, other, "race",
-                            {"countdown_ms": 200, "round_limit_ms": 20000})
-            game = client.game
-            await wait_for(pilot, lambda: game.phase == "grabbing", 5, "the first roll")
+            game = await first_race_round(pilot, app, client, other, 20000)
             view = game.view(1)
             # Choose a place that shows a target if there is one (else any card).
             target = next((c for c in view["circle"] if c and c["number"] in view["targets"]),
