@@ -23,6 +23,7 @@ ERRORS = {
     "playing": "A game is running at this table.",
     "not_seated": "You are watching, not playing: only players act.",
     "illegal": "That move is not allowed.",
+    "too_quick": "Too quick: the dice were only just shown. Look first, then move.",
     "no_bots": "This host does not run bots.",
     "idle": "Closed after a long silence.",
     "replaced": "You connected again from somewhere else.",

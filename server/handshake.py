@@ -47,8 +47,9 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         older = msg["version"] < limits.PROTOCOL_VERSION
         raise ProtocolError("version", f"This host speaks protocol version "
                             f"{limits.PROTOCOL_VERSION}, your client {msg['version']}. "
-                            + ("Please update your client: since version 2 no client learns "
-                               "a die or a card before it is shown." if older else
+                            + ("Please update your client: since version 3 nothing a client "
+                               "is shown tells a die or a card before it is thrown or dealt."
+                               if older else
                                "Please use matching versions."), fatal=True)
     token = msg["token"]
     player = host.players.get(token) if token else None
