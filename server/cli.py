@@ -84,10 +84,19 @@ async def serve(args) -> int:
               f"Games could not be saved; give a folder it can write with --state-dir.",
               file=sys.stderr)
         return 2
+    from server.identity import HostIdentity
+    try:
+        identity = HostIdentity.load(args.state_dir)
+    except OSError as exc:  # unreadable, or not a key (IdentityError)
+        why = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        print(f"kismet-host: cannot use this host's key: {why}. Move that file away to have a "
+              f"new key made (players then see a new fingerprint).", file=sys.stderr)
+        return 2
     factory = bot_factory() if args.bots > 0 else None
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
-                keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None)
+                keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None,
+                identity=identity)
     from server.state_lock import StateFolderBusy
     try:
         await host.start(args.bind, args.port)
@@ -100,6 +109,8 @@ async def serve(args) -> int:
         return 1
     assert host.port is not None  # a start that returned is listening
     print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    print(f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
+          f"`kismet-replay --verify` shows it).")
     for line in host.resumed + host.set_aside_lines:
         print(line)
     if host.tables:
@@ -183,8 +194,10 @@ async def open_doors(args, host) -> list[Door] | None:
     if not args.no_announce:
         from .discovery import Announcer
 
-        announcer = Announcer(host, ssh_port=ssh_port,
-                              addresses=None if args.bind in ("0.0.0.0", "", "::") else [args.bind])
+        # Bound to one IPv4 address, the host is reached there only: announce it there only.
+        bound = None if args.bind in ("0.0.0.0", "", "::") else [args.bind]
+        on = bound if bound and all(part.isdigit() for part in args.bind.split(".")) else None
+        announcer = Announcer(host, ssh_port=ssh_port, addresses=bound, interfaces=on)
         try:
             await announcer.start()
         except Exception as exc:  # no multicast here: play on, only without being found

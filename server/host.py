@@ -70,8 +70,10 @@ class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
                  max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES,
-                 tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER):
-        self.store = Store(state_dir, disk, keep_games)
+                 identity=None, tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER):
+        # identity: the key that signs finished games (server/identity.py); None: the one
+        # kept in state_dir.
+        self.store = Store(state_dir, disk, keep_games, identity)
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
         self.state_lock: StateLock | None = None

@@ -21,6 +21,9 @@ Every write is checked (`Disk`): a short write, a full or read-only disk, an I/O
 `StoreError` with words for players, and a record that could not be written whole is cut
 off again, so the log never holds half a record followed by a good one.
 
+A finished log ends with the host's signature (protocol/logsign.py): the writer hashes every
+byte it writes, and the last event, the end record and the signature go out in one write.
+
 When to fsync: the header with its table file (a game players can come back to), and the end
 record (a finished game is what players keep). Not each event: the events of a running game
 reach the OS before anyone sees them, so a killed host loses none of them; only a power cut
@@ -32,6 +35,7 @@ the grab order's whole budget).
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import logging
 import os
@@ -41,7 +45,10 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from protocol.gamelog import LogError, iter_records, read_log_full, record_bytes
+from protocol.gamelog import MARK_EVERY, LogError, iter_records, prefix_mark, read_log_full, record_bytes
+from protocol.logsign import signature_record, signed_message
+
+from .identity import HostIdentity
 
 log = logging.getLogger("kismet.host")
 
@@ -139,15 +146,19 @@ def _unlink(path: Path) -> None:
 
 
 class GameWriter:
-    """Appends one game's records to its log file, each write checked."""
+    """Appends one game's records to its log file, each write checked; signs the end."""
 
     def __init__(self, path: Path, header: dict, table_id: int, events=(), disk: Disk | None = None,
-                 on_close=None):
+                 identity: HostIdentity | None = None, on_close=None):
         self.path = path
         self.disk = disk or Disk()
+        self.identity = identity  # None: the log is not signed
         self._on_close = on_close  # the store's: this log may be pruned once it is closed
-        data = record_bytes({"kind": "header", "header": header, "table": table_id})
-        data += b"".join(record_bytes({"kind": "event", **event}) for event in events)
+        # SHA-256 of every byte of whole records on disk, and the end record's marks so far.
+        self._hash = hashlib.sha256()
+        self._marks: list[bytes] = []
+        data = self._hashed(record_bytes({"kind": "header", "header": header, "table": table_id}))
+        data += b"".join(self._event_bytes(event) for event in events)
         # A torn tail from a crash is gone once we rewrite.
         _write_file(self.disk, path, data, sync=True)
         try:
@@ -165,14 +176,21 @@ class GameWriter:
             raise ValueError(f"the game log {self.path.name} is closed")
         return self._fd
 
+    def _hashed(self, frame: bytes) -> bytes:
+        self._hash.update(frame)
+        return frame
+
+    def _event_bytes(self, event: dict) -> bytes:
+        frame = self._hashed(record_bytes({"kind": "event", **event}))
+        if event["seq"] % MARK_EVERY == 0:
+            self._marks.append(prefix_mark(self._hash.digest()))
+        return frame
+
     def append(self, event: dict, end: dict | None = None) -> None:
-        """One event; with `end` (the end record's fields), the end record too, in one write,
-        then fsync: the game is finished on disk before anyone is shown it finished."""
-        data = record_bytes({"kind": "event", **event})
-        if end is not None:
-            data += record_bytes({"kind": "end", **end})
-        write_all(self.disk, self.fd, data, self.size)
-        self.size += len(data)
+        """One event; with `end` (the end record's fields), the end record and the signature
+        too, in one write, then fsync: the game is finished on disk before anyone is shown
+        it finished."""
+        self._write(lambda: self._event_bytes(event), end)
         if end is not None:
             try:
                 self.disk.fsync(self.fd)
@@ -183,13 +201,31 @@ class GameWriter:
     def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            record: dict[str, object] = {"kind": "end", "result": result}
+            end: dict[str, object] = {"result": result}
             if server_seed is not None:
-                record["server_seed"] = server_seed  # protocol version 2: revealed at the end
-            write_all(self.disk, self.fd, record_bytes(record), self.size)
+                end["server_seed"] = server_seed  # protocol version 2: revealed at the end
+            self._write(lambda: b"", end)
             self.disk.fsync(self.fd)
             self.ended = True
         self.close()
+
+    def _write(self, records, end: dict | None) -> None:
+        """Append what `records()` gives (hashed as it is made); with `end`, the end record
+        (with the marks) and the signature over every byte before it. A write that fails
+        leaves the hash and the marks as they were, like the file."""
+        hash_before, marks_before = self._hash.copy(), list(self._marks)
+        data = records()
+        if end is not None:
+            data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
+            if self.identity is not None:
+                signature = self.identity.sign(signed_message(self._hash.digest()))
+                data += record_bytes(signature_record(self.identity.public_key, signature))
+        try:
+            write_all(self.disk, self.fd, data, self.size)
+        except StoreError:
+            self._hash, self._marks = hash_before, marks_before
+            raise
+        self.size += len(data)
 
     def close(self) -> None:
         if self._fd is not None:
@@ -204,7 +240,8 @@ DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 
 
 
 class Store:
-    def __init__(self, state_dir, disk: Disk | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES):
+    def __init__(self, state_dir, disk: Disk | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
+                 identity: HostIdentity | None = None):
         self.root = Path(state_dir)
         self.disk = disk or Disk()
         self.keep_games = keep_games  # finished logs kept (None: all)
@@ -214,6 +251,8 @@ class Store:
         self.games.mkdir(parents=True, exist_ok=True)
         self.tables.mkdir(parents=True, exist_ok=True)
         self._next_id = self._highest_id() + 1
+        # The key finished games are signed with (and the ssh door shows).
+        self.identity = identity or HostIdentity.load(self.root)
         # The logs open for writing (never pruned), shared with the pruning thread.
         self._writing: set[str] = set()
         self._lock = threading.Lock()
@@ -285,7 +324,8 @@ class Store:
         with self._lock:  # before the file exists: a prune that sees it knows it is open
             self._writing.add(path.name)
         try:
-            return GameWriter(path, header, table_id, events, disk=self.disk, on_close=self._closed)
+            return GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
+                              on_close=self._closed)
         except BaseException:
             self._closed(path.name)
             raise
