@@ -104,7 +104,8 @@ class Host:
         self._sweeper: asyncio.Task | None = None
         self.desyncs = 0   # digests from clients that did not match (for tests and logs)
         # What start-up resumed and set aside (server/resume.py), for the CLI to print; and
-        # token -> words for the players of a set-aside table, told at hello.
+        # token -> words for the players of a set-aside table (or of a game closed while they
+        # were away, server/table_share.py), told at hello.
         self.resumed: list[str] = []
         self.set_aside_lines: list[str] = []
         self.set_aside: dict[str, str] = {}

@@ -116,6 +116,28 @@ async def test_a_game_everyone_left_closes_when_its_away_limit_passes(tmp_path):
             assert list(host.players) == [ana.token]
 
 
+async def test_a_player_who_dropped_is_told_their_game_closed(tmp_path):
+    from tests.test_server_resume import hello_with
+
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana", reconnect=False) as ana:
+            await ana.create_table("dice", {"away_limit_ms": 500})
+            table_id = ana.table["id"]
+            await ana.start()
+            await wait_until(lambda: ana.header is not None)
+            token = ana.token
+        await wait_until(lambda: not host.tables)  # dropped, then closed at its limit
+        assert token not in host.players
+        raw, welcome = await hello_with(host.port, token)
+        assert welcome["table"] is None
+        told = await raw.recv_type("error")
+        assert told["code"] == "no_table"
+        assert told["words"] == (f"Your table {table_id} closed while everyone was away from it: "
+                                 f"nobody came back within its away limit (0.5 s). Please join "
+                                 f"or open another.")
+        raw.close()
+
+
 async def test_a_player_back_in_time_stops_the_closing_clock(tmp_path):
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana", reconnect=False) as ana:
