@@ -33,6 +33,7 @@ from .screens.help import HelpScreen
 from .solver import background
 from .source import GameSource
 from .widgets.chat import ChatInput
+from .widgets.colours import send_colour_or_not
 
 T = TypeVar("T")
 # Host messages that only answer a request and change nothing a screen shows: the client
@@ -121,6 +122,7 @@ class KismetApp(App[None]):
                  address: str = "", quick: bool = False,
                  on_quit: Callable[[], Awaitable[object]] | None = None) -> None:
         super().__init__()
+        send_colour_or_not(self)  # NO_COLOR or a monochrome terminal: no colour codes at all
         self.client = client
         self.connect_fn = connect
         self.address = address
