@@ -43,9 +43,40 @@ def seat_names(client: GameSource, seats: int) -> list[str]:
 
 
 class MoveLog(RichLog):
-    """The move log. It never takes the focus: the arrow keys belong to the game."""
+    """The move log. It never takes the focus: the arrow keys belong to the game.
+
+    A RichLog wraps each line once, at the width it has when the line is written; this one
+    keeps what it was told and wraps it all again when its width changes, so a window that
+    shrinks or grows shows whole sentences at the new width, not cut or narrow ones."""
 
     can_focus = False
+    KEEP = 1000  # lines kept to wrap again (the oldest are dropped: nobody scrolls that far)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.said: list[Text] = []
+        self.wrapped_at = 0  # the width the lines on show were wrapped at
+
+    def write(self, content, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(content, Text) and self._size_known:  # (a deferred write comes again)
+            self.said.append(content)
+            del self.said[:-self.KEEP]
+        return super().write(content, *args, **kwargs)
+
+    def on_resize(self) -> None:
+        # After the layout settles (RichLog's own handler writes what waited for a size).
+        self.call_after_refresh(self.wrap_again)
+
+    def wrap_again(self) -> None:
+        width = self.scrollable_content_region.width
+        if not self._size_known or width <= 0 or width == self.wrapped_at:
+            return
+        self.wrapped_at = width
+        said = self.said
+        self.clear()
+        for text in said:
+            super().write(text, width=width, scroll_end=False)
+        self.scroll_end(animate=False, immediate=False, x_axis=False)  # where the game is
 
 
 class GameScreen(OnKismetApp, Screen[None]):
