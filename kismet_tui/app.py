@@ -438,7 +438,8 @@ class KismetApp(App[None]):
             return
         waiting = rematch_waiting(table)
         if waiting:
-            self.notify(f"Another game as soon as {waiting} press r.", markup=False)
+            verb = "press" if " and " in waiting else "presses"
+            self.notify(f"Another game as soon as {waiting} {verb} r.", markup=False)
             return
         self.rematch_wanted = False
         await self.send(self.client.start)

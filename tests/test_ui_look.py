@@ -48,3 +48,43 @@ async def test_knock_move_log_uses_the_width_of_a_big_window():
         assert log.scrollable_content_region.width > 150
         # Every sentence of this game fits one line of a 175-column log.
         assert len(log_rows(app)) == len(sentences_said(app))
+
+
+def knock_after_ana_knocked():
+    def ana_knocked_on_another(game):
+        view = game.view(0)
+        roll = view.get("roll") or {}
+        return (view["phase"] == "play" and roll.get("roller") not in (None, 0)
+                and 0 in roll.get("knocked", []) and view.get("stage") == "decide")
+
+    return snaps.ScriptedClient.at("knock", snaps.THREE, until=ana_knocked_on_another)
+
+
+@pytest.mark.parametrize("game, first_words", [
+    (snaps.knock_mid_game, "Knock on Bot 1 (easy)'s throw: k, or the key of the card you would lay"),
+    (knock_after_ana_knocked, "You knocked on "),
+])
+async def test_knock_says_what_to_do_in_sentences_that_fit_80_columns(game, first_words):
+    app = KismetApp(game(), address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("KnockScreen")(pilot)
+        said = app.screen.say(app.screen.view()).plain.split("\n")
+        assert len(said) == 2 and said[1].startswith(first_words)
+        assert all(len(line) <= 80 for line in said)
+
+
+async def test_h_twice_on_one_throw_logs_the_hint_once():
+    app = KismetApp(snaps.dice_mid_game(), address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("DiceScreen")(pilot)
+        screen = app.screen
+        answers = []
+        shown = screen.show_hint
+        screen.show_hint = lambda choices: (answers.append(choices), shown(choices))
+        await pilot.press("h")
+        await wait_for(pilot, lambda: len(answers) == 1, what="the first hint")
+        await pilot.press("h")
+        await wait_for(pilot, lambda: len(answers) == 2, what="the second hint")
+        await pilot.pause()
+        assert sum(text.plain.startswith("Hint") for text in screen.query_one("#movelog").said) == 1
+        assert screen.hint_hold is not None or screen.hint_box is not None  # still marked

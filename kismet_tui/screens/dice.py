@@ -217,6 +217,7 @@ class DiceScreen(GameScreen):
         self.hint_hold: set[int] | None = None
         self.hint_box: str | None = None
         self.hint_key: tuple[object, object, object] | None = None  # (turn, throws used) the hint was for
+        self.hint_logged: tuple[object, str] | None = None  # (hint_key, line) last written to the log
 
     def on_resize(self) -> None:
         if self.game is not None:
@@ -402,7 +403,10 @@ class DiceScreen(GameScreen):
         # Without the optimal table (python -m kismet_tui.solver builds it) the advisor
         # estimates: say so, so nobody takes a guess for the best play.
         estimate = any(c.get("exact") is False for c in shown)
-        self.log_line(("Hint (estimate): " if estimate else "Hint: ") + " · ".join(lines), "italic")
+        line = ("Hint (estimate): " if estimate else "Hint: ") + " · ".join(lines)
+        if (self.hint_key, line) != self.hint_logged:  # h again on the same throw: marked, not logged twice
+            self.hint_logged = (self.hint_key, line)
+            self.log_line(line, "italic")
 
 
 _ADVISE: list = []  # the advisor's advise(), once loaded

@@ -232,11 +232,12 @@ class KnockScreen(GameScreen):
         roller = roll.get("roller") if roll else None
         whose = possessive(self.names[roller], "throw", 30) if roller is not None else "this throw"
         if self.can_knock(view):
-            text.append(f"\nknock on {whose}: k, or the key of the card you would lay", hint)
             if window > 0:  # the knock window [D15]: the next throw cannot come before it ends
+                # (on the first line: the second is as long as 80 columns allow)
                 text.append(f" {glyph('·')} next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
+            text.append(f"\nKnock on {whose}: k, or the key of the card you would lay", hint)
         elif roll and me is not None and me in (roll.get("knocked") or []) and turn != me:
-            text.append(f"\nyou knocked on {whose}", hint)
+            text.append(f"\nYou knocked on {whose}.", hint)
         return text
 
     def chosen_chips(self, view: dict) -> int:
