@@ -88,3 +88,39 @@ async def test_h_twice_on_one_throw_logs_the_hint_once():
         await pilot.pause()
         assert sum(text.plain.startswith("Hint") for text in screen.query_one("#movelog").said) == 1
         assert screen.hint_hold is not None or screen.hint_box is not None  # still marked
+
+
+TWO = ["Ana", "Bo"]
+
+
+def race_whole_game():
+    return snaps.ScriptedClient.at("race", TWO)  # to its end (two rounds of it end with every match grabbed)
+
+
+def assert_grabbed_all_after_who_took_them(lines: list[str]) -> None:
+    ends = [i for i, line in enumerate(lines) if line == "Every matching card has been grabbed."]
+    assert ends, "this playout never ends a round with every match grabbed"
+    for i in ends:
+        assert " takes the " in lines[i - 1] or " grabbed a wrong " in lines[i - 1], lines[i - 3:i + 1]
+
+
+def test_race_history_says_every_card_was_grabbed_after_who_took_them():
+    from kismet_tui.screens.history import history_lines
+
+    client = race_whole_game()
+    lines = [words for words, _ in history_lines(client.header, client.events, TWO, limit=10_000)]
+    assert_grabbed_all_after_who_took_them(lines)
+
+
+async def test_race_log_says_every_card_was_grabbed_after_who_took_them():
+    """The same as the game goes (each event as a host message), here through the replay."""
+    from kismet_tui.replay import ReplayApp
+
+    client = race_whole_game()
+    app = ReplayApp(client.header, client.events, paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("RaceScreen")(pilot)
+        screen = app.screen
+        app.publish([app.source.next_event() for _ in client.events])
+        await wait_for(pilot, lambda: screen.version >= len(client.events), what="every event")
+        assert_grabbed_all_after_who_took_them([text.plain for text in screen.query_one("#movelog").said])

@@ -23,7 +23,7 @@ from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .history import history_lines
-from .words import describe, name_of
+from .words import describe, name_of, telling_order
 
 
 def seat_names(client: GameSource, seats: int) -> list[str]:
@@ -215,8 +215,10 @@ class GameScreen(OnKismetApp, Screen[None]):
             if seq <= self.logged_seq:
                 return
             self.logged_seq = seq
-        for note in msg.get("notes") or []:
+        notes = msg.get("notes") or []
+        for note in notes:
             self.on_note(note)
+        for note in telling_order(notes):
             words = describe(self.RULESET, note, self.names)
             if words:
                 self.log_line(words, "bold" if note.get("seat") == self.seat else "")
