@@ -124,3 +124,19 @@ async def test_race_log_says_every_card_was_grabbed_after_who_took_them():
         app.publish([app.source.next_event() for _ in client.events])
         await wait_for(pilot, lambda: screen.version >= len(client.events), what="every event")
         assert_grabbed_all_after_who_took_them([text.plain for text in screen.query_one("#movelog").said])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_space_in_the_help_turns_a_whole_page(size):
+    app = KismetApp(snaps.dice_mid_game(), address="this computer")
+    async with app.run_test(size=size) as pilot:
+        await snaps.until_screen("DiceScreen")(pilot)
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="the help")
+        scroll = app.screen.query_one("#help-scroll")
+        shown = scroll.scrollable_content_region.height
+        assert scroll.max_scroll_y > shown  # a page to turn, and more
+        await pilot.press("space")
+        assert scroll.scroll_y == shown - 1  # the last line read stays in view
+        await pilot.press("pageup")
+        assert scroll.scroll_y == 0
