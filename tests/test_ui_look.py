@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kismet_tui.app import KismetApp
+from kismet_tui.rules import HOST
 from tests import test_ui_snapshots as snaps
 from tests.test_ui_dice import wait_for
 
@@ -140,3 +141,22 @@ async def test_space_in_the_help_turns_a_whole_page(size):
         assert scroll.scroll_y == shown - 1  # the last line read stays in view
         await pilot.press("pageup")
         assert scroll.scroll_y == 0
+
+
+@pytest.mark.parametrize("ascii_drawing", [False, True], ids=["unicode", "ascii"])
+def test_race_grab_mark_is_not_the_pile_mark(ascii_drawing):
+    from kismet_tui.screens.race import render_players
+    from kismet_tui.widgets.glyphs import glyph, use_ascii
+    from tests.test_golden_render import race_position
+
+    game = race_position(2)
+    game.apply(HOST, {"type": "timeout"}, 3000)  # the throw
+    game.apply(1, {"type": "grab", "card": 5}, 3400)
+    use_ascii(ascii_drawing)
+    try:
+        rows = render_players(game.view(0), ["Ana", "Bo"], 0).plain.split("\n")
+        pile, grab = glyph("▮"), glyph("✋")
+    finally:
+        use_ascii(False)
+    assert pile != grab
+    assert rows[1].rstrip().endswith(f"{pile} {grab}") and not rows[0].rstrip().endswith(grab)

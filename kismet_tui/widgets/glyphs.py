@@ -18,7 +18,7 @@ from rich.cells import cell_len
 
 ASCII = {
     "●": "o", "◌": "o", "×": "x", "▶": ">", "…": "~", "│": "|", "✓": "+", "✗": "x",
-    "★": "*", "✋": "#", "▮": "#", "·": ".", "–": "-", "≈": "~", "→": "->", "↑↓": "up/dn",
+    "★": "*", "✋": "*", "▮": "#",  # (a grab is not the pile's "#": " 3# *", never " 3# #") "·": ".", "–": "-", "≈": "~", "→": "->", "↑↓": "up/dn",
 }
 # What the rest becomes at the terminal, one cell for one cell.
 CELL = {
