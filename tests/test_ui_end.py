@@ -73,6 +73,8 @@ async def test_rematch_keys_after_see_the_board_and_both_told(tmp_path):
             await wait_for(pilot, lambda: client.game is not None and client.game is not first
                            and getattr(app.screen, "RULESET", None) == "dice"
                            and getattr(app.screen, "game", None) is client.game, what="the rematch on screen")
+            assert "Ready for another game: Bo starts it." in app.notices_shown
+            assert app.notice is None, "the notice about the coming game is over once it starts"
             await client.close()
 
 

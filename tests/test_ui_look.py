@@ -160,3 +160,21 @@ def test_race_grab_mark_is_not_the_pile_mark(ascii_drawing):
         use_ascii(False)
     assert pile != grab
     assert rows[1].rstrip().endswith(f"{pile} {grab}") and not rows[0].rstrip().endswith(grab)
+
+
+@pytest.mark.network
+async def test_a_refusal_goes_from_the_top_line_once_you_have_acted(tmp_path):
+    from tests.netutil import running_host
+    from tests.test_ui_dice import solo_dice
+
+    async with running_host(tmp_path) as host:
+        async with solo_dice(host) as (app, pilot, client):
+            game = client.game
+            await pilot.press("r")
+            await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 1, what="the first throw")
+            await pilot.press("1", "2", "3", "4", "5", "r")
+            assert app.notice is not None and app.notice.words.startswith("All five dice are held")
+            await pilot.press("enter")  # scoring is what the refusal asked for
+            await wait_for(pilot, lambda: game.view(0)["turn"] > 0 or game.finished, what="the score")
+            await pilot.pause()
+            assert app.notice is None
