@@ -178,3 +178,33 @@ async def test_a_refusal_goes_from_the_top_line_once_you_have_acted(tmp_path):
             await wait_for(pilot, lambda: game.view(0)["turn"] > 0 or game.finished, what="the score")
             await pilot.pause()
             assert app.notice is None
+
+
+def footer_words(app) -> list[str]:
+    """What the footer offers now, in order (enabled, shown bindings)."""
+    return [active.binding.description for active in app.screen.active_bindings.values()
+            if active.enabled and active.binding.show]
+
+
+async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
+    from kismet_tui.replay import ReplayApp
+
+    source = snaps.ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"])
+    app = ReplayApp(source.header, source.events, paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("DiceScreen")(pilot)
+        assert "Play" in footer_words(app) and "Pause" not in footer_words(app)
+        await pilot.press("space")
+        assert "Pause" in footer_words(app) and "Play" not in footer_words(app)
+        await pilot.press("space")
+        assert "Play" in footer_words(app)
+        app.publish([app.source.next_event() for _ in source.events])
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end")
+        await pilot.press("escape")  # the board, with the replay's footer
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "DiceScreen", what="the board")
+        await wait_for(pilot, lambda: "Restart" in footer_words(app), what="the end keys")
+        words = footer_words(app)
+        assert not {"Play", "Pause", "Step", "Faster", "Slower"} & set(words), words
+        await wait_for(pilot, lambda: all(key.region.width > 0 for key in app.screen.query("FooterKey")),
+                       what="the footer drawn")
+        assert all(key.region.right <= 80 for key in app.screen.query("FooterKey"))
