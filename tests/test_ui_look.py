@@ -208,3 +208,29 @@ async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
         await wait_for(pilot, lambda: all(key.region.width > 0 for key in app.screen.query("FooterKey")),
                        what="the footer drawn")
         assert all(key.region.right <= 80 for key in app.screen.query("FooterKey"))
+
+
+@pytest.mark.network
+async def test_lobby_y_says_not_ready_once_you_are_ready(tmp_path):
+    from tests.netutil import connected, running_host
+    from tests.test_ui_games import make_app
+
+    async with running_host(tmp_path) as host, connected(host, "Bo") as other:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await other.create_table("dice", {})
+            await pilot.press("r")
+            await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: client.seat == 1, what="a seat")
+            await wait_for(pilot, lambda: "Ready" in footer_words(app), what="y Ready")
+            assert "Not ready" not in footer_words(app)
+            await pilot.press("y")
+            await wait_for(pilot, lambda: other.table["seats"][1]["ready"], what="ready")
+            await wait_for(pilot, lambda: "Not ready" in footer_words(app), what="y Not ready")
+            assert "Ready" not in footer_words(app)
+            await pilot.press("y")
+            await wait_for(pilot, lambda: not other.table["seats"][1]["ready"], what="not ready again")
+            await wait_for(pilot, lambda: "Ready" in footer_words(app), what="y Ready again")
+            await client.close()
