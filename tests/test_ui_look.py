@@ -234,3 +234,47 @@ async def test_lobby_y_says_not_ready_once_you_are_ready(tmp_path):
             await wait_for(pilot, lambda: not other.table["seats"][1]["ready"], what="not ready again")
             await wait_for(pilot, lambda: "Ready" in footer_words(app), what="y Ready again")
             await client.close()
+
+
+def screen_rows(app) -> list[str]:
+    """The whole screen as plain text rows, as the terminal shows it."""
+    import io
+
+    from rich.console import Console
+
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    out = io.StringIO()
+    Console(file=out, color_system=None, width=app.size.width, height=app.size.height).print(update, end="")
+    return out.getvalue().split("\n")
+
+
+def nothing_beside(app, box) -> list[str]:
+    """The text on the box's rows left and right of it (there should be none)."""
+    region = box.region
+    rows = screen_rows(app)[region.y:region.bottom]
+    return [side for row in rows for side in (row[:region.x], row[region.right:]) if side.strip()]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_no_cut_words_of_the_board_beside_the_end_box(size):
+    app = KismetApp(snaps.ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"]), address="this computer")
+    async with app.run_test(size=size) as pilot:
+        await snaps.until_screen("EndScreen")(pilot)
+        box = app.screen.query_one("#ranking").parent
+        assert nothing_beside(app, box) == []
+
+
+async def test_no_cut_words_of_the_lobby_beside_the_new_table_form():
+    app = KismetApp(snaps.lobby_client(), address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("LobbyScreen")(pilot)
+        for number in range(30):
+            app.screen.query_one("#lobbylog").write(f"Line {number} of the lobby's log, long enough to reach its right edge.")
+        await pilot.press("l")  # (leave the scripted table: the form opens only away from one)
+        app.client.table = None
+        app.screen.refresh_bindings()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "NewTableScreen", what="the form")
+        await pilot.press("right")  # race: the form's longest
+        await pilot.pause()
+        assert nothing_beside(app, app.screen.query_one("#form").parent) == []
