@@ -278,3 +278,18 @@ async def test_no_cut_words_of_the_lobby_beside_the_new_table_form():
         await pilot.press("right")  # race: the form's longest
         await pilot.pause()
         assert nothing_beside(app, app.screen.query_one("#form").parent) == []
+
+
+def test_a_name_too_long_loses_its_remark_before_it_is_cut():
+    from kismet_tui.screens.knock import render_others
+    from kismet_tui.screens.race import render_players
+    from kismet_tui.widgets.names import fit
+
+    assert fit("Bot 1 (medium)", 9) == "Bot 1"
+    assert fit("Bot 1 (medium)", 14) == "Bot 1 (medium)"
+    assert fit("Bartholomew (Bart) Longname", 12) == "Bartholomew…"  # still too long: cut
+    names = ["Ana", "Bot 1 (medium)", "Bot 2 (hard)"]
+    race = snaps.race_mid_round().game.view(0)
+    knock = snaps.knock_mid_game().game.view(0)
+    for text in (render_players(race, names, 0).plain, render_others(knock, names, 0).plain):
+        assert "…" not in text and "Bot 1 " in text and "Bot 2 " in text, text
