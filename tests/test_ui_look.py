@@ -293,3 +293,16 @@ def test_a_name_too_long_loses_its_remark_before_it_is_cut():
     knock = snaps.knock_mid_game().game.view(0)
     for text in (render_players(race, names, 0).plain, render_others(knock, names, 0).plain):
         assert "…" not in text and "Bot 1 " in text and "Bot 2 " in text, text
+
+
+@pytest.mark.parametrize("width, expected", [(80, "Dice bot: 40 %"), (120, "Preparing the perfect dice bot: 40 %")])
+async def test_the_build_words_never_cut_the_place_name(width, expected):
+    from kismet_tui.widgets.status import StatusBar
+
+    app = KismetApp(snaps.dice_mid_game(), address="this computer")
+    async with app.run_test(size=(width, 24 if width == 80 else 40)) as pilot:
+        await snaps.until_screen("DiceScreen")(pilot)
+        app.build_words = ("Preparing the perfect dice bot: 40 %", "Dice bot: 40 %")
+        await pilot.pause()
+        shown = app.screen.query_one(StatusBar).shown
+        assert "dice · you are Ana" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown

@@ -108,9 +108,11 @@ class StatusBar(Static):
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
         text.append(" " + connection_words(state, app.address, detail), style=colour)
-        # A background build's progress ends the line; the place name gives way to it.
-        build = self._build_words(app.build_words,
-                                  width - text.cell_len - (min(cell_len(self.where), 8) + 5 if self.where else 0))
+        # A background build's progress ends the line: in its short words rather than cut
+        # the place name; only when even those do not fit does the place name give way.
+        build = None
+        for kept in (cell_len(self.where), min(cell_len(self.where), 8)):
+            build = build or self._build_words(app.build_words, width - text.cell_len - (kept + 5 if self.where else 0))
         width -= len(build or "")
         helper = f"  {bar}  ? help"
         room = width - text.cell_len - len("  |  ")
