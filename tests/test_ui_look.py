@@ -306,3 +306,28 @@ async def test_the_build_words_never_cut_the_place_name(width, expected):
         await pilot.pause()
         shown = app.screen.query_one(StatusBar).shown
         assert "dice · you are Ana" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
+
+
+async def test_a_notice_too_long_for_the_line_is_shown_in_pages_not_cut():
+    from kismet_tui.widgets.status import StatusBar
+
+    words = ("Not everyone is ready: waiting for Bot 1 (medium), Bot 2 (hard), Bartholomew Longname "
+             "and Cy to press r before the game can start again.")
+    app = KismetApp(snaps.dice_mid_game(), address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("DiceScreen")(pilot)
+        bar = app.screen.query_one(StatusBar)
+        app.notify(words, timeout=30)
+        await pilot.pause()
+        seen = [bar.shown]
+        assert seen[0].rstrip().endswith("…") and "Bot 2 (hard)," in seen[0]
+
+        def turned() -> bool:
+            if bar.shown not in seen:
+                seen.append(bar.shown)
+            return "start again." in bar.shown
+
+        await wait_for(pilot, turned, what="the notice's second page")
+        assert all(len(line) <= 80 for line in seen)
+        read = " ".join(line.strip()[2:].strip() for line in seen).replace("…", " ")
+        assert " ".join(read.split()) == words  # every word, in order, none lost
