@@ -331,3 +331,24 @@ async def test_a_notice_too_long_for_the_line_is_shown_in_pages_not_cut():
         assert all(len(line) <= 80 for line in seen)
         read = " ".join(line.strip()[2:].strip() for line in seen).replace("…", " ")
         assert " ".join(read.split()) == words  # every word, in order, none lost
+
+
+def knock_next_throw_after_ana_knocked():
+    def next_throw(game):
+        view = game.view(0)
+        roll = view.get("roll") or {}
+        return view["phase"] == "play" and 0 in roll.get("knocked", []) and view.get("stage") == "roll"
+
+    return snaps.ScriptedClient.at("knock", snaps.THREE, until=next_throw)
+
+
+@pytest.mark.parametrize("window_open", [True, False], ids=["in-the-window", "after-it"])
+async def test_knocked_marks_last_only_while_the_throw_may_be_knocked_on(window_open):
+    client = knock_next_throw_after_ana_knocked()
+    roll_from = client.game.view(0)["roll_from"]
+    client.clock_ms = roll_from - 500 if window_open else roll_from + 1
+    app = KismetApp(client, address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("KnockScreen")(pilot)
+        ana = str(app.screen.query_one("#others").content).split("\n")[0]
+        assert ana[1:].startswith("Ana") and ("knocked" in ana) is window_open, ana
