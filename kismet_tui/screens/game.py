@@ -9,6 +9,7 @@ says what may be pressed. Chat lines come in through the app's `chat_said`, watc
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -57,13 +58,15 @@ class MoveLog(RichLog):
         self.said: list[Text] = []
         self.wrapped_at = 0  # the width the lines on show were wrapped at
 
-    def write(self, content, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def write(self, content: object, width: int | None = None, expand: bool = False, shrink: bool = True,
+              scroll_end: bool | None = None, animate: bool = False) -> "MoveLog":
         if isinstance(content, Text) and self._size_known:  # (a deferred write comes again)
             self.said.append(content)
             del self.said[:-self.KEEP]
-        return super().write(content, *args, **kwargs)
+        super().write(content, width, expand, shrink, scroll_end, animate)
+        return self
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         # After the layout settles (RichLog's own handler writes what waited for a size).
         self.call_after_refresh(self.wrap_again)
 
