@@ -156,9 +156,11 @@ def test_race_grab_mark_is_not_the_pile_mark(ascii_drawing):
     try:
         rows = render_players(game.view(0), ["Ana", "Bo"], 0).plain.split("\n")
         pile, grab = glyph("▮"), glyph("✋")
+        others = [glyph(char) for char in ("·", "–", "≈", "→", "↑↓")]
     finally:
         use_ascii(False)
     assert pile != grab
+    assert others == ([".", "-", "~", "->", "up/dn"] if ascii_drawing else ["·", "–", "≈", "→", "↑↓"])
     assert rows[1].rstrip().endswith(f"{pile} {grab}") and not rows[0].rstrip().endswith(grab)
 
 
