@@ -354,3 +354,15 @@ async def test_knocked_marks_last_only_while_the_throw_may_be_knocked_on(window_
         await snaps.until_screen("KnockScreen")(pilot)
         ana = str(app.screen.query_one("#others").content).split("\n")[0]
         assert ana[1:].startswith("Ana") and ("knocked" in ana) is window_open, ana
+
+
+@pytest.mark.parametrize("size, rows", [((80, 24), 19), ((120, 40), 37)])
+async def test_the_dice_scorecard_fills_a_tall_window(size, rows):
+    """At 120x40 the card's rows are spaced out to the window's height, not 19 rows of it
+    empty under the card; at 80x24 it is as tight as before."""
+    app = KismetApp(snaps.dice_mid_game(), address="this computer")
+    async with app.run_test(size=size) as pilot:
+        await snaps.until_screen("DiceScreen")(pilot)
+        card = app.screen.drawn["scorecard"].plain.split("\n")
+        assert len(card) == rows
+        assert "Ana" in card[0] and card[-1].startswith("Total")

@@ -156,6 +156,18 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     return out
 
 
+def spaced_out(card: Text, height: int) -> Text:
+    """The scorecard with a blank line between its rows when `height` has room for that (a
+    tall window: the card then fills it, as a paper one does, instead of leaving its lower
+    half empty)."""
+    rows = card.split("\n")
+    if height < 2 * len(rows) - 1:
+        return card
+    out = Text("\n\n", no_wrap=True, overflow="crop").join(rows)
+    out.no_wrap, out.overflow = True, "crop"
+    return out
+
+
 def render_dice(view: dict, held: set[int], show_keys: bool, hint_hold: set[int] | None = None) -> Text:
     """The five dice and a label under each: its key, HELD, or what the hint suggests
     ("hold?", "let go?"); a hint never changes what the player holds."""
@@ -264,6 +276,7 @@ class DiceScreen(GameScreen):
         # and the scorecard's width changes only with the seats, the names or the room.
         # What did not change is not drawn again (a hold redraws the dice alone).
         card = render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box)
+        card = spaced_out(card, self.app.size.height - 3)  # (the status line, the footer, a chat line)
         if card != self.drawn.get("scorecard"):
             card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
             self.query_one("#scorecard", Static).update(card, layout=card_width != self.card_width)
