@@ -8,6 +8,7 @@ compositor's full update through a truecolour console), and every SGR code in it
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 
@@ -85,3 +86,73 @@ async def test_dice_without_colour_is_played_and_sends_no_colour(tmp_path, monke
             await pilot.pause()
             assert colour_codes(sent_to_terminal(app)) == []
             assert type(app.screen).__name__ == "DiceScreen"
+
+
+@pytest.mark.parametrize("variable, value", [("NO_COLOR", "1"), ("TERM", "xterm-mono")])
+async def test_real_kismet_in_a_terminal_without_colour(monkeypatch, variable, value):
+    """The real `kismet` on a pty: a dice game opened from the start-up form and thrown,
+    with not one colour code in all it wrote."""
+    import fcntl
+    import os
+    import pty
+    import signal
+    import struct
+    import sys
+    import termios
+
+    import pyte
+
+    env = dict(os.environ, TERM="xterm-256color", LANG="C.UTF-8")
+    env[variable] = value
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real command, as a player starts it
+        os.execve(sys.executable, [sys.executable, "-c", "from kismet_tui.cli import local_main; local_main()"], env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    screen = pyte.Screen(80, 24)
+    stream = pyte.ByteStream(screen)
+    sent = bytearray()
+    loop = asyncio.get_running_loop()
+    arrived = asyncio.Event()
+
+    closed = []
+
+    def readable() -> None:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            data = b""
+        if not data:  # the terminal's other end is gone: kismet ended
+            closed.append(True)
+            loop.remove_reader(fd)
+        sent.extend(data)
+        stream.feed(data)
+        arrived.set()
+
+    async def shows(words: str) -> None:
+        deadline = loop.time() + 60
+        while not any(words in line for line in screen.display):
+            assert not closed and loop.time() < deadline, f"never showed {words!r}: {screen.display}"
+            arrived.clear()
+            await asyncio.wait_for(arrived.wait(), timeout=deadline - loop.time())
+
+    loop.add_reader(fd, readable)
+    try:
+        await shows("Play a game now")
+        os.write(fd, b"\r")                    # dice, one bot: the game starts
+        await shows("throws left")
+        os.write(fd, b"r")
+        await shows("(throw 1)")               # the move log has the throw
+        assert any(word in line for line in screen.display for word in ("black", "red", "green"))
+        assert os.waitpid(pid, os.WNOHANG) == (0, 0), "kismet ended"
+        assert colour_codes(sent.decode("utf-8", "replace")) == []
+    finally:
+        loop.remove_reader(fd)
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(200):  # gone within a few seconds (a condition, not a fixed sleep)
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
