@@ -156,3 +156,23 @@ async def test_real_kismet_in_a_terminal_without_colour(monkeypatch, variable, v
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         os.close(fd)
+
+
+async def test_the_dice_lines_survive_textuals_own_monochrome_filter():
+    """Textual's Monochrome filter (its own answer to NO_COLOR, which a Textual without this
+    app's choice would use) broke on the unstyled cells Lines handed out."""
+    from textual.filter import Monochrome
+    from textual.color import Color
+
+    from kismet_tui.app import KismetApp
+    from kismet_tui.widgets.lines import Lines
+    from tests import test_ui_snapshots as snaps
+
+    # At the end the turn line is one line in a widget two high: the row under it is blank.
+    app = KismetApp(snaps.ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"]), address="this computer")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await snaps.until_screen("EndScreen")(pilot)
+        board = next(screen for screen in app.screen_stack if type(screen).__name__ == "DiceScreen")
+        for lines in board.query(Lines):
+            for y in range(lines.size.height):
+                Monochrome().apply(list(lines.render_line(y)), Color(0, 0, 0))
