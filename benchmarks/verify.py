@@ -53,7 +53,8 @@ def long_race_log(folder: Path, seats: int, number: int, identity: HostIdentity)
     stream = secret.stream(entropy)
     game = new_game("race", names, None, options, rng=stream, start_ms=1_000)
     header = {"ruleset": "race", "seats": names, "options": options, "t0": 1_000,
-              "commit": secret.commit, "entropy": entropy, "chance": stream.take_drawn()}
+              "commit": secret.commit, "version": secret.version, "entropy": entropy,
+              "chance": stream.take_drawn()}
     moves = random_playout(game, players)
     # The same game again, taking what each event drew, as the host's table does.
     stream = secret.stream(entropy)

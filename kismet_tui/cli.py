@@ -12,6 +12,9 @@
   hold, 1 naming what differs and where (also: the file cannot be read, or `--host-key
   SHA256:...` was given and another key signed it), 2 when something cannot be checked (a
   game that carries no commitment, protocol version 1, or never ended) and nothing differs.
+  A file either command cannot read (missing, empty, not a game log, damaged) gets one line
+  saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
+  printed from a file is cleaned first.
 
 Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
 """
@@ -111,28 +114,55 @@ def join_main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     from .app import KismetApp
     from .net.client import Client
-    from .saved_seats import connect_keeping_seat
 
-    name = args.name or login_name()
+    # Asked on screen, the name offered is --name's, or none.
+    name = args.name or ("" if args.ask_name else login_name())
     seats = Path(args.seats_file) if args.seats_file else None
     client = Client()
     from .player_key import FILE_NAME, player_key_for
 
     # What this host knows the player's records by (kept beside the rejoin tokens).
     client.player_key = player_key_for(f"{host}:{port}", seats.with_name(FILE_NAME) if seats else None)
+    refused: list[str] = []
 
     async def connect() -> None:
-        chosen = name
-        if args.ask_name:
-            from .screens.ask_name import AskNameScreen
-
-            chosen = await app.push_screen_wait(AskNameScreen(args.name or ""))
-        await connect_keeping_seat(client, host, port, chosen, fresh=args.fresh, path=seats)
+        await join_by_name(app, client, host, port, name, ask=args.ask_name, fresh=args.fresh,
+                           seats=seats, refused=refused)
 
     app = KismetApp(client, connect=connect,
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
+    if refused:
+        print(f"kismet-join: {refused[0]} (--name picks another)", file=sys.stderr)
+        return 1
     return 0
+
+
+async def join_by_name(app, client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
+                       seats: Path | None, refused: list[str]) -> None:
+    """Say hello as `name` (asked on screen first when `ask`). A name the host refuses as
+    taken is asked for again, with the host's words, when `ask`; otherwise the words go in
+    `refused` and the app ends (join_main says them and exits 1)."""
+    from .net import RequestError
+    from .saved_seats import connect_keeping_seat
+    from .screens.ask_name import AskNameScreen
+
+    problem = ""
+    while True:
+        if ask:
+            name = await app.push_screen_wait(AskNameScreen(name, problem))
+        try:
+            await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats,
+                                       say=lambda words: app.notify(words, severity="warning"))
+            return
+        except RequestError as exc:
+            if exc.code != "name_taken":
+                raise
+            if not ask:
+                refused.append(exc.words)
+                app.exit(1)
+                raise
+            problem = exc.words
 
 
 def bot_factory():
@@ -233,7 +263,7 @@ def replay_main(argv: list[str] | None = None) -> int:
     set_drawing(args)
     if args.host_key is not None and not args.verify:
         parser.error("--host-key goes with --verify.")
-    from protocol.gamelog import LogError, read_game_log
+    from .saved_game import UnreadableGame, playable, read_game
 
     path = args.file
     if path is None:
@@ -241,22 +271,35 @@ def replay_main(argv: list[str] | None = None) -> int:
         if path is None:
             return 1
     try:
-        log = read_game_log(path)
-    except (OSError, LogError) as exc:
-        print(f"kismet-replay: cannot read {path}: {exc}", file=sys.stderr)
-        return 1
-    if args.verify:
-        from .log_check import check_log
-
-        report = check_log(log, host_key=args.host_key)
-        out = sys.stdout if report.ok else sys.stderr
-        for line in report.lines:
-            print(f"{path}: {line}", file=out)
-        return report.exit_code
+        if args.verify:
+            return verify_file(path, read_game(path), args.host_key)
+        header, events = playable(path)
+    except UnreadableGame as exc:
+        print(f"kismet-replay: {exc.words}", file=sys.stderr)
+        return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
     from .replay import ReplayApp
 
-    ReplayApp(log.header, log.events, speed=args.speed).run()
+    ReplayApp(header, events, speed=args.speed).run()
     return 0
+
+
+def verify_file(path, log, host_key: str | None) -> int:
+    """Print what --verify found (kismet_tui/log_check.py), each line cleaned, so nothing
+    from the file can break a line, rewrite one or reach the terminal as an escape; returns
+    the report's exit code."""
+    from protocol.text import clean_text
+
+    from .log_check import check_log
+    from .saved_game import UnreadableGame, shown
+
+    try:
+        report = check_log(log, host_key=host_key)
+    except Exception as exc:  # a crafted file can hold anything: say so, no traceback
+        raise UnreadableGame(f"{shown(path)} cannot be checked: {type(exc).__name__}: {exc}") from None
+    out = sys.stdout if report.ok else sys.stderr
+    for line in report.lines:
+        print(f"{shown(path)}: {clean_text(line)}", file=out)
+    return report.exit_code
 
 
 def choose_recent():

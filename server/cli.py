@@ -22,6 +22,7 @@ from typing import Protocol
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
 DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and at each door
+RECORDS_WAIT_S = 120  # the longest the start-up lines wait for the records (10,000 logs: ~12 s)
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 DEFAULT_TABLES_PER_PLAYER = 3  # server.table_share.DEFAULT_TABLES_PER_PLAYER, likewise
 DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
@@ -117,6 +118,14 @@ async def serve(args) -> int:
         print(line)
     if host.tables:
         print(f"Resumed {len(host.tables)} unfinished table(s); players rejoin by connecting again.")
+    # The records open (and catch up, or rebuild) on their own thread while players can come
+    # in already; their words belong to the start-up lines, so they are waited for here.
+    if not host.records.ready.is_set():
+        print("Opening the records (records.sqlite3)...")
+        sys.stdout.flush()
+    await asyncio.to_thread(host.records.ready.wait, RECORDS_WAIT_S)
+    for line in host.records.start_words + ([host.records.paused] if host.records.paused else []):
+        print(line)
     print("Players join with:")
     for line in join_lines(args.bind, host.port):
         print("  " + line)
@@ -196,8 +205,10 @@ async def open_doors(args, host) -> list[Door] | None:
     if not args.no_announce:
         from .discovery import Announcer
 
-        announcer = Announcer(host, ssh_port=ssh_port,
-                              addresses=None if args.bind in ("0.0.0.0", "", "::") else [args.bind])
+        # Bound to one IPv4 address, the host is reached there only: announce it there only.
+        bound = None if args.bind in ("0.0.0.0", "", "::") else [args.bind]
+        on = bound if bound and all(part.isdigit() for part in args.bind.split(".")) else None
+        announcer = Announcer(host, ssh_port=ssh_port, addresses=bound, interfaces=on)
         try:
             await announcer.start()
         except Exception as exc:  # no multicast here: play on, only without being found

@@ -17,7 +17,8 @@ The jobs, each a module of functions taking the host:
 - server/table.py: one table, its game stamped, logged, broadcast, and its timers.
 
 Every handler runs to completion without awaiting, so the actions of one table are stamped
-and broadcast in exactly the order the event loop read them off the sockets.
+and broadcast in exactly the order they are handled: each connection's in the order it sent
+them, connections in turns of a few messages each (server/connection.py).
 `bot_factory(host, table_id, level, token)` (optional) starts a bot client for a reserved
 seat and returns its asyncio task; the host cancels the tasks when it stops.
 """
@@ -72,7 +73,7 @@ class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
                  max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES,
-                 tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER, identity=None):
+                 identity=None, tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER):
         # identity: the key that signs finished games (server/identity.py); None: the one
         # kept in state_dir.
         self.store = Store(state_dir, disk, identity=identity)
@@ -111,7 +112,8 @@ class Host:
         self._sweeper: asyncio.Task | None = None
         self.desyncs = 0   # digests from clients that did not match (for tests and logs)
         # What start-up resumed and set aside (server/resume.py), for the CLI to print; and
-        # token -> words for the players of a set-aside table, told at hello.
+        # token -> words for the players of a set-aside table (or of a game closed while they
+        # were away, server/table_share.py), told at hello.
         self.resumed: list[str] = []
         self.set_aside_lines: list[str] = []
         self.set_aside: dict[str, str] = {}

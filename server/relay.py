@@ -3,7 +3,8 @@ keep every client's copy of the game the host's.
 
 `act` is re-encoded from its validated fields and handed to the table, which stamps it (the
 engine first, then the log, then every member; server/table.py, which also runs the game's
-timers). `digest` compares a client's digest at an event with the host's, answers a
+timers), unless it answers a throw sooner than a person could (server/reaction.py, [D20]).
+`digest` compares a client's digest at an event with the host's, answers a
 mismatch with `desync` and the whole game; digests off the checkpoints cost the host a
 replay, so at most one a second per connection is checked. `resync` sends the whole game.
 """
@@ -32,7 +33,11 @@ def on_act(host, conn: Connection, msg: dict, re) -> None:
     if table.state != PLAYING:
         raise ProtocolError("no_game")
     # Re-encoded from the validated fields only: nothing else the client sent is kept.
-    table.stamp(seat, build_action(table.ruleset, msg["action"]), sender=conn, re=re)
+    action = build_action(table.ruleset, msg["action"])
+    # [D20] A grab or knock before the dice could be seen is refused here, by the host's
+    # clock, before the engine: it is never stamped, so it costs nothing and no log has it.
+    table.throw_shown.check(table.ruleset, action, conn)
+    table.stamp(seat, action, sender=conn, re=re)
 
 
 def game_table(conn: Connection) -> Table:

@@ -19,6 +19,8 @@ import logging
 import re
 from pathlib import Path
 
+from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_chance_version
+
 from . import table_share
 from .chance import GameSecret
 from .table import Seat, Table
@@ -184,7 +186,11 @@ def _resume_one(host, record: dict, game_path: Path) -> str | None:
         table.opened_by = tuple(opened_by)
     writer = store.open_game(game_path, header, table.id, events)  # rewritten whole: no torn tail
     try:
-        table.resume(header, events, writer, GameSecret.from_hex(record.get("server_seed")))
+        # The secret keeps the derivation of the game it was saved with (version 2 or 3).
+        version = header_chance_version(header)
+        secret = GameSecret.from_hex(record.get("server_seed"),
+                                     version if version in KNOWN_CHANCE_VERSIONS else CHANCE_VERSION)
+        table.resume(header, events, writer, secret)
     except Exception:
         writer.close()
         raise

@@ -6,7 +6,7 @@ decreasing), goes to the engine first (a refusal raises IllegalAction and nothin
 then to the log, then to every member in the same order. Deadlines become `timeout` events
 stamped by a timer on the host's event loop.
 
-Chance (protocol version 2): the table's `secret` (server/chance.py) is the next game's; its
+Chance (protocol version 3): the table's `secret` (server/chance.py) is the next game's; its
 commit is in `describe()`. The engine draws from the host's secret stream; each event carries
 the values it drew (`chance`), and the game's last event and every later `game` message
 reveal `server_seed`.
@@ -22,6 +22,7 @@ from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
 
+from .reaction import ThrowShown, shows_a_throw
 from .saving import Saving
 from .store import GameWriter, StoreError
 from .chance import GameSecret
@@ -79,6 +80,8 @@ class Table:
         # last game's outcome from the records (rating and change, a new best), by token.
         self.wins: dict[str, int] = {}
         self.outcomes: dict[str, dict] = {}
+        # When the latest throw was written to each connection: the reaction floor [D20].
+        self.throw_shown = ThrowShown()
 
     @property
     def running(self) -> Game:
@@ -214,6 +217,7 @@ class Table:
             "options": options,
             "t0": t0,
             "commit": self.secret.commit,
+            "version": self.secret.version,  # the chance derivation (docs/protocol.md "Chance")
             "entropy": entropy,
             "chance": rng.take_drawn(),   # the draws made creating the game
             "players": [self.host.records_id_of(seat) for seat in self.seats],  # for the records
@@ -247,6 +251,7 @@ class Table:
         self.last_t = self.events[-1]["t"] if self.events else header.get("t0", 0)
         self.writer = writer
         self.state = PLAYING
+        self.throw_shown.begin()  # a throw still open is shown again to whoever connects
         for index in range(len(self.seats)):
             if not game.away[index]:
                 self.stamp(HOST, {"type": "away", "seat": index})
@@ -311,11 +316,16 @@ class Table:
         if finished and "commit" in self.running_header:
             message["server_seed"] = self.secret.server_seed  # the last broadcast reveals it
         frame = encode(message)
+        threw = shows_a_throw(notes)
+        if threw:
+            self.throw_shown.begin()
         for conn in self.connections():
             if conn is sender and re is not None:
                 conn.send({**message, "re": re})
             else:
                 conn.send_bytes(frame)
+            if threw:
+                self.throw_shown.wrote_to(conn)
         # The checkpoint digest (a canonical dump and hash of the whole state, ~0.2 ms) is
         # taken after the event is on its way, not before: nothing has changed the game
         # since, and no client can ask for it before this handler returns.

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 DEFAULT_TABLES_PER_PLAYER = 3
 ALONE_AWAY_LIMIT_MS = 3_600_000   # an hour: the longest away limit with no other human
 DEFAULT_AWAY_LIMIT_MS = 30_000    # for a game whose options name none
+TOLD_LATER_MOST = 1000            # players of closed tables still to be told at hello
 
 
 def keys_of(host, conn: Connection) -> tuple[str, ...]:
@@ -73,7 +74,7 @@ def capped_words(table: Table, options: dict) -> str | None:
     if options is table.options:
         return None
     return ("With no other player at the table, this game's away limit is an hour, not "
-            f"{table.options['away_limit_ms'] // 3_600_000} h: the host keeps no table for longer "
+            f"{table.options['away_limit_ms'] / 3_600_000:g} h: the host keeps no table for longer "
             "when nobody might come back to it.")
 
 
@@ -116,9 +117,18 @@ def _close_abandoned(host, table: Table) -> None:
     table.abandoned = None
     if host.tables.get(table.id) is not table or any_human_here(table):
         return
-    tokens = list(table.member_tokens())
+    humans = [token for token in table.member_tokens() if not is_bot(table, token)]
+    limit_s = close_after_ms(table) / 1000
     host.close_table(table)
-    for token in tokens:  # their seat is gone: nothing left to come back to
+    words = (f"Your table {table.id} closed while everyone was away from it: nobody came back "
+             f"within its away limit ({limit_s:g} s). Please join or open another.")
+    for token in humans:
         player = host.players.get(token)
-        if player is not None and player.conn is None and player.table is None:
-            host.players.pop(token, None)
+        if player is not None and (player.conn is not None or player.table is not None):
+            continue  # connected, or at another table: they left this one themselves
+        # Their seat is gone: nothing to come back to but these words, said at their next
+        # hello (server/handshake.py).
+        host.players.pop(token, None)
+        host.set_aside[token] = words
+    while len(host.set_aside) > TOLD_LATER_MOST:  # the oldest untold go first
+        del host.set_aside[next(iter(host.set_aside))]

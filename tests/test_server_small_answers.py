@@ -92,7 +92,7 @@ async def test_players_of_an_unreadable_table_file_are_told_at_hello(tmp_path):
 
 
 def run_host_until_listening(state_dir, *options):
-    """A real kismet-host with `options`, stopped (SIGTERM) once it listens; its output."""
+    """A real kismet-host with `options`, stopped (SIGTERM) once it listens; (exit code, output)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(free_port()),
@@ -114,10 +114,11 @@ def test_keep_games_0_keeps_every_replay_and_a_negative_count_is_refused(tmp_pat
     for n in range(5):  # finished games (the records prune what they indexed)
         write_finished_log(games, f"20260101-00000{n}-table{n + 1}-dice.kismet", "dice", ["Ana"],
                            [None], [200 + n], t0=n * 1000, t_end=n * 1000 + 500, table=n + 1)
-    code, said = run_host_until_listening(tmp_path, "--keep-games", "0")
-    assert code == 0, said
-    assert len(list(games.glob("*.kismet"))) == 5
-    code, said = run_host_until_listening(tmp_path, "--keep-games", "2")
-    assert code == 0 and len(list(games.glob("*.kismet"))) == 2
+    # A host prunes at start, before it says it listens (its exit code is not the point: it
+    # may be stopped before it has set up its signal handlers).
+    _code, said = run_host_until_listening(tmp_path, "--keep-games", "0")
+    assert "Traceback" not in said and len(list(games.glob("*.kismet"))) == 5
+    _code, said = run_host_until_listening(tmp_path, "--keep-games", "2")
+    assert "Traceback" not in said and len(list(games.glob("*.kismet"))) == 2
     code, said = run_host_until_listening(tmp_path, "--keep-games", "-1")
     assert code == 2 and "--keep-games is a count: 0 or more (0: no limit)." in said

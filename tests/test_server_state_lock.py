@@ -48,3 +48,14 @@ async def test_in_process_hosts_take_the_lock_too(tmp_path):
     # Stopped: the folder is free for the next host.
     async with running_host(tmp_path) as again:
         assert again.port is not None
+
+
+async def test_the_solo_app_refuses_a_folder_in_use_before_touching_it(tmp_path, capsys):
+    from kismet_tui.cli import local_main
+
+    async with running_host(tmp_path) as host:
+        (tmp_path / "tables" / "7.json").write_text("{}")  # the running host's table file
+        assert local_main(["--state-dir", str(tmp_path)]) == 1
+        said = capsys.readouterr().err
+        assert f"port {host.port}) is using the state folder {tmp_path}" in said
+        assert (tmp_path / "tables" / "7.json").exists()  # not forgotten under its feet
