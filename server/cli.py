@@ -297,7 +297,7 @@ def reindex(state_dir) -> int:
         lock.release()
     for why in unreadable:
         print(f"Left out (cannot be read): {why}")
-    print(f"Rebuilt the records from {count} finished game logs in "
+    print(f"Rebuilt the records from {count} game logs in "
           f"{time.monotonic() - began:.1f} s ({Path(state_dir) / FILE_NAME}).")
     return 0
 

@@ -173,6 +173,7 @@ def pass_ownership(table: Table) -> None:
 
 
 def close_table(host, table: Table) -> None:
+    unfinished = table.writer.path if table.writer is not None else None  # a game everyone left
     table.state = "closed"
     table.broadcast({"type": "table", "table": table.describe()})
     for token in list(table.member_tokens()):
@@ -181,6 +182,8 @@ def close_table(host, table: Table) -> None:
             member.table = None
     table.close()
     host.store.drop_table(table.id)
+    if unfinished is not None:
+        host.records.game_closed(unfinished)  # its log is pruned in its turn, like the others
     host.tables.pop(table.id, None)
     steering.cancel(host, table)
     host.removed_from.pop(table.id, None)

@@ -85,7 +85,7 @@ def test_a_rebuild_by_kismet_host_reindex_equals_the_live_index(tmp_path):
     done = subprocess.run([sys.executable, "-m", "server.cli", "--state-dir", str(rebuilt), "--reindex"],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "Rebuilt the records from 6 finished game logs" in done.stdout
+    assert "Rebuilt the records from 6 game logs" in done.stdout
     assert dump(live / FILE_NAME) == dump(rebuilt / FILE_NAME)
     assert len(dump(live / FILE_NAME)["games"]) == 6
 
@@ -235,3 +235,26 @@ def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(
     records.close()
     assert done and done[0][0].seat == 0 and records.paused is None
     assert len(dump(tmp_path / FILE_NAME)["games"]) == 6  # caught up with every log
+
+
+def test_a_game_closed_unfinished_is_pruned_in_its_turn_and_a_running_one_never(tmp_path):
+    import json
+    games = tmp_path / "games"
+    games.mkdir()
+    (tmp_path / "tables").mkdir()
+    running = write_finished_log(games, "20260401-000000-table1-dice.kismet", "dice", ["Ana", "Bo"],
+                                 [ANA, BO], [0, 0], t0=0, t_end=100, finished=False)
+    (tmp_path / "tables" / "1.json").write_text(json.dumps({"id": 1, "game_file": running.name}))
+    closed = write_finished_log(games, "20260401-000001-table2-race.kismet", "race", ["Cy", "Bo"],
+                                [CY, BO], [0, 0], t0=1000, t_end=1100, table=2, finished=False)
+    newer = [write_finished_log(games, f"20260401-00001{n}-table3-dice.kismet", "dice", ["Ana"], [ANA],
+                                [200 + n], t0=5000 + n, t_end=6000 + n, table=3) for n in range(2)]
+    index_live(tmp_path, [], keep_games=2)
+    assert sorted(p.name for p in games.iterdir()) == sorted([running.name] + [p.name for p in newer])
+    rows = dump(tmp_path / FILE_NAME)
+    assert [g[0] for g in rows["games"] if g[-1] == 0] == [closed.name]  # pruned, its row kept
+    assert running.name not in [g[0] for g in rows["games"]]
+    assert not [s for s in rows["seats"] if s[0] == closed.name]  # no result, no one's record
+    db = sqlite3.connect(tmp_path / FILE_NAME)
+    from server.records.queries import recent
+    assert [r["log"] for r in recent(db)["rows"]] == [p.name for p in reversed(newer)]

@@ -21,6 +21,7 @@ every RETRY_S, and at each new game). Requests are still answered meanwhile.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
@@ -102,13 +103,24 @@ def rebuild(db: sqlite3.Connection, games_dir: Path) -> tuple[int, list[str]]:
     return catch_up(db, games_dir)
 
 
+def running_logs(state_dir: Path) -> set[str]:
+    """The logs of the games a host goes on with: those its table files name."""
+    names = set()
+    for path in (state_dir / "tables").glob("*.json"):
+        try:
+            names.add(json.loads(path.read_text()).get("game_file"))
+        except (OSError, ValueError, AttributeError):
+            continue  # resume sets such a table aside, its files with it
+    return names
+
+
 def catch_up(db: sqlite3.Connection, games_dir: Path) -> tuple[int, list[str]]:
-    """Index the finished logs the index does not hold yet (a host stopped between a log's
-    end and its row); (how many, words for the unreadable ones)."""
+    """Index the logs of games that are over which the index does not hold yet (a host
+    stopped between a log's end and its row); (how many, words for the unreadable ones)."""
     # A kept row's log is the file of that name (a name is only given again once its log
     # is gone); any other file is read, and index_game knows it by its name and start.
     known = {row[0] for row in db.execute("SELECT log_file FROM games WHERE log_kept = 1")}
-    games, unreadable = ended_logs_in_order(games_dir, known)
+    games, unreadable = ended_logs_in_order(games_dir, known, running_logs(games_dir.parent))
     for game in games:
         index_game(db, game)
     return len(games), unreadable
@@ -132,7 +144,8 @@ class RecordIndex:
         self.damaged_dir = root / "damaged"
         self.keep_games = keep_games
         self._jobs: queue.Queue = queue.Queue()
-        self._waiting: list[tuple[Path, Callable | None]] = []  # games the disk did not take yet
+        # Games the disk did not take yet: ((path, closed unfinished), callback).
+        self._waiting: list[tuple[tuple[Path, bool], Callable | None]] = []
         self._paused_words: str | None = None
         self._thread: threading.Thread | None = None
         self.db: sqlite3.Connection | None = None  # the worker's (tests read it after close)
@@ -148,7 +161,12 @@ class RecordIndex:
 
     def game_ended(self, path: Path, then: Callable[[list[SeatOutcome] | None], None] | None = None) -> None:
         """Index the finished log at `path`; `then(outcomes)` is called on the worker thread."""
-        self._jobs.put(("game", path, then))
+        self._jobs.put(("game", (path, False), then))
+
+    def game_closed(self, path: Path) -> None:
+        """The game in `path` was closed unfinished (everyone left): indexed as such, so
+        keep_games prunes its log in its turn."""
+        self._jobs.put(("game", (path, True), None))
 
     def ask(self, question: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None]) -> None:
         """Run `question(db)` on the worker; `then(answer)` on the worker thread (an exception
@@ -213,11 +231,11 @@ class RecordIndex:
         if rebuild_all or must_rebuild:
             count, unreadable = rebuild(db, self.games_dir)
             if count or unreadable or words:
-                words.append(f"The records were built from {count} finished game logs.")
+                words.append(f"The records were built from {count} game logs.")
         else:
             count, unreadable = catch_up(db, self.games_dir)
             if count:
-                words.append(f"The records took in {count} finished games they had missed.")
+                words.append(f"The records took in {count} games they had missed.")
         words += [f"Left out of the records: {why}" for why in unreadable]
         self.start_words = words
         for line in words:
@@ -228,9 +246,9 @@ class RecordIndex:
     def _write_waiting(self) -> None:
         assert self.db is not None
         while self._waiting:
-            path, then = self._waiting[0]
+            (path, unfinished), then = self._waiting[0]
             try:
-                outcomes = index_log(self.db, path)
+                outcomes = index_log(self.db, path, unfinished)
             except LogError as exc:
                 log.warning("Left out of the records: %s", exc)
                 outcomes = None

@@ -47,10 +47,12 @@ class EndedGame:
     players: list[str | None]
     scores: list[int]
     winners: list[int]
+    finished: bool = True  # False: closed unfinished (everyone left; no end record)
 
 
-def read_ended(path: Path) -> EndedGame | None:
-    """The ended game in `path`, None if it has no end record; LogError if it is no log."""
+def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
+    """The ended game in `path`; for a log with no end record None, or (`unfinished_too`: a
+    log no table will go on with) a game with `finished` False. LogError if it is no log."""
     header = end = None
     table_id, last_t = 0, None
     try:
@@ -65,8 +67,11 @@ def read_ended(path: Path) -> EndedGame | None:
                     end = record
     except (OSError, ValueError) as exc:
         raise LogError(f"{path.name} cannot be read: {exc}") from None
-    if end is None:
+    had_end = end is not None
+    if not had_end and not unfinished_too:
         return None
+    if end is None:
+        end = {"result": {"scores": [0] * len((header or {}).get("seats") or []), "winners": []}}
     if not isinstance(header, dict) or not isinstance(end.get("result"), dict):
         raise LogError(f"{path.name} has no header or no result")
     names = [clean_name(str(name)) for name in header.get("seats") or []]
@@ -79,7 +84,7 @@ def read_ended(path: Path) -> EndedGame | None:
     return EndedGame(path.name, str(header.get("ruleset")), int(table_id or 0), started,
                      int(last_t if last_t is not None else started), names,
                      [str(p) if p else None for p in players], [int(s) for s in scores],
-                     [int(w) for w in winners])
+                     [int(w) for w in winners], finished=had_end)
 
 
 @dataclass
@@ -99,10 +104,11 @@ class SeatOutcome:
         return {"rating": self.rating_after, "change": change, "best": self.personal_best}
 
 
-def index_log(db: sqlite3.Connection, path: Path) -> list[SeatOutcome] | None:
+def index_log(db: sqlite3.Connection, path: Path, unfinished_too: bool = False) -> list[SeatOutcome] | None:
     """Index the finished game in `path` (once: a log already indexed gives its outcomes
-    again). None for an unfinished game. One transaction; raises sqlite3 errors as they come."""
-    game = read_ended(path)
+    again). None for an unfinished game, unless `unfinished_too` (a game closed unfinished:
+    indexed as such, for pruning). One transaction; raises sqlite3 errors as they come."""
+    game = read_ended(path, unfinished_too)
     return None if game is None else index_game(db, game)
 
 
@@ -114,10 +120,12 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
         return outcomes_of(db, known[0])
     with db:
         cursor = db.execute(
-            "INSERT INTO games (log_file, ruleset, table_id, started_ms, ended_ms, seat_count, top_score) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO games (log_file, ruleset, table_id, started_ms, ended_ms, seat_count, top_score, "
+            "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (game.log_file, game.ruleset, game.table_id, game.started_ms, game.ended_ms, len(game.names),
-             max(game.scores, default=0)))
+             max(game.scores, default=0), int(game.finished)))
+        if not game.finished:
+            return []  # no result: nobody's record moves
         game_id = cursor.lastrowid
         outcomes = _rate_and_record(db, game)
         for seat, name in enumerate(game.names):
@@ -175,16 +183,17 @@ def outcomes_of(db: sqlite3.Connection, game_id: int) -> list[SeatOutcome]:
     return [SeatOutcome(seat, before, after, bool(best)) for seat, before, after, best in rows]
 
 
-def ended_logs_in_order(folder: Path, skip: set[str]) -> tuple[list[EndedGame], list[str]]:
-    """Every finished log in `folder` not named in `skip`, by end then name (the order the
-    host met them), and the words for each log that could not be read."""
+def ended_logs_in_order(folder: Path, skip: set[str], running: set[str]) -> tuple[list[EndedGame], list[str]]:
+    """Every log in `folder` not named in `skip` whose game is over (finished, or closed
+    unfinished: any log without an end that is not `running`), by end then name (the order
+    the host met them), and the words for each log that could not be read."""
     found: list[EndedGame] = []
     unreadable: list[str] = []
     with os.scandir(folder) as entries:
         names = sorted(e.name for e in entries if e.name.endswith(".kismet") and e.name not in skip)
     for name in names:
         try:
-            game = read_ended(folder / name)
+            game = read_ended(folder / name, unfinished_too=name not in running)
         except LogError as exc:
             unreadable.append(str(exc))
             continue

@@ -55,8 +55,8 @@ def _game_row(row: tuple, seats: list[dict]) -> dict:
 
 def recent(db: sqlite3.Connection, ruleset: str | None = None, page: int = 0) -> dict:
     """The games that ended last, newest first (all rulesets, or one)."""
-    where, args = ("WHERE ruleset = ? ", (ruleset,)) if ruleset else ("", ())
-    rows = db.execute(f"SELECT id, log_file, ruleset, ended_ms, log_kept FROM games {where}"
+    where, args = ("AND ruleset = ? ", (ruleset,)) if ruleset else ("", ())
+    rows = db.execute(f"SELECT id, log_file, ruleset, ended_ms, log_kept FROM games WHERE finished = 1 {where}"
                       "ORDER BY ended_ms DESC, id DESC LIMIT ? OFFSET ?", (*args, *_limits(page))).fetchall()
     rows, more = _page(rows)
     seats = _seats_of(db, [row[0] for row in rows])

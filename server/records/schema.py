@@ -17,7 +17,8 @@ SCHEMA_VERSION = 1
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     0: (
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        # One finished game. log_file stays when the log is pruned (log_kept 0): a removed
+        # One finished game (or one closed unfinished, finished 0: only its log, for pruning;
+        # no seats, no result). log_file stays when the log is pruned (log_kept 0): a removed
         # replay's result is still a record. A pruned log's name can be given again to a new
         # game (the store names logs by the second they start), so a game is its log's name
         # and its start together.
@@ -30,6 +31,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             ended_ms BIGINT NOT NULL,
             seat_count INTEGER NOT NULL,
             top_score INTEGER NOT NULL,
+            finished INTEGER NOT NULL,
             log_kept INTEGER NOT NULL DEFAULT 1,
             UNIQUE (log_file, started_ms))""",
         "CREATE INDEX games_by_end ON games (ended_ms, id)",
