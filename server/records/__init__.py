@@ -150,13 +150,13 @@ class RecordIndex:
         self._thread: threading.Thread | None = None
         self.db: sqlite3.Connection | None = None  # the worker's (tests read it after close)
         self.start_words: list[str] = []
-        self.ready = threading.Event()  # set once open and caught up
+        # Set once open and caught up (or once it knows the disk will not let it open yet).
+        self.ready = threading.Event()
 
     # ---- from the event loop ---------------------------------------------------------------
-    def start(self, rebuild_all: bool = False) -> None:
+    def start(self) -> None:
         """Open (and catch up, or rebuild) on the worker thread; returns at once."""
-        self._thread = threading.Thread(target=self._run, args=(rebuild_all,),
-                                        name="kismet-records", daemon=True)
+        self._thread = threading.Thread(target=self._run, name="kismet-records", daemon=True)
         self._thread.start()
 
     def game_ended(self, path: Path, then: Callable[[list[SeatOutcome] | None], None] | None = None) -> None:
@@ -187,10 +187,10 @@ class RecordIndex:
         return self._paused_words
 
     # ---- on the worker thread --------------------------------------------------------------
-    def _run(self, rebuild_all: bool) -> None:
+    def _run(self) -> None:
         while self.db is None:
             try:
-                self.db = self._open(rebuild_all)
+                self.db = self._open()
             except (sqlite3.Error, OSError) as exc:
                 if isinstance(exc, sqlite3.Error) and not is_disk_trouble(exc):
                     log.exception("the records database cannot be opened; records are off")
@@ -225,10 +225,10 @@ class RecordIndex:
             else:
                 self._answer(what, then)
 
-    def _open(self, rebuild_all: bool) -> sqlite3.Connection:
+    def _open(self) -> sqlite3.Connection:
         self.games_dir.mkdir(parents=True, exist_ok=True)
         db, words, must_rebuild = open_checked(self.path, self.damaged_dir)
-        if rebuild_all or must_rebuild:
+        if must_rebuild:
             count, unreadable = rebuild(db, self.games_dir)
             if count or unreadable or words:
                 words.append(f"The records were built from {count} game logs.")
