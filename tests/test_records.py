@@ -215,12 +215,14 @@ def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(
     import server.records
     monkeypatch.setattr(server.records, "RETRY_S", 0.05)
     (tmp_path / "games").mkdir()
+    write_series(tmp_path / "games")  # games of an earlier run, for the catch-up
     (tmp_path / FILE_NAME).mkdir()  # in the way: SQLite cannot open it
     records = RecordIndex(tmp_path)
     records.start()
     records.ready.wait(10)
     assert records.paused and "cannot open their file" in records.paused
-    path = write_series(tmp_path / "games")[0]
+    path = write_finished_log(tmp_path / "games", "20260501-000000-table9-dice.kismet", "dice", ["Ana"],
+                              [ANA], [280], t0=90_000, t_end=95_000, table=9)  # one that ends now
     done = []
     records.game_ended(path, done.append)
     refused = []
@@ -234,7 +236,7 @@ def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(
         time.sleep(0.01)
     records.close()
     assert done and done[0][0].seat == 0 and records.paused is None
-    assert len(dump(tmp_path / FILE_NAME)["games"]) == 6  # caught up with every log
+    assert len(dump(tmp_path / FILE_NAME)["games"]) == 7  # caught up with every log
 
 
 def test_a_game_closed_unfinished_is_pruned_in_its_turn_and_a_running_one_never(tmp_path):
@@ -258,3 +260,24 @@ def test_a_game_closed_unfinished_is_pruned_in_its_turn_and_a_running_one_never(
     db = sqlite3.connect(tmp_path / FILE_NAME)
     from server.records.queries import recent
     assert [r["log"] for r in recent(db)["rows"]] == [p.name for p in reversed(newer)]
+
+
+def test_a_log_the_host_writes_after_the_records_started_is_left_to_the_host(tmp_path, monkeypatch):
+    # The host's own game, started as the records catch up: no end yet and no table file
+    # written yet. It is no game closed unfinished (that would prune a running game's log).
+    games = tmp_path / "games"
+    games.mkdir()
+    records = RecordIndex(tmp_path, keep_games=1)
+    import server.records as module
+    original = module.catch_up
+
+    def catch_up_after_a_game_began(db, games_dir, host_since=None):
+        write_finished_log(games, "20260601-000000-table1-race.kismet", "race", ["Ana", "Bo"],
+                           [ANA, BO], [0, 0], t0=0, t_end=10, finished=False)
+        return original(db, games_dir, host_since)
+
+    monkeypatch.setattr(module, "catch_up", catch_up_after_a_game_began)
+    records.start()
+    records.close()
+    assert (games / "20260601-000000-table1-race.kismet").exists()
+    assert dump(tmp_path / FILE_NAME)["games"] == []

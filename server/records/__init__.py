@@ -94,13 +94,14 @@ def set_aside(path: Path, damaged_dir: Path, why: str) -> Path:
     return folder
 
 
-def rebuild(db: sqlite3.Connection, games_dir: Path) -> tuple[int, list[str]]:
+def rebuild(db: sqlite3.Connection, games_dir: Path,
+            host_since: float | None = None) -> tuple[int, list[str]]:
     """Empty the index and index every finished log in `games_dir` again, in the order the
     games ended. Returns (games indexed, words for each log that could not be read)."""
     with db:
         for table in ("seats", "games", "players", "standings"):
             db.execute(f"DELETE FROM {table}")
-    return catch_up(db, games_dir)
+    return catch_up(db, games_dir, host_since)
 
 
 def running_logs(state_dir: Path) -> set[str]:
@@ -114,13 +115,14 @@ def running_logs(state_dir: Path) -> set[str]:
     return names
 
 
-def catch_up(db: sqlite3.Connection, games_dir: Path) -> tuple[int, list[str]]:
+def catch_up(db: sqlite3.Connection, games_dir: Path,
+             host_since: float | None = None) -> tuple[int, list[str]]:
     """Index the logs of games that are over which the index does not hold yet (a host
     stopped between a log's end and its row); (how many, words for the unreadable ones)."""
     # A kept row's log is the file of that name (a name is only given again once its log
     # is gone); any other file is read, and index_game knows it by its name and start.
     known = {row[0] for row in db.execute("SELECT log_file FROM games WHERE log_kept = 1")}
-    games, unreadable = ended_logs_in_order(games_dir, known, running_logs(games_dir.parent))
+    games, unreadable = ended_logs_in_order(games_dir, known, running_logs(games_dir.parent), host_since)
     for game in games:
         index_game(db, game)
     return len(games), unreadable
@@ -150,12 +152,15 @@ class RecordIndex:
         self._thread: threading.Thread | None = None
         self.db: sqlite3.Connection | None = None  # the worker's (tests read it after close)
         self.start_words: list[str] = []
+        self.started_at: float | None = None  # logs written since are this host's games
         # Set once open and caught up (or once it knows the disk will not let it open yet).
         self.ready = threading.Event()
 
     # ---- from the event loop ---------------------------------------------------------------
     def start(self) -> None:
-        """Open (and catch up, or rebuild) on the worker thread; returns at once."""
+        """Open (and catch up, or rebuild) on the worker thread; returns at once. Call it
+        before the host starts any game: a log written from now on is the host's own."""
+        self.started_at = time.time()
         self._thread = threading.Thread(target=self._run, name="kismet-records", daemon=True)
         self._thread.start()
 
@@ -229,11 +234,11 @@ class RecordIndex:
         self.games_dir.mkdir(parents=True, exist_ok=True)
         db, words, must_rebuild = open_checked(self.path, self.damaged_dir)
         if must_rebuild:
-            count, unreadable = rebuild(db, self.games_dir)
+            count, unreadable = rebuild(db, self.games_dir, self.started_at)
             if count or unreadable or words:
                 words.append(f"The records were built from {count} game logs.")
         else:
-            count, unreadable = catch_up(db, self.games_dir)
+            count, unreadable = catch_up(db, self.games_dir, self.started_at)
             if count:
                 words.append(f"The records took in {count} games they had missed.")
         words += [f"Left out of the records: {why}" for why in unreadable]

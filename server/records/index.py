@@ -183,14 +183,18 @@ def outcomes_of(db: sqlite3.Connection, game_id: int) -> list[SeatOutcome]:
     return [SeatOutcome(seat, before, after, bool(best)) for seat, before, after, best in rows]
 
 
-def ended_logs_in_order(folder: Path, skip: set[str], running: set[str]) -> tuple[list[EndedGame], list[str]]:
+def ended_logs_in_order(folder: Path, skip: set[str], running: set[str],
+                        host_since: float | None = None) -> tuple[list[EndedGame], list[str]]:
     """Every log in `folder` not named in `skip` whose game is over (finished, or closed
-    unfinished: any log without an end that is not `running`), by end then name (the order
-    the host met them), and the words for each log that could not be read."""
+    unfinished: a log without an end that no table file names as `running`), by end then
+    name (the order the host met them), and the words for each log that could not be read.
+    With a host running since `host_since` (time.time()), only the logs last written before
+    then: a newer one is a game of that host's, which it hands over itself when it ends."""
     found: list[EndedGame] = []
     unreadable: list[str] = []
     with os.scandir(folder) as entries:
-        names = sorted(e.name for e in entries if e.name.endswith(".kismet") and e.name not in skip)
+        names = sorted(e.name for e in entries if e.name.endswith(".kismet") and e.name not in skip
+                       and (host_since is None or e.stat().st_mtime < host_since))
     for name in names:
         try:
             game = read_ended(folder / name, unfinished_too=name not in running)
