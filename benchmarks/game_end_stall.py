@@ -8,7 +8,8 @@ whole folder to prune. A real client plays solo dice games to their end over TCP
 loop-lag probe (a callback asking to run every 0.5 ms) records how late it runs, and how
 much CPU time the loop's thread spent since its last run. Two figures per game end, from
 its last move until 300 ms after the client saw the game finished (the end record's write
-and fsync, the table file's removal, the prune):
+and fsync, the table file's removal, the prune; since the records, handing the game to
+their thread, which indexes it and prunes through the index):
 - the longest lag (wall clock): what a player waits, the machine's own noise included. So
   the same probe also measures an idle stretch as long, beside each game: the noise floor.
 - the longest stretch of the loop thread's CPU time between two probe runs: the work that
