@@ -1,0 +1,141 @@
+"""`kismet` to its first screen, beside a bare Textual app, in one run.
+
+Each command is started on its own pty of 80x24 (TERM=xterm-256color, HOME and the XDG
+folders in a fresh temporary folder, so nothing of the user's is read or written) and timed
+from just before exec to the moment the screen it drew (read through pyte, a terminal
+emulator) first shows its words: "Play a game now" for `kismet` (the new-table form it opens
+by itself once its embedded host answers), "Bare app ready" for the baseline, an App with one
+Static. The two alternate, --runs times each, so both see the same load; the medians and
+their ratio are printed.
+
+With --imports, one more `kismet` runs with `-X importtime` and the modules it loaded before
+its first screen are listed, the slowest first (cumulative microseconds).
+
+    python benchmarks/startup.py [--runs 9] [--imports]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import re
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+import pyte
+
+BARE_APP = """
+from textual.app import App
+from textual.widgets import Static
+
+class Bare(App):
+    def compose(self):
+        yield Static("Bare app ready")
+
+Bare().run()
+"""
+KISMET_WORDS = "Play a game now"
+BARE_WORDS = "Bare app ready"
+IMPORT_LINE = re.compile(rb"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+
+def kismet_command() -> list[str]:
+    """The installed `kismet` of this interpreter's environment."""
+    script = Path(sys.executable).with_name("kismet")
+    if not script.exists():
+        sys.exit(f"No kismet beside {sys.executable}: pip install -e . in this environment first.")
+    return [str(script)]
+
+
+def time_to_words(command: list[str], words: str, extra_env: dict[str, str] | None = None,
+                  timeout: float = 30.0) -> tuple[float, bytes]:
+    """Seconds from exec to `words` on the screen, and every byte written until then."""
+    home = tempfile.mkdtemp(prefix="kismet-startup-")
+    env = dict(os.environ, HOME=home, TERM="xterm-256color", COLUMNS="80", LINES="24",
+               XDG_DATA_HOME=f"{home}/data", XDG_STATE_HOME=f"{home}/state",
+               XDG_CACHE_HOME=f"{home}/cache", XDG_CONFIG_HOME=f"{home}/config",
+               **(extra_env or {}))
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+    screen = pyte.Screen(80, 24)
+    stream = pyte.ByteStream(screen)
+    output = bytearray()
+    started = time.perf_counter()
+    child = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, env=env,
+                             start_new_session=True, close_fds=True)
+    os.close(slave)
+    try:
+        while True:
+            left = started + timeout - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError(f"{command[0]} showed no {words!r} in {timeout:g} s")
+            ready, _, _ = select.select([master], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the pty: it ended before its screen
+                raise RuntimeError(f"{command[0]} ended before {words!r}:\n"
+                                   + "\n".join(screen.display)) from None
+            output += chunk
+            stream.feed(chunk)
+            if any(words in line for line in screen.display):
+                return time.perf_counter() - started, bytes(output)
+    finally:
+        child.terminate()
+        try:
+            child.wait(10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        os.close(master)
+
+
+def slowest_imports(output: bytes, count: int = 15) -> list[tuple[int, int, str]]:
+    """(cumulative us, self us, module) of the top-level imports in -X importtime lines."""
+    rows = []
+    for match in IMPORT_LINE.finditer(output):
+        self_us, cumulative_us, indent, module = match.groups()
+        rows.append((int(cumulative_us), int(self_us), len(indent), module.decode()))
+    top = [(cum, own, name) for cum, own, depth, name in rows if depth == 1]
+    return sorted(top, reverse=True)[:count]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9, help="runs of each command (default 9)")
+    parser.add_argument("--imports", action="store_true",
+                        help="also list what `kismet` imports before its first screen")
+    args = parser.parse_args()
+    kismet = kismet_command()
+    bare = [sys.executable, "-c", BARE_APP]
+    time_to_words(kismet, KISMET_WORDS)  # once unmeasured: the bytecode caches are written
+    time_to_words(bare, BARE_WORDS)
+    kismet_s: list[float] = []
+    bare_s: list[float] = []
+    for _ in range(args.runs):
+        kismet_s.append(time_to_words(kismet, KISMET_WORDS)[0])
+        bare_s.append(time_to_words(bare, BARE_WORDS)[0])
+    kismet_median = statistics.median(kismet_s)
+    bare_median = statistics.median(bare_s)
+    print(f"to the first screen, 80x24, median of {args.runs} runs each:")
+    print(f"  kismet            {kismet_median:.3f} s   (min {min(kismet_s):.3f}, max {max(kismet_s):.3f})")
+    print(f"  bare Textual app  {bare_median:.3f} s   (min {min(bare_s):.3f}, max {max(bare_s):.3f})")
+    print(f"  ratio             {kismet_median / bare_median:.2f}x   (target: at most 1.5x)")
+    if args.imports:
+        _, output = time_to_words(kismet, KISMET_WORDS, {"PYTHONPROFILEIMPORTTIME": "1"})
+        print("\nslowest top-level imports before kismet's first screen (cumulative, self):")
+        for cumulative, own, module in slowest_imports(output):
+            print(f"  {cumulative / 1000:7.1f} ms  {own / 1000:7.1f} ms  {module}")
+
+
+if __name__ == "__main__":
+    main()
