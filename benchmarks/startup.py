@@ -17,10 +17,12 @@ its first screen are listed, the slowest first (cumulative microseconds).
 from __future__ import annotations
 
 import argparse
+import atexit
 import fcntl
 import os
 import re
 import select
+import shutil
 import statistics
 import struct
 import subprocess
@@ -55,11 +57,24 @@ def kismet_command() -> list[str]:
     return [str(script)]
 
 
+# Compiled bytecode is kept, as an installed package's is (whatever PYTHONDONTWRITEBYTECODE
+# says here), in a folder of this run's own: the first, unmeasured runs write it.
+BYTECODE = tempfile.mkdtemp(prefix="kismet-startup-pycache-")
+atexit.register(shutil.rmtree, BYTECODE, True)
+
+
+# One home for every run, as a returning player's: the first, unmeasured run of `kismet` makes
+# its state folder and the host's key, as a player's first game once did.
+HOME = tempfile.mkdtemp(prefix="kismet-startup-home-")
+atexit.register(shutil.rmtree, HOME, True)
+
+
 def time_to_words(command: list[str], words: str, extra_env: dict[str, str] | None = None,
                   timeout: float = 30.0) -> tuple[float, bytes]:
     """Seconds from exec to `words` on the screen, and every byte written until then."""
-    home = tempfile.mkdtemp(prefix="kismet-startup-")
-    env = dict(os.environ, HOME=home, TERM="xterm-256color", COLUMNS="80", LINES="24",
+    home = HOME
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPYCACHEPREFIX=BYTECODE, HOME=home, TERM="xterm-256color", COLUMNS="80", LINES="24",
                XDG_DATA_HOME=f"{home}/data", XDG_STATE_HOME=f"{home}/state",
                XDG_CACHE_HOME=f"{home}/cache", XDG_CONFIG_HOME=f"{home}/config",
                **(extra_env or {}))

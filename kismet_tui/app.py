@@ -203,6 +203,7 @@ class KismetApp(App[None]):
         tables, which would otherwise freeze the first dice screen. Started once the first
         screen is drawn (on_connection_changed): the imports hold the interpreter's lock for
         a good while, which would hold that screen back too."""
+        from .screens import help  # noqa: F401  (rich's markdown: the first `?` opens at once)
         from .screens.dice import load_advisor
 
         load_advisor()
@@ -293,7 +294,6 @@ class KismetApp(App[None]):
         the stack only a moment later, while more messages may already be arriving."""
         from .screens.end import EndScreen
         from .screens.game import GameScreen, game_screen_for
-        from .screens.help import HelpScreen
 
         game = self.client.game
         if game is self.shown_game:
@@ -315,6 +315,8 @@ class KismetApp(App[None]):
                 self.pop_screen()
             return
         if previous is not None and any(isinstance(s, GameScreen) for s in self.screen_stack):
+            from .screens.help import HelpScreen
+
             # A rematch or a new game at the same table: a fresh screen for it.
             while isinstance(self.screen, (EndScreen, HelpScreen)):
                 self.pop_screen()
