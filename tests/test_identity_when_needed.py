@@ -1,0 +1,48 @@
+"""HostIdentity.when_needed: `kismet` reads (or makes) its host key only when something first
+needs it, a game's end above all, and the game is signed with that same key (issue 23)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from protocol.gamelog import read_game_log
+from protocol.logsign import check_signature
+from server.identity import KEY_FILE, HostIdentity, IdentityError
+from server.store import GameWriter
+
+HEADER = {"ruleset": "dice", "seats": ["Ana"], "options": {}, "t0": 0, "chance": []}
+
+
+def test_the_key_is_made_when_the_first_game_ends_and_signs_it(tmp_path):
+    identity = HostIdentity.when_needed(tmp_path / "state")
+    assert not (tmp_path / "state" / KEY_FILE).exists()  # nothing read or made yet
+    path = tmp_path / "game.kismet"
+    writer = GameWriter(path, HEADER, 1, identity=identity)
+    writer.finish({"scores": [0]})
+    log = read_game_log(path)
+    assert log.signature is not None and check_signature(log.signature, log.signed_digest) is None
+    kept = HostIdentity.load(tmp_path / "state")  # the key it made, kept for the next start
+    assert log.signature["key"] == kept.public_key == identity.public_key
+    assert identity.fingerprint == kept.fingerprint and identity.path == kept.path
+
+
+def test_threads_asking_at_once_get_one_key(tmp_path):
+    identity = HostIdentity.when_needed(tmp_path)
+    seen: list[bytes] = []
+    threads = [threading.Thread(target=lambda: seen.append(identity.public_key)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert len(seen) == 8 and len(set(seen)) == 1
+    assert seen[0] == HostIdentity.load(tmp_path).public_key
+
+
+def test_a_key_file_it_cannot_use_is_said_when_first_used(tmp_path):
+    (tmp_path / KEY_FILE).write_bytes(b"not a key")
+    identity = HostIdentity.when_needed(tmp_path)  # nothing is read yet
+    with pytest.raises(IdentityError, match="is not a usable private key"):
+        identity.sign(b"message")
+    assert (tmp_path / KEY_FILE).read_bytes() == b"not a key"  # kept: the owner decides
