@@ -3,14 +3,18 @@ needs it, a game's end above all, and the game is signed with that same key (iss
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import pytest
 
+from kismet_tui.bots.runner import BotLoop
+from kismet_tui.log_check import check_log
 from protocol.gamelog import read_game_log
 from protocol.logsign import check_signature
 from server.identity import KEY_FILE, HostIdentity, IdentityError
 from server.store import GameWriter
+from tests.netutil import FAST, connected, running_host, wait_until
 
 HEADER = {"ruleset": "dice", "seats": ["Ana"], "options": {}, "t0": 0, "chance": []}
 
@@ -46,3 +50,20 @@ def test_a_key_file_it_cannot_use_is_said_when_first_used(tmp_path):
     with pytest.raises(IdentityError, match="is not a usable private key"):
         identity.sign(b"message")
     assert (tmp_path / KEY_FILE).read_bytes() == b"not a key"  # kept: the owner decides
+
+
+@pytest.mark.network
+@pytest.mark.timeout(120)
+async def test_a_host_as_kismet_makes_it_signs_its_first_game_with_the_kept_key(tmp_path):
+    keys = tmp_path / "user-state"   # kismet's: the user's state folder, beside its solo games
+    async with running_host(tmp_path / "solo", identity=HostIdentity.when_needed(keys)) as host:
+        async with connected(host, "Ana") as ana:
+            table = await ana.create_table("dice", FAST["dice"], bots=[])
+            assert not (keys / KEY_FILE).exists()  # a game on, and still nothing read
+            await ana.start()
+            player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
+            await wait_until(lambda: host.tables[table["id"]].state == "finished", timeout=90)
+            player.cancel()
+    [path] = (tmp_path / "solo" / "games").glob("*.kismet")
+    report = check_log(read_game_log(path), host_key=HostIdentity.load(keys).fingerprint)
+    assert report.ok, report.lines
