@@ -13,7 +13,7 @@ from kismet_tui.log_check import check_log
 from protocol.gamelog import read_game_log
 from protocol.logsign import check_signature
 from server.identity import KEY_FILE, HostIdentity, IdentityError
-from server.store import GameWriter
+from server.store import GameWriter, StoreError
 from tests.netutil import FAST, connected, running_host, wait_until
 
 HEADER = {"ruleset": "dice", "seats": ["Ana"], "options": {}, "t0": 0, "chance": []}
@@ -50,6 +50,26 @@ def test_a_key_file_it_cannot_use_is_said_when_first_used(tmp_path):
     with pytest.raises(IdentityError, match="is not a usable private key"):
         identity.sign(b"message")
     assert (tmp_path / KEY_FILE).read_bytes() == b"not a key"  # kept: the owner decides
+
+
+def test_a_game_whose_end_cannot_be_signed_waits_like_a_failed_write(tmp_path):
+    """The key is read only at a game's end: an unusable one holds that end as a disk that
+    cannot write does (the table pauses, saying why; server/saving.py), and loses nothing."""
+    (tmp_path / KEY_FILE).write_bytes(b"not a key")
+    path = tmp_path / "game.kismet"
+    writer = GameWriter(path, HEADER, 1, identity=HostIdentity.when_needed(tmp_path))
+    before = path.read_bytes()
+    last = {"seq": 1, "t": 100, "seat": 0, "action": {"type": "roll", "hold": []}}
+    with pytest.raises(StoreError, match="the host's key cannot sign it .*not a usable private key"):
+        writer.append(last, end={"result": {"scores": [0]}})
+    assert path.read_bytes() == before  # nothing half-written
+    (tmp_path / KEY_FILE).unlink()  # put right: the owner moves the file away
+    writer.append(last, end={"result": {"scores": [0]}})  # the retry, as saving.py makes it
+    writer.close()
+    log = read_game_log(path)
+    assert len(log.events) == 1
+    assert check_signature(log.signature, log.signed_digest) is None
+    assert log.signature["key"] == HostIdentity.load(tmp_path).public_key  # the new key
 
 
 @pytest.mark.network
