@@ -1,7 +1,9 @@
 """`kismet` to its first screen, beside a bare Textual app, in one run.
 
-Each command is started on its own pty of 80x24 (TERM=xterm-256color, HOME and the XDG
-folders in a fresh temporary folder, so nothing of the user's is read or written) and timed
+Each command is started on its own pty of 80x24 (TERM=xterm-256color; HOME and the XDG
+folders in a temporary folder this run makes, shared by its runs as a returning player's
+are, so nothing of the user's is read or written; bytecode kept, as an installed package's
+is) and timed
 from just before exec to the moment the screen it drew (read through pyte, a terminal
 emulator) first shows its words: "Play a game now" for `kismet` (the new-table form it opens
 by itself once its embedded host answers), "Bare app ready" for the baseline, an App with one
