@@ -29,7 +29,6 @@ from textual.reactive import var
 
 from .messages import BuildChanged, ConnectionChanged, HostMessage
 from .rules.base import Plain
-from .screens.help import HelpScreen
 from .solver import background
 from .source import GameSource
 from .widgets.chat import ChatInput
@@ -134,6 +133,7 @@ class KismetApp(App[None]):
         self.notices_shown: list[str] = []
         self.stop_listening: Callable[[], None] | None = None
         self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
+        self.warming_up = False       # warm_up started (once, after the first screen)
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -198,12 +198,14 @@ class KismetApp(App[None]):
 
         self.push_screen(LobbyScreen())
         self.read_host()
-        self.warm_up()
 
     @work(thread=True, group="warm-up")
     def warm_up(self) -> None:
         """Import the bots and the dice advisor in the background: they load the solver's
-        tables, which would otherwise freeze the first new-table form or dice screen."""
+        tables, which would otherwise freeze the first dice screen. Started once the first
+        screen is drawn (on_connection_changed): the imports hold the interpreter's lock for
+        a good while, which would hold that screen back too."""
+        from .screens import help  # noqa: F401  (rich's markdown: the first `?` opens at once)
         from .screens.dice import load_advisor
 
         load_advisor()
@@ -228,13 +230,16 @@ class KismetApp(App[None]):
             return
         self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
 
-    def on_connection_changed(self, message: ConnectionChanged) -> None:
+    async def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.connection = Connection(message.state, message.detail)
         if message.state == "connected" and self.quick:
             self.quick = False
             from .screens.new_table import NewTableScreen
 
-            self.push_screen(NewTableScreen(quick=True))
+            await self.push_screen(NewTableScreen(quick=True))
+        if message.state == "connected" and not self.warming_up:
+            self.warming_up = True
+            self.call_after_refresh(self.warm_up)  # the first screen is mounted: once drawn
 
     # ---- what the host says --------------------------------------------------------------
     def on_host_message(self, message: HostMessage) -> None:
@@ -315,6 +320,8 @@ class KismetApp(App[None]):
                 self.pop_screen()
             return
         if previous is not None and any(isinstance(s, GameScreen) for s in self.screen_stack):
+            from .screens.help import HelpScreen
+
             # A rematch or a new game at the same table: a fresh screen for it.
             while isinstance(self.screen, (EndScreen, HelpScreen)):
                 self.pop_screen()
@@ -471,6 +478,8 @@ class KismetApp(App[None]):
         return game.RULESET if game is not None else None
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen  # rich's markdown: loaded when first asked for
+
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return

@@ -191,9 +191,10 @@ def local_main(argv: list[str] | None = None) -> int:
     from server.identity import HostIdentity
 
     # Games are signed with the key the lobby's ssh door shows (kept in the user's state
-    # folder, see below), so friends and replays see one fingerprint.
+    # folder, see below), so friends and replays see one fingerprint. It is read when the
+    # first game ends: the first screen does not wait for cryptography.
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.load(default_state_dir()))
+                identity=HostIdentity.when_needed(default_state_dir()))
     from server.state_lock import StateFolderBusy
     try:  # before the folder is touched: another `kismet` may be playing from it
         host.claim_state_folder()
