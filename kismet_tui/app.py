@@ -410,6 +410,20 @@ class KismetApp(App[None]):
             await self.send_ok(self.client.start)
         return True
 
+    async def leave_to_lobby(self) -> None:
+        """Leave the table (ctrl+l from a game, its results or its board): one press takes
+        you to the lobby, and says so. The answer to `leave` is a quiet one (no host message
+        routes the screens), so the screens follow here."""
+        table = self.client.table or {}
+        playing = table.get("state") == "playing" and self.client.seat is not None
+        if not await self.send_ok(self.client.leave):
+            return
+        self.route()
+        where = f"table {table['id']}" if table.get("id") is not None else "the table"
+        self.notify(f"You left {where}: this is the lobby. Your seat waits for you while the game "
+                    f"goes on: sit at {where} again to take it back." if playing
+                    else f"You left {where}: this is the lobby.", markup=False)
+
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner
         too), so every member sees who wants one and whom the table waits for; the owner's

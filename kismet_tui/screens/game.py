@@ -267,7 +267,7 @@ class GameScreen(OnKismetApp, Screen[None]):
         self.query_one(ChatInput).open()
 
     async def action_leave(self) -> None:
-        await self.kismet.send(self.client.leave)
+        await self.kismet.leave_to_lobby()
 
     def my_turn(self, view: Plain) -> bool:
         return self.seat is not None and bool(view.get("your_turn"))
