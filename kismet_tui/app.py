@@ -38,6 +38,8 @@ T = TypeVar("T")
 # Host messages that only answer a request and change nothing a screen shows: the client
 # library has already resolved the request they answer.
 QUIET_ANSWERS = {"pong", "ok"}
+# The keys that still work while the terminal is too small (widgets/toosmall.py says so).
+KEYS_BEHIND_TOO_SMALL = {"ctrl+q", "ctrl+c"}
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,16 @@ class KismetApp(App[None]):
     # ---- the terminal's size -------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
         self.check_size(event.size)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Behind the too-small word nothing of the screen can be seen, so no key acts there
+        (a blind throw, a typed letter grabbing a race card): only quitting gets through."""
+        if (isinstance(event, events.Key) and not event.is_forwarded
+                and event.key not in KEYS_BEHIND_TOO_SMALL and self.screen_stack
+                and self.screen.has_class("-too-small")):
+            event.stop()
+            return
+        await super().on_event(event)
 
     def check_size(self, size: tuple[int, int] | None = None) -> None:
         """Below 80x24 every screen shows only the size it needs (widgets/toosmall.py)."""
