@@ -30,7 +30,8 @@ async def test_knock_footer_follows_the_turn(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await seat_both(pilot, app, client, other, "knock", {"knock_window_ms": 0})
             await keys_when(pilot, app, lambda: True, "choosing the pre-lay",
-                            lambda keys: "enter" in keys and "backspace" in keys and "r" not in keys)
+                            lambda keys: "enter" in keys and "r" not in keys
+                            and "backspace" not in keys)              # nothing chosen to undo yet
             await pilot.press("enter")
             await other.prelay([])
             game = client.game

@@ -151,6 +151,7 @@ class KnockScreen(GameScreen):
 
     def tick(self) -> None:
         self.query_one("#say", Static).update(self.say(self.view()), layout=False)
+        self.refresh_keys()  # a throw becomes legal with time alone, when the knock window closes
 
     def on_note(self, note: dict) -> None:
         if note.get("type") in ("rolled", "laid", "passed", "round_over"):
@@ -265,23 +266,17 @@ class KnockScreen(GameScreen):
             return True
         view = self.view()
         choosing = self.choosing_prelay(view)
-        if action == "roll":
-            return self.throwing(view)
-        if action == "pass":
-            return self.deciding(view)
+        if action in ("roll", "pass"):  # a throw waits out the others' knock window [D15]
+            return action in self.legal_kinds()
         if action == "knock":
-            return self.can_knock(view)
-        if action == "card":
-            return choosing or self.deciding(view) or self.can_knock(view)
+            return {"type": "knock"} in self.legal_now()
+        if action == "card":  # a pre-lay pick, a lay, or a knock naming a matching card
+            return choosing or any(a.get("type") in ("lay", "knock") and "card" in a for a in self.legal_now())
         if action == "confirm":  # (in play only for a joker throw's single card: rare)
             return choosing or (self.joker_first is not None and self.deciding(view))
         if action == "undo":
-            return choosing
+            return choosing and bool(self.chosen)
         return super().check_action(action, parameters)
-
-    def throwing(self, view: dict) -> bool:
-        return (self.seat is not None and view.get("phase") == "play" and view.get("turn") == self.seat
-                and view.get("stage") == "roll")
 
     # ---- keys ----------------------------------------------------------------------------
     def action_roll(self) -> None:
@@ -332,11 +327,13 @@ class KnockScreen(GameScreen):
                 return
             self.chosen.append(number)
         self.redraw()
+        self.refresh_keys()
 
     def action_undo(self) -> None:
         if self.chosen:
             self.chosen.pop()
             self.redraw()
+            self.refresh_keys()
 
     async def commit_prelay(self, cards: list[int]) -> None:
         """Commit to the chosen pre-lay (the client keeps the secret and reveals it later)."""

@@ -191,6 +191,7 @@ class RaceScreen(GameScreen):
     RULESET = "race"
     BINDINGS = [Binding(key, f"grab({pos})", "Grab", key_display="a-k", show=pos == 0)
                 for pos, key in enumerate(KEYS)] + [Binding("p", "pass", "Pass")] + GameScreen.COMMON_BINDINGS
+    NEW_KEYS_LATER_S = 0.3  # a-k joins the footer 0.3 s after the dice land, acting from the first moment
     DEFAULT_CSS = """
     RaceScreen #board { width: 56; height: 20; layers: cards clock; }
     RaceScreen #circle { width: 56; height: 20; layer: cards; }
@@ -258,14 +259,10 @@ class RaceScreen(GameScreen):
         if self.game is None:
             return True
         if action in ("grab", "pass"):
-            # Live from the countdown to the end of the grabbing, until you have grabbed or
-            # passed: the footer is then rebuilt at the countdown (and after your own key),
-            # never at the moment grabbing opens, when a rebuild would cost the time a grab
-            # needs. A grab during the countdown is answered in words.
-            view = self.view()
-            me = self.seat
-            return (me is not None and view.get("phase") in ("countdown", "grabbing")
-                    and not view["done"][me])
+            # Only while the engine takes them (grabbing, until you grabbed or passed): a
+            # grab in the countdown is refused. Every letter goes with any grab, so the
+            # footer's "a-k" stays whichever places are empty.
+            return action in self.legal_kinds()
         return super().check_action(action, parameters)
 
     def action_grab(self, pos: int) -> None:
