@@ -39,7 +39,7 @@ def on_start(host, conn: Connection, msg: dict, re) -> None:
     waiting = [s.name for s in table.seats if not s.ready and not s.bot and s.token != table.owner]
     if waiting:
         raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "
-                            f"{steering.start_asked(host, table)}")
+                            f"{steering.start_asked(host, table, conn.known_player.name)}")
     steering.cancel(host, table)
     if table.pending_start is not None:
         raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
