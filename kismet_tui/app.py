@@ -27,6 +27,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.reactive import var
 
+from . import terminal
 from .messages import BuildChanged, ConnectionChanged, HostMessage
 from .rules.base import Plain
 from .screens.help import HelpScreen
@@ -143,10 +144,12 @@ class KismetApp(App[None]):
         self.shown_key: tuple[object, object] | None = None
 
     def get_driver_class(self):
-        """In ASCII mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
+        """A driver that survives its terminal going away (kismet_tui/terminal.py); in ASCII
+        mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
+        from .terminal import guarded
         from .widgets.glyphs import ascii_mode, to_ascii
 
-        base = super().get_driver_class()
+        base = guarded(super().get_driver_class())
         if not ascii_mode():
             return base
 
@@ -169,6 +172,7 @@ class KismetApp(App[None]):
 
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
+        terminal.running(self)  # SIGHUP and SIGTERM now ask this app to exit
         self.check_size()
         # The build tells us from its own thread; the message brings the news to ours.
         self.stop_listening = background.listen(self.build_moved_on)
@@ -176,6 +180,7 @@ class KismetApp(App[None]):
         self.start()
 
     def on_unmount(self) -> None:
+        terminal.running(None)
         if self.stop_listening is not None:
             self.stop_listening()
 
@@ -489,6 +494,10 @@ class KismetApp(App[None]):
             self.pop_screen()
             return
         self.push_screen(HelpScreen(self.current_ruleset()))
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's binding): in a terminal it often means "stop", so say how."""
+        self.notify("ctrl+q quits Kismet.", timeout=4, markup=False)
 
     async def action_quit(self) -> None:
         if self.on_quit is not None:
