@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
@@ -264,6 +265,19 @@ class RaceScreen(GameScreen):
             # footer's "a-k" stays whichever places are empty.
             return action in self.legal_kinds()
         return super().check_action(action, parameters)
+
+    def on_key(self, event: events.Key) -> None:
+        """A grab or a pass in the countdown is not offered (no a-k in the footer then), but
+        a hand that is too quick still hears why: sent, the host answers in words."""
+        if event.key not in (*KEYS, "p") or self.game is None or self.seat is None:
+            return
+        if self.view().get("phase") != "countdown":
+            return  # offered (the binding acts), or nothing to say
+        event.stop()
+        if event.key == "p":
+            self.action_pass()
+        else:
+            self.action_grab(KEYS.index(event.key))
 
     def action_grab(self, pos: int) -> None:
         view = self.view()
