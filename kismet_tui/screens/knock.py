@@ -12,6 +12,7 @@ from functools import partial
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -279,6 +280,16 @@ class KnockScreen(GameScreen):
         return super().check_action(action, parameters)
 
     # ---- keys ----------------------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        """Your throw is not offered while the others may still knock [D15], but an r then
+        still hears why: sent, the host answers in words ("Wait: others may still knock")."""
+        view = self.view() if self.game is not None else {}
+        if (event.key == "r" and self.seat is not None and view.get("phase") == "play"
+                and view.get("turn") == self.seat and view.get("stage") == "roll"
+                and not self.check_action("roll", ())):
+            event.stop()
+            self.action_roll()
+
     def action_roll(self) -> None:
         self.act({"type": "roll"})
 
