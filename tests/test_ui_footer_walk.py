@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 # The footer's keys that are not the game's: help, quit, chat, leaving, and the end's keys.
 NOT_GAME_KEYS = {"f1", "question_mark", "ctrl+q", "t", "ctrl+l"}
 KNOCK_KEY_OF = {10: "0", 11: "minus", 12: "equals_sign"}
-STATES = 90  # the first events of each playout (all of a solo dice game): every phase comes up
+STATES = 60  # the first events of each playout (all of a solo dice game): every phase comes up
 
 
 class RefereeClient(ScriptedClient):
