@@ -146,10 +146,9 @@ class KismetApp(App[None]):
     def get_driver_class(self):
         """A driver that survives its terminal going away (kismet_tui/terminal.py); in ASCII
         mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
-        from .terminal import guarded
         from .widgets.glyphs import ascii_mode, to_ascii
 
-        base = guarded(super().get_driver_class())
+        base = terminal.guarded(super().get_driver_class())
         if not ascii_mode():
             return base
 
