@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 from pathlib import Path
 
 import asyncssh
@@ -26,31 +25,20 @@ import asyncssh
 from protocol import limits
 from protocol.text import clean_name
 
+from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import PtyApp
 
 log = logging.getLogger("kismet.ssh")
 
 DEFAULT_SSH_PORT = 2222
-HOST_KEY_FILE = "ssh_host_ed25519_key"
 NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
                "(no command, no -T).\r\n")
 
 
 def load_host_key(state_dir) -> asyncssh.SSHKey:
-    """The host's key: read from the state folder, or made there once (mode 600)."""
-    path = Path(state_dir) / HOST_KEY_FILE
-    if path.exists():
-        os.chmod(path, 0o600)
-        return asyncssh.read_private_key(str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="kismet-host")
-    temporary = path.with_suffix(".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key.export_private_key())
-    os.replace(temporary, path)
-    return key
+    """The host's key: its identity (server/identity.py), which also signs its games."""
+    return asyncssh.import_private_key(HostIdentity.load(state_dir).private_bytes())
 
 
 def name_problem(name: str) -> str | None:
@@ -116,11 +104,11 @@ class SshServer:
         return f"{self.host.connect_address()}:{self.host.port}"
 
     def name_taken(self, name: str, token: str | None) -> bool:
-        """Somebody else is here under `name`: connected, or holding a seat while away."""
-        wanted = name.casefold()
-        return any(player.name.casefold() == wanted and player.token != token
-                   and (player.conn is not None or player.table is not None)
-                   for player in self.host.players.values())
+        """Somebody else is here under `name` or a look-alike of it (protocol.text.name_key):
+        connected, or holding a seat while away."""
+        from .handshake import name_holder
+
+        return name_holder(self.host, name, token) is not None
 
 
 class Gate(asyncssh.SSHServer):
@@ -248,15 +236,28 @@ class PlayerSession(asyncssh.SSHServerSession):
             self.ask_name(problem)
 
     # ---- the name ---------------------------------------------------------------------------
-    def token_for(self, name: str) -> str | None:
+    def token_for(self, name: str):
         from kismet_tui.saved_seats import load_token
 
         return load_token(self.server.host_address(), name, self.server.seats_file(name, self.gate.key))
 
     def taken_words(self, name: str) -> str | None:
-        if self.server.name_taken(name, self.token_for(name)):
+        from kismet_tui.saved_seats import Damaged
+
+        from .handshake import name_refusal
+
+        token = self.token_for(name)
+        if isinstance(token, Damaged):
+            # Perhaps the rightful owner, whose proof was in that file: say what happened.
+            if self.server.name_taken(name, None):
+                return (f"Your saved seat as {name} could not be read (its file was damaged and "
+                        "is set aside), so this host cannot tell the seat is yours. Please pick "
+                        "another name.")
+            return None
+        if self.server.name_taken(name, token):
             return f"Somebody called {name} is already at this host."
-        return None
+        # The host would refuse a bot's name too (server/handshake.py): ask before the app.
+        return name_refusal(self.server.host, name, token)
 
     def ask_name(self, problem: str) -> None:
         self.typed = bytearray()

@@ -11,7 +11,8 @@ import sys
 import asyncssh
 import pytest
 
-from server.ssh import HOST_KEY_FILE, load_host_key
+from server.identity import KEY_FILE
+from server.ssh import load_host_key
 from tests.netutil import ROOT, free_port, wait_until
 from tests.sshutil import Terminal, connect, open_solo_dice, ssh_host, ssh_login
 
@@ -131,7 +132,7 @@ async def test_too_many_logins_from_one_address_are_refused_in_plain_words(tmp_p
 
 def test_host_key_is_made_once_and_kept_private(tmp_path):
     first = load_host_key(tmp_path)
-    mode = stat.S_IMODE((tmp_path / HOST_KEY_FILE).stat().st_mode)
+    mode = stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode)
     assert mode == 0o600
     again = load_host_key(tmp_path)
     assert again.get_fingerprint() == first.get_fingerprint()

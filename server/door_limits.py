@@ -1,0 +1,82 @@
+"""What one door session may cost this machine: its window size, its memory, its lifetime,
+and how many sessions the doors hold at once.
+
+The ssh and web doors each run a player's client as a process of its own on this machine.
+Whatever the remote side sends, that process must not take the machine: its terminal size is
+clamped, it runs under a hard address-space limit, it dies with the host (parent-death
+signal) and with its session (the door kills its process group), and the doors together hold
+at most `max_sessions` of them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+
+# A window larger than any real screen (a 4K monitor in a tiny font is about 480x135).
+MAX_COLS = 500
+MAX_ROWS = 200
+
+# One session's address-space limit. A client process maps far more than it touches (the
+# interpreter, Textual, the shared libraries): this is the ceiling on what it may map.
+SESSION_ADDRESS_SPACE = 1024 * 1024 * 1024
+# What a session costs in memory it really uses (PSS), for the default session cap.
+SESSION_BUDGET = 64 * 1024 * 1024
+_PR_SET_PDEATHSIG = 1
+
+
+def clamp_size(cols: object, rows: object, default: tuple[int, int] = (80, 24)) -> tuple[int, int]:
+    """A terminal size as a door may pass it on: whole numbers within 1..MAX, else `default`."""
+    try:
+        width, height = int(cols), int(rows)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return default
+    if width <= 0 or height <= 0:
+        return default
+    return min(width, MAX_COLS), min(height, MAX_ROWS)
+
+
+def limit_session_child(address_space: int = SESSION_ADDRESS_SPACE) -> None:
+    """Run in a door session's child between fork and exec (subprocess's preexec_fn): a hard
+    address-space limit, and death when the host process goes, whatever the child is doing."""
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the door's process-group kill still ends it with its session
+    if os.getppid() == 1:
+        os._exit(1)  # the host died between fork and prctl: do not live on as an orphan
+
+
+def default_max_sessions() -> int:
+    """Door sessions this machine holds: half its memory at SESSION_BUDGET each (at least 8)."""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return 64
+    return max(8, pages // 2 // SESSION_BUDGET)
+
+
+class SessionSlots:
+    """The doors' sessions under one cap: `take` before a session's client starts, `give_back`
+    when it has ended. Shared by every door of one host."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = default_max_sessions() if limit is None else limit
+        self.taken = 0
+
+    def take(self) -> bool:
+        if self.limit > 0 and self.taken >= self.limit:
+            return False
+        self.taken += 1
+        return True
+
+    def give_back(self) -> None:
+        self.taken = max(0, self.taken - 1)
+
+    def refusal(self) -> str:
+        return (f"The host is full: it holds {self.limit} players over ssh and the web, its "
+                f"most. Please try again in a while.")
