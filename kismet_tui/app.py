@@ -436,9 +436,9 @@ class KismetApp(App[None]):
             return
         self.route()
         where = f"table {table['id']}" if table.get("id") is not None else "the table"
-        self.notify(f"You left {where}: this is the lobby. Your seat waits for you while the game "
-                    f"goes on: sit at {where} again to take it back." if playing
-                    else f"You left {where}: this is the lobby.", markup=False)
+        # (Short enough for the top line at 80 columns.)
+        self.notify(f"Back in the lobby. Your seat waits: sit at {where} again to take it back."
+                    if playing else f"You left {where}: back in the lobby.", markup=False)
 
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner

@@ -80,8 +80,7 @@ def start_asked(host, table, owner_name: str) -> str:
         timers[table.id] = asyncio.get_running_loop().call_later(limit, _free_unready, host, table)
         table.free_unready_at = host.now_ms() + int(limit * 1000)
         table.send_table()
-        words = (f"{owner_name} wants to start: say you are ready within {limit:g} s, or your "
-                 f"seat at table {table.id} is freed.")
+        words = f"{owner_name} wants to start: say you are ready within {limit:g} s, or lose your seat."
         for seat in table.seats:
             member = host.players.get(seat.token)
             if (not seat.ready and not seat.bot and seat.token != table.owner and member is not None

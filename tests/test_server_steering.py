@@ -77,8 +77,7 @@ async def test_a_seat_left_unready_after_the_start_was_asked_is_freed(tmp_path):
         await wait_until(lambda: len(cy_heard) >= 2)
         # Told at once that the start was asked and the time runs, then that it ran out.
         assert cy_heard[0]["code"] == "start_asked"
-        assert cy_heard[0]["words"] == ("Ana wants to start: say you are ready within 0.3 s, or "
-                                        "your seat at table 1 is freed.")
+        assert cy_heard[0]["words"] == "Ana wants to start: say you are ready within 0.3 s, or lose your seat."
         assert "not ready 0.3 s after the owner asked to start" in cy_heard[1]["words"]
         assert ana.table["free_unready_at"] is None, "the countdown is over"
         await ana.start()
