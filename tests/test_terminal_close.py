@@ -60,7 +60,10 @@ class OnPty:
                 raise AssertionError(f"never drew {wanted!r}; drew {self.output[-400:]!r}")
             ready, _, _ = select.select([self.master], [], [], 0.05)
             if ready:
-                self.output += os.read(self.master, 65536)
+                try:
+                    self.output += os.read(self.master, 65536)
+                except OSError:  # EIO: the command has ended, and its side of the pty with it
+                    raise AssertionError(f"ended before drawing {wanted!r}; drew {self.output[-400:]!r}") from None
 
     def wait_for_exec(self, seconds: float = 10.0) -> None:
         """Until the child runs Python (it then imports the program, before any frame)."""
@@ -186,7 +189,9 @@ def test_ctrl_c_in_the_first_moments_shows_no_traceback(command, moment, command
     proc = run_until(moment, command, command_args[command])
     try:
         proc.type(b"\x03")
-        if not proc.gone_within(1.0):
+        # A stop asked of a starting app takes up to terminal.GRACE_S; the app that has the
+        # keyboard goes on.
+        if not proc.gone_within(GONE_WITHIN_S):
             proc.read_until(FIRST_SCREEN[command])            # it goes on, and draws
             proc.close_terminal()
             assert proc.gone_within(GONE_WITHIN_S)
