@@ -27,6 +27,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.reactive import var
 
+from . import terminal
 from .messages import BuildChanged, ConnectionChanged, HostMessage
 from .rules.base import Plain
 from .solver import background
@@ -38,6 +39,8 @@ T = TypeVar("T")
 # Host messages that only answer a request and change nothing a screen shows: the client
 # library has already resolved the request they answer.
 QUIET_ANSWERS = {"pong", "ok"}
+# The keys that still work while the terminal is too small (widgets/toosmall.py says so).
+KEYS_BEHIND_TOO_SMALL = {"ctrl+q", "ctrl+c"}
 
 
 @dataclass(frozen=True)
@@ -143,10 +146,11 @@ class KismetApp(App[None]):
         self.shown_key: tuple[object, object] | None = None
 
     def get_driver_class(self):
-        """In ASCII mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
+        """A driver that survives its terminal going away (kismet_tui/terminal.py); in ASCII
+        mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
         from .widgets.glyphs import ascii_mode, to_ascii
 
-        base = super().get_driver_class()
+        base = terminal.guarded(super().get_driver_class())
         if not ascii_mode():
             return base
 
@@ -169,6 +173,7 @@ class KismetApp(App[None]):
 
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
+        terminal.running(self)  # SIGHUP and SIGTERM now ask this app to exit
         self.check_size()
         # The build tells us from its own thread; the message brings the news to ours.
         self.stop_listening = background.listen(self.build_moved_on)
@@ -176,12 +181,23 @@ class KismetApp(App[None]):
         self.start()
 
     def on_unmount(self) -> None:
+        terminal.running(None)
         if self.stop_listening is not None:
             self.stop_listening()
 
     # ---- the terminal's size -------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
         self.check_size(event.size)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Behind the too-small word nothing of the screen can be seen, so no key acts there
+        (a blind throw, a typed letter grabbing a race card): only quitting gets through."""
+        if (isinstance(event, events.Key) and not event.is_forwarded
+                and event.key not in KEYS_BEHIND_TOO_SMALL and self.screen_stack
+                and self.screen.has_class("-too-small")):
+            event.stop()
+            return
+        await super().on_event(event)
 
     def check_size(self, size: tuple[int, int] | None = None) -> None:
         """Below 80x24 every screen shows only the size it needs (widgets/toosmall.py)."""
@@ -428,6 +444,20 @@ class KismetApp(App[None]):
             await self.send_ok(self.client.start)
         return True
 
+    async def leave_to_lobby(self) -> None:
+        """Leave the table (ctrl+l from a game, its results or its board): one press takes
+        you to the lobby, and says so. The answer to `leave` is a quiet one (no host message
+        routes the screens), so the screens follow here."""
+        table = self.client.table or {}
+        playing = table.get("state") == "playing" and self.client.seat is not None
+        if not await self.send_ok(self.client.leave):
+            return
+        self.route()
+        where = f"table {table['id']}" if table.get("id") is not None else "the table"
+        # (Short enough for the top line at 80 columns.)
+        self.notify(f"Back in the lobby. Your seat waits: sit at {where} again to take it back."
+                    if playing else f"You left {where}: back in the lobby.", markup=False)
+
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner
         too), so every member sees who wants one and whom the table waits for; the owner's
@@ -484,6 +514,10 @@ class KismetApp(App[None]):
             self.pop_screen()
             return
         self.push_screen(HelpScreen(self.current_ruleset()))
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's binding): in a terminal it often means "stop", so say how."""
+        self.notify("ctrl+q quits Kismet.", timeout=4, markup=False)
 
     async def action_quit(self) -> None:
         if self.on_quit is not None:

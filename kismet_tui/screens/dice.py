@@ -340,12 +340,14 @@ class DiceScreen(GameScreen):
             return True
         view = self.view()
         mine = self.my_turn(view)
-        if action == "roll":
-            return mine and bool(view.get("can_roll"))
+        if action == "roll":  # (five dice held: nothing to throw)
+            return {"type": "roll", "hold": sorted(self.held) if view.get("dice") else []} in self.legal_now()
         if action == "hold":
-            return mine and view.get("rolls_used", 0) in (1, 2)
-        if action in ("cursor", "score"):
-            return mine and bool(view.get("can_score"))
+            return "roll" in self.legal_kinds() and view.get("rolls_used", 0) in (1, 2)
+        if action == "cursor":  # (one box left: nothing to choose)
+            return "score" in self.legal_kinds() and len(self._open_boxes(view)) > 1
+        if action == "score":
+            return "score" in self.legal_kinds()
         if action == "hint":
             return mine and _advisor() is not None
         return super().check_action(action, parameters)
@@ -353,6 +355,7 @@ class DiceScreen(GameScreen):
     def action_hold(self, pos: int) -> None:
         self.held ^= {pos}
         self.redraw()
+        self.refresh_keys()
 
     async def action_roll(self) -> None:
         view = self.view()
