@@ -14,6 +14,7 @@ import re
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -82,6 +83,7 @@ def widths(seats: int, names: list[str], room: int) -> tuple[int, int, bool]:
     return full, width, True
 
 
+ALL_HELD = "All five dice are held: choose a box to score instead."
 COLOUR_BOXES = ("two_pair_same_color", "flush", "full_house_same_color")
 
 
@@ -361,9 +363,17 @@ class DiceScreen(GameScreen):
         view = self.view()
         hold = sorted(self.held) if view.get("dice") else []
         if len(hold) == 5:
-            self.kismet.show_refusal("All five dice are held: choose a box to score instead.")
+            self.kismet.show_refusal(ALL_HELD)
             return
         self.act({"type": "roll", "hold": hold})
+
+    def on_key(self, event: events.Key) -> None:
+        # With all five held the footer drops `r` (nothing to throw), so the binding does not
+        # run; a player who presses it anyway hears why rather than nothing.
+        if event.key == "r" and self.game is not None and len(self.held) == 5 \
+                and "roll" in self.legal_kinds():
+            event.stop()
+            self.kismet.show_refusal(ALL_HELD)
 
     def action_cursor(self, step: int) -> None:
         view = self.view()
