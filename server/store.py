@@ -92,13 +92,15 @@ class Disk:
         os.fsync(fd)
 
 
-def write_all(disk: Disk, fd: int, data: bytes, start: int | None = None) -> None:
+def write_all(disk: Disk, fd: int, data: bytes, start: int | None = None, verify: bool = True) -> None:
     """Write every byte of `data` at `start` (default: where the file offset is) or raise
     StoreError; a partial write is cut off again. If an earlier cut failed, the file is cut
-    back to `start` before anything else is written, or the write is refused."""
+    back to `start` before anything else is written, or the write is refused. `verify=False`:
+    the caller knows no earlier write failed (the file is `start` bytes long), so the look
+    at its size (a system call per event) is skipped."""
     if start is None:
         start = os.lseek(fd, 0, os.SEEK_CUR)
-    elif os.fstat(fd).st_size != start:
+    elif verify and os.fstat(fd).st_size != start:
         try:
             os.ftruncate(fd, start)
         except OSError as exc:
@@ -172,6 +174,9 @@ class GameWriter:
             raise StoreError(why_of(exc), exc.errno) from None
         self.size = os.lseek(self._fd, 0, os.SEEK_END)  # bytes of whole records on disk
         self.ended = False
+        # Set when a write failed: its cut-off may have failed too, so the next write looks
+        # at the file's size first (write_all's verify). Until then the size is known.
+        self._torn = False
 
     @property
     def fd(self) -> int:
@@ -226,10 +231,12 @@ class GameWriter:
                 signature = self.identity.sign(signed_message(self._hash.digest()))
                 data += record_bytes(signature_record(self.identity.public_key, signature))
         try:
-            write_all(self.disk, self.fd, data, self.size)
+            write_all(self.disk, self.fd, data, self.size, verify=self._torn)
         except StoreError:
             self._hash, self._marks = hash_before, marks_before
+            self._torn = True
             raise
+        self._torn = False
         self.size += len(data)
 
     def close(self) -> None:
