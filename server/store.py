@@ -25,7 +25,8 @@ A finished log ends with the host's signature (protocol/logsign.py): the writer 
 byte it writes, and the last event, the end record and the signature go out in one write.
 
 When to fsync: the end record, before anyone is shown the game finished (a finished game is
-what players keep); the header and the table file of a starting game right after they are
+what players keep), on the store's sync thread while the table waits (server/table.py) and
+every other table plays on; the header and the table file of a starting game right after they are
 written, on the store's sync thread (`sync_soon`), so the event loop never waits for the
 disk at a start: a flush takes 2 ms and more here (7 ms at p90), and 50 tables starting
 their rematches together stalled every other table for a tenth of a second. Not each event:
@@ -196,16 +197,18 @@ class GameWriter:
             self._marks.append(prefix_mark(self._hash.digest()))
         return frame
 
-    def append(self, event: dict, end: dict | None = None) -> None:
+    def append(self, event: dict, end: dict | None = None, sync: bool = True) -> None:
         """One event; with `end` (the end record's fields), the end record and the signature
         too, in one write, then fsync: the game is finished on disk before anyone is shown
-        it finished."""
+        it finished. `sync=False`: the caller flushes it (Store.flush_soon) before it shows
+        anyone the end."""
         self._write(lambda: self._event_bytes(event), end)
         if end is not None:
-            try:
-                self.disk.fsync(self.fd)
-            except OSError as exc:
-                raise StoreError(why_of(exc), exc.errno) from None
+            if sync:
+                try:
+                    self.disk.fsync(self.fd)
+                except OSError as exc:
+                    raise StoreError(why_of(exc), exc.errno) from None
             self.ended = True
 
     def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
@@ -357,13 +360,29 @@ class Store:
         _write_file(self.disk, path, data, sync=False, mode=0o600)
         self.sync_soon(path)
 
+    def flush_soon(self, fd: int) -> Future:
+        """fsync the open file `fd` on the sync thread (after every flush asked before); the
+        Future fails with the OSError if it does. The thread has a descriptor of its own, so
+        the file may be closed here meanwhile."""
+        copy = os.dup(fd)
+        return self._sync_thread().submit(self._flush_fd, copy)
+
+    def _flush_fd(self, fd: int) -> None:
+        try:
+            self.disk.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _sync_thread(self) -> ThreadPoolExecutor:
+        if self._syncer is None:
+            self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kismet-sync")
+        return self._syncer
+
     def sync_soon(self, path: Path) -> None:
         """Flush `path` to the disk on the store's sync thread, in the order asked: the file is
         written (checked) already; the flush only makes it outlive a power cut. A file gone
         by then (a game that ended at once) needs none."""
-        if self._syncer is None:
-            self._syncer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kismet-sync")
-        self.last_sync = self._syncer.submit(self._sync, path)
+        self.last_sync = self._sync_thread().submit(self._sync, path)
 
     def _sync(self, path: Path) -> None:
         try:
