@@ -309,7 +309,7 @@ class Table:
         return finished and not sync
 
     def _flush_end(self) -> None:
-        """Flush the end record on the store's sync thread; the last event goes out after."""
+        """Flush the end record on a store's sync thread; the last event goes out after."""
         self._end_retry = None
         if self.writer is None:  # (the table closed meanwhile)
             return

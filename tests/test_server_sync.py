@@ -52,10 +52,13 @@ async def test_every_flush_runs_off_the_loop(tmp_path):
         table = await ana.create_table("dice")
         await play_solo_dice(ana)  # sees the table finished: the end is on the disk by then
         log_name = next((tmp_path / "games").glob("*.kismet")).name
-        await wait_until(lambda: host.store.last_sync is not None and host.store.last_sync.done())
-        flushed = [name for name, on_loop in disk.syncs]
-        # The start: the log's header and the table file; the end: the log again.
-        assert flushed.count(log_name) == 2 and f"{table['id']}.json" in flushed
+        table_file = f"{table['id']}.json"
+
+        def flushed():
+            return [name for name, on_loop in disk.syncs]
+        # The start: the log's header and the table file (soon, on their threads); the end:
+        # the log again (before Ana saw the end).
+        await wait_until(lambda: flushed().count(log_name) == 2 and table_file in flushed())
         assert not [name for name, on_loop in disk.syncs if on_loop]
         await ana.close()
 
