@@ -193,15 +193,26 @@ class GameWriter:
 
     def _event_bytes(self, event: dict) -> bytes:
         frame = self._hashed(record_bytes({"kind": "event", **event}))
+        self._mark_after(event)
+        return frame
+
+    def _mark_after(self, event: dict) -> None:
         if event["seq"] % MARK_EVERY == 0:
             self._marks.append(prefix_mark(self._hash.digest()))
-        return frame
 
     def append(self, event: dict, end: dict | None = None, sync: bool = True) -> None:
         """One event; with `end` (the end record's fields), the end record and the signature
         too, in one write, then fsync: the game is finished on disk before anyone is shown
         it finished. `sync=False`: the caller flushes it (Store.flush_soon) before it shows
         anyone the end."""
+        if end is None:
+            # Every event but the last: hashed once it is on disk, so a write that fails
+            # leaves nothing to undo (no copy of the hash and the marks per event).
+            frame = record_bytes({"kind": "event", **event})
+            self._put(frame)
+            self._hash.update(frame)
+            self._mark_after(event)
+            return
         self._write(lambda: self._event_bytes(event), end)
         if end is not None:
             if sync:
@@ -234,9 +245,17 @@ class GameWriter:
                 signature = self.identity.sign(signed_message(self._hash.digest()))
                 data += record_bytes(signature_record(self.identity.public_key, signature))
         try:
-            write_all(self.disk, self.fd, data, self.size, verify=self._torn)
+            self._put(data)
         except StoreError:
             self._hash, self._marks = hash_before, marks_before
+            raise
+
+    def _put(self, data: bytes) -> None:
+        """Append `data` whole after the records on disk, or raise StoreError (nothing of it
+        kept, as far as the disk lets the cut-off happen)."""
+        try:
+            write_all(self.disk, self.fd, data, self.size, verify=self._torn)
+        except StoreError:
             self._torn = True
             raise
         self._torn = False
