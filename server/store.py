@@ -13,7 +13,9 @@ removed when the game ends. Neither file is read by anything but the host and th
 viewer.
 
 Pruning the finished logs beyond the keep (thousands of files: listed, stat'ed, sorted,
-removed) happens on a worker thread of its own when a game ends, never on the event loop:
+removed) happens on a worker thread of its own when a game ends with more logs than the keep
+(the store counts them: the last prune's listing and each log opened since), never on the
+event loop:
 one prune at a time, a request while one runs coalesced into one more after it, an error
 logged. A log being written is never pruned: the store knows the logs it has open.
 
@@ -298,6 +300,12 @@ class Store:
         self._prune_queued = False
         self._pruner: ThreadPoolExecutor | None = None  # one thread: one prune at a time
         self._syncer: ThreadPoolExecutor | None = None  # the flushes (SYNC_THREADS at once)
+        # How many logs games/ holds, as far as the store knows (None: not counted yet): the
+        # last prune's count, plus each log opened since its listing (_opened counts them
+        # all). A game's end asks for a prune only when that is over keep_games, so a host
+        # below its keep does not list its logs and read every table file at each game end.
+        self._logs: int | None = None
+        self._opened = 0
         self.last_prune: Future | None = None  # (for tests: the latest prune asked for)
 
     # ---- start-up --------------------------------------------------------------------------
@@ -363,6 +371,9 @@ class Store:
     def open_game(self, path: Path, header: dict, table_id: int, events=()) -> GameWriter:
         with self._lock:  # before the file exists: a prune that sees it knows it is open
             self._writing.add(path.name)
+            self._opened += 1  # (a resumed log, written again, counts too: a prune too many)
+            if self._logs is not None:
+                self._logs += 1
         try:
             writer = GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
                                 on_close=self._closed, sync=False)
@@ -426,7 +437,11 @@ class Store:
         call: a rematch's new table file must not go with it), and the oldest finished logs
         beyond keep_games soon after, off the event loop."""
         _unlink(self.tables / f"{table_id}.json")
-        self.prune_soon()
+        with self._lock:
+            within_keep = self._logs is not None and self.keep_games is not None \
+                and self._logs <= self.keep_games
+        if not within_keep:
+            self.prune_soon()
 
     def prune_soon(self) -> None:
         """Prune on the store's worker thread; a request while one waits is the same one."""
@@ -463,6 +478,8 @@ class Store:
         is a game under way: never removed."""
         if self.keep_games is None:
             return 0
+        with self._lock:
+            opened_before = self._opened
         finished = []
         with os.scandir(self.games) as entries:  # (a DirEntry's stat: no new path object)
             for entry in entries:
@@ -480,13 +497,13 @@ class Store:
                 running.add(json.loads(path.read_text()).get("game_file"))
             except (OSError, ValueError, AttributeError):
                 continue  # resume sets it aside; its log is no finished game either way
+        listed = len(finished)
         finished = [entry for entry in finished if entry[1] not in running]
-        if len(finished) <= self.keep_games:
-            return 0
-        finished.sort()
-        gone = finished[: len(finished) - self.keep_games]
+        gone = sorted(finished)[: max(0, len(finished) - self.keep_games)]
         for _mtime, name in gone:
             _unlink(self.games / name)
+        with self._lock:  # what is there now: the listing, less what went, plus logs opened since
+            self._logs = listed - len(gone) + (self._opened - opened_before)
         return len(gone)
 
     # ---- resume ----------------------------------------------------------------------------
