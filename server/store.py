@@ -240,13 +240,12 @@ class GameWriter:
         (with the marks) and the signature over every byte before it. A write that fails
         leaves the hash and the marks as they were, like the file."""
         hash_before, marks_before = self._hash.copy(), list(self._marks)
-        data = records()
-        if end is not None:
-            data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
-            if self.identity is not None:
-                signature = self.identity.sign(signed_message(self._hash.digest()))
-                data += record_bytes(signature_record(self.identity.public_key, signature))
         try:
+            data = records()
+            if end is not None:
+                data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
+                if self.identity is not None:
+                    data += self._signature()
             self._put(data)
         except StoreError:
             self._hash, self._marks = hash_before, marks_before
@@ -262,6 +261,17 @@ class GameWriter:
             raise
         self._torn = False
         self.size += len(data)
+
+    def _signature(self) -> bytes:
+        """The signature record over every byte so far. A key read only now
+        (HostIdentity.when_needed) that cannot be used holds the end like a failed write:
+        the game pauses saying why, and goes on once the key file is put right."""
+        assert self.identity is not None
+        try:
+            signature = self.identity.sign(signed_message(self._hash.digest()))
+        except OSError as exc:  # IdentityError, or the key file unreadable
+            raise StoreError(f"the host's key cannot sign it ({exc})", exc.errno) from None
+        return record_bytes(signature_record(self.identity.public_key, signature))
 
     def close(self) -> None:
         if self._fd is not None:

@@ -68,6 +68,9 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
+        # The host time at which seats still unready are freed, once the owner asked to
+        # start (server/steering.py); shown to members so the unready see it coming.
+        self.free_unready_at: int | None = None
         # Play pauses here while the disk refuses writes (server/saving.py).
         self.saving = Saving(self)
         self.secret = GameSecret()              # the next game's (or the running game's)
@@ -145,6 +148,7 @@ class Table:
             "games_played": self.games_played,
             "commit": self.secret.commit,
             "max_seats": self.max_seats(),
+            "free_unready_at": self.free_unready_at,
             "seats": [
                 {
                     "name": seat.name,

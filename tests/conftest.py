@@ -44,6 +44,11 @@ def fresh_user_folders(tmp_path_factory):
         mp.setenv("LANG", "C.UTF-8")
         for name in ("LC_ALL", "LC_CTYPE"):
             mp.delenv(name, raising=False)
+        # Colour or not is the caller's terminal too: the pictures are of a colour terminal
+        # (a test of NO_COLOR or TERM=xterm-mono sets its own).
+        mp.delenv("NO_COLOR", raising=False)
+        if os.environ.get("TERM", "").endswith(("-mono", "-m")):
+            mp.setenv("TERM", "xterm-256color")
         # No test starts a background build of the optimal table unless it asks for one
         # (tests/test_solver_table.py does, in a cache of its own).
         mp.setenv("KISMET_SOLVER_AUTOBUILD", "0")
