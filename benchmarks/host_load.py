@@ -3,7 +3,7 @@
     python benchmarks/host_load.py [--tables 50] [--clients 4] [--modes paced,saturated]
                                    [--paced-seconds 16] [--saturated-seconds 6]
                                    [--interval-ms 100] [--lockstep] [--runs 3]
-                                   [--baseline DIR]
+                                   [--baseline DIR] [--profile FILE]
 
 For each table, M raw TCP clients play dice (one replica per table decides the next move,
 so client work stays small). Two paces, each measured against the host and the relay:
@@ -42,8 +42,11 @@ each run measures the host and then the relay back to back. Other work on the ma
 p99 by a millisecond or more between invocations: compare host and relay of the same
 invocation; `--baseline DIR` adds a third server to each run, the host from another source
 tree (say, the code before a change, unpacked with `git archive`), so before, after and the
-relay come from one invocation. Bounded: at most N x M connections, each window its given seconds, every wait
-for a server a timeout.
+relay come from one invocation. `--profile FILE` then runs this host once more at the first
+pace under cProfile (the real kismet-host under the same load: reading, checking, stamping,
+chance, the log, encoding, sending, digests), writes the stats to FILE and prints the host's
+functions by cumulative time. Bounded: at most N x M connections, each window its given
+seconds, every wait for a server a timeout.
 
 What bounds the figures on a small VM (2 vCPUs, clients and host sharing them): each
 loopback write that wakes a reader on the other CPU costs tens of microseconds, and a host
@@ -367,19 +370,30 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-# kismet-host with its pace limit per connection lifted (for the saturated pace only).
-_UNPACED_HOST = ("import sys; from protocol import limits; "
-                 "limits.RATE_PER_SECOND = limits.RATE_BURST = 10**9; "
-                 "from server.cli import main; sys.exit(main(sys.argv[1:]))")
+def host_launch(unpaced: bool, profile: str | None) -> list[str]:
+    """How python starts kismet-host: as `-m server.cli`; or, with its pace limit per
+    connection lifted (the saturated pace) or under cProfile (its stats written to `profile`
+    once it is stopped), from a few lines of code around the same main()."""
+    if not unpaced and profile is None:
+        return ["-m", "server.cli"]
+    code = "import sys\n"
+    if unpaced:
+        code += "from protocol import limits\nlimits.RATE_PER_SECOND = limits.RATE_BURST = 10**9\n"
+    code += "from server.cli import main\n"
+    if profile is None:
+        return ["-c", code + "sys.exit(main(sys.argv[1:]))\n"]
+    return ["-c", code + ("import cProfile\nprofiler = cProfile.Profile()\nprofiler.enable()\n"
+                          "try:\n    main(sys.argv[1:])\nfinally:\n    profiler.disable()\n"
+                          f"    profiler.dump_stats({profile!r})\n")]
 
 
 def spawn(kind: str, port: int, state_dir: str, extra=(), unpaced: bool = False,
-          root: Path = ROOT) -> subprocess.Popen:
-    """The host (`extra`: more kismet-host options; `root`: the source tree it runs from) or
-    the bare relay, listening on `port`."""
+          root: Path = ROOT, profile: str | None = None) -> subprocess.Popen:
+    """The host (`extra`: more kismet-host options; `root`: the source tree it runs from;
+    `profile`: a file for its cProfile stats) or the bare relay, listening on `port`."""
     env = dict(os.environ, PYTHONPATH=str(root))
     if kind == "host":
-        launch = ["-c", _UNPACED_HOST] if unpaced else ["-m", "server.cli"]
+        launch = host_launch(unpaced, profile)
         cmd = [sys.executable, *launch, "--bind", "127.0.0.1", "--port", str(port), "--no-announce",
                "--state-dir", state_dir, "--bots", "0", "--log-level", "WARNING", *extra]
     else:
@@ -425,6 +439,28 @@ def measure(args, mode: str) -> dict:
             for kind, runs in figures.items()}
 
 
+def profile_host(args, mode: str) -> None:
+    """One more run of this host at `mode`'s pace under cProfile: the stats go to
+    `--profile`, and the host's own functions that took the most time are printed."""
+    import pstats
+    paced = mode == "paced"
+    with tempfile.TemporaryDirectory() as state_dir:
+        port = free_port()
+        proc = spawn("host", port, state_dir, unpaced=not paced, profile=str(args.profile))
+        try:
+            result = asyncio.run(run_load(
+                port, proc.pid, "host", args.tables, args.clients,
+                args.paced_seconds if paced else args.saturated_seconds,
+                args.interval_ms if paced else 0, args.lockstep))
+        finally:
+            proc.terminate()  # kismet-host stops on SIGTERM, and the stats are written
+            proc.wait(30)
+    print(f"\nprofile ({mode}, under cProfile, which slows it: {result['events_per_s']:.0f} events/s) "
+          f"in {args.profile}; the host's functions by cumulative time, set-up included:")
+    stats = pstats.Stats(str(args.profile))
+    stats.sort_stats("cumulative").print_stats(r"(server|protocol|kismet_tui)/", 30)
+
+
 def report(mode: str, med: dict, args) -> None:
     if mode == "paced":
         pace = "every" if args.lockstep else "about every"
@@ -467,6 +503,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
                         help="also measure the host from this source tree (before a change)")
+    parser.add_argument("--profile", type=Path, default=None, metavar="FILE",
+                        help="then profile the host at the first pace with cProfile (stats to FILE)")
     parser.add_argument("--serve-relay", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     loop_name = new_event_loop_policy()
@@ -481,6 +519,8 @@ def main() -> None:
           f"latency from the sender's write to each member's receipt; CPU: the server process's")
     for mode in modes:
         report(mode, measure(args, mode), args)
+    if args.profile is not None:
+        profile_host(args, modes[0])
 
 
 if __name__ == "__main__":
