@@ -1,6 +1,7 @@
 """`kismet-host --web`: the page is served, pointing at the address the visitor used; in a
-real headless Chromium (where the system has one) the lobby draws and key presses reach the
-app: the name typed in the browser arrives at the host."""
+real headless Chromium the lobby draws and key presses reach the app: the name typed in the
+browser arrives at the host, and the same browser gets its seat back. A websocket client
+plays the attacker: huge sizes, floods, other pages' Origins, plain GETs of the socket."""
 
 from __future__ import annotations
 
@@ -8,14 +9,19 @@ import asyncio
 import base64
 import contextlib
 import json
+import logging
+import os
+import re
 import shutil
 import subprocess
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import aiohttp
 import pyte
 import pytest
 
+from server.door_limits import SessionSlots
 from server.web import WebServer
 from tests.netutil import free_port, host_with_door, wait_until
 
@@ -23,6 +29,9 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
 CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome")
                  if shutil.which(name)), None)
+# CI installs Chromium (.ci/run): there a missing browser is a failure, not a skip.
+if CHROMIUM is None and os.environ.get("CI") == "true":
+    raise RuntimeError("CI must run the browser tests, but no Chromium is installed")
 
 
 def web_host(state_dir, **kwargs):
@@ -47,10 +56,26 @@ async def test_the_page_is_served_and_points_at_the_address_used(tmp_path):
 async def test_too_many_visitors_from_one_address_get_plain_words(tmp_path):
     async with web_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, web):
         assert web.cap.admit("127.0.0.1")   # one visitor already playing from here
-        async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{web.port}/ws") as response:
-                assert response.status == 429
-                assert "already 1 players from your address" in await response.text()
+        async with visiting(web) as visitor:
+            # Said on the visitor's screen (a browser shows no HTTP status), then closed.
+            await visitor.wait_for(lambda: visitor.closed)
+            assert "already 1 players from your address" in visitor.text()
+        assert door_processes(host) == []
+
+
+async def test_over_the_doors_cap_a_visitor_is_told_the_host_is_full(tmp_path):
+    slots = SessionSlots(1)
+    async with web_host(tmp_path, slots=slots) as (host, web):
+        async with visiting(web) as first:
+            await first.wait_for_text("Your name at the table")
+            assert slots.taken == 1
+            async with visiting(web) as second:
+                await second.wait_for(lambda: second.closed)
+                assert "The host is full" in second.text()
+            assert len(door_processes(host)) == 1
+        await wait_until(lambda: slots.taken == 0)
+        async with visiting(web) as third:       # the first one's slot is free again
+            await third.wait_for_text("Your name at the table")
 
 
 # Run in the page before its own scripts: keep a copy of every binary websocket message (the
@@ -174,3 +199,188 @@ async def test_a_real_browser_draws_the_app_and_its_keys_reach_it(tmp_path):
         finally:
             browser.terminate()
             browser.wait(10)
+
+
+# ---- the attacker's side: a plain websocket client ------------------------------------------
+
+def door_processes(host) -> list[int]:
+    """The web door's app processes for `host`, alive (not zombies), found in /proc by their
+    command line, however the door started them."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if b"join_main" in cmdline and f":{host.port}\0".encode() in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+class Visitor:
+    """One websocket visitor: what the app drew, played through a terminal emulator."""
+
+    def __init__(self, ws, cols: int = 80, rows: int = 24):
+        self.ws = ws
+        self.raw = b""     # what the app drew since the test last emptied it
+        self.screen = pyte.Screen(cols, rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.closed = False
+
+    async def read(self, timeout: float) -> None:
+        message = await asyncio.wait_for(self.ws.receive(), timeout)
+        if message.type == aiohttp.WSMsgType.BINARY:
+            self.raw += message.data
+            self.stream.feed(message.data)
+        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
+                              aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.ERROR):
+            self.closed = True
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    async def wait_for(self, condition, timeout: float = 60.0) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while not condition():
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0 or self.closed:
+                raise AssertionError(f"the visitor never saw it; the screen shows:\n{self.text()}")
+            with contextlib.suppress(asyncio.TimeoutError):
+                await self.read(min(left, 1.0))
+
+    async def wait_for_text(self, words: str, timeout: float = 60.0) -> None:
+        await self.wait_for(lambda: words in self.text(), timeout)
+
+    async def type(self, text: str) -> None:
+        await self.ws.send_str(json.dumps(["stdin", text]))
+
+
+def own_origin(web) -> dict[str, str]:
+    return {"Origin": f"http://127.0.0.1:{web.port}"}
+
+
+@contextlib.asynccontextmanager
+async def visiting(web, query: str = "", *, path: str = "/ws", cols: int = 80, rows: int = 24,
+                   headers=None):
+    """A websocket visitor of `web`, sent from the page's own Origin unless `headers` say."""
+    async with aiohttp.ClientSession() as session:
+        url = f"http://127.0.0.1:{web.port}{path}{query}"
+        async with session.ws_connect(url, headers=own_origin(web) if headers is None else headers,
+                                      max_msg_size=0) as ws:
+            yield Visitor(ws, cols, rows)
+
+
+async def test_huge_sizes_are_clamped_in_the_query_and_in_resize_messages(tmp_path):
+    async with web_host(tmp_path) as (host, web):
+        async with visiting(web, "?width=100000&height=100000", cols=500, rows=200) as visitor:
+            assert fits(await frame_size(visitor, 200), (200, 500))
+            (pid,) = door_processes(host)
+            environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            assert b"COLUMNS=500" in environment and b"ROWS=200" in environment
+            await resize(visitor, 90, 30)
+            assert fits(await frame_size(visitor, 30), (30, 90))
+            await resize(visitor, 100000, 100000)
+            assert fits(await frame_size(visitor, 200), (200, 500))
+
+
+def fits(drawn: tuple[int, int], size: tuple[int, int]) -> bool:
+    """The frame reached the last row of `size` and went no further either way."""
+    return drawn[0] == size[0] and drawn[1] <= size[1]
+
+
+CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")   # row;column
+
+
+def resize(visitor, width, height):
+    visitor.raw = b""
+    return visitor.ws.send_str(json.dumps(["resize", {"width": width, "height": height}]))
+
+
+async def frame_size(visitor, rows: int) -> tuple[int, int]:
+    """Wait until the app has drawn a whole frame `rows` high, from its top line to its
+    footer; the furthest (row, column) that frame moved to."""
+    footer = re.compile(rb"\x1b\[%d;1H(?:(?!\x1b\[\d+;\d+H).)*Quit" % rows, re.DOTALL)
+    await visitor.wait_for(lambda: footer.search(visitor.raw) is not None)
+    end = footer.search(visitor.raw).end()
+    frame = visitor.raw[visitor.raw.rindex(b"\x1b[1;1H", 0, end):end]
+    moves = [(int(m.group(1)), int(m.group(2))) for m in CURSOR_MOVE.finditer(frame)]
+    return max(row for row, _ in moves), max(column for _, column in moves)
+
+
+async def test_a_socket_opened_from_another_page_is_refused_with_words(tmp_path):
+    async with web_host(tmp_path) as (host, web):
+        async with aiohttp.ClientSession() as session:
+            for origin in ({"Origin": "http://evil.example"}, {}):
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await session.ws_connect(f"http://127.0.0.1:{web.port}/ws", headers=origin)
+                assert refused.value.status == 403
+            async with session.get(f"http://127.0.0.1:{web.port}/ws",
+                                   headers={"Origin": "http://evil.example", "Connection": "Upgrade",
+                                            "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                                            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}) as response:
+                assert response.status == 403
+                assert "only from its own page" in await response.text()
+        assert door_processes(host) == []
+        async with visiting(web) as visitor:       # the page's own Origin is let in
+            await visitor.wait_for_text("Your name at the table")
+
+
+async def test_the_origin_named_by_web_origin_is_the_one_let_in(tmp_path):
+    async with web_host(tmp_path, allowed_origin="https://kismet.example") as (host, web):
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            async with visiting(web):
+                pass
+        assert refused.value.status == 403
+        async with visiting(web, headers={"Origin": "https://kismet.example"}) as visitor:
+            await visitor.wait_for_text("Your name at the table")
+
+
+async def test_a_plain_get_of_the_socket_gets_words_and_one_log_line_at_most(tmp_path, caplog):
+    caplog.set_level(logging.DEBUG)
+    async with web_host(tmp_path) as (host, web):
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{web.port}/ws", headers=own_origin(web)) as response:
+                assert response.status == 400
+                words = await response.text()
+    assert "websocket" in words and "http://127.0.0.1" in words
+    assert "Traceback" not in caplog.text
+    assert len([r for r in caplog.records if r.name.startswith(("kismet.web", "aiohttp"))]) <= 1
+
+
+async def test_no_folder_is_listed_and_the_page_needs_nothing_from_the_internet(tmp_path):
+    async with web_host(tmp_path) as (host, web):
+        base = f"http://127.0.0.1:{web.port}"
+        async with aiohttp.ClientSession() as session:
+            for folder in ("/static/", "/static/js/", "/static/fonts/", "/static/css/"):
+                async with session.get(base + folder) as response:
+                    assert response.status == 404, folder
+            async with session.get(base + "/") as response:
+                page = await response.text()
+            addresses = set(re.findall(r"(?:https?|wss?)://[^\s\"'<>)]+", page))
+            assert addresses and all(a.startswith((base, f"ws://127.0.0.1:{web.port}")) for a in addresses), addresses
+            async with session.get(base + "/static/js/textual.js") as response:
+                assert response.status == 200
+
+
+async def test_a_flooded_visitor_process_ends_with_its_socket(tmp_path):
+    async with web_host(tmp_path) as (host, web):
+        session = aiohttp.ClientSession()
+        ws = await session.ws_connect(f"http://127.0.0.1:{web.port}/ws", headers=own_origin(web))
+        visitor = Visitor(ws)
+        await visitor.wait_for_text("Your name at the table")
+        (pid,) = door_processes(host)
+        flood = json.dumps(["stdin", "x" * 65536])
+
+        async def paste_3_mb() -> None:
+            for _ in range(48):
+                await ws.send_str(flood)
+        sending = asyncio.ensure_future(paste_3_mb())
+        await asyncio.wait({sending}, timeout=5)      # the door may stop reading: that is right
+        sending.cancel()
+        await session.close()                         # the visitor goes, mid-flood
+        await wait_until(lambda: pid not in door_processes(host), timeout=30)
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pid, 0)                         # nothing of its process group lives on
