@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import json
 import logging
 import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -23,6 +25,8 @@ import pytest
 
 from server.door_limits import SessionSlots
 from server.web import WebServer
+from server import web_session
+from server.web_session import KeyBudget
 from tests.netutil import free_port, host_with_door, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
@@ -264,13 +268,19 @@ def own_origin(web) -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def visiting(web, query: str = "", *, path: str = "/ws", cols: int = 80, rows: int = 24,
-                   headers=None):
-    """A websocket visitor of `web`, sent from the page's own Origin unless `headers` say."""
+                   headers=None, leave_abruptly: bool = False):
+    """A websocket visitor of `web`, sent from the page's own Origin unless `headers` say. On
+    exit they close their socket, or (`leave_abruptly`) just drop the connection, as a closed
+    tab or a flooding attacker does."""
     async with aiohttp.ClientSession() as session:
         url = f"http://127.0.0.1:{web.port}{path}{query}"
-        async with session.ws_connect(url, headers=own_origin(web) if headers is None else headers,
-                                      max_msg_size=0) as ws:
+        ws = await session.ws_connect(url, headers=own_origin(web) if headers is None else headers,
+                                      max_msg_size=0)
+        try:
             yield Visitor(ws, cols, rows)
+        finally:
+            if not leave_abruptly:
+                await ws.close()
 
 
 async def test_huge_sizes_are_clamped_in_the_query_and_in_resize_messages(tmp_path):
@@ -367,20 +377,96 @@ async def test_no_folder_is_listed_and_the_page_needs_nothing_from_the_internet(
 
 async def test_a_flooded_visitor_process_ends_with_its_socket(tmp_path):
     async with web_host(tmp_path) as (host, web):
-        session = aiohttp.ClientSession()
-        ws = await session.ws_connect(f"http://127.0.0.1:{web.port}/ws", headers=own_origin(web))
-        visitor = Visitor(ws)
-        await visitor.wait_for_text("Your name at the table")
-        (pid,) = door_processes(host)
-        flood = json.dumps(["stdin", "x" * 65536])
+        async with visiting(web, leave_abruptly=True) as visitor:
+            await visitor.wait_for_text("Your name at the table")
+            (pid,) = door_processes(host)
+            flood = json.dumps(["stdin", "x" * 60000])
 
-        async def paste_3_mb() -> None:
-            for _ in range(48):
-                await ws.send_str(flood)
-        sending = asyncio.ensure_future(paste_3_mb())
-        await asyncio.wait({sending}, timeout=5)      # the door may stop reading: that is right
-        sending.cancel()
-        await session.close()                         # the visitor goes, mid-flood
-        await wait_until(lambda: pid not in door_processes(host), timeout=30)
-        with pytest.raises(ProcessLookupError):
-            os.killpg(pid, 0)                         # nothing of its process group lives on
+            async def paste_3_mb() -> None:
+                for _ in range(50):
+                    await visitor.ws.send_str(flood)
+            sending = asyncio.ensure_future(paste_3_mb())
+            await asyncio.wait({sending}, timeout=5)  # the door may stop reading: that is right
+            sending.cancel()
+        # The visitor has gone, mid-flood: their app's whole process group goes, reaped.
+        await wait_until(lambda: process_group_gone(pid), timeout=30)
+
+
+def process_group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+async def test_a_game_that_hits_its_memory_limit_ends_with_words(tmp_path, caplog):
+    # A ceiling the app cannot even start under: it stops the way a runaway app would.
+    async with web_host(tmp_path, session_address_space=120 * 1024 * 1024) as (host, web):
+        async with visiting(web) as visitor:
+            await visitor.wait_for(lambda: visitor.closed)
+            assert "more memory than this host gives one player" in visitor.text()
+            assert "Traceback" not in visitor.text()
+        assert door_processes(host) == []
+    assert "at its memory limit" in caplog.text
+
+
+def test_the_key_budget_gives_a_burst_then_a_steady_rate():
+    now = [0.0]
+    budget = KeyBudget(per_second=1000, burst=4000, clock=lambda: now[0])
+    assert budget.delay(4000) == 0                 # a pasted name goes at once
+    assert budget.delay(500) == pytest.approx(0.5)  # past the burst: wait for the rate
+    now[0] += 0.5
+    assert budget.delay(1000) == pytest.approx(1.0)
+    now[0] += 100                                   # a quiet while refills the burst, no more
+    assert budget.delay(4000) == 0
+    assert budget.delay(1) > 0
+
+
+async def test_a_key_flood_reaches_the_app_no_faster_than_the_budget(tmp_path, monkeypatch):
+    # A small budget, so that its bound stands out from the app's other reads.
+    per_second, burst = 1024, 2048
+    monkeypatch.setattr(web_session, "KeyBudget", functools.partial(KeyBudget, per_second, burst))
+    async with web_host(tmp_path) as (host, web):
+        async with visiting(web, leave_abruptly=True) as visitor:
+            await visitor.wait_for_text("Your name at the table")
+            (pid,) = door_processes(host)
+            await reads_settle(pid)   # (its start-up's lazy imports are not the visitor's keys)
+            read_before = app_input_read(pid)
+            started = asyncio.get_running_loop().time()
+
+            async def paste_480_kb() -> None:
+                for _ in range(8):
+                    await visitor.type("x" * 60000)
+            sending = asyncio.ensure_future(paste_480_kb())
+            try:
+                # What the app is given, and so could queue, is the budget's worth: a burst,
+                # then a steady rate, not 480 KB at once.
+                await wait_until(lambda: app_input_read(pid) - read_before > burst + 2 * per_second)
+                given = app_input_read(pid) - read_before
+                elapsed = asyncio.get_running_loop().time() - started
+                # (+ 8 KB for the packets' headers and a few messages from the host)
+                assert given < burst + per_second * (elapsed + 1) + 8 * 1024
+            finally:
+                sending.cancel()
+
+
+async def reads_settle(pid: int, polls: int = 5, timeout: float = 30.0) -> None:
+    """Wait until the process has read nothing over `polls` looks a tenth of a second apart."""
+    deadline = time.monotonic() + timeout
+    last, quiet = app_input_read(pid), 0
+    while quiet < polls:
+        assert time.monotonic() < deadline, "the app never stopped reading"
+        await asyncio.sleep(0.1)
+        now = app_input_read(pid)
+        quiet = quiet + 1 if now == last else 0
+        last = now
+
+
+def app_input_read(pid: int) -> int:
+    """Bytes the process has read so far (its stdin, mostly: the rest is the host's few
+    lobby messages), from /proc/PID/io."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar")
