@@ -9,6 +9,7 @@ import asyncio
 import base64
 import contextlib
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -24,10 +25,12 @@ import pyte
 import pytest
 
 from server.door_limits import SessionSlots
+from server.door_pass import ENVIRONMENT_NAME
 from server.web import WebServer
 from server import web_session
 from server.web_session import KeyBudget
-from tests.netutil import free_port, host_with_door, wait_until
+from server.table import PLAYING
+from tests.netutil import connected, free_port, host_with_door, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -162,47 +165,89 @@ class DevTools:
                             **({"text": "\r"} if kind == "keyDown" else {}))
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (apt-get install chromium)")
-async def test_a_real_browser_draws_the_app_and_its_keys_reach_it(tmp_path):
+needs_chromium = pytest.mark.skipif(CHROMIUM is None,
+                                    reason="no Chromium on this machine (apt-get install chromium)")
+
+
+@contextlib.asynccontextmanager
+async def browser_page(user_data_dir):
+    """A headless Chromium (its profile, and so its storage, in `user_data_dir`) and a
+    DevTools client on its one page, which records the app's screen (RECORD_SCREEN)."""
     debug_port = free_port()
-    async with web_host(tmp_path) as (host, web):
-        browser = subprocess.Popen(
-            [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'chromium'}", f"--remote-debugging-port={debug_port}",
-             "--window-size=1200,800", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            async with aiohttp.ClientSession() as session:
-                targets = []
-                for _ in range(300):
-                    with contextlib.suppress(aiohttp.ClientError):
-                        async with session.get(f"http://127.0.0.1:{debug_port}/json") as response:
-                            targets = [t for t in await response.json() if t.get("type") == "page"]
-                    if targets:
-                        break
-                    await asyncio.sleep(0.1)
-                assert targets, "Chromium did not open the page"
-                async with session.ws_connect(targets[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
-                    tools = DevTools(ws)
-                    await tools.call("Page.enable")
-                    await tools.call("Page.addScriptToEvaluateOnNewDocument", source=RECORD_SCREEN)
-                    await tools.call("Page.navigate", url=f"http://127.0.0.1:{web.port}/")
-                    await tools.wait_for_text("Your name at the table")
-                    # The prompt can be drawn a moment before its input has the focus: type
-                    # until the name shows in the field.
-                    for _ in range(5):
-                        await tools.type("Webby")
-                        with contextlib.suppress(AssertionError):
-                            await tools.wait_for_text("Webby", timeout=5)
-                            break
-                    await tools.press_enter()
-                    await wait_until(lambda: any(p.name == "Webby" for p in host.players.values()),
-                                     timeout=60)
-                    text = await tools.wait_for_text("Tables")
-                    assert "New table" in text
-        finally:
-            browser.terminate()
-            browser.wait(10)
+    browser = subprocess.Popen(
+        [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         f"--user-data-dir={user_data_dir}", f"--remote-debugging-port={debug_port}",
+         "--window-size=1200,800", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async with aiohttp.ClientSession() as session:
+            targets = []
+            for _ in range(300):
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(f"http://127.0.0.1:{debug_port}/json") as response:
+                        targets = [t for t in await response.json() if t.get("type") == "page"]
+                if targets:
+                    break
+                await asyncio.sleep(0.1)
+            assert targets, "Chromium did not open the page"
+            async with session.ws_connect(targets[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                tools = DevTools(ws)
+                await tools.call("Page.enable")
+                await tools.call("Page.addScriptToEvaluateOnNewDocument", source=RECORD_SCREEN)
+                yield tools
+    finally:
+        browser.terminate()
+        browser.wait(10)
+
+
+async def open_and_name(tools, web, name: str) -> None:
+    """(Re)open the page in the browser and type `name` at its prompt."""
+    tools.screen = None    # a new page: a new screen
+    await tools.call("Page.navigate", url=f"http://127.0.0.1:{web.port}/")
+    await tools.wait_for_text("Your name at the table")
+    # The prompt can be drawn a moment before its input has the focus: type until the name
+    # shows in the field.
+    for _ in range(5):
+        await tools.type(name)
+        with contextlib.suppress(AssertionError):
+            await tools.wait_for_text(name, timeout=5)
+            break
+    await tools.press_enter()
+
+
+@needs_chromium
+async def test_a_real_browser_draws_the_app_and_its_keys_reach_it(tmp_path):
+    async with web_host(tmp_path) as (host, web), browser_page(tmp_path / "chromium") as tools:
+        await open_and_name(tools, web, "Webby")
+        await wait_until(lambda: any(p.name == "Webby" for p in host.players.values()), timeout=60)
+        text = await tools.wait_for_text("Tables")
+        assert "New table" in text
+
+
+@needs_chromium
+async def test_a_returning_browser_gets_its_running_seat_back(tmp_path):
+    async with web_host(tmp_path) as (host, web), connected(host, "Bo") as bo:
+        async with browser_page(tmp_path / "chromium") as tools:
+            await open_and_name(tools, web, "Webby")
+            await wait_until(lambda: any(p.name == "Webby" and p.conn for p in host.players.values()))
+            (webby,) = [p for p in host.players.values() if p.name == "Webby"]
+            table = await bo.create_table("dice")
+            await tools.wait_for_text("Bo")
+            await tools.press_enter()                   # sit at Bo's table
+            await wait_until(lambda: webby.table is not None)
+            await tools.type("y")
+            await bo.ready()
+            await wait_until(lambda: all(seat.ready for seat in webby.table.seats if not seat.bot))
+            await bo.start()
+            await wait_until(lambda: webby.table.state == PLAYING)
+            # The tab is reloaded (or closed and opened again): the same browser, its storage
+            # kept, and the same name: the same seat, mid-game.
+            first_visit = webby.conn
+            await open_and_name(tools, web, "Webby")
+            await wait_until(lambda: webby.conn not in (None, first_visit))
+            assert [p for p in host.players.values() if p.name == "Webby"] == [webby]
+            assert webby.table is not None and webby.table.id == table["id"]
+            await tools.wait_for_text("Bo")
 
 
 # ---- the attacker's side: a plain websocket client ------------------------------------------
@@ -470,3 +515,74 @@ def app_input_read(pid: int) -> int:
         if line.startswith("rchar:"):
             return int(line.split()[1])
     raise AssertionError("no rchar")
+
+
+# Two browsers' secrets, as the page makes them (32 random bytes in hex).
+THIS_BROWSER = "5e" * 32
+ANOTHER_BROWSER = "a7" * 32
+
+
+async def sit_down_as(visitor, name: str) -> None:
+    await visitor.wait_for_text("Your name at the table")
+    await visitor.type(name + "\r")
+
+
+async def test_the_same_browser_gets_its_running_seat_back_and_another_browser_does_not(tmp_path):
+    async with web_host(tmp_path) as (host, web), connected(host, "Bo") as bo:
+        async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:
+            await sit_down_as(visitor, "Ana")
+            await visitor.wait_for(lambda: any(p.name == "Ana" and p.conn for p in host.players.values()))
+            (ana,) = [p for p in host.players.values() if p.name == "Ana"]
+            # The host is told who this is: the browser, by a hash of its secret.
+            (pid,) = door_processes(host)
+            door_pass = door_pass_of(pid)
+            identity = host.door_passes.find(door_pass).identity
+            assert identity == "web " + hashlib.sha256(THIS_BROWSER.encode()).hexdigest()
+            # Ana sits at Bo's table (enter, then y for ready) and the game starts.
+            table = await bo.create_table("dice")
+            await visitor.wait_for_text("Bo")
+            await visitor.type("\r")
+            await visitor.wait_for(lambda: ana.table is not None)
+            await visitor.type("y")
+            await bo.ready()
+            await wait_until(lambda: all(seat.ready for seat in ana.table.seats if not seat.bot))
+            await bo.start()
+            await wait_until(lambda: ana.table.state == PLAYING)
+        await wait_until(lambda: ana.conn is None)
+        assert host.door_passes.find(door_pass) is None      # revoked with the session
+
+        async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:   # the same browser
+            await sit_down_as(visitor, "Ana")
+            await visitor.wait_for(lambda: ana.conn is not None)
+            assert [p for p in host.players.values() if p.name == "Ana"] == [ana]
+            assert ana.table is not None and ana.table.id == table["id"]
+        await wait_until(lambda: ana.conn is None)
+
+        async with visiting(web, path=f"/ws/{ANOTHER_BROWSER}") as other:  # same name, not its seat
+            await sit_down_as(other, "Ana")
+            await other.wait_for(lambda: "taken" in other.text().lower() or any(
+                p is not ana and p.conn and p.name == "Ana" for p in host.players.values()))
+            assert ana.conn is None
+        async with visiting(web) as stranger:              # no secret at all: a new member
+            await sit_down_as(stranger, "Ana")
+            await stranger.wait_for(lambda: "taken" in stranger.text().lower() or any(
+                p is not ana and p.conn and p.name == "Ana" for p in host.players.values()))
+            assert ana.conn is None
+
+
+def door_pass_of(pid: int) -> str:
+    """The door pass a door session's client was handed, from its environment."""
+    for entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+        name, _, value = entry.partition(b"=")
+        if name.decode() == ENVIRONMENT_NAME:
+            return value.decode()
+    raise AssertionError("the client was handed no door pass")
+
+
+async def test_a_malformed_browser_secret_is_refused_in_words(tmp_path):
+    async with web_host(tmp_path) as (host, web):
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            async with visiting(web, path="/ws/not-a-secret"):
+                pass
+        assert refused.value.status == 400
+        assert door_processes(host) == []
