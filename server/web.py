@@ -16,6 +16,7 @@ the same browser typing the same name gets its seat back; any other browser does
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import logging
@@ -116,10 +117,11 @@ class KismetServe(Server):
                    visitor: str | None) -> None:
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
         passes = self.door.host.door_passes
-        secret = passes.issue("web", address, f"web {digest}" if digest else "")
-        session = VisitorSession(self.door.visitor_command(digest), {ENVIRONMENT_NAME: secret},
+        door_pass = passes.issue("web", address, f"web {digest}" if digest else "")
+        session = VisitorSession(self.door.visitor_command(digest), {ENVIRONMENT_NAME: door_pass},
                                  request, socket, download_manager=self.download_manager,
                                  address_space=self.door.session_address_space)
+        self.door.sessions.add(session)
         try:
             await session.start(*clamp_size(request.query.get("width"), request.query.get("height")))
             log.info("a visitor from %s (pid %s)", address, session.pid)
@@ -129,9 +131,10 @@ class KismetServe(Server):
         except Exception:
             log.exception("a web visitor's session failed")
         finally:
-            passes.revoke(secret)
+            passes.revoke(door_pass)
             await session.end()
             await socket.close()
+            self.door.sessions.discard(session)
 
 
 class WebServer:
@@ -147,6 +150,7 @@ class WebServer:
         self.slots = slots                      # shared with the ssh door: door sessions in all
         self.allowed_origin = allowed_origin    # None: the page's own (the Host header's)
         self.session_address_space = session_address_space
+        self.sessions: set[VisitorSession] = set()   # the visitors playing now
         self.port: int | None = None
         self.serve: KismetServe | None = None
         self._runner: web.AppRunner | None = None
@@ -178,6 +182,11 @@ class WebServer:
         log.info("web on %s:%s", bind, self.port)
 
     async def stop(self) -> None:
+        """End every visitor's game, close their sockets, then stop serving (aiohttp alone
+        would wait for each open socket's handler)."""
+        sessions = list(self.sessions)
+        await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
+        await asyncio.gather(*(session.socket.close() for session in sessions), return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

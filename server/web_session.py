@@ -27,7 +27,6 @@ import signal
 import textwrap
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
