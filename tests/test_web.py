@@ -16,7 +16,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
+import types
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -30,7 +32,7 @@ from server.web import WebServer
 from server import web_session
 from server.web_session import KeyBudget
 from server.table import PLAYING
-from tests.netutil import connected, free_port, host_with_door, wait_until
+from tests.netutil import ROOT, connected, free_port, host_with_door, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -434,12 +436,15 @@ async def test_a_flooded_visitor_process_ends_with_its_socket(tmp_path):
             await asyncio.wait({sending}, timeout=5)  # the door may stop reading: that is right
             sending.cancel()
         # The visitor has gone, mid-flood: their app's whole process group goes, reaped.
-        await wait_until(lambda: process_group_gone(pid), timeout=30)
+        await wait_until(lambda: gone_with_its_group(pid), timeout=30)
 
 
-def process_group_gone(pgid: int) -> bool:
+def gone_with_its_group(pid: int) -> bool:
+    """The process is gone, reaped, and so is every process in a group it led."""
+    if Path(f"/proc/{pid}").exists():
+        return False
     try:
-        os.killpg(pgid, 0)
+        os.killpg(pid, 0)
     except ProcessLookupError:
         return True
     return False
@@ -586,3 +591,59 @@ async def test_a_malformed_browser_secret_is_refused_in_words(tmp_path):
                 pass
         assert refused.value.status == 400
         assert door_processes(host) == []
+
+
+@contextlib.contextmanager
+def web_host_process(state_dir, *options: str):
+    """A real `kismet-host --web` process on 127.0.0.1 (no bots, no announcing); yields an
+    object with its `.port` and `.web_port`, and the process as `.proc`."""
+    ports = types.SimpleNamespace(port=free_port(), web_port=free_port())
+    ports.proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(ports.port),
+         "--web", str(ports.web_port), "--state-dir", str(state_dir), "--bots", "0",
+         "--no-announce", *options],
+        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        yield ports
+    finally:
+        ports.proc.kill()
+        ports.proc.wait(10)
+
+
+async def page_answers(port: int) -> bool:
+    with contextlib.suppress(aiohttp.ClientError):
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/") as response:
+                return response.status == 200
+    return False
+
+
+async def test_kismet_host_web_origin_names_the_page_let_in(tmp_path):
+    with web_host_process(tmp_path, "--web-origin", "https://kismet.example") as ports:
+        await wait_until_async(lambda: page_answers(ports.web_port))
+        web = types.SimpleNamespace(port=ports.web_port)
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            async with visiting(web):
+                pass
+        assert refused.value.status == 403
+        async with visiting(web, headers={"Origin": "https://kismet.example"}) as visitor:
+            await visitor.wait_for_text("Your name at the table")
+
+
+async def test_a_visitors_game_dies_with_a_killed_host(tmp_path):
+    with web_host_process(tmp_path) as ports:
+        await wait_until_async(lambda: page_answers(ports.web_port))
+        async with visiting(types.SimpleNamespace(port=ports.web_port), leave_abruptly=True) as visitor:
+            await visitor.wait_for_text("Your name at the table")
+            (pid,) = door_processes(ports)
+            ports.proc.kill()               # no chance to end its sessions: SIGKILL
+            # The parent-death signal ends the game: no orphan left to the machine.
+            await wait_until(lambda: gone_with_its_group(pid), timeout=30)
+
+
+async def wait_until_async(check, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.05)
