@@ -125,7 +125,7 @@ def join_main(argv: list[str] | None = None) -> int:
     app = KismetApp(client, connect=connect,
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
-    return 0
+    return app.return_code or 0   # (1 when the app failed: the web door then says so)
 
 
 def bot_factory():

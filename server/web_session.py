@@ -130,6 +130,8 @@ class VisitorSession(AppService):
         self.peer_checked = time.monotonic()
         self.stderr_tail = b""
         self.leaving = False
+        self.address_space_peak = 0   # the app's VmPeak in bytes, as last looked at
+        self.peak_looked_at = 0.0
 
     @property
     def pid(self) -> int | None:
@@ -230,6 +232,31 @@ class VisitorSession(AppService):
         if not self.leaving:
             await self._ended_by_itself(await process.wait())
 
+    async def on_data(self, payload: bytes) -> None:
+        self._look_at_peak()
+        await super().on_data(payload)
+
+    def _look_at_peak(self) -> None:
+        """Note the app's peak address space, at most once a second while it draws: an app
+        that dies at its limit may have no words left to say so (its error handling needs
+        memory too)."""
+        now = time.monotonic()
+        if now - self.peak_looked_at < 1.0 or self.pid is None:
+            return
+        self.peak_looked_at = now
+        with contextlib.suppress(OSError, ValueError):
+            with open(f"/proc/{self.pid}/status", "rb") as status:
+                for line in status:
+                    if line.startswith(b"VmPeak:"):
+                        self.address_space_peak = int(line.split()[1]) * 1024
+
+    async def on_meta(self, data: bytes) -> None:
+        # The app says "exit" just before its process ends, well or not (Textual says it
+        # after an error too): the socket is closed by run(), once the end tells which.
+        if json.loads(data).get("type") == "exit":
+            return
+        await super().on_meta(data)
+
     async def _keep_stderr_tail(self, stderr: asyncio.StreamReader) -> None:
         while data := await stderr.read(4096):
             self.stderr_tail = (self.stderr_tail + data)[-STDERR_KEPT:]
@@ -239,9 +266,11 @@ class VisitorSession(AppService):
             await self.socket.close()   # the player quit
             return
         # Python says MemoryError; C libraries "Cannot allocate memory", "Memory allocation
-        # failed"; some abort or crash when an allocation fails under the limit.
+        # failed"; some abort or crash when an allocation fails under the limit; and some
+        # die of a later error, having come close to the limit.
         out_of_memory = (b"memory" in self.stderr_tail.lower()
-                         or returncode in (-signal.SIGSEGV, -signal.SIGABRT))
+                         or returncode in (-signal.SIGSEGV, -signal.SIGABRT)
+                         or self.address_space_peak > 0.8 * self.address_space)
         last_line = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()[-1:] or ["-"]
         log.warning("a web visitor's game (pid %s) ended with code %s%s: %s", self.pid, returncode,
                     " at its memory limit" if out_of_memory else "", last_line[0][:200])

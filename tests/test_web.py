@@ -647,3 +647,27 @@ async def wait_until_async(check, timeout: float = 30.0) -> None:
     while not await check():
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.05)
+
+
+# A Textual app that fails as it starts, and exits as kismet-join does (its app's return
+# code): the door runs it in place of the game.
+FAILING_APP = """
+import sys
+from textual.app import App
+class Failing(App):
+    def on_mount(self):
+        raise RuntimeError("a bug in the game")
+app = Failing()
+app.run()
+sys.exit(app.return_code or 0)
+"""
+
+
+async def test_a_game_that_fails_leaves_words_not_a_frozen_screen(tmp_path, monkeypatch, caplog):
+    async with web_host(tmp_path) as (host, web):
+        monkeypatch.setattr(web, "visitor_command", lambda digest: [sys.executable, "-c", FAILING_APP])
+        async with visiting(web) as visitor:
+            await visitor.wait_for(lambda: visitor.closed)
+            assert "Your game stopped unexpectedly" in visitor.text()
+            assert "Traceback" not in visitor.text() and "a bug in the game" not in visitor.text()
+    assert "ended with code 1" in caplog.text      # one line in the host's log says so
