@@ -385,16 +385,6 @@ async def test_a_socket_opened_from_another_page_is_refused_with_words(tmp_path)
             await visitor.wait_for_text("Your name at the table")
 
 
-async def test_the_origin_named_by_web_origin_is_the_one_let_in(tmp_path):
-    async with web_host(tmp_path, allowed_origin="https://kismet.example") as (host, web):
-        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-            async with visiting(web):
-                pass
-        assert refused.value.status == 403
-        async with visiting(web, headers={"Origin": "https://kismet.example"}) as visitor:
-            await visitor.wait_for_text("Your name at the table")
-
-
 async def test_a_plain_get_of_the_socket_gets_words_and_one_log_line_at_most(tmp_path, caplog):
     caplog.set_level(logging.DEBUG)
     async with web_host(tmp_path) as (host, web):
