@@ -181,7 +181,10 @@ class VisitorSession(AppService):
         if self._process is None or self._process.returncode is not None:
             return
         self.stdin.write(self.encode_packet(kind, payload))  # type: ignore[arg-type]
-        await self._hold_back(self.stdin.drain())
+        try:
+            await self._hold_back(self.stdin.drain())
+        except ConnectionError:
+            pass   # the app has just ended: run() tells the visitor why and closes their socket
 
     async def _hold_back(self, waiting: Awaitable[None]) -> None:
         """Wait for `waiting` (the budget, or the app reading its backlog) without reading the
