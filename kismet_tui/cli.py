@@ -133,7 +133,7 @@ def join_main(argv: list[str] | None = None) -> int:
     if refused:
         print(f"kismet-join: {refused[0]} (--name picks another)", file=sys.stderr)
         return 1
-    return 0
+    return app.return_code or 0   # (1 when the app failed: the web door then says so)
 
 
 async def join_by_name(app, client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
