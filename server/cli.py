@@ -2,7 +2,8 @@
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
                 [--max-per-address 8] [--cap-loopback] [--keep-games N] [--tables-per-player 3]
-                [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--no-announce]
+                [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
+                [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -96,6 +97,8 @@ async def serve(args) -> int:
               f"new key made (players then see a new fingerprint).", file=sys.stderr)
         return 2
     factory = bot_factory() if args.bots > 0 else None
+    from server.capacity import raise_fd_limit
+    raise_fd_limit()  # the connection limit follows the descriptors this process may open
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
                 keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None,
@@ -111,7 +114,8 @@ async def serve(args) -> int:
               file=sys.stderr)
         return 1
     assert host.port is not None  # a start that returned is listening
-    print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}; "
+          f"at most {host.max_connections} connections).")
     print(f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
           f"`kismet-replay --verify` shows it).")
     for line in host.resumed + host.set_aside_lines:
@@ -197,6 +201,7 @@ async def open_doors(args, host) -> list[Door] | None:
         from .web import WebServer
 
         web = WebServer(host, args.state_dir, max_per_address=cap)
+        web.allowed_origin = args.web_origin   # (None: the page's own address)
         if not await start(web, args.web, "the web page"):
             return None
         print("Or in a browser:")
@@ -260,6 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let in over ssh only the keys in FILE (authorized_keys format)")
     parser.add_argument("--web", nargs="?", type=int, const=DEFAULT_WEB_PORT, default=None, metavar="PORT",
                         help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)")
+    parser.add_argument("--web-origin", default=None, metavar="ORIGIN",
+                        help="the page's address as browsers see it, as scheme://host[:port], when "
+                             "it is not the one they reach this host at (behind a proxy, say); "
+                             "the game's websocket opens only from that page")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--log-level", default="INFO")

@@ -1,119 +1,175 @@
 """`kismet-host --web`: the Kismet app in a browser, each visitor a member of this host.
 
-textual-serve does the work: it serves a page holding a terminal, and for each visitor's
-websocket runs a command, here `kismet-join` to this host with the name asked for on
-screen. This module fits it into the host's own event loop, points the page at the address
-the visitor used (not the one bound, which may be 0.0.0.0), and caps visitors per address.
+textual-serve serves a page holding a terminal; for each visitor's websocket the door runs
+`kismet-join` to this host with the name asked for on screen (server/web_session.py runs and
+bounds that process). This module is the door: it fits textual-serve into the host's own
+event loop, points the page at the address the visitor used (not the one bound, which may
+be 0.0.0.0), serves the page's own files and nothing else (no folder listings, nothing from
+the internet), lets a socket in only from its own page (the Origin check), caps visitors per
+address and in all, and gives a returning browser its seat back.
+
+Seats: the page keeps a random secret in the browser's own storage and opens its socket at
+/ws/SECRET. The door keeps that browser's rejoin tokens in a file named by a hash of the
+secret, and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
+the same browser typing the same name gets its seat back; any other browser does not.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import logging
-import shlex
+import re
 import sys
 from pathlib import Path
 
+import aiohttp_jinja2
+import jinja2
 from aiohttp import web
-from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
+from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
+from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
+from .web_session import VisitorLeft, VisitorSession, tell_and_close
 
 log = logging.getLogger("kismet.web")
 
 DEFAULT_WEB_PORT = 8080
 JOIN_CODE = "import sys; from kismet_tui.cli import join_main; sys.exit(join_main(sys.argv[1:]))"
+PAGE_FOLDER = Path(__file__).resolve().parent / "web_page"
+VISITOR_SECRET = re.compile(r"[0-9a-f]{64}")   # what the page makes: 32 random bytes in hex
+# The page sends keys, sizes and pings: small messages. A bigger one closes the socket.
+MAX_MESSAGE = 64 * 1024
 
 
 class KismetServe(Server):
     """textual-serve's server, quiet at start, answering at the visitor's own address."""
 
-    def __init__(self, command: str, cap: PeerCap, **kwargs):
-        super().__init__(command, **kwargs)
-        self.cap = cap
+    def __init__(self, door: WebServer, **kwargs):
+        super().__init__("kismet-join", templates_path=PAGE_FOLDER, **kwargs)
+        self.door = door
 
-    async def on_startup(self, app) -> None:
-        pass  # (textual-serve would print its logo on stdout, among the host's lines)
+    async def _make_app(self) -> web.Application:
+        app = web.Application()
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        app.add_routes([
+            web.get("/", self.handle_index, name="index"),
+            web.get("/ws", self.handle_websocket, name="websocket"),
+            web.get("/ws/{visitor}", self.handle_websocket),
+            # (the page's own files, named like this for the page's template)
+            web.get("/static/{filename:.*}", self.handle_static, name="static"),
+        ])
+        return app
 
     async def handle_index(self, request: web.Request):
         # The page's websocket address is built from public_url, with no await in between.
         self.public_url = f"{request.scheme}://{request.host}"
         return await super().handle_index(request)
 
-    async def handle_websocket(self, request: web.Request):
-        """One visitor: under the cap, their app started at the page's size, and ended (its
-        process waited for) when they go, so no visitor outlives the server."""
-        address = request.remote or "?"
-        if not self.cap.admit(address):
-            return web.Response(status=429, text=self.cap.refusal())
-        log.info("a visitor from %s", address)
-        socket = web.WebSocketResponse(heartbeat=15)
-        service = None
+    async def handle_static(self, request: web.Request) -> web.StreamResponse:
+        """A file of the page (its script, styles, font, background); folders are not listed."""
+        root = self.statics_path.resolve()
         try:
-            await socket.prepare(request)
-            async def close() -> None:  # (aiohttp's close answers a bool nobody reads)
-                await socket.close()
+            target = (root / request.match_info["filename"]).resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise web.HTTPNotFound(text="No such file here.")
+        if root not in target.parents or not target.is_file():
+            raise web.HTTPNotFound(text="No such file here.")
+        return web.FileResponse(target)
 
-            service = AppService(self.command, write_bytes=socket.send_bytes,
-                                 write_str=socket.send_str, close=close,
-                                 download_manager=self.download_manager, debug=False)
-            await service.start(size(request, "width", 80), size(request, "height", 24))
-            await self._process_messages(socket, service)
-        except asyncio.CancelledError:
-            await socket.close()
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """One visitor: let in from the page only, under the caps, their app started at the
+        page's size and always ended (its process group killed and reaped) when they go."""
+        page = f"{request.scheme}://{request.host}/"
+        socket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        if not socket.can_prepare(request).ok:
+            # (a browser opened the address itself, or a scanner: not worth a log line)
+            raise web.HTTPBadRequest(text=(
+                f"This address is the game's websocket, which the page opens. To play, open "
+                f"{page} in a browser.\n"))
+        allowed = self.door.allowed_origin or f"{request.scheme}://{request.host}"
+        if request.headers.get("Origin", "").rstrip("/").lower() != allowed.rstrip("/").lower():
+            log.info("a websocket from another page refused (Origin %r)", request.headers.get("Origin"))
+            raise web.HTTPForbidden(text=(
+                f"This game's websocket opens only from its own page, {allowed}/: open that "
+                f"page to play.\n"))
+        visitor = request.match_info.get("visitor")
+        if visitor is not None and not VISITOR_SECRET.fullmatch(visitor):
+            raise web.HTTPBadRequest(text="That is not a key this page makes: reload the page.\n")
+        address = request.remote or "?"
+        await socket.prepare(request)
+        async with contextlib.AsyncExitStack() as holding:
+            if not self.door.cap.admit(address):
+                await tell_and_close(socket, self.door.cap.refusal())
+                return socket
+            holding.callback(self.door.cap.release, address)
+            if self.door.slots is not None:
+                if not self.door.slots.take():
+                    await tell_and_close(socket, self.door.slots.refusal())
+                    return socket
+                holding.callback(self.door.slots.give_back)
+            await self.play(request, socket, address, visitor)
+        return socket
+
+    async def play(self, request: web.Request, socket: web.WebSocketResponse, address: str,
+                   visitor: str | None) -> None:
+        digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
+        passes = self.door.host.door_passes
+        door_pass = passes.issue("web", address, f"web {digest}" if digest else "")
+        session = VisitorSession(self.door.visitor_command(digest), {ENVIRONMENT_NAME: door_pass},
+                                 request, socket, download_manager=self.download_manager,
+                                 address_space=self.door.session_address_space)
+        self.door.sessions.add(session)
+        try:
+            await session.start(*clamp_size(request.query.get("width"), request.query.get("height")))
+            log.info("a visitor from %s (pid %s)", address, session.pid)
+            await session.play(socket)
+        except (VisitorLeft, ConnectionResetError):
+            pass   # they went: end() below ends their app
         except Exception:
             log.exception("a web visitor's session failed")
         finally:
-            self.cap.release(address)
-            if service is not None:
-                await end_visitor(service)
-        return socket
-
-
-def size(request: web.Request, key: str, default: int) -> int:
-    value = request.query.get(key, "")
-    return min(int(value), 1000) if value.isdigit() and int(value) > 0 else default
-
-
-async def end_visitor(service: AppService) -> None:
-    """Ask the app to quit, then make sure its process has gone (and close its pipes)."""
-    process = service._process
-    try:
-        await asyncio.wait_for(service.stop(), 5)
-    except (asyncio.TimeoutError, Exception):
-        pass
-    if process is None:
-        return
-    if process.returncode is None:
-        process.kill()
-    await process.wait()
-    if process.stdin is not None:
-        process.stdin.close()
+            passes.revoke(door_pass)
+            await session.end()
+            await socket.close()
+            self.door.sessions.discard(session)
 
 
 class WebServer:
     """The web front door of `host` (a server.Host in this process)."""
 
     def __init__(self, host, state_dir, *, max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
-                 exempt_loopback: bool = True):
+                 exempt_loopback: bool = True, slots: SessionSlots | None = None,
+                 allowed_origin: str | None = None,
+                 session_address_space: int = SESSION_ADDRESS_SPACE):
         self.host = host
         self.state_dir = Path(state_dir)
         self.cap = PeerCap(max_per_address, exempt_loopback)
+        self.slots = slots                      # shared with the ssh door: door sessions in all
+        self.allowed_origin = allowed_origin    # None: the page's own (the Host header's)
+        self.session_address_space = session_address_space
+        self.sessions: set[VisitorSession] = set()   # the visitors playing now
         self.port: int | None = None
         self.serve: KismetServe | None = None
         self._runner: web.AppRunner | None = None
 
-    def command(self) -> str:
-        # A visitor has no identity to take a seat back with: always a new member (--fresh),
-        # their tokens written apart from any ssh or local player's.
-        seats = self.state_dir / "web-seats.json"
+    def visitor_command(self, digest: str | None) -> list[str]:
+        """The visitor's `kismet-join`: with the browser's own seats file when the page sent
+        its secret (`digest` is its hash), else always a new member (--fresh), their tokens
+        written apart from any ssh or local player's."""
         address = f"{self.host.connect_address()}:{self.host.port}"
-        return shlex.join([sys.executable, "-c", JOIN_CODE, address, "--ask-name", "--fresh",
-                           "--seats-file", str(seats)])
+        if digest is None:
+            seats = ["--fresh", "--seats-file", str(self.state_dir / "web-seats.json")]
+        else:
+            folder = self.state_dir / "web-seats"
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            seats = ["--seats-file", str(folder / f"{digest[:32]}.json")]
+        return [sys.executable, "-c", JOIN_CODE, address, "--ask-name", *seats]
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_WEB_PORT) -> None:
-        self.serve = KismetServe(self.command(), self.cap, host=bind, port=port, title="Kismet")
+        self.serve = KismetServe(self, host=bind, port=port, title="Kismet")
         self._runner = web.AppRunner(await self.serve._make_app(), access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, bind, port)
@@ -126,6 +182,11 @@ class WebServer:
         log.info("web on %s:%s", bind, self.port)
 
     async def stop(self) -> None:
+        """End every visitor's game, close their sockets, then stop serving (aiohttp alone
+        would wait for each open socket's handler)."""
+        sessions = list(self.sessions)
+        await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
+        await asyncio.gather(*(session.socket.close() for session in sessions), return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

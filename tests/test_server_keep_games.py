@@ -69,3 +69,32 @@ def test_keep_games_has_a_sensible_default():
     from server.store import DEFAULT_KEEP_GAMES
     assert build_parser().parse_args([]).keep_games == DEFAULT_KEEP_GAMES == 1000
     assert build_parser().parse_args(["--keep-games", "5"]).keep_games == 5
+
+
+async def test_no_game_end_lists_the_logs_the_records_prune_through_their_index(tmp_path, monkeypatch):
+    import os
+
+    games = tmp_path / "games"
+    async with running_host(tmp_path, keep_games=3) as host:
+        await asyncio.to_thread(host.records.ready.wait, 30)  # the start's one look at the folder
+        listed = []
+        scandir = os.scandir
+
+        def counted(path=".", *args):
+            if str(path).endswith("games"):
+                listed.append(path)
+            return scandir(path, *args)
+
+        monkeypatch.setattr(os, "scandir", counted)
+        ana = await _client(host, "Ana")
+        await ana.create_table("dice")
+        for _ in range(4):  # the fourth is one too many: pruned, off the loop
+            await play_solo_dice(ana)
+        drained = asyncio.get_running_loop().create_future()
+        host.records.ask(lambda db: None,  # answered after the four games queued before it
+                         lambda _: drained.get_loop().call_soon_threadsafe(drained.set_result, None))
+        await drained
+        assert listed == []
+        monkeypatch.undo()
+        assert len(list(games.glob("*.kismet"))) == 3
+        await ana.close()

@@ -1,0 +1,315 @@
+"""One browser visitor's game: the `kismet-join` process the web door runs for them, what of
+their websocket reaches it, and its end.
+
+textual-serve's AppService runs the app through a shell and forwards whatever the socket
+sends as fast as it comes. Here the app is the door's direct child (no shell), in a session
+of its own (so its whole process group can be killed), under the door's limits (an
+address-space ceiling and death with the host: door_limits.limit_session_child). What the
+visitor sends is bounded: sizes are clamped, every message is paid for from a budget of
+bytes per second, and while the app has not read what it was given (its stdin backlog is
+over a bound) the door stops reading the socket, so a flood slows only its sender. While it
+waits the door still watches the connection: a visitor who leaves mid-flood ends their app
+within seconds. An app that dies (its memory limit, say) leaves the visitor words, not a
+frozen screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import os
+import select
+import shlex
+import signal
+import textwrap
+import time
+from collections.abc import Awaitable, Callable
+
+from aiohttp import WSMsgType, web
+from textual_serve.app_service import AppService
+from textual_serve.download_manager import DownloadManager
+
+from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
+
+log = logging.getLogger("kismet.web")
+
+# What a visitor may send, in bytes of messages: a burst (a pasted name, a quick run of keys),
+# then a steady rate well above typing and mouse movement (about 60 moves a second of 12
+# bytes each) and below what the app can take in without its queue of events growing.
+KEY_BURST = 16 * 1024
+KEY_BYTES_PER_SECOND = 4 * 1024
+KEY_PIECE = 512   # a paste is forwarded (and paid for) in pieces of this many characters
+# The app's unread input past which the door stops reading the visitor's socket.
+STDIN_BACKLOG = 16 * 1024
+# How often the door looks whether a visitor it is holding back has gone.
+PEER_CHECK_SECONDS = 0.25
+# How long an app asked to quit may take before its process group is killed.
+QUIT_GRACE_SECONDS = 2.0
+STDERR_KEPT = 8 * 1024   # the end of the app's error output, to tell why it stopped
+
+MEMORY_WORDS = ("Your game used more memory than this host gives one player, so it was "
+                "stopped. Reload the page and type the same name to take your seat back.")
+CRASH_WORDS = ("Your game stopped unexpectedly. Reload the page and type the same name to "
+               "take your seat back.")
+
+
+class VisitorLeft(Exception):
+    """The visitor's connection went while the door was holding their input back."""
+
+
+class KeyBudget:
+    """A token bucket over the bytes a visitor sends: `burst` at once, then `per_second`."""
+
+    def __init__(self, per_second: float = KEY_BYTES_PER_SECOND, burst: float = KEY_BURST,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_second = per_second
+        self.burst = burst
+        self.clock = clock
+        self.tokens = burst
+        self.last = clock()
+
+    def delay(self, size: int) -> float:
+        """Pay for `size` bytes; the seconds to wait before sending them (0: at once)."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.per_second)
+        self.last = now
+        self.tokens -= size
+        return max(0.0, -self.tokens / self.per_second)
+
+
+def peer_hung_up(request: web.Request) -> bool:
+    """The visitor's side of the connection has closed, even while the door is not reading
+    it (its data is still queued): the kernel says so with POLLRDHUP."""
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        return True
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    poller = select.poll()
+    poller.register(sock.fileno(), select.POLLRDHUP)
+    return bool(poller.poll(0))
+
+
+def terminal_words(text: str, width: int = 60) -> bytes:
+    """`text` as the visitor's terminal shows it: a clean screen (the app may have left it in
+    its alternate screen), the words wrapped, nothing else."""
+    lines = textwrap.wrap(text, width)
+    return b"\x1bc\r\n" + "\r\n".join(f"  {line}" for line in lines).encode() + b"\r\n"
+
+
+async def tell_and_close(socket: web.WebSocketResponse, text: str) -> None:
+    """Leave the visitor `text` on their screen and close their socket."""
+    with contextlib.suppress(Exception):   # (they may have gone already: nothing to tell)
+        await socket.send_bytes(terminal_words(text))
+        await socket.close()
+
+
+class VisitorSession(AppService):
+    """The app process of one visitor, started by `start(cols, rows)`, fed by `play(socket)`
+    and always ended by `end()`."""
+
+    def __init__(self, argv: list[str], environment: dict[str, str], request: web.Request,
+                 socket: web.WebSocketResponse, *, download_manager: DownloadManager,
+                 address_space: int = SESSION_ADDRESS_SPACE) -> None:
+        async def close() -> None:   # (aiohttp's close answers a bool nobody reads)
+            await socket.close()
+
+        super().__init__(shlex.join(argv), write_bytes=socket.send_bytes,
+                         write_str=socket.send_str, close=close,
+                         download_manager=download_manager, debug=False)
+        self.argv = argv
+        self.environment = environment
+        self.request = request
+        self.socket = socket
+        self.address_space = address_space
+        self.budget = KeyBudget()
+        self.peer_checked = time.monotonic()
+        self.stderr_tail = b""
+        self.leaving = False
+        self.address_space_peak = 0   # the app's VmPeak in bytes, as last looked at
+        self.peak_looked_at = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    async def _open_app_process(self, width: int = 80, height: int = 24) -> asyncio.subprocess.Process:
+        environment = self._build_environment(width, height) | self.environment
+        process = await asyncio.create_subprocess_exec(
+            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True,
+            preexec_fn=functools.partial(limit_session_child, self.address_space))
+        self._process = process
+        assert process.stdin is not None
+        self._stdin = process.stdin
+        process.stdin.transport.set_write_buffer_limits(high=STDIN_BACKLOG)  # type: ignore[attr-defined]
+        return process
+
+    # ---- the visitor to the app ------------------------------------------------------------
+    async def play(self, socket: web.WebSocketResponse) -> None:
+        """Forward the visitor's messages until they go (or the app ends and closes them)."""
+        async for message in socket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            kind, data = parse_envelope(message.data)
+            if kind == "stdin" and isinstance(data, str):
+                # A paste goes in pieces, each paid for: the app gets keys at the budget's
+                # rate, never thousands at once (each key is an event it queues).
+                for start in range(0, len(data), KEY_PIECE):
+                    await self._forward(b"D", data[start:start + KEY_PIECE].encode("utf-8", "replace"))
+            elif kind == "resize" and isinstance(data, dict):
+                cols, rows = clamp_size(data.get("width"), data.get("height"))
+                await self._forward(b"M", json.dumps({"type": "resize", "width": cols, "height": rows}).encode())
+            elif kind in ("blur", "focus"):
+                await self._forward(b"M", json.dumps({"type": kind}).encode())
+            else:
+                await self._pay(len(message.data))   # pings and the unknown cost too
+                if kind == "ping" and isinstance(data, str):
+                    await socket.send_json(["pong", data])
+
+    async def _pay(self, size: int) -> None:
+        delay = self.budget.delay(size)
+        if delay:
+            await self._hold_back(asyncio.sleep(delay))
+
+    async def _forward(self, kind: bytes, payload: bytes) -> None:
+        await self._pay(len(payload))
+        if self._process is None or self._process.returncode is not None:
+            return
+        self.stdin.write(self.encode_packet(kind, payload))  # type: ignore[arg-type]
+        try:
+            await self._hold_back(self.stdin.drain())
+        except ConnectionError:
+            pass   # the app has just ended: run() tells the visitor why and closes their socket
+
+    async def _hold_back(self, waiting: Awaitable[None]) -> None:
+        """Wait for `waiting` (the budget, or the app reading its backlog) without reading the
+        socket, but not past the visitor leaving: held back, the door still looks at least
+        every PEER_CHECK_SECONDS whether they have gone (a flood queued in the socket may
+        hold many short waits)."""
+        task = asyncio.ensure_future(waiting)
+        try:
+            while not task.done():
+                await asyncio.wait({task}, timeout=PEER_CHECK_SECONDS)
+                now = time.monotonic()
+                if now - self.peer_checked >= PEER_CHECK_SECONDS:
+                    self.peer_checked = now
+                    if peer_hung_up(self.request):
+                        raise VisitorLeft()
+            task.result()
+        finally:
+            task.cancel()
+
+    # ---- the app to the visitor ------------------------------------------------------------
+    async def run(self) -> None:
+        """Pass the app's screen and messages to the visitor; when it ends by itself, say why.
+        (Replaces AppService.run, which prints the app's errors on the host's own output.)"""
+        process = self._process
+        assert process is not None and process.stdout is not None and process.stderr is not None
+        stdout = process.stdout
+        keeping = asyncio.ensure_future(self._keep_stderr_tail(process.stderr))
+        try:
+            for _ in range(10):   # the app's first line says it is a Textual app
+                line = await stdout.readline()
+                if not line or line == b"__GANGLION__\n":
+                    break
+            while True:
+                kind = await stdout.readexactly(1)
+                size = int.from_bytes(await stdout.readexactly(4), "big")
+                payload = await stdout.readexactly(size)
+                if kind == b"D":
+                    await self.on_data(payload)
+                elif kind == b"M":
+                    await self.on_meta(payload)
+                elif kind == b"P":
+                    await self.on_packed(payload)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass   # the app's output ended, or the visitor's socket did
+        finally:
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeping
+        if not self.leaving:
+            await self._ended_by_itself(await process.wait())
+
+    async def on_data(self, payload: bytes) -> None:
+        self._look_at_peak()
+        await super().on_data(payload)
+
+    def _look_at_peak(self) -> None:
+        """Note the app's peak address space, at most once a second while it draws: an app
+        that dies at its limit may have no words left to say so (its error handling needs
+        memory too)."""
+        now = time.monotonic()
+        if now - self.peak_looked_at < 1.0 or self.pid is None:
+            return
+        self.peak_looked_at = now
+        with contextlib.suppress(OSError, ValueError):
+            with open(f"/proc/{self.pid}/status", "rb") as status:
+                for line in status:
+                    if line.startswith(b"VmPeak:"):
+                        self.address_space_peak = int(line.split()[1]) * 1024
+
+    async def on_meta(self, data: bytes) -> None:
+        # The app says "exit" just before its process ends, well or not (Textual says it
+        # after an error too): the socket is closed by run(), once the end tells which.
+        if json.loads(data).get("type") == "exit":
+            return
+        await super().on_meta(data)
+
+    async def _keep_stderr_tail(self, stderr: asyncio.StreamReader) -> None:
+        while data := await stderr.read(4096):
+            self.stderr_tail = (self.stderr_tail + data)[-STDERR_KEPT:]
+
+    async def _ended_by_itself(self, returncode: int) -> None:
+        if returncode == 0:
+            await self.socket.close()   # the player quit
+            return
+        # Python says MemoryError; C libraries "Cannot allocate memory", "Memory allocation
+        # failed"; some abort or crash when an allocation fails under the limit; and some
+        # die of a later error, having come close to the limit.
+        out_of_memory = (b"memory" in self.stderr_tail.lower()
+                         or returncode in (-signal.SIGSEGV, -signal.SIGABRT)
+                         or self.address_space_peak > 0.8 * self.address_space)
+        last_line = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()[-1:] or ["-"]
+        log.warning("a web visitor's game (pid %s) ended with code %s%s: %s", self.pid, returncode,
+                    " at its memory limit" if out_of_memory else "", last_line[0][:200])
+        await tell_and_close(self.socket, MEMORY_WORDS if out_of_memory else CRASH_WORDS)
+
+    # ---- the end ---------------------------------------------------------------------------
+    async def end(self) -> None:
+        """The visitor has gone: ask the app to quit, give it a moment, then kill its whole
+        process group, whatever it is doing, and reap it."""
+        self.leaving = True
+        process = self._process
+        if process is None:
+            return
+        try:
+            if process.returncode is None:
+                with contextlib.suppress(Exception):  # (no drain: a flooded app's stdin is full)
+                    self.stdin.write(self.encode_packet(b"M", b'{"type": "quit"}'))  # type: ignore[arg-type]
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(process.wait(), QUIT_GRACE_SECONDS)
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        if self._stdin is not None:
+            self._stdin.close()
+        if self._task is not None:
+            with contextlib.suppress(Exception):
+                await self._task
+
+
+def parse_envelope(text: str) -> tuple[str, object]:
+    """A message of the page's socket, `["kind", data]`; ("", None) for anything else."""
+    try:
+        envelope = json.loads(text)
+    except ValueError:
+        return "", None
+    if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
+        return "", None
+    return envelope[0], envelope[1] if len(envelope) > 1 else None
