@@ -17,6 +17,9 @@ import secrets
 from pathlib import Path
 
 FILE_NAME = "player-keys.json"
+# server/door_pass.py's ENVIRONMENT_NAME; not imported from there: the server package loads
+# the whole host, and a door session's client runs under a tight memory limit.
+DOOR_PASS_VARIABLE = "KISMET_DOOR_PASS"
 
 
 def default_path() -> Path:
@@ -28,11 +31,9 @@ def default_path() -> Path:
 def player_key_for(address: str, path: Path | None = None) -> str | None:
     """The saved secret for the host at `address`, made and saved the first time; None in a
     door session, or when it cannot be kept (then the player plays without records)."""
-    from server.door_pass import ENVIRONMENT_NAME
-
     from .saved_seats import write_private
 
-    if os.environ.get(ENVIRONMENT_NAME):
+    if os.environ.get(DOOR_PASS_VARIABLE):
         return None
     path = path or default_path()
     try:

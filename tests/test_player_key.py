@@ -4,7 +4,7 @@ id from it (server/records/proof.py)."""
 
 import stat
 
-from kismet_tui.player_key import player_key_for
+from kismet_tui.player_key import DOOR_PASS_VARIABLE, player_key_for
 from server.door_pass import ENVIRONMENT_NAME
 from server.records.proof import bot_id, player_id, proof_of
 
@@ -24,6 +24,7 @@ def test_a_damaged_file_gives_a_new_key_and_a_door_session_sends_none(tmp_path, 
     assert player_key_for("h:1", path)
     monkeypatch.setenv(ENVIRONMENT_NAME, "a-door-pass")
     assert player_key_for("h:1", path) is None
+    assert DOOR_PASS_VARIABLE == ENVIRONMENT_NAME  # the client's copy of the door's name
 
 
 def test_records_ids_follow_the_proof_never_the_name():
