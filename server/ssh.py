@@ -19,6 +19,7 @@ import asyncio
 import hashlib
 import logging
 import os
+import re
 from pathlib import Path
 
 import asyncssh
@@ -35,6 +36,20 @@ DEFAULT_SSH_PORT = 2222
 HOST_KEY_FILE = "ssh_host_ed25519_key"
 NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
                "(no command, no -T).\r\n")
+
+
+# What a terminal type may hold (`xterm-256color`, `screen.xterm`, `rxvt-unicode+x`): the
+# client sends any bytes, and TERM is read by curses-like code in the app, so anything else
+# plays as the common default.
+TERM_PATTERN = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+DEFAULT_TERM = "xterm-256color"
+
+
+def clean_term(term_type: object) -> str:
+    """The player's terminal type if it looks like one, else DEFAULT_TERM."""
+    if isinstance(term_type, str) and TERM_PATTERN.fullmatch(term_type):
+        return term_type
+    return DEFAULT_TERM
 
 
 def load_host_key(state_dir) -> asyncssh.SSHKey:
@@ -219,7 +234,7 @@ class PlayerSession(asyncssh.SSHServerSession):
 
     # ---- what the client may ask for ------------------------------------------------------
     def pty_requested(self, term_type, term_size, term_modes) -> bool:
-        self.term = term_type or "xterm-256color"
+        self.term = clean_term(term_type)
         if term_size and term_size[0] and term_size[1]:
             self.size = (term_size[0], term_size[1])
         return True
@@ -298,7 +313,8 @@ class PlayerSession(asyncssh.SSHServerSession):
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
         seats = self.server.seats_file(name, self.gate.key)
-        args = [self.server.host_address(), "--name", name, "--seats-file", str(seats)]
+        # `--name=NAME` in one word: a name such as "-h" or "--fresh" stays a name.
+        args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
                           client_env=dict(self.chan.get_environment()))

@@ -91,10 +91,11 @@ def connect(port: int, username: str, key=None, **kwargs):
 
 
 @contextlib.asynccontextmanager
-async def ssh_login(port: int, username: str, key=None, cols: int = 80, rows: int = 24):
+async def ssh_login(port: int, username: str, key=None, cols: int = 80, rows: int = 24,
+                    term_type: str = "xterm-256color"):
     """Log in with a terminal of cols x rows; yields the Terminal (with `.conn`)."""
     async with connect(port, username, key) as conn:
-        chan, term = await conn.create_session(lambda: Terminal(cols, rows), term_type="xterm-256color",
+        chan, term = await conn.create_session(lambda: Terminal(cols, rows), term_type=term_type,
                                                term_size=(cols, rows), encoding=None)
         term.conn = conn
         try:
