@@ -2,7 +2,8 @@
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
                 [--max-per-address 8] [--cap-loopback] [--keep-games N]
-                [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--no-announce]
+                [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--max-sessions N]
+                [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -134,6 +135,10 @@ async def open_doors(args, host) -> list[Door] | None:
     stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
     doors: list[Door] = []
     cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
+    from .door_limits import SessionSlots
+
+    # One cap on the sessions of both doors: each runs a client process on this machine.
+    slots = SessionSlots(getattr(args, "max_sessions", None))
 
     async def start(door: Listener, port: int, what: str) -> bool:
         try:
@@ -152,7 +157,8 @@ async def open_doors(args, host) -> list[Door] | None:
         from .ssh import SshServer
 
         try:
-            ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap)
+            ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap,
+                            slots=slots)
         except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
             print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
                   f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
@@ -169,7 +175,7 @@ async def open_doors(args, host) -> list[Door] | None:
     if args.web is not None:
         from .web import WebServer
 
-        web = WebServer(host, args.state_dir, max_per_address=cap)
+        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots)
         if not await start(web, args.web, "the web page"):
             return None
         print("Or in a browser:")
@@ -224,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let in over ssh only the keys in FILE (authorized_keys format)")
     parser.add_argument("--web", nargs="?", type=int, const=DEFAULT_WEB_PORT, default=None, metavar="PORT",
                         help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)")
+    parser.add_argument("--max-sessions", type=int, default=None, metavar="N",
+                        help="most players over ssh and the web at once, together (default: from "
+                             "this machine's memory, 64 MB each over half of it; 0: no cap)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--log-level", default="INFO")

@@ -27,13 +27,23 @@ import asyncssh
 from protocol import limits
 from protocol.text import clean_name
 
+from kismet_tui.door_child import OUT_OF_MEMORY
+
+from .door_limits import SessionSlots, clamp_size
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
-from .pty_app import PtyApp
+from .pty_app import INPUT_BACKLOG, PtyApp
 
 log = logging.getLogger("kismet.ssh")
 
 DEFAULT_SSH_PORT = 2222
 HOST_KEY_FILE = "ssh_host_ed25519_key"
+# What a session's keys may fill on the host before its client must wait: ssh's window (what
+# asyncssh buffers while the door does not read) is small, so a flood waits at the sender.
+INPUT_WINDOW = 64 * 1024
+# Back to a plain terminal (main screen, no mouse reports, a cursor) after an app that could
+# not tidy up, so the words after it can be read.
+PLAIN_TERMINAL = b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?25h\x1b[0m\r\n"
+OUT_OF_MEMORY_WORDS = "Your game used too much memory and was ended."
 NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
                "(no command, no -T).\r\n")
 
@@ -83,8 +93,10 @@ class SshServer:
     """The ssh front door of `host` (a server.Host in this process)."""
 
     def __init__(self, host, state_dir, *, keys_file=None,
-                 max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True):
+                 max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
+                 slots: SessionSlots | None = None):
         self.host = host
+        self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
         self.authorized = asyncssh.read_authorized_keys(str(keys_file)) if keys_file else None
@@ -101,7 +113,7 @@ class SshServer:
         self._server = await asyncssh.create_server(
             lambda: Gate(self), bind, port, server_host_keys=[self.host_key],
             encoding=None, x11_forwarding=False, agent_forwarding=False, allow_scp=False,
-            line_editor=False, sftp_factory=None)
+            line_editor=False, sftp_factory=None, window=INPUT_WINDOW)
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("ssh on %s:%s, key %s", bind, self.port, self.fingerprint)
 
@@ -227,6 +239,8 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.app: PtyApp | None = None
         self.typed: bytearray | None = None   # the name being typed, while asking
         self.ended = False
+        self.slot = False                     # holds one of the doors' SessionSlots
+        self.reading = True                   # False while the app's key backlog is full
 
     def connection_made(self, chan) -> None:
         self.chan = chan
@@ -235,8 +249,8 @@ class PlayerSession(asyncssh.SSHServerSession):
     # ---- what the client may ask for ------------------------------------------------------
     def pty_requested(self, term_type, term_size, term_modes) -> bool:
         self.term = clean_term(term_type)
-        if term_size and term_size[0] and term_size[1]:
-            self.size = (term_size[0], term_size[1])
+        if term_size:
+            self.size = clamp_size(term_size[0], term_size[1], self.size)
         return True
 
     def shell_requested(self) -> bool:
@@ -255,6 +269,11 @@ class PlayerSession(asyncssh.SSHServerSession):
             self.chan.write(NO_TERMINAL.format(port=self.server.port).encode())
             self.chan.exit(1)
             return
+        if not self.server.slots.take():
+            self.chan.write(f"\r\n{self.server.slots.refusal()}\r\n".encode())
+            self.chan.exit(1)
+            return
+        self.slot = True
         name = self.gate.username
         problem = name_problem(name) or self.taken_words(name)
         if problem is None:
@@ -317,6 +336,7 @@ class PlayerSession(asyncssh.SSHServerSession):
         args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
+                          on_input_room=self.input_room,
                           client_env=dict(self.chan.get_environment()))
         try:
             await self.app.start()
@@ -347,19 +367,30 @@ class PlayerSession(asyncssh.SSHServerSession):
     def app_ended(self, code: int) -> None:
         if not self.ended:
             self.ended = True
+            if code == OUT_OF_MEMORY:
+                log.warning("the game of %s ran out of memory", self.gate.address)
+                self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
             self.chan.exit(0 if code == 0 else 1)
 
     def data_received(self, data: bytes, datatype) -> None:
         if self.app is not None:
             self.app.write(data)
+            if self.reading and self.app.input_backlog > INPUT_BACKLOG:
+                self.reading = False
+                self.chan.pause_reading()
         elif self.typed is not None:
             self.typed_name(data)
 
+    def input_room(self) -> None:
+        """The app has taken enough of the keys waiting: read the player's side again."""
+        if not self.reading and not self.ended:
+            self.reading = True
+            self.chan.resume_reading()
+
     def terminal_size_changed(self, width, height, pixwidth, pixheight) -> None:
-        if width and height:
-            self.size = (width, height)
-            if self.app is not None:
-                self.app.resize(width, height)
+        self.size = clamp_size(width, height, self.size)
+        if self.app is not None:
+            self.app.resize(*self.size)
 
     def eof_received(self) -> bool:
         return False
@@ -373,5 +404,10 @@ class PlayerSession(asyncssh.SSHServerSession):
     async def end(self) -> None:
         """The ssh side is gone: hang up on the app (the host keeps the seat)."""
         self.ended = True
-        if self.app is not None:
-            await self.app.close()
+        try:
+            if self.app is not None:
+                await self.app.close()
+        finally:
+            if self.slot:
+                self.slot = False
+                self.server.slots.give_back()

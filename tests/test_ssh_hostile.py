@@ -4,12 +4,27 @@ against an in-process host; every case ends in words or a working game, never a 
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+import fcntl
+import os
+import resource
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
 
 import asyncssh
+import pytest
 
-from tests.netutil import wait_until
-from tests.sshutil import connect, ssh_host, ssh_login, Terminal
+from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
+from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
+from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS
+from tests.netutil import ROOT, free_port, wait_until
+from tests.sshutil import Terminal, connect, ssh_host, ssh_login
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -53,3 +68,225 @@ async def test_a_name_shaped_like_an_option_is_just_a_name(tmp_path, name):
         async with ssh_login(ssh.port, name, new_key()) as term:
             await term.wait_for_text("Tables")
             await wait_until(lambda: player_named(host, name) is not None, timeout=30)
+
+
+def window_of(app):
+    """(cols, rows) of the app's pty, as the kernel holds it."""
+    rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(app.master, termios.TIOCGWINSZ, b"\0" * 8))
+    return cols, rows
+
+
+async def test_a_huge_window_is_clamped_at_login_and_on_resize(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key(), cols=100000, rows=100000) as term:
+            await wait_until(lambda: only_session(ssh).app is not None
+                             and only_session(ssh).app.master is not None, timeout=30)
+            app = only_session(ssh).app
+            assert window_of(app) == (MAX_COLS, MAX_ROWS)
+            term.chan.change_terminal_size(90, 30)
+            await wait_until(lambda: window_of(app) == (90, 30), timeout=30)
+            term.chan.change_terminal_size(100000, 100000)
+            await wait_until(lambda: window_of(app) == (MAX_COLS, MAX_ROWS), timeout=30)
+            term.chan.change_terminal_size(0, 0)      # nonsense: the window stays as it was
+            term.chan.change_terminal_size(80, 24)
+            await wait_until(lambda: window_of(app) == (80, 24), timeout=30)
+
+
+def address_space_limit(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith("Max address space"):
+            return int(line.split()[3])
+    raise AssertionError("no address-space line")
+
+
+async def test_the_app_runs_under_the_sessions_memory_limit(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            assert address_space_limit(only_session(ssh).app.pid) == SESSION_ADDRESS_SPACE
+
+
+def virtual_size(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmSize")
+
+
+async def test_an_app_out_of_memory_is_ended_in_words(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            pid = only_session(ssh).app.pid
+            # The limit brought down to what the app maps now: its next growth fails, as
+            # a flood or a giant window would make it fail at the session's real limit.
+            now = virtual_size(pid)
+            resource.prlimit(pid, resource.RLIMIT_AS, (now, now))
+            term.resize(MAX_COLS, MAX_ROWS)
+            term.press(b"?")
+            await term.wait_for(lambda: OUT_OF_MEMORY_WORDS.encode() in term.received,
+                                what="the out-of-memory words")
+            await wait_until(term.closed.is_set, timeout=30)
+            assert b"Traceback" not in term.received
+
+
+async def test_a_flood_of_keys_waits_at_its_sender_and_the_host_serves_on(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as flooder:
+            await flooder.wait_for_text("Tables")
+            session = only_session(ssh)
+            app = session.app
+            fed = 0
+            write = app.write
+
+            def counting_write(data):   # what the door hands the app, counted on the way
+                nonlocal fed
+                fed += len(data)
+                write(data)
+
+            app.write = counting_write
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            flooder.press(b"z" * (2 * 1024 * 1024))
+            await wait_until(lambda: not session.reading, timeout=30)
+            most_waiting = 0
+
+            async def watch():
+                nonlocal most_waiting
+                while True:
+                    most_waiting = max(most_waiting, app.input_backlog)
+                    await asyncio.sleep(0.01)
+
+            watcher = asyncio.ensure_future(watch())
+            try:
+                # Meanwhile somebody else logs in and plays at once.
+                async with ssh_login(ssh.port, "Bo", new_key()) as other:
+                    await other.wait_for_text("Tables")
+                elapsed = loop.time() - started
+            finally:
+                watcher.cancel()
+            # The flood waits at its sender: most of it has not even left the client, what
+            # the door holds is bounded, and the app is fed no faster than the rate.
+            assert flooder.chan.get_write_buffer_size() > 1024 * 1024
+            assert most_waiting <= INPUT_BACKLOG + INPUT_WINDOW
+            assert fed <= INPUT_WINDOW + INPUT_BACKLOG + INPUT_BURST + elapsed * INPUT_BYTES_PER_SECOND * 2
+
+
+async def test_past_max_sessions_the_host_is_full_in_plain_words(tmp_path):
+    async with ssh_host(tmp_path, slots=SessionSlots(1)) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as ana:
+            await ana.wait_for_text("Tables")
+            async with ssh_login(ssh.port, "Bo", new_key()) as bo:
+                await bo.wait_for_text("The host is full")
+                await wait_until(bo.closed.is_set, timeout=30)
+            assert player_named(host, "Bo") is None
+        await wait_until(lambda: ssh.slots.taken == 0, timeout=30)
+        async with ssh_login(ssh.port, "Bo", new_key()) as bo:
+            await bo.wait_for_text("Tables")
+
+
+async def test_a_frozen_app_ends_with_its_connection(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            app = only_session(ssh).app
+            os.kill(app.pid, signal.SIGSTOP)     # busy, or deaf to the hang-up
+            term.conn.abort()
+            await wait_until(lambda: app.proc.returncode is not None, timeout=30)
+        assert not Path(f"/proc/{app.pid}").exists(), "reaped, not a zombie"
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def kismet_host_with_ssh(state_dir, *extra: str):
+    """A real `kismet-host --ssh` on 127.0.0.1; returns (process, its ssh port)."""
+    port, ssh_port = free_port(), free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
+         "--ssh", str(ssh_port), "--state-dir", str(state_dir), "--bots", "0", "--no-announce",
+         *extra], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return proc, ssh_port
+
+
+async def test_a_killed_host_leaves_no_orphan(tmp_path):
+    proc, ssh_port = kismet_host_with_ssh(tmp_path)
+    try:
+        await wait_until(lambda: port_open(ssh_port), timeout=30)
+        async with ssh_login(ssh_port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            apps = children_of(proc.pid)
+            assert apps, "the session's app is a child of the host"
+            proc.kill()
+            await wait_until(lambda: not any(alive(pid) for pid in apps), timeout=30)
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+async def test_kismet_host_max_sessions_caps_the_doors(tmp_path):
+    proc, ssh_port = kismet_host_with_ssh(tmp_path, "--max-sessions", "1")
+    try:
+        await wait_until(lambda: port_open(ssh_port), timeout=30)
+        async with ssh_login(ssh_port, "Ana", new_key()) as ana:
+            await ana.wait_for_text("Tables")
+            async with ssh_login(ssh_port, "Bo", new_key()) as bo:
+                await bo.wait_for_text("The host is full: it holds 1 players")
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+PARENT_OF_A_DEAF_CHILD = """
+import subprocess, sys
+from server.door_limits import limit_session_child
+child = subprocess.Popen([sys.executable, "-c",
+    "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); print('up', flush=True); time.sleep(120)"],
+    preexec_fn=limit_session_child, start_new_session=True, stdout=subprocess.PIPE, text=True)
+child.stdout.readline()
+print(child.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_session_child_dies_with_the_host_even_deaf_to_the_hang_up():
+    # A host killed outright closes nothing in order; a child that ignores SIGHUP (or is too
+    # busy to act on it) would live on as an orphan but for the parent-death signal.
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_OF_A_DEAF_CHILD], cwd=ROOT,
+                              env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+        assert alive(child)
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 30
+        while alive(child) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(child), "the child outlived the host"
+    finally:
+        parent.kill()
+        parent.wait(10)
+        parent.stdin.close()
+        parent.stdout.close()
