@@ -8,8 +8,10 @@ unusable), the host key (made once, kept in the state folder) and the seats of d
 players. Each session runs `kismet-join` on a pty of its own (server/pty_app.py).
 
 A dropped session is a dropped player: the host keeps the seat for the rejoin token the
-client was given, and that token is saved per NAME and client key (server state folder,
-`ssh-seats/`), so the same NAME with the same key takes the seat back, and somebody else
+client was given, and that token is saved per NAME and proof (server state folder,
+`ssh-seats/`): the client's key, or for a login without a key the rejoin code it was shown
+at first sitting (server/rejoin_code.py), asked for when that NAME comes back while its seat
+is held. So the same NAME with the same key or code takes the seat back, and somebody else
 typing that NAME does not.
 """
 
@@ -20,6 +22,7 @@ import hashlib
 import logging
 import os
 import re
+from typing import Callable
 from pathlib import Path
 
 import asyncssh
@@ -27,7 +30,9 @@ import asyncssh
 from protocol import limits
 from protocol.text import clean_name
 
-from kismet_tui.door_child import OUT_OF_MEMORY
+from kismet_tui.door_child import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
+
+from . import rejoin_code
 
 from .door_limits import SessionSlots, clamp_size
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
@@ -131,10 +136,10 @@ class SshServer:
         if self._server is not None:
             await self._server.wait_closed()
 
-    def seats_file(self, name: str, key: asyncssh.SSHKey | None) -> Path:
-        """Where this NAME with this key keeps its rejoin token."""
-        who = key.get_fingerprint("sha256") if key is not None else "no key"
-        digest = hashlib.sha256(f"{name}\0{who}".encode()).hexdigest()[:32]
+    def seats_file(self, name: str, proof: str) -> Path:
+        """Where this NAME with this proof (its key's fingerprint, or the identity of its
+        rejoin code: never NAME alone) keeps its rejoin token."""
+        digest = hashlib.sha256(f"{name}\0{proof}".encode()).hexdigest()[:32]
         folder = self.state_dir / "ssh-seats"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         return folder / f"{digest}.json"
@@ -148,6 +153,13 @@ class SshServer:
         return any(player.name.casefold() == wanted and player.token != token
                    and (player.conn is not None or player.table is not None)
                    for player in self.host.players.values())
+
+
+    def seat_waiting(self, name: str) -> bool:
+        """A player's seat at a table holds `name` (after a restart, before they are back)."""
+        wanted = name.casefold()
+        return any(seat.bot is None and seat.name.casefold() == wanted
+                   for table in self.host.tables.values() for seat in table.seats)
 
 
 class Gate(asyncssh.SSHServer):
@@ -237,7 +249,9 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.term: str | None = None          # set by pty_requested; None: no terminal
         self.size = (80, 24)
         self.app: PtyApp | None = None
-        self.typed: bytearray | None = None   # the name being typed, while asking
+        self.typed: bytearray | None = None   # the line being typed, while asking
+        self.answered: Callable[[str], None] = self.name_given  # what takes that line
+        self.wrong_codes = 0
         self.ended = False
         self.slot = False                     # holds one of the doors' SessionSlots
         self.reading = True                   # False while the app's key backlog is full
@@ -275,29 +289,80 @@ class PlayerSession(asyncssh.SSHServerSession):
             return
         self.slot = True
         name = self.gate.username
-        problem = name_problem(name) or self.taken_words(name)
+        problem = name_problem(name)
         if problem is None:
-            asyncio.ensure_future(self.open_app(name))
+            self.sit_down(name)
         else:
             self.ask_name(problem)
 
-    # ---- the name ---------------------------------------------------------------------------
-    def token_for(self, name: str) -> str | None:
+    # ---- who the player is: the name, and what proves them -----------------------------------
+    def sit_down(self, name: str) -> None:
+        """Open the app for a usable `name`, once this login has the right to it: a key's
+        own seat, or a new player; a keyless name that holds a seat asks for its code."""
+        key = self.gate.key
+        if key is not None:
+            proof = "ssh-key " + key.get_fingerprint("sha256")
+            if self.server.name_taken(name, self.token_for(name, proof)):
+                self.ask_name(f"Somebody called {name} is already at this host.")
+            else:
+                self.start_app(name, proof)
+        elif self.server.name_taken(name, None) or self.server.seat_waiting(name):
+            self.ask_code(name)
+        else:
+            code = rejoin_code.new_code()
+            self.chan.write(f"\r\nYour rejoin code is {rejoin_code.shown(code)}. If your line drops, "
+                            f"log in as {name} again and type it to take your seat back (the help, "
+                            f"?, shows it too).\r\n".encode())
+            self.start_app(name, rejoin_code.identity(name, code), code)
+
+    def token_for(self, name: str, proof: str) -> str | None:
         from kismet_tui.saved_seats import load_token
 
-        return load_token(self.server.host_address(), name, self.server.seats_file(name, self.gate.key))
-
-    def taken_words(self, name: str) -> str | None:
-        if self.server.name_taken(name, self.token_for(name)):
-            return f"Somebody called {name} is already at this host."
-        return None
+        return load_token(self.server.host_address(), name, self.server.seats_file(name, proof))
 
     def ask_name(self, problem: str) -> None:
-        self.typed = bytearray()
         self.chan.write(f"\r\n{problem}\r\nYour name at the table: ".encode())
+        self.ask(self.name_given)
 
-    def typed_name(self, data: bytes) -> None:
-        # data_received calls this only while a name is asked for (typed is a buffer).
+    def name_given(self, name: str) -> None:
+        problem = name_problem(name)
+        if problem is None:
+            self.sit_down(name)
+        else:
+            self.ask_name(problem)
+
+    def ask_code(self, name: str, problem: str = "") -> None:
+        self.chan.write(f"\r\n{problem}Rejoin code for {name} (it was shown when you sat down),\r\n"
+                        f"or enter to pick a new name: ".encode())
+        self.ask(lambda typed: self.code_given(name, typed))
+
+    def code_given(self, name: str, typed: str) -> None:
+        if not typed:
+            self.ask_name(f"Somebody called {name} is already at this host.")
+            return
+        code = rejoin_code.read_back(typed)
+        if code is not None:
+            proof = rejoin_code.identity(name, code)
+            token = self.token_for(name, proof)
+            # The code is right when its file holds the token of the one holding the name.
+            if token is not None and not self.server.name_taken(name, token):
+                self.start_app(name, proof, code)
+                return
+        self.wrong_codes += 1
+        log.info("a wrong rejoin code for %s from %s", name, self.gate.address)
+        if self.wrong_codes >= rejoin_code.TRIES:
+            self.chan.write(f"\r\nThat is not the rejoin code for {name}. Bye.\r\n".encode())
+            self.chan.exit(1)
+            return
+        self.ask_code(name, f"That is not the rejoin code for {name}.\r\n")
+
+    # ---- a line typed before the app starts (a name, a code) -----------------------------------
+    def ask(self, answered) -> None:
+        self.typed = bytearray()
+        self.answered = answered
+
+    def typed_line(self, data: bytes) -> None:
+        # data_received calls this only while a line is asked for (typed is a buffer).
         assert self.typed is not None
         if data.startswith(b"\x1b"):
             return  # an arrow or function key: not part of a name
@@ -312,31 +377,31 @@ class PlayerSession(asyncssh.SSHServerSession):
                     self.typed = bytearray(text.encode())
                     self.chan.write(b"\b \b")
             elif byte in (10, 13):
-                name = self.typed.decode("utf-8", "ignore").strip()
-                problem = name_problem(name) or self.taken_words(name)
-                if problem is None:
-                    self.typed = None
-                    self.chan.write(b"\r\n")
-                    asyncio.ensure_future(self.open_app(name))
-                else:
-                    self.ask_name(problem)
+                line = self.typed.decode("utf-8", "ignore").strip()
+                self.typed = None
+                self.answered(line)
                 return
             elif byte >= 32 and len(self.typed) < limits.MAX_NAME * 4:
                 self.typed.append(byte)
                 self.chan.write(bytes([byte]))
 
     # ---- the app ---------------------------------------------------------------------------
-    async def open_app(self, name: str) -> None:
+    def start_app(self, name: str, proof: str, code: str | None = None) -> None:
+        self.chan.write(b"\r\n")
+        asyncio.ensure_future(self.open_app(name, proof, code))
+
+    async def open_app(self, name: str, proof: str, code: str | None) -> None:
         if self.ended:
             return
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
-        seats = self.server.seats_file(name, self.gate.key)
+        seats = self.server.seats_file(name, proof)
         # `--name=NAME` in one word: a name such as "-h" or "--fresh" stays a name.
         args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
+        door_env = {REJOIN_CODE_VARIABLE: rejoin_code.shown(code)} if code else {}
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
-                          on_input_room=self.input_room,
+                          on_input_room=self.input_room, door_env=door_env,
                           client_env=dict(self.chan.get_environment()))
         try:
             await self.app.start()
@@ -379,7 +444,7 @@ class PlayerSession(asyncssh.SSHServerSession):
                 self.reading = False
                 self.chan.pause_reading()
         elif self.typed is not None:
-            self.typed_name(data)
+            self.typed_line(data)
 
     def input_room(self) -> None:
         """The app has taken enough of the keys waiting: read the player's side again."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 
 import asyncssh
 import pyte
@@ -38,6 +39,16 @@ async def open_solo_dice(player, host):
     player.press(b"g")
     await wait_until(lambda: table.game is not None, timeout=30)
     return table
+
+
+CODE = re.compile(rb"Your rejoin code is ([A-Z0-9]{4}-[A-Z0-9]{4})")
+
+
+def rejoin_code_shown(player) -> str:
+    """The rejoin code the door showed a keyless player before the app started."""
+    found = CODE.search(bytes(player.received))
+    assert found, "no rejoin code was shown"
+    return found.group(1).decode()
 
 
 class Terminal(asyncssh.SSHClientSession):
@@ -93,8 +104,11 @@ def connect(port: int, username: str, key=None, **kwargs):
 @contextlib.asynccontextmanager
 async def ssh_login(port: int, username: str, key=None, cols: int = 80, rows: int = 24,
                     term_type: str = "xterm-256color"):
-    """Log in with a terminal of cols x rows; yields the Terminal (with `.conn`)."""
-    async with connect(port, username, key) as conn:
+    """Log in with a terminal of cols x rows; yields the Terminal (with `.conn`). Without a
+    key, by keyboard-interactive (asyncssh's client tries it only when it has a password to
+    give; OpenSSH always does. The host asks no question)."""
+    keyless = {"password": "unused"} if key is None else {}
+    async with connect(port, username, key, **keyless) as conn:
         chan, term = await conn.create_session(lambda: Terminal(cols, rows), term_type=term_type,
                                                term_size=(cols, rows), encoding=None)
         term.conn = conn
