@@ -107,12 +107,13 @@ def join_main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from .app import KismetApp
+    from .door_child import door_pass
     from .net.client import Client
     from .saved_seats import connect_keeping_seat
 
     name = args.name or login_name()
     seats = Path(args.seats_file) if args.seats_file else None
-    client = Client()
+    client = Client(door_pass=door_pass())
 
     async def connect() -> None:
         chosen = name

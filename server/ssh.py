@@ -35,6 +35,7 @@ from kismet_tui.door_child import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
 from . import rejoin_code
 
 from .door_limits import SessionSlots, clamp_size
+from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
 
@@ -254,6 +255,7 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.wrong_codes = 0
         self.ended = False
         self.slot = False                     # holds one of the doors' SessionSlots
+        self.door_pass: str | None = None     # issued for the app, revoked at the end
         self.reading = True                   # False while the app's key backlog is full
 
     def connection_made(self, chan) -> None:
@@ -398,7 +400,12 @@ class PlayerSession(asyncssh.SSHServerSession):
         seats = self.server.seats_file(name, proof)
         # `--name=NAME` in one word: a name such as "-h" or "--fresh" stays a name.
         args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
-        door_env = {REJOIN_CODE_VARIABLE: rejoin_code.shown(code)} if code else {}
+        # The pass tells the host who this player really is (address, key or code): it
+        # counts them against their own address, not loopback's.
+        self.door_pass = self.server.host.door_passes.issue("ssh", self.gate.address, proof)
+        door_env = {ENVIRONMENT_NAME: self.door_pass}
+        if code:
+            door_env[REJOIN_CODE_VARIABLE] = rejoin_code.shown(code)
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
                           on_input_room=self.input_room, door_env=door_env,
@@ -473,6 +480,9 @@ class PlayerSession(asyncssh.SSHServerSession):
             if self.app is not None:
                 await self.app.close()
         finally:
+            if self.door_pass is not None:
+                self.server.host.door_passes.revoke(self.door_pass)
+                self.door_pass = None
             if self.slot:
                 self.slot = False
                 self.server.slots.give_back()

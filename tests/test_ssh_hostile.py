@@ -5,6 +5,7 @@ against an in-process host; every case ends in words or a working game, never a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import resource
@@ -20,11 +21,13 @@ from pathlib import Path
 import asyncssh
 import pytest
 
+from kismet_tui.net.client import Client, RequestError
+from server import rejoin_code
 from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
 from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
-from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS
-from tests.netutil import ROOT, free_port, wait_until
-from tests.sshutil import Terminal, connect, ssh_host, ssh_login
+from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
+from tests.netutil import ROOT, free_port, running_host, wait_until
+from tests.sshutil import Terminal, connect, rejoin_code_shown, ssh_host, ssh_login
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -260,6 +263,8 @@ def port_open(port: int) -> bool:
 
 PARENT_OF_A_DEAF_CHILD = """
 import subprocess, sys
+from kismet_tui.net.client import Client, RequestError
+from server import rejoin_code
 from server.door_limits import limit_session_child
 child = subprocess.Popen([sys.executable, "-c",
     "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); print('up', flush=True); time.sleep(120)"],
@@ -290,3 +295,92 @@ def test_a_session_child_dies_with_the_host_even_deaf_to_the_hang_up():
         parent.wait(10)
         parent.stdin.close()
         parent.stdout.close()
+
+
+@contextlib.asynccontextmanager
+async def login_from(port: int, address: str, name: str):
+    """An ssh login from `address` (one of 127.0.0.0/8): the door sees that peer address."""
+    async with asyncssh.connect("127.0.0.1", port, username=name, known_hosts=None,
+                                client_keys=[new_key()], agent_path=None,
+                                local_addr=(address, 0)) as conn:
+        chan, term = await conn.create_session(Terminal, term_type="xterm-256color",
+                                               term_size=(80, 24), encoding=None)
+        term.conn = conn
+        try:
+            yield term
+        finally:
+            chan.close()
+
+
+def connected_player(host, name):
+    player = player_named(host, name)
+    return player is not None and player.conn is not None
+
+
+async def nine_logins(host, ssh, addresses):
+    """Nine ssh logins from `addresses`, each waited for until it is in or refused; returns
+    the screens of those refused and the host's count by address (before they all leave)."""
+    async with contextlib.AsyncExitStack() as stack:
+        players = [await stack.enter_async_context(login_from(ssh.port, address, f"P{i}"))
+                   for i, address in enumerate(addresses)]
+        for i, player in enumerate(players):
+            await player.wait_for(lambda: connected_player(host, f"P{i}") or "Too many" in player.text(),
+                                  what=f"P{i} in, or refused")
+        refused = [player.text() for i, player in enumerate(players) if not connected_player(host, f"P{i}")]
+        return refused, dict(host.per_address)
+
+
+async def test_ssh_players_are_counted_by_their_own_address(tmp_path):
+    # --cap-loopback: every connection counts, loopback's too; 8 from one address (the default).
+    async with running_host(tmp_path, cap_loopback=True, max_per_address=8) as host:
+        ssh = SshServer(host, tmp_path)
+        await ssh.start("127.0.0.1", 0)
+        try:
+            refused, counted = await nine_logins(host, ssh, [f"127.0.0.{i}" for i in range(2, 11)])
+            assert not refused, f"nine players from nine addresses all get in; refused:\n{refused}"
+            assert counted == {f"127.0.0.{i}": 1 for i in range(2, 11)}
+        finally:
+            await ssh.stop()
+
+
+async def test_the_ninth_ssh_player_from_one_address_is_refused_in_words(tmp_path):
+    async with running_host(tmp_path, cap_loopback=True, max_per_address=8) as host:
+        ssh = SshServer(host, tmp_path)
+        await ssh.start("127.0.0.1", 0)
+        try:
+            refused, counted = await nine_logins(host, ssh, ["127.0.0.2"] * 9)
+            assert len(refused) == 1 and "Too many connections from your address" in refused[0]
+            assert counted == {"127.0.0.2": 8}
+        finally:
+            await ssh.stop()
+
+
+async def test_a_door_pass_is_revoked_with_its_session(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            conn = next(iter(c for c in host.connections if c.player and c.player.name == "Ana"))
+            assert conn.door is not None and conn.door.door == "ssh"
+            assert conn.door.address == "127.0.0.1"
+            assert conn.door.identity.startswith("ssh-key SHA256:")
+            assert len(host.door_passes) == 1
+        await wait_until(lambda: len(host.door_passes) == 0, timeout=30)
+
+
+async def test_a_keyless_door_pass_names_its_code_not_the_code_itself(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "nora") as term:
+            await term.wait_for_text("Tables")
+            code = rejoin_code_shown(term).replace("-", "")
+            conn = next(iter(c for c in host.connections if c.player and c.player.name == "nora"))
+            assert conn.door.identity == rejoin_code.identity("nora", code)
+            assert code not in conn.door.identity
+
+
+async def test_a_pass_the_host_never_issued_is_refused(tmp_path):
+    async with running_host(tmp_path) as host:
+        client = Client(door_pass="made-up-by-someone", reconnect=False)
+        with pytest.raises(RequestError, match="That door pass is not one this host gave."):
+            await client.connect("127.0.0.1", host.port, "Eve")
+        await client.close()
+        assert not any(p.name == "Eve" for p in host.players.values())
