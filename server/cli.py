@@ -168,6 +168,8 @@ async def open_doors(args, host) -> list[Door] | None:
         assert ssh.port is not None  # a start that returned is listening
         ssh_port = ssh.port
         who = f"the keys in {args.ssh_keys}" if args.ssh_keys else "anyone who can reach it"
+        for line in ssh.authorized.refused if ssh.authorized is not None else []:
+            print(f"(--ssh-keys: {line})")
         print(f"Or with nothing installed, over ssh (open to {who}):")
         for line in ssh_lines(args.bind, ssh.port):
             print("  " + line)

@@ -38,6 +38,7 @@ from .door_limits import SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
+from .ssh_keys import AuthorizedKeys
 
 log = logging.getLogger("kismet.ssh")
 
@@ -105,7 +106,8 @@ class SshServer:
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
-        self.authorized = asyncssh.read_authorized_keys(str(keys_file)) if keys_file else None
+        # None: an open host, anyone may play. Raises OSError when the file cannot be read.
+        self.authorized = AuthorizedKeys(keys_file) if keys_file else None
         self.cap = PeerCap(max_per_address, exempt_loopback)
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
@@ -200,10 +202,8 @@ class Gate(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         allowed = self.server.authorized
-        if allowed is not None:
-            peer = self.conn.get_extra_info("peername") or ("", 0)
-            if allowed.validate(key, peer[0], peer[0]) is None:
-                return False
+        if allowed is not None and not allowed.allows(key, self.address):
+            return False
         self.key = key  # the client signs with the key it asked about last
         return True
 
