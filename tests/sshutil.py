@@ -13,18 +13,50 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import re
+import subprocess
+import sys
 
 import asyncssh
 import pyte
 
 from server.ssh import SshServer
-from tests.netutil import host_with_door, wait_until
+from tests.netutil import ROOT, free_port, host_with_door, wait_until
 
 
 def ssh_host(state_dir, **kwargs):
     """An in-process Host with its ssh server, both on 127.0.0.1, any free ports."""
     return host_with_door(SshServer, state_dir, **kwargs)
+
+
+def kismet_host_with_ssh(state_dir, *extra: str, stdout=subprocess.DEVNULL):
+    """A real `kismet-host --ssh` (python -m server.cli) on 127.0.0.1, no bots, not announced;
+    returns (the process, its ssh port)."""
+    port, ssh_port = free_port(), free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
+         "--ssh", str(ssh_port), "--state-dir", str(state_dir), "--bots", "0", "--no-announce",
+         *extra], cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.DEVNULL, text=True)
+    return proc, ssh_port
+
+
+def start_lines(state_dir, *extra: str) -> tuple[list[str], int]:
+    """What a real `kismet-host --ssh` prints at start, up to the line of its ssh key (then
+    it is stopped), and its ssh port."""
+    proc, ssh_port = kismet_host_with_ssh(state_dir, *extra, stdout=subprocess.PIPE)
+    try:
+        lines: list[str] = []
+        while not lines or "ssh key" not in lines[-1]:
+            line = proc.stdout.readline()
+            assert line, f"kismet-host ended: {lines}"
+            lines.append(line.strip())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+    return lines, ssh_port
 
 
 async def open_solo_dice(player, host):

@@ -3,18 +3,16 @@ server and plays through the app it gets; everything else over that port is refu
 
 from __future__ import annotations
 
-import os
 import stat
-import subprocess
-import sys
 
 import asyncssh
 import pytest
 
 from server import Host
 from server.ssh import HOST_KEY_FILE, SshServer, load_host_key
-from tests.netutil import ROOT, free_port, wait_until
-from tests.sshutil import Terminal, connect, open_solo_dice, rejoin_code_shown, ssh_host, ssh_login
+from tests.netutil import wait_until
+from tests.sshutil import (Terminal, connect, open_solo_dice, rejoin_code_shown, ssh_host,
+                           ssh_login, start_lines)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -139,22 +137,7 @@ def test_host_key_is_made_once_and_kept_private(tmp_path):
 
 
 def test_kismet_host_prints_the_ssh_command_and_the_keys_fingerprint(tmp_path):
-    port, ssh_port = free_port(), free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--ssh", str(ssh_port), "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        lines = []
-        while not lines or "ssh key" not in lines[-1]:
-            line = proc.stdout.readline()
-            assert line, f"kismet-host ended: {lines}"
-            lines.append(line.strip())
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stdout.close()
+    lines, ssh_port = start_lines(tmp_path)
     assert f"ssh -p {ssh_port} NAME@127.0.0.1" in lines
     key = load_host_key(tmp_path)  # the key it made, kept in its state folder
     assert lines[-1] == f"(this host's ssh key: {key.get_fingerprint('sha256')})"

@@ -26,8 +26,9 @@ from server import rejoin_code
 from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
 from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
 from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
-from tests.netutil import ROOT, free_port, running_host, wait_until
-from tests.sshutil import Terminal, connect, rejoin_code_shown, ssh_host, ssh_login
+from tests.netutil import ROOT, running_host, wait_until
+from tests.sshutil import (Terminal, connect, kismet_host_with_ssh, rejoin_code_shown, ssh_host,
+                           ssh_login)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -212,17 +213,6 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
-
-
-def kismet_host_with_ssh(state_dir, *extra: str):
-    """A real `kismet-host --ssh` on 127.0.0.1; returns (process, its ssh port)."""
-    port, ssh_port = free_port(), free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--ssh", str(ssh_port), "--state-dir", str(state_dir), "--bots", "0", "--no-announce",
-         *extra], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return proc, ssh_port
 
 
 async def test_a_killed_host_leaves_no_orphan(tmp_path):

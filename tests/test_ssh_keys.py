@@ -4,14 +4,11 @@ the file as it is now. A real asyncssh client logs in to an in-process host each
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import asyncssh
 import pytest
 
-from tests.netutil import ROOT, free_port
-from tests.sshutil import Terminal, ssh_host, ssh_login
+from tests.sshutil import Terminal, ssh_host, start_lines
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -96,23 +93,7 @@ async def test_a_changed_file_takes_effect_without_a_restart(tmp_path):
 def test_kismet_host_says_at_start_which_keys_it_will_not_let_in(tmp_path):
     keys = tmp_path / "authorized_keys"
     keys.write_text(line(new_key()) + line(new_key(), "no-pty") + line(new_key(), 'command="ls"'))
-    port, ssh_port = free_port(), free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--ssh", str(ssh_port), "--ssh-keys", str(keys), "--state-dir", str(tmp_path),
-         "--bots", "0", "--no-announce"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        lines = []
-        while not lines or "ssh key" not in lines[-1]:
-            out = proc.stdout.readline()
-            assert out, f"kismet-host ended: {lines}"
-            lines.append(out.strip())
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stdout.close()
+    lines, _ = start_lines(tmp_path, "--ssh-keys", str(keys))
     said = "\n".join(lines)
     assert f"{keys}, line 2: not let in: it may have no terminal (no-pty)" in said
     assert f"{keys}, line 3: not let in: it may run only one command (command=)" in said
