@@ -24,6 +24,7 @@ from textual import events  # noqa: E402
 
 from kismet_tui.app import KismetApp  # noqa: E402
 from kismet_tui.net import Client  # noqa: E402
+from protocol.limits import REACTION_FLOOR_MS  # noqa: E402
 from server import Host  # noqa: E402
 
 
@@ -66,6 +67,8 @@ async def measure(rounds: int) -> tuple[list[float], list[float]]:
                     break
                 view = game.view(1)
                 pos = next(c["pos"] for c in view["circle"] if c)
+                # A grab sooner than the host's reaction floor after the throw is refused [D20].
+                await until(pilot, lambda: client.since_throw_ms() >= REACTION_FLOOR_MS)
                 start = time.perf_counter()
                 press(app, "abcdefghijk"[pos])
                 await until(pilot, lambda: any(g["seat"] == 1 for g in game.view(1)["grabs"]) or game.phase != "grabbing")

@@ -33,6 +33,7 @@ from .screens.help import HelpScreen
 from .solver import background
 from .source import GameSource
 from .widgets.chat import ChatInput
+from .widgets.colours import send_colour_or_not
 
 T = TypeVar("T")
 # Host messages that only answer a request and change nothing a screen shows: the client
@@ -121,6 +122,7 @@ class KismetApp(App[None]):
                  address: str = "", quick: bool = False,
                  on_quit: Callable[[], Awaitable[object]] | None = None) -> None:
         super().__init__()
+        send_colour_or_not(self)  # NO_COLOR or a monochrome terminal: no colour codes at all
         self.client = client
         self.connect_fn = connect
         self.address = address
@@ -257,6 +259,8 @@ class KismetApp(App[None]):
             return  # nothing on any screen changes: no redraw (an idle player's pings)
         if kind == "table" and self.rematch_wanted:
             self.run_worker(self.rematch_check(), group="rematch", exclusive=True)
+        if kind == "event" and msg.get("seat") == self.client.seat:
+            self.drop_stale_notice()  # you have acted since: a refusal of before is out of date
         self.route()
         # Taken before any handler runs: a handler may push a screen (the end of a game).
         from .screens.end import EndScreen
@@ -304,6 +308,7 @@ class KismetApp(App[None]):
             return
         self.shown_key = key
         previous, self.shown_game = self.shown_game, game
+        self.drop_stale_notice()  # "Ready for another game: ..." is over once one starts
         if game is None:
             # The table is gone or we left it: back to the lobby.
             while len(self.screen_stack) > 2:
@@ -331,6 +336,12 @@ class KismetApp(App[None]):
         self.notices_shown.append(words)
         del self.notices_shown[:-50]
         self.set_timer(seconds, lambda: self.clear_notice(notice), name="notice")
+
+    def drop_stale_notice(self) -> None:
+        """Things moved on: a refusal or a word about what is coming goes (an error stays
+        its time: a lost connection, chance not verified)."""
+        if self.notice is not None and self.notice.severity != "error":
+            self.notice = None
 
     def clear_notice(self, notice: Notice) -> None:
         """The notice's time is up (unless a newer one took its place)."""
@@ -436,7 +447,8 @@ class KismetApp(App[None]):
             return
         waiting = rematch_waiting(table)
         if waiting:
-            self.notify(f"Another game as soon as {waiting} press r.", markup=False)
+            verb = "press" if " and " in waiting else "presses"
+            self.notify(f"Another game as soon as {waiting} {verb} r.", markup=False)
             return
         self.rematch_wanted = False
         await self.send(self.client.start)

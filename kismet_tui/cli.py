@@ -6,9 +6,15 @@
   (kismet_tui/recent.py solo_state_dir), like a host's, so they can be replayed.
 - `kismet-replay [FILE]`: watch a saved game again (see kismet_tui/replay.py); without a
   file, choose one of the recent games on this computer.
-  `kismet-replay --verify FILE` checks its chance instead: exit 0 when every die and card came
-  from the seed committed at the start, 1 naming the first event that differs, 2 for a game
-  that carries no commitment (protocol version 1) or never ended.
+  `kismet-replay --verify FILE` checks it instead (kismet_tui/log_check.py): the host's
+  signature (printing its fingerprint), every event replayed through the engine, every die
+  and card against the seed committed at the start, and the end record. Exit 0 when all
+  hold, 1 naming what differs and where (also: the file cannot be read, or `--host-key
+  SHA256:...` was given and another key signed it), 2 when something cannot be checked (a
+  game that carries no commitment, protocol version 1, or never ended) and nothing differs.
+  A file either command cannot read (missing, empty, not a game log, damaged) gets one line
+  saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
+  printed from a file is cleaned first.
 
 Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
 """
@@ -109,24 +115,51 @@ def join_main(argv: list[str] | None = None) -> int:
     from .app import KismetApp
     from .door_child import door_pass
     from .net.client import Client
-    from .saved_seats import connect_keeping_seat
 
-    name = args.name or login_name()
+    # Asked on screen, the name offered is --name's, or none.
+    name = args.name or ("" if args.ask_name else login_name())
     seats = Path(args.seats_file) if args.seats_file else None
     client = Client(door_pass=door_pass())
+    refused: list[str] = []
 
     async def connect() -> None:
-        chosen = name
-        if args.ask_name:
-            from .screens.ask_name import AskNameScreen
-
-            chosen = await app.push_screen_wait(AskNameScreen(args.name or ""))
-        await connect_keeping_seat(client, host, port, chosen, fresh=args.fresh, path=seats)
+        await join_by_name(app, client, host, port, name, ask=args.ask_name, fresh=args.fresh,
+                           seats=seats, refused=refused)
 
     app = KismetApp(client, connect=connect,
                     address=f"{host}:{port}", on_quit=client.close)
     app.run()
+    if refused:
+        print(f"kismet-join: {refused[0]} (--name picks another)", file=sys.stderr)
+        return 1
     return 0
+
+
+async def join_by_name(app, client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
+                       seats: Path | None, refused: list[str]) -> None:
+    """Say hello as `name` (asked on screen first when `ask`). A name the host refuses as
+    taken is asked for again, with the host's words, when `ask`; otherwise the words go in
+    `refused` and the app ends (join_main says them and exits 1)."""
+    from .net import RequestError
+    from .saved_seats import connect_keeping_seat
+    from .screens.ask_name import AskNameScreen
+
+    problem = ""
+    while True:
+        if ask:
+            name = await app.push_screen_wait(AskNameScreen(name, problem))
+        try:
+            await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats,
+                                       say=lambda words: app.notify(words, severity="warning"))
+            return
+        except RequestError as exc:
+            if exc.code != "name_taken":
+                raise
+            if not ask:
+                refused.append(exc.words)
+                app.exit(1)
+                raise
+            problem = exc.words
 
 
 def bot_factory():
@@ -155,8 +188,20 @@ def local_main(argv: list[str] | None = None) -> int:
 
     name = args.name or login_name()
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
+    from server.cli import default_state_dir
+    from server.identity import HostIdentity
+
+    # Games are signed with the key the lobby's ssh door shows (kept in the user's state
+    # folder, see below), so friends and replays see one fingerprint.
+    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
+                identity=HostIdentity.load(default_state_dir()))
+    from server.state_lock import StateFolderBusy
+    try:  # before the folder is touched: another `kismet` may be playing from it
+        host.claim_state_folder()
+    except StateFolderBusy as exc:
+        print(f"kismet: {exc}", file=sys.stderr)
+        return 1
     forget_unfinished_tables(state_dir)
-    host = Host(state_dir=state_dir, bot_factory=bot_factory())
     client = Client()
 
     async def connect() -> None:
@@ -168,7 +213,6 @@ def local_main(argv: list[str] | None = None) -> int:
         assert host.port is not None  # a start that returned is listening
         await client.connect("127.0.0.1", host.port, name)
 
-    from server.cli import default_state_dir
     from server.open_up import OpenHost
 
     # The lobby's "open to friends" key; the ssh host key lives in the user's state folder,
@@ -202,13 +246,17 @@ def replay_main(argv: list[str] | None = None) -> int:
                         help="a game log (a .kismet file); without it, choose a recent game")
     parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
     parser.add_argument("--verify", action="store_true",
-                        help="do not play: check that every die and card came from the seed "
-                             "committed at the start (exit 0), or name the first event that "
-                             "differs (exit 1)")
+                        help="do not play: check the host's signature, every event, every die "
+                             "and card and the end (exit 0), or name what differs (exit 1)")
+    parser.add_argument("--host-key", default=None, metavar="SHA256:...",
+                        help="with --verify: the log must be signed by this host key (the "
+                             "fingerprint kismet-host prints at start)")
     add_ascii_option(parser)
     args = parser.parse_args(argv)
     set_drawing(args)
-    from protocol.gamelog import LogError, read_log_full
+    if args.host_key is not None and not args.verify:
+        parser.error("--host-key goes with --verify.")
+    from .saved_game import UnreadableGame, playable, read_game
 
     path = args.file
     if path is None:
@@ -216,22 +264,35 @@ def replay_main(argv: list[str] | None = None) -> int:
         if path is None:
             return 1
     try:
-        header, events, end = read_log_full(path)
-    except (OSError, LogError) as exc:
-        print(f"kismet-replay: cannot read {path}: {exc}", file=sys.stderr)
-        return 1
-    if args.verify:
-        from .rules.verify import verify
-
-        result = verify(header, events, (end or {}).get("server_seed"))
-        print(f"{path}: {result.words}", file=sys.stdout if result.ok else sys.stderr)
-        if result.ok:
-            return 0
-        return 2 if result.seq is None else 1
+        if args.verify:
+            return verify_file(path, read_game(path), args.host_key)
+        header, events = playable(path)
+    except UnreadableGame as exc:
+        print(f"kismet-replay: {exc.words}", file=sys.stderr)
+        return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
     from .replay import ReplayApp
 
     ReplayApp(header, events, speed=args.speed).run()
     return 0
+
+
+def verify_file(path, log, host_key: str | None) -> int:
+    """Print what --verify found (kismet_tui/log_check.py), each line cleaned, so nothing
+    from the file can break a line, rewrite one or reach the terminal as an escape; returns
+    the report's exit code."""
+    from protocol.text import clean_text
+
+    from .log_check import check_log
+    from .saved_game import UnreadableGame, shown
+
+    try:
+        report = check_log(log, host_key=host_key)
+    except Exception as exc:  # a crafted file can hold anything: say so, no traceback
+        raise UnreadableGame(f"{shown(path)} cannot be checked: {type(exc).__name__}: {exc}") from None
+    out = sys.stdout if report.ok else sys.stderr
+    for line in report.lines:
+        print(f"{shown(path)}: {clean_text(line)}", file=out)
+    return report.exit_code
 
 
 def choose_recent():

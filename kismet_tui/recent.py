@@ -2,7 +2,8 @@
 
 Two folders hold them: the solo games of `kismet` (the user's data folder, SOLO_DIR/games)
 and the games of a `kismet-host` run by this user (its state folder, .../games). Each is
-described in one line from its header: when, which game, who played, finished or not.
+described in one line from its header: when, which game, who played, finished or not;
+names as the host cleans them, so a crafted file cannot write to the terminal.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from protocol.gamelog import LogError, read_log_full
+from protocol.text import clean_name, clean_text
+
+from .saved_game import UnreadableGame, read_game, shown
 
 
 def solo_state_dir() -> Path:
@@ -39,16 +42,18 @@ def recent_games(folders: list[Path] | None = None, limit: int = 20) -> list[Pat
 
 
 def describe(path: Path) -> str:
-    """One line: "2026-12-01 09:12  dice   Ana, Bot 1 (easy)  finished"."""
+    """One line: "2026-12-01 09:12  dice   Ana, Bot 1 (easy)  finished". Every word from the
+    file (its name too) is cleaned as the host cleans names (kismet_tui/saved_game.py)."""
     try:
-        header, events, end = read_log_full(path)
-    except (OSError, LogError) as exc:
-        return f"{path.name}  (unreadable: {exc})"
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
-    seats = header.get("seats") or []
-    names = ", ".join(str(seat) for seat in seats)
-    state = "finished" if end is not None else f"unfinished, {len(events)} moves"
-    return f"{when}  {str(header.get('ruleset', '?')):<5}  {names}  ({state})"
+        log = read_game(path)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
+    except UnreadableGame as exc:
+        return f"{shown(path.name)}  (unreadable: {exc.words})"
+    except OSError:
+        return f"{shown(path.name)}  (gone)"
+    names = ", ".join(clean_name(str(seat)) for seat in log.header["seats"])
+    state = "finished" if log.end is not None else f"unfinished, {len(log.events)} moves"
+    return f"{when}  {clean_text(log.header['ruleset']):<5}  {names}  ({state})"
 
 
 def choose(paths: list[Path], ask=None, say=print) -> Path | None:

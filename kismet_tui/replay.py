@@ -137,7 +137,9 @@ class ReplaySource:
 class ReplayApp(KismetApp):
     # Short words, so the footer fits 80 columns with the game's own keys and help.
     BINDINGS = [
-        Binding("space", "play_pause", "Pause", priority=True),
+        # One key, the word for what it does now (check_action keeps the other one off).
+        Binding("space", "play_pause(True)", "Pause", priority=True),
+        Binding("space", "play_pause(False)", "Play", priority=True),
         Binding("n,right", "step", "Step"),
         Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
         Binding("minus", "speed(-1)", "Slower", key_display="-"),
@@ -162,6 +164,10 @@ class ReplayApp(KismetApp):
         source = self.source
         mode = "paused" if self.paused else f"{SPEEDS[self.speed_index]:g}x"
         self.connection = Connection("replay", f"{source.index}/{len(source.events)} events · {mode}")
+        keys = (self.paused, source.done)
+        if keys != getattr(self, "keys_for", None):  # the footer, only when its keys change
+            self.keys_for = keys
+            self.refresh_bindings()
 
     def publish(self, events: list[Plain]) -> None:
         for event in events:
@@ -181,10 +187,14 @@ class ReplayApp(KismetApp):
 
         if action == "play_pause" and isinstance(self.screen, HelpScreen):
             return False
+        if action in ("play_pause", "step", "speed") and self.source.done:
+            return False  # at the end only home (from the start) goes on
+        if action == "play_pause":
+            return parameters == (not self.paused,)  # "Pause" while playing, "Play" while paused
         return super().check_action(action, parameters)
 
-    def action_play_pause(self) -> None:
-        self.paused = not self.paused
+    def action_play_pause(self, pause: bool) -> None:
+        self.paused = pause
         self.show_progress()
 
     def action_step(self) -> None:

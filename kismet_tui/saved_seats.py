@@ -5,6 +5,10 @@ the token it gave, but a new process would not know that token. `kismet-join` th
 one token per host address and player name in the user's state folder (readable by the user
 alone) and offers it on the next hello: the host gives the seat back. A token the host does
 not know (it was restarted without its state, say) is harmless: the host greets a new player.
+
+A file that cannot be read as tokens (cut short, overwritten, not JSON) is `Damaged`: it is
+set aside beside itself (FILE.damaged, for whoever wants to look), the player is told their
+saved seat could not be read, and the next save starts a good file again.
 """
 
 from __future__ import annotations
@@ -26,16 +30,47 @@ def _key(address: str, name: str) -> str:
     return f"{address}/{name}"
 
 
-def _read(path: Path) -> dict:
+class Damaged:
+    """A tokens file that could not be read; `words` tells the player, plainly."""
+
+    __slots__ = ("path", "moved_to", "words")
+
+    def __init__(self, path: Path, moved_to: Path | None, why: str):
+        self.path, self.moved_to = path, moved_to
+        kept = f"it is kept as {moved_to}" if moved_to else "it could not be set aside"
+        self.words = (f"Your saved seat could not be read ({path} {why}; {kept}), "
+                      "so you join as someone new.")
+
+
+def _read(path: Path) -> dict | Damaged:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except FileNotFoundError:
         return {}
-    return data if isinstance(data, dict) else {}
+    except OSError as exc:
+        return Damaged(path, None, f"cannot be opened: {exc.strerror or exc}")
+    except ValueError:
+        return _set_aside(path, "is damaged")
+    return data if isinstance(data, dict) else _set_aside(path, "holds no saved seats")
 
 
-def load_token(address: str, name: str, path: Path | None = None) -> str | None:
-    token = _read(path or default_path()).get(_key(address, name))
+def _set_aside(path: Path, why: str) -> Damaged:
+    """Rename the damaged file beside itself (the newest damaged one is kept)."""
+    moved_to = path.with_name(path.name + ".damaged")
+    try:
+        os.replace(path, moved_to)
+    except OSError:
+        return Damaged(path, None, why)
+    return Damaged(path, moved_to, why)
+
+
+def load_token(address: str, name: str, path: Path | None = None) -> str | Damaged | None:
+    """The token saved for this host and name; None when there is none; Damaged when the
+    file could not be read (then set aside, so this is said once)."""
+    data = _read(path or default_path())
+    if isinstance(data, Damaged):
+        return data
+    token = data.get(_key(address, name))
     return token if isinstance(token, str) else None
 
 
@@ -43,6 +78,8 @@ def save_token(address: str, name: str, token: str, path: Path | None = None) ->
     """Remember `token`; written whole to a private temporary file, then renamed over."""
     path = path or default_path()
     data = _read(path)
+    if isinstance(data, Damaged):
+        data = {}   # set aside (or unreadable): a good file starts again
     if data.get(_key(address, name)) == token:
         return
     data[_key(address, name)] = token
@@ -55,12 +92,25 @@ def save_token(address: str, name: str, token: str, path: Path | None = None) ->
 
 
 async def connect_keeping_seat(client, host: str, port: int, name: str, *, fresh: bool = False,
-                               path: Path | None = None) -> dict:
+                               path: Path | None = None, say=None) -> dict:
     """Connect `client` with the token saved for this host and name (unless `fresh`), then
-    save the token the host gave."""
+    save the token the host gave. A damaged tokens file is told with `say(words)`, and in
+    the words of a refused name (the seat it lost may be what holds the name)."""
+    from .net import RequestError
+
     address = f"{host}:{port}"
     token = None if fresh else load_token(address, name, path)
-    welcome = await client.connect(host, port, name, token)
+    damaged = token if isinstance(token, Damaged) else None
+    if damaged is not None:
+        token = None
+        if say is not None:
+            say(damaged.words)
+    try:
+        welcome = await client.connect(host, port, name, token)
+    except RequestError as exc:
+        if damaged is None or exc.code != "name_taken":
+            raise
+        raise RequestError(exc.code, f"{damaged.words} {exc.words}") from None
     try:
         save_token(address, name, client.token, path)
     except OSError:

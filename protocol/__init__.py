@@ -1,6 +1,7 @@
 """The wire between `kismet-host` and its clients: framing, messages, limits, errors, logs.
 
-Depends on msgpack only. docs/protocol.md is the human-readable form of this package.
+Depends on msgpack only (`protocol.logsign`, imported on its own, also on cryptography).
+docs/protocol.md is the human-readable form of this package.
 """
 
 from .errors import ERRORS, ProtocolError

@@ -9,6 +9,7 @@ ERRORS = {
     "bad_message": "That message is not one the host understands.",
     "version": "This host speaks a different version of the protocol. Please update.",
     "hello_first": "Please say hello first.",
+    "name_taken": "Somebody here already goes by that name. Please pick another name.",
     "full": "The host is full right now. Please try again later.",
     "slow_down": "Too many messages at once. Please slow down.",
     "no_table": "There is no such table.",
@@ -22,6 +23,7 @@ ERRORS = {
     "playing": "A game is running at this table.",
     "not_seated": "You are watching, not playing: only players act.",
     "illegal": "That move is not allowed.",
+    "too_quick": "Too quick: the dice were only just shown. Look first, then move.",
     "no_bots": "This host does not run bots.",
     "idle": "Closed after a long silence.",
     "replaced": "You connected again from somewhere else.",
@@ -43,4 +45,7 @@ class ProtocolError(Exception):
         self.words = words or ERRORS[code]
         # fatal: the connection is closed after the error is sent.
         self.fatal = fatal
+        # The request this refusal answers, when it is known before the message is parsed
+        # (a body refused for a limit still names its `id`: protocol.framing).
+        self.re: int | None = None
         super().__init__(self.words)

@@ -67,10 +67,28 @@ def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> Plain:
             max_map_len=lim.max_map, max_ext_len=0, ext_hook=_no_ext,
         )
     except Exception as exc:  # msgpack raises many kinds: all mean "unreadable"
-        raise _unreadable(exc) from None
+        refusal = _unreadable(exc)
+        if refusal.code == "bad_message":  # well-formed but over a limit: answer its request
+            refusal.re = _request_id_of(body, lim)
+        raise refusal from None
     if not isinstance(value, dict):
         raise ProtocolError("bad_frame", "A message must be a map with a type.")
     return value
+
+
+def _request_id_of(body: bytes, lim: FrameLimits) -> int | None:
+    """The `id` of a body refused for a container limit, read again with the frame's size as
+    the only bound (a frame is at most lim.max_frame bytes, so this is bounded too; msgpack
+    bounds the nesting itself), so the refusal answers the request it refuses."""
+    from .messages import request_id  # (messages is the parser above framing)
+    try:
+        value = msgpack.unpackb(
+            body, raw=False, strict_map_key=False, max_str_len=lim.max_frame,
+            max_bin_len=lim.max_frame, max_array_len=lim.max_frame, max_map_len=lim.max_frame,
+            max_ext_len=0, ext_hook=_no_ext)
+    except Exception:
+        return None
+    return request_id(value)
 
 
 def _unreadable(exc: Exception) -> ProtocolError:
@@ -112,6 +130,10 @@ class FrameReader:
 
     def feed(self, data: bytes) -> None:
         self._buffer += data
+
+    def buffered(self) -> bool:
+        """Whether any bytes wait (a whole frame, or the start of one)."""
+        return bool(self._buffer)
 
     def next_message(self) -> Plain | None:
         """The next whole message, or None until one has arrived in full. Raises

@@ -6,7 +6,9 @@ against a host. docs/protocol.md lists them for other implementations.
 
 # Protocol version: a host accepts a hello only with exactly this version. Version 2: chance
 # enters as events (commit, players' entropy, revealed values, seed revealed at the end).
-PROTOCOL_VERSION = 2
+# Version 3: the chance seed is keyed by the secret seed and the commit is domain-separated
+# (kismet_tui.rules.rng), and a game's header says its `version`.
+PROTOCOL_VERSION = 3
 # The bytes of entropy a player sends with ready/start (kismet_tui.rules.rng.ENTROPY_BYTES).
 ENTROPY_BYTES = 16
 
@@ -56,3 +58,8 @@ MAX_SEND_BUFFER = 2 * 1024 * 1024  # bytes queued to a slow reader before it is 
 
 # ---- games -----------------------------------------------------------------------------------
 DIGEST_EVERY = 32              # a client sends its digest at least every this many events
+# [D20] A race grab or a knock that reaches the host sooner than this after the throw was
+# written to the player's connection is refused (`too_quick`, at no cost): no person sees
+# three dice and moves in less (simple visual reaction alone takes 150-250 ms), so such an
+# action was sent before the dice could be seen. Bots wait at least this long too.
+REACTION_FLOOR_MS = 100

@@ -12,6 +12,10 @@ emoji (joined ones too). What goes:
 Nothing is rewritten: every client renders names and chat as plain text, never as markup.
 Lengths are the callers' (protocol.messages), in their own words.
 
+`name_key` says when two names are one to a reader: NFKC, case folded, and Unicode's
+confusable skeleton (protocol.skeleton), so "NORA", "ｎｏｒａ" and "nora" are one name, and
+so are "сarol" (a Cyrillic с) and "carol".
+
     >>> clean_chat("hi [b]there[/b]\x1b[31m  !")
     'hi [b]there[/b] !'
 """
@@ -22,6 +26,7 @@ import re
 import unicodedata
 
 from . import limits
+from .skeleton import skeleton
 
 MAX_MARKS = 3   # combining marks kept on one base character (Vietnamese needs 2, keycaps 2)
 
@@ -82,3 +87,18 @@ def clean_name(name: str) -> str:
 def clean_chat(text: str) -> str:
     """One chat line as typed, made safe (may come out empty; its length is the caller's)."""
     return clean_text(text)
+
+
+def name_key(name: str) -> str:
+    """What `name` looks like, as one string: names that look alike have one key.
+
+    Cleaned, NFKC, case folded, then the confusable skeleton; folded and mapped once more,
+    because a skeleton may be a capital ("0" looks like "O", which folds to "o").
+
+    >>> name_key("NORA") == name_key("ｎｏｒａ") == name_key("n0ra") == name_key("nora")
+    True
+    """
+    key = clean_text(name)
+    for _ in range(2):
+        key = skeleton(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", key).casefold()))
+    return key

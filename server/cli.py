@@ -1,7 +1,7 @@
 """`kismet-host`: run a host from the command line (the composition root: adds bots).
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
-                [--max-per-address 8] [--cap-loopback] [--keep-games N]
+                [--max-per-address 8] [--cap-loopback] [--keep-games N] [--tables-per-player 3]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--max-sessions N]
                 [--no-announce]
 
@@ -24,6 +24,7 @@ DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
 DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and at each door
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
+DEFAULT_TABLES_PER_PLAYER = 3  # server.table_share.DEFAULT_TABLES_PER_PLAYER, likewise
 DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
 DEFAULT_WEB_PORT = 8080          # server/web.py too
 
@@ -84,18 +85,33 @@ async def serve(args) -> int:
               f"Games could not be saved; give a folder it can write with --state-dir.",
               file=sys.stderr)
         return 2
+    from server.identity import HostIdentity
+    try:
+        identity = HostIdentity.load(args.state_dir)
+    except OSError as exc:  # unreadable, or not a key (IdentityError)
+        why = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
+        print(f"kismet-host: cannot use this host's key: {why}. Move that file away to have a "
+              f"new key made (players then see a new fingerprint).", file=sys.stderr)
+        return 2
     factory = bot_factory() if args.bots > 0 else None
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
-                keep_games=args.keep_games)
+                keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None,
+                identity=identity)
+    from server.state_lock import StateFolderBusy
     try:
         await host.start(args.bind, args.port)
+    except StateFolderBusy as exc:
+        print(f"kismet-host: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"kismet-host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1
     assert host.port is not None  # a start that returned is listening
     print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    print(f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
+          f"`kismet-replay --verify` shows it).")
     for line in host.resumed + host.set_aside_lines:
         print(line)
     if host.tables:
@@ -186,8 +202,10 @@ async def open_doors(args, host) -> list[Door] | None:
     if not args.no_announce:
         from .discovery import Announcer
 
-        announcer = Announcer(host, ssh_port=ssh_port,
-                              addresses=None if args.bind in ("0.0.0.0", "", "::") else [args.bind])
+        # Bound to one IPv4 address, the host is reached there only: announce it there only.
+        bound = None if args.bind in ("0.0.0.0", "", "::") else [args.bind]
+        on = bound if bound and all(part.isdigit() for part in args.bind.split(".")) else None
+        announcer = Announcer(host, ssh_port=ssh_port, addresses=bound, interfaces=on)
         try:
             await announcer.start()
         except Exception as exc:  # no multicast here: play on, only without being found
@@ -223,8 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="cap loopback (127.0.0.1, ::1) like any other address; by default it is "
                              "exempt, as the host's bots and players logged into this machine use it")
     parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
-                        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}); the "
-                             f"oldest go first, unfinished games are never removed")
+                        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}; 0: "
+                             f"keep all); the oldest go first, unfinished games are never removed")
+    parser.add_argument("--tables-per-player", type=int, default=DEFAULT_TABLES_PER_PLAYER,
+                        help=f"open tables one player may own (default {DEFAULT_TABLES_PER_PLAYER}; "
+                             f"0: no cap). A player is their ssh key or token, and their address "
+                             f"where addresses are capped")
     parser.add_argument("--ssh", nargs="?", type=int, const=DEFAULT_SSH_PORT, default=None, metavar="PORT",
                         help=f"also let players in over ssh, with nothing installed (port {DEFAULT_SSH_PORT} "
                              f"if none given)")
@@ -246,6 +268,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.ssh_keys and args.ssh is None:
         parser.error("--ssh-keys goes with --ssh.")
+    for option in ("keep_games", "tables_per_player", "max_per_address"):
+        if getattr(args, option) < 0:
+            parser.error(f"--{option.replace('_', '-')} is a count: 0 or more (0: no limit).")
     args.state_dir = args.state_dir or default_state_dir()
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")

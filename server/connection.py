@@ -6,6 +6,12 @@ it says anything: how many connections the host holds, how many one address may 
 messages (a token bucket, each drop answered, a flood closed), and how long a connection may
 wait before hello or stay silent (the sweep). Each whole frame goes to `host._handle`, to
 completion, in the order it was read.
+
+Connections are served fairly: one read handles at most MESSAGES_PER_TURN messages; if more
+are waiting, the connection stops reading and waits its turn behind everyone else whose
+bytes arrived (the rest is handled from the next turn of the event loop, and reading resumes
+once its buffer is empty). So 200 connections that each send a burst at once delay an
+honest player's ping by one round of a few messages each, not by every burst in full.
 """
 
 from __future__ import annotations
@@ -31,6 +37,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("kismet.host")
 
 DEFAULT_MAX_PER_ADDRESS = 8
+# Messages one connection has handled before the others get their turn. Small enough that a
+# round of 200 flooders stays well under the 50 ms an honest ping may wait; large enough that
+# a normal client's few messages (an act, a digest, a ping) go in one turn.
+MESSAGES_PER_TURN = 4
 
 
 def address_of(peer) -> str | None:
@@ -52,7 +62,8 @@ class Connection(asyncio.Protocol):
     """One client's connection: frames are handled as they arrive (`received`)."""
 
     __slots__ = ("host", "transport", "frames", "player", "tokens", "refilled", "strikes",
-                 "last_heard", "opened", "closed", "peer", "last_replay", "counted", "door")
+                 "last_heard", "opened", "closed", "peer", "last_replay", "counted", "door",
+                 "waiting_turn", "last_desync_log", "corked")
 
     def __init__(self, host: Host) -> None:
         self.host = host
@@ -68,6 +79,11 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.peer = None
         self.last_replay = 0.0
+        self.waiting_turn = False   # reading paused until the loop comes back to it (fairness)
+        self.last_desync_log = 0.0  # server/relay.py logs a flood of desyncs once a second
+        # While its own messages are handled, what it is sent is gathered here and written
+        # in one piece at the end of its turn (a system call per turn, not per answer).
+        self.corked: list[bytes] | None = None
         self.counted: str | None = None  # the address this connection counts against
         # Set at hello when the client offers a pass its door issued (server/door_pass.py):
         # the ssh or web player's real address and proof. None for a direct connection.
@@ -100,6 +116,9 @@ class Connection(asyncio.Protocol):
 
     def send_bytes(self, frame: bytes) -> None:
         if self.closed:
+            return
+        if self.corked is not None:
+            self.corked.append(frame)
             return
         transport = self.transport
         if transport.is_closing():
@@ -136,8 +155,15 @@ class Connection(asyncio.Protocol):
         self.strikes += 1
         return False
 
+    def flush(self) -> None:
+        """Write what was gathered during this connection's turn."""
+        frames, self.corked = self.corked, None
+        if frames:
+            self.send_bytes(b"".join(frames))
+
     def close(self) -> None:
         if not self.closed:
+            self.flush()  # the last words (an error saying why) go out before it closes
             self.closed = True
             self.transport.close()
 
@@ -201,35 +227,70 @@ def came_through(host, conn: Connection, door: DoorPass) -> bool:
 
 
 def received(host, conn: Connection, data: bytes) -> None:
-    """Handle every whole frame that has arrived, in order, each to completion."""
+    """Take in arrived bytes and handle the whole frames among them (a turn's worth)."""
     if conn not in host.connections:
         return  # refused at the door, or already ended
     conn.frames.feed(data)
+    if not conn.waiting_turn:
+        serve(host, conn)
+
+
+def _next_turn(host, conn: Connection) -> None:
+    conn.waiting_turn = False
+    if conn.closed or conn not in host.connections:
+        return
+    serve(host, conn)
+
+
+def serve(host, conn: Connection) -> None:
+    """One turn of the connection: its messages handled, what they answered written at once."""
+    conn.corked = []
+    try:
+        over = _handle_turn(host, conn)
+    finally:
+        conn.flush()
+    if over:
+        # Closed while handling its own messages (a fatal error, a flood, a replacement):
+        # the player leaves now, before anything else runs.
+        ended(host, conn)
+
+
+def _handle_turn(host, conn: Connection) -> bool:
+    """Handle up to MESSAGES_PER_TURN whole frames, in order, each to completion; with more
+    waiting, pause reading and come back on the loop's next turn (after the others).
+    True when the connection is over."""
+    handled = 0
     try:
         while not conn.closed:
+            if handled == MESSAGES_PER_TURN and conn.frames.buffered():
+                conn.waiting_turn = True
+                conn.transport.pause_reading()
+                asyncio.get_running_loop().call_soon(_next_turn, host, conn)
+                return False
+            handled += 1
             try:
                 message = conn.frames.next_message()
             except ProtocolError as exc:
-                conn.error(exc.code, exc.words)
+                conn.error(exc.code, exc.words, exc.re)
                 if exc.fatal:
                     break
                 continue
             if message is None:
-                return  # the rest has not arrived yet
+                if not conn.transport.is_reading():
+                    conn.transport.resume_reading()  # its turns are over: read again
+                return False  # the rest has not arrived yet
             conn.last_heard = time.monotonic()
             if not conn.within_rate():
                 # Each dropped message is answered, so a client never waits in vain.
                 conn.error("slow_down", re=request_id(message))
-                if conn.strikes > limits.FLOOD_STRIKES:
+                if conn.strikes >= limits.FLOOD_STRIKES:  # the 40th drop is the last
                     conn.error("slow_down", "Too many messages: closing this connection.")
                     break
                 continue
             host._handle(conn, message)
     except Exception:
         log.exception("connection %s failed", conn.peer)
-    # Closed while handling its own messages (a fatal error, a flood, a replacement):
-    # the player leaves now, before anything else runs.
-    ended(host, conn)
+    return True
 
 
 def ended(host, conn: Connection) -> None:

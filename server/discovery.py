@@ -4,6 +4,9 @@
 The announcement is a `_kismet._tcp` service: its port is the host's, its text record says
 the host's name, how many tables are open and, when there is one, the ssh port. The count
 is kept current while the host runs; `kismet-host --no-announce` sends nothing at all.
+Both take `interfaces`: the addresses of the interfaces to multicast on (zeroconf's own
+argument; None: every interface). A host bound to one address announces on that one only,
+and the tests keep to ["127.0.0.1"], so nothing of theirs leaves the machine.
 """
 
 from __future__ import annotations
@@ -47,8 +50,10 @@ class Announcer:
     """Announces `host` (a server.Host, started) as NAME until stopped."""
 
     def __init__(self, host, name: str | None = None, addresses: list[str] | None = None,
-                 ssh_port: int | None = None, port: int | None = None):
+                 ssh_port: int | None = None, port: int | None = None,
+                 interfaces: list[str] | None = None):
         self.host = host
+        self.interfaces = interfaces
         self.port = port  # where players connect, when not the host's own listener
         self.name = name or socket.gethostname() or "Kismet"
         self.addresses = addresses
@@ -68,10 +73,7 @@ class Announcer:
             server=f"{socket.gethostname() or 'kismet'}.local.")
 
     async def start(self) -> None:
-        from zeroconf import IPVersion
-        from zeroconf.asyncio import AsyncZeroconf
-
-        zc = self.zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
+        zc = self.zc = new_zeroconf(self.interfaces)
         info = self.info = self._service_info()
         announced = await zc.async_register_service(info, allow_name_change=True)
         self._refresher = asyncio.create_task(self._refresh(zc, info, announced))
@@ -127,13 +129,22 @@ def _found(info) -> FoundHost | None:
                      int(ssh) if ssh.isdigit() else None)
 
 
-async def find_hosts(seconds: float = 2.0, zc=None) -> list[FoundHost]:
-    """The hosts that answer within `seconds`, by name (one line per host and port)."""
-    from zeroconf import IPVersion
-    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+def new_zeroconf(interfaces: list[str] | None) -> AsyncZeroconf:
+    """Zeroconf over IPv4 on `interfaces` (their addresses), or on every interface."""
+    from zeroconf import InterfaceChoice, IPVersion
+    from zeroconf.asyncio import AsyncZeroconf
+
+    return AsyncZeroconf(interfaces=interfaces or InterfaceChoice.All, ip_version=IPVersion.V4Only)
+
+
+async def find_hosts(seconds: float = 2.0, zc=None,
+                     interfaces: list[str] | None = None) -> list[FoundHost]:
+    """The hosts that answer within `seconds`, by name (one line per host and port), heard
+    on `zc` or else on `interfaces` (None: every interface)."""
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
 
     own = zc is None
-    zc = zc or AsyncZeroconf(ip_version=IPVersion.V4Only)
+    zc = zc or new_zeroconf(interfaces)
     names: set[str] = set()
 
     def changed(zeroconf, service_type, name, state_change) -> None:

@@ -4,20 +4,24 @@ Owns the `Player` (token, client id, name, their connection and table) and the h
 `players` by token: `hello` checks the protocol version (and a door's pass: the connection
 then counts against the player's real address), gives a new player a token or
 brings a returning one back (to a reserved bot seat or a seat resumed after a restart too),
-replaces an older connection of the same player, and answers `welcome`; `ping` answers the
-host's time. When a connection drops, a player in a running game stays seated (marked away);
-anyone else leaves their table and, with nothing to come back to, is forgotten.
+refuses a name that looks like one somebody else here holds or like a bot's, replaces an
+older connection of the same player, and answers `welcome`; `ping` answers the host's time.
+When a connection drops, a player in a running game stays seated (marked away); anyone else
+leaves their table and, with nothing to come back to, is forgotten.
 """
 
 from __future__ import annotations
 
+import re as regex
 import secrets
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from protocol import limits
 from protocol.errors import ProtocolError
+from protocol.text import name_key
 
-from . import connection, lobby
+from . import connection, lobby, table_share
 from .table import PLAYING, Table
 
 if TYPE_CHECKING:
@@ -44,8 +48,9 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         older = msg["version"] < limits.PROTOCOL_VERSION
         raise ProtocolError("version", f"This host speaks protocol version "
                             f"{limits.PROTOCOL_VERSION}, your client {msg['version']}. "
-                            + ("Please update your client: since version 2 no client learns "
-                               "a die or a card before it is shown." if older else
+                            + ("Please update your client: since version 3 nothing a client "
+                               "is shown tells a die or a card before it is thrown or dealt."
+                               if older else
                                "Please use matching versions."), fatal=True)
     if msg["door"] is not None:
         door = host.door_passes.find(msg["door"])
@@ -61,6 +66,11 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         if table is not None:  # a reserved bot seat, or a seat from before a restart
             player = new_player(host, msg["name"], token)
             player.table = table
+    fixed = fixed_name(player) if player is not None else None
+    if fixed is None:   # a name of one's own choosing: not one somebody else holds
+        refusal = name_refusal(host, msg["name"], player.token if player is not None else None)
+        if refusal is not None:
+            raise ProtocolError("name_taken", refusal)
     if player is None:
         player = new_player(host, msg["name"])
     if player.conn is not None and player.conn is not conn:
@@ -68,7 +78,7 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         player.conn = None  # so its closing does not mark the seat away
         old.error("replaced")
         old.close()
-    player.name = fixed_name(player) or msg["name"]
+    player.name = fixed or msg["name"]
     player.conn = conn
     conn.player = player
     table = player.table
@@ -85,6 +95,40 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
 
 def on_ping(host, conn: Connection, msg: dict, re) -> None:
     conn.send({"type": "pong", "re": re, "now": host.now_ms()})
+
+
+def name_refusal(host, name: str, token: str | None) -> str | None:
+    """Why the player holding `token` (None: a newcomer) cannot go by `name`, in words, or
+    None. Names that look alike (protocol.text.name_key) are one name; the bots' form
+    ("Bot 2 (hard)") is kept for the bots."""
+    if bot_form().fullmatch(name_key(name)):
+        return f"Names like {name} are kept for the host's bots: please pick another name."
+    holder = name_holder(host, name, token)
+    if holder is not None:
+        return f"Somebody called {holder} is already at this host: please pick another name."
+    return None
+
+
+def name_holder(host, name: str, token: str | None) -> str | None:
+    """The name, as shown, of somebody other than `token` here who goes by a name that looks
+    like `name`: connected, or holding a seat (away, or from before a restart)."""
+    key = name_key(name)
+    present = [player.name for player in host.players.values()
+               if player.token != token and (player.conn is not None or player.table is not None)]
+    present += [seat.name for table in host.tables.values() for seat in table.seats
+                if seat.token != token]
+    return next((other for other in present if name_key(other) == key), None)
+
+
+@lru_cache(maxsize=1)
+def bot_form() -> regex.Pattern[str]:
+    """The keys of names in the form the host gives its bots (lobby.py: "Bot 1 (easy)"), and
+    the runner's "Bot (easy)"; built from keys, so look-alikes ("B0t l") match too."""
+    def key(text: str) -> str:
+        return regex.escape(name_key(text))
+
+    digits = "".join(sorted({key(d) for d in "0123456789"}))
+    return regex.compile(f"{key('Bot')}(?: ?[{digits}]+)?(?: ?{key('(')}.*{key(')')})?")
 
 
 def table_holding(host, token: str) -> Table | None:
@@ -129,6 +173,7 @@ def dropped(host, conn: Connection) -> None:
         # Keep the player at the table: reconnecting with the token brings them back.
         if not table.running.away[seat]:
             table.stamp(-1, {"type": "away", "seat": seat})
+        table_share.look_again(host, table)
         table.send_table()
         return
     if table is not None:

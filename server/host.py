@@ -17,7 +17,8 @@ The jobs, each a module of functions taking the host:
 - server/table.py: one table, its game stamped, logged, broadcast, and its timers.
 
 Every handler runs to completion without awaiting, so the actions of one table are stamped
-and broadcast in exactly the order the event loop read them off the sockets.
+and broadcast in exactly the order they are handled: each connection's in the order it sent
+them, connections in turns of a few messages each (server/connection.py).
 `bot_factory(host, table_id, level, token)` (optional) starts a bot client for a reserved
 seat and returns its asyncio task; the host cancels the tasks when it stops.
 """
@@ -39,8 +40,10 @@ from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loop
 from .door_pass import DoorPasses
 from .handshake import Player  # noqa: F401
 from .starting import BOT_SEATING_WAIT_S  # noqa: F401
+from .state_lock import StateLock
 from .store import DEFAULT_KEEP_GAMES, GameWriter, Store
 from .table import Seat, Table
+from .table_share import DEFAULT_TABLES_PER_PLAYER
 
 log = logging.getLogger("kismet.host")
 
@@ -66,14 +69,22 @@ HANDLERS = {
 class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
-                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES):
-        self.store = Store(state_dir, disk, keep_games)
+                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES,
+                 identity=None, tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER):
+        # identity: the key that signs finished games (server/identity.py); None: the one
+        # kept in state_dir.
+        self.store = Store(state_dir, disk, keep_games, identity)
+        # One host per state folder (server/state_lock.py): held from start (or an earlier
+        # claim_state_folder) to stop.
+        self.state_lock: StateLock | None = None
         # Fair share: at most this many connections from one address (None: no cap). Loopback
         # is exempt unless cap_loopback: the host's own bots, players logged into this machine
         # and the sessions of an ssh or web front end all arrive from there.
         self.max_per_address = max_per_address
         self.cap_loopback = cap_loopback
         self.max_connections = max_connections
+        # Open tables one player may own (server/table_share.py; None: no cap).
+        self.tables_per_player = tables_per_player
         self.per_address: dict[str, int] = {}
         # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
         self.door_passes = DoorPasses()
@@ -93,7 +104,8 @@ class Host:
         self._sweeper: asyncio.Task | None = None
         self.desyncs = 0   # digests from clients that did not match (for tests and logs)
         # What start-up resumed and set aside (server/resume.py), for the CLI to print; and
-        # token -> words for the players of a set-aside table, told at hello.
+        # token -> words for the players of a set-aside table (or of a game closed while they
+        # were away, server/table_share.py), told at hello.
         self.resumed: list[str] = []
         self.set_aside_lines: list[str] = []
         self.set_aside: dict[str, str] = {}
@@ -107,11 +119,24 @@ class Host:
         """Host time: wall-clock ms at start, advanced by the monotonic clock."""
         return self._wall0 + int((time.monotonic() - self._mono0) * 1000)
 
+    def claim_state_folder(self) -> None:
+        """Take the state folder's lock, or raise StateFolderBusy (words naming the host that
+        has it). start() claims it too; a caller that touches the folder first claims early."""
+        if self.state_lock is None:
+            self.state_lock = StateLock.acquire(self.store.root)
+
     async def start(self, bind: str = "0.0.0.0", port: int = 0) -> None:
+        self.claim_state_folder()
+        assert self.state_lock is not None  # claimed, or StateFolderBusy was raised
         self.bind = bind
-        self._server = await asyncio.get_running_loop().create_server(
-            lambda: Connection(self), bind, port)
+        try:
+            self._server = await asyncio.get_running_loop().create_server(
+                lambda: Connection(self), bind, port)
+        except BaseException:
+            self.release_state_folder()
+            raise
         self.port = self._server.sockets[0].getsockname()[1]
+        self.state_lock.write(self.port)
         resume.resume_at_start(self)
         self._sweeper = asyncio.create_task(connection.sweep(self))
         log.info("listening on %s:%s", bind, self.port)
@@ -136,8 +161,15 @@ class Host:
                 await asyncio.wait_for(self._server.wait_closed(), 2)
             except (asyncio.TimeoutError, Exception):
                 pass
+        await asyncio.to_thread(self.store.close)  # a prune under way ends before the lock goes
+        self.release_state_folder()
         for handler in logging.getLogger().handlers:
             handler.flush()
+
+    def release_state_folder(self) -> None:
+        if self.state_lock is not None:
+            self.state_lock.release()
+            self.state_lock = None
 
     def connect_address(self) -> str:
         """Where an in-process bot should connect to reach this host."""

@@ -18,7 +18,7 @@ from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
 from protocol.errors import ProtocolError
 
-from . import starting, steering
+from . import starting, steering, table_share
 from .chance import valid_entropy
 from .table import PLAYING, Seat, Table
 
@@ -37,7 +37,11 @@ def on_create_table(host, conn: Connection, msg: dict, re) -> None:
     if player.table is not None:
         raise ProtocolError("already_at_table")
     if len(host.tables) >= limits.MAX_TABLES:
-        raise ProtocolError("full", "The host has as many tables as it can hold. Please join one.")
+        raise ProtocolError("full", f"The host holds {limits.MAX_TABLES} tables, its most: please "
+                            f"sit at one of them, or try again later (a table closes when its "
+                            f"players have left it).")
+    keys = table_share.keys_of(host, conn)
+    table_share.check_share(host, keys)
     try:
         options = normalize_options(msg["ruleset"], msg["options"])
         cls = game_module(msg["ruleset"]).GAME
@@ -56,6 +60,7 @@ def on_create_table(host, conn: Connection, msg: dict, re) -> None:
             raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
                                 f"The levels are: {', '.join(sorted(known))}.")
     table = Table(host, host.store.allocate_table_id(), msg["ruleset"], options, player.token)
+    table.opened_by = keys
     host.tables[table.id] = table
     table.seats.append(Seat(player.token, player.name))
     player.table = table
@@ -123,6 +128,7 @@ def arrive(host, table: Table, player: Player, rejoin: bool) -> None:
         table.send_table()
     if table.pending_start is not None and not starting.bots_missing(table):
         starting.start_now(host, table)
+    table_share.look_again(host, table)  # a closing clock stops: somebody is back
 
 
 def on_leave(host, conn: Connection, msg: dict, re) -> None:
@@ -150,16 +156,12 @@ def depart(host, player: Player) -> None:
             del table.seats[seat]
     if table.owner == player.token and (table.state != PLAYING or seat is None):
         pass_ownership(table)
-    if not any(table.connected(t) for t in table.member_tokens() if not is_bot(table, t)):
-        if table.state != PLAYING:
-            close_table(host, table)
-            return
+    if table.state != PLAYING and not table_share.any_human_here(table):
+        close_table(host, table)
+        return
+    if table.state == PLAYING:
+        table_share.look_again(host, table)
     table.send_table()
-
-
-def is_bot(table: Table, token: str) -> bool:
-    seat = table.seat_of(token)
-    return seat is not None and table.seats[seat].bot is not None
 
 
 def pass_ownership(table: Table) -> None:

@@ -3,7 +3,8 @@ keep every client's copy of the game the host's.
 
 `act` is re-encoded from its validated fields and handed to the table, which stamps it (the
 engine first, then the log, then every member; server/table.py, which also runs the game's
-timers). `digest` compares a client's digest at an event with the host's, answers a
+timers), unless it answers a throw sooner than a person could (server/reaction.py, [D20]).
+`digest` compares a client's digest at an event with the host's, answers a
 mismatch with `desync` and the whole game; digests off the checkpoints cost the host a
 replay, so at most one a second per connection is checked. `resync` sends the whole game.
 """
@@ -15,10 +16,11 @@ import time
 from typing import TYPE_CHECKING
 
 from protocol.actions import build_action
+from protocol.framing import encode
 from protocol.errors import ProtocolError
 
 from .lobby import seated
-from .table import PLAYING
+from .table import PLAYING, Table
 
 if TYPE_CHECKING:
     from .connection import Connection
@@ -31,13 +33,25 @@ def on_act(host, conn: Connection, msg: dict, re) -> None:
     if table.state != PLAYING:
         raise ProtocolError("no_game")
     # Re-encoded from the validated fields only: nothing else the client sent is kept.
-    table.stamp(seat, build_action(table.ruleset, msg["action"]), sender=conn, re=re)
+    action = build_action(table.ruleset, msg["action"])
+    # [D20] A grab or knock before the dice could be seen is refused here, by the host's
+    # clock, before the engine: it is never stamped, so it costs nothing and no log has it.
+    table.throw_shown.check(table.ruleset, action, conn)
+    table.stamp(seat, action, sender=conn, re=re)
+
+
+def game_table(conn: Connection) -> Table:
+    """The table of the connection's player, if it has a game (running or just finished)."""
+    table = conn.known_player.table
+    if table is None:
+        raise ProtocolError("not_at_table")
+    if table.header is None:
+        raise ProtocolError("no_game")
+    return table
 
 
 def on_digest(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.known_player.table
-    if table is None or table.header is None:
-        raise ProtocolError("no_game")
+    table = game_table(conn)
     seq = msg["seq"]
     if seq > len(table.events):
         raise ProtocolError("bad_message", f"Event {seq} has not happened yet.")
@@ -51,15 +65,18 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
     mine = table.digest_at(seq)
     if mine != msg["digest"]:
         host.desyncs += 1
-        log.warning("desync at table %s seq %s for client %s", table.id, seq, conn.known_player.client_id)
-        conn.send({"type": "desync", "re": re, "seq": seq, "digest": mine})
-        conn.send(table.game_message())
+        now = time.monotonic()
+        if now - conn.last_desync_log >= 1.0:  # a client sending wrong digests on purpose
+            conn.last_desync_log = now           # must not fill the host's log
+            log.warning("desync at table %s seq %s for client %s", table.id, seq,
+                        conn.known_player.client_id)
+        # The answer and the whole game in one write (one system call, not two).
+        conn.send_bytes(encode({"type": "desync", "re": re, "seq": seq, "digest": mine})
+                        + table.game_frame())
     else:
         conn.ok(re)
 
 
 def on_resync(host, conn: Connection, msg: dict, re) -> None:
-    table = conn.known_player.table
-    if table is None or table.header is None:
-        raise ProtocolError("no_game")
+    table = game_table(conn)
     conn.send(table.game_message(re))

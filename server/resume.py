@@ -17,8 +17,12 @@ its last whole event, and the start-up line says how many bytes were dropped.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
+from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_chance_version
+
+from . import table_share
 from .chance import GameSecret
 from .table import Seat, Table
 
@@ -75,6 +79,7 @@ def _save_table(host, table: Table, path: Path) -> None:
         "owner": table.owner, "games_played": table.games_played,
         "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
         "game_file": path.name,
+        "opened_by": list(table.opened_by),  # the fair share goes on counting after a restart
         # The running game's secret, kept beside the tokens (owner-only file) so a
         # restarted host can go on drawing; gone when the game ends and reveals it.
         "server_seed": table.secret.server_seed.hex(),
@@ -104,6 +109,8 @@ def resume_tables(host) -> tuple[list[str], list[str]]:
         except Exception as exc:  # anything at all: this table is set aside, the host goes on
             reason = str(exc) if isinstance(exc, Damaged) else _why(exc)
             table_id = record["id"] if record is not None else path.stem
+            # Whom to tell, read before the files move (an unreadable file: what is legible).
+            tokens = _tokens(record) if record is not None else _salvaged_tokens(path)
             try:
                 folder = store.set_aside(files, table_id, reason)
                 where = f"its files are in {folder}"
@@ -114,7 +121,7 @@ def resume_tables(host) -> tuple[list[str], list[str]]:
             set_aside.append(line)
             if isinstance(record, dict) and isinstance(record.get("id"), int):
                 store.note_table_id(record["id"])
-            for token in _tokens(record):
+            for token in tokens:
                 host.set_aside[token] = (
                     f"Your table {table_id} could not be taken up again after the host "
                     f"restarted: {reason}. It was set aside; please join or open another.")
@@ -144,6 +151,23 @@ def _tokens(record) -> list[str]:
             if isinstance(s, dict) and isinstance(s.get("token"), str) and not s.get("bot")]
 
 
+# A human seat as json.dumps writes it in a table file (_save_table), and the owner: what an
+# unreadable table file (cut short, garbled) may still say about whom to tell.
+_HUMAN_SEAT = re.compile(r'"token": "([A-Za-z0-9_-]{1,64})", "name": "(?:[^"\\]|\\.)*", "bot": null')
+_OWNER = re.compile(r'"owner": "([A-Za-z0-9_-]{1,64})"')
+
+
+def _salvaged_tokens(path: Path) -> list[str]:
+    """The human players' tokens still legible in a table file that does not parse."""
+    try:
+        with open(path, "rb") as stream:
+            text = stream.read(1 << 20).decode("utf-8", "replace")  # table files are small
+    except OSError:
+        return []
+    found = [m.group(1) for m in _OWNER.finditer(text)] + [m.group(1) for m in _HUMAN_SEAT.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
 def _resume_one(host, record: dict, game_path: Path) -> str | None:
     store = host.store
     header, events, end, torn = store.read_game(game_path)
@@ -159,14 +183,22 @@ def _resume_one(host, record: dict, game_path: Path) -> str | None:
     table = Table(host, record["id"], record["ruleset"], record["options"], record.get("owner"))
     table.games_played = record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
     table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
+    opened_by = record.get("opened_by")
+    if isinstance(opened_by, list) and all(isinstance(key, str) for key in opened_by):
+        table.opened_by = tuple(opened_by)
     writer = store.open_game(game_path, header, table.id, events)  # rewritten whole: no torn tail
     try:
-        table.resume(header, events, writer, GameSecret.from_hex(record.get("server_seed")))
+        # The secret keeps the derivation of the game it was saved with (version 2 or 3).
+        version = header_chance_version(header)
+        secret = GameSecret.from_hex(record.get("server_seed"),
+                                     version if version in KNOWN_CHANCE_VERSIONS else CHANCE_VERSION)
+        table.resume(header, events, writer, secret)
     except Exception:
         writer.close()
         raise
     host.tables[table.id] = table
     store.note_table_id(table.id)
+    table_share.look_again(host, table)  # nobody is back yet: it closes unless someone returns
     for seat in table.seats:
         if seat.bot:
             host._spawn_bot(table, seat)

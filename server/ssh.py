@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 import re
 from typing import Callable
 from pathlib import Path
@@ -36,6 +35,7 @@ from . import rejoin_code
 
 from .door_limits import SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
+from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
 from .ssh_keys import AuthorizedKeys
@@ -43,7 +43,6 @@ from .ssh_keys import AuthorizedKeys
 log = logging.getLogger("kismet.ssh")
 
 DEFAULT_SSH_PORT = 2222
-HOST_KEY_FILE = "ssh_host_ed25519_key"
 # What a session's keys may fill on the host before its client must wait: ssh's window (what
 # asyncssh buffers while the door does not read) is small, so a flood waits at the sender.
 INPUT_WINDOW = 64 * 1024
@@ -70,19 +69,13 @@ def clean_term(term_type: object) -> str:
 
 
 def load_host_key(state_dir) -> asyncssh.SSHKey:
-    """The host's key: read from the state folder, or made there once (mode 600)."""
-    path = Path(state_dir) / HOST_KEY_FILE
-    if path.exists():
-        os.chmod(path, 0o600)
-        return asyncssh.read_private_key(str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = asyncssh.generate_private_key("ssh-ed25519", comment="kismet-host")
-    temporary = path.with_suffix(".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(key.export_private_key())
-    os.replace(temporary, path)
-    return key
+    """The host's key: its identity (server/identity.py), which also signs its games."""
+    return asyncssh.import_private_key(HostIdentity.load(state_dir).private_bytes())
+
+
+def key_proof(key: asyncssh.SSHKey) -> str:
+    """What proves a player who logged in with `key` (their seats file, their door pass)."""
+    return "ssh-key " + key.get_fingerprint("sha256")
 
 
 def name_problem(name: str) -> str | None:
@@ -151,18 +144,11 @@ class SshServer:
         return f"{self.host.connect_address()}:{self.host.port}"
 
     def name_taken(self, name: str, token: str | None) -> bool:
-        """Somebody else is here under `name`: connected, or holding a seat while away."""
-        wanted = name.casefold()
-        return any(player.name.casefold() == wanted and player.token != token
-                   and (player.conn is not None or player.table is not None)
-                   for player in self.host.players.values())
+        """Somebody else is here under `name` or a look-alike of it (protocol.text.name_key):
+        connected, or holding a seat while away."""
+        from .handshake import name_holder
 
-
-    def seat_waiting(self, name: str) -> bool:
-        """A player's seat at a table holds `name` (after a restart, before they are back)."""
-        wanted = name.casefold()
-        return any(seat.bot is None and seat.name.casefold() == wanted
-                   for table in self.host.tables.values() for seat in table.seats)
+        return name_holder(self.host, name, token) is not None
 
 
 class Gate(asyncssh.SSHServer):
@@ -301,15 +287,20 @@ class PlayerSession(asyncssh.SSHServerSession):
     def sit_down(self, name: str) -> None:
         """Open the app for a usable `name`, once this login has the right to it: a key's
         own seat, or a new player; a keyless name that holds a seat asks for its code."""
+        from .handshake import name_refusal
+
         key = self.gate.key
         if key is not None:
-            proof = "ssh-key " + key.get_fingerprint("sha256")
-            if self.server.name_taken(name, self.token_for(name, proof)):
-                self.ask_name(f"Somebody called {name} is already at this host.")
-            else:
+            proof = key_proof(key)
+            problem = self.taken_words(name, self.token_for(name, proof))
+            if problem is None:
                 self.start_app(name, proof)
-        elif self.server.name_taken(name, None) or self.server.seat_waiting(name):
+            else:
+                self.ask_name(problem)
+        elif self.server.name_taken(name, None):  # (a seat from before a restart too)
             self.ask_code(name)
+        elif (problem := name_refusal(self.server.host, name, None)) is not None:
+            self.ask_name(problem)  # a name in the bots' form
         else:
             code = rejoin_code.new_code()
             self.chan.write(f"\r\nYour rejoin code is {rejoin_code.shown(code)}. If your line drops, "
@@ -317,10 +308,29 @@ class PlayerSession(asyncssh.SSHServerSession):
                             f"?, shows it too).\r\n".encode())
             self.start_app(name, rejoin_code.identity(name, code), code)
 
-    def token_for(self, name: str, proof: str) -> str | None:
+    def token_for(self, name: str, proof: str):
+        """The token saved for NAME with this proof: a str, None, or saved_seats.Damaged."""
         from kismet_tui.saved_seats import load_token
 
         return load_token(self.server.host_address(), name, self.server.seats_file(name, proof))
+
+    def taken_words(self, name: str, token) -> str | None:
+        """Why a login whose saved token for `name` is `token` cannot go by it, or None."""
+        from kismet_tui.saved_seats import Damaged
+
+        from .handshake import name_refusal
+
+        if isinstance(token, Damaged):
+            # Perhaps the rightful owner, whose proof was in that file: say what happened.
+            if self.server.name_taken(name, None):
+                return (f"Your saved seat as {name} could not be read (its file was damaged and "
+                        "is set aside), so this host cannot tell the seat is yours. Please pick "
+                        "another name.")
+            return None
+        if self.server.name_taken(name, token):
+            return f"Somebody called {name} is already at this host."
+        # The host would refuse a bot's name too (server/handshake.py): ask before the app.
+        return name_refusal(self.server.host, name, token)
 
     def ask_name(self, problem: str) -> None:
         self.chan.write(f"\r\n{problem}\r\nYour name at the table: ".encode())
@@ -347,8 +357,12 @@ class PlayerSession(asyncssh.SSHServerSession):
             proof = rejoin_code.identity(name, code)
             token = self.token_for(name, proof)
             # The code is right when its file holds the token of the one holding the name.
-            if token is not None and not self.server.name_taken(name, token):
+            if isinstance(token, str) and not self.server.name_taken(name, token):
                 self.start_app(name, proof, code)
+                return
+            if token is not None and not isinstance(token, str):   # saved_seats.Damaged
+                self.ask_name(self.taken_words(name, token) or f"Somebody called {name} is "
+                              "already at this host.")
                 return
         self.wrong_codes += 1
         log.info("a wrong rejoin code for %s from %s", name, self.gate.address)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from kismet_tui.rules import game_module
 from protocol.errors import ProtocolError
 
-from . import steering
+from . import steering, table_share
 from .chance import valid_entropy
 from .store import StoreError
 from .table import PLAYING, Table
@@ -91,9 +91,9 @@ def start_game(table: Table, told=None) -> str | None:
     and gets them as the answer) was sent when the start failed and the table stayed
     where it was."""
     state, ready = table.state, [seat.ready for seat in table.seats]
+    options = table_share.game_options(table)
     try:
-        table.start_game()
-        return None
+        table.start_game(options)
     except StoreError as exc:
         words = (f"The game could not start: the host cannot save it ({exc.why}). "
                  f"The table stays in the lobby.")
@@ -101,5 +101,10 @@ def start_game(table: Table, told=None) -> str | None:
     except Exception:
         log.exception("table %s: the game could not start", table.id)
         words = "The game could not start: something went wrong on the host. The table stays in the lobby."
+    else:
+        capped = table_share.capped_words(table, options)
+        if capped is not None:
+            table.broadcast({"type": "notice", "code": "away_limit", "words": capped})
+        return None
     table.abandon_start(state, ready, words, told=told)
     return words

@@ -12,9 +12,17 @@ saw. The table file holds what the log does not: the owner and the rejoin token 
 removed when the game ends. Neither file is read by anything but the host and the replay
 viewer.
 
+Pruning the finished logs beyond the keep (thousands of files: listed, stat'ed, sorted,
+removed) happens on a worker thread of its own when a game ends, never on the event loop:
+one prune at a time, a request while one runs coalesced into one more after it, an error
+logged. A log being written is never pruned: the store knows the logs it has open.
+
 Every write is checked (`Disk`): a short write, a full or read-only disk, an I/O error raise
 `StoreError` with words for players, and a record that could not be written whole is cut
 off again, so the log never holds half a record followed by a good one.
+
+A finished log ends with the host's signature (protocol/logsign.py): the writer hashes every
+byte it writes, and the last event, the end record and the signature go out in one write.
 
 When to fsync: the header with its table file (a game players can come back to), and the end
 record (a finished game is what players keep). Not each event: the events of a running game
@@ -27,13 +35,22 @@ the grab order's whole budget).
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
+import logging
 import os
 import re
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from protocol.gamelog import LogError, iter_records, read_log_full, record_bytes
+from protocol.gamelog import MARK_EVERY, LogError, iter_records, prefix_mark, read_log_full, record_bytes
+from protocol.logsign import signature_record, signed_message
+
+from .identity import HostIdentity
+
+log = logging.getLogger("kismet.host")
 
 # errno -> how players are told why the host cannot save ("its disk is full"). Looked up by
 # OSError.errno, which is None for an error the OS did not number.
@@ -129,13 +146,19 @@ def _unlink(path: Path) -> None:
 
 
 class GameWriter:
-    """Appends one game's records to its log file, each write checked."""
+    """Appends one game's records to its log file, each write checked; signs the end."""
 
-    def __init__(self, path: Path, header: dict, table_id: int, events=(), disk: Disk | None = None):
+    def __init__(self, path: Path, header: dict, table_id: int, events=(), disk: Disk | None = None,
+                 identity: HostIdentity | None = None, on_close=None):
         self.path = path
         self.disk = disk or Disk()
-        data = record_bytes({"kind": "header", "header": header, "table": table_id})
-        data += b"".join(record_bytes({"kind": "event", **event}) for event in events)
+        self.identity = identity  # None: the log is not signed
+        self._on_close = on_close  # the store's: this log may be pruned once it is closed
+        # SHA-256 of every byte of whole records on disk, and the end record's marks so far.
+        self._hash = hashlib.sha256()
+        self._marks: list[bytes] = []
+        data = self._hashed(record_bytes({"kind": "header", "header": header, "table": table_id}))
+        data += b"".join(self._event_bytes(event) for event in events)
         # A torn tail from a crash is gone once we rewrite.
         _write_file(self.disk, path, data, sync=True)
         try:
@@ -153,14 +176,21 @@ class GameWriter:
             raise ValueError(f"the game log {self.path.name} is closed")
         return self._fd
 
+    def _hashed(self, frame: bytes) -> bytes:
+        self._hash.update(frame)
+        return frame
+
+    def _event_bytes(self, event: dict) -> bytes:
+        frame = self._hashed(record_bytes({"kind": "event", **event}))
+        if event["seq"] % MARK_EVERY == 0:
+            self._marks.append(prefix_mark(self._hash.digest()))
+        return frame
+
     def append(self, event: dict, end: dict | None = None) -> None:
-        """One event; with `end` (the end record's fields), the end record too, in one write,
-        then fsync: the game is finished on disk before anyone is shown it finished."""
-        data = record_bytes({"kind": "event", **event})
-        if end is not None:
-            data += record_bytes({"kind": "end", **end})
-        write_all(self.disk, self.fd, data, self.size)
-        self.size += len(data)
+        """One event; with `end` (the end record's fields), the end record and the signature
+        too, in one write, then fsync: the game is finished on disk before anyone is shown
+        it finished."""
+        self._write(lambda: self._event_bytes(event), end)
         if end is not None:
             try:
                 self.disk.fsync(self.fd)
@@ -171,25 +201,47 @@ class GameWriter:
     def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            record: dict[str, object] = {"kind": "end", "result": result}
+            end: dict[str, object] = {"result": result}
             if server_seed is not None:
-                record["server_seed"] = server_seed  # protocol version 2: revealed at the end
-            write_all(self.disk, self.fd, record_bytes(record), self.size)
+                end["server_seed"] = server_seed  # protocol version 2: revealed at the end
+            self._write(lambda: b"", end)
             self.disk.fsync(self.fd)
             self.ended = True
         self.close()
+
+    def _write(self, records, end: dict | None) -> None:
+        """Append what `records()` gives (hashed as it is made); with `end`, the end record
+        (with the marks) and the signature over every byte before it. A write that fails
+        leaves the hash and the marks as they were, like the file."""
+        hash_before, marks_before = self._hash.copy(), list(self._marks)
+        data = records()
+        if end is not None:
+            data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
+            if self.identity is not None:
+                signature = self.identity.sign(signed_message(self._hash.digest()))
+                data += record_bytes(signature_record(self.identity.public_key, signature))
+        try:
+            write_all(self.disk, self.fd, data, self.size)
+        except StoreError:
+            self._hash, self._marks = hash_before, marks_before
+            raise
+        self.size += len(data)
 
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if self._on_close is not None:
+            self._on_close(self.path.name)
+            self._on_close = None
 
 
 DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 were 8.9 MB)
 
 
 class Store:
-    def __init__(self, state_dir, disk: Disk | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES):
+    def __init__(self, state_dir, disk: Disk | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
+                 identity: HostIdentity | None = None):
         self.root = Path(state_dir)
         self.disk = disk or Disk()
         self.keep_games = keep_games  # finished logs kept (None: all)
@@ -199,6 +251,14 @@ class Store:
         self.games.mkdir(parents=True, exist_ok=True)
         self.tables.mkdir(parents=True, exist_ok=True)
         self._next_id = self._highest_id() + 1
+        # The key finished games are signed with (and the ssh door shows).
+        self.identity = identity or HostIdentity.load(self.root)
+        # The logs open for writing (never pruned), shared with the pruning thread.
+        self._writing: set[str] = set()
+        self._lock = threading.Lock()
+        self._prune_queued = False
+        self._pruner: ThreadPoolExecutor | None = None  # one thread: one prune at a time
+        self.last_prune: Future | None = None  # (for tests: the latest prune asked for)
 
     # ---- start-up --------------------------------------------------------------------------
     @staticmethod
@@ -261,7 +321,18 @@ class Store:
         return path
 
     def open_game(self, path: Path, header: dict, table_id: int, events=()) -> GameWriter:
-        return GameWriter(path, header, table_id, events, disk=self.disk)
+        with self._lock:  # before the file exists: a prune that sees it knows it is open
+            self._writing.add(path.name)
+        try:
+            return GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
+                              on_close=self._closed)
+        except BaseException:
+            self._closed(path.name)
+            raise
+
+    def _closed(self, name: str) -> None:
+        with self._lock:
+            self._writing.discard(name)
 
     def save_table(self, table_id: int, record: dict) -> None:
         data = json.dumps(record).encode()
@@ -269,36 +340,68 @@ class Store:
         _write_file(self.disk, self.tables / f"{table_id}.json", data, sync=True, mode=0o600)
 
     def drop_table(self, table_id: int) -> None:
-        """The table's game is over (or it closed): its table file goes, and the oldest
-        finished logs beyond keep_games with it."""
+        """The table's game is over (or it closed): its table file goes now (one system
+        call: a rematch's new table file must not go with it), and the oldest finished logs
+        beyond keep_games soon after, off the event loop."""
         _unlink(self.tables / f"{table_id}.json")
-        self.prune_games()
+        self.prune_soon()
+
+    def prune_soon(self) -> None:
+        """Prune on the store's worker thread; a request while one waits is the same one."""
+        if self.keep_games is None:
+            return
+        with self._lock:
+            if self._prune_queued:
+                return
+            self._prune_queued = True
+        if self._pruner is None:
+            self._pruner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kismet-prune")
+        self.last_prune = self._pruner.submit(self._prune_in_background)
+
+    def _prune_in_background(self) -> None:
+        with self._lock:
+            self._prune_queued = False  # from now on a new request is a new prune, after this
+        try:
+            self.prune_games()
+        except Exception:
+            log.exception("pruning the finished game logs failed")
+
+    def close(self) -> None:
+        """Wait for a prune under way (the host is stopping; the next one may start at once)."""
+        if self._pruner is not None:
+            self._pruner.shutdown(wait=True)
+            self._pruner = None
 
     def prune_games(self) -> int:
         """Remove the oldest finished logs beyond keep_games; returns how many went. A log a
-        table file names is a game still running or to resume: never removed."""
+        table file names is a game still running or to resume, and a log open for writing
+        is a game under way: never removed."""
         if self.keep_games is None:
             return 0
-        running = set()
+        finished = []
+        with os.scandir(self.games) as entries:  # (a DirEntry's stat: no new path object)
+            for entry in entries:
+                if not entry.name.endswith(".kismet"):
+                    continue
+                try:
+                    finished.append((entry.stat().st_mtime_ns, entry.name))
+                except OSError:
+                    continue
+        # Read after the listing: a log it lists was opened (and so named here) before.
+        with self._lock:
+            running = set(self._writing)
         for path in self.tables.glob("*.json"):
             try:
                 running.add(json.loads(path.read_text()).get("game_file"))
             except (OSError, ValueError, AttributeError):
                 continue  # resume sets it aside; its log is no finished game either way
-        finished = []
-        for path in self.games.glob("*.kismet"):
-            if path.name in running:
-                continue
-            try:
-                finished.append((path.stat().st_mtime_ns, path.name, path))
-            except OSError:
-                continue
+        finished = [entry for entry in finished if entry[1] not in running]
         if len(finished) <= self.keep_games:
             return 0
         finished.sort()
         gone = finished[: len(finished) - self.keep_games]
-        for _mtime, _name, path in gone:
-            _unlink(path)
+        for _mtime, name in gone:
+            _unlink(self.games / name)
         return len(gone)
 
     # ---- resume ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ decreasing), goes to the engine first (a refusal raises IllegalAction and nothin
 then to the log, then to every member in the same order. Deadlines become `timeout` events
 stamped by a timer on the host's event loop.
 
-Chance (protocol version 2): the table's `secret` (server/chance.py) is the next game's; its
+Chance (protocol version 3): the table's `secret` (server/chance.py) is the next game's; its
 commit is in `describe()`. The engine draws from the host's secret stream; each event carries
 the values it drew (`chance`), and the game's last event and every later `game` message
 reveal `server_seed`.
@@ -22,6 +22,7 @@ from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
 
+from .reaction import ThrowShown, shows_a_throw
 from .saving import Saving
 from .store import GameWriter, StoreError
 from .chance import GameSecret
@@ -63,6 +64,7 @@ class Table:
         self.last_t = 0
         self.writer: GameWriter | None = None
         self._digests: dict[int, str] = {}
+        self._game_frame: tuple[tuple, bytes] | None = None  # (what it showed, the frame)
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
@@ -70,6 +72,12 @@ class Table:
         self.saving = Saving(self)
         self.secret = GameSecret()              # the next game's (or the running game's)
         self.revealed: bytes | None = None      # the last finished game's server_seed
+        # The fair share (server/table_share.py): whom this table counts against, and the
+        # clock that closes a running game nobody human is at any more.
+        self.opened_by: tuple[str, ...] = ()
+        self.abandoned: asyncio.TimerHandle | None = None
+        # When the latest throw was written to each connection: the reaction floor [D20].
+        self.throw_shown = ThrowShown()
 
     @property
     def running(self) -> Game:
@@ -177,20 +185,33 @@ class Table:
             message["re"] = re
         return message
 
+    def game_frame(self) -> bytes:
+        """game_message() encoded, kept while nothing it shows changes: a client that keeps
+        sending wrong digests is answered with the same bytes, not a new encoding each time."""
+        # The header itself, not its id (a later game's header could reuse a freed one's id).
+        shown = (self.header, len(self.events), self.state, self.revealed)
+        cached = self._game_frame
+        if cached is None or cached[0][0] is not self.header or cached[0][1:] != shown[1:]:
+            cached = self._game_frame = (shown, encode(self.game_message()))
+        return cached[1]
+
     # ---- the game -----------------------------------------------------------------------------
-    def start_game(self) -> None:
+    def start_game(self, options: dict | None = None) -> None:
+        """Start the next game, with `options` (default: the table's) in its header."""
         self.cancel_timer()
         t0 = max(self.host.now_ms(), self.last_t)
         names = [seat.name for seat in self.seats]
         entropy = [seat.entropy for seat in self.seats]
         rng = self.secret.stream(entropy)
-        game = new_game(self.ruleset, names, None, self.options, rng=rng, start_ms=t0)
+        options = self.options if options is None else options
+        game = new_game(self.ruleset, names, None, options, rng=rng, start_ms=t0)
         header = {
             "ruleset": self.ruleset,
             "seats": names,
-            "options": self.options,
+            "options": options,
             "t0": t0,
             "commit": self.secret.commit,
+            "version": self.secret.version,  # the chance derivation (docs/protocol.md "Chance")
             "entropy": entropy,
             "chance": rng.take_drawn(),   # the draws made creating the game
         }
@@ -222,6 +243,7 @@ class Table:
         self.last_t = self.events[-1]["t"] if self.events else header.get("t0", 0)
         self.writer = writer
         self.state = PLAYING
+        self.throw_shown.begin()  # a throw still open is shown again to whoever connects
         for index in range(len(self.seats)):
             if not game.away[index]:
                 self.stamp(HOST, {"type": "away", "seat": index})
@@ -270,8 +292,9 @@ class Table:
             self.writer.append(event, end=self.end_record() if self.running.finished else None)
 
     def end_record(self) -> dict:
-        """The fields of the log's end record (version 2: with the revealed server_seed)."""
-        record: dict[str, object] = {"result": self.running.result()}
+        """The fields of the log's end record (version 2: with the revealed server_seed); the
+        digest lets a checker compare the whole end state, not only the scores."""
+        record: dict[str, object] = {"result": self.running.result(), "digest": self.running.digest()}
         if "commit" in self.running_header:
             record["server_seed"] = self.secret.server_seed
         return record
@@ -285,11 +308,16 @@ class Table:
         if finished and "commit" in self.running_header:
             message["server_seed"] = self.secret.server_seed  # the last broadcast reveals it
         frame = encode(message)
+        threw = shows_a_throw(notes)
+        if threw:
+            self.throw_shown.begin()
         for conn in self.connections():
             if conn is sender and re is not None:
                 conn.send({**message, "re": re})
             else:
                 conn.send_bytes(frame)
+            if threw:
+                self.throw_shown.wrote_to(conn)
         # The checkpoint digest (a canonical dump and hash of the whole state, ~0.2 ms) is
         # taken after the event is on its way, not before: nothing has changed the game
         # since, and no client can ask for it before this handler returns.
@@ -408,6 +436,9 @@ class Table:
 
     def close(self) -> None:
         self.cancel_timer()
+        if self.abandoned is not None:
+            self.abandoned.cancel()
+            self.abandoned = None
         self.saving.cancel()
         if self.pending_start is not None:
             self.pending_start.cancel()

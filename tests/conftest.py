@@ -5,6 +5,9 @@ state folder (platformdirs, which reads HOME and the XDG_* variables each time i
 A test that passed only because this machine had built the table by hand would be red on
 the next machine, so the whole session gets a HOME of its own, empty XDG folders and no
 KISMET_* overrides from the caller's shell. Subprocesses (`python -m server.cli`) inherit it.
+
+No test multicasts off the machine: every zeroconf a test makes must be bound to loopback
+(`interfaces=["127.0.0.1"]`), or the test fails before a socket is opened.
 """
 
 from __future__ import annotations
@@ -41,6 +44,11 @@ def fresh_user_folders(tmp_path_factory):
         mp.setenv("LANG", "C.UTF-8")
         for name in ("LC_ALL", "LC_CTYPE"):
             mp.delenv(name, raising=False)
+        # Colour or not is the caller's terminal too: the pictures are of a colour terminal
+        # (a test of NO_COLOR or TERM=xterm-mono sets its own).
+        mp.delenv("NO_COLOR", raising=False)
+        if os.environ.get("TERM", "").endswith(("-mono", "-m")):
+            mp.setenv("TERM", "xterm-256color")
         # No test starts a background build of the optimal table unless it asks for one
         # (tests/test_solver_table.py does, in a cache of its own).
         mp.setenv("KISMET_SOLVER_AUTOBUILD", "0")
@@ -83,3 +91,21 @@ def unicode_drawing():
     glyphs.use_ascii(False)
     yield
     glyphs.use_ascii(False)
+
+
+@pytest.fixture(autouse=True)
+def zeroconf_on_loopback_only(monkeypatch):
+    """A zeroconf made in a test process on any interface but loopback fails the test at
+    once, before it opens a socket (tests/test_discovery.py checks its subprocesses)."""
+    from zeroconf import Zeroconf
+
+    opened = Zeroconf.__init__
+
+    def on_loopback(self, *args, **kwargs):
+        interfaces = kwargs.get("interfaces", args[0] if args else None)
+        if not (isinstance(interfaces, list) and interfaces
+                and all(str(address).startswith("127.") for address in interfaces)):
+            raise AssertionError(f"a test's zeroconf must be bound to 127.0.0.1, not {interfaces!r}")
+        opened(self, *args, **kwargs)
+
+    monkeypatch.setattr(Zeroconf, "__init__", on_loopback)

@@ -68,6 +68,25 @@ async def connected(host_or_port, name: str, token: str | None = None, **kwargs)
         await client.close()
 
 
+async def start_together(owner, others, ruleset: str, options: dict) -> dict:
+    """`owner` opens a table, each of `others` sits down and is ready, `owner` starts it.
+    Returns the table as the owner saw it when opening it."""
+    table = await owner.create_table(ruleset, options)
+    for other in others:
+        await other.join_table(table["id"])
+        await other.ready()
+    await owner.start()
+    return table
+
+
+async def looked_at_the_dice(*clients) -> None:
+    """Wait until each client has had the throw it shows for the host's reaction floor [D20],
+    so that a grab or knock it sends now is not refused as too quick."""
+    from protocol.limits import REACTION_FLOOR_MS
+
+    await wait_until(lambda: all(c.since_throw_ms() >= REACTION_FLOOR_MS for c in clients))
+
+
 async def wait_until(predicate, timeout: float = 30.0, step: float = 0.01):
     """Poll `predicate()` until it is true; fail the test after `timeout` seconds (at least
     30: a busy machine is slow, not wrong, and a passing test returns at once anyway)."""

@@ -51,3 +51,5 @@ async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, caplog, r
             # Bots act only when their action is legal, at 100 times their speed too (the
             # knock window is waited out): no refusal was left unexplained.
             assert not [r for r in caplog.records if "refused although legal" in r.getMessage()]
+            # And no grab or knock came before the bot could have seen the dice [D20].
+            assert hosted.throw_shown.refused == 0

@@ -1,5 +1,6 @@
-"""Protocol version 2: a game over a real host ends verified, and `kismet-replay --verify`
-catches a saved game whose chance was changed (a die, the seed, a missing value)."""
+"""Fair chance (protocol versions 2 and 3): a game over a real host ends verified, and
+`kismet-replay --verify` catches a saved game whose chance was changed (a die, the seed, a
+missing value), and still verifies a game saved under version 2."""
 
 import asyncio
 
@@ -56,7 +57,15 @@ async def test_an_honest_game_is_verified_by_the_client_and_by_kismet_replay(hon
     assert verification.ok, verification.words
     code, out = run_verify(path, capsys)
     assert code == 0
-    assert out.splitlines() == [f"{path}: Every die and card came from the seed committed at the start."]
+    from server.identity import HostIdentity
+    host_key = HostIdentity.load(path.parent.parent).fingerprint  # the host's state folder
+    assert [line.removeprefix(f"{path}: ") for line in out.splitlines()] == [
+        f"Signed by host {host_key}.",
+        "Every event (45) is legal at its stamp, in order, from the seat that may make it.",
+        "Every die and card came from the seed committed at the start.",
+        f"The end record matches the replay: scores [{verification.game.result()['scores'][0]}], "
+        "winners [0].",
+    ]
 
 
 async def test_one_die_changed_fails_naming_the_event(honest, tmp_path, capsys):
@@ -74,7 +83,7 @@ async def test_one_die_changed_fails_naming_the_event(honest, tmp_path, capsys):
 async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first_draw(honest, tmp_path, capsys):
     _, path = honest
     recs = records(path)
-    recs[-1]["server_seed"] = bytes(32)
+    next(r for r in recs if r["kind"] == "end")["server_seed"] = bytes(32)
     bad = tmp_path / "seed.kismet"
     write(bad, recs)
     code, out = run_verify(bad, capsys)
@@ -86,6 +95,19 @@ async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first
     code, out = run_verify(bad, capsys)
     first = next(r for r in recs if r["kind"] == "event" and r.get("chance"))
     assert code == 1 and f"Event {first['seq']} (roll by Ana)" in out
+
+
+async def test_the_host_writes_version_3_and_a_version_2_log_still_verifies(honest, tmp_path, capsys):
+    from tests.test_protocol_vectors import vector_game
+    _, path = honest
+    assert records(path)[0]["header"]["version"] == 3
+    header, events, end, _ = vector_game(version=2)  # as a version-2 host saved it
+    old = tmp_path / "v2.kismet"
+    write(old, [{"kind": "header", "header": header, "table": 1},
+                *({"kind": "event", **event} for event in events), {"kind": "end", **end}])
+    code, out = run_verify(old, capsys)
+    assert code == 0, out
+    assert "Every die and card came from the seed committed at the start." in out
 
 
 async def test_a_value_removed_fails_naming_the_event_and_the_replica_refuses_it(honest, tmp_path, capsys):
@@ -148,17 +170,19 @@ async def test_a_race_game_with_bots_ends_verified(tmp_path):
             assert ana.verification.ok, ana.verification.words
 
 
-async def test_a_version_1_client_is_told_in_words_and_bad_entropy_is_refused(tmp_path):
+async def test_an_older_client_is_told_in_words_and_bad_entropy_is_refused(tmp_path):
     from protocol import limits
     from protocol.framing import FROM_HOST, encode, read_frame
     async with running_host(tmp_path) as host:
-        reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
-        writer.write(encode({"type": "hello", "version": 1, "name": "Old", "id": 0}))
-        reply = await asyncio.wait_for(read_frame(reader, FROM_HOST), 5)
-        assert reply["code"] == "version"
-        assert "version 2, your client 1" in reply["words"] and "update your client" in reply["words"]
-        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed
-        writer.close()
+        for old in (1, 2):  # version 2's commit and chance seed are not this host's
+            reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
+            writer.write(encode({"type": "hello", "version": old, "name": "Old", "id": 0}))
+            reply = await asyncio.wait_for(read_frame(reader, FROM_HOST), 5)
+            assert reply["code"] == "version"
+            assert f"version 3, your client {old}" in reply["words"]
+            assert "update your client" in reply["words"]
+            assert await asyncio.wait_for(reader.read(), 5) == b""  # closed
+            writer.close()
         async with connected(host, "Ana") as ana:
             await ana.create_table("race")
             with pytest.raises(Exception) as err:
@@ -201,3 +225,50 @@ async def test_the_client_refuses_an_event_whose_chance_does_not_fit_and_says_so
     assert fairness[0]["words"].startswith("Move 3 came with chance that does not fit")
     assert len(client.events) == 2  # the event was not taken, and a resync was asked for
     assert client._awaiting_game
+
+
+async def test_a_game_left_running_under_version_2_is_taken_up_and_still_verifies(tmp_path, capsys):
+    """A host upgraded to version 3 takes up a game a version-2 host left running: it goes on
+    drawing by version 2's derivation (the header has no `version`), and the game verifies."""
+    import json
+
+    from kismet_tui.rules import game_from_header
+    from kismet_tui.rules.rng import SeededRNG, chance_seed, commitment
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana:
+            await ana.create_table("dice", {"away_limit_ms": 60000})
+            await ana.start()
+            await wait_until(lambda: ana.game is not None)
+            await ana.act({"type": "roll", "hold": []})
+            token = ana.token
+    # Rewrite the running game as a version-2 host saved it: no version, its commit, its dice.
+    [table_file] = (tmp_path / "tables").glob("*.json")
+    saved = json.loads(table_file.read_text())
+    seed = bytes.fromhex(saved["server_seed"])
+    path = tmp_path / "games" / saved["game_file"]
+    recs = records(path)
+    header = recs[0]["header"]
+    del header["version"]
+    header["commit"] = commitment(seed, 2)
+    rng = SeededRNG(chance_seed(seed, header["entropy"], 2))
+    game = game_from_header(header, rng=rng)
+    for rec in recs[1:]:
+        game.apply(rec["seat"], rec["action"], rec["t"])
+        rec.pop("chance", None)
+        drawn = rng.take_drawn()
+        if drawn:
+            rec["chance"] = drawn
+    write(path, recs)
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana", token=token) as ana:
+            await wait_until(lambda: ana.game is not None and not any(ana.game.away))
+            assert "version" not in ana.header and ana.table["commit"] == header["commit"]
+            while not ana.game.finished:
+                if ana.game.rolls == 0:
+                    await ana.act({"type": "roll", "hold": []})
+                else:
+                    await ana.act({"type": "score", "box": ana.game.best_box()})
+            await wait_until(lambda: ana.verification is not None)
+            assert ana.verification.ok, ana.verification.words
+    code, out = run_verify(path, capsys)
+    assert code == 0, out

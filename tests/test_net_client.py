@@ -7,7 +7,7 @@ import pytest
 
 from kismet_tui.net import CONNECTED, ActionRefused, Client, RequestError
 from kismet_tui.rules import knock
-from tests.netutil import connected, running_host, wait_until
+from tests.netutil import connected, running_host, start_together, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -55,10 +55,7 @@ async def test_knock_prelay_is_committed_secretly_and_revealed_by_the_client(tmp
     options = {"knock_window_ms": 0, "away_limit_ms": 20000}
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
-            table = await ana.create_table("knock", options)
-            await bo.join_table(table["id"])
-            await bo.ready()
-            await ana.start()
+            table = await start_together(ana, [bo], "knock", options)
             await wait_until(lambda: bo.game is not None)
             commit_event = await ana.prelay([12])
             commitment = commit_event["action"]["commit"]

@@ -1,25 +1,29 @@
 """The fair-chance test vectors printed in docs/protocol.md are what the reference code gives:
-the chance-seed derivation and one short whole game (header, events with chance, end)."""
+the chance-seed derivation of versions 3 and 2 and one short whole game (header, events with
+chance, end). A game saved under version 2 still verifies, by its own derivation."""
 
-import hashlib
 from pathlib import Path
 
 from kismet_tui.rules import new_game, replay
-from kismet_tui.rules.rng import SeededRNG, chance_seed, commitment
+from kismet_tui.rules.rng import CHANCE_VERSION, SeededRNG, chance_seed, commitment
 from kismet_tui.rules.verify import verify
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 
 SERVER_SEED = bytes(range(32))                   # 000102...1f
 ENTROPY = [bytes([0xAA]) * 16]                   # one seat
+THREE = [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]
 
 
-def vector_game():
+def vector_game(version: int = CHANCE_VERSION, entropy=ENTROPY):
     """A solo dice game: each turn one roll, then the best box. Returns header, events, end."""
-    rng = SeededRNG(chance_seed(SERVER_SEED, ENTROPY))
+    rng = SeededRNG(chance_seed(SERVER_SEED, entropy, version))
     game = new_game("dice", ["Ana"], None, {}, rng=rng, start_ms=1000)
     header = {"ruleset": "dice", "seats": ["Ana"], "options": game.options, "t0": 1000,
-              "commit": commitment(SERVER_SEED), "entropy": ENTROPY, "chance": rng.take_drawn()}
+              "commit": commitment(SERVER_SEED, version), "entropy": entropy,
+              "chance": rng.take_drawn()}
+    if version >= 3:
+        header["version"] = version  # a version-2 header has none
     events = []
     while not game.finished:
         action = ({"type": "roll", "hold": []} if game.rolls == 0
@@ -41,17 +45,23 @@ def event_line(event) -> str:
     return f"{event['seq']:>2} t={event['t']} {what:<32} chance: {chance}"
 
 
-def test_the_chance_seed_vector_in_the_docs():
-    seed = chance_seed(SERVER_SEED, ENTROPY)
-    assert seed == hashlib.sha256(SERVER_SEED + ENTROPY[0]).digest()
-    assert f"chance seed: `{seed.hex()}`" in DOC
-    assert f"commit: `{commitment(SERVER_SEED)}`" in DOC
-    three = chance_seed(SERVER_SEED, [bytes([0xAA]) * 16, None, bytes([0x01]) * 16])
-    assert f"seat 1 gave none: `{three.hex()}`" in DOC
+def vector_lines(version: int) -> list[str]:
+    """The lines docs/protocol.md prints for one version's derivation."""
+    return [f"v{version} commit: `{commitment(SERVER_SEED, version)}`",
+            f"v{version} chance seed: `{chance_seed(SERVER_SEED, ENTROPY, version).hex()}`",
+            f"v{version} seat 1 gave none: `{chance_seed(SERVER_SEED, THREE, version).hex()}`",
+            f"v{version} nobody gave any: `{chance_seed(SERVER_SEED, [None], version).hex()}`"]
+
+
+def test_the_chance_seed_vectors_in_the_docs():
+    for version in (3, 2):
+        for line in vector_lines(version):
+            assert line in DOC, line
 
 
 def test_the_whole_game_vector_in_the_docs_replays_and_verifies():
     header, events, end, game = vector_game()
+    assert header["version"] == 3
     for event in events:
         assert event_line(event) in DOC, event_line(event)
     assert f"result: scores {end['result']['scores']}" in DOC
@@ -59,11 +69,26 @@ def test_the_whole_game_vector_in_the_docs_replays_and_verifies():
     assert verify(header, events, end["server_seed"]).ok
 
 
+def test_a_version_2_game_still_verifies_and_the_derivation_follows_the_header():
+    header, events, end, _ = vector_game(version=2)
+    assert "version" not in header
+    assert verify(header, events, end["server_seed"]).ok
+    # Read as version 3 the same log fails at the commit: the header picks the derivation.
+    relabelled = {**header, "version": 3}
+    result = verify(relabelled, events, end["server_seed"])
+    assert not result.ok and result.seq == 0 and "not the one committed" in result.words
+    # A version-3 game with its commit but version 2's dice fails at the first roll.
+    v3_header, _, _, _ = vector_game()
+    result = verify(v3_header, events, end["server_seed"])
+    assert not result.ok and result.seq == 1, result
+    unknown = verify({**v3_header, "version": 7}, events, end["server_seed"])
+    assert not unknown.ok and "protocol version 7" in unknown.words
+
+
 if __name__ == "__main__":  # prints the block for the docs
     header, events, end, _ = vector_game()
-    print(f"commit: `{header['commit']}`")
-    print(f"chance seed: `{chance_seed(SERVER_SEED, ENTROPY).hex()}`")
-    print(f"seat 1 gave none: `{chance_seed(SERVER_SEED, [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]).hex()}`")
+    for version in (3, 2):
+        print("\n".join(vector_lines(version)))
     for event in events:
         print(event_line(event))
     print(f"result: scores {end['result']['scores']}")

@@ -102,20 +102,50 @@ def test_state_tracks_position():
     assert a.state() == b.state()
 
 
-# ---- protocol version 2: the host's recorded stream, a client's revealed values ----------------
+# ---- protocol versions 2 and 3: the host's recorded stream, a client's revealed values ------
 
-from kismet_tui.rules.rng import ChanceError, RevealedRNG, chance_seed, commitment  # noqa: E402
+import hmac  # noqa: E402
+
+from kismet_tui.rules.rng import (ChanceError, RevealedRNG, chance_seed, commitment,  # noqa: E402
+                                  header_chance_version)
 
 
-def test_vector_chance_seed_and_commit():
+def test_vector_chance_seed_and_commit_version_2():
+    """Version 2's derivation stays as it was, so games saved under it still verify."""
     server_seed = bytes(range(32))
     entropy = [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]
-    assert commitment(server_seed) == hashlib.sha256(server_seed).hexdigest()
+    assert commitment(server_seed, 2) == hashlib.sha256(server_seed).hexdigest()
     expected = hashlib.sha256(server_seed + bytes([0xAA]) * 16 + bytes([0x01]) * 16).digest()
-    assert chance_seed(server_seed, entropy) == expected
-    # The vector docs/protocol.md prints, so another client can check its own derivation.
-    assert expected.hex() == chance_seed(bytes(range(32)), entropy).hex()
-    assert SeededRNG(expected).die() == SeededRNG(expected).die()
+    assert chance_seed(server_seed, entropy, 2) == expected
+    # The flaw version 3 removes: with no entropy the chance seed is the public commit.
+    assert chance_seed(server_seed, [None, None], 2).hex() == commitment(server_seed, 2)
+
+
+def test_vector_chance_seed_and_commit_version_3():
+    server_seed = bytes(range(32))
+    entropy = [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]
+    assert commitment(server_seed) == hashlib.sha256(b"kismet-commit-v3" + server_seed).hexdigest()
+    message = b"kismet-chance-v3" + b"\x01" + bytes([0xAA]) * 16 + b"\x00" + b"\x01" + bytes([0x01]) * 16
+    expected = hmac.new(server_seed, message, hashlib.sha256).digest()
+    assert chance_seed(server_seed, entropy) == expected == chance_seed(server_seed, entropy, 3)
+    # Keyed by the secret: with no entropy the seed is still no hash of anything public.
+    none = chance_seed(server_seed, [None, None])
+    assert none == hmac.new(server_seed, b"kismet-chance-v3\x00\x00", hashlib.sha256).digest()
+    assert none.hex() != commitment(server_seed)
+    assert none != hashlib.sha256(bytes.fromhex(commitment(server_seed))).digest()
+    # Which seat gave none matters: the marker bytes keep the seats apart.
+    a, b = bytes([0x0A]) * 16, bytes([0x0B]) * 16
+    assert chance_seed(server_seed, [a, None, b]) != chance_seed(server_seed, [a, b, None])
+
+
+def test_the_header_says_which_derivation_it_was_written_with():
+    assert header_chance_version({"seed": b"x"}) == 1
+    assert header_chance_version({"commit": "ab"}) == 2
+    assert header_chance_version({"commit": "ab", "version": 3}) == 3
+    assert header_chance_version({"commit": "ab", "version": 9}) is None
+    assert header_chance_version({"commit": "ab", "version": True}) is None
+    with pytest.raises(ValueError):
+        commitment(bytes(32), 9)
 
 
 def test_the_stream_records_each_value_as_it_returns_it():

@@ -107,6 +107,11 @@ async def test_a_game_is_never_shown_finished_before_its_end_record_is_on_disk(t
         await wait_until(lambda: ana.game.finished)
         _header, events, end, _torn = host.store.read_game(the_log(tmp_path))
         assert end is not None and end["result"] == ana.game.result() and events == ana.events
+        # The write that failed left no trace in the signature either: the log checks out.
+        from kismet_tui.log_check import check_log
+        from protocol.gamelog import read_game_log
+        report = check_log(read_game_log(the_log(tmp_path)), host_key=host.store.identity.fingerprint)
+        assert report.ok, report.lines
         await ana.close()
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net import ActionRefused, Client, RequestError
-from tests.netutil import FAST, connected, running_host, wait_until
+from tests.netutil import FAST, connected, looked_at_the_dice, running_host, start_together, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -53,10 +53,7 @@ async def test_two_clients_grab_one_card_and_both_see_the_same_winner(tmp_path):
     options = {"countdown_ms": 50, "round_limit_ms": 60000, "reveal_ms": 20}
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
-            table = await ana.create_table("race", options)
-            await bo.join_table(table["id"])
-            await bo.ready()
-            await ana.start()
+            table = await start_together(ana, [bo], "race", options)
             hosted = host.tables[table["id"]]
 
             def in_step() -> bool:
@@ -78,6 +75,7 @@ async def test_two_clients_grab_one_card_and_both_see_the_same_winner(tmp_path):
                 view = ana.game.view(ana.seat)
                 target = next(c for c in view["circle"] if c and c["target"])
                 grab = {"type": "grab", "card": target["pos"], "id": target["id"]}
+                await looked_at_the_dice(ana, bo)
                 results = await asyncio.gather(ana.act(grab), bo.act(grab), return_exceptions=True)
                 winners = [i for i, r in enumerate(results) if isinstance(r, dict)]
                 refused = [r for r in results if isinstance(r, RequestError)]

@@ -107,3 +107,9 @@ async def test_a_restarted_host_brings_its_bots_back_and_the_game_ends(tmp_path)
             await wait_until(lambda: ana.verification is not None)
             assert ana.verification.ok, ana.verification.words
             assert not list((tmp_path / "tables").iterdir())  # nothing left to resume
+            # Its log, written by two hosts, is signed by the folder's one key and checks out.
+            from kismet_tui.log_check import check_log
+            from protocol.gamelog import read_game_log
+            [path] = (tmp_path / "games").glob("*.kismet")
+            report = check_log(read_game_log(path), host_key=host.store.identity.fingerprint)
+            assert report.ok, report.lines

@@ -121,14 +121,17 @@ def test_policy_played_out_scores_what_the_table_expects(end_table):
     assert abs(points.mean() - end_table[u, l]) < half_width
 
 
-def test_cache_round_trip_and_versioned_name(tmp_path, monkeypatch, end_table):
+def test_cache_round_trip_and_versioned_name(tmp_path, monkeypatch, end_table, optimal_cache):
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path))
     path = table.cache_path()
     assert path.parent == tmp_path and f"-v{table.FORMAT_VERSION}-" in path.name
     assert table.load() is None  # nothing built yet
     table.save(end_table, info={"build_seconds": 1.0})
+    assert table.load() is None  # the last levels alone are no whole table: not used
+    whole = optimal_cache[1]
+    table.save(whole, info={"build_seconds": 1.0})
     loaded = table.load()
-    assert loaded is not None and np_allclose(loaded, end_table)
+    assert loaded is not None and np_allclose(loaded, whole)
     assert table.build_info() == {"build_seconds": 1.0}
     path.write_bytes(b"not a table")
     assert table.load() is None  # a damaged file is ignored, not trusted

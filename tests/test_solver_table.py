@@ -65,11 +65,80 @@ def test_hard_bot_and_hints_are_exact_with_the_cached_table(optimal_cache, monke
 # ---- the cache file ----------------------------------------------------------------------
 
 @pytest.fixture
-def saved(tmp_path):
-    """A sound table file (all zeros) in a cache folder of its own."""
+def saved(optimal_cache, tmp_path):
+    """A sound table file (the session's table) in a cache folder of its own."""
     path = tmp_path / "table.npy"
-    table.save(np.zeros((N_UPPER, N_LOWER)), path=path, info={"build_seconds": 1.0})
+    table.save(optimal_cache[1], path=path, info={"build_seconds": 1.0})
     return path
+
+
+def tampered(V, how):
+    """The table `V` rewritten as a forger (or a bad build) might, sidecar and all."""
+    V = V.copy()
+    if how == "negated":
+        return -V
+    if how == "zeros":
+        return np.zeros_like(V)
+    if how == "start nudged":
+        V[START] += 0.5
+    elif how == "a level scaled":
+        u, l = level_states(7)
+        V[u, l] *= 0.97
+    elif how == "one negative":
+        u, l = level_states(13)
+        V[u[0], l[0]] = -1.0
+    return V
+
+
+@pytest.mark.parametrize("how, words", [
+    ("negated", "gives the game a value of -315.1040, not 315.1040"),
+    ("zeros", "gives the game a value of 0.0000, not 315.1040"),
+    ("start nudged", "gives the game a value of 315.6040, not 315.1040"),
+    ("a level scaled", "holds values that one turn from the next level does not give (level 7)"),
+    ("one negative", "holds negative values"),
+])
+def test_a_table_rewritten_with_a_matching_sidecar_is_refused(optimal_cache, tmp_path, how, words):
+    path = tmp_path / "table.npy"
+    table.save(tampered(optimal_cache[1], how), path=path)
+    assert table.load_checked(path) == (None, f"table.npy {words}")
+
+
+def test_an_empty_table_file_with_a_matching_sidecar_is_refused_in_words(tmp_path):
+    import hashlib
+    import json
+
+    path = tmp_path / "table.npy"
+    path.write_bytes(b"")
+    path.with_suffix(".json").write_text(json.dumps({"sha256": hashlib.sha256(b"").hexdigest()}))
+    assert table.load_checked(path) == (
+        None, "table.npy could not be read (EOFError: No data left in file)")
+
+
+def test_a_refused_table_is_set_aside_said_and_built_again(optimal_cache, tmp_path):
+    """A negated table with its sidecar rewritten, found by the real background build (the
+    child process that builds, as the app and the host start it): it says why, the status
+    bar says the table is rebuilt, the file is set aside and the new table is sound."""
+    source, V = optimal_cache
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    path = cache / source.name
+    table.save(-V, path=path)
+    said = []
+    build = background.Build(path)
+    stop = background.listen(lambda: said.append(build.words()))
+    try:
+        build.start()
+        assert build.done.wait(280), "the background build never finished"
+    finally:
+        stop()
+    assert build.state == "ready", build.error
+    assert build.damaged == f"{path.name} gives the game a value of -315.1040, not 315.1040"
+    assert any(words.startswith("Rebuilding the damaged dice table") for words in said), said
+    assert np.abs(build.V - V).max() < 1e-4
+    assert table.load_checked(path)[1] is None
+    aside = np.load(cache / (path.name + ".damaged"))
+    assert aside[START] == pytest.approx(-315.104, abs=1e-3)
+    assert (cache / (path.with_suffix(".json").name + ".damaged")).exists()
 
 
 def test_a_sound_file_loads_and_no_temporary_file_is_left(saved):
@@ -127,8 +196,10 @@ def test_two_builders_at_once_build_once_and_repair_a_damaged_file(optimal_cache
     loaded = table.load(path)
     assert loaded is not None and np.abs(loaded - V).max() < 1e-4
     assert np.abs(mine.V - V).max() < 1e-4
+    # No temporary file left; the truncated file is set aside.
     assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == sorted(
-        [path.name, path.with_suffix(".json").name])  # no temporary file left
+        [path.name, path.with_suffix(".json").name, path.name + ".damaged",
+         path.with_suffix(".json").name + ".damaged"])
 
 
 def _env_with_cache(cache):

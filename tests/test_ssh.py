@@ -9,7 +9,8 @@ import asyncssh
 import pytest
 
 from server import Host
-from server.ssh import HOST_KEY_FILE, SshServer, load_host_key
+from server.identity import KEY_FILE
+from server.ssh import SshServer, load_host_key
 from tests.netutil import wait_until
 from tests.sshutil import (Terminal, connect, open_solo_dice, rejoin_code_shown, ssh_host,
                            ssh_login, start_lines)
@@ -130,7 +131,7 @@ async def test_too_many_logins_from_one_address_are_refused_in_plain_words(tmp_p
 
 def test_host_key_is_made_once_and_kept_private(tmp_path):
     first = load_host_key(tmp_path)
-    mode = stat.S_IMODE((tmp_path / HOST_KEY_FILE).stat().st_mode)
+    mode = stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode)
     assert mode == 0o600
     again = load_host_key(tmp_path)
     assert again.get_fingerprint() == first.get_fingerprint()

@@ -73,6 +73,8 @@ async def test_rematch_keys_after_see_the_board_and_both_told(tmp_path):
             await wait_for(pilot, lambda: client.game is not None and client.game is not first
                            and getattr(app.screen, "RULESET", None) == "dice"
                            and getattr(app.screen, "game", None) is client.game, what="the rematch on screen")
+            assert "Ready for another game: Bo starts it." in app.notices_shown
+            assert app.notice is None, "the notice about the coming game is over once it starts"
             await client.close()
 
 
@@ -109,7 +111,7 @@ async def test_owner_rematch_waits_for_the_others_then_starts(tmp_path):
                 await wait_for(pilot, lambda: game.finished or game.view(0)["turn"] != turn, what="a score")
             await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box")
             await pilot.press("r")
-            await wait_for(pilot, lambda: any("as soon as Ana press" in n for n in app.notices_shown),
+            await wait_for(pilot, lambda: any("as soon as Ana presses r" in n for n in app.notices_shown),
                            what="whom the rematch waits for")
             await wait_for(pilot, lambda: "Bo wants another game" in str(app.screen.query_one("#rematch").content),
                            what="the end box line")

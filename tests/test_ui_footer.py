@@ -7,7 +7,7 @@ import pytest
 from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 from tests.test_ui_end import footer_keys
-from tests.test_ui_games import make_app, seat_both
+from tests.test_ui_games import look_at_the_dice, make_app, seat_both
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -48,6 +48,7 @@ async def test_knock_footer_follows_the_turn(tmp_path):
             await other.act({"type": "roll"})
             await keys_when(pilot, app, lambda: (game.view(1)["roll"] or {}).get("roller") == 0,
                             "Bo's throw", lambda keys: "k" in keys and "r" not in keys and "p" not in keys)
+            await look_at_the_dice(pilot, client)
             await pilot.press("k")
             await keys_when(pilot, app, lambda: 1 in game.view(1)["roll"]["knocked"],
                             "Ana's knock (one knock per throw)", lambda keys: "k" not in keys)

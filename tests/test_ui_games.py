@@ -11,6 +11,7 @@ import pytest
 
 from kismet_tui.app import KismetApp
 from kismet_tui.net import Client
+from protocol.limits import REACTION_FLOOR_MS
 from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 
@@ -22,6 +23,11 @@ def make_app(host, name: str) -> tuple[KismetApp, Client]:
     app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, name),
                     address=f"127.0.0.1:{host.port}", on_quit=client.close)
     return app, client
+
+
+async def look_at_the_dice(pilot, client) -> None:
+    """As a person would: a grab or knock comes after the dice were seen [D20]."""
+    await wait_for(pilot, lambda: client.since_throw_ms() >= REACTION_FLOOR_MS, what="a look at the dice")
 
 
 async def seat_both(pilot, app, client, other, ruleset: str, options: dict):
@@ -39,19 +45,26 @@ async def seat_both(pilot, app, client, other, ruleset: str, options: dict):
                    what=f"the {ruleset} screen")
 
 
+async def first_race_round(pilot, app, client, other, round_limit_ms: int):
+    """A race game between the app's player and `other`, once its first dice are out."""
+    await seat_both(pilot, app, client, other, "race",
+                    {"countdown_ms": 200, "round_limit_ms": round_limit_ms})
+    game = client.game
+    await wait_for(pilot, lambda: game.phase == "grabbing", what="the first roll")
+    return game
+
+
 async def test_race_grab_by_one_key_lands_on_that_card(tmp_path):
     async with running_host(tmp_path) as host, connected(host, "Bo") as other:
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
-            await seat_both(pilot, app, client, other, "race",
-                            {"countdown_ms": 200, "round_limit_ms": 20000})
-            game = client.game
-            await wait_for(pilot, lambda: game.phase == "grabbing", 5, "the first roll")
+            game = await first_race_round(pilot, app, client, other, 20000)
             view = game.view(1)
             # Choose a place that shows a target if there is one (else any card).
             target = next((c for c in view["circle"] if c and c["number"] in view["targets"]),
                           next(c for c in view["circle"] if c))
             pos = target["pos"]
+            await look_at_the_dice(pilot, client)
             await pilot.press("abcdefghijk"[pos])
             await wait_for(pilot, lambda: any(g["seat"] == 1 for g in game.view(1)["grabs"])
                            or game.phase != "grabbing", 5, "the grab")
@@ -90,6 +103,7 @@ async def test_knock_by_card_key_on_anothers_throw(tmp_path):
             await wait_for(pilot, lambda: (game.view(1)["roll"] or {}).get("roller") == 0, 5, "Bo's throw")
             roll = game.view(1)["roll"]
             mine = [c["number"] for c in game.view(1)["players"][1]["open"] if c["number"] in roll["targets"]]
+            await look_at_the_dice(pilot, client)
             if not mine:
                 # No match for Ana on this throw: a knock without a card (k) is then judged too.
                 await pilot.press("k")

@@ -84,7 +84,7 @@ async def test_replay_footer_fits_80_columns_and_space_pages_the_help(tmp_path):
         keys = list(app.screen.query("FooterKey"))
         assert keys and all(key.region.right <= 80 and key.region.width > 0 for key in keys), \
             [(key.description, key.region) for key in keys]
-        assert {"Pause", "Step", "Restart", "Help", "Quit"} <= {key.description for key in keys}
+        assert {"Play", "Step", "Restart", "Help", "Quit"} <= {key.description for key in keys}  # (paused)
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
         scroll = app.screen.query_one("#help-scroll")

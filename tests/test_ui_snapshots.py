@@ -122,6 +122,16 @@ def test_knock_mid_game(snap_compare, size):
     assert snap_compare(app_for(knock_mid_game()), terminal_size=size, run_before=until_screen("KnockScreen"))
 
 
+@pytest.mark.parametrize("game", [pytest.param(dice_mid_game, id="dice"), pytest.param(race_mid_round, id="race"),
+                                  pytest.param(knock_mid_game, id="knock")])
+def test_no_color(snap_compare, monkeypatch, game):
+    """NO_COLOR=1: no colour at all, and every colour still said in glyphs (the dice's colour
+    words, HELD, the cards' marks)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    screen = {dice_mid_game: "DiceScreen", race_mid_round: "RaceScreen", knock_mid_game: "KnockScreen"}[game]
+    assert snap_compare(app_for(game()), terminal_size=(80, 24), run_before=until_screen(screen))
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_end_of_a_game(snap_compare, size):
     client = ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"])  # the whole game

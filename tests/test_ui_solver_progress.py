@@ -61,8 +61,10 @@ async def test_first_hint_builds_the_table_shows_progress_then_hints_are_exact(
             await pilot.press("h")
             await wait_for(pilot, lambda: len(hints()) == 1, 10, "the first hint")
             assert hints()[0].startswith("Hint (estimate): ")
-            await wait_for(pilot, lambda: "Preparing the perfect dice bot: 40 %" in status(), 10,
+            # At 80 columns in short words, so that "you are Ana" is not cut for them.
+            await wait_for(pilot, lambda: "Dice bot: 40 %" in status(), 10,
                            "the build's progress in the status bar")
+            assert "dice · you are Ana" in status() and len(status()) <= 80, status()
             go.write_text("go")
             build = background.current(table.cache_path())
             await wait_for(pilot, lambda: build.state == "ready", 30, "the table")

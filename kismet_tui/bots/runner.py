@@ -12,7 +12,8 @@ of an action chosen for the game as it still stands is a bug; it is logged and n
 the next host message asks the policy again.
 Knock's secret pre-lay goes through `Client.prelay`, which also reveals it when the time comes.
 `speed` scales every pause (0: act at once; tests use it), but never brings an action before
-the time the rules allow it.
+the time the rules allow it, nor a grab or knock sooner than the host's reaction floor after
+this bot got the throw [D20] (the host would refuse it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Protocol
 from kismet_tui.net.client import ActionRefused, Client, RequestError
 from kismet_tui.rules import Game
 from kismet_tui.rules.base import Plain
+from protocol.limits import REACTION_FLOOR_MS
 
 from . import make_policy
 
@@ -34,6 +36,11 @@ EARLY_RETRY_MS = 25
 EARLY_RETRY_MAX_MS = 1000
 # Messages that can change what the bot should do (pongs and chat cannot).
 REACT_TO = {"event", "game", "table", "welcome", "connection", "desync"}
+# The actions that answer a throw, held back to the host's reaction floor [D20]. The bot counts
+# from when it got the throw, which is after the host wrote it, and sends before the host reads
+# the action, so the host always measures at least as long; the margin covers timer rounding.
+ANSWERS_A_THROW = {"grab", "knock"}
+REACTION_MARGIN_MS = 10
 
 
 async def run_bot(host: str, port: int, table_id: int, level: str, token: str | None = None,
@@ -121,7 +128,7 @@ class BotLoop:
         if game is None or seat is None or header is None or game.finished or self.in_flight:
             return
         if self.policy is None or self.policy_for != id(header):
-            # The bot's own choices vary per game: seeded from the game's commit (version 2)
+            # The bot's own choices vary per game: seeded from the game's commit (versions 2, 3)
             # or seed (version 1), never from anything that could tell it the dice.
             key = header.get("commit") or bytes(header.get("seed", b"")).hex()
             seed = int(str(key)[:16] or "0", 16) ^ seat
@@ -131,7 +138,8 @@ class BotLoop:
         if choice is None:
             return
         delay_ms, action = choice
-        delay = max(0, self._pause_ms(game, seat, delay_ms, action) + extra_ms) / 1000
+        delay = max(0, self._pause_ms(game, seat, delay_ms, action) + extra_ms,
+                    self._reaction_wait_ms(action)) / 1000
         # The game it was chosen on goes with it: by the time the timer fires, the client may
         # have applied events the bot has not reacted to yet (they wait in its queue).
         self.timer = asyncio.get_running_loop().call_later(delay, self._send, action, self._game_state())
@@ -156,6 +164,12 @@ class BotLoop:
             middle = (low + high) // 2
             low, high = (low, middle) if legal_after(middle) else (middle, high)
         return high
+
+    def _reaction_wait_ms(self, action: Plain) -> float:
+        """How long a grab or knock must still wait so that it never beats the floor [D20]."""
+        if action.get("type") not in ANSWERS_A_THROW:
+            return 0
+        return REACTION_FLOOR_MS + REACTION_MARGIN_MS - self.client.since_throw_ms()
 
     def _legal_only_by_our_clock(self, action: Plain) -> bool:
         """The rules allow `action` now by our clock, but did not when the last event was

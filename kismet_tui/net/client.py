@@ -23,7 +23,7 @@ in seq order, and the event message then published carries the engine's notes fo
 DIGEST_EVERY events and whenever a round or the game ends; a `desync` answer is followed by the
 host's full `game` message, which replaces the replica.
 
-Fair chance (protocol version 2): `ready()` and `start()` send 16 random bytes of entropy for
+Fair chance (protocol version 3): `ready()` and `start()` send 16 random bytes of entropy for
 the next game. The replica draws only the values each event reveals (`chance`); an event whose
 values do not fit is refused and resynced. When the game ends the host reveals its
 `server_seed`: the client checks it against the commit and redraws every revealed value
@@ -73,7 +73,8 @@ class RequestError(Exception):
 
 
 class ActionRefused(RequestError):
-    """The host's engine refused an action; `words` says why."""
+    """The host refused an action at no cost (its engine, or too quick after the throw
+    [D20]); `words` says why."""
 
 
 class ConnectionLost(RequestError):
@@ -120,6 +121,9 @@ class Client:
         self._awaiting_game = False
         self._prelay: Plain | None = None  # {"cards", "salt", "commit", "sent"}: knock's pre-lay
         self.verification: Verification | None = None  # the last finished game's check
+        # When (time.monotonic()) this client last got dice it had not seen: an event that threw,
+        # or a whole game. The host refuses a grab or knock sooner than the floor after it [D20].
+        self.throw_seen_at = 0.0
 
     # ---- connection ------------------------------------------------------------------------
     async def connect(self, host: str, port: int, name: str, token: str | None = None) -> dict:
@@ -259,6 +263,10 @@ class Client:
         """The host's clock as this client estimates it (for countdowns)."""
         return int(time.monotonic() * 1000 + self._offset_ms)
 
+    def since_throw_ms(self) -> float:
+        """How long ago this client got the dice it shows (see `throw_seen_at`)."""
+        return (time.monotonic() - self.throw_seen_at) * 1000
+
     def applied_events(self) -> list[Plain]:
         """The stamped events the replica has applied (all it has: it applies each on arrival)."""
         return self.events
@@ -300,7 +308,8 @@ class Client:
         future = self._pending.pop(re, None) if re is not None else None
         if future is not None and not future.done():
             if kind == "error":
-                cls = ActionRefused if message.get("code") == "illegal" else RequestError
+                # too_quick [D20] is a move refused at no cost, like the engine's refusals.
+                cls = ActionRefused if message.get("code") in ("illegal", "too_quick") else RequestError
                 future.set_exception(cls(message.get("code", ""), message.get("words", "")))
             else:
                 future.set_result(message)
@@ -337,6 +346,7 @@ class Client:
             self.verification = None
         self.header, self.game, self.events = header, game, list(events)
         self._awaiting_game = False
+        self.throw_seen_at = time.monotonic()  # whatever throw it holds is seen only now
         if message.get("server_seed") is not None and self.verification is None:
             self._verify(message["server_seed"])
         if self._prelay is not None:
@@ -362,6 +372,8 @@ class Client:
             self._ask_resync()
             return
         event["notes"] = notes  # published with the message: move logs read them
+        if any(note.get("type") == "rolled" for note in notes):
+            self.throw_seen_at = time.monotonic()
         kept = {key: event[key] for key in ("seq", "t", "seat", "action")}
         if "chance" in event:
             kept["chance"] = event["chance"]

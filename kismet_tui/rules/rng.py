@@ -4,8 +4,9 @@ Every die and every card of every game is drawn through an object with this inte
 (`below`, `die`, `state`), at fixed points of the rules (docs/protocol.md lists them):
 
 - `SeededRNG`: the documented stream from a seed. The host holds one, seeded from its secret
-  `server_seed` and the players' entropy (`chance_seed`), and records every value it returns
-  (`take_drawn`), so each event can reveal exactly the values it drew. Verification redraws
+  `server_seed` and the players' entropy (`chance_seed`, keyed by the secret since protocol
+  version 3; `commitment` is the commit shown before the game), and records every value it
+  returns (`take_drawn`), so each event can reveal exactly the values it drew. Verification redraws
   from the same stream and compares. Tests and version-1 logs use it with a plain seed.
 - `RevealedRNG`: a client's source. It holds no seed: before each event the values that
   event revealed are fed in (`feed`), each call returns the next one, and a value that is
@@ -24,6 +25,7 @@ of n that fits in 2**32, so every value is equally likely.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
@@ -62,19 +64,63 @@ def seed_bytes(seed: bytes | int | str) -> bytes:
     return raw
 
 
-def chance_seed(server_seed: bytes, entropy: Iterable[bytes | None]) -> bytes:
-    """The seed of a version-2 game's stream: sha256(server_seed || entropy of seat 0 || seat 1
-    || ...), a seat that gave no entropy (None) adding nothing."""
-    digest = hashlib.sha256(bytes(server_seed))
+# The derivations of a game's commit and chance seed, by the protocol version that wrote the
+# game (its header's `version`; docs/protocol.md "Chance"). Version 2 seeded the stream with
+# sha256(server_seed || entropies) and committed to sha256(server_seed): with no entropy the
+# chance seed WAS the public commit, so every die followed from the header. Version 3 keys the
+# chance seed with the secret itself (HMAC) and domain-separates the commit, so nothing the
+# header shows, entropy or none, is a function that gives a value.
+CHANCE_VERSION = 3              # the derivation new games use
+KNOWN_CHANCE_VERSIONS = (2, 3)  # the ones a log may carry and still verify
+COMMIT_DOMAIN_V3 = b"kismet-commit-v3"
+CHANCE_DOMAIN_V3 = b"kismet-chance-v3"
+
+
+def chance_seed(server_seed: bytes, entropy: Iterable[bytes | None],
+                version: int = CHANCE_VERSION) -> bytes:
+    """The 32-byte seed of a game's stream.
+
+    Version 3: HMAC-SHA256 keyed with server_seed over "kismet-chance-v3", then for each seat
+    in order one byte 0 (no entropy) or 1 followed by its 16 bytes. Version 2:
+    sha256(server_seed || entropy of seat 0 || seat 1 || ...), a seat with none adding nothing.
+    """
+    if version == 2:
+        digest = hashlib.sha256(bytes(server_seed))
+        for part in entropy:
+            if part is not None:
+                digest.update(bytes(part))
+        return digest.digest()
+    _check_version(version)
+    mac = hmac.new(bytes(server_seed), CHANCE_DOMAIN_V3, hashlib.sha256)
     for part in entropy:
-        if part is not None:
-            digest.update(bytes(part))
-    return digest.digest()
+        # The marker byte keeps "seat 1 gave none" apart from "seat 2 gave none".
+        mac.update(b"\x00" if part is None else b"\x01" + bytes(part))
+    return mac.digest()
 
 
-def commitment(server_seed: bytes | bytearray) -> str:
-    """The commit shown before a game: sha256(server_seed) as lowercase hex."""
-    return hashlib.sha256(bytes(server_seed)).hexdigest()
+def commitment(server_seed: bytes | bytearray, version: int = CHANCE_VERSION) -> str:
+    """The commit shown before a game, as lowercase hex: version 3
+    sha256("kismet-commit-v3" || server_seed), version 2 sha256(server_seed)."""
+    if version == 2:
+        return hashlib.sha256(bytes(server_seed)).hexdigest()
+    _check_version(version)
+    return hashlib.sha256(COMMIT_DOMAIN_V3 + bytes(server_seed)).hexdigest()
+
+
+def header_chance_version(header: Plain) -> int | None:
+    """The derivation a game's header was written with: 1 (no commit: the seed is in the
+    header), 2 (a commit and no `version`), or its `version`; None if that is not a known one."""
+    if "commit" not in header:
+        return 1
+    version = header.get("version", 2)
+    if isinstance(version, bool) or version not in KNOWN_CHANCE_VERSIONS:
+        return None
+    return int(version)
+
+
+def _check_version(version: int) -> None:
+    if version not in KNOWN_CHANCE_VERSIONS:
+        raise ValueError(f"no chance derivation for protocol version {version}")
 
 
 class SeededRNG:

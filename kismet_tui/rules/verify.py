@@ -1,14 +1,16 @@
-"""Checking a finished version-2 game: did every die and card come from the committed seed?
+"""Checking a finished game (version 2 or 3): did every die and card come from the committed seed?
 
     result = verify(header, events, server_seed)
     result.ok, result.seq, result.words      # seq: the first event that differs (0: the header)
 
-The host committed to `sha256(server_seed)` before anyone readied; the players' entropy is
-in the header. Verification checks the commit, then replays the game drawing from the stream
-seeded with `chance_seed(server_seed, entropy)` and compares, event by event, the values the
-stream gives with the values the host revealed (`chance`). The first difference is named in
-plain words. Standard library only, like the rest of the engine; the host uses the same
-replay (`replay_with_stream`) to take up a game after a restart.
+The host committed to `commitment(server_seed)` before anyone readied; the players' entropy
+is in the header. Verification checks the commit, then replays the game drawing from the
+stream seeded with `chance_seed(server_seed, entropy)` and compares, event by event, the
+values the stream gives with the values the host revealed (`chance`). The first difference is
+named in plain words. Both derivations are those of the protocol version that wrote the game
+(the header's `version`, rng.header_chance_version), so a log of an older version still
+verifies. Standard library only, like the rest of the engine; the host uses the same replay
+(`replay_with_stream`) to take up a game after a restart.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from . import game_from_header
 from .base import HOST, Game, IllegalAction, Plain
-from .rng import SERVER_SEED_BYTES, SeededRNG, chance_seed, commitment
+from .rng import SERVER_SEED_BYTES, SeededRNG, chance_seed, commitment, header_chance_version
 
 
 class Verification:
@@ -71,7 +73,10 @@ def replay_with_stream(header: Plain, events: Iterable[Plain],
     if not isinstance(entropy, list) or not all(
             e is None or isinstance(e, (bytes, bytearray)) for e in entropy):
         return Verification(False, "The header's entropy is not a list of bytes per seat.", 0)
-    rng = SeededRNG(chance_seed(server_seed, entropy))
+    version = header_chance_version(header)
+    if version is None or version < 2:
+        return Verification(False, _unknown_version(header), 0)
+    rng = SeededRNG(chance_seed(server_seed, entropy, version))
     try:
         game = game_from_header(header, rng=rng)
     except IllegalAction as exc:
@@ -110,7 +115,15 @@ def verify(header: Plain, events: Iterable[Plain], server_seed: object) -> Verif
                                    "not end), so its chance cannot be checked yet.", None)
     if not isinstance(server_seed, (bytes, bytearray)) or len(server_seed) != SERVER_SEED_BYTES:
         return Verification(False, f"The revealed seed is not {SERVER_SEED_BYTES} bytes long.", 0)
-    if commitment(server_seed) != header["commit"]:
+    version = header_chance_version(header)
+    if version is None:
+        return Verification(False, _unknown_version(header), 0)
+    if commitment(server_seed, version) != header["commit"]:
         return Verification(False, "The revealed seed is not the one committed before the game "
-                                   "started (its sha256 differs from the commit).", 0)
+                                   "started (its hash differs from the commit).", 0)
     return replay_with_stream(header, events, bytes(server_seed))
+
+
+def _unknown_version(header: Plain) -> str:
+    return (f"This game says it was saved by protocol version {header.get('version')!r}, "
+            f"which this program does not know: update it to check this game.")

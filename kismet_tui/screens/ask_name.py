@@ -23,16 +23,17 @@ class AskNameScreen(ModalScreen[str]):
     AskNameScreen #ask-problem { color: $warning; height: auto; }
     """
 
-    def __init__(self, default: str = "") -> None:
+    def __init__(self, default: str = "", problem: str = "") -> None:
         super().__init__()
         self.default = default
+        self.problem = problem   # why the host refused the name asked before, say
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Welcome to Kismet. Your name at the table:")
             yield Input(value=self.default, placeholder="your name", max_length=limits.MAX_NAME,
                         id="ask-name")
-            yield Static("", id="ask-problem")
+            yield Static(self.problem, id="ask-problem")
             yield Static("enter: join the host", classes="hint")
 
     def on_mount(self) -> None:

@@ -2,7 +2,8 @@
 
 Keys: 1-5 hold/release a die, r throw, up/down choose a box, enter score it, h hint.
 The scorecard shows, in the column of the player to move, what the dice would score in each
-open box (dim, with a dot), and the Basic section's progress towards the bonus.
+open box (dim, with a dot; in a colour box the colour's letter, b r g, instead of the dot),
+and the Basic section's progress towards the bonus. Each die has its colour written on it.
 """
 
 from __future__ import annotations
@@ -81,6 +82,19 @@ def widths(seats: int, names: list[str], room: int) -> tuple[int, int, bool]:
     return full, width, True
 
 
+COLOUR_BOXES = ("two_pair_same_color", "flush", "full_house_same_color")
+
+
+def fitting_colour(box: str, dice: list[int] | None, points: int) -> str | None:
+    """The colour the dice fit a colour box in ("red"), or None (not a colour box, or the
+    dice score nothing there). When a colour box scores, its dice are of one colour where it
+    counts: the most common face's (the pairs, the full house, the five)."""
+    if box not in COLOUR_BOXES or not points or not dice:
+        return None
+    most = max(set(dice), key=lambda face: (dice.count(face), face))
+    return rules.COLOR[most]
+
+
 def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str | None,
                      room: int = 80, hint_box: str | None = None) -> Text:
     """The scorecard of every seat side by side: one row per box, then bonus and total."""
@@ -108,7 +122,9 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
                 out.append(f"{value:>{width}}", Style(bold=seat == me))
             elif seat == current and box in preview and preview[box].get("legal"):
                 points = preview[box]["points"]
-                cell = f"·{points}"
+                colour = fitting_colour(box, view.get("dice"), points)
+                # A colour box says which colour fits by its letter in place of the dot.
+                cell = f"{colour[0] if colour else '·'}{points}"
                 style = Style(color="bright_yellow" if points else "bright_black",
                               reverse=chosen and seat == me)
                 out.append(f"{cell:>{width}}", style)
@@ -137,6 +153,18 @@ def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str |
     out.append(f"{'Total':<{label}}", Style(bold=True))
     for seat in range(seats):
         out.append(f"{view['totals'][seat]['total']:>{width}}", Style(bold=True, color=seat_colour(seat)))
+    return out
+
+
+def spaced_out(card: Text, height: int) -> Text:
+    """The scorecard with a blank line between its rows when `height` has room for that (a
+    tall window: the card then fills it, as a paper one does, instead of leaving its lower
+    half empty)."""
+    rows = card.split("\n")
+    if height < 2 * len(rows) - 1:
+        return card
+    out = Text("\n\n", no_wrap=True, overflow="crop").join(rows)
+    out.no_wrap, out.overflow = True, "crop"
     return out
 
 
@@ -201,6 +229,7 @@ class DiceScreen(GameScreen):
         self.hint_hold: set[int] | None = None
         self.hint_box: str | None = None
         self.hint_key: tuple[object, object, object] | None = None  # (turn, throws used) the hint was for
+        self.hint_logged: tuple[object, str] | None = None  # (hint_key, line) last written to the log
 
     def on_resize(self) -> None:
         if self.game is not None:
@@ -247,6 +276,7 @@ class DiceScreen(GameScreen):
         # and the scorecard's width changes only with the seats, the names or the room.
         # What did not change is not drawn again (a hold redraws the dice alone).
         card = render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box)
+        card = spaced_out(card, self.app.size.height - 3)  # (the status line, the footer, a chat line)
         if card != self.drawn.get("scorecard"):
             card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
             self.query_one("#scorecard", Static).update(card, layout=card_width != self.card_width)
@@ -284,7 +314,9 @@ class DiceScreen(GameScreen):
                 line.append("r: throw the dice", Style(color="bright_black"))
             elif self.cursor:
                 points = (view.get("preview") or {}).get(self.cursor, {}).get("points", 0)
-                line.append(f"enter: {points} in {rules.BOX_NAMES[self.cursor]}", Style(color="bright_black"))
+                colour = fitting_colour(self.cursor, view.get("dice"), points)
+                line.append(f"enter: {points} in {rules.BOX_NAMES[self.cursor]}" + (f" ({colour})" if colour else ""),
+                            Style(color="bright_black"))
         return line
 
     @staticmethod
@@ -384,7 +416,10 @@ class DiceScreen(GameScreen):
         # Without the optimal table (python -m kismet_tui.solver builds it) the advisor
         # estimates: say so, so nobody takes a guess for the best play.
         estimate = any(c.get("exact") is False for c in shown)
-        self.log_line(("Hint (estimate): " if estimate else "Hint: ") + " · ".join(lines), "italic")
+        line = ("Hint (estimate): " if estimate else "Hint: ") + " · ".join(lines)
+        if (self.hint_key, line) != self.hint_logged:  # h again on the same throw: marked, not logged twice
+            self.hint_logged = (self.hint_key, line)
+            self.log_line(line, "italic")
 
 
 _ADVISE: list = []  # the advisor's advise(), once loaded

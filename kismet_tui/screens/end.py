@@ -10,7 +10,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Container, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -89,7 +89,10 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
 
     DEFAULT_CSS = """
     EndScreen { align: center middle; }
-    EndScreen > Vertical {
+    /* The box sits in a band as wide as the screen: no cut-off words of the board show
+       beside it (the board's rows above and below stay whole). */
+    EndScreen > #band { width: 100%; height: auto; max-height: 100%; align: center middle; background: $background; }
+    EndScreen #band > Vertical {
         width: 64; height: auto; max-height: 100%;
         border: heavy $accent; background: $surface; padding: 1 2;
     }
@@ -109,7 +112,7 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         self.me = me
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Container(id="band"), Vertical():
             yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
             line = fairness_text(self.client.verification)
             yield Static(line or "", id="fairness")

@@ -9,6 +9,7 @@ says what may be pressed. Chat lines come in through the app's `chat_said`, watc
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -23,7 +24,7 @@ from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .history import history_lines
-from .words import describe, name_of
+from .words import describe, name_of, telling_order
 
 
 def seat_names(client: GameSource, seats: int) -> list[str]:
@@ -43,9 +44,42 @@ def seat_names(client: GameSource, seats: int) -> list[str]:
 
 
 class MoveLog(RichLog):
-    """The move log. It never takes the focus: the arrow keys belong to the game."""
+    """The move log. It never takes the focus: the arrow keys belong to the game.
+
+    A RichLog wraps each line once, at the width it has when the line is written; this one
+    keeps what it was told and wraps it all again when its width changes, so a window that
+    shrinks or grows shows whole sentences at the new width, not cut or narrow ones."""
 
     can_focus = False
+    KEEP = 1000  # lines kept to wrap again (the oldest are dropped: nobody scrolls that far)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.said: list[Text] = []
+        self.wrapped_at = 0  # the width the lines on show were wrapped at
+
+    def write(self, content: object, width: int | None = None, expand: bool = False, shrink: bool = True,
+              scroll_end: bool | None = None, animate: bool = False) -> "MoveLog":
+        if isinstance(content, Text) and self._size_known:  # (a deferred write comes again)
+            self.said.append(content)
+            del self.said[:-self.KEEP]
+        super().write(content, width, expand, shrink, scroll_end, animate)
+        return self
+
+    def on_resize(self, event: events.Resize) -> None:
+        # After the layout settles (RichLog's own handler writes what waited for a size).
+        self.call_after_refresh(self.wrap_again)
+
+    def wrap_again(self) -> None:
+        width = self.scrollable_content_region.width
+        if not self._size_known or width <= 0 or width == self.wrapped_at:
+            return
+        self.wrapped_at = width
+        said = self.said
+        self.clear()
+        for text in said:
+            super().write(text, width=width, scroll_end=False)
+        self.scroll_end(animate=False, immediate=False, x_axis=False)  # where the game is
 
 
 class GameScreen(OnKismetApp, Screen[None]):
@@ -184,8 +218,10 @@ class GameScreen(OnKismetApp, Screen[None]):
             if seq <= self.logged_seq:
                 return
             self.logged_seq = seq
-        for note in msg.get("notes") or []:
+        notes = msg.get("notes") or []
+        for note in notes:
             self.on_note(note)
+        for note in telling_order(notes):
             words = describe(self.RULESET, note, self.names)
             if words:
                 self.log_line(words, "bold" if note.get("seat") == self.seat else "")

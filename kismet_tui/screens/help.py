@@ -65,8 +65,8 @@ class HelpScreen(ModalScreen):
         Binding("escape,q,question_mark,f1", "dismiss", "Close help"),
         Binding("up,k", "scroll(-1)", "Up", show=False),
         Binding("down,j", "scroll(1)", "Down", show=False),
-        Binding("pageup", "scroll(-10)", "Page up", show=False),
-        Binding("pagedown,space", "scroll(10)", "Page down"),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown,space", "page(1)", "Page down"),
     ]
 
     def __init__(self, ruleset: str | None) -> None:
@@ -92,6 +92,11 @@ class HelpScreen(ModalScreen):
     def action_scroll(self, lines: int) -> None:
         scroll = self.query_one("#help-scroll", VerticalScroll)
         scroll.scroll_to(y=scroll.scroll_y + lines, animate=False)
+
+    def action_page(self, pages: int) -> None:
+        """A page is what the window shows, less one line kept in view to read on from."""
+        scroll = self.query_one("#help-scroll", VerticalScroll)
+        self.action_scroll(pages * max(1, scroll.scrollable_content_region.height - 1))
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(result)

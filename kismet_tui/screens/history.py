@@ -9,7 +9,7 @@ move log never shows more than a screen or two of them anyway.
 from __future__ import annotations
 
 from ..rules import apply_event, game_from_header
-from .words import describe
+from .words import describe, telling_order
 
 LIMIT = 200
 
@@ -32,7 +32,7 @@ def history_lines(header: dict, events: list[dict], names: list[str], first_seq:
             break
         if number < first_seq:
             continue
-        for note in notes:
+        for note in telling_order(notes):
             words = describe(ruleset, note, names)
             if words:
                 lines.append((words, note.get("seat")))

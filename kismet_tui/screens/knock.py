@@ -82,11 +82,13 @@ def render_hand(view: dict, me: int, chosen: list[int], big: bool = False) -> Te
     return stack(side_by_side(blocks, gap=1))
 
 
-def render_others(view: dict, names: list[str], me: int | None, name_width: int = 10) -> Text:
-    """Every player's row (yours too, marked "you"): open cards, laid count, minus points."""
+def render_others(view: dict, names: list[str], me: int | None, name_width: int = 10,
+                  knocks_open: bool = True) -> Text:
+    """Every player's row (yours too, marked "you"): open cards, laid count, minus points,
+    and, while the last throw may still be knocked on (`knocks_open`), who knocked on it."""
     text = Text(no_wrap=True, overflow="crop")
     roll = view.get("roll") or {}
-    knocked = set(roll.get("knocked") or [])
+    knocked = set(roll.get("knocked") or []) if knocks_open else set()
     for player in view["players"]:
         seat = player["seat"]
         turn = view.get("turn") == seat and view.get("phase") == "play"
@@ -131,6 +133,7 @@ class KnockScreen(GameScreen):
         super().__init__()
         self.chosen: list[int] = []          # pre-lay picks, in laying order
         self.joker_first: int | None = None   # first card of a joker throw, waiting for the second
+        self.knocks_shown = True              # whether #others shows who knocked on the last throw
 
     def compose_body(self) -> ComposeResult:
         with Vertical():
@@ -150,7 +153,17 @@ class KnockScreen(GameScreen):
         self.set_interval(0.2, self.tick)
 
     def tick(self) -> None:
-        self.query_one("#say", Static).update(self.say(self.view()), layout=False)
+        view = self.view()
+        if self.knocks_open(view) != self.knocks_shown:
+            self.redraw()  # the knock window has closed: the knocked marks go
+        self.query_one("#say", Static).update(self.say(view), layout=False)
+
+    def knocks_open(self, view: dict) -> bool:
+        """Whether the last throw may still be knocked on: while it is decided, and through
+        the knock window after it [D15]; not into the next throw."""
+        if view.get("stage") == "decide":
+            return True
+        return view.get("stage") == "roll" and (view.get("roll_from") or 0) > self.now_ms()
 
     def on_note(self, note: dict) -> None:
         if note.get("type") in ("rolled", "laid", "passed", "round_over"):
@@ -165,7 +178,9 @@ class KnockScreen(GameScreen):
         if view.get("phase") not in ("prelay_commit", "prelay_reveal"):
             self.chosen = []
         wide = self.app.size.width >= 110
-        self.query_one("#others", Static).update(render_others(view, names, self.seat, 22 if wide else 10))
+        self.knocks_shown = self.knocks_open(view)
+        self.query_one("#others", Static).update(render_others(view, names, self.seat, 22 if wide else 10,
+                                                               self.knocks_shown))
         roll = view.get("roll") or {}
         dice = roll.get("dice") or []
         blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False) for i in range(3)]
@@ -232,11 +247,12 @@ class KnockScreen(GameScreen):
         roller = roll.get("roller") if roll else None
         whose = possessive(self.names[roller], "throw", 30) if roller is not None else "this throw"
         if self.can_knock(view):
-            text.append(f"\nknock on {whose}: k, or the key of the card you would lay", hint)
             if window > 0:  # the knock window [D15]: the next throw cannot come before it ends
+                # (on the first line: the second is as long as 80 columns allow)
                 text.append(f" {glyph('·')} next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
+            text.append(f"\nKnock on {whose}: k, or the key of the card you would lay", hint)
         elif roll and me is not None and me in (roll.get("knocked") or []) and turn != me:
-            text.append(f"\nyou knocked on {whose}", hint)
+            text.append(f"\nYou knocked on {whose}.", hint)
         return text
 
     def chosen_chips(self, view: dict) -> int:

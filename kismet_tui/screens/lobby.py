@@ -97,7 +97,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     BINDINGS = [
         Binding("n", "new_table", "New table"),
         Binding("s", "join(True)", "Watch"),
-        Binding("y", "ready", "Ready"),
+        Binding("y", "ready(True)", "Ready"),
+        Binding("y", "ready(False)", "Not ready"),  # (once you are ready: y takes it back)
         Binding("g", "start", "Start"),
         Binding("x", "remove", "Remove"),
         Binding("l", "leave", "Leave"),
@@ -258,7 +259,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             return False
         owner = table.get("owner") == self.my_id()
         if action == "ready":
-            return not owner and any(s.get("client_id") == self.my_id() for s in table.get("seats") or [])
+            mine = next((s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), None)
+            return not owner and mine is not None and parameters == (not mine.get("ready", False),)
         if action == "start":
             return owner
         return owner and bool(removable(table, self.my_id()))
@@ -281,10 +283,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         if self.my_table() is None:
             await self.action_join(False)
 
-    async def action_ready(self) -> None:
-        table = self.my_table() or {}
-        mine: Plain = next((s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), {})
-        await self.kismet.send(partial(self.client.ready, not mine.get("ready", False)))
+    async def action_ready(self, ready: bool) -> None:
+        await self.kismet.send(partial(self.client.ready, ready))
 
     async def action_start(self) -> None:
         await self.kismet.send(self.client.start)

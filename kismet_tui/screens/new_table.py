@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Container, Vertical
 from textual.screen import ModalScreen
 from textual import events
 from textual.widgets import Static
@@ -98,7 +98,9 @@ def bot_levels() -> list[str]:
 class NewTableScreen(ModalScreen):
     DEFAULT_CSS = """
     NewTableScreen { align: center middle; }
-    NewTableScreen > Vertical {
+    /* A band as wide as the screen, so no cut-off words of the lobby show beside the form. */
+    NewTableScreen > #band { width: 100%; height: auto; align: center middle; background: $background; }
+    NewTableScreen #band > Vertical {
         width: 64; height: auto; max-height: 22;
         border: round $accent; background: $surface; padding: 0 1;
     }
@@ -147,7 +149,7 @@ class NewTableScreen(ModalScreen):
         return (list(preset), "") if preset is not None else parse_chips(self.chip_text)
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Container(id="band"), Vertical():
             yield Static(id="form")
         yield TooSmall()
         yield KeyFooter()

@@ -97,6 +97,17 @@ def describe_race(note: dict, names: list[str]) -> str | None:
     return _common(note, names)
 
 
+def telling_order(notes: list) -> list:
+    """The notes of one event in the order a person tells them: a race round's end ("Every
+    matching card has been grabbed.") after the reveals that say who took which card."""
+    ended = [note for note in notes if isinstance(note, dict) and note.get("type") == "round_ended"]
+    if not ended:
+        return notes
+    rest = [note for note in notes if note not in ended]
+    after = max((i + 1 for i, note in enumerate(rest) if note.get("type") == "revealed"), default=0)
+    return rest[:after] + ended + rest[after:]
+
+
 def describe(ruleset: str, note: dict, names: list[str]) -> str | None:
     if ruleset == "dice":
         return describe_dice(note, names)

@@ -11,7 +11,12 @@ One cache file per machine user, in the user's cache folder: the host and the cl
 that user share it. Its name carries the table format version and a fingerprint of the
 rules (space.rules_fingerprint), so a change of either builds a new table rather than
 trusting an old one. Beside it a JSON sidecar holds the file's SHA-256: a damaged or
-truncated table is detected and never used (load_checked says why). Writers take a lock file
+truncated table is detected and never used (load_checked says why). The checksum only tells
+damage from the disk: a file rewritten whole with its sidecar (values negated, or zeros) has
+a matching one, so the values are checked too: the game's value must be the known
+GAME_VALUE, no value negative, and states drawn at random from every level must be what one
+turn from the level after gives (the first algorithm, on V itself). A refused file is set
+aside (NAME.damaged) and built again, with a word. Writers take a lock file
 (ensure_built: the second builder waits, then finds the table built) and write under a
 temporary name, then rename, so a reader never sees half a file.
 """
@@ -35,6 +40,10 @@ from .turn import state_values
 # 2: the sidecar holds the table's checksum (a version 1 file, without one, is not used).
 FORMAT_VERSION = 2
 BATCH = 8192  # states per batch of build_reference
+# The expected score of a whole solitaire game under these rules (the rules' fingerprint is
+# in the file name; tests/test_solver_table.py builds the table and finds this value).
+GAME_VALUE = 315.1040
+SPOT_CHECKS = 24  # states per level recomputed when a table is loaded (a few ms in all)
 
 
 def cache_path() -> Path:
@@ -162,11 +171,54 @@ def load_checked(path: Path | None = None) -> tuple[np.ndarray | None, str | Non
         if _sha256(path) != expected:
             return None, f"{path.name} does not match its checksum (damaged or truncated)"
         V = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        return None, f"{path.name} could not be read ({exc})"
-    if V.shape != (N_UPPER, N_LOWER) or not np.isfinite(V[:, L_REACHABLE]).all():
+    except Exception as exc:  # an empty file: EOFError; a file of another kind: ValueError
+        return None, f"{path.name} could not be read ({type(exc).__name__}: {exc})"
+    if (not isinstance(V, np.ndarray) or V.shape != (N_UPPER, N_LOWER)
+            or not np.isfinite(V[:, L_REACHABLE]).all()):
         return None, f"{path.name} does not hold a whole table"
-    return V.astype(np.float64), None
+    V = V.astype(np.float64)
+    problem = wrong_values(V)
+    if problem is not None:
+        return None, f"{path.name} {problem}"
+    return V, None
+
+
+def wrong_values(V: np.ndarray, checks: int = SPOT_CHECKS) -> str | None:
+    """What is wrong with the values of a whole table, in words, or None. The states checked
+    are drawn afresh each time, so a forger cannot know which ones to leave alone."""
+    from .states import lower_index, upper_index
+
+    start = float(V[upper_index(0, 0), lower_index(0, False)])
+    if abs(start - GAME_VALUE) > 1e-3:
+        return f"gives the game a value of {start:.4f}, not {GAME_VALUE:.4f}"
+    if (V[:, L_REACHABLE] < 0).any():
+        return "holds negative values"
+    rng = np.random.default_rng()
+    for level in range(14, -1, -1):
+        u, l = random_states(level, checks, rng)
+        # float32 on disk keeps values to about 1e-5; a real difference is far larger.
+        if np.abs(state_values(V, u, l) - V[u, l]).max() > 1e-2:
+            return f"holds values that one turn from the next level does not give (level {level})"
+    return None
+
+
+def random_states(level: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """`count` reachable states with `level` boxes filled, drawn uniformly (with repeats)
+    without listing them all as level_states does (which takes far longer than the check)."""
+    from .states import L_FILLED, N_LOWER_BOXES, U_FILLED
+
+    blocks = [(np.flatnonzero(U_FILLED == upper),
+               np.flatnonzero((L_FILLED == level - upper) & L_REACHABLE))
+              for upper in range(7) if 0 <= level - upper <= N_LOWER_BOXES]
+    sizes = np.array([len(us) * len(ls) for us, ls in blocks], dtype=np.float64)
+    which = rng.choice(len(blocks), size=count, p=sizes / sizes.sum())
+    u = np.empty(count, dtype=np.int64)
+    l = np.empty(count, dtype=np.int64)
+    for index, (us, ls) in enumerate(blocks):
+        here = which == index
+        u[here] = rng.choice(us, size=int(here.sum()))
+        l[here] = rng.choice(ls, size=int(here.sum()))
+    return u, l
 
 
 def load(path: Path | None = None) -> np.ndarray | None:
@@ -223,7 +275,19 @@ def ensure_built(progress=None, on_wait=None, on_damaged=None, path: Path | None
         V, problem = load_checked(path)  # another builder may have finished meanwhile
         if V is not None:
             return V
-        if problem != "missing" and on_damaged:
-            on_damaged(problem)
+        if problem != "missing":
+            if on_damaged:
+                on_damaged(problem)
+            set_aside(path)
         V, _ = build_and_save(progress=progress, path=path)
         return V
+
+
+def set_aside(path: Path) -> None:
+    """Rename a refused table and its sidecar to NAME.damaged (the newest is kept), so it is
+    neither used nor lost before someone has looked."""
+    for refused in (path, _sidecar(path)):
+        try:
+            os.replace(refused, refused.with_name(refused.name + ".damaged"))
+        except OSError:
+            pass  # gone already, or a read-only folder: the build's rename replaces it anyway

@@ -42,7 +42,8 @@ def seat_colour(seat: int | None) -> str:
 
 
 def die_lines(face: int | None, held: bool = False, coloured: bool = True) -> list[Text]:
-    """A die five lines tall and seven wide: a light face with coloured pips.
+    """A die five lines tall and seven wide: a light face with coloured pips, and (when
+    `coloured`) the pips' colour written in the bottom edge ("black", "red", "green").
 
     `face` None draws an empty, dim die (not thrown yet). A held die gets a heavy yellow frame.
     The lines are shared between calls (a hold draws the dice again): copy one before
@@ -82,7 +83,17 @@ def _draw_die(face: int | None, held: bool, coloured: bool, plain: bool) -> list
             line.append(dot if (row, col) in PIPS[face] else " ", pip if (row, col) in PIPS[face] else blank)
         line.append(v, edge)
         lines.append(line)
-    lines.append(Text(bl + h * 5 + br, edge))
+    if not coloured:
+        lines.append(Text(bl + h * 5 + br, edge))
+        return lines
+    # The colour in words too, so it survives no colour at all (NO_COLOR, a monochrome
+    # terminal) and is never told by red against green alone.
+    word = PIP_COLOUR[face]
+    left = (5 - len(word)) // 2
+    bottom = Text(bl + h * left, edge)
+    bottom.append(word, pip)
+    bottom.append(h * (5 - len(word) - left) + br, edge)
+    lines.append(bottom)
     return lines
 
 

@@ -18,8 +18,9 @@ from rich.cells import cell_len
 
 ASCII = {
     "●": "o", "◌": "o", "×": "x", "▶": ">", "…": "~", "│": "|", "✓": "+", "✗": "x",
-    "★": "*", "✋": "#", "▮": "#", "·": ".", "–": "-", "≈": "~", "→": "->", "↑↓": "up/dn",
+    "★": "*", "✋": "*", "▮": "#", "·": ".", "–": "-", "≈": "~", "→": "->", "↑↓": "up/dn",
 }
+# (A grab "✋" is "*", not "#" like the pile "▮" beside it: " 3# *", never " 3# #".)
 # What the rest becomes at the terminal, one cell for one cell.
 CELL = {
     **{c: "-" for c in "─━═▔▁"}, **{c: "|" for c in "│┃║▏▕▎▍▌▐"},

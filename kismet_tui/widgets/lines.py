@@ -8,9 +8,14 @@ and handed out as they are, cropped or padded to the widget's width.
 
 from __future__ import annotations
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 from textual.widget import Widget
+
+
+NO_STYLE = Style()
 
 
 class Lines(Widget):
@@ -27,7 +32,10 @@ class Lines(Widget):
         """Draw `text` from now on (a repaint only: the widget's size stays as it is)."""
         console = self.app.console
         self.text = text
-        self.strips = [Strip(list(line.render(console)), line.cell_len)
+        # Every segment gets a style (an unstyled run is None from Rich, which Textual's
+        # line filters do not all accept).
+        self.strips = [Strip([Segment(seg.text, seg.style or NO_STYLE, seg.control) for seg in line.render(console)],
+                             line.cell_len)
                        for line in text.split("\n", allow_blank=True)]
         self.refresh()
 
@@ -36,5 +44,5 @@ class Lines(Widget):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        strip = self.strips[y] if y < len(self.strips) else Strip.blank(0)
+        strip = self.strips[y] if y < len(self.strips) else Strip.blank(0, self.rich_style)
         return strip.crop_extend(0, width, self.rich_style)

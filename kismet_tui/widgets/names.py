@@ -3,6 +3,8 @@ whole name, and widths count terminal cells (a wide character takes two)."""
 
 from __future__ import annotations
 
+import re
+
 from rich.cells import cell_len, set_cell_size
 
 from .glyphs import glyph
@@ -12,13 +14,18 @@ def fits(name: str, width: int) -> bool:
     return cell_len(name) <= width
 
 
+REMARK = re.compile(r"\s*\([^)]*\)")  # "Bot 1 (medium)": the bracketed part is a remark
+
+
 def fit(name: str, width: int, pad: bool = False) -> str:
-    """`name` whole if it fits in `width` cells, else cut with an ellipsis; with `pad`, filled
-    with spaces to exactly `width` cells (for columns)."""
+    """`name` whole if it fits in `width` cells; else without a bracketed remark if that
+    fits ("Bot 1 (medium)" -> "Bot 1", not "Bot 1 (m…"); else cut with an ellipsis. With
+    `pad`, filled with spaces to exactly `width` cells (for columns)."""
     if width <= 0:
         return ""
     if not fits(name, width):
-        name = set_cell_size(name, width - 1).rstrip() + glyph("…")
+        bare = REMARK.sub("", name).strip()
+        name = bare if bare and fits(bare, width) else set_cell_size(name, width - 1).rstrip() + glyph("…")
     return set_cell_size(name, width) if pad else name
 
 

@@ -8,13 +8,16 @@ background build of the optimal dice table ends the line ("Preparing the perfect
 40 %", kismet_tui.solver.background).
 
 Nothing here asks on a timer: the bar watches the app's `connection`, `notice` and
-`build_words` (KismetApp) and draws again when one of them changes.
+`build_words` (KismetApp) and draws again when one of them changes. The one timer turns the
+pages of a notice too long for the line (each page ends in "…", the next starts with it),
+so every word of it is read, never cut off.
 """
 
 from __future__ import annotations
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.timer import Timer
 from textual.widgets import Static
 
 from ..app_ref import kismet_app
@@ -36,6 +39,26 @@ NOTICE_STYLE = {
 
 
 LOCAL = "this computer"  # the address `kismet` (local play) gives the app
+PAGE_SECONDS = 3.0  # how long each page of a long notice shows
+
+
+def pages(words: str, width: int) -> list[str]:
+    """`words` in pieces of at most `width` cells, cut between words: every piece but the
+    last ends in "…" and every one but the first starts with it. A single word longer than
+    the line is cut (fit), as it would be anyway."""
+    dots = glyph("…")
+    out: list[str] = []
+    line = ""
+    for word in words.split():
+        lead = f"{dots} " if out else ""
+        candidate = f"{line} {word}" if line else lead + word
+        if line and cell_len(candidate) + 2 > width:  # (room for " …")
+            out.append(f"{line} {dots}")
+            line = f"{dots} {word}"
+        else:
+            line = candidate
+    out.append(line)
+    return [fit(page, width) for page in out]
 
 
 def connection_words(state: str, address: str, detail: str) -> str:
@@ -70,6 +93,9 @@ class StatusBar(Static):
         super().__init__("")
         self.where = where
         self.shown = ""
+        self.paged: object = None  # the notice whose pages are turning
+        self.page = 0
+        self.page_timer: Timer | None = None
 
     def on_mount(self) -> None:
         app = kismet_app(self)
@@ -93,24 +119,42 @@ class StatusBar(Static):
         text.append(glyph(mark), style=f"bold {colour}")
         width = self.size.width or 80
         notice = app.notice
+        if notice is not self.paged:
+            self.turn_pages(notice, width - 4)
         if notice is not None:
             # The notice takes the line: it is what the player must read now.
+            shown = pages(notice.words, width - 4)
             text.append(" ")
-            text.append(" " + fit(notice.words, width - 4) + " ", style=NOTICE_STYLE.get(notice.severity, "bold"))
+            text.append(" " + shown[self.page % len(shown)] + " ", style=NOTICE_STYLE.get(notice.severity, "bold"))
         else:
             self.add_where(text, state, detail, width)
         if text.plain != self.shown:  # redraw only on change (a replay's tick sets its progress)
             self.shown = text.plain
             self.update(text)
 
+    def turn_pages(self, notice, width: int) -> None:
+        """A new notice (or none): from its first page, turning them if it has more."""
+        self.paged, self.page = notice, 0
+        if self.page_timer is not None:
+            self.page_timer.stop()
+            self.page_timer = None
+        if notice is not None and len(pages(notice.words, width)) > 1:
+            self.page_timer = self.set_interval(PAGE_SECONDS, self.next_page)
+
+    def next_page(self) -> None:
+        self.page += 1
+        self.refresh_status()
+
     def add_where(self, text: Text, state: str, detail: str, width: int) -> None:
         app = kismet_app(self)
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
         text.append(" " + connection_words(state, app.address, detail), style=colour)
-        # A background build's progress ends the line; the place name gives way to it.
-        build = self._build_words(app.build_words,
-                                  width - text.cell_len - (min(cell_len(self.where), 8) + 5 if self.where else 0))
+        # A background build's progress ends the line: in its short words rather than cut
+        # the place name; only when even those do not fit does the place name give way.
+        build = None
+        for kept in (cell_len(self.where), min(cell_len(self.where), 8)):
+            build = build or self._build_words(app.build_words, width - text.cell_len - (kept + 5 if self.where else 0))
         width -= len(build or "")
         helper = f"  {bar}  ? help"
         room = width - text.cell_len - len("  |  ")

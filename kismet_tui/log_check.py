@@ -1,0 +1,226 @@
+"""`kismet-replay --verify`: every check of a saved game, in order, each said in plain words.
+
+    report = check_log(read_game_log(path), host_key="SHA256:..." or None)
+    report.lines        # one line per check, or the first that failed
+    report.exit_code    # 0 all good, 1 something differs, 2 something cannot be checked
+
+The checks:
+
+1. **The signature** (protocol/logsign.py): who signed the log ("Signed by host SHA256:..."),
+   or that its bytes changed after signing; a log from an older host is "not signed" and is
+   judged on the rest. With `host_key`, a log signed by any other key fails.
+2. **The events**: every event replayed through the engine with the values it revealed, each
+   legal at its stamp (stamps never go back, the seat may act then, the host stamps only its
+   own actions).
+3. **The chance** (kismet_tui/rules/verify.py, the existing check, called as a step): the
+   revealed seed fits the commit and redraws every value.
+4. **The end**: the end record's result (and, from hosts that write it, the digest of the
+   whole end state) is what the events give.
+
+After a failure in 2-4 the later ones are not tried (they would only repeat it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from protocol.gamelog import MARK_EVERY, GameLog
+from protocol.logsign import check_signature, fingerprint
+from protocol.plain import Plain
+
+from .rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
+from .rules.base import HOST
+from .rules.verify import verify
+
+OK, DIFFERS, UNCHECKED = 0, 1, 2
+
+
+@dataclass
+class Report:
+    lines: list[str] = field(default_factory=list)
+    exit_code: int = OK
+
+    def good(self, words: str) -> None:
+        self.lines.append(words)
+
+    def bad(self, words: str) -> None:
+        self.lines.append(words)
+        self.exit_code = DIFFERS
+
+    def unchecked(self, words: str) -> None:
+        self.lines.append(words)
+        if self.exit_code == OK:
+            self.exit_code = UNCHECKED
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == OK
+
+
+def check_log(log: GameLog, host_key: str | None = None) -> Report:
+    report = Report()
+    check_signed(log, report, host_key)
+    seed = (log.end or {}).get("server_seed")
+    said = len(report.lines)
+    # (The chance step redraws only with a commit to check the seed against.)
+    game = check_events(log, report, can_redraw=seed is not None and "commit" in log.header)
+    if game is None and len(report.lines) > said:  # refused, and said why
+        return report
+    chance = verify(log.header, log.events, seed)
+    if chance.ok:
+        report.good(chance.words)
+    elif chance.seq is None:  # nothing to check it with: version 1, or no seed revealed
+        report.unchecked(chance.words)
+    else:
+        report.bad(chance.words)
+        return report
+    if game is not None:
+        check_end(log, game, report)
+    return report
+
+
+def check_signed(log: GameLog, report: Report, host_key: str | None) -> None:
+    record = log.signature
+    if record is None:
+        if log.end is None:
+            report.unchecked("Not signed: the game never ended.")
+        else:
+            report.good("Not signed (older host): judged on the rest.")
+        if host_key is not None:
+            report.bad(f"You asked for host {host_key}, but nobody signed this log.")
+        return
+    key = record.get("key")
+    signer = fingerprint(key) if isinstance(key, bytes) else "(no key)"
+    problem = check_signature(record, log.signed_digest)
+    if problem is not None:
+        where = where_changed(log)
+        report.bad(f"The signature does not match: the log was changed after host {signer} "
+                   f"signed it ({problem}){': ' + where if where else ''}.")
+        return
+    if log.after_signature:
+        count = log.after_signature
+        report.bad(f"Signed by host {signer}, but {count} record{'s' if count > 1 else ''} "
+                   f"follow{'' if count > 1 else 's'} the signature: added after the host signed.")
+        return
+    if host_key is not None and signer != host_key:
+        report.bad(f"Signed by host {signer}, not by {host_key} as you asked: this log is "
+                   f"not that host's.")
+        return
+    report.good(f"Signed by host {signer}.")
+
+
+def where_changed(log: GameLog) -> str | None:
+    """Where the bytes first differ from the ones the host marked (its end record's marks,
+    signed with the rest), in words; None when the end record has no usable marks."""
+    written = (log.end or {}).get("marks")
+    if not isinstance(written, list) or not all(isinstance(m, bytes) for m in written):
+        return None
+    for index, (mark, found) in enumerate(zip(written, log.marks)):
+        if mark != found:
+            first, last = index * MARK_EVERY + 1, (index + 1) * MARK_EVERY
+            return (f"the first change is in the header or events 1 to {last}" if index == 0
+                    else f"the first change is in events {first} to {last}")
+    after = min(len(written), len(log.marks)) * MARK_EVERY
+    if len(log.events) > after:
+        return f"the first change is in events {after + 1} to {len(log.events)} or the end record"
+    return "the first change is in the end record"
+
+
+def _seat_words(header: Plain, seat: object) -> str:
+    if seat == HOST:
+        return "the host"
+    seats = header.get("seats")
+    if isinstance(seats, list) and isinstance(seat, int) and 0 <= seat < len(seats):
+        return f"seat {seat} ({seats[seat]})"
+    return f"seat {seat}"
+
+
+def _action_words(action: object) -> str:
+    if not isinstance(action, dict):
+        return "move"
+    kind = str(action.get("type", "move"))
+    if kind == "grab" and "card" in action:
+        return f"grab at place {action['card']}"
+    if kind == "score" and "box" in action:
+        return f"score in {action['box']}"
+    if "card" in action:
+        return f"{kind} of card {action['card']}"
+    return kind
+
+
+def _ms(value: object, t0: object) -> str:
+    if isinstance(value, int) and isinstance(t0, int):
+        return f"{value - t0:,} ms into the game"
+    return f"time {value!r}"
+
+
+def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
+    """The game after every event, each applied with the values it revealed; None (with the
+    failure reported) at the first event the engine refuses. A list of revealed values that
+    does not fit the draws is left to the chance step when it `can_redraw` (it names the
+    values the seed gives, which says more); chance that is no list at all is said here."""
+    header = log.header
+    try:
+        game = game_from_header(header)
+    except IllegalAction as exc:
+        _refused(report, "The game's start", header.get("chance"), exc, can_redraw)
+        return None
+    except (KeyError, TypeError, ValueError) as exc:
+        report.bad(f"The game's header cannot be read ({exc}).")
+        return None
+    for event in log.events:
+        where = (f"Event {event.get('seq')}: {_seat_words(header, event.get('seat'))}'s "
+                 f"{_action_words(event.get('action'))}")
+        try:
+            apply_event(game, event)
+        except IllegalAction as exc:
+            at = f" at {_ms(event.get('t'), header.get('t0'))}"
+            _refused(report, where, event.get("chance"), exc, can_redraw, at)
+            return None
+        except (KeyError, TypeError, ValueError) as exc:
+            report.bad(f"{where} cannot be read ({exc}).")
+            return None
+    count = len(log.events)
+    report.good(f"Every event ({count}) is legal at its stamp, in order, from the seat that "
+                f"may make it.")
+    return game
+
+
+def _refused(report: Report, where: str, chance: object, exc: IllegalAction,
+             can_redraw: bool, at: str = "") -> None:
+    """Say why the engine refused the start or an event (see check_events)."""
+    if not isinstance(exc, ChanceError):
+        report.bad(f"{where} is not legal{at}: {exc.reason}")
+    elif chance is not None and not isinstance(chance, list):
+        report.bad(f"{where}: its chance is {chance!r}, not a list of values.")
+    elif not can_redraw:
+        report.bad(f"{where}: its chance does not fit the rules: {exc.reason}")
+
+
+def check_end(log: GameLog, game: Game, report: Report) -> None:
+    end = log.end
+    if end is None:
+        return  # the chance step has already said the game never ended
+    last = len(log.events)
+    replayed = game.result()
+    if replayed is None:
+        report.bad(f"The end record says the game is over, but after its last event ({last}) "
+                   f"the game is still going.")
+        return
+    logged = end.get("result")
+    if logged != replayed:
+        report.bad(f"The end record's result is not what the events give: it says "
+                   f"{_result_words(logged)}, the events give {_result_words(replayed)}.")
+        return
+    digest = end.get("digest")
+    if digest is not None and digest != game.digest():
+        report.bad(f"The end record's digest is not the state the events reach after event "
+                   f"{last}: something in the game's state was changed.")
+        return
+    report.good(f"The end record matches the replay: {_result_words(replayed)}.")
+
+
+def _result_words(result: object) -> str:
+    if not isinstance(result, dict):
+        return repr(result)
+    return f"scores {result.get('scores')!r}, winners {result.get('winners')!r}"

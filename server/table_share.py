@@ -1,0 +1,134 @@
+"""A fair share of tables: no one player fills the host with tables nobody plays at.
+
+Three rules, each in plain words to the player it stops ([D23] in docs/rules.md):
+- A player owns at most `host.tables_per_player` open tables (the ones they opened, until
+  each closes). A player is known by what proves them (their door's identity: an ssh key, a
+  browser's secret) or else their rejoin token, and by their address too where the host
+  caps addresses (not loopback, unless --cap-loopback): a fresh token from the same
+  address is the same player.
+- A running game whose last human has left (or was resumed after a restart and nobody came
+  back) closes when its away limit passes; a human who comes back in time stops the clock.
+- A game with no other human at the table (alone, or with bots only) plays with an away
+  limit of at most an hour, whatever the table asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from protocol.errors import ProtocolError
+
+from .table import PLAYING
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .table import Table
+
+DEFAULT_TABLES_PER_PLAYER = 3
+ALONE_AWAY_LIMIT_MS = 3_600_000   # an hour: the longest away limit with no other human
+DEFAULT_AWAY_LIMIT_MS = 30_000    # for a game whose options name none
+TOLD_LATER_MOST = 1000            # players of closed tables still to be told at hello
+
+
+def keys_of(host, conn: Connection) -> tuple[str, ...]:
+    """What a table opened on this connection counts against."""
+    from .connection import address_of, is_loopback  # (connection imports the lobby, which imports this)
+    player = conn.known_player
+    door = conn.door
+    keys = [f"id {door.identity}" if door is not None and door.identity else f"token {player.token}"]
+    address = door.address if door is not None else address_of(conn.peer)
+    if address is not None and (host.cap_loopback or not is_loopback(address)):
+        keys.append(f"address {address}")
+    return tuple(keys)
+
+
+def check_share(host, keys: tuple[str, ...]) -> None:
+    """Refuse, in words saying what to do, a player who owns their share of open tables."""
+    cap = host.tables_per_player
+    if cap is None:
+        return
+    owned = sum(1 for table in host.tables.values() if set(table.opened_by) & set(keys))
+    if owned >= cap:
+        raise ProtocolError(
+            "full", f"You have {owned} open tables on this host, the most one player may have. "
+            f"Sit at one of them or at another player's table; a table closes when its "
+            f"players have left it (a running game once its away limit has passed).")
+
+
+def humans_seated(table: Table) -> int:
+    return sum(1 for seat in table.seats if not seat.bot)
+
+
+def game_options(table: Table) -> dict:
+    """The options the next game plays with: the table's, the away limit at most an hour
+    when no other human sits at the table."""
+    limit = table.options.get("away_limit_ms")
+    if humans_seated(table) < 2 and isinstance(limit, int) and limit > ALONE_AWAY_LIMIT_MS:
+        return {**table.options, "away_limit_ms": ALONE_AWAY_LIMIT_MS}
+    return table.options
+
+
+def capped_words(table: Table, options: dict) -> str | None:
+    """Words telling the table its game's away limit was shortened, or None."""
+    if options is table.options:
+        return None
+    return ("With no other player at the table, this game's away limit is an hour, not "
+            f"{table.options['away_limit_ms'] / 3_600_000:g} h: the host keeps no table for longer "
+            "when nobody might come back to it.")
+
+
+def close_after_ms(table: Table) -> int:
+    """How long a running game whose humans have all left stays open: its away limit (an
+    hour at most with no other human, also for a game resumed from before this rule)."""
+    options = table.running_header.get("options") or {}
+    limit = options.get("away_limit_ms", DEFAULT_AWAY_LIMIT_MS)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        limit = DEFAULT_AWAY_LIMIT_MS
+    if humans_seated(table) < 2:
+        limit = min(limit, ALONE_AWAY_LIMIT_MS)
+    return limit
+
+
+def any_human_here(table: Table) -> bool:
+    return any(table.connected(token) for token in table.member_tokens()
+               if not is_bot(table, token))
+
+
+def is_bot(table: Table, token: str) -> bool:
+    seat = table.seat_of(token)
+    return seat is not None and table.seats[seat].bot is not None
+
+
+def look_again(host, table: Table) -> None:
+    """A human left a running game, or it was resumed: with nobody human left at the table,
+    its closing clock starts (once); with somebody back, it stops."""
+    if table.state != PLAYING or any_human_here(table):
+        if table.abandoned is not None:
+            table.abandoned.cancel()
+            table.abandoned = None
+        return
+    if table.abandoned is None:
+        table.abandoned = asyncio.get_running_loop().call_later(
+            close_after_ms(table) / 1000, _close_abandoned, host, table)
+
+
+def _close_abandoned(host, table: Table) -> None:
+    table.abandoned = None
+    if host.tables.get(table.id) is not table or any_human_here(table):
+        return
+    humans = [token for token in table.member_tokens() if not is_bot(table, token)]
+    limit_s = close_after_ms(table) / 1000
+    host.close_table(table)
+    words = (f"Your table {table.id} closed while everyone was away from it: nobody came back "
+             f"within its away limit ({limit_s:g} s). Please join or open another.")
+    for token in humans:
+        player = host.players.get(token)
+        if player is not None and (player.conn is not None or player.table is not None):
+            continue  # connected, or at another table: they left this one themselves
+        # Their seat is gone: nothing to come back to but these words, said at their next
+        # hello (server/handshake.py).
+        host.players.pop(token, None)
+        host.set_aside[token] = words
+    while len(host.set_aside) > TOLD_LATER_MOST:  # the oldest untold go first
+        del host.set_aside[next(iter(host.set_aside))]
