@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import pty
+import resource
 import shutil
+import signal
+import struct
 import subprocess
+import termios
 
 import pyte
 import pytest
 
 from server.door_limits import SessionSlots
 from server.pty_app import INPUT_BACKLOG, set_size
-from server.ssh import INPUT_WINDOW, SshServer
+from server.door_limits import MAX_COLS, MAX_ROWS
+from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import running_host, wait_until
 from tests.sshutil import open_solo_dice, rejoin_code_shown, ssh_host
 
@@ -29,7 +35,7 @@ class OpenSsh:
     key_file it logs in without a key (keyboard-interactive, which the host asks nothing)."""
 
     def __init__(self, port: int, name: str, key_file, known_hosts, strict: str = "no",
-                 term: str = "xterm-256color"):
+                 term: str = "xterm-256color", source: str | None = None):
         self.screen = pyte.Screen(80, 24)
         self.stream = pyte.ByteStream(self.screen)
         self.received = bytearray()
@@ -42,7 +48,7 @@ class OpenSsh:
         self.proc = subprocess.Popen(
             [SSH, "-p", str(port), *how,
              "-o", f"UserKnownHostsFile={known_hosts}", "-o", f"StrictHostKeyChecking={strict}",
-             "-F", "/dev/null", "-l", name, "127.0.0.1"],
+             "-F", "/dev/null", *(["-b", source] if source else []), "-l", name, "127.0.0.1"],
             stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
             env=dict(os.environ, TERM=term))
         os.close(slave)
@@ -65,6 +71,12 @@ class OpenSsh:
 
     def text(self) -> str:
         return "\n".join(self.screen.display)
+
+    def window(self, cols: int, rows: int) -> None:
+        """Give OpenSSH's terminal this size, unclamped (it tells the host: window-change)."""
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        # (The pty is not ssh's controlling terminal here, so the kernel does not tell it.)
+        os.kill(self.proc.pid, signal.SIGWINCH)
 
     def press(self, keys: bytes) -> None:
         os.write(self.master, keys)
@@ -226,3 +238,45 @@ async def test_openssh_a_flood_of_keys_waits_at_its_sender(tmp_path, client_key)
                 assert len(flood) > 1024 * 1024, "most of the flood is still at its sender"
             finally:
                 loop.remove_writer(flooder.master)
+
+
+def app_window(app) -> tuple[int, int]:
+    rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(app.master, termios.TIOCGWINSZ, b"\0" * 8))
+    return cols, rows
+
+
+async def test_openssh_a_huge_window_is_clamped(tmp_path, client_key):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with openssh(ssh.port, "Ana", tmp_path / "known_hosts", client_key) as player:
+            await player.wait_for_text("Tables")
+            app = next(iter(ssh.sessions)).app
+            player.window(65535, 65535)         # the most a terminal's size can say
+            await wait_until(lambda: app_window(app) == (MAX_COLS, MAX_ROWS), timeout=30)
+            player.window(100, 30)
+            await wait_until(lambda: app_window(app) == (100, 30), timeout=30)
+
+
+async def test_openssh_player_counts_against_its_own_address(tmp_path, client_key):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with openssh(ssh.port, "Ana", tmp_path / "known_hosts", client_key,
+                           source="127.0.0.5") as player:
+            await player.wait_for_text("Tables")
+            await wait_until(lambda: any(c.door is not None for c in host.connections), timeout=30)
+            conn = next(c for c in host.connections if c.door is not None)
+            assert conn.door.address == "127.0.0.5" and conn.door.identity.startswith("ssh-key SHA256:")
+
+
+async def test_openssh_an_app_out_of_memory_ends_in_words(tmp_path, client_key):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with openssh(ssh.port, "Ana", tmp_path / "known_hosts", client_key) as player:
+            await player.wait_for_text("Tables")
+            pid = next(iter(ssh.sessions)).app.pid
+            # The limit brought down to what the app maps now: its next growth fails.
+            size = int(next(line for line in open(f"/proc/{pid}/status")
+                            if line.startswith("VmSize:")).split()[1]) * 1024
+            resource.prlimit(pid, resource.RLIMIT_AS, (size, size))
+            player.window(MAX_COLS, MAX_ROWS)
+            player.press(b"?")
+            await player.wait_for_text(OUT_OF_MEMORY_WORDS)
+            await wait_until(lambda: player.proc.poll() is not None, timeout=30)
+            assert b"Traceback" not in player.received
