@@ -9,8 +9,10 @@ over the player's screen), and the door, which sees the exit status, says what h
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
+import threading
 
 # Exit status of a door child that ran out of memory (its address-space limit).
 OUT_OF_MEMORY = 86
@@ -48,6 +50,23 @@ def run(argv: list[str]) -> int:
             handle_exception(app, error)
 
         App._handle_exception = out_of_memory_ends  # type: ignore[method-assign,assignment]
+        # The same for what fails in a thread of the app, or in an event-loop callback.
+        thread_hook = threading.excepthook
+
+        def thread_out_of_memory(args) -> None:
+            if isinstance(args.exc_value, MemoryError):
+                os._exit(OUT_OF_MEMORY)
+            thread_hook(args)
+
+        threading.excepthook = thread_out_of_memory
+        loop_handler = asyncio.BaseEventLoop.default_exception_handler
+
+        def loop_out_of_memory(loop, context) -> None:
+            if isinstance(context.get("exception"), MemoryError):
+                os._exit(OUT_OF_MEMORY)
+            loop_handler(loop, context)
+
+        asyncio.BaseEventLoop.default_exception_handler = loop_out_of_memory  # type: ignore[method-assign,assignment]
         return join_main(argv)
     except MemoryError:
         os._exit(OUT_OF_MEMORY)

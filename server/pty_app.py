@@ -61,6 +61,9 @@ def child_environment(term: str, client_env: dict | None = None) -> dict[str, st
     env["TERM"] = term or "xterm-256color"
     env["PYTHONUTF8"] = "1"          # the screen is drawn in UTF-8 whatever the host's locale
     env["PYTHONUNBUFFERED"] = "1"
+    # One BLAS thread (numpy's, for the solver): each more maps a buffer of its own, which
+    # counts against the session's address-space limit, and a client needs none of them.
+    env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = "1"
     return env
 
 

@@ -13,6 +13,12 @@ client was given, and that token is saved per NAME and proof (server state folde
 at first sitting (server/rejoin_code.py), asked for when that NAME comes back while its seat
 is held. So the same NAME with the same key or code takes the seat back, and somebody else
 typing that NAME does not.
+
+No session can take the machine (server/door_limits.py): its window is clamped, its app
+runs under a memory limit (and ends in words past it) and dies with the session or the
+host, its keys are read with backpressure, and the doors hold at most `slots` sessions. Each
+app is handed a door pass (server/door_pass.py), so the host counts the player by their
+real address, not as loopback.
 """
 
 from __future__ import annotations
@@ -21,18 +27,16 @@ import asyncio
 import hashlib
 import logging
 import re
-from typing import Callable
 from pathlib import Path
+from typing import Callable
 
 import asyncssh
 
+from kismet_tui.door_child import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
 from protocol import limits
 from protocol.text import clean_name
 
-from kismet_tui.door_child import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
-
 from . import rejoin_code
-
 from .door_limits import SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .identity import HostIdentity
@@ -50,6 +54,7 @@ INPUT_WINDOW = 64 * 1024
 # not tidy up, so the words after it can be read.
 PLAIN_TERMINAL = b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?25h\x1b[0m\r\n"
 OUT_OF_MEMORY_WORDS = "Your game used too much memory and was ended."
+CRASHED_WORDS = "Your game stopped unexpectedly. Log in again to go on: your seat is kept."
 NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
                "(no command, no -T).\r\n")
 
@@ -456,6 +461,9 @@ class PlayerSession(asyncssh.SSHServerSession):
             if code == OUT_OF_MEMORY:
                 log.warning("the game of %s ran out of memory", self.gate.address)
                 self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
+            elif code < 0:  # killed by a signal the door did not send (a crash)
+                log.warning("the game of %s stopped by signal %d", self.gate.address, -code)
+                self.chan.write(PLAIN_TERMINAL + f"{CRASHED_WORDS}\r\n".encode())
             self.chan.exit(0 if code == 0 else 1)
 
     def data_received(self, data: bytes, datatype) -> None:

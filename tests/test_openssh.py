@@ -275,8 +275,15 @@ async def test_openssh_an_app_out_of_memory_ends_in_words(tmp_path, client_key):
             size = int(next(line for line in open(f"/proc/{pid}/status")
                             if line.startswith("VmSize:")).split()[1]) * 1024
             resource.prlimit(pid, resource.RLIMIT_AS, (size, size))
-            player.window(MAX_COLS, MAX_ROWS)
-            player.press(b"?")
-            await player.wait_for_text(OUT_OF_MEMORY_WORDS)
-            await wait_until(lambda: player.proc.poll() is not None, timeout=30)
+            # The app is made to grow (a bigger window, the help) until it ends.
+            sizes = [(MAX_COLS, MAX_ROWS), (80, 24)]
+            while player.proc.poll() is None:
+                player.window(*sizes[0])
+                sizes.reverse()
+                player.press(b"?")
+                for _ in range(50):        # half a second for this push to end it
+                    if player.proc.poll() is not None:
+                        break
+                    await asyncio.sleep(0.01)
+            await wait_until(lambda: OUT_OF_MEMORY_WORDS in player.text(), timeout=30)
             assert b"Traceback" not in player.received

@@ -25,7 +25,7 @@ from kismet_tui.net.client import Client, RequestError
 from server import rejoin_code
 from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
 from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
-from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
+from server.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import ROOT, running_host, wait_until
 from tests.sshutil import (Terminal, connect, kismet_host_with_ssh, rejoin_code_shown, ssh_host,
                            ssh_login)
@@ -126,11 +126,15 @@ async def test_an_app_out_of_memory_is_ended_in_words(tmp_path):
             # a flood or a giant window would make it fail at the session's real limit.
             now = virtual_size(pid)
             resource.prlimit(pid, resource.RLIMIT_AS, (now, now))
-            term.resize(MAX_COLS, MAX_ROWS)
-            term.press(b"?")
-            await term.wait_for(lambda: OUT_OF_MEMORY_WORDS.encode() in term.received,
-                                what="the out-of-memory words")
-            await wait_until(term.closed.is_set, timeout=30)
+            # The app is made to grow (a bigger window, the help) until it ends.
+            sizes = [(MAX_COLS, MAX_ROWS), (80, 24)]
+            while not term.closed.is_set():
+                term.resize(*sizes[0])
+                sizes.reverse()
+                term.press(b"?")
+                await asyncio.wait([asyncio.ensure_future(term.closed.wait())], timeout=0.5)
+            ending = bytes(term.received[-600:])
+            assert OUT_OF_MEMORY_WORDS.encode() in term.received, f"it ended with: {ending!r}"
             assert b"Traceback" not in term.received
 
 
@@ -374,3 +378,12 @@ async def test_a_pass_the_host_never_issued_is_refused(tmp_path):
             await client.connect("127.0.0.1", host.port, "Eve")
         await client.close()
         assert not any(p.name == "Eve" for p in host.players.values())
+
+
+async def test_an_app_that_crashes_is_ended_in_words(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            os.kill(only_session(ssh).app.pid, signal.SIGSEGV)
+            await term.wait_for(lambda: CRASHED_WORDS.encode() in term.received, what="the words")
+            await wait_until(term.closed.is_set, timeout=30)

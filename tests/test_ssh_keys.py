@@ -3,6 +3,7 @@ the file as it is now. A real asyncssh client logs in to an in-process host each
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import asyncssh
@@ -22,9 +23,13 @@ def line(key, options: str = "") -> str:
     return f"{options} {public}".strip() + "\n"
 
 
+LOGINS = itertools.count(1)
+
+
 async def lets_in(port: int, key, address: str = "127.0.0.1") -> bool:
+    # A name of its own each time: the last login's player may not have left the host yet.
     try:
-        async with asyncssh.connect("127.0.0.1", port, username="Ana", known_hosts=None,
+        async with asyncssh.connect("127.0.0.1", port, username=f"P{next(LOGINS)}", known_hosts=None,
                                     client_keys=[key], agent_path=None, local_addr=(address, 0)) as conn:
             chan, term = await conn.create_session(Terminal, term_type="xterm-256color",
                                                    term_size=(80, 24), encoding=None)
