@@ -62,7 +62,7 @@ async def soak(args) -> None:
 
     task = asyncio.create_task(sampler())
     try:
-        result = await host_load.run_load(port, "host", args.tables, args.clients, args.seconds,
+        result = await host_load.run_load(port, proc.pid, "host", args.tables, args.clients, args.seconds,
                                           args.interval_ms, False)
     finally:
         task.cancel()

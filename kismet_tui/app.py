@@ -27,9 +27,9 @@ from textual.app import App
 from textual.binding import Binding
 from textual.reactive import var
 
+from . import terminal
 from .messages import BuildChanged, ConnectionChanged, HostMessage
 from .rules.base import Plain
-from .screens.help import HelpScreen
 from .solver import background
 from .source import GameSource
 from .widgets.chat import ChatInput
@@ -39,6 +39,8 @@ T = TypeVar("T")
 # Host messages that only answer a request and change nothing a screen shows: the client
 # library has already resolved the request they answer.
 QUIET_ANSWERS = {"pong", "ok"}
+# The keys that still work while the terminal is too small (widgets/toosmall.py says so).
+KEYS_BEHIND_TOO_SMALL = {"ctrl+q", "ctrl+c"}
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,7 @@ class KismetApp(App[None]):
         self.notices_shown: list[str] = []
         self.stop_listening: Callable[[], None] | None = None
         self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
+        self.warming_up = False       # warm_up started (once, after the first screen)
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -143,10 +146,11 @@ class KismetApp(App[None]):
         self.shown_key: tuple[object, object] | None = None
 
     def get_driver_class(self):
-        """In ASCII mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
+        """A driver that survives its terminal going away (kismet_tui/terminal.py); in ASCII
+        mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
         from .widgets.glyphs import ascii_mode, to_ascii
 
-        base = super().get_driver_class()
+        base = terminal.guarded(super().get_driver_class())
         if not ascii_mode():
             return base
 
@@ -169,6 +173,7 @@ class KismetApp(App[None]):
 
     # ---- start and the network worker ---------------------------------------------------
     def on_mount(self) -> None:
+        terminal.running(self)  # SIGHUP and SIGTERM now ask this app to exit
         self.check_size()
         # The build tells us from its own thread; the message brings the news to ours.
         self.stop_listening = background.listen(self.build_moved_on)
@@ -176,12 +181,23 @@ class KismetApp(App[None]):
         self.start()
 
     def on_unmount(self) -> None:
+        terminal.running(None)
         if self.stop_listening is not None:
             self.stop_listening()
 
     # ---- the terminal's size -------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:
         self.check_size(event.size)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Behind the too-small word nothing of the screen can be seen, so no key acts there
+        (a blind throw, a typed letter grabbing a race card): only quitting gets through."""
+        if (isinstance(event, events.Key) and not event.is_forwarded
+                and event.key not in KEYS_BEHIND_TOO_SMALL and self.screen_stack
+                and self.screen.has_class("-too-small")):
+            event.stop()
+            return
+        await super().on_event(event)
 
     def check_size(self, size: tuple[int, int] | None = None) -> None:
         """Below 80x24 every screen shows only the size it needs (widgets/toosmall.py)."""
@@ -198,12 +214,14 @@ class KismetApp(App[None]):
 
         self.push_screen(LobbyScreen())
         self.read_host()
-        self.warm_up()
 
     @work(thread=True, group="warm-up")
     def warm_up(self) -> None:
         """Import the bots and the dice advisor in the background: they load the solver's
-        tables, which would otherwise freeze the first new-table form or dice screen."""
+        tables, which would otherwise freeze the first dice screen. Started once the first
+        screen is drawn (on_connection_changed): the imports hold the interpreter's lock for
+        a good while, which would hold that screen back too."""
+        from .screens import help  # noqa: F401  (rich's markdown: the first `?` opens at once)
         from .screens.dice import load_advisor
 
         load_advisor()
@@ -228,13 +246,16 @@ class KismetApp(App[None]):
             return
         self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
 
-    def on_connection_changed(self, message: ConnectionChanged) -> None:
+    async def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.connection = Connection(message.state, message.detail)
         if message.state == "connected" and self.quick:
             self.quick = False
             from .screens.new_table import NewTableScreen
 
-            self.push_screen(NewTableScreen(quick=True))
+            await self.push_screen(NewTableScreen(quick=True))
+        if message.state == "connected" and not self.warming_up:
+            self.warming_up = True
+            self.call_after_refresh(self.warm_up)  # the first screen is mounted: once drawn
 
     # ---- what the host says --------------------------------------------------------------
     def on_host_message(self, message: HostMessage) -> None:
@@ -315,6 +336,8 @@ class KismetApp(App[None]):
                 self.pop_screen()
             return
         if previous is not None and any(isinstance(s, GameScreen) for s in self.screen_stack):
+            from .screens.help import HelpScreen
+
             # A rematch or a new game at the same table: a fresh screen for it.
             while isinstance(self.screen, (EndScreen, HelpScreen)):
                 self.pop_screen()
@@ -421,6 +444,20 @@ class KismetApp(App[None]):
             await self.send_ok(self.client.start)
         return True
 
+    async def leave_to_lobby(self) -> None:
+        """Leave the table (ctrl+l from a game, its results or its board): one press takes
+        you to the lobby, and says so. The answer to `leave` is a quiet one (no host message
+        routes the screens), so the screens follow here."""
+        table = self.client.table or {}
+        playing = table.get("state") == "playing" and self.client.seat is not None
+        if not await self.send_ok(self.client.leave):
+            return
+        self.route()
+        where = f"table {table['id']}" if table.get("id") is not None else "the table"
+        # (Short enough for the top line at 80 columns.)
+        self.notify(f"Back in the lobby. Your seat waits: sit at {where} again to take it back."
+                    if playing else f"You left {where}: back in the lobby.", markup=False)
+
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner
         too), so every member sees who wants one and whom the table waits for; the owner's
@@ -471,10 +508,16 @@ class KismetApp(App[None]):
         return game.RULESET if game is not None else None
 
     def action_help(self) -> None:
+        from .screens.help import HelpScreen  # rich's markdown: loaded when first asked for
+
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
         self.push_screen(HelpScreen(self.current_ruleset()))
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (Textual's binding): in a terminal it often means "stop", so say how."""
+        self.notify("ctrl+q quits Kismet.", timeout=4, markup=False)
 
     async def action_quit(self) -> None:
         if self.on_quit is not None:

@@ -24,9 +24,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import signal
 import sys
 from pathlib import Path
+
+from .terminal import ends_with_its_terminal
 
 
 def login_name() -> str:
@@ -90,6 +91,7 @@ def discover_address(seconds: float = 2.0) -> str | None:
         print(f"Please type a number from 1 to {len(found)}.")
 
 
+@ends_with_its_terminal
 def join_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
     parser.add_argument("address", nargs="?", default=None,
@@ -171,6 +173,7 @@ def bot_factory():
     return make_factory()
 
 
+@ends_with_its_terminal
 def local_main(argv: list[str] | None = None) -> int:
     from .recent import solo_state_dir
 
@@ -192,9 +195,10 @@ def local_main(argv: list[str] | None = None) -> int:
     from server.identity import HostIdentity
 
     # Games are signed with the key the lobby's ssh door shows (kept in the user's state
-    # folder, see below), so friends and replays see one fingerprint.
+    # folder, see below), so friends and replays see one fingerprint. It is read when the
+    # first game ends: the first screen does not wait for cryptography.
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.load(default_state_dir()))
+                identity=HostIdentity.when_needed(default_state_dir()))
     from server.state_lock import StateFolderBusy
     try:  # before the folder is touched: another `kismet` may be playing from it
         host.claim_state_folder()
@@ -205,10 +209,7 @@ def local_main(argv: list[str] | None = None) -> int:
     client = Client()
 
     async def connect() -> None:
-        # A closed terminal (or a kill) still ends the app properly, so the logs are closed.
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGHUP, signal.SIGTERM):
-            loop.add_signal_handler(signum, app.exit)
+        # (A closed terminal or a kill ends the app properly, logs closed: terminal.py.)
         await host.start("127.0.0.1", 0)
         assert host.port is not None  # a start that returned is listening
         await client.connect("127.0.0.1", host.port, name)
@@ -240,6 +241,7 @@ def forget_unfinished_tables(state_dir: Path) -> None:
             pass
 
 
+@ends_with_its_terminal
 def replay_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
     parser.add_argument("file", nargs="?", default=None,

@@ -42,7 +42,6 @@ MAX_DIGEST = 128               # characters in a digest string
 MAX_REQUEST_ID = 2**31 - 1     # a request id is 0 .. this
 
 # ---- lobby -----------------------------------------------------------------------------------
-MAX_CONNECTIONS = 256          # open connections per host
 MAX_TABLES = 200               # open tables per host
 MAX_BOTS_PER_TABLE = 7
 MAX_OPTIONS = 32               # keys in a table's options map

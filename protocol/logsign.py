@@ -24,9 +24,6 @@ import base64
 import hashlib
 import struct
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from .plain import Plain
 
 SIGNATURE_CONTEXT = b"kismet-log-v1"  # 13 ASCII bytes: these bytes are a game log's, nothing else's
@@ -60,6 +57,10 @@ def check_signature(record: Plain, log_digest: bytes) -> str | None:
         return f"its key is not {PUBLIC_KEY_BYTES} bytes"
     if not isinstance(signature, bytes) or len(signature) != SIGNATURE_BYTES:
         return f"its signature is not {SIGNATURE_BYTES} bytes"
+    # Imported here: a host or client that never checks a log never loads cryptography.
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         Ed25519PublicKey.from_public_bytes(key).verify(signature, signed_message(log_digest))
     except InvalidSignature:

@@ -27,30 +27,58 @@ _MARKS = str.maketrans("", "", "\u200e\u200f")   # LRM and RLM from the file's c
 
 
 @lru_cache(maxsize=1)
-def _prototypes() -> dict[str, str]:
-    """character -> the string standing for every character that looks like it."""
-    raw = json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json")
-                     .read_text(encoding="utf-8"))
-    alike: dict[str, list[str]] = {}
-    for key, entries in raw.items():
-        key = key.translate(_MARKS)
-        if key:
-            alike.setdefault(key, []).extend(
-                found for found in (entry["c"].translate(_MARKS) for entry in entries) if found)
-    mapping: dict[str, str] = {}
-    for char, others in alike.items():
-        if len(char) != 1 or len(set(others)) != 1:
-            continue   # a sequence, or a prototype with several look-alikes
-        other = others[0]
-        if len(other) > 1 or len(set(alike.get(other, ()))) > 1:
-            mapping[char] = other
-        elif other < char:
-            mapping[char] = other   # a pair: the smaller one stands for both
-    return {char: "".join(mapping.get(c, c) for c in target) for char, target in mapping.items()}
+def _file() -> tuple[dict[str, list[dict[str, str]]], dict[str, list[str]]]:
+    """confusables.json as it is, and for each key the file writes with marks, the keys that
+    stand for it. Read whole once; each character's look-alikes are worked out only when a
+    name holds it (`_prototype`), which saves a host its first hello most of the time
+    (benchmarks/startup.py)."""
+    raw: dict[str, list[dict[str, str]]] = json.loads(
+        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8"))
+    marked: dict[str, list[str]] = {}
+    for key in raw:
+        if "\u200e" in key or "\u200f" in key:
+            marked.setdefault(key.translate(_MARKS), []).append(key)
+    return raw, marked
+
+
+def _alike(key: str) -> tuple[str, ...]:
+    """Every string the file says looks like `key` (marks dropped, empty ones left out); a
+    key with marks in it is none of the file's (its marks are dropped as it is read)."""
+    raw, marked = _file()
+    if key != key.translate(_MARKS):
+        return ()
+    keys = ([key] if key in raw else []) + marked.get(key, [])
+    return tuple(found for written in keys
+                 for found in (entry["c"].translate(_MARKS) for entry in raw[written]) if found)
+
+
+def _direct(char: str) -> str | None:
+    """The prototype `char` maps to by the rules in the module's words, before prototypes
+    are mapped inside each other; None: `char` stands for itself."""
+    others = _alike(char)
+    if len(char) != 1 or len(set(others)) != 1:
+        return None   # a sequence, or a prototype with several look-alikes
+    other = others[0]
+    if len(other) > 1 or len(set(_alike(other))) > 1:
+        return other
+    return other if other < char else None   # a pair: the smaller one stands for both
+
+
+def _prototype(char: str) -> str:
+    """The string standing for every character that looks like `char`."""
+    raw, marked = _file()
+    if char not in raw and char not in marked:
+        return char   # in no line of the file (most characters): nothing to remember
+    return _known_prototype(char)
+
+
+@lru_cache(maxsize=None)   # at most one entry per key of the file, whatever names come
+def _known_prototype(char: str) -> str:
+    target = _direct(char)
+    return char if target is None else "".join(_direct(c) or c for c in target)
 
 
 def skeleton(text: str) -> str:
     """UTS #39's skeleton of `text`: NFD, each character mapped to its prototype, NFD."""
-    prototypes = _prototypes()
     decomposed = unicodedata.normalize("NFD", text)
-    return unicodedata.normalize("NFD", "".join(prototypes.get(c, c) for c in decomposed))
+    return unicodedata.normalize("NFD", "".join(_prototype(c) for c in decomposed))

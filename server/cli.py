@@ -94,6 +94,8 @@ async def serve(args) -> int:
               f"new key made (players then see a new fingerprint).", file=sys.stderr)
         return 2
     factory = bot_factory() if args.bots > 0 else None
+    from server.capacity import raise_fd_limit
+    raise_fd_limit()  # the connection limit follows the descriptors this process may open
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
                 keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None,
@@ -109,7 +111,8 @@ async def serve(args) -> int:
               file=sys.stderr)
         return 1
     assert host.port is not None  # a start that returned is listening
-    print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}).")
+    print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}; "
+          f"at most {host.max_connections} connections).")
     print(f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
           f"`kismet-replay --verify` shows it).")
     for line in host.resumed + host.set_aside_lines:

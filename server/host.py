@@ -30,11 +30,10 @@ import logging
 import time
 
 from kismet_tui.rules import IllegalAction
-from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.messages import parse_client, request_id
 
-from . import connection, handshake, lobby, relay, resume, starting, steering
+from . import capacity, connection, handshake, lobby, relay, resume, starting, steering
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loopback  # noqa: F401
 from .door_pass import DoorPasses
@@ -69,7 +68,7 @@ HANDLERS = {
 class Host:
     def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
-                 max_connections: int = limits.MAX_CONNECTIONS, keep_games: int | None = DEFAULT_KEEP_GAMES,
+                 max_connections: int | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
                  identity=None, tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER):
         # identity: the key that signs finished games (server/identity.py); None: the one
         # kept in state_dir.
@@ -82,7 +81,8 @@ class Host:
         # and the sessions of an ssh or web front end all arrive from there.
         self.max_per_address = max_per_address
         self.cap_loopback = cap_loopback
-        self.max_connections = max_connections
+        # None: what this machine's descriptors and memory allow (server/capacity.py).
+        self.max_connections = capacity.connection_limit() if max_connections is None else max_connections
         # Open tables one player may own (server/table_share.py; None: no cap).
         self.tables_per_player = tables_per_player
         self.per_address: dict[str, int] = {}

@@ -1,8 +1,8 @@
 """A game's start: the owner's `start`, the wait for the table's bots, a start that fails.
 
-The owner may start when every other seat is ready and the seat count fits the game. Bots
-are real clients that may still be connecting, and add their entropy like everyone: the
-start waits for them at most BOT_SEATING_WAIT_S, then goes ahead (a game started at once
+The owner may start when every other player's seat is ready and the seat count fits the
+game. Bots are real clients that may still be connecting, and add their entropy like
+everyone (a bot says ready for every game, a rematch too): the start waits for them at most BOT_SEATING_WAIT_S, then goes ahead (a game started at once
 would open with every bot "away" and "back" in the log). A start the host cannot carry out
 (it cannot save the game, or something fails) tells every member in words and leaves the
 table in the lobby as it was.
@@ -34,10 +34,12 @@ BOT_SEATING_WAIT_S = 5.0
 def on_start(host, conn: Connection, msg: dict, re) -> None:
     table = steering.owners_table(conn, "Only the table's owner can start the game.",
                                   "The game has already started.")
-    waiting = [s.name for s in table.seats if not s.ready and s.token != table.owner]
+    # Bots always want another game: one not ready yet is only on its way (bots_missing
+    # below waits for it), never a player to wait for.
+    waiting = [s.name for s in table.seats if not s.ready and not s.bot and s.token != table.owner]
     if waiting:
         raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "
-                            f"{steering.start_asked(host, table)}")
+                            f"{steering.start_asked(host, table, conn.known_player.name)}")
     steering.cancel(host, table)
     if table.pending_start is not None:
         raise ProtocolError("playing", "The game is starting: the bots are sitting down.")

@@ -6,7 +6,8 @@
 - `remove`: between games the owner may remove any other player from a seat. The removed
   player is told in words and may not sit at that table again; everyone else is told too.
 - A seat still unready `host.unready_limit_s` seconds after the owner asked to start (and was
-  told who they wait for) is freed, with the same words to everybody. So a stranger who sits
+  told who they wait for) is freed, with the same words to everybody. The unready are told
+  at once (a `notice`), and every member sees the moment in the table's `free_unready_at`. So a stranger who sits
   down in a free seat and never readies cannot block a rematch.
 """
 
@@ -69,17 +70,27 @@ def remove_seat(host, table, seat_index: int, words_for_them: str, words_for_all
     table.broadcast({"type": "notice", "code": "removed", "words": words_for_all})
 
 
-def start_asked(host, table) -> str:
+def start_asked(host, table, owner_name: str) -> str:
     """The owner asked to start and someone is not ready: free their seats later if they
-    stay unready. Returns the words that say so."""
+    stay unready, and tell them so (a notice, and the table's `free_unready_at`, which
+    their screens count down). Returns the words for the owner."""
     limit = host.unready_limit_s
     timers = host.unready_timers
     if table.id not in timers:
         timers[table.id] = asyncio.get_running_loop().call_later(limit, _free_unready, host, table)
+        table.free_unready_at = host.now_ms() + int(limit * 1000)
+        table.send_table()
+        words = f"{owner_name} wants to start: say you are ready within {limit:g} s, or lose your seat."
+        for seat in table.seats:
+            member = host.players.get(seat.token)
+            if (not seat.ready and not seat.bot and seat.token != table.owner and member is not None
+                    and member.conn is not None and member.table is table):
+                member.conn.send({"type": "notice", "code": "start_asked", "words": words})
     return f"A seat still not ready {limit:g} s after the start was asked is freed."
 
 
 def cancel(host, table) -> None:
+    table.free_unready_at = None
     timer = host.unready_timers.pop(table.id, None)
     if timer is not None:
         timer.cancel()
@@ -87,8 +98,10 @@ def cancel(host, table) -> None:
 
 def _free_unready(host, table) -> None:
     host.unready_timers.pop(table.id, None)
+    table.free_unready_at = None
     if host.tables.get(table.id) is not table or table.state == PLAYING:
         return
+    table.send_table()  # the countdown is over, whether or not a seat is freed now
     limit = host.unready_limit_s
     for index in reversed(range(len(table.seats))):
         seat = table.seats[index]

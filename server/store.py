@@ -13,7 +13,9 @@ removed when the game ends. Neither file is read by anything but the host and th
 viewer.
 
 Pruning the finished logs beyond the keep (thousands of files: listed, stat'ed, sorted,
-removed) happens on a worker thread of its own when a game ends, never on the event loop:
+removed) happens on a worker thread of its own when a game ends with more logs than the keep
+(the store counts them: the last prune's listing and each log opened since), never on the
+event loop:
 one prune at a time, a request while one runs coalesced into one more after it, an error
 logged. A log being written is never pruned: the store knows the logs it has open.
 
@@ -24,12 +26,17 @@ off again, so the log never holds half a record followed by a good one.
 A finished log ends with the host's signature (protocol/logsign.py): the writer hashes every
 byte it writes, and the last event, the end record and the signature go out in one write.
 
-When to fsync: the header with its table file (a game players can come back to), and the end
-record (a finished game is what players keep). Not each event: the events of a running game
-reach the OS before anyone sees them, so a killed host loses none of them; only a power cut
-could lose the last moments, and then the players' own screens lose them too. An fsync per
-event would cost a disk flush per dice roll and per race grab (milliseconds on a real disk,
-the grab order's whole budget).
+When to fsync: the end record, before anyone is shown the game finished (a finished game is
+what players keep), on the store's sync threads while the table waits (server/table.py) and
+every other table plays on; the header and the table file of a starting game right after they are
+written, on the store's sync threads (`sync_soon`), so the event loop never waits for the
+disk at a start: a flush takes 2 ms and more here (7 ms at p90), and 50 tables starting
+their rematches together stalled every other table for a tenth of a second. Not each event:
+the events of a running game reach the OS before anyone sees them, so a killed host loses
+none of them, nor its starts; only a power cut could lose the last moments (or a start made
+in the few milliseconds before it), and then the players' own screens lose them too. An
+fsync per event would cost a disk flush per dice roll and per race grab (milliseconds on a
+real disk, the grab order's whole budget).
 """
 
 from __future__ import annotations
@@ -88,13 +95,15 @@ class Disk:
         os.fsync(fd)
 
 
-def write_all(disk: Disk, fd: int, data: bytes, start: int | None = None) -> None:
+def write_all(disk: Disk, fd: int, data: bytes, start: int | None = None, verify: bool = True) -> None:
     """Write every byte of `data` at `start` (default: where the file offset is) or raise
     StoreError; a partial write is cut off again. If an earlier cut failed, the file is cut
-    back to `start` before anything else is written, or the write is refused."""
+    back to `start` before anything else is written, or the write is refused. `verify=False`:
+    the caller knows no earlier write failed (the file is `start` bytes long), so the look
+    at its size (a system call per event) is skipped."""
     if start is None:
         start = os.lseek(fd, 0, os.SEEK_CUR)
-    elif os.fstat(fd).st_size != start:
+    elif verify and os.fstat(fd).st_size != start:
         try:
             os.ftruncate(fd, start)
         except OSError as exc:
@@ -149,7 +158,7 @@ class GameWriter:
     """Appends one game's records to its log file, each write checked; signs the end."""
 
     def __init__(self, path: Path, header: dict, table_id: int, events=(), disk: Disk | None = None,
-                 identity: HostIdentity | None = None, on_close=None):
+                 identity: HostIdentity | None = None, on_close=None, sync: bool = True):
         self.path = path
         self.disk = disk or Disk()
         self.identity = identity  # None: the log is not signed
@@ -159,14 +168,18 @@ class GameWriter:
         self._marks: list[bytes] = []
         data = self._hashed(record_bytes({"kind": "header", "header": header, "table": table_id}))
         data += b"".join(self._event_bytes(event) for event in events)
-        # A torn tail from a crash is gone once we rewrite.
-        _write_file(self.disk, path, data, sync=True)
+        # A torn tail from a crash is gone once we rewrite. (sync=False: the caller has the
+        # file synced off the event loop, Store.sync_soon.)
+        _write_file(self.disk, path, data, sync=sync)
         try:
             self._fd: int | None = os.open(path, os.O_WRONLY | os.O_APPEND)  # None once closed
         except OSError as exc:
             raise StoreError(why_of(exc), exc.errno) from None
         self.size = os.lseek(self._fd, 0, os.SEEK_END)  # bytes of whole records on disk
         self.ended = False
+        # Set when a write failed: its cut-off may have failed too, so the next write looks
+        # at the file's size first (write_all's verify). Until then the size is known.
+        self._torn = False
 
     @property
     def fd(self) -> int:
@@ -182,20 +195,33 @@ class GameWriter:
 
     def _event_bytes(self, event: dict) -> bytes:
         frame = self._hashed(record_bytes({"kind": "event", **event}))
-        if event["seq"] % MARK_EVERY == 0:
-            self._marks.append(prefix_mark(self._hash.digest()))
+        self._mark_after(event)
         return frame
 
-    def append(self, event: dict, end: dict | None = None) -> None:
+    def _mark_after(self, event: dict) -> None:
+        if event["seq"] % MARK_EVERY == 0:
+            self._marks.append(prefix_mark(self._hash.digest()))
+
+    def append(self, event: dict, end: dict | None = None, sync: bool = True) -> None:
         """One event; with `end` (the end record's fields), the end record and the signature
         too, in one write, then fsync: the game is finished on disk before anyone is shown
-        it finished."""
+        it finished. `sync=False`: the caller flushes it (Store.flush_soon) before it shows
+        anyone the end."""
+        if end is None:
+            # Every event but the last: hashed once it is on disk, so a write that fails
+            # leaves nothing to undo (no copy of the hash and the marks per event).
+            frame = record_bytes({"kind": "event", **event})
+            self._put(frame)
+            self._hash.update(frame)
+            self._mark_after(event)
+            return
         self._write(lambda: self._event_bytes(event), end)
         if end is not None:
-            try:
-                self.disk.fsync(self.fd)
-            except OSError as exc:
-                raise StoreError(why_of(exc), exc.errno) from None
+            if sync:
+                try:
+                    self.disk.fsync(self.fd)
+                except OSError as exc:
+                    raise StoreError(why_of(exc), exc.errno) from None
             self.ended = True
 
     def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
@@ -214,18 +240,38 @@ class GameWriter:
         (with the marks) and the signature over every byte before it. A write that fails
         leaves the hash and the marks as they were, like the file."""
         hash_before, marks_before = self._hash.copy(), list(self._marks)
-        data = records()
-        if end is not None:
-            data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
-            if self.identity is not None:
-                signature = self.identity.sign(signed_message(self._hash.digest()))
-                data += record_bytes(signature_record(self.identity.public_key, signature))
         try:
-            write_all(self.disk, self.fd, data, self.size)
+            data = records()
+            if end is not None:
+                data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
+                if self.identity is not None:
+                    data += self._signature()
+            self._put(data)
         except StoreError:
             self._hash, self._marks = hash_before, marks_before
             raise
+
+    def _put(self, data: bytes) -> None:
+        """Append `data` whole after the records on disk, or raise StoreError (nothing of it
+        kept, as far as the disk lets the cut-off happen)."""
+        try:
+            write_all(self.disk, self.fd, data, self.size, verify=self._torn)
+        except StoreError:
+            self._torn = True
+            raise
+        self._torn = False
         self.size += len(data)
+
+    def _signature(self) -> bytes:
+        """The signature record over every byte so far. A key read only now
+        (HostIdentity.when_needed) that cannot be used holds the end like a failed write:
+        the game pauses saying why, and goes on once the key file is put right."""
+        assert self.identity is not None
+        try:
+            signature = self.identity.sign(signed_message(self._hash.digest()))
+        except OSError as exc:  # IdentityError, or the key file unreadable
+            raise StoreError(f"the host's key cannot sign it ({exc})", exc.errno) from None
+        return record_bytes(signature_record(self.identity.public_key, signature))
 
     def close(self) -> None:
         if self._fd is not None:
@@ -235,6 +281,11 @@ class GameWriter:
             self._on_close(self.path.name)
             self._on_close = None
 
+
+# Flushes at once. fsync waits for the disk's journal, which commits the flushes that wait
+# together in one go: 50 tables ending their games in the same second are flushed in a few
+# commits, where one thread took them one commit each, and the tables waited in line.
+SYNC_THREADS = 8
 
 DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 were 8.9 MB)
 
@@ -258,6 +309,13 @@ class Store:
         self._lock = threading.Lock()
         self._prune_queued = False
         self._pruner: ThreadPoolExecutor | None = None  # one thread: one prune at a time
+        self._syncer: ThreadPoolExecutor | None = None  # the flushes (SYNC_THREADS at once)
+        # How many logs games/ holds, as far as the store knows (None: not counted yet): the
+        # last prune's count, plus each log opened since its listing (_opened counts them
+        # all). A game's end asks for a prune only when that is over keep_games, so a host
+        # below its keep does not list its logs and read every table file at each game end.
+        self._logs: int | None = None
+        self._opened = 0
         self.last_prune: Future | None = None  # (for tests: the latest prune asked for)
 
     # ---- start-up --------------------------------------------------------------------------
@@ -323,12 +381,17 @@ class Store:
     def open_game(self, path: Path, header: dict, table_id: int, events=()) -> GameWriter:
         with self._lock:  # before the file exists: a prune that sees it knows it is open
             self._writing.add(path.name)
+            self._opened += 1  # (a resumed log, written again, counts too: a prune too many)
+            if self._logs is not None:
+                self._logs += 1
         try:
-            return GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
-                              on_close=self._closed)
+            writer = GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
+                                on_close=self._closed, sync=False)
         except BaseException:
             self._closed(path.name)
             raise
+        self.sync_soon(path)
+        return writer
 
     def _closed(self, name: str) -> None:
         with self._lock:
@@ -337,14 +400,58 @@ class Store:
     def save_table(self, table_id: int, record: dict) -> None:
         data = json.dumps(record).encode()
         # 0600: the rejoin tokens are inside.
-        _write_file(self.disk, self.tables / f"{table_id}.json", data, sync=True, mode=0o600)
+        path = self.tables / f"{table_id}.json"
+        _write_file(self.disk, path, data, sync=False, mode=0o600)
+        self.sync_soon(path)
+
+    def flush_soon(self, fd: int) -> Future:
+        """fsync the open file `fd` on a sync thread; the Future fails with the OSError if it does. The thread has a descriptor of its own, so
+        the file may be closed here meanwhile."""
+        copy = os.dup(fd)
+        return self._sync_thread().submit(self._flush_fd, copy)
+
+    def _flush_fd(self, fd: int) -> None:
+        try:
+            self.disk.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _sync_thread(self) -> ThreadPoolExecutor:
+        if self._syncer is None:
+            self._syncer = ThreadPoolExecutor(max_workers=SYNC_THREADS, thread_name_prefix="kismet-sync")
+        return self._syncer
+
+    def sync_soon(self, path: Path) -> None:
+        """Flush `path` to the disk on a sync thread: the file is
+        written (checked) already; the flush only makes it outlive a power cut. A file gone
+        by then (a game that ended at once) needs none."""
+        self._sync_thread().submit(self._sync, path)
+
+    def _sync(self, path: Path) -> None:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.warning("cannot open %s to flush it to the disk: %s", path.name, why_of(exc))
+            return
+        try:
+            self.disk.fsync(fd)
+        except OSError as exc:
+            log.warning("flushing %s to the disk failed: %s", path.name, why_of(exc))
+        finally:
+            os.close(fd)
 
     def drop_table(self, table_id: int) -> None:
         """The table's game is over (or it closed): its table file goes now (one system
         call: a rematch's new table file must not go with it), and the oldest finished logs
         beyond keep_games soon after, off the event loop."""
         _unlink(self.tables / f"{table_id}.json")
-        self.prune_soon()
+        with self._lock:
+            within_keep = self._logs is not None and self.keep_games is not None \
+                and self._logs <= self.keep_games
+        if not within_keep:
+            self.prune_soon()
 
     def prune_soon(self) -> None:
         """Prune on the store's worker thread; a request while one waits is the same one."""
@@ -371,6 +478,9 @@ class Store:
         if self._pruner is not None:
             self._pruner.shutdown(wait=True)
             self._pruner = None
+        if self._syncer is not None:  # every flush asked for is done before the host stops
+            self._syncer.shutdown(wait=True)
+            self._syncer = None
 
     def prune_games(self) -> int:
         """Remove the oldest finished logs beyond keep_games; returns how many went. A log a
@@ -378,6 +488,8 @@ class Store:
         is a game under way: never removed."""
         if self.keep_games is None:
             return 0
+        with self._lock:
+            opened_before = self._opened
         finished = []
         with os.scandir(self.games) as entries:  # (a DirEntry's stat: no new path object)
             for entry in entries:
@@ -395,13 +507,13 @@ class Store:
                 running.add(json.loads(path.read_text()).get("game_file"))
             except (OSError, ValueError, AttributeError):
                 continue  # resume sets it aside; its log is no finished game either way
+        listed = len(finished)
         finished = [entry for entry in finished if entry[1] not in running]
-        if len(finished) <= self.keep_games:
-            return 0
-        finished.sort()
-        gone = finished[: len(finished) - self.keep_games]
+        gone = sorted(finished)[: max(0, len(finished) - self.keep_games)]
         for _mtime, name in gone:
             _unlink(self.games / name)
+        with self._lock:  # what is there now: the listing, less what went, plus logs opened since
+            self._logs = listed - len(gone) + (self._opened - opened_before)
         return len(gone)
 
     # ---- resume ----------------------------------------------------------------------------

@@ -23,8 +23,8 @@ from protocol.checkpoints import is_checkpoint
 from protocol.framing import encode
 
 from .reaction import ThrowShown, shows_a_throw
-from .saving import Saving
-from .store import GameWriter, StoreError
+from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
+from .store import GameWriter, StoreError, why_of
 from .chance import GameSecret
 
 log = logging.getLogger("kismet.host")
@@ -68,6 +68,9 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
+        # The host time at which seats still unready are freed, once the owner asked to
+        # start (server/steering.py); shown to members so the unready see it coming.
+        self.free_unready_at: int | None = None
         # Play pauses here while the disk refuses writes (server/saving.py).
         self.saving = Saving(self)
         self.secret = GameSecret()              # the next game's (or the running game's)
@@ -78,6 +81,11 @@ class Table:
         self.abandoned: asyncio.TimerHandle | None = None
         # When the latest throw was written to each connection: the reaction floor [D20].
         self.throw_shown = ThrowShown()
+        # The last event of a game, written with its end record, while the end is flushed to
+        # the disk off the event loop: (event, notes, sender, re), sent once it is on disk.
+        self.ending: tuple[dict, list, object, int | None] | None = None
+        self._end_retry: asyncio.TimerHandle | None = None
+        self._end_told = False  # members were told the end could not be saved yet
 
     @property
     def running(self) -> Game:
@@ -140,6 +148,7 @@ class Table:
             "games_played": self.games_played,
             "commit": self.secret.commit,
             "max_seats": self.max_seats(),
+            "free_unready_at": self.free_unready_at,
             "seats": [
                 {
                     "name": seat.name,
@@ -256,6 +265,10 @@ class Table:
             raise IllegalAction("No game is running at this table.")
         if self.saving.paused(seat, action):
             return None  # a host stamp is skipped: play resumed looks again at who is here
+        if self.ending is not None:  # the game is over; its end is on its way to the disk
+            if seat == HOST:
+                return None
+            raise IllegalAction("This game is over.")
         t = max(self.host.now_ms(), self.last_t)
         game = self.running  # the state is PLAYING
         # The host's draws come from a stream (a SeededRNG), which can be marked, rewound
@@ -279,17 +292,54 @@ class Table:
             event["chance"] = chance
         self.last_t = t
         try:
-            self._save(event)  # on disk before anyone sees it
+            ended = self._save(event, sync=False)  # on disk before anyone sees it
         except StoreError as exc:
             self.saving.hold(event, notes, sender, re, exc)  # raises for a player's action
             return event
+        if ended:
+            self.ending = (event, notes, sender, re)
+            self._flush_end()
+            return event
         return self._publish(event, notes, sender, re)
 
-    def _save(self, event: dict) -> None:
+    def _save(self, event: dict, sync: bool = True) -> bool:
         """Write one event; the game's last event goes with its end record, synced, so no
-        one is shown a finished game that is not finished on disk."""
-        if self.writer is not None:
-            self.writer.append(event, end=self.end_record() if self.running.finished else None)
+        one is shown a finished game that is not finished on disk. sync=False: the end
+        record is written, not flushed; True is returned, and the caller flushes it."""
+        if self.writer is None:
+            return False
+        finished = self.running.finished
+        self.writer.append(event, end=self.end_record() if finished else None, sync=sync)
+        return finished and not sync
+
+    def _flush_end(self) -> None:
+        """Flush the end record on a store's sync thread; the last event goes out after."""
+        self._end_retry = None
+        if self.writer is None:  # (the table closed meanwhile)
+            return
+        flushed = asyncio.wrap_future(self.host.store.flush_soon(self.writer.fd))
+        flushed.add_done_callback(self._end_flushed)
+
+    def _end_flushed(self, flushed: asyncio.Future) -> None:
+        if self.ending is None:  # the table closed while its end was being flushed
+            return
+        failed = flushed.exception() if not flushed.cancelled() else OSError("cancelled")
+        if failed is not None:
+            # The end is written but not on the disk: nobody is shown it yet; try again.
+            why = why_of(failed) if isinstance(failed, OSError) else str(failed)
+            log.error("table %s: cannot flush the game's end to the disk (%s); trying again", self.id, why)
+            if not self._end_told:
+                self._end_told = True
+                self.broadcast({"type": "error", "code": "cannot_save",
+                                "words": pause_words(StoreError(why))})
+            self._end_retry = asyncio.get_running_loop().call_later(RETRY_S, self._flush_end)
+            return
+        event, notes, sender, re = self.ending
+        self.ending = None
+        if self._end_told:
+            self._end_told = False
+            self.broadcast({"type": "notice", "code": "saving", "words": RESUMED_WORDS})
+        self._publish(event, notes, sender, re)
 
     def end_record(self) -> dict:
         """The fields of the log's end record (version 2: with the revealed server_seed); the
@@ -366,19 +416,24 @@ class Table:
 
     def digest_ready(self, seq: int) -> bool:
         """Whether digest_at(seq) is cheap (no replay)."""
-        return seq in self._digests or (seq == len(self.events) and not self.saving.held)
+        return seq in self._digests or (seq == len(self.events) and not self._one_ahead())
 
     def digest_at(self, seq: int) -> str:
         """The engine's digest just after event `seq` (0: before the first event): from the
         checkpoints remembered while stamping, the current state, or a replay of the log."""
         if seq in self._digests:
             return self._digests[seq]
-        if seq == len(self.events) and not self.saving.held:  # else the game is one ahead
+        if seq == len(self.events) and not self._one_ahead():
             digest = self.running.digest()
         else:
             digest = replay(self.running_header, self.events[:seq]).digest()
         self._remember_digest(seq, digest)
         return digest
+
+    def _one_ahead(self) -> bool:
+        """Whether the engine has an event nobody has been sent yet (held while the disk
+        refuses writes, or the last one while the end is flushed)."""
+        return self.saving.held is not None or self.ending is not None
 
     def _remember_digest(self, seq: int, digest: str) -> None:
         if len(self._digests) >= DIGEST_CACHE:
@@ -436,6 +491,10 @@ class Table:
 
     def close(self) -> None:
         self.cancel_timer()
+        self.ending = None  # (a flush under way finds the table closed)
+        if self._end_retry is not None:
+            self._end_retry.cancel()
+            self._end_retry = None
         if self.abandoned is not None:
             self.abandoned.cancel()
             self.abandoned = None

@@ -10,8 +10,8 @@ import logging
 import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
-from kismet_tui.net.client import ActionRefused
-from tests.netutil import connected, running_host, wait_until
+from kismet_tui.net.client import ActionRefused, Client
+from tests.netutil import FAST, connected, running_host, wait_until
 
 
 class RefusingClient:
@@ -108,3 +108,81 @@ async def test_an_action_is_judged_by_the_game_it_was_chosen_on_not_sent_on(capl
     await wait_until(lambda: not loop.in_flight)
     assert asked == [0], "a lost race: decide again"
     assert not any("refused although legal" in r.getMessage() for r in caplog.records)
+
+
+async def play_to_the_end(client) -> None:
+    """`client` plays its seat as a greedy bot until the game it sits in is over."""
+    player = asyncio.create_task(BotLoop(client, "greedy", 0.01, rematches=False).run())
+    try:
+        await wait_until(lambda: client.game is not None and client.game.finished, timeout=90)
+    finally:
+        player.cancel()
+
+
+@pytest.mark.network
+@pytest.mark.timeout(180)
+async def test_bots_at_a_table_started_at_once_answer_every_rematch(tmp_path):
+    """Seen by a newcomer: at a "Play a game now" table (created and started at once) the
+    bots never said ready again after the game, so the rematch waited for them forever."""
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        async with connected(host, "Ana") as ana:
+            await ana.create_table("race", FAST["race"], bots=["medium", "easy"])
+            await ana.start()                                 # at once, as the form does
+            game = await wait_until_a_game_other_than(ana, None)
+            for _ in range(2):
+                await play_to_the_end(ana)
+                await wait_until(lambda: ana.table["state"] == "finished"
+                                 and all(s["ready"] for s in ana.table["seats"][1:]))  # by themselves
+                await ana.ready(True)
+                await ana.start()
+                game = await wait_until_a_game_other_than(ana, game)
+
+
+@pytest.mark.network
+@pytest.mark.timeout(120)
+async def test_a_rematch_asked_before_a_bot_answered_waits_for_it(tmp_path, monkeypatch):
+    """A bot is never a player to wait for: the owner's start, asked before a bot said ready
+    for the next game, is not refused ("waiting for Bot 1") but waits for the bot, briefly,
+    like a first game does. Here the bot never answers."""
+    from server import starting
+
+    monkeypatch.setattr(starting, "BOT_SEATING_WAIT_S", 0.2)
+    async with running_host(tmp_path, bot_factory=bots_that_play_once) as host:
+        async with connected(host, "Ana") as ana:
+            await ana.create_table("race", FAST["race"], bots=["easy"])
+            await ana.start()
+            game = await wait_until_a_game_other_than(ana, None)
+            await play_to_the_end(ana)
+            await wait_until(lambda: ana.table["state"] == "finished")
+            assert not ana.table["seats"][1]["ready"]
+            await ana.ready(True)
+            await ana.start()                                 # refused before: "waiting for Bot 1 (easy)"
+            await wait_until_a_game_other_than(ana, game)
+
+
+class BotThatPlaysOnce(BotLoop):
+    """A bot that says ready for its table's first game only, and stays seated."""
+
+    async def _ready(self) -> None:
+        if not (self.client.table or {}).get("games_played"):
+            await super()._ready()
+
+
+def bots_that_play_once(host, table_id, level, token):
+    """A bot factory whose bots are BotThatPlaysOnce, real clients over loopback."""
+
+    async def run() -> None:
+        client = Client()
+        await client.connect(host.connect_address(), host.port, "Bot", token)
+        try:
+            await BotThatPlaysOnce(client, level, 0.01, rematches=True).run()
+        finally:
+            await client.close()
+
+    return asyncio.create_task(run())
+
+
+async def wait_until_a_game_other_than(client, game):
+    await wait_until(lambda: client.game is not None and client.game is not game
+                     and client.table["state"] == "playing")
+    return client.game

@@ -66,3 +66,18 @@ def test_keep_games_has_a_sensible_default():
     from server.store import DEFAULT_KEEP_GAMES
     assert build_parser().parse_args([]).keep_games == DEFAULT_KEEP_GAMES == 1000
     assert build_parser().parse_args(["--keep-games", "5"]).keep_games == 5
+
+
+async def test_a_host_within_its_keep_does_not_list_its_logs_at_each_game_end(tmp_path):
+    games = tmp_path / "games"
+    async with running_host(tmp_path, keep_games=3) as host:
+        ana = await _client(host, "Ana")
+        await ana.create_table("dice")
+        for _ in range(3):
+            await play_solo_dice(ana)
+        # Three logs, three kept: the store counted them, so no game end asked for a prune.
+        assert len(list(games.glob("*.kismet"))) == 3 and host.store.last_prune is None
+        await play_solo_dice(ana)  # the fourth is one too many: pruned, off the loop
+        await wait_until(lambda: host.store.last_prune is not None and host.store.last_prune.done())
+        await wait_until(lambda: len(list(games.glob("*.kismet"))) == 3)
+        await ana.close()

@@ -74,11 +74,35 @@ async def test_a_seat_left_unready_after_the_start_was_asked_is_freed(tmp_path):
                                        "ready 0.3 s after the start was asked is freed.")
         await wait_until(lambda: len(ana.table["seats"]) == 2)
         assert [s["name"] for s in ana.table["seats"]] == ["Ana", "Bo"]
-        await wait_until(lambda: cy_heard)
-        assert "not ready 0.3 s after the owner asked to start" in cy_heard[0]["words"]
+        await wait_until(lambda: len(cy_heard) >= 2)
+        # Told at once that the start was asked and the time runs, then that it ran out.
+        assert cy_heard[0]["code"] == "start_asked"
+        assert cy_heard[0]["words"] == "Ana wants to start: say you are ready within 0.3 s, or lose your seat."
+        assert "not ready 0.3 s after the owner asked to start" in cy_heard[1]["words"]
+        assert ana.table["free_unready_at"] is None, "the countdown is over"
         await ana.start()
         await wait_until(lambda: bo.game is not None)
         cy_task.cancel()
+        for client in (ana, bo, cy):
+            await client.close()
+
+
+async def test_the_unready_see_when_their_seat_is_freed(tmp_path):
+    async with running_host(tmp_path) as host:
+        ana, bo, cy, table_id = await a_table_with_a_stranger(host)
+        bo_heard, bo_task = heard(bo)
+        assert ana.table["free_unready_at"] is None
+        asked_at = host.now_ms()
+        with pytest.raises(RequestError):
+            await ana.start()
+        await wait_until(lambda: cy.table["free_unready_at"] is not None)
+        assert asked_at + 60_000 <= cy.table["free_unready_at"] <= host.now_ms() + 60_000
+        await cy.ready()
+        await ana.start()                      # everyone ready: the countdown is off
+        await wait_until(lambda: cy.table["state"] == "playing")
+        assert cy.table["free_unready_at"] is None and host.unready_timers == {}
+        assert bo_heard == [], "Bo was ready: nothing to tell him"
+        bo_task.cancel()
         for client in (ana, bo, cy):
             await client.close()
 
@@ -107,3 +131,43 @@ async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
             await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
             await wait_for(pilot, lambda: bo.table is None, what="Bo told")
         await bo.close()
+
+
+@pytest.mark.ui
+async def test_the_unready_player_is_told_and_sees_the_seconds_go(tmp_path):
+    """Issue 21 point 6: Bo, not ready, is told at once that Ana pressed start and that his
+    seat is freed if he stays unready; his table pane counts the seconds down; y stops it."""
+    from tests.test_ui_dice import wait_for
+    from tests.test_ui_games import make_app
+    async with running_host(tmp_path) as host:
+        host.unready_limit_s = 30
+        ana = await _client(host, "Ana")
+        table = await ana.create_table("dice")
+        app, client = make_app(host, "Bo")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: client.state == "connected", what="connection")
+            await client.join_table(table["id"])
+            await wait_for(pilot, lambda: len(ana.table["seats"]) == 2, what="Bo's seat")
+            with pytest.raises(RequestError):
+                await ana.start()
+            pane = app.screen.query_one("#mytable")
+
+            def seconds_shown() -> int | None:
+                words = " ".join(str(pane.content).split())
+                if "Start asked: press y within" not in words or "or your seat is freed." not in words:
+                    return None
+                return int(words.split("press y within ")[1].split(" s")[0])
+
+            await wait_for(pilot, lambda: seconds_shown() is not None, what="the countdown")
+            first = seconds_shown()
+            assert first is not None and 28 <= first <= 30
+            assert any("Ana wants to start: say you are ready within 30 s" in words
+                       for words in app.notices_shown), app.notices_shown
+            await wait_for(pilot, lambda: (seconds_shown() or first) < first, what="a second less")
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "press y" not in str(pane.content), what="the line gone once ready")
+            await ana.start()
+            await wait_for(pilot, lambda: getattr(app.screen, "game", None) is client.game is not None,
+                           what="the game on screen")
+            await client.close()
+        await ana.close()

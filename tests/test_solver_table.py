@@ -4,6 +4,7 @@ file's checks (damage is found and never used), and builders that run at once.""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -294,3 +295,13 @@ def test_a_build_tells_its_listeners_each_time_its_words_may_change(tmp_path, mo
         stop()
     build._heard(["progress", "50 100"])
     assert len(heard) == 3, "a stopped listener hears nothing more"
+
+
+def test_the_solver_command_prints_its_help_instead_of_building(tmp_path):
+    """Issue 21 point 9: `python -m kismet_tui.solver --help` built the table (minutes of CPU)."""
+    env = dict(os.environ, KISMET_SOLVER_CACHE=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "kismet_tui.solver", "--help"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "usage: python -m kismet_tui.solver" in done.stdout and "--rebuild" in done.stdout
+    assert list(tmp_path.iterdir()) == [], "nothing built, nothing cached"

@@ -121,3 +121,34 @@ async def test_owner_rematch_waits_for_the_others_then_starts(tmp_path):
                            and getattr(app.screen, "RULESET", None) == "dice"
                            and getattr(app.screen, "game", None) is client.game, what="the rematch started by Bo's client")
             await client.close()
+
+
+async def test_rematch_at_a_play_a_game_now_table_with_bots(tmp_path):
+    """The start-up form's table (made and started at once, with a bot): after the game, r
+    starts the next one. It used to say "waiting for Bot 1 (medium)" forever."""
+    import asyncio
+
+    from kismet_tui.app import KismetApp
+    from kismet_tui.bots.runner import BotLoop, bot_factory
+    from kismet_tui.net import Client
+
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        client = Client(reconnect=False)
+        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+                        quick=True, on_quit=client.close)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "NewTableScreen", what="the form")
+            await pilot.press("enter")                        # dice, one bot: play
+            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            first = client.game
+            # Ana's moves are not what this test is about: a greedy bot makes them for her.
+            hands = asyncio.create_task(BotLoop(client, "greedy", 0.01, rematches=False).run())
+            try:
+                await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", 60, "the end box")
+            finally:
+                hands.cancel()
+            await pilot.press("r")
+            await wait_for(pilot, lambda: client.game is not None and client.game is not first
+                           and getattr(app.screen, "game", None) is client.game, what="the next game on screen")
+            assert not any("waiting for Bot" in words for words in app.notices_shown)
+            await client.close()

@@ -30,7 +30,8 @@ async def test_knock_footer_follows_the_turn(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await seat_both(pilot, app, client, other, "knock", {"knock_window_ms": 0})
             await keys_when(pilot, app, lambda: True, "choosing the pre-lay",
-                            lambda keys: "enter" in keys and "backspace" in keys and "r" not in keys)
+                            lambda keys: "enter" in keys and "r" not in keys
+                            and "backspace" not in keys)              # nothing chosen to undo yet
             await pilot.press("enter")
             await other.prelay([])
             game = client.game
@@ -65,4 +66,42 @@ async def test_lobby_offers_talk_only_at_a_table(tmp_path):
             await keys_when(pilot, app, lambda: client.table is not None
                             and type(app.screen).__name__ == "LobbyScreen", "the table",
                             lambda keys: "t" in keys)
+            await client.close()
+
+
+async def test_knock_throw_is_offered_only_once_the_others_may_no_longer_knock(tmp_path):
+    """Issue 21 point 5: the footer offered r while the others could still knock on the last
+    throw [D15]. Now it comes when the window closes; an r before that hears why."""
+    from tests.test_ui_dice import settle
+    async with running_host(tmp_path) as host, connected(host, "Bo") as other:
+        app, client = make_app(host, "Ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await seat_both(pilot, app, client, other, "knock", {"knock_window_ms": 4000})
+            await pilot.press("enter")                        # no pre-lay
+            await other.prelay([])
+            game = client.game
+            await wait_for(pilot, lambda: game.phase == "play", what="the pre-lays")
+            for _ in range(4):                               # until Ana's throw waits out a window
+                view = game.view(1)
+                if view["turn"] == 1 and (view.get("roll_from") or 0) > client.host_time_ms() + 1500:
+                    break
+                if view["turn"] == 1:                        # her first throw: no window before it
+                    await pilot.press("r")
+                    await wait_for(pilot, lambda: game.view(1)["stage"] == "decide", what="Ana's throw")
+                    await pilot.press("p")
+                    await wait_for(pilot, lambda: game.view(1)["turn"] == 0, what="Bo's turn")
+                else:
+                    await wait_for(pilot, lambda: {"type": "roll"} in other.game.legal_actions(
+                        0, other.host_time_ms()), what="Bo's window to pass")
+                    await other.act({"type": "roll"})
+                    await other.act({"type": "pass"})
+                    await wait_for(pilot, lambda: game.view(1)["turn"] == 1, what="Ana's turn")
+            else:
+                raise AssertionError("Ana never had to wait out a knock window")
+            await settle(pilot, client)
+            assert "r" not in footer_keys(app), "no throw while the others may still knock"
+            await pilot.press("r")
+            await wait_for(pilot, lambda: any("others may still knock" in words for words in app.notices_shown),
+                           what="why not yet")
+            await keys_when(pilot, app, lambda: True, "the window closed", lambda keys: "r" in keys)
             await client.close()

@@ -72,7 +72,7 @@ class BotLoop:
         self.policy_for: int | None = None  # id() of the header the policy was made for
         self.timer: asyncio.TimerHandle | None = None
         self.in_flight = False
-        self.ready_sent = False
+        self.ready_sent = False   # a ready request is on its way
         self.entropy_for = None   # the commit of the game our entropy went to
         self.early_sends = 0      # actions the host found early by its clock (see _act)
         self.early_streak: tuple[tuple[int, int], int] | None = None  # (game state, times in a row)
@@ -102,14 +102,16 @@ class BotLoop:
         if table["state"] in ("lobby", "finished"):
             # A bot is a client like any other: it says ready with its own entropy once for
             # each game (each commit), even on a seat the host made ready already.
+            # The table the bot reads is the newest the client holds, not the one the message
+            # brought: a game started at once (a "Play a game now" table) is already
+            # "playing" when the bot reads the answer to its ready. So "sent" lasts only
+            # while the request travels, never until a table that shows it.
             commit = table.get("commit")
             if not table["seats"][client.seat]["ready"] or self.entropy_for != commit:
                 if not self.ready_sent:
                     self.ready_sent = True
                     self.entropy_for = commit
                     asyncio.ensure_future(self._ready())
-            else:
-                self.ready_sent = False
             return
         self.schedule(0)
 
@@ -118,6 +120,8 @@ class BotLoop:
             await self.client.ready(True)
         except RequestError:
             pass
+        finally:
+            self.ready_sent = False
 
     def schedule(self, extra_ms: int) -> None:
         if self.timer is not None:

@@ -14,6 +14,7 @@ import re
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -82,6 +83,7 @@ def widths(seats: int, names: list[str], room: int) -> tuple[int, int, bool]:
     return full, width, True
 
 
+ALL_HELD = "All five dice are held: choose a box to score instead."
 COLOUR_BOXES = ("two_pair_same_color", "flush", "full_house_same_color")
 
 
@@ -340,12 +342,14 @@ class DiceScreen(GameScreen):
             return True
         view = self.view()
         mine = self.my_turn(view)
-        if action == "roll":
-            return mine and bool(view.get("can_roll"))
+        if action == "roll":  # (five dice held: nothing to throw)
+            return {"type": "roll", "hold": sorted(self.held) if view.get("dice") else []} in self.legal_now()
         if action == "hold":
-            return mine and view.get("rolls_used", 0) in (1, 2)
-        if action in ("cursor", "score"):
-            return mine and bool(view.get("can_score"))
+            return "roll" in self.legal_kinds() and view.get("rolls_used", 0) in (1, 2)
+        if action == "cursor":  # (one box left: nothing to choose)
+            return "score" in self.legal_kinds() and len(self._open_boxes(view)) > 1
+        if action == "score":
+            return "score" in self.legal_kinds()
         if action == "hint":
             return mine and _advisor() is not None
         return super().check_action(action, parameters)
@@ -353,14 +357,23 @@ class DiceScreen(GameScreen):
     def action_hold(self, pos: int) -> None:
         self.held ^= {pos}
         self.redraw()
+        self.refresh_keys()
 
     async def action_roll(self) -> None:
         view = self.view()
         hold = sorted(self.held) if view.get("dice") else []
         if len(hold) == 5:
-            self.kismet.show_refusal("All five dice are held: choose a box to score instead.")
+            self.kismet.show_refusal(ALL_HELD)
             return
         self.act({"type": "roll", "hold": hold})
+
+    def on_key(self, event: events.Key) -> None:
+        # With all five held the footer drops `r` (nothing to throw), so the binding does not
+        # run; a player who presses it anyway hears why rather than nothing.
+        if event.key == "r" and self.game is not None and len(self.held) == 5 \
+                and "roll" in self.legal_kinds():
+            event.stop()
+            self.kismet.show_refusal(ALL_HELD)
 
     def action_cursor(self, step: int) -> None:
         view = self.view()

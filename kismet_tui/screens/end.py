@@ -154,5 +154,4 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         self.dismiss()
 
     async def action_lobby(self) -> None:
-        await self.kismet.send(self.client.leave)
-        self.dismiss()
+        await self.kismet.leave_to_lobby()

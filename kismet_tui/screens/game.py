@@ -2,8 +2,8 @@
 
 A game screen draws only from the source's replica (`app.client.game.view(seat)`, the
 client being a kismet_tui.source.GameSource), redrawn after every host message. Keys that
-cannot do anything right now are hidden from the footer (check_action), so the footer always
-says what may be pressed. Chat lines come in through the app's `chat_said`, watched.
+cannot do anything right now are hidden from the footer (check_action, from the engine's
+legal_actions: `legal_now`), so the footer always says what may be pressed. Chat lines come in through the app's `chat_said`, watched.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import RichLog
 
 from ..app_ref import OnKismetApp
@@ -98,6 +99,10 @@ class GameScreen(OnKismetApp, Screen[None]):
         ChatInput.TALK,
         Binding("ctrl+l", "leave", "Leave"),
     ]
+    # Keys that came alive join the footer this much later (see refresh_keys). The race
+    # screen sets it: the rebuild must not fall in the moment the dice land, when the
+    # grabs need every millisecond (benchmarks/ui_grab_latency.py).
+    NEW_KEYS_LATER_S = 0.0
     DEFAULT_CSS = """
     GameScreen RichLog.movelog {
         height: 1fr;
@@ -113,9 +118,12 @@ class GameScreen(OnKismetApp, Screen[None]):
         self.game: Game | None = None
         self.ended_shown = False
         self.keys_signature: tuple[bool | None, ...] | None = None
+        self.keys_timer: Timer | None = None
         self.version = 0          # host messages seen: the view cache's key
         self.view_key: tuple[int, int] | None = None
         self.view_cache: Plain = {}
+        self.legal_key: tuple[int, int, int] | None = None
+        self.legal_cache: list[Plain] = []
         self.logged_seq = 0       # the events whose notes the move log shows (by seq)
         self.rematch_said = ""    # the last "who wants another game" line logged
 
@@ -163,6 +171,25 @@ class GameScreen(OnKismetApp, Screen[None]):
             self.view_key = key
         return self.view_cache
 
+    def legal_now(self) -> list[Plain]:
+        """What the engine accepts from our seat now (its legal_actions, the one source of
+        legality): the game keys the footer offers are derived from it (check_action)."""
+        game, seat = self.game, self.seat
+        if game is None or seat is None:
+            return []
+        # Never before the last event: the engine accepts nothing stamped earlier, and our
+        # estimate of the host's clock may lag a moment behind it.
+        t = max(self.now_ms(), game.now)
+        key = (self.version, id(game), t)
+        if self.legal_key != key:
+            self.legal_cache = game.legal_actions(seat, t)
+            self.legal_key = key
+        return self.legal_cache
+
+    def legal_kinds(self) -> set[str]:
+        """The types of the actions legal now ("roll", "grab", "knock", ...)."""
+        return {str(action.get("type")) for action in self.legal_now()}
+
     def on_mount(self) -> None:
         self.game = self.client.game
         names = self.names
@@ -200,13 +227,29 @@ class GameScreen(OnKismetApp, Screen[None]):
 
     def refresh_keys(self) -> None:
         """Redraw the footer only when what may be pressed has changed: rebuilding the footer
-        costs tens of milliseconds, too much to do on every event of a race round."""
+        costs tens of milliseconds, too much to do on every event of a race round. Keys that
+        only came alive may join it NEW_KEYS_LATER_S later (they act meanwhile all the same);
+        a key that no longer acts leaves it at once."""
         names = sorted({binding.action.split("(")[0]
                         for bindings in self._bindings.key_to_bindings.values() for binding in bindings})
         signature = tuple(self.check_action(name, ()) for name in names)
-        if signature != self.keys_signature:
-            self.keys_signature = signature
-            self.refresh_bindings()
+        if signature == self.keys_signature:
+            return
+        gained_only = self.keys_signature is not None and all(
+            bool(new) or not old for old, new in zip(self.keys_signature, signature))
+        self.keys_signature = signature
+        if gained_only and self.NEW_KEYS_LATER_S:
+            if self.keys_timer is None:
+                self.keys_timer = self.set_timer(self.NEW_KEYS_LATER_S, self.late_keys)
+            return
+        if self.keys_timer is not None:
+            self.keys_timer.stop()
+            self.keys_timer = None
+        self.refresh_bindings()
+
+    def late_keys(self) -> None:
+        self.keys_timer = None
+        self.refresh_bindings()
 
     def log_event(self, msg: Plain) -> None:
         """One event message: its notes as sentences, unless the log shows them already
@@ -303,7 +346,7 @@ class GameScreen(OnKismetApp, Screen[None]):
         self.query_one(ChatInput).open()
 
     async def action_leave(self) -> None:
-        await self.kismet.send(self.client.leave)
+        await self.kismet.leave_to_lobby()
 
     def my_turn(self, view: Plain) -> bool:
         return self.seat is not None and bool(view.get("your_turn"))

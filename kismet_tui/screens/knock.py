@@ -12,6 +12,7 @@ from functools import partial
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -157,6 +158,7 @@ class KnockScreen(GameScreen):
         if self.knocks_open(view) != self.knocks_shown:
             self.redraw()  # the knock window has closed: the knocked marks go
         self.query_one("#say", Static).update(self.say(view), layout=False)
+        self.refresh_keys()  # a throw becomes legal with time alone, when the knock window closes
 
     def knocks_open(self, view: dict) -> bool:
         """Whether the last throw may still be knocked on: while it is decided, and through
@@ -281,25 +283,29 @@ class KnockScreen(GameScreen):
             return True
         view = self.view()
         choosing = self.choosing_prelay(view)
-        if action == "roll":
-            return self.throwing(view)
-        if action == "pass":
-            return self.deciding(view)
+        if action in ("roll", "pass"):  # a throw waits out the others' knock window [D15]
+            return action in self.legal_kinds()
         if action == "knock":
-            return self.can_knock(view)
-        if action == "card":
-            return choosing or self.deciding(view) or self.can_knock(view)
+            return {"type": "knock"} in self.legal_now()
+        if action == "card":  # a pre-lay pick, a lay, or a knock naming a matching card
+            return choosing or any(a.get("type") in ("lay", "knock") and "card" in a for a in self.legal_now())
         if action == "confirm":  # (in play only for a joker throw's single card: rare)
             return choosing or (self.joker_first is not None and self.deciding(view))
         if action == "undo":
-            return choosing
+            return choosing and bool(self.chosen)
         return super().check_action(action, parameters)
 
-    def throwing(self, view: dict) -> bool:
-        return (self.seat is not None and view.get("phase") == "play" and view.get("turn") == self.seat
-                and view.get("stage") == "roll")
-
     # ---- keys ----------------------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        """Your throw is not offered while the others may still knock [D15], but an r then
+        still hears why: sent, the host answers in words ("Wait: others may still knock")."""
+        view = self.view() if self.game is not None else {}
+        if (event.key == "r" and self.seat is not None and view.get("phase") == "play"
+                and view.get("turn") == self.seat and view.get("stage") == "roll"
+                and not self.check_action("roll", ())):
+            event.stop()
+            self.action_roll()
+
     def action_roll(self) -> None:
         self.act({"type": "roll"})
 
@@ -348,11 +354,13 @@ class KnockScreen(GameScreen):
                 return
             self.chosen.append(number)
         self.redraw()
+        self.refresh_keys()
 
     def action_undo(self) -> None:
         if self.chosen:
             self.chosen.pop()
             self.redraw()
+            self.refresh_keys()
 
     async def commit_prelay(self, cards: list[int]) -> None:
         """Commit to the chosen pre-lay (the client keeps the secret and reveals it later)."""

@@ -40,8 +40,11 @@ COLUMNS = [("#", 2), ("game", 5), ("seats", 5), ("state", 8), ("players", 20)]
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
 
-def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18) -> Text:
-    """The table you are at: game, options in words, and each seat with its ready mark."""
+def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18,
+                    now_ms: int | None = None) -> Text:
+    """The table you are at: game, options in words, each seat with its ready mark, and, once
+    the owner asked to start, the seconds until seats still unready are freed (`now_ms`: the
+    host's clock)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if not table:
         text.append("You are not at a table.\n\n", Style(bold=True))
@@ -71,11 +74,29 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
         if tags:
             text.append(f" ({', '.join(tags)})", Style(color="bright_black"))
         text.append("\n")
+    text.append_text(unready_countdown(table, my_id, now_ms))
     watchers = table.get("spectators") or []
     if watchers:
         text.append(f"watching: {fit(', '.join(str(w.get('name')) for w in watchers), 60)}\n",
                     Style(color="bright_black"))
     return text
+
+
+def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Text:
+    """After the owner asked to start: you, not ready, are told to press y, with the
+    seconds left before your seat is freed; the others see the seconds alone."""
+    deadline = table.get("free_unready_at")
+    if not isinstance(deadline, int) or now_ms is None or table.get("state") == "playing":
+        return Text()
+    left = max(0, (deadline - now_ms + 999) // 1000)
+    unready = [seat for seat in table.get("seats") or []
+               if not seat.get("ready") and not seat.get("bot") and seat.get("client_id") != table.get("owner")]
+    if any(seat.get("client_id") == my_id for seat in unready):
+        return Text(f"Start asked: press y within {left} s\nor your seat is freed.\n",
+                    Style(bold=True, color="bright_yellow"))
+    if unready:
+        return Text(f"Seats not ready are freed in {left} s.\n", Style(color="bright_black"))
+    return Text()
 
 
 class TableList(DataTable[Text]):
@@ -141,6 +162,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         table.focus()
         self.draw_my_table()
         self.set_interval(self.POLL_S, self.poll_tables)
+        self.set_interval(1.0, self.count_down)
         app = self.kismet
         for line in app.chat_lines:  # said before the lobby opened
             self.write_chat(line)
@@ -232,8 +254,14 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def draw_my_table(self) -> None:
         wide = self.app.size.width >= 110
-        self.query_one("#mytable", Static).update(render_my_table(self.my_table(), self.my_id(),
-                                                                  34 if wide else 18))
+        self.query_one("#mytable", Static).update(render_my_table(
+            self.my_table(), self.my_id(), 34 if wide else 18, self.client.host_time_ms()))
+
+    def count_down(self) -> None:
+        """Once a second while the owner's start waits for the unready: the seconds go down."""
+        table = self.my_table()
+        if table is not None and table.get("free_unready_at") is not None:
+            self.draw_my_table()
 
     def chosen_table_id(self) -> int | None:
         grid = self.query_one("#tables", TableList)

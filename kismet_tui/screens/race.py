@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
@@ -191,6 +192,7 @@ class RaceScreen(GameScreen):
     RULESET = "race"
     BINDINGS = [Binding(key, f"grab({pos})", "Grab", key_display="a-k", show=pos == 0)
                 for pos, key in enumerate(KEYS)] + [Binding("p", "pass", "Pass")] + GameScreen.COMMON_BINDINGS
+    NEW_KEYS_LATER_S = 0.3  # a-k joins the footer 0.3 s after the dice land, acting from the first moment
     DEFAULT_CSS = """
     RaceScreen #board { width: 56; height: 20; layers: cards clock; }
     RaceScreen #circle { width: 56; height: 20; layer: cards; }
@@ -258,15 +260,24 @@ class RaceScreen(GameScreen):
         if self.game is None:
             return True
         if action in ("grab", "pass"):
-            # Live from the countdown to the end of the grabbing, until you have grabbed or
-            # passed: the footer is then rebuilt at the countdown (and after your own key),
-            # never at the moment grabbing opens, when a rebuild would cost the time a grab
-            # needs. A grab during the countdown is answered in words.
-            view = self.view()
-            me = self.seat
-            return (me is not None and view.get("phase") in ("countdown", "grabbing")
-                    and not view["done"][me])
+            # Only while the engine takes them (grabbing, until you grabbed or passed): a
+            # grab in the countdown is refused. Every letter goes with any grab, so the
+            # footer's "a-k" stays whichever places are empty.
+            return action in self.legal_kinds()
         return super().check_action(action, parameters)
+
+    def on_key(self, event: events.Key) -> None:
+        """A grab or a pass in the countdown is not offered (no a-k in the footer then), but
+        a hand that is too quick still hears why: sent, the host answers in words."""
+        if event.key not in (*KEYS, "p") or self.game is None or self.seat is None:
+            return
+        if self.view().get("phase") != "countdown":
+            return  # offered (the binding acts), or nothing to say
+        event.stop()
+        if event.key == "p":
+            self.action_pass()
+        else:
+            self.action_grab(KEYS.index(event.key))
 
     def action_grab(self, pos: int) -> None:
         view = self.view()

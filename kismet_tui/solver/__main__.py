@@ -9,6 +9,7 @@ stdout ("progress DONE TOTAL", "waiting", "damaged WHY", "ready PATH").
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
@@ -22,9 +23,22 @@ def _line(*words) -> None:
     print(*words, flush=True)
 
 
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m kismet_tui.solver",
+        description="Build (or load) the optimal table of solitaire dice Kismet, which the "
+                    "hard bot and the hint key use, and print its value.")
+    parser.add_argument("--rebuild", action="store_true",
+                        help="build the table again even when it is cached")
+    parser.add_argument("--lines", action="store_true",
+                        help="one line per event on stdout instead of a progress bar (for "
+                             "the background build)")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if "--lines" in argv:
+    args = parse(argv)
+    if args.lines:
         # A background build: leave the CPU to the program that asked for it, and stop
         # cleanly (no temporary file left) when it ends.
         if hasattr(os, "nice"):
@@ -42,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                            on_damaged=lambda why: _line("damaged", why))
         _line("ready", table.cache_path())
         return 0
-    rebuild = "--rebuild" in argv
+    rebuild = args.rebuild
     started = time.monotonic()
     if rebuild:
         with table.locked(on_wait=lambda: print("Another program is building the table: waiting.")):

@@ -3,7 +3,8 @@
 Every screen yields one TooSmall. On every resize (KismetApp.check_size) and when its screen
 opens, it gives its screen the class `-too-small` while the terminal is below 80x24, and
 kismet.tcss then hides everything else on that screen and shows this. Nothing is unmounted, so the game goes on underneath and comes back
-as it stands when the terminal is large enough again.
+as it stands when the terminal is large enough again. While it shows, no key but quitting
+reaches the screen (KismetApp.on_event): nothing may act unseen.
 """
 
 from __future__ import annotations

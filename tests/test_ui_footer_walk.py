@@ -1,0 +1,160 @@
+"""Every game key the footer lists acts when pressed (issue 21 point 5): a walk through the
+states of a seeded random playout of each game, pressing, in each state, every key that the
+footer's game entries stand for, and seeing the engine accept what it sends.
+
+The app is seat 0 of a ScriptedClient (tests/scripted.py) whose sends go to a referee: a copy
+of the game's engine, the same engine the host applies, so "accepted" means the host would
+accept it too; the clock is frozen where the test puts it (at the last event, when a knock
+window is still open, and at the moment the playout's next move came). Each press is tried
+on the state as it stands (the screen's own choices are undone after it); then the playout's
+next event is applied and told to the app as the host would tell it.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from kismet_tui.app import KismetApp
+from kismet_tui.messages import HostMessage
+from kismet_tui.rules import IllegalAction, SeededRNG, new_game
+from kismet_tui.rules.knock import prelay_commitment
+from kismet_tui.rules.playout import random_playout
+from kismet_tui.screens.race import KEYS as RACE_KEYS
+from tests.scripted import OPTIONS, ScriptedClient, table_for
+from tests.test_ui_dice import wait_for
+from tests.test_ui_end import footer_keys
+
+pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
+
+# The footer's keys that are not the game's: help, quit, chat, leaving, and the end's keys.
+NOT_GAME_KEYS = {"f1", "question_mark", "ctrl+q", "t", "ctrl+l"}
+KNOCK_KEY_OF = {10: "0", 11: "minus", 12: "equals_sign"}
+STATES = 60  # the first events of each playout (all of a solo dice game): every phase comes up
+
+
+class RefereeClient(ScriptedClient):
+    """A ScriptedClient whose sends are judged by a copy of the engine: `sent` keeps
+    (action, None) when accepted, (action, reason) when refused."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.sent: list[tuple[dict, str | None]] = []
+
+    def judge(self, action: dict) -> None:
+        probe = copy.deepcopy(self.game)
+        try:
+            probe.apply(self.seat, action, max(self.clock_ms, self.game.now))
+            self.sent.append((action, None))
+        except IllegalAction as refusal:
+            self.sent.append((action, refusal.reason))
+
+    def act_nowait(self, action) -> None:
+        self.judge(action)
+
+    async def act(self, action) -> None:
+        self.judge(action)
+
+    async def prelay(self, cards) -> None:
+        self.judge({"type": "prelay", "commit": prelay_commitment(list(cards), "00" * 16)})
+
+
+def keys_behind(entry: str, ruleset: str, view: dict) -> list[str]:
+    """The keys one footer entry stands for: "1-5" for five keys, "a-k" for the letters of
+    the cards on the table that nobody grabbed yet, "2-9 0 - =" for your cards that can be
+    played now (every open card while choosing a pre-lay, else those matching the throw)."""
+    if ruleset == "dice" and entry == "1":
+        return list("12345")
+    if ruleset == "dice" and entry == "up":
+        return ["up", "down"]
+    if ruleset == "race" and entry == "a":
+        taken = {grab["pos"] for grab in view["grabs"]}
+        return [RACE_KEYS[card["pos"]] for card in view["circle"] if card and card["pos"] not in taken]
+    if ruleset == "knock" and entry == "2":
+        mine = [card["number"] for card in view["players"][0]["open"]]
+        if view["phase"] != "prelay_commit":
+            mine = [n for n in mine if n in ((view.get("roll") or {}).get("targets") or [])]
+        return [KNOCK_KEY_OF.get(n, str(n)) for n in mine]
+    return [entry]
+
+
+def screen_choices(screen) -> tuple:
+    """What a key may change on the screen alone, without sending anything."""
+    return (frozenset(getattr(screen, "held", ())), getattr(screen, "cursor", None),
+            tuple(getattr(screen, "chosen", ())), getattr(screen, "joker_first", None),
+            getattr(screen, "hint_key", None))
+
+
+def undo_choices(screen, saved: tuple) -> None:
+    held, cursor, chosen, joker_first, hint_key = saved
+    for name, value in (("held", set(held)), ("cursor", cursor), ("chosen", list(chosen)),
+                        ("joker_first", joker_first), ("hint_key", hint_key)):
+        if hasattr(screen, name):
+            setattr(screen, name, value)
+
+
+async def press_every_listed_key(pilot, app, client, refusals: list[str], where: str) -> int:
+    """Press each key the footer's game entries stand for, each on the state as it stands;
+    fail if one is refused or does nothing. Returns how many keys were pressed."""
+    screen = app.screen
+    screen.refresh_keys()
+    # Keys that came alive may join the footer a moment later (GameScreen.NEW_KEYS_LATER_S).
+    await wait_for(pilot, lambda: screen.keys_timer is None, what="the footer's late keys")
+    await pilot.pause()
+    listed = [key for key in footer_keys(app) if key not in NOT_GAME_KEYS]
+    pressed = 0
+    for entry in listed:
+        for key in keys_behind(entry, screen.RULESET, screen.view()):
+            saved = screen_choices(screen)
+            client.sent.clear()
+            refusals.clear()
+            await pilot.press(key)
+            await wait_for(pilot, lambda: client.sent or screen_choices(screen) != saved or refusals,
+                           what=f"{where}: key {key} to do something (the footer lists {listed})")
+            assert not refusals, f"{where}: key {key} refused: {refusals} (the footer lists {listed})"
+            assert all(reason is None for _, reason in client.sent), \
+                f"{where}: key {key} sent what the engine refuses: {client.sent} (the footer lists {listed})"
+            undo_choices(screen, saved)
+            screen.refresh_keys()
+            await pilot.pause()
+            pressed += 1
+    return pressed
+
+
+@pytest.mark.parametrize("ruleset, names", [
+    ("dice", ["Ana"]),        # solo: the whole game, down to its last open box
+    ("race", ["Ana", "Bo", "Cy"]),
+    ("knock", ["Ana", "Bo", "Cy"]),
+])
+async def test_every_key_the_footer_lists_is_accepted(ruleset, names):
+    seed = f"footer-{ruleset}".encode()
+    header = {"ruleset": ruleset, "seats": names, "seed": seed, "options": OPTIONS[ruleset], "t0": 1_000_000}
+    full = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=header["t0"])
+    playout = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=2500)
+    client = RefereeClient(header, [], table_for(ruleset, names), clock_ms=header["t0"])
+    app = KismetApp(client, address="this computer")
+    refusals: list[str] = []
+    app.show_refusal = refusals.append  # type: ignore[method-assign]
+    pressed = 0
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "game", None) is client.game, what="the game screen")
+        game = client.game
+        last_t = header["t0"]
+        for index, event in enumerate(playout[:STATES]):
+            # At the time the next move came; in knock also just after the last event, while
+            # the knock window may still be open (nothing else in the games moves with time
+            # alone: their deadlines come as the host's timeout events).
+            for clock in sorted({last_t, event["t"]} if ruleset == "knock" else {event["t"]}):
+                client.clock_ms = clock
+                pressed += await press_every_listed_key(pilot, app, client, refusals,
+                                                        f"{ruleset} before event {index + 1} at {clock}")
+            notes = game.apply(event["seat"], event["action"], event["t"])
+            client.events.append(event)
+            last_t = event["t"]
+            app.post_message(HostMessage({"type": "event", **event, "notes": notes}))
+            await wait_for(pilot, lambda: game.finished or app.screen.version > 0 and
+                           app.screen.logged_seq >= event["seq"], what="the event on screen")
+            if game.finished:
+                break
+    assert pressed > 30, "the walk pressed hardly any key: it tests nothing"
