@@ -184,6 +184,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
         "version": (integer(0, 2**31 - 1), REQUIRED),
         "name": (name_field, REQUIRED),
         "token": (optional(text(limits.MAX_TOKEN)), None),
+        "door": (optional(text(limits.MAX_DOOR_PASS)), None),
     },
     "list_tables": {},
     "create_table": {
