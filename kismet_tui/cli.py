@@ -115,12 +115,13 @@ def join_main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from .app import KismetApp
+    from .door_child import door_pass
     from .net.client import Client
 
     # Asked on screen, the name offered is --name's, or none.
     name = args.name or ("" if args.ask_name else login_name())
     seats = Path(args.seats_file) if args.seats_file else None
-    client = Client()
+    client = Client(door_pass=door_pass())
     from .player_key import FILE_NAME, player_key_for
 
     # What this host knows the player's records by (kept beside the rejoin tokens).

@@ -16,10 +16,9 @@ import os
 import secrets
 from pathlib import Path
 
+from .door_child import PASS_VARIABLE as DOOR_PASS_VARIABLE  # the door session's pass
+
 FILE_NAME = "player-keys.json"
-# server/door_pass.py's ENVIRONMENT_NAME; not imported from there: the server package loads
-# the whole host, and a door session's client runs under a tight memory limit.
-DOOR_PASS_VARIABLE = "KISMET_DOOR_PASS"
 
 
 def default_path() -> Path:

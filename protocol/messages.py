@@ -206,6 +206,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
         "version": (integer(0, 2**31 - 1), REQUIRED),
         "name": (name_field, REQUIRED),
         "token": (optional(text(limits.MAX_TOKEN)), None),
+        "door": (optional(text(limits.MAX_DOOR_PASS)), None),
         # The client's saved secret for this host: what the records know the player by.
         "player_key": (optional(text(limits.MAX_TOKEN)), None),
     },

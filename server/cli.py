@@ -3,6 +3,7 @@
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
                 [--max-per-address 8] [--cap-loopback] [--keep-games N] [--tables-per-player 3]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
+                [--max-sessions N]
                 [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
@@ -165,6 +166,10 @@ async def open_doors(args, host) -> list[Door] | None:
     stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
     doors: list[Door] = []
     cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
+    from .door_limits import SessionSlots
+
+    # One cap on the sessions of both doors: each runs a client process on this machine.
+    slots = SessionSlots(getattr(args, "max_sessions", None))
 
     async def start(door: Listener, port: int, what: str) -> bool:
         try:
@@ -183,7 +188,8 @@ async def open_doors(args, host) -> list[Door] | None:
         from .ssh import SshServer
 
         try:
-            ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap)
+            ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap,
+                            slots=slots)
         except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
             print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
                   f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
@@ -193,6 +199,8 @@ async def open_doors(args, host) -> list[Door] | None:
         assert ssh.port is not None  # a start that returned is listening
         ssh_port = ssh.port
         who = f"the keys in {args.ssh_keys}" if args.ssh_keys else "anyone who can reach it"
+        for line in ssh.authorized.refused if ssh.authorized is not None else []:
+            print(f"(--ssh-keys: {line})")
         print(f"Or with nothing installed, over ssh (open to {who}):")
         for line in ssh_lines(args.bind, ssh.port):
             print("  " + line)
@@ -200,7 +208,7 @@ async def open_doors(args, host) -> list[Door] | None:
     if args.web is not None:
         from .web import WebServer
 
-        web = WebServer(host, args.state_dir, max_per_address=cap)
+        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots)
         web.allowed_origin = args.web_origin   # (None: the page's own address)
         if not await start(web, args.web, "the web page"):
             return None
@@ -269,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the page's address as browsers see it, as scheme://host[:port], when "
                              "it is not the one they reach this host at (behind a proxy, say); "
                              "the game's websocket opens only from that page")
+    parser.add_argument("--max-sessions", type=int, default=None, metavar="N",
+                        help="most players over ssh and the web at once, together (default: from "
+                             "this machine's memory, 64 MB each over half of it; 0: no cap)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--log-level", default="INFO")

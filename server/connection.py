@@ -180,18 +180,50 @@ def opened(host, conn: Connection) -> None:
                    f"connections, its most. Please try again later.")
         conn.close()
         return
-    address = address_of(conn.peer)
+    if not take_share(host, conn, address_of(conn.peer)):
+        refuse_address(host, conn)
+        return
+    host.connections.add(conn)
+
+
+def take_share(host, conn: Connection, address: str | None) -> bool:
+    """Count `conn` against `address`'s share (loopback's only with cap_loopback), or say
+    False when that address holds its share already (and count nothing)."""
     capped = host.max_per_address is not None and address is not None \
         and (host.cap_loopback or not is_loopback(address))
-    if capped:
-        if host.per_address.get(address, 0) >= host.max_per_address:
-            conn.error("full", f"Too many connections from your address: the host takes "
-                       f"{host.max_per_address} from one address. Close one and try again.")
-            conn.close()
-            return
-        host.per_address[address] = host.per_address.get(address, 0) + 1
-        conn.counted = address
-    host.connections.add(conn)
+    if not capped:
+        return True
+    assert address is not None  # (capped says so)
+    if host.per_address.get(address, 0) >= host.max_per_address:
+        return False
+    host.per_address[address] = host.per_address.get(address, 0) + 1
+    conn.counted = address
+    return True
+
+
+def give_back_share(host, conn: Connection) -> None:
+    if conn.counted is not None:
+        left = host.per_address.get(conn.counted, 1) - 1
+        if left > 0:
+            host.per_address[conn.counted] = left
+        else:
+            host.per_address.pop(conn.counted, None)
+        conn.counted = None
+
+
+def refuse_address(host, conn: Connection) -> None:
+    conn.error("full", f"Too many connections from your address: the host takes "
+               f"{host.max_per_address} from one address. Close one and try again.")
+    conn.close()
+
+
+def came_through(host, conn: Connection, door: DoorPass) -> bool:
+    """A door's client said hello with its pass: the connection now counts against the
+    player's real address, not loopback's; False (counted nowhere) when that address holds
+    its share already."""
+    give_back_share(host, conn)
+    conn.door = door
+    return take_share(host, conn, door.address)
 
 
 def received(host, conn: Connection, data: bytes) -> None:
@@ -266,13 +298,7 @@ def ended(host, conn: Connection) -> None:
     conn.close()
     if conn in host.connections:
         host.connections.discard(conn)
-        if conn.counted is not None:
-            left = host.per_address.get(conn.counted, 1) - 1
-            if left > 0:
-                host.per_address[conn.counted] = left
-            else:
-                host.per_address.pop(conn.counted, None)
-            conn.counted = None
+        give_back_share(host, conn)
         handshake.dropped(host, conn)
 
 

@@ -15,7 +15,10 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-ENVIRONMENT_NAME = "KISMET_DOOR_PASS"
+from kismet_tui.door_child import PASS_VARIABLE
+
+# The variable the client reads it from (the client's side, kismet_tui/door_child.py, names it).
+ENVIRONMENT_NAME = PASS_VARIABLE
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The handshake: who someone is across reconnections, from hello to a dropped connection.
 
 Owns the `Player` (token, client id, name, their connection and table) and the host's
-`players` by token: `hello` checks the protocol version, gives a new player a token or
+`players` by token: `hello` checks the protocol version (and a door's pass: the connection
+then counts against the player's real address), gives a new player a token or
 brings a returning one back (to a reserved bot seat or a seat resumed after a restart too),
 refuses a name that looks like one somebody else here holds or like a bot's, replaces an
 older connection of the same player, and answers `welcome`; `ping` answers the host's time.
@@ -20,7 +21,7 @@ from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.text import name_key
 
-from . import lobby, table_share
+from . import connection, lobby, table_share
 from .records.proof import player_id, proof_of
 from .table import PLAYING, Table
 
@@ -62,6 +63,13 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
                                "is shown tells a die or a card before it is thrown or dealt."
                                if older else
                                "Please use matching versions."), fatal=True)
+    if msg["door"] is not None:
+        door = host.door_passes.find(msg["door"])
+        if door is None:
+            raise ProtocolError("bad_message", "That door pass is not one this host gave.", fatal=True)
+        if not connection.came_through(host, conn, door):
+            connection.refuse_address(host, conn)
+            return
     token = msg["token"]
     player = host.players.get(token) if token else None
     if player is None and token:

@@ -5,12 +5,17 @@ the pty's master side: the player's keys go in, the app's screen comes out, a wi
 becomes a TIOCSWINSZ (the kernel then sends the app SIGWINCH). The app is an ordinary client
 of the host over loopback, so it crashes, leaks or blocks alone, never the host or another
 player, and it needs no code of its own for being remote.
+
+What a session may cost is bounded here: the child runs under door_limits' address-space
+limit and parent-death signal, its window is clamped, and the keys reach it at a bounded
+rate, the rest waiting in a bounded backlog the door stops reading beyond.
 """
 
 from __future__ import annotations
 
 import asyncio
 import fcntl
+import functools
 import os
 import pty
 import signal
@@ -18,15 +23,24 @@ import struct
 import sys
 import termios
 
+from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
+
 # The child takes the pty as its controlling terminal (it is a session leader through
 # start_new_session), so window changes reach it as SIGWINCH and a hang-up as SIGHUP.
 JOIN_CODE = ("import fcntl, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
-             "from kismet_tui.cli import join_main; sys.exit(join_main(sys.argv[1:]))")
+             "from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))")
+
+# What a session may feed its app. A person types under 30 keys a second and a mouse drag
+# sends some 100 reports of about 12 bytes; a paste comes at once. More than that waits
+# here, and beyond INPUT_BACKLOG the door stops reading the player's side (ssh's window
+# then stops their client): a flood slows only its sender, and no process grows with it.
+INPUT_BYTES_PER_SECOND = 2048
+INPUT_BURST = 8192
+INPUT_BACKLOG = 16384
 
 
 def set_size(fd: int, cols: int, rows: int) -> None:
-    cols = max(1, min(int(cols), 1000))
-    rows = max(1, min(int(rows), 1000))
+    cols, rows = clamp_size(cols, rows)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
@@ -47,6 +61,9 @@ def child_environment(term: str, client_env: dict | None = None) -> dict[str, st
     env["TERM"] = term or "xterm-256color"
     env["PYTHONUTF8"] = "1"          # the screen is drawn in UTF-8 whatever the host's locale
     env["PYTHONUNBUFFERED"] = "1"
+    # One BLAS thread (numpy's, for the solver): each more maps a buffer of its own, which
+    # counts against the session's address-space limit, and a client needs none of them.
+    env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = "1"
     return env
 
 
@@ -55,27 +72,37 @@ class PtyApp:
     draws, `on_exit(returncode)` is called once when it has ended."""
 
     def __init__(self, args: list[str], *, term: str, cols: int, rows: int, on_output, on_exit,
-                 client_env: dict | None = None):
+                 client_env: dict | None = None, door_env: dict[str, str] | None = None,
+                 on_input_room=None, address_space: int = SESSION_ADDRESS_SPACE):
         self.args = args
         self.term = term
         self.client_env = client_env
-        self.cols, self.rows = cols, rows
+        self.door_env = door_env or {}        # what the door itself hands the child
+        self.cols, self.rows = clamp_size(cols, rows)
         self.on_output = on_output
         self.on_exit = on_exit
+        self.on_input_room = on_input_room    # called when the backlog has room again
+        self.address_space = address_space
         self.proc: asyncio.subprocess.Process | None = None
         self.master: int | None = None        # the pty's side we hold; None once released
         self._pending = bytearray()
+        self._allowance = float(INPUT_BURST)  # bytes the app may be fed now (a token bucket)
+        self._refilled = 0.0
+        self._later: asyncio.TimerHandle | None = None
         self._waiter: asyncio.Task | None = None  # set by start() with proc
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
+        self._refilled = loop.time()
         master, slave = pty.openpty()
         try:
             set_size(slave, self.cols, self.rows)
+            env = child_environment(self.term, self.client_env) | self.door_env
             proc = self.proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-c", JOIN_CODE, *self.args,
-                stdin=slave, stdout=slave, stderr=slave, env=child_environment(self.term, self.client_env),
-                start_new_session=True, close_fds=True)
+                stdin=slave, stdout=slave, stderr=slave, env=env,
+                start_new_session=True, close_fds=True,
+                preexec_fn=functools.partial(limit_session_child, self.address_space))
         except BaseException:
             os.close(master)
             raise
@@ -114,32 +141,54 @@ class PtyApp:
             asyncio.get_running_loop().add_reader(self.master, self._readable)
 
     def write(self, data: bytes) -> None:
-        """The player's keys, in order; what the pty cannot take now waits for it."""
+        """The player's keys, in order, at most INPUT_BYTES_PER_SECOND (after a burst);
+        what the app may not have yet waits in the backlog (the door keeps it bounded:
+        it stops reading while `input_backlog` is over INPUT_BACKLOG)."""
         if self.master is None:
             return
         self._pending += data
         self._flush()
+
+    @property
+    def input_backlog(self) -> int:
+        """Bytes of keys waiting for the app."""
+        return len(self._pending)
 
     def _flush(self) -> None:
         master = self.master
         if master is None:
             return  # released (_release also stops this callback)
         loop = asyncio.get_running_loop()
+        now = loop.time()
+        self._allowance = min(float(INPUT_BURST),
+                              self._allowance + (now - self._refilled) * INPUT_BYTES_PER_SECOND)
+        self._refilled = now
         try:
-            while self._pending:
-                sent = os.write(master, self._pending)
+            while self._pending and self._allowance >= 1:
+                sent = os.write(master, self._pending[: int(self._allowance)])
                 del self._pending[:sent]
+                self._allowance -= sent
         except BlockingIOError:
-            loop.add_writer(master, self._flush)
+            loop.add_writer(master, self._flush)  # the pty is full: the app is not reading
             return
         except OSError:
             self._pending.clear()
         loop.remove_writer(master)
+        if self._pending and self._later is None:
+            # Over the rate: the rest goes when the bucket holds a little again.
+            self._later = loop.call_later(min(len(self._pending), 256) / INPUT_BYTES_PER_SECOND,
+                                          self._flush_later)
+        if len(self._pending) <= INPUT_BACKLOG // 2 and self.on_input_room is not None:
+            self.on_input_room()
+
+    def _flush_later(self) -> None:
+        self._later = None
+        self._flush()
 
     def resize(self, cols: int, rows: int) -> None:
-        self.cols, self.rows = cols, rows
+        self.cols, self.rows = clamp_size(cols, rows, (self.cols, self.rows))
         if self.master is not None:
-            set_size(self.master, cols, rows)
+            set_size(self.master, self.cols, self.rows)
 
     async def _wait(self, proc: asyncio.subprocess.Process) -> None:
         code = await proc.wait()
@@ -147,6 +196,10 @@ class PtyApp:
         self.on_exit(code)
 
     def _release(self) -> None:
+        if self._later is not None:
+            self._later.cancel()
+            self._later = None
+        self._pending.clear()
         if self.master is not None:
             loop = asyncio.get_running_loop()
             loop.remove_reader(self.master)

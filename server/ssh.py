@@ -8,9 +8,17 @@ unusable), the host key (made once, kept in the state folder) and the seats of d
 players. Each session runs `kismet-join` on a pty of its own (server/pty_app.py).
 
 A dropped session is a dropped player: the host keeps the seat for the rejoin token the
-client was given, and that token is saved per NAME and client key (server state folder,
-`ssh-seats/`), so the same NAME with the same key takes the seat back, and somebody else
+client was given, and that token is saved per NAME and proof (server state folder,
+`ssh-seats/`): the client's key, or for a login without a key the rejoin code it was shown
+at first sitting (server/rejoin_code.py), asked for when that NAME comes back while its seat
+is held. So the same NAME with the same key or code takes the seat back, and somebody else
 typing that NAME does not.
+
+No session can take the machine (server/door_limits.py): its window is clamped, its app
+runs under a memory limit (and ends in words past it) and dies with the session or the
+host, its keys are read with backpressure, and the doors hold at most `slots` sessions. Each
+app is handed a door pass (server/door_pass.py), so the host counts the player by their
+real address, not as loopback.
 """
 
 from __future__ import annotations
@@ -18,27 +26,61 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import re
 from pathlib import Path
+from typing import Callable
 
 import asyncssh
 
+from kismet_tui.door_child import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
 from protocol import limits
 from protocol.text import clean_name
 
+from . import rejoin_code
+from .door_limits import SessionSlots, clamp_size
+from .door_pass import ENVIRONMENT_NAME
 from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
-from .pty_app import PtyApp
+from .pty_app import INPUT_BACKLOG, PtyApp
+from .ssh_keys import AuthorizedKeys
 
 log = logging.getLogger("kismet.ssh")
 
 DEFAULT_SSH_PORT = 2222
+# What a session's keys may fill on the host before its client must wait: ssh's window (what
+# asyncssh buffers while the door does not read) is small, so a flood waits at the sender.
+INPUT_WINDOW = 64 * 1024
+# Back to a plain terminal (main screen, no mouse reports, a cursor) after an app that could
+# not tidy up, so the words after it can be read.
+PLAIN_TERMINAL = b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?25h\x1b[0m\r\n"
+OUT_OF_MEMORY_WORDS = "Your game used too much memory and was ended."
+CRASHED_WORDS = "Your game stopped unexpectedly. Log in again to go on: your seat is kept."
 NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
                "(no command, no -T).\r\n")
+
+
+# What a terminal type may hold (`xterm-256color`, `screen.xterm`, `rxvt-unicode+x`): the
+# client sends any bytes, and TERM is read by curses-like code in the app, so anything else
+# plays as the common default.
+TERM_PATTERN = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+DEFAULT_TERM = "xterm-256color"
+
+
+def clean_term(term_type: object) -> str:
+    """The player's terminal type if it looks like one, else DEFAULT_TERM."""
+    if isinstance(term_type, str) and TERM_PATTERN.fullmatch(term_type):
+        return term_type
+    return DEFAULT_TERM
 
 
 def load_host_key(state_dir) -> asyncssh.SSHKey:
     """The host's key: its identity (server/identity.py), which also signs its games."""
     return asyncssh.import_private_key(HostIdentity.load(state_dir).private_bytes())
+
+
+def key_proof(key: asyncssh.SSHKey) -> str:
+    """What proves a player who logged in with `key` (their seats file, their door pass)."""
+    return "ssh-key " + key.get_fingerprint("sha256")
 
 
 def name_problem(name: str) -> str | None:
@@ -56,11 +98,14 @@ class SshServer:
     """The ssh front door of `host` (a server.Host in this process)."""
 
     def __init__(self, host, state_dir, *, keys_file=None,
-                 max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True):
+                 max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
+                 slots: SessionSlots | None = None):
         self.host = host
+        self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
-        self.authorized = asyncssh.read_authorized_keys(str(keys_file)) if keys_file else None
+        # None: an open host, anyone may play. Raises OSError when the file cannot be read.
+        self.authorized = AuthorizedKeys(keys_file) if keys_file else None
         self.cap = PeerCap(max_per_address, exempt_loopback)
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
@@ -74,7 +119,7 @@ class SshServer:
         self._server = await asyncssh.create_server(
             lambda: Gate(self), bind, port, server_host_keys=[self.host_key],
             encoding=None, x11_forwarding=False, agent_forwarding=False, allow_scp=False,
-            line_editor=False, sftp_factory=None)
+            line_editor=False, sftp_factory=None, window=INPUT_WINDOW)
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("ssh on %s:%s, key %s", bind, self.port, self.fingerprint)
 
@@ -92,10 +137,10 @@ class SshServer:
         if self._server is not None:
             await self._server.wait_closed()
 
-    def seats_file(self, name: str, key: asyncssh.SSHKey | None) -> Path:
-        """Where this NAME with this key keeps its rejoin token."""
-        who = key.get_fingerprint("sha256") if key is not None else "no key"
-        digest = hashlib.sha256(f"{name}\0{who}".encode()).hexdigest()[:32]
+    def seats_file(self, name: str, proof: str) -> Path:
+        """Where this NAME with this proof (its key's fingerprint, or the identity of its
+        rejoin code: never NAME alone) keeps its rejoin token."""
+        digest = hashlib.sha256(f"{name}\0{proof}".encode()).hexdigest()[:32]
         folder = self.state_dir / "ssh-seats"
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         return folder / f"{digest}.json"
@@ -148,10 +193,8 @@ class Gate(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         allowed = self.server.authorized
-        if allowed is not None:
-            peer = self.conn.get_extra_info("peername") or ("", 0)
-            if allowed.validate(key, peer[0], peer[0]) is None:
-                return False
+        if allowed is not None and not allowed.allows(key, self.address):
+            return False
         self.key = key  # the client signs with the key it asked about last
         return True
 
@@ -198,8 +241,13 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.term: str | None = None          # set by pty_requested; None: no terminal
         self.size = (80, 24)
         self.app: PtyApp | None = None
-        self.typed: bytearray | None = None   # the name being typed, while asking
+        self.typed: bytearray | None = None   # the line being typed, while asking
+        self.answered: Callable[[str], None] = self.name_given  # what takes that line
+        self.wrong_codes = 0
         self.ended = False
+        self.slot = False                     # holds one of the doors' SessionSlots
+        self.door_pass: str | None = None     # issued for the app, revoked at the end
+        self.reading = True                   # False while the app's key backlog is full
 
     def connection_made(self, chan) -> None:
         self.chan = chan
@@ -207,9 +255,9 @@ class PlayerSession(asyncssh.SSHServerSession):
 
     # ---- what the client may ask for ------------------------------------------------------
     def pty_requested(self, term_type, term_size, term_modes) -> bool:
-        self.term = term_type or "xterm-256color"
-        if term_size and term_size[0] and term_size[1]:
-            self.size = (term_size[0], term_size[1])
+        self.term = clean_term(term_type)
+        if term_size:
+            self.size = clamp_size(term_size[0], term_size[1], self.size)
         return True
 
     def shell_requested(self) -> bool:
@@ -228,25 +276,55 @@ class PlayerSession(asyncssh.SSHServerSession):
             self.chan.write(NO_TERMINAL.format(port=self.server.port).encode())
             self.chan.exit(1)
             return
+        if not self.server.slots.take():
+            self.chan.write(f"\r\n{self.server.slots.refusal()}\r\n".encode())
+            self.chan.exit(1)
+            return
+        self.slot = True
         name = self.gate.username
-        problem = name_problem(name) or self.taken_words(name)
+        problem = name_problem(name)
         if problem is None:
-            asyncio.ensure_future(self.open_app(name))
+            self.sit_down(name)
         else:
             self.ask_name(problem)
 
-    # ---- the name ---------------------------------------------------------------------------
-    def token_for(self, name: str):
+    # ---- who the player is: the name, and what proves them -----------------------------------
+    def sit_down(self, name: str) -> None:
+        """Open the app for a usable `name`, once this login has the right to it: a key's
+        own seat, or a new player; a keyless name that holds a seat asks for its code."""
+        from .handshake import name_refusal
+
+        key = self.gate.key
+        if key is not None:
+            proof = key_proof(key)
+            problem = self.taken_words(name, self.token_for(name, proof))
+            if problem is None:
+                self.start_app(name, proof)
+            else:
+                self.ask_name(problem)
+        elif self.server.name_taken(name, None):  # (a seat from before a restart too)
+            self.ask_code(name)
+        elif (problem := name_refusal(self.server.host, name, None)) is not None:
+            self.ask_name(problem)  # a name in the bots' form
+        else:
+            code = rejoin_code.new_code()
+            self.chan.write(f"\r\nYour rejoin code is {rejoin_code.shown(code)}. If your line drops, "
+                            f"log in as {name} again and type it to take your seat back (the help, "
+                            f"?, shows it too).\r\n".encode())
+            self.start_app(name, rejoin_code.identity(name, code), code)
+
+    def token_for(self, name: str, proof: str):
+        """The token saved for NAME with this proof: a str, None, or saved_seats.Damaged."""
         from kismet_tui.saved_seats import load_token
 
-        return load_token(self.server.host_address(), name, self.server.seats_file(name, self.gate.key))
+        return load_token(self.server.host_address(), name, self.server.seats_file(name, proof))
 
-    def taken_words(self, name: str) -> str | None:
+    def taken_words(self, name: str, token) -> str | None:
+        """Why a login whose saved token for `name` is `token` cannot go by it, or None."""
         from kismet_tui.saved_seats import Damaged
 
         from .handshake import name_refusal
 
-        token = self.token_for(name)
         if isinstance(token, Damaged):
             # Perhaps the rightful owner, whose proof was in that file: say what happened.
             if self.server.name_taken(name, None):
@@ -260,11 +338,52 @@ class PlayerSession(asyncssh.SSHServerSession):
         return name_refusal(self.server.host, name, token)
 
     def ask_name(self, problem: str) -> None:
-        self.typed = bytearray()
         self.chan.write(f"\r\n{problem}\r\nYour name at the table: ".encode())
+        self.ask(self.name_given)
 
-    def typed_name(self, data: bytes) -> None:
-        # data_received calls this only while a name is asked for (typed is a buffer).
+    def name_given(self, name: str) -> None:
+        problem = name_problem(name)
+        if problem is None:
+            self.sit_down(name)
+        else:
+            self.ask_name(problem)
+
+    def ask_code(self, name: str, problem: str = "") -> None:
+        self.chan.write(f"\r\n{problem}Rejoin code for {name} (it was shown when you sat down),\r\n"
+                        f"or enter to pick a new name: ".encode())
+        self.ask(lambda typed: self.code_given(name, typed))
+
+    def code_given(self, name: str, typed: str) -> None:
+        if not typed:
+            self.ask_name(f"Somebody called {name} is already at this host.")
+            return
+        code = rejoin_code.read_back(typed)
+        if code is not None:
+            proof = rejoin_code.identity(name, code)
+            token = self.token_for(name, proof)
+            # The code is right when its file holds the token of the one holding the name.
+            if isinstance(token, str) and not self.server.name_taken(name, token):
+                self.start_app(name, proof, code)
+                return
+            if token is not None and not isinstance(token, str):   # saved_seats.Damaged
+                self.ask_name(self.taken_words(name, token) or f"Somebody called {name} is "
+                              "already at this host.")
+                return
+        self.wrong_codes += 1
+        log.info("a wrong rejoin code for %s from %s", name, self.gate.address)
+        if self.wrong_codes >= rejoin_code.TRIES:
+            self.chan.write(f"\r\nThat is not the rejoin code for {name}. Bye.\r\n".encode())
+            self.chan.exit(1)
+            return
+        self.ask_code(name, f"That is not the rejoin code for {name}.\r\n")
+
+    # ---- a line typed before the app starts (a name, a code) -----------------------------------
+    def ask(self, answered) -> None:
+        self.typed = bytearray()
+        self.answered = answered
+
+    def typed_line(self, data: bytes) -> None:
+        # data_received calls this only while a line is asked for (typed is a buffer).
         assert self.typed is not None
         if data.startswith(b"\x1b"):
             return  # an arrow or function key: not part of a name
@@ -279,29 +398,36 @@ class PlayerSession(asyncssh.SSHServerSession):
                     self.typed = bytearray(text.encode())
                     self.chan.write(b"\b \b")
             elif byte in (10, 13):
-                name = self.typed.decode("utf-8", "ignore").strip()
-                problem = name_problem(name) or self.taken_words(name)
-                if problem is None:
-                    self.typed = None
-                    self.chan.write(b"\r\n")
-                    asyncio.ensure_future(self.open_app(name))
-                else:
-                    self.ask_name(problem)
+                line = self.typed.decode("utf-8", "ignore").strip()
+                self.typed = None
+                self.answered(line)
                 return
             elif byte >= 32 and len(self.typed) < limits.MAX_NAME * 4:
                 self.typed.append(byte)
                 self.chan.write(bytes([byte]))
 
     # ---- the app ---------------------------------------------------------------------------
-    async def open_app(self, name: str) -> None:
+    def start_app(self, name: str, proof: str, code: str | None = None) -> None:
+        self.chan.write(b"\r\n")
+        asyncio.ensure_future(self.open_app(name, proof, code))
+
+    async def open_app(self, name: str, proof: str, code: str | None) -> None:
         if self.ended:
             return
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
-        seats = self.server.seats_file(name, self.gate.key)
-        args = [self.server.host_address(), "--name", name, "--seats-file", str(seats)]
+        seats = self.server.seats_file(name, proof)
+        # `--name=NAME` in one word: a name such as "-h" or "--fresh" stays a name.
+        args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
+        # The pass tells the host who this player really is (address, key or code): it
+        # counts them against their own address, not loopback's.
+        self.door_pass = self.server.host.door_passes.issue("ssh", self.gate.address, proof)
+        door_env = {ENVIRONMENT_NAME: self.door_pass}
+        if code:
+            door_env[REJOIN_CODE_VARIABLE] = rejoin_code.shown(code)
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
+                          on_input_room=self.input_room, door_env=door_env,
                           client_env=dict(self.chan.get_environment()))
         try:
             await self.app.start()
@@ -332,19 +458,33 @@ class PlayerSession(asyncssh.SSHServerSession):
     def app_ended(self, code: int) -> None:
         if not self.ended:
             self.ended = True
+            if code == OUT_OF_MEMORY:
+                log.warning("the game of %s ran out of memory", self.gate.address)
+                self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
+            elif code < 0:  # killed by a signal the door did not send (a crash)
+                log.warning("the game of %s stopped by signal %d", self.gate.address, -code)
+                self.chan.write(PLAIN_TERMINAL + f"{CRASHED_WORDS}\r\n".encode())
             self.chan.exit(0 if code == 0 else 1)
 
     def data_received(self, data: bytes, datatype) -> None:
         if self.app is not None:
             self.app.write(data)
+            if self.reading and self.app.input_backlog > INPUT_BACKLOG:
+                self.reading = False
+                self.chan.pause_reading()
         elif self.typed is not None:
-            self.typed_name(data)
+            self.typed_line(data)
+
+    def input_room(self) -> None:
+        """The app has taken enough of the keys waiting: read the player's side again."""
+        if not self.reading and not self.ended:
+            self.reading = True
+            self.chan.resume_reading()
 
     def terminal_size_changed(self, width, height, pixwidth, pixheight) -> None:
-        if width and height:
-            self.size = (width, height)
-            if self.app is not None:
-                self.app.resize(width, height)
+        self.size = clamp_size(width, height, self.size)
+        if self.app is not None:
+            self.app.resize(*self.size)
 
     def eof_received(self) -> bool:
         return False
@@ -358,5 +498,13 @@ class PlayerSession(asyncssh.SSHServerSession):
     async def end(self) -> None:
         """The ssh side is gone: hang up on the app (the host keeps the seat)."""
         self.ended = True
-        if self.app is not None:
-            await self.app.close()
+        try:
+            if self.app is not None:
+                await self.app.close()
+        finally:
+            if self.door_pass is not None:
+                self.server.host.door_passes.revoke(self.door_pass)
+                self.door_pass = None
+            if self.slot:
+                self.slot = False
+                self.server.slots.give_back()

@@ -13,17 +13,50 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import re
+import subprocess
+import sys
 
 import asyncssh
 import pyte
 
 from server.ssh import SshServer
-from tests.netutil import host_with_door, wait_until
+from tests.netutil import ROOT, free_port, host_with_door, wait_until
 
 
 def ssh_host(state_dir, **kwargs):
     """An in-process Host with its ssh server, both on 127.0.0.1, any free ports."""
     return host_with_door(SshServer, state_dir, **kwargs)
+
+
+def kismet_host_with_ssh(state_dir, *extra: str, stdout=subprocess.DEVNULL):
+    """A real `kismet-host --ssh` (python -m server.cli) on 127.0.0.1, no bots, not announced;
+    returns (the process, its ssh port)."""
+    port, ssh_port = free_port(), free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
+         "--ssh", str(ssh_port), "--state-dir", str(state_dir), "--bots", "0", "--no-announce",
+         *extra], cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.DEVNULL, text=True)
+    return proc, ssh_port
+
+
+def start_lines(state_dir, *extra: str) -> tuple[list[str], int]:
+    """What a real `kismet-host --ssh` prints at start, up to the line of its ssh key (then
+    it is stopped), and its ssh port."""
+    proc, ssh_port = kismet_host_with_ssh(state_dir, *extra, stdout=subprocess.PIPE)
+    try:
+        lines: list[str] = []
+        while not lines or "ssh key" not in lines[-1]:
+            line = proc.stdout.readline()
+            assert line, f"kismet-host ended: {lines}"
+            lines.append(line.strip())
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+    return lines, ssh_port
 
 
 async def open_solo_dice(player, host):
@@ -38,6 +71,16 @@ async def open_solo_dice(player, host):
     player.press(b"g")
     await wait_until(lambda: table.game is not None, timeout=30)
     return table
+
+
+CODE = re.compile(rb"Your rejoin code is ([A-Z0-9]{4}-[A-Z0-9]{4})")
+
+
+def rejoin_code_shown(player) -> str:
+    """The rejoin code the door showed a keyless player before the app started."""
+    found = CODE.search(bytes(player.received))
+    assert found, "no rejoin code was shown"
+    return found.group(1).decode()
 
 
 class Terminal(asyncssh.SSHClientSession):
@@ -91,10 +134,14 @@ def connect(port: int, username: str, key=None, **kwargs):
 
 
 @contextlib.asynccontextmanager
-async def ssh_login(port: int, username: str, key=None, cols: int = 80, rows: int = 24):
-    """Log in with a terminal of cols x rows; yields the Terminal (with `.conn`)."""
-    async with connect(port, username, key) as conn:
-        chan, term = await conn.create_session(lambda: Terminal(cols, rows), term_type="xterm-256color",
+async def ssh_login(port: int, username: str, key=None, cols: int = 80, rows: int = 24,
+                    term_type: str = "xterm-256color"):
+    """Log in with a terminal of cols x rows; yields the Terminal (with `.conn`). Without a
+    key, by keyboard-interactive (asyncssh's client tries it only when it has a password to
+    give; OpenSSH always does. The host asks no question)."""
+    keyless = {"password": "unused"} if key is None else {}
+    async with connect(port, username, key, **keyless) as conn:
+        chan, term = await conn.create_session(lambda: Terminal(cols, rows), term_type=term_type,
                                                term_size=(cols, rows), encoding=None)
         term.conn = conn
         try:

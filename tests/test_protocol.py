@@ -73,6 +73,8 @@ def test_bodies_over_a_limit_are_bad_messages_that_say_which(body, words):
     ({"type": "act", "action": {"type": "roll", "hold": [0.5]}}, "holds a fraction"),
     ({"type": "act", "action": {"type": "roll", b"hold": [1]}}, "only text keys"),
     ({"type": "hello", "version": 1, "name": "x" * 97}, "A name is at most 24 characters; that one has 97."),
+    ({"type": "hello", "version": 2, "name": "Ana", "door": "p" * 65}, "'door'"),
+    ({"type": "hello", "version": 2, "name": "Ana", "door": 7}, "'door'"),
     ({"type": "act", "action": {"hold": []}}, "must be a map with a 'type'"),
     ({"type": "chat", "text": "x" * (limits.MAX_CHAT + 1)}, "A chat line is at most 300 characters"),
     ({"type": "ping", "id": -1}, "'id' must be a whole number"),

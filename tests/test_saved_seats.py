@@ -6,6 +6,7 @@ import pytest
 
 from kismet_tui.net import Client, RequestError
 from kismet_tui.saved_seats import Damaged, connect_keeping_seat, load_token, save_token
+from server.ssh import key_proof
 from tests.netutil import connected, running_host, wait_until
 from tests.sshutil import open_solo_dice, ssh_host, ssh_login
 
@@ -84,7 +85,7 @@ async def test_over_ssh_the_owner_of_a_damaged_seat_file_is_not_told_the_name_is
             table = await open_solo_dice(term, host)
             term.conn.abort()
         await wait_until(lambda: table.game.away[0], timeout=30)
-        seats = ssh.seats_file("Ana", key)
+        seats = ssh.seats_file("Ana", key_proof(key))
         await wait_until(seats.exists)
         seats.write_text("{ damaged")
         async with ssh_login(ssh.port, "Ana", key) as back:

@@ -3,18 +3,17 @@ server and plays through the app it gets; everything else over that port is refu
 
 from __future__ import annotations
 
-import os
 import stat
-import subprocess
-import sys
 
 import asyncssh
 import pytest
 
+from server import Host
 from server.identity import KEY_FILE
-from server.ssh import load_host_key
-from tests.netutil import ROOT, free_port, wait_until
-from tests.sshutil import Terminal, connect, open_solo_dice, ssh_host, ssh_login
+from server.ssh import SshServer, load_host_key
+from tests.netutil import wait_until
+from tests.sshutil import (Terminal, connect, open_solo_dice, rejoin_code_shown, ssh_host,
+                           ssh_login, start_lines)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -139,22 +138,7 @@ def test_host_key_is_made_once_and_kept_private(tmp_path):
 
 
 def test_kismet_host_prints_the_ssh_command_and_the_keys_fingerprint(tmp_path):
-    port, ssh_port = free_port(), free_port()
-    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--ssh", str(ssh_port), "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        lines = []
-        while not lines or "ssh key" not in lines[-1]:
-            line = proc.stdout.readline()
-            assert line, f"kismet-host ended: {lines}"
-            lines.append(line.strip())
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        proc.stdout.close()
+    lines, ssh_port = start_lines(tmp_path)
     assert f"ssh -p {ssh_port} NAME@127.0.0.1" in lines
     key = load_host_key(tmp_path)  # the key it made, kept in its state folder
     assert lines[-1] == f"(this host's ssh key: {key.get_fingerprint('sha256')})"
@@ -189,3 +173,91 @@ def test_the_app_draws_for_the_players_terminal_not_the_hosts(monkeypatch):
     assert "COLORTERM" not in env and "COLUMNS" not in env and "TEXTUAL_DRIVER" not in env
     env = child_environment("xterm", {"COLORTERM": "truecolor", "LD_PRELOAD": "/tmp/x.so"})
     assert env["COLORTERM"] == "truecolor" and env.get("LD_PRELOAD") != "/tmp/x.so"
+
+
+async def drop_from_a_dice_game(ssh, host, name):
+    """A keyless player sits at a solo dice game, then the line drops; returns (table,
+    their seat's token, the rejoin code they were shown)."""
+    async with ssh_login(ssh.port, name) as term:
+        table = await open_solo_dice(term, host)
+        code = rejoin_code_shown(term)
+        term.conn.abort()
+    await wait_until(lambda: table.game.away[0], timeout=30)
+    return table, table.seats[0].token, code
+
+
+async def test_a_keyless_seat_is_given_back_only_for_its_rejoin_code(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        table, seat_token, code = await drop_from_a_dice_game(ssh, host, "nora")
+
+        # Somebody else without a key types the name: asked for the code, a wrong one (or
+        # one that is not a code at all) gives nothing, and enter picks a new name.
+        async with ssh_login(ssh.port, "nora") as thief:
+            await thief.wait_for_text("Rejoin code for nora (it was shown when you sat down),")
+            await thief.wait_for_text("or enter to pick a new name:")
+            wrong = "ABCD-EFGH" if code != "ABCD-EFGH" else "HGFE-DCBA"
+            thief.press(wrong.encode() + b"\r")
+            await thief.wait_for_text("That is not the rejoin code for nora.")
+            thief.press(b"nora\r")
+            await wait_until(lambda: thief.text().count("That is not the rejoin code") == 2, timeout=30)
+            thief.press(b"\r")
+            await thief.wait_for_text("Somebody called nora is already at this host.")
+            thief.press(b"Eve\r")
+            await thief.wait_for_text("Tables")
+            assert host.players[seat_token].conn is None and table.game.away[0]
+
+        # nora herself, with her code (typed in small letters, without the dash).
+        async with ssh_login(ssh.port, "nora") as back:
+            await back.wait_for_text("Rejoin code for nora")
+            back.press(code.replace("-", "").lower().encode() + b"\r")
+            await wait_until(lambda: host.players[seat_token].conn is not None, timeout=30)
+            await wait_until(lambda: not table.game.away[0], timeout=30)
+            await back.wait_for(lambda: "throw" in back.text().lower(), what="the dice screen again")
+            # The app keeps the code where she can read it again: in the help.
+            back.press(b"?")
+            await back.wait_for_text(f"Your rejoin code: {code}")
+
+
+async def test_three_wrong_rejoin_codes_end_the_login_and_the_seat_stays(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        table, seat_token, code = await drop_from_a_dice_game(ssh, host, "nora")
+        async with ssh_login(ssh.port, "nora") as thief:
+            for tries in range(3):
+                await thief.wait_for(lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1,
+                                     what="the question for the code")
+                thief.press(b"2222-2222\r" if code != "2222-2222" else b"3333-3333\r")
+            await thief.wait_for_text("That is not the rejoin code for nora. Bye.")
+            await wait_until(thief.closed.is_set, timeout=30)
+        assert host.players[seat_token].conn is None and table.game.away[0]
+        assert not any(p.name == "nora" and p.token != seat_token for p in host.players.values())
+
+
+async def test_a_key_does_not_open_a_keyless_players_seat(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        table, seat_token, code = await drop_from_a_dice_game(ssh, host, "nora")
+        async with ssh_login(ssh.port, "nora", new_key()) as other:
+            await other.wait_for_text("Somebody called nora is already at this host.")
+        assert host.players[seat_token].conn is None
+
+
+async def test_a_keyless_seat_waits_for_its_code_across_a_restart(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        table, seat_token, code = await drop_from_a_dice_game(ssh, host, "nora")
+        port = host.port
+    # Another host on the same state folder and port resumes the game: nobody is connected,
+    # and the name still asks for its code.
+    host = Host(state_dir=tmp_path)
+    await host.start("127.0.0.1", port)
+    ssh = SshServer(host, tmp_path)
+    await ssh.start("127.0.0.1", 0)
+    try:
+        assert len(host.tables) == 1
+        async with ssh_login(ssh.port, "nora") as thief:
+            await thief.wait_for_text("Rejoin code for nora")
+        async with ssh_login(ssh.port, "nora") as back:
+            await back.wait_for_text("Rejoin code for nora")
+            back.press(code.encode() + b"\r")
+            await back.wait_for(lambda: "throw" in back.text().lower(), what="the dice screen again")
+    finally:
+        await ssh.stop()
+        await host.stop()

@@ -89,8 +89,12 @@ class Client:
     live = True  # requests reach a host (kismet_tui.source.GameSource)
 
     def __init__(self, on_state: Callable[[str, str], None] | None = None,
-                 reconnect: bool = True, digest_every: int = limits.DIGEST_EVERY):
+                 reconnect: bool = True, digest_every: int = limits.DIGEST_EVERY,
+                 door_pass: str | None = None):
         self.on_state = on_state
+        # The pass a door of the host gave this client (kismet_tui/door_child.py), offered in
+        # every hello; None for an ordinary client.
+        self.door_pass = door_pass
         self.reconnect = reconnect
         self.digest_every = digest_every
         self.state = CLOSED
@@ -147,9 +151,13 @@ class Client:
         host, port = self._address
         reader, writer = await asyncio.open_connection(host, port)
         sent = time.monotonic()
-        writer.write(encode({"type": "hello", "version": limits.PROTOCOL_VERSION,
-                             "name": self.name[: limits.MAX_NAME * 4], "token": self.token,
-                             "id": 0, **({"player_key": self.player_key} if self.player_key else {})}))
+        hello = {"type": "hello", "version": limits.PROTOCOL_VERSION,
+                 "name": self.name[: limits.MAX_NAME * 4], "token": self.token, "id": 0}
+        if self.door_pass is not None:
+            hello["door"] = self.door_pass
+        if self.player_key:
+            hello["player_key"] = self.player_key
+        writer.write(encode(hello))
         try:
             welcome = await asyncio.wait_for(read_frame(reader, FROM_HOST), 10)
         except BaseException:

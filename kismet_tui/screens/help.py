@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from rich.markdown import Markdown
 from textual.widgets import Static
 
+from ..door_child import rejoin_code
 from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 
@@ -75,6 +76,10 @@ class HelpScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-scroll", can_focus=True):
+            code = rejoin_code()
+            if code is not None:  # a keyless ssh player: where their code stays readable
+                yield Static(f"Your rejoin code: {code}. Logging in again with this name, "
+                             f"type it to take your seat back.", id="rejoin-code", markup=False)
             # Rich's Markdown drawn in one Static: it opens at once, where Textual's Markdown
             # widget (a widget per block) takes over a second for these pages.
             yield Static(Markdown(self.source), id="help-text")
