@@ -134,3 +134,17 @@ async def test_a_host_killed_before_the_row_was_written_loses_no_game(tmp_path):
             proc.kill()
             proc.wait(30)
         proc.stdout.close()
+
+
+async def test_a_door_player_is_known_by_the_doors_proof_and_a_key_beside_it_is_ignored(tmp_path):
+    async with running_host(tmp_path) as host:
+        door_pass = host.door_passes.issue("ssh", "192.0.2.7", "ssh-key SHA256:abc")
+        client = Client(reconnect=False, door_pass=door_pass)
+        client.player_key = "the host user's own key, read from their files by the door's client"[:60]
+        await client.connect("127.0.0.1", host.port, "Ana")
+        await client.create_table("dice")
+        await play_solo_dice(client)
+        assert client.header["players"] == [player_id("door ssh-key SHA256:abc")]
+        mine = await client.records("player")
+        assert mine["me"] == player_id("door ssh-key SHA256:abc") and mine["found"]
+        await client.close()
