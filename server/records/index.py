@@ -15,24 +15,33 @@ only of ranks. Solo games move no rating; they give high scores and personal bes
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-
-from openskill.models import PlackettLuce
+from typing import Any
 
 from protocol.gamelog import LogError, iter_records
 from protocol.text import clean_name
 
-MODEL = PlackettLuce()
+
+@functools.cache
+def model() -> Any:
+    """openskill's Plackett-Luce model, made at the first rating: its import (about 14 ms)
+    stays off the solo app's way to its first screen."""
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce()
+
+
 # The shown rating: openskill's ordinal (mu - 3 sigma, what the player is surely at least),
 # scaled so a newcomer shows 1000 and one ordinal point is 40 (a win among four: about +80).
 RATING_SCALE, RATING_START = 40, 1000
 
 
 def shown_rating(mu: float, sigma: float) -> int:
-    return round(MODEL.rating(mu=mu, sigma=sigma).ordinal(alpha=RATING_SCALE, target=RATING_START))
+    return round(model().rating(mu=mu, sigma=sigma).ordinal(alpha=RATING_SCALE, target=RATING_START))
 
 
 @dataclass
@@ -152,12 +161,12 @@ def _rate_and_record(db: sqlite3.Connection, game: EndedGame) -> dict[int, SeatO
     for seat in proven:
         row = db.execute("SELECT mu, sigma, games, wins, best, total FROM standings "
                          "WHERE player_id = ? AND ruleset = ?", (game.players[seat], game.ruleset)).fetchone()
-        fresh = MODEL.rating()
+        fresh = model().rating()
         before[seat] = tuple(row) if row is not None else (fresh.mu, fresh.sigma, 0, 0, 0, 0)  # type: ignore[assignment]
     rated: dict[int, tuple[float, float]] = {}
     if len(proven) >= 2:
-        teams = [[MODEL.rating(mu=before[seat][0], sigma=before[seat][1])] for seat in proven]
-        new = MODEL.rate(teams, scores=[game.scores[seat] for seat in proven])
+        teams = [[model().rating(mu=before[seat][0], sigma=before[seat][1])] for seat in proven]
+        new = model().rate(teams, scores=[game.scores[seat] for seat in proven])
         rated = {seat: (team[0].mu, team[0].sigma) for seat, team in zip(proven, new)}
     for seat in proven:
         mu, sigma, games, wins, best, total = before[seat]
