@@ -24,6 +24,7 @@ ERRORS = {
     "not_seated": "You are watching, not playing: only players act.",
     "illegal": "That move is not allowed.",
     "too_quick": "Too quick: the dice were only just shown. Look first, then move.",
+    "game_ending": "This game is over: its end is being saved.",
     "no_bots": "This host does not run bots.",
     "idle": "Closed after a long silence.",
     "replaced": "You connected again from somewhere else.",

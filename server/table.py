@@ -20,6 +20,7 @@ import logging
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
+from protocol.errors import ProtocolError
 from protocol.framing import encode
 
 from .reaction import ThrowShown, shows_a_throw
@@ -276,7 +277,9 @@ class Table:
         if self.ending is not None:  # the game is over; its end is on its way to the disk
             if seat == HOST:
                 return None
-            raise IllegalAction("This game is over.")
+            # Not a rules refusal (the sender has not seen the end yet, so its move was legal
+            # where it stood): a code of its own, so neither a bot nor a test takes it for one.
+            raise ProtocolError("game_ending", "This game is over: its end is being saved.")
         t = max(self.host.now_ms(), self.last_t)
         game = self.running  # the state is PLAYING
         # The host's draws come from a stream (a SeededRNG), which can be marked, rewound

@@ -94,3 +94,25 @@ async def test_an_end_that_cannot_be_flushed_is_told_and_shown_once_it_is(tmp_pa
         log_name = next((tmp_path / "games").glob("*.kismet")).name
         assert [name for name, _ in disk.syncs].count(log_name) == 3  # header, failed end, end
         await ana.close()
+
+
+async def test_a_move_while_the_end_is_saved_is_not_taken_for_an_illegal_one(tmp_path):
+    """The end is held back until it is on the disk, so a player (or a bot) who has not seen
+    it may still act; the host says the game is ending, with a code of its own. Answered as
+    `illegal`, a bot took it for a rules refusal of a legal move ("refused although legal"),
+    seen in CI's race-easy bot game."""
+    from kismet_tui.net import ActionRefused, RequestError
+
+    disk = NotingDisk(hold_end=True)
+    async with running_host(tmp_path, disk=disk) as host:
+        ana = await _client(host, "Ana")
+        await ana.create_table("dice")
+        playing = asyncio.ensure_future(play_solo_dice(ana))
+        await wait_until(disk.holding.is_set)  # Ana's last score is stamped, its end held
+        with pytest.raises(RequestError) as refused:
+            await ana.act({"type": "roll", "hold": []})
+        assert refused.value.code == "game_ending" and not isinstance(refused.value, ActionRefused)
+        assert "over" in refused.value.words
+        disk.release.set()
+        await asyncio.wait_for(playing, 30)
+        await ana.close()
