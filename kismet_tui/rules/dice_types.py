@@ -5,19 +5,21 @@ derives the wire's check of incoming actions from the action declarations (their
 type, fields and `Annotated` specs). What each field means: dice.py's docstring.
 """
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict, final
 
 from .game_types import AwayNote, BackNote, Flag, GameOverNote, HostAction, Result, Word, WholeList
 
 
 # ---- actions --------------------------------------------------------------------------------
 
+@final
 class RollAction(TypedDict):
     type: Literal["roll"]
     hold: NotRequired[Annotated[list[int] | None, WholeList(
         0, 4, 5, "'hold' is a list of at most five dice positions, 0 to 4.")]]
 
 
+@final
 class ScoreAction(TypedDict):
     type: Literal["score"]
     box: Annotated[str, Word(24, "Say which box to score: its name on the card, like 'aces'.")]

@@ -12,7 +12,7 @@ reads the annotations at import with typing.get_type_hints.
 """
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, final
 
 # The most seats any game has (card ids run 0 .. 11 * seats - 1).
 MAX_SEATS = 8
@@ -63,7 +63,10 @@ FieldSpec = Whole | WholeList | Hex | Word | Flag
 
 
 # ---- the host's actions, the same in every game ---------------------------------------------
+# Every action TypedDict is @final: the wire refuses any field it does not declare, so an
+# action is exactly its declared keys (and mypy may narrow a union by `"key" in action`).
 
+@final
 class TimeoutAction(TypedDict):
     type: Literal["timeout"]
 
@@ -71,11 +74,13 @@ class TimeoutAction(TypedDict):
 _SEAT_WORDS = "Away and back events must name a seat at the table."
 
 
+@final
 class AwayAction(TypedDict):
     type: Literal["away"]
     seat: Annotated[int, Whole(0, MAX_SEATS - 1, _SEAT_WORDS)]
 
 
+@final
 class BackAction(TypedDict):
     type: Literal["back"]
     seat: Annotated[int, Whole(0, MAX_SEATS - 1, _SEAT_WORDS)]

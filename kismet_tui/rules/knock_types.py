@@ -5,7 +5,7 @@ derives the wire's check of incoming actions from the action declarations (their
 type, fields and `Annotated` specs). What each field means: knock.py's docstring.
 """
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict, final
 
 from .game_types import AwayNote, BackNote, GameOverNote, Hex, HostAction, Result, Whole, WholeList
 
@@ -14,21 +14,25 @@ _CARD_WORDS = "Say which card: its number, 2 to 12."
 
 # ---- actions --------------------------------------------------------------------------------
 
+@final
 class PrelayAction(TypedDict):
     type: Literal["prelay"]
     commit: Annotated[str, Hex(64, 64, "A pre-lay commitment is 64 lowercase hex digits (a SHA-256).")]
 
 
+@final
 class RevealAction(TypedDict):
     type: Literal["reveal"]
     cards: Annotated[list[int], WholeList(2, 12, 11, "Reveal the list of cards you committed to, 2 to 12.")]
     salt: Annotated[str, Hex(1, 128, "The salt is the hex string you committed with.")]
 
 
+@final
 class RollAction(TypedDict):
     type: Literal["roll"]
 
 
+@final
 class LayAction(TypedDict):
     type: Literal["lay"]
     card: Annotated[int, Whole(2, 12, _CARD_WORDS)]
@@ -36,10 +40,12 @@ class LayAction(TypedDict):
         2, 12, "The extra card must be another of your open cards.")]]
 
 
+@final
 class PassAction(TypedDict):
     type: Literal["pass"]
 
 
+@final
 class KnockAction(TypedDict):
     type: Literal["knock"]
     card: NotRequired[Annotated[int | None, Whole(2, 12, _CARD_WORDS)]]

@@ -5,7 +5,7 @@ derives the wire's check of incoming actions from the action declarations (their
 type, fields and `Annotated` specs). What each field means: race.py's docstring.
 """
 
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict, final
 
 from .game_types import (MAX_SEATS, AwayNote, BackNote, CardInfo, GameOverNote, HostAction,
                          Result, Whole)
@@ -13,6 +13,7 @@ from .game_types import (MAX_SEATS, AwayNote, BackNote, CardInfo, GameOverNote, 
 
 # ---- actions --------------------------------------------------------------------------------
 
+@final
 class GrabAction(TypedDict):
     type: Literal["grab"]
     card: Annotated[int, Whole(0, 10, "Say which card of the circle to grab: a place from 0 to 10.")]
@@ -20,6 +21,7 @@ class GrabAction(TypedDict):
                                          "That card has left the circle: look again.")]]
 
 
+@final
 class PassAction(TypedDict):
     type: Literal["pass"]
 

@@ -87,13 +87,14 @@ class MoveLog(RichLog):
         self.scroll_end(animate=False, immediate=False, x_axis=False)  # where the game is
 
 
-# The game's declared view and player actions (kismet_tui/rules/<game>_types.py): a game
-# screen is a GameScreen[View, PlayerAction], so a misspelt field of either fails mypy.
+# The game's declared view, player actions and notes (kismet_tui/rules/<game>_types.py): a
+# game screen is a GameScreen[View, PlayerAction, Note], so a misspelt field fails mypy.
 ViewT = TypeVar("ViewT")
 ActionT = TypeVar("ActionT", bound=Mapping[str, object])
+NoteT = TypeVar("NoteT", bound=Mapping[str, object])
 
 
-class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT]):
+class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     """Subclasses set RULESET, compose their body in compose_body() and draw in redraw()."""
 
     RULESET = ""
@@ -125,7 +126,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.game: Game[ActionT, Any, ViewT] | None = None
+        self.game: Game[ActionT, NoteT, ViewT] | None = None
         self.ended_shown = False
         self.keys_signature: tuple[bool | None, ...] | None = None
         self.keys_timer: Timer | None = None
@@ -153,7 +154,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT]):
 
     # ---- state ---------------------------------------------------------------------------
     @property
-    def replica(self) -> Game[ActionT, Any, ViewT]:
+    def replica(self) -> Game[ActionT, NoteT, ViewT]:
         """The game this screen draws (set at mount; a rebuilt replica replaces it)."""
         if self.game is None:
             raise RuntimeError(f"the {self.RULESET} screen has no game yet: it gets one when mounted")
@@ -271,7 +272,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT]):
             if seq <= self.logged_seq:
                 return
             self.logged_seq = seq
-        notes = msg.get("notes") or []
+        notes: list[NoteT] = msg.get("notes") or []  # (the replica's notes: see source.py)
         for note in notes:
             self.on_note(note)
         for note in telling_order(notes):
@@ -291,7 +292,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT]):
             self.log_line(words, "bold" if seat is not None and seat == self.seat else "")
         self.logged_seq = len(events)
 
-    def on_note(self, note: Plain) -> None:
+    def on_note(self, note: NoteT) -> None:
         """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
 
     def check_end(self) -> None:
@@ -362,7 +363,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT]):
         return self.seat is not None and bool(view.get("your_turn"))
 
 
-def game_screen_for(ruleset: str) -> GameScreen[Any, Any]:
+def game_screen_for(ruleset: str) -> GameScreen[Any, Any, Any]:
     if ruleset == "dice":
         from .dice import DiceScreen
 
