@@ -20,7 +20,7 @@ import asyncio
 import ipaddress
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from protocol import limits
 from protocol.errors import ProtocolError
@@ -43,7 +43,7 @@ DEFAULT_MAX_PER_ADDRESS = 8
 MESSAGES_PER_TURN = 4
 
 
-def address_of(peer) -> str | None:
+def address_of(peer: object) -> str | None:
     """The IP address of a peer name as asyncio gives it, IPv4-mapped IPv6 unmapped."""
     if not isinstance(peer, tuple) or not peer:
         return None
@@ -99,15 +99,16 @@ class Connection(asyncio.Protocol):
         return self.player
 
     # ---- asyncio.Protocol ----------------------------------------------------------------
-    def connection_made(self, transport) -> None:
-        self.transport = transport
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # A stream server's transport (uvloop's or asyncio's): it reads, writes and pauses.
+        self.transport = cast(asyncio.Transport, transport)
         self.peer = transport.get_extra_info("peername")
         opened(self.host, self)
 
     def data_received(self, data: bytes) -> None:
         received(self.host, self, data)
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
         ended(self.host, self)
 
@@ -141,9 +142,11 @@ class Connection(asyncio.Protocol):
             message["re"] = re
         self.send(message)
 
-    def within_rate(self) -> bool:
-        """Token bucket: True if this message may be handled now."""
-        now = time.monotonic()
+    def within_rate(self, now: float | None = None) -> bool:
+        """Token bucket: True if this message may be handled now (`now`: the monotonic clock
+        as the caller read it for this message)."""
+        if now is None:
+            now = time.monotonic()
         self.tokens = min(limits.RATE_BURST,
                           self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND)
         self.refilled = now
@@ -168,7 +171,7 @@ class Connection(asyncio.Protocol):
             self.transport.close()
 
 
-def opened(host, conn: Connection) -> None:
+def opened(host: Host, conn: Connection) -> None:
     """At the door: refused in words if the host is stopping or full, or the address has
     its share; otherwise counted."""
     if host._stopping:
@@ -186,14 +189,14 @@ def opened(host, conn: Connection) -> None:
     host.connections.add(conn)
 
 
-def take_share(host, conn: Connection, address: str | None) -> bool:
+def take_share(host: Host, conn: Connection, address: str | None) -> bool:
     """Count `conn` against `address`'s share (loopback's only with cap_loopback), or say
     False when that address holds its share already (and count nothing)."""
     capped = host.max_per_address is not None and address is not None \
         and (host.cap_loopback or not is_loopback(address))
     if not capped:
         return True
-    assert address is not None  # (capped says so)
+    assert address is not None and host.max_per_address is not None  # (capped says so)
     if host.per_address.get(address, 0) >= host.max_per_address:
         return False
     host.per_address[address] = host.per_address.get(address, 0) + 1
@@ -201,7 +204,7 @@ def take_share(host, conn: Connection, address: str | None) -> bool:
     return True
 
 
-def give_back_share(host, conn: Connection) -> None:
+def give_back_share(host: Host, conn: Connection) -> None:
     if conn.counted is not None:
         left = host.per_address.get(conn.counted, 1) - 1
         if left > 0:
@@ -211,13 +214,13 @@ def give_back_share(host, conn: Connection) -> None:
         conn.counted = None
 
 
-def refuse_address(host, conn: Connection) -> None:
+def refuse_address(host: Host, conn: Connection) -> None:
     conn.error("full", f"Too many connections from your address: the host takes "
                f"{host.max_per_address} from one address. Close one and try again.")
     conn.close()
 
 
-def came_through(host, conn: Connection, door: DoorPass) -> bool:
+def came_through(host: Host, conn: Connection, door: DoorPass) -> bool:
     """A door's client said hello with its pass: the connection now counts against the
     player's real address, not loopback's; False (counted nowhere) when that address holds
     its share already."""
@@ -226,7 +229,7 @@ def came_through(host, conn: Connection, door: DoorPass) -> bool:
     return take_share(host, conn, door.address)
 
 
-def received(host, conn: Connection, data: bytes) -> None:
+def received(host: Host, conn: Connection, data: bytes) -> None:
     """Take in arrived bytes and handle the whole frames among them (a turn's worth)."""
     if conn not in host.connections:
         return  # refused at the door, or already ended
@@ -235,14 +238,14 @@ def received(host, conn: Connection, data: bytes) -> None:
         serve(host, conn)
 
 
-def _next_turn(host, conn: Connection) -> None:
+def _next_turn(host: Host, conn: Connection) -> None:
     conn.waiting_turn = False
     if conn.closed or conn not in host.connections:
         return
     serve(host, conn)
 
 
-def serve(host, conn: Connection) -> None:
+def serve(host: Host, conn: Connection) -> None:
     """One turn of the connection: its messages handled, what they answered written at once."""
     conn.corked = []
     try:
@@ -255,7 +258,7 @@ def serve(host, conn: Connection) -> None:
         ended(host, conn)
 
 
-def _handle_turn(host, conn: Connection) -> bool:
+def _handle_turn(host: Host, conn: Connection) -> bool:
     """Handle up to MESSAGES_PER_TURN whole frames, in order, each to completion; with more
     waiting, pause reading and come back on the loop's next turn (after the others).
     True when the connection is over."""
@@ -279,8 +282,8 @@ def _handle_turn(host, conn: Connection) -> bool:
                 if not conn.transport.is_reading():
                     conn.transport.resume_reading()  # its turns are over: read again
                 return False  # the rest has not arrived yet
-            conn.last_heard = time.monotonic()
-            if not conn.within_rate():
+            conn.last_heard = heard = time.monotonic()  # (one clock read per message)
+            if not conn.within_rate(heard):
                 # Each dropped message is answered, so a client never waits in vain.
                 conn.error("slow_down", re=request_id(message))
                 if conn.strikes >= limits.FLOOD_STRIKES:  # the 40th drop is the last
@@ -293,7 +296,7 @@ def _handle_turn(host, conn: Connection) -> bool:
     return True
 
 
-def ended(host, conn: Connection) -> None:
+def ended(host: Host, conn: Connection) -> None:
     """A connection is over: once, whichever of the host or the peer ended it."""
     conn.close()
     if conn in host.connections:
@@ -302,7 +305,7 @@ def ended(host, conn: Connection) -> None:
         handshake.dropped(host, conn)
 
 
-async def sweep(host) -> None:
+async def sweep(host: Host) -> None:
     """Close connections that never said hello, or went silent."""
     while True:
         await asyncio.sleep(1.0)

@@ -24,11 +24,12 @@ from .table import PLAYING, Table
 
 if TYPE_CHECKING:
     from .connection import Connection
+    from .host import Host
 
 log = logging.getLogger("kismet.host")
 
 
-def on_act(host, conn: Connection, msg: dict, re) -> None:
+def on_act(host: Host, conn: Connection, msg: dict, re: int | None) -> None:
     table, seat = seated(conn)
     if table.state != PLAYING:
         raise ProtocolError("no_game")
@@ -50,7 +51,7 @@ def game_table(conn: Connection) -> Table:
     return table
 
 
-def on_digest(host, conn: Connection, msg: dict, re) -> None:
+def on_digest(host: Host, conn: Connection, msg: dict, re: int | None) -> None:
     table = game_table(conn)
     seq = msg["seq"]
     if seq > len(table.events):
@@ -77,6 +78,6 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
         conn.ok(re)
 
 
-def on_resync(host, conn: Connection, msg: dict, re) -> None:
+def on_resync(host: Host, conn: Connection, msg: dict, re: int | None) -> None:
     table = game_table(conn)
     conn.send(table.game_message(re))

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
@@ -28,6 +29,10 @@ from .reaction import ThrowShown, shows_a_throw
 from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
 from .store import GameWriter, StoreError, why_of
 from .chance import GameSecret
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .host import Host
 
 log = logging.getLogger("kismet.host")
 
@@ -47,7 +52,7 @@ class Seat:
 
 
 class Table:
-    def __init__(self, host, table_id: int, ruleset: str, options: dict, owner: str | None):
+    def __init__(self, host: Host, table_id: int, ruleset: str, options: dict, owner: str | None):
         self.host = host
         self.id = table_id
         self.ruleset = ruleset
@@ -89,7 +94,7 @@ class Table:
         self.throw_shown = ThrowShown()
         # The last event of a game, written with its end record, while the end is flushed to
         # the disk off the event loop: (event, notes, sender, re), sent once it is on disk.
-        self.ending: tuple[dict, list, object, int | None] | None = None
+        self.ending: tuple[dict, list, Connection | None, int | None] | None = None
         self._end_retry: asyncio.TimerHandle | None = None
         self._end_told = False  # members were told the end could not be saved yet
 
@@ -115,12 +120,12 @@ class Table:
                 return index
         return None
 
-    def member_tokens(self):
+    def member_tokens(self) -> Iterator[str]:
         for seat in self.seats:
             yield seat.token
         yield from self.watchers
 
-    def connections(self):
+    def connections(self) -> Iterator[Connection]:
         """Live connections of members who are at the table now."""
         players = self.host.players
         for token in self.member_tokens():
@@ -141,7 +146,7 @@ class Table:
         players = self.host.players
         away = self.game.away if self.game is not None and self.state == PLAYING else None
 
-        def client_id(token):
+        def client_id(token: str) -> int | None:
             player = players.get(token)
             return player.client_id if player is not None else None
 
@@ -252,7 +257,7 @@ class Table:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def resume(self, header: dict, events: list[dict], writer, secret: GameSecret | None = None) -> None:
+    def resume(self, header: dict, events: list[dict], writer: GameWriter, secret: GameSecret | None = None) -> None:
         """Take up a game from its log after a host restart: nobody is connected yet.
         A version-2 game needs its secret (from the table file) to go on drawing."""
         self.header, self.events = header, list(events)
@@ -268,7 +273,7 @@ class Table:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def stamp(self, seat: int, action: dict, sender=None, re: int | None = None) -> dict | None:
+    def stamp(self, seat: int, action: dict, sender: Connection | None = None, re: int | None = None) -> dict | None:
         """Apply, log and broadcast one action; IllegalAction leaves everything as it was.
         The event stamped, or None for a host stamp skipped while saving is paused."""
         if self.state != PLAYING:
@@ -361,7 +366,7 @@ class Table:
             record["server_seed"] = self.secret.server_seed
         return record
 
-    def _publish(self, event: dict, notes, sender=None, re: int | None = None) -> dict:
+    def _publish(self, event: dict, notes: list, sender: Connection | None = None, re: int | None = None) -> dict:
         """Send a saved event to every member, then look at what it did to the game."""
         self.events.append(event)
         message: dict[str, object] = {"type": "event", **event}
@@ -488,7 +493,7 @@ class Table:
         except IllegalAction as exc:  # a bug in an engine: say so, do not spin
             log.error("table %s: the engine refused its own timeout: %s", self.id, exc.reason)
 
-    def abandon_start(self, state: str, ready: list[bool], words: str, told=None) -> None:
+    def abandon_start(self, state: str, ready: list[bool], words: str, told: Connection | None = None) -> None:
         """A start that failed: the table is back in the lobby as it was, everyone told."""
         self.cancel_timer()
         self.saving.cancel()
