@@ -204,10 +204,11 @@ async def test_a_frozen_app_ends_with_its_connection(tmp_path):
         assert not Path(f"/proc/{app.pid}").exists(), "reaped, not a zombie"
 
 
-def children_of(pid: int) -> list[int]:
+def descendants_of(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
+        for child in (task / "children").read_text().split():
+            found += [int(child), *descendants_of(int(child))]
     return found
 
 
@@ -225,8 +226,9 @@ async def test_a_killed_host_leaves_no_orphan(tmp_path):
         await wait_until(lambda: port_open(ssh_port), timeout=30)
         async with ssh_login(ssh_port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
-            apps = children_of(proc.pid)
-            assert apps, "the session's app is a child of the host"
+            # The warm parent and, forked from it, the session's app (a session leader).
+            apps = descendants_of(proc.pid)
+            assert len(apps) >= 2, "the warm parent and the session's app run under the host"
             proc.kill()
             await wait_until(lambda: not any(alive(pid) for pid in apps), timeout=30)
     finally:
