@@ -81,10 +81,9 @@ def warm_up() -> None:
     for package in SESSION_PACKAGES:
         for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
             importlib.import_module(f"{package}.{module.name}")
-    import textual.widgets
-
-    for widget in textual.widgets.__all__:   # (Textual loads its widgets when first named)
-        getattr(textual.widgets, widget)
+    widgets = importlib.import_module("textual.widgets")
+    for widget in widgets.__all__:   # (Textual loads its widgets when first named)
+        getattr(widgets, widget)
 
 
 def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:

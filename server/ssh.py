@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import logging
 import re
+import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -468,7 +469,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def app_ended(self, code: int) -> None:
         if not self.ended:
             self.ended = True
-            if code == OUT_OF_MEMORY:
+            # A crash near the memory limit is most likely the limit hit where no MemoryError
+            # can be raised (C code, the stack): said as running out of memory.
+            crashed_at_its_limit = (code in (-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT)
+                                    and self.app is not None and self.app.near_memory_limit)
+            if code == OUT_OF_MEMORY or crashed_at_its_limit:
                 log.warning("the game of %s ran out of memory", self.gate.address)
                 self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
             elif code < 0:  # killed by a signal the door did not send (a crash)

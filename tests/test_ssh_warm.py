@@ -17,6 +17,7 @@ import pytest
 
 from server.warm_doors import ForkedSession
 from tests.netutil import wait_until
+from tests.test_ssh_hostile import descendants_of, port_open
 from tests.sshutil import kismet_host_with_ssh, open_solo_dice, ssh_host, ssh_login
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(240)]
@@ -125,22 +126,14 @@ async def test_the_warm_parent_is_started_again_and_a_login_meanwhile_waits_for_
             assert parent_of(app.pid) == forker.process.pid
 
 
-def descendants(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            found += [int(child), *descendants(int(child))]
-    return found
-
-
 @pytest.mark.parametrize("door_sessions", ["warm", "spawn"])
 async def test_kismet_host_door_sessions_warm_forks_and_spawn_starts_anew(tmp_path, door_sessions):
     proc, ssh_port = kismet_host_with_ssh(tmp_path, "--door-sessions", door_sessions)
     try:
-        await wait_until(lambda: port_listens(ssh_port), timeout=60)
+        await wait_until(lambda: port_open(ssh_port), timeout=60)
         async with ssh_login(ssh_port, "Ana", new_key()) as ana:
             await ana.wait_for_text("Tables")
-            children = descendants(proc.pid)
+            children = descendants_of(proc.pid)
             apps = [pid for pid in children if os.getsid(pid) == pid]   # session leaders
             direct = [int(child) for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
                       .read_text().split()]
@@ -155,12 +148,3 @@ async def test_kismet_host_door_sessions_warm_forks_and_spawn_starts_anew(tmp_pa
         proc.kill()
         proc.wait(10)
 
-
-def port_listens(port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
