@@ -34,6 +34,9 @@ DOOR_SESSIONS = ("warm", "spawn")   # the values of --door-sessions
 # How long a session waits for a (re)starting forker before starting a process of its own;
 # a forker warms up in about a second on a quiet machine.
 READY_WAIT_SECONDS = 30.0
+# A forker that dies this many times in a row before it is ready is not started again (it
+# cannot warm up here: an import fails, say); the doors then start their own processes.
+FAILED_STARTS_GIVEN_UP = 3
 FORKER_CODE = "import sys; from server.door_forker import main; sys.exit(main())"
 
 
@@ -118,6 +121,8 @@ class DoorForker:
         self.ready = asyncio.Event()
         self.sessions: dict[int, ForkedSession] = {}
         self.restarts = 0
+        self.failed_starts = 0            # deaths in a row before being ready
+        self.given_up = asyncio.Event()   # set after FAILED_STARTS_GIVEN_UP of them
         self._asked: dict[int, asyncio.Future[ForkedSession]] = {}
         self._next_id = 0
         self._stopping = False
@@ -148,12 +153,16 @@ class DoorForker:
                     terminal: bool, address_space: int = SESSION_ADDRESS_SPACE) -> ForkedSession:
         """A session running `kismet-join ARGV` on `fds` (its 0, 1, 2; the caller keeps and
         closes its own copies): forked by the warm parent, or ForkerUnavailable."""
-        if self._stopping:
-            raise ForkerUnavailable("the doors are closing")
-        try:
-            await asyncio.wait_for(self.ready.wait(), READY_WAIT_SECONDS)
-        except asyncio.TimeoutError:
-            raise ForkerUnavailable("the warm parent is not ready") from None
+        if self._stopping or self.failed_starts >= FAILED_STARTS_GIVEN_UP:
+            raise ForkerUnavailable("the doors are closing" if self._stopping
+                                    else "the warm parent could not start")
+        waits = {asyncio.ensure_future(self.ready.wait()), asyncio.ensure_future(self.given_up.wait())}
+        _done, pending = await asyncio.wait(waits, timeout=READY_WAIT_SECONDS,
+                                            return_when=asyncio.FIRST_COMPLETED)
+        for waiting in pending:
+            waiting.cancel()
+        if not self.ready.is_set():
+            raise ForkerUnavailable("the warm parent is not ready")
         self._next_id += 1
         asked = self._next_id
         answer = self._asked[asked] = asyncio.get_running_loop().create_future()
@@ -186,6 +195,7 @@ class DoorForker:
         message = json.loads(data)
         op = message.get("op")
         if op == "ready":
+            self.failed_starts = 0
             self.ready.set()
         elif op == "forked" and fds:
             session = ForkedSession(self, int(message["pid"]), fds[0])
@@ -221,6 +231,8 @@ class DoorForker:
 
     async def _watch(self, process: asyncio.subprocess.Process) -> None:
         code = await process.wait()
+        if not self.ready.is_set():
+            self.failed_starts += 1
         self._lost()
         # Its children died with it (their parent-death signal); those whose end the pidfd
         # has shown already get it now, the others as their pidfd shows it.
@@ -228,6 +240,11 @@ class DoorForker:
             if session.exited:
                 session.ended(-signal.SIGKILL)
         if self._stopping:
+            return
+        if self.failed_starts >= FAILED_STARTS_GIVEN_UP:
+            log.error("the door sessions' warm parent cannot start (code %s): each session "
+                      "starts a process of its own", code)
+            self.given_up.set()
             return
         self.restarts += 1
         log.warning("the door sessions' warm parent ended (code %s): starting a new one", code)

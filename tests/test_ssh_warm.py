@@ -148,3 +148,16 @@ async def test_kismet_host_door_sessions_warm_forks_and_spawn_starts_anew(tmp_pa
         proc.kill()
         proc.wait(10)
 
+
+
+async def test_a_warm_parent_that_cannot_start_leaves_the_doors_starting_their_own(tmp_path, monkeypatch):
+    from server import warm_doors
+
+    monkeypatch.setattr(warm_doors, "FORKER_CODE", "import sys; sys.exit(3)")   # dies at once
+    async with ssh_host(tmp_path) as (host, ssh):
+        await asyncio.wait_for(ssh.forker.given_up.wait(), 120)
+        assert ssh.forker.failed_starts == warm_doors.FAILED_STARTS_GIVEN_UP
+        async with ssh_login(ssh.port, "Ana", new_key()) as ana:
+            await ana.wait_for_text("Tables")
+            app = only_app(ssh, "Ana")
+            assert not isinstance(app.proc, ForkedSession) and parent_of(app.pid) == os.getpid()
