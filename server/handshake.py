@@ -173,6 +173,7 @@ def new_player(host, name: str, token: str | None = None) -> Player:
 
 def dropped(host, conn: Connection) -> None:
     """The player's connection ended (called once per connection, when it is over)."""
+    host.table_list.forget(conn)
     player = conn.player
     if player is None or player.conn is not conn:
         return

@@ -105,6 +105,7 @@ class Host:
         self.players: dict[str, Player] = {}        # token -> player
         self.connections: set[Connection] = set()
         self.tables: dict[int, Table] = {}
+        self.table_list = lobby.TableList(self.tables)  # pushed to who asked for it
         self.bot_tasks: set[asyncio.Task] = set()
         self.port: int | None = None
         self.bind: str | None = None
@@ -157,6 +158,7 @@ class Host:
             self._server.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
+        self.table_list.cancel()
         for task in list(self.bot_tasks):
             task.cancel()
         for conn in list(self.connections):

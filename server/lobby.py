@@ -11,12 +11,15 @@ its owner goes, and a table's closing. The owner's `start` is server/starting.py
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+import time
 from typing import TYPE_CHECKING
 
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
 from protocol.errors import ProtocolError
+from protocol.framing import encode
 
 from . import starting, steering, table_share
 from .chance import valid_entropy
@@ -27,9 +30,65 @@ if TYPE_CHECKING:
     from .handshake import Player
 
 
+# The table list is pushed to a connection that asked for it at most once in this long.
+PUSH_EVERY_S = 0.2
+
+
+class TableList:
+    """The connections that asked for the table list, and the pushes that keep them current.
+
+    After a connection's first `list_tables` it is sent `{"type": "tables", "tables": [...]}`
+    (the answer's body, without `re`) whenever the list's summaries change: coalesced, at
+    most one push per `every_s` (PUSH_EVERY_S), and none to a connection whose last list encodes the
+    same (a move changes no summary, so moves push nothing)."""
+
+    __slots__ = ("tables", "last_sent", "every_s", "_pending", "_last_push")
+
+    def __init__(self, tables: dict[int, Table]) -> None:
+        self.tables = tables
+        self.last_sent: dict[Connection, bytes] = {}  # the list each listener has, encoded
+        self._pending: asyncio.TimerHandle | None = None
+        self._last_push = 0.0
+        self.every_s = PUSH_EVERY_S
+
+    def body(self) -> list[dict]:
+        return [table.summary() for table in self.tables.values()]
+
+    def answer(self, conn: Connection, re: int | None) -> None:
+        """The answer to `list_tables`; the connection is pushed the changes from now on."""
+        tables = self.body()
+        self.last_sent[conn] = encode({"type": "tables", "tables": tables})
+        conn.send({"type": "tables", "re": re, "tables": tables})
+
+    def changed(self) -> None:
+        """Something a summary shows may have changed: push soon (once for a burst)."""
+        if self._pending is not None or not self.last_sent:
+            return
+        wait = max(0.0, self._last_push + self.every_s - time.monotonic())
+        self._pending = asyncio.get_running_loop().call_later(wait, self._push)
+
+    def forget(self, conn: Connection) -> None:
+        self.last_sent.pop(conn, None)
+
+    def cancel(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+
+    def _push(self) -> None:
+        self._pending = None
+        self._last_push = time.monotonic()
+        frame = encode({"type": "tables", "tables": self.body()})
+        for conn, sent in list(self.last_sent.items()):
+            if conn.closed:
+                del self.last_sent[conn]
+            elif sent != frame:
+                self.last_sent[conn] = frame
+                conn.send_bytes(frame)
+
+
 def on_list_tables(host, conn: Connection, msg: dict, re) -> None:
-    conn.send({"type": "tables", "re": re,
-               "tables": [table.summary() for table in host.tables.values()]})
+    host.table_list.answer(conn, re)
 
 
 def on_create_table(host, conn: Connection, msg: dict, re) -> None:
@@ -185,6 +244,7 @@ def close_table(host, table: Table) -> None:
     if unfinished is not None:
         host.records.game_closed(unfinished)  # its log is pruned in its turn, like the others
     host.tables.pop(table.id, None)
+    host.table_list.changed()
     steering.cancel(host, table)
     host.removed_from.pop(table.id, None)
 

@@ -192,6 +192,7 @@ class Table:
 
     def send_table(self) -> None:
         self.broadcast({"type": "table", "table": self.describe()})
+        self.host.table_list.changed()  # its summary in the lobby's list may have changed
 
     def game_message(self, re: int | None = None) -> dict:
         message: dict[str, object] = {"type": "game", "header": self.header, "events": self.events}
