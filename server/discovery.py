@@ -18,6 +18,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .addresses import local_addresses
+
 if TYPE_CHECKING:  # imported when announcing, so a host that never announces never loads it
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
@@ -40,8 +42,6 @@ def text_record(host, name: str, ssh_port: int | None) -> dict[str, str]:
 
 def lan_addresses() -> list[str]:
     """This machine's IPv4 addresses others can reach (loopback only when there is no other)."""
-    from .cli import local_addresses
-
     found = local_addresses()
     return [a for a in found if not a.startswith("127.")] or found
 

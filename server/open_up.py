@@ -47,12 +47,12 @@ class OpenHost:
 
     async def open(self) -> list[str]:
         from .cli import join_lines, ssh_lines
-        from .host import Connection
+        from .connection import Connection
         from .ssh import SshServer
 
         if self.server is not None:
             return self.lines
-        server = self.server = await _listen(lambda: Connection(self.host), self.port)
+        server = self.server = await _listen(lambda: Connection(self.host.gate), self.port)
         port = server.sockets[0].getsockname()[1]
         self.lines = ["Friends on this network can now join with:"]
         self.lines += ["  " + line for line in reachable(join_lines("0.0.0.0", port))]

@@ -12,6 +12,8 @@ import logging
 
 from protocol.errors import ERRORS, ProtocolError
 
+from .connection import Connection
+from .jobs import Jobs
 from .records import queries
 
 log = logging.getLogger("kismet.host")
@@ -21,7 +23,7 @@ log = logging.getLogger("kismet.host")
 MAX_WAITING = 4
 
 
-def on_records(host, conn, msg: dict, re) -> None:
+def on_records(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     waiting = host.records_waiting
     if waiting.get(conn, 0) >= MAX_WAITING:
         raise ProtocolError("slow_down", "The records are still looking up what you asked: "

@@ -13,22 +13,20 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
 
 from protocol.actions import build_action
 from protocol.framing import encode
 from protocol.errors import ProtocolError
 
+from .connection import Connection
+from .jobs import Jobs
 from .lobby import seated
 from .table import PLAYING, Table
-
-if TYPE_CHECKING:
-    from .connection import Connection
 
 log = logging.getLogger("kismet.host")
 
 
-def on_act(host, conn: Connection, msg: dict, re) -> None:
+def on_act(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table, seat = seated(conn)
     if table.state != PLAYING:
         raise ProtocolError("no_game")
@@ -50,7 +48,7 @@ def game_table(conn: Connection) -> Table:
     return table
 
 
-def on_digest(host, conn: Connection, msg: dict, re) -> None:
+def on_digest(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table = game_table(conn)
     seq = msg["seq"]
     if seq > len(table.events):
@@ -77,6 +75,6 @@ def on_digest(host, conn: Connection, msg: dict, re) -> None:
         conn.ok(re)
 
 
-def on_resync(host, conn: Connection, msg: dict, re) -> None:
+def on_resync(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table = game_table(conn)
     conn.send(table.game_message(re))

@@ -23,6 +23,8 @@ from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_c
 
 from . import table_share
 from .chance import GameSecret
+from .jobs import Jobs
+from .store import GameWriter
 from .table import Seat, Table
 
 log = logging.getLogger("kismet.host")
@@ -59,7 +61,7 @@ def _record_of(path: Path) -> dict:
     return record
 
 
-def store_game(host, table: Table, header: dict):
+def store_game(host: Jobs, table: Table, header: dict) -> GameWriter:
     """The starting game's GameWriter, its table file written beside it."""
     path = host.store.new_game_file(table.id, table.ruleset)
     writer = host.store.open_game(path, header, table.id)
@@ -72,7 +74,7 @@ def store_game(host, table: Table, header: dict):
     return writer
 
 
-def _save_table(host, table: Table, path: Path) -> None:
+def _save_table(host: Jobs, table: Table, path: Path) -> None:
     host.store.save_table(table.id, {
         "id": table.id, "ruleset": table.ruleset, "options": table.options,
         "owner": table.owner, "games_played": table.games_played,
@@ -85,13 +87,13 @@ def _save_table(host, table: Table, path: Path) -> None:
     })
 
 
-def resume_at_start(host) -> None:
+def resume_at_start(host: Jobs) -> None:
     """Take up every unfinished table (host.resumed, host.set_aside_lines say how), then
     the records catch up (and prune) on their own thread."""
     host.resumed, host.set_aside_lines = resume_tables(host)
 
 
-def resume_tables(host) -> tuple[list[str], list[str]]:
+def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
     """Resume what can be; returns (lines for resumed tables, lines for set-aside tables)."""
     store = host.store
     resumed, set_aside = [], []
@@ -166,7 +168,7 @@ def _salvaged_tokens(path: Path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _resume_one(host, record: dict, game_path: Path) -> str | None:
+def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
     store = host.store
     header, events, end, torn = store.read_game(game_path)
     if end is not None:  # finished, but the host stopped before it removed the table file
@@ -199,7 +201,7 @@ def _resume_one(host, record: dict, game_path: Path) -> str | None:
     table_share.look_again(host, table)  # nobody is back yet: it closes unless someone returns
     for seat in table.seats:
         if seat.bot:
-            host._spawn_bot(table, seat)
+            host.spawn_bot(table, seat)
     line = f"Resumed table {table.id} ({table.ruleset}) at event {len(events)}"
     if torn:
         line += f"; its log ended in a torn record: {torn} bytes dropped after the last whole event"
