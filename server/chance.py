@@ -32,17 +32,19 @@ class GameSecret:
         return SeededRNG(chance_seed(self.server_seed, entropy, self.version))
 
     @classmethod
-    def from_hex(cls, text, version: int = CHANCE_VERSION) -> "GameSecret | None":
+    def from_hex(cls, text: object, version: int = CHANCE_VERSION) -> "GameSecret | None":
         """The secret saved in a table file, or None if there is none or it is not 32 bytes;
         `version` is the derivation of the game it belongs to (its header's)."""
+        if not isinstance(text, str):
+            return None
         try:
             raw = bytes.fromhex(text)
-        except (TypeError, ValueError):
+        except ValueError:
             return None
         return cls(raw, version) if len(raw) == SERVER_SEED_BYTES else None
 
 
-def valid_entropy(value) -> bytes | None:
+def valid_entropy(value: object) -> bytes | None:
     """A seat's entropy as the header lists it: 16 bytes, or None."""
     if isinstance(value, (bytes, bytearray)) and len(value) == ENTROPY_BYTES:
         return bytes(value)

@@ -18,9 +18,12 @@ import asyncio
 import logging
 import signal
 import sys
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .addresses import local_addresses
+
+if TYPE_CHECKING:  # imported by serve(), so --help stays light
+    from .host import Host
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
@@ -55,7 +58,7 @@ def join_lines(bind: str, port: int) -> list[str]:
     return [f"kismet-join {address}:{port}" for address in addresses]
 
 
-async def serve(args) -> int:
+async def serve(args: argparse.Namespace) -> int:
     from kismet_tui.bots.runner import bot_factory
     from server import Host
 
@@ -140,7 +143,7 @@ def ssh_lines(bind: str, port: int) -> list[str]:
     return [f"ssh -p {port} NAME@{address}" for address in addresses_for(bind)]
 
 
-async def open_doors(args, host) -> list[Door] | None:
+async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     """The other ways in (ssh, web, the LAN announcement), each started and described on
     stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
     doors: list[Door] = []
@@ -265,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def reindex(state_dir) -> int:
+def reindex(state_dir: str) -> int:
     """--reindex: the records rebuilt from the logs, with words; the folder's lock held."""
     import time
 
@@ -301,7 +304,7 @@ def reindex(state_dir) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.ssh_keys and args.ssh is None:

@@ -9,7 +9,11 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported by open(), so `kismet` alone never loads asyncssh or zeroconf
+    from collections.abc import Callable
+    from pathlib import Path
+
     from .discovery import Announcer
+    from .host import Host
     from .ssh import SshServer
 
 log = logging.getLogger("kismet.open")
@@ -18,7 +22,7 @@ PORT = 7717          # kismet-host's default, so friends type what they would fo
 SSH_PORT = 2222
 
 
-async def _listen(factory, port: int) -> asyncio.Server:
+async def _listen(factory: Callable[[], asyncio.Protocol], port: int) -> asyncio.Server:
     """Listen on every address at `port`, or at any free port when that one is taken."""
     loop = asyncio.get_running_loop()
     try:
@@ -35,8 +39,8 @@ def reachable(lines: list[str]) -> list[str]:
 class OpenHost:
     """The doors opened on an embedded `host`; `stop()` closes them again."""
 
-    def __init__(self, host, key_dir, *, port: int = PORT, ssh_port: int = SSH_PORT,
-                 announce: bool = True):
+    def __init__(self, host: Host, key_dir: str | Path, *, port: int = PORT, ssh_port: int = SSH_PORT,
+                 announce: bool = True) -> None:
         self.host = host
         self.key_dir = key_dir
         self.port, self.ssh_port, self.announce = port, ssh_port, announce

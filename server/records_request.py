@@ -32,14 +32,15 @@ def on_records(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     loop = host.loop
     waiting[conn] = waiting.get(conn, 0) + 1
 
-    def answered(answer) -> None:  # on the records' thread
+    def answered(answer: dict | BaseException) -> None:  # on the records' thread
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(_send, waiting, conn, msg, re, me, answer)
 
     host.records.ask(lambda db: queries.answer(db, msg, me), answered)
 
 
-def _send(waiting: dict, conn, msg: dict, re, me: str | None, answer) -> None:
+def _send(waiting: dict[Connection, int], conn: Connection, msg: dict, re: int | None,
+          me: str | None, answer: dict | BaseException) -> None:
     left = waiting.pop(conn, 1) - 1
     if left > 0:
         waiting[conn] = left

@@ -144,7 +144,7 @@ def _why(exc: Exception) -> str:
     return f"its game log does not replay ({exc.__class__.__name__}: {exc})"
 
 
-def _tokens(record) -> list[str]:
+def _tokens(record: object) -> list[str]:
     if not isinstance(record, dict) or not isinstance(record.get("seats"), list):
         return []
     return [s["token"] for s in record["seats"]

@@ -44,6 +44,7 @@ import logging
 import os
 import re
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def why_of(exc: OSError) -> str:
 class Disk:
     """The system calls the store writes through; tests put a FaultyDisk in its place."""
 
-    def write(self, fd: int, data) -> int:
+    def write(self, fd: int, data: bytes | memoryview) -> int:
         return os.write(fd, data)
 
     def fsync(self, fd: int) -> None:
@@ -152,8 +153,8 @@ def _unlink(path: Path) -> None:
 class GameWriter:
     """Appends one game's records to its log file, each write checked; signs the end."""
 
-    def __init__(self, path: Path, header: dict, table_id: int, events=(), disk: Disk | None = None,
-                 identity: HostIdentity | None = None, sync: bool = True):
+    def __init__(self, path: Path, header: dict, table_id: int, events: Iterable[dict] = (),
+                 disk: Disk | None = None, identity: HostIdentity | None = None, sync: bool = True) -> None:
         self.path = path
         self.disk = disk or Disk()
         self.identity = identity  # None: the log is not signed
@@ -229,7 +230,7 @@ class GameWriter:
             self.ended = True
         self.close()
 
-    def _write(self, records, end: dict | None) -> None:
+    def _write(self, records: Callable[[], bytes], end: dict | None) -> None:
         """Append what `records()` gives (hashed as it is made); with `end`, the end record
         (with the marks) and the signature over every byte before it. A write that fails
         leaves the hash and the marks as they were, like the file."""
@@ -282,7 +283,8 @@ DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 
 
 
 class Store:
-    def __init__(self, state_dir, disk: Disk | None = None, identity: HostIdentity | None = None):
+    def __init__(self, state_dir: str | Path, disk: Disk | None = None,
+                 identity: HostIdentity | None = None) -> None:
         self.root = Path(state_dir)
         self.disk = disk or Disk()
         self.games = self.root / "games"
@@ -297,7 +299,7 @@ class Store:
 
     # ---- start-up --------------------------------------------------------------------------
     @staticmethod
-    def check_writable(state_dir) -> str | None:
+    def check_writable(state_dir: str | Path) -> str | None:
         """None if a file can be written, synced and removed in `state_dir`, else why not."""
         root = Path(state_dir)
         probe = root / f".write-check-{os.getpid()}"
@@ -355,7 +357,7 @@ class Store:
             path = self.games / f"{stamp}-table{table_id}-{ruleset}-{n}.kismet"
         return path
 
-    def open_game(self, path: Path, header: dict, table_id: int, events=()) -> GameWriter:
+    def open_game(self, path: Path, header: dict, table_id: int, events: Iterable[dict] = ()) -> GameWriter:
         writer = GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
                             sync=False)
         self.sync_soon(path)
@@ -419,7 +421,7 @@ class Store:
 
     # ---- resume ----------------------------------------------------------------------------
     def table_files(self) -> list[Path]:
-        def number(path):
+        def number(path: Path) -> int:
             return int(path.stem) if path.stem.isdigit() else 0
         return sorted(self.tables.glob("*.json"), key=number)
 
@@ -433,7 +435,7 @@ class Store:
             size = os.fstat(stream.fileno()).st_size
         return header, events, end, size - whole
 
-    def set_aside(self, paths: list[Path], table_id, reason: str) -> Path:
+    def set_aside(self, paths: list[Path], table_id: int | str, reason: str) -> Path:
         """Move a table's files into damaged/, beside a note saying why; returns the folder."""
         folder = self.damaged / f"table{table_id}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
         n = 1
