@@ -8,8 +8,11 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.import_graph import (
     STANDARD_LIBRARY,
+    Graph,
     PackageTable,
     build_graph,
     circles,
@@ -18,18 +21,22 @@ from tests.import_graph import (
 )
 
 
-def test_no_module_imports_another_that_imports_it_back() -> None:
-    graph = build_graph()
+@pytest.fixture(scope="module")
+def graph() -> Graph:
+    return build_graph()
+
+
+def test_no_module_imports_another_that_imports_it_back(graph: Graph) -> None:
     found = circles(graph)
     assert not found, (
         f"{len(found)} import circles (each import on a chain; break one import of each):\n"
         + describe_circles(graph, found))
 
 
-def test_every_import_is_one_the_packages_table_allows() -> None:
+def test_every_import_is_one_the_packages_table_allows(graph: Graph) -> None:
     table = PackageTable.from_design()
     assert not table.problems()
-    forbidden = forbidden_imports(build_graph(), table)
+    forbidden = forbidden_imports(graph, table)
     assert not forbidden, (
         "imports docs/design.md's packages table does not allow (change the import, or the "
         "table if the design changed):\n" + "\n".join(forbidden))
