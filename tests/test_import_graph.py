@@ -95,7 +95,7 @@ def test_a_circle_is_found_through_lazy_relative_and_type_checking_imports(tmp_p
             ) in words
 
 
-def test_two_modules_that_import_each_other_are_a_circle_and_a_chain_each_way(tmp_path: Path) -> None:
+def test_two_modules_importing_each_other_are_one_circle_with_one_chain(tmp_path: Path) -> None:
     root = write_tree(tmp_path, {
         "kismet_tui/__init__.py": "",
         "kismet_tui/screens/__init__.py": "",
