@@ -148,3 +148,22 @@ def test_a_name_in_the_table_that_names_nothing_is_a_problem_of_the_doc() -> Non
     assert table.problems() == [
         "protocol/ may import 'msgpak', which is neither a folder of the table nor a module "
         "this project installs"]
+
+
+def test_a_module_imported_by_a_literal_name_is_an_edge(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, {
+        "kismet_tui/__init__.py": "",
+        "kismet_tui/bots/__init__.py": "",
+        "kismet_tui/bots/levels.py": """\
+            import importlib
+
+            def policy():
+                return importlib.import_module("kismet_tui.bots.dice_levels").DicePolicy
+            """,
+        "kismet_tui/bots/dice_levels.py": "from .levels import LEVELS\n",
+    })
+    graph = build_graph(root)
+    assert [imp.describe() for imp in graph.imports["kismet_tui.bots.levels"]] == [
+        "kismet_tui.bots.levels:4 (inside a function)"]
+    assert [circle.modules for circle in circles(graph)] == [
+        ("kismet_tui.bots.dice_levels", "kismet_tui.bots.levels")]
