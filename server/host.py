@@ -62,7 +62,7 @@ from .table_share import DEFAULT_TABLES_PER_PLAYER
 
 log = logging.getLogger("kismet.host")
 
-Handler = Callable[[Jobs, Connection, dict, "int | None"], None]
+Handler = Callable[["Host", Connection, dict, "int | None"], None]
 
 
 class BotFactory(Protocol):
@@ -106,7 +106,7 @@ class Host:
         # by a worker thread; it also prunes the logs beyond keep_games.
         self.records = RecordIndex(state_dir, keep_games)
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.records_waiting: dict[Connection, int] = {}  # records requests not answered yet
+        self.records_asked = records_request.RecordsAsked(self.records)  # the `records` request's
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
         self.state_lock: StateLock | None = None
@@ -184,7 +184,7 @@ class Host:
         self.port = self._server.sockets[0].getsockname()[1]
         self.state_lock.write(self.port)
         self.loop = asyncio.get_running_loop()
-        resume.resume_at_start(self)
+        self.resumed, self.set_aside_lines = resume.resume_tables(self)
         self.records.start()
         self._sweeper = asyncio.create_task(connection.sweep(self.gate))
         log.info("listening on %s:%s", bind, self.port)

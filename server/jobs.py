@@ -10,11 +10,10 @@ table list in `TableList` (server/table_list.py).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Collection, Iterator
 from typing import Protocol
 
-from .connection import Connection, Gate
+from .connection import Gate
 from .door_pass import DoorPasses
 from .player import Player
 from .records import RecordIndex
@@ -31,18 +30,13 @@ class Jobs(TableHost, Protocol):
     table_list: TableList
     door_passes: DoorPasses
     records: RecordIndex
-    loop: asyncio.AbstractEventLoop | None
     # Open tables one player may own (server/table_share.py; None: no cap).
     tables_per_player: int | None
     max_bots: int | None   # bots running at once (None: no cap)
     # Token -> words for the players of a set-aside table, or of a game closed while they
     # were away, told at their next hello.
     set_aside: dict[str, str]
-    resumed: list[str]          # start-up's lines: what resume took up,
-    set_aside_lines: list[str]  # and what it set aside
     client_ids: Iterator[int]   # the next player's client id
-    records_waiting: dict[Connection, int]  # records requests not answered yet
-    desyncs: int   # digests from clients that did not match
 
     @property
     def players(self) -> dict[str, Player]: ...  # by token

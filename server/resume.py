@@ -3,7 +3,7 @@ unfinished table the state folder holds taken up again, or set aside.
 
 `store_game` opens a starting game's log and writes its table file (seats, tokens, the
 game's secret) beside it; a game that cannot be saved never starts and leaves no log.
-`resume_at_start` reads those files back when the host starts.
+`resume_tables` reads those files back when the host starts.
 
 Resume never stops the host. Whatever is wrong with one table's files (a table file cut in
 half, a log without its header, a renamed field, garbage at the end, events the engine
@@ -85,12 +85,6 @@ def _save_table(host: Jobs, table: Table, path: Path) -> None:
         # restarted host can go on drawing; gone when the game ends and reveals it.
         "server_seed": table.secret.server_seed.hex(),
     })
-
-
-def resume_at_start(host: Jobs) -> None:
-    """Take up every unfinished table (host.resumed, host.set_aside_lines say how), then
-    the records catch up (and prune) on their own thread."""
-    host.resumed, host.set_aside_lines = resume_tables(host)
 
 
 def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
