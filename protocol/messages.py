@@ -253,9 +253,10 @@ def parse_client(message: object) -> Plain:
     if schema is None:
         shown = clean_chat(kind[:32])
         raise _bad(f"The host does not know the message type '{shown}'.")
-    if "id" in message and request_id(message) is None:
+    rid = request_id(message)
+    if rid is None and "id" in message:
         raise _bad(f"'id' must be a whole number from 0 to {limits.MAX_REQUEST_ID}.")
-    parsed: Plain = {"type": kind, "id": request_id(message)}
+    parsed: Plain = {"type": kind, "id": rid}
     for field, (checker, default) in schema.items():
         if field in message:
             parsed[field] = checker(message[field], field)

@@ -35,7 +35,7 @@ class GameSecret:
     def from_hex(cls, text: object, version: int = CHANCE_VERSION) -> "GameSecret | None":
         """The secret saved in a table file, or None if there is none or it is not 32 bytes;
         `version` is the derivation of the game it belongs to (its header's)."""
-        if not isinstance(text, str):
+        if not isinstance(text, str):  # (a table file is the host's, but read as untrusted)
             return None
         try:
             raw = bytes.fromhex(text)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -121,6 +122,9 @@ async def serve(args: argparse.Namespace) -> int:
         await host.stop()
         return 1
     sys.stdout.flush()
+    # What start-up made (modules, the records, the doors) lives as long as the host: out of
+    # the collector's sight, so its full collections walk the games' objects, not all of it.
+    gc.freeze()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

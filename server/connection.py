@@ -22,6 +22,7 @@ import ipaddress
 import logging
 import time
 from collections.abc import Callable
+from typing import cast
 
 from protocol import limits
 from protocol.errors import ProtocolError
@@ -121,8 +122,8 @@ class Connection(asyncio.Protocol):
 
     # ---- asyncio.Protocol ----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)  # a stream server's are
-        self.transport = transport
+        # A stream server's transport (uvloop's or asyncio's): it reads, writes and pauses.
+        self.transport = cast(asyncio.Transport, transport)
         self.peer = transport.get_extra_info("peername")
         opened(self.gate, self)
 
@@ -163,9 +164,11 @@ class Connection(asyncio.Protocol):
             message["re"] = re
         self.send(message)
 
-    def within_rate(self) -> bool:
-        """Token bucket: True if this message may be handled now."""
-        now = time.monotonic()
+    def within_rate(self, now: float | None = None) -> bool:
+        """Token bucket: True if this message may be handled now (`now`: the monotonic clock
+        as the caller read it for this message)."""
+        if now is None:
+            now = time.monotonic()
         self.tokens = min(limits.RATE_BURST,
                           self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND)
         self.refilled = now
@@ -301,8 +304,8 @@ def _handle_turn(gate: Gate, conn: Connection) -> bool:
                 if not conn.transport.is_reading():
                     conn.transport.resume_reading()  # its turns are over: read again
                 return False  # the rest has not arrived yet
-            conn.last_heard = time.monotonic()
-            if not conn.within_rate():
+            conn.last_heard = heard = time.monotonic()  # (one clock read per message)
+            if not conn.within_rate(heard):
                 # Each dropped message is answered, so a client never waits in vain.
                 conn.error("slow_down", re=request_id(message))
                 if conn.strikes >= limits.FLOOD_STRIKES:  # the 40th drop is the last

@@ -29,7 +29,10 @@ ANSWERS_A_THROW = {("race", "grab"): "grab", ("knock", "knock"): "knock"}
 
 def shows_a_throw(notes: list[dict]) -> bool:
     """Whether an event's notes say it threw the dice (both games note `rolled`)."""
-    return any(isinstance(note, dict) and note.get("type") == "rolled" for note in notes)
+    for note in notes:  # (a loop, not any() over a generator: asked for every event)
+        if isinstance(note, dict) and note.get("type") == "rolled":
+            return True
+    return False
 
 
 class ThrowShown:

@@ -129,7 +129,8 @@ class Game:
         kind = action.get("type")
         check(isinstance(kind, str), "An action must say its type.")
         check(isinstance(seat, int) and not isinstance(seat, bool), "The seat must be a number.")
-        check(seat == HOST or 0 <= seat < self.seats, f"There is no seat {seat} at this table.")
+        if not (seat == HOST or 0 <= seat < self.seats):  # (words made only when they are said)
+            raise IllegalAction(f"There is no seat {seat} at this table.")
         check(isinstance(t_ms, int) and not isinstance(t_ms, bool), "The time stamp must be whole milliseconds.")
         check(t_ms >= self.now, "That event is stamped earlier than the one before it.")
         if kind in HOST_ACTIONS:
