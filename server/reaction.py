@@ -16,18 +16,22 @@ Times are the host's monotonic clock; an action's arrival is when its frame was 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 
 from protocol import limits
 from protocol.errors import ProtocolError
 
 from .link import Link
 
+# An event's notes as the engine made them (each game's TypedDicts, kismet_tui/rules/*_types.py).
+Notes = Sequence[Mapping[str, object]]
+
 FLOOR_S = limits.REACTION_FLOOR_MS / 1000
 # The actions that answer a throw, per game, and the verb the words use.
 ANSWERS_A_THROW = {("race", "grab"): "grab", ("knock", "knock"): "knock"}
 
 
-def shows_a_throw(notes: list[dict]) -> bool:
+def shows_a_throw(notes: Notes) -> bool:
     """Whether an event's notes say it threw the dice (both games note `rolled`)."""
     for note in notes:  # (a loop, not any() over a generator: asked for every event)
         if isinstance(note, dict) and note.get("type") == "rolled":

@@ -21,6 +21,7 @@ from protocol.errors import ProtocolError
 from protocol.framing import encode
 
 from .link import Link
+from .reaction import Notes
 from .store import StoreError
 
 log = logging.getLogger("kismet.host")
@@ -50,7 +51,7 @@ class PausedTable(Protocol):
 
     def save_event(self, event: dict, sync: bool = True) -> bool: ...
 
-    def play_resumed(self, event: dict, notes: list[dict]) -> None: ...
+    def play_resumed(self, event: dict, notes: Notes) -> None: ...
 
 
 class Saving:
@@ -58,7 +59,7 @@ class Saving:
 
     def __init__(self, table: PausedTable) -> None:
         self.table = table
-        self.held: tuple[dict, list[dict]] | None = None  # (event, notes) written to nobody yet
+        self.held: tuple[dict, Notes] | None = None  # (event, notes) written to nobody yet
         self.words = ""
         self._timer: asyncio.TimerHandle | None = None
 
@@ -71,7 +72,7 @@ class Saving:
             return True
         raise ProtocolError("cannot_save", self.words)
 
-    def hold(self, event: dict, notes: list[dict], sender: Link | None, re: int | None,
+    def hold(self, event: dict, notes: Notes, sender: Link | None, re: int | None,
              exc: StoreError) -> None:
         table = self.table
         self.held = (event, notes)

@@ -18,7 +18,7 @@ import asyncio
 import logging
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
@@ -28,7 +28,7 @@ from protocol.framing import encode
 
 from .chance import GameSecret
 from .link import Link
-from .reaction import ThrowShown, shows_a_throw
+from .reaction import Notes, ThrowShown, shows_a_throw
 from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
 from .store import GameWriter, Store, StoreError, why_of
 
@@ -135,7 +135,7 @@ class Table:
         self.throw_shown = ThrowShown()
         # The last event of a game, written with its end record, while the end is flushed to
         # the disk off the event loop: (event, notes, sender, re), sent once it is on disk.
-        self.ending: tuple[dict, list[dict], Link | None, int | None] | None = None
+        self.ending: tuple[dict, Notes, Link | None, int | None] | None = None
         self._end_retry: asyncio.TimerHandle | None = None
         self._end_told = False  # members were told the end could not be saved yet
 
@@ -409,7 +409,7 @@ class Table:
             record["server_seed"] = self.secret.server_seed
         return record
 
-    def play_resumed(self, event: dict, notes: list[dict]) -> None:
+    def play_resumed(self, event: dict, notes: Notes) -> None:
         """The disk took the event that was held (server/saving.py): it goes out, and each
         seat is marked away or back as its player is now (they dropped or came back while
         play was paused)."""
@@ -423,7 +423,7 @@ class Table:
         if self.state == PLAYING and self.saving.held is None:
             self.send_table()
 
-    def _publish(self, event: dict, notes: list[dict], sender: Link | None = None,
+    def _publish(self, event: dict, notes: Notes, sender: Link | None = None,
                  re: int | None = None) -> dict:
         """Send a saved event to every member, then look at what it did to the game."""
         self.events.append(event)
@@ -460,7 +460,7 @@ class Table:
         self.games_played += 1
         versioned = "commit" in self.running_header  # the game just finished
         tokens = [seat.token for seat in self.seats]  # the game's seats, before leavers go
-        result = self.running.result() or {}
+        result: dict[str, Any] = dict(self.running.result() or {})
         for winner in result.get("winners", []):
             self.wins[tokens[winner]] = self.wins.get(tokens[winner], 0) + 1
         if self.writer is not None:
