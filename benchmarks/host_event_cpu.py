@@ -75,7 +75,7 @@ async def measure(acts: int, runs: int) -> dict:
         host = Host(state_dir=state_dir)
         conns = []
         for _ in range(4):
-            conn = Connection(host)
+            conn = Connection(host.gate)
             conn.connection_made(CountingTransport())
             conns.append(conn)
 

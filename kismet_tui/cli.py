@@ -115,7 +115,7 @@ def join_main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from .app import KismetApp
-    from .door_child import door_pass
+    from .door_env import door_pass
     from .net.client import Client
 
     # Asked on screen, the name offered is --name's, or none.

@@ -18,9 +18,13 @@ import asyncio
 import gc
 import logging
 import signal
-import socket
 import sys
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from .addresses import local_addresses
+
+if TYPE_CHECKING:  # imported by serve(), so --help stays light
+    from .host import Host
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
@@ -50,34 +54,12 @@ def default_state_dir() -> str:
     return user_state_dir("kismet")
 
 
-def local_addresses() -> list[str]:
-    """This machine's IPv4 addresses, found without sending anything anywhere."""
-    found: set[str] = set()
-    try:
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            found.add(str(info[4][0]))  # (an IPv4 address is a str; typeshed allows an int)
-    except OSError:
-        pass
-    # A UDP "connection" sends no packet; it only asks the kernel which source address a
-    # route would use (works offline for a private address too).
-    for probe in ("10.255.255.255", "192.168.255.255"):
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-            try:
-                sock.connect((probe, 1))
-                found.add(sock.getsockname()[0])
-            except OSError:
-                pass
-    found.discard("0.0.0.0")
-    found.add("127.0.0.1")
-    return sorted(found, key=lambda a: (a.startswith("127."), a))
-
-
 def join_lines(bind: str, port: int) -> list[str]:
     addresses = local_addresses() if bind in ("0.0.0.0", "", "::") else [bind]
     return [f"kismet-join {address}:{port}" for address in addresses]
 
 
-async def serve(args) -> int:
+async def serve(args: argparse.Namespace) -> int:
     from kismet_tui.bots.runner import bot_factory
     from server import Host
 
@@ -165,7 +147,7 @@ def ssh_lines(bind: str, port: int) -> list[str]:
     return [f"ssh -p {port} NAME@{address}" for address in addresses_for(bind)]
 
 
-async def open_doors(args, host) -> list[Door] | None:
+async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     """The other ways in (ssh, web, the LAN announcement), each started and described on
     stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
     doors: list[Door] = []
@@ -308,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def reindex(state_dir) -> int:
+def reindex(state_dir: str) -> int:
     """--reindex: the records rebuilt from the logs, with words; the folder's lock held."""
     import time
 
@@ -344,7 +326,7 @@ def reindex(state_dir) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.ssh_keys and args.ssh is None:

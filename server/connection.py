@@ -4,8 +4,9 @@ Owns the `Connection` (an asyncio protocol), and what the host allows any connec
 it says anything: how many connections the host holds, how many one address may open
 (loopback exempt unless capped), the send buffer a client must keep reading, the rate of
 messages (a token bucket, each drop answered, a flood closed), and how long a connection may
-wait before hello or stay silent (the sweep). Each whole frame goes to `host._handle`, to
-completion, in the order it was read.
+wait before hello or stay silent (the sweep): the `Gate` holds that state, and is given
+what to call with each message and at each connection's end. Each whole frame goes to
+`gate.handle`, to completion, in the order it was read.
 
 Connections are served fairly: one read handles at most MESSAGES_PER_TURN messages; if more
 are waiting, the connection stops reading and waits its turn behind everyone else whose
@@ -20,19 +21,16 @@ import asyncio
 import ipaddress
 import logging
 import time
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable
+from typing import cast
 
 from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import request_id
 
-from . import handshake
-
-if TYPE_CHECKING:
-    from .door_pass import DoorPass
-    from .handshake import Player
-    from .host import Host
+from .door_pass import DoorPass
+from .player import Player
 
 log = logging.getLogger("kismet.host")
 
@@ -58,15 +56,39 @@ def is_loopback(address: str | None) -> bool:
         return False
 
 
+class Gate:
+    """What the host allows connections, and what it holds of them: the connections open
+    now and how many each address has; told what to do with each message (`handle`) and
+    with each connection that ended (`ended`)."""
+
+    __slots__ = ("connections", "per_address", "max_connections", "max_per_address",
+                 "cap_loopback", "stopping", "handle", "ended")
+
+    def __init__(self, max_connections: int, max_per_address: int | None, cap_loopback: bool,
+                 handle: Callable[[Connection, dict], None],
+                 ended: Callable[[Connection], None]) -> None:
+        self.connections: set[Connection] = set()
+        self.per_address: dict[str, int] = {}
+        self.max_connections = max_connections
+        # At most this many from one address (None: no cap). Loopback is exempt unless
+        # cap_loopback: the host's own bots, players logged into this machine and the
+        # sessions of an ssh or web front end all arrive from there.
+        self.max_per_address = max_per_address
+        self.cap_loopback = cap_loopback
+        self.stopping = False  # new connections are refused: the host is stopping
+        self.handle = handle
+        self.ended = ended
+
+
 class Connection(asyncio.Protocol):
     """One client's connection: frames are handled as they arrive (`received`)."""
 
-    __slots__ = ("host", "transport", "frames", "player", "tokens", "refilled", "strikes",
+    __slots__ = ("gate", "transport", "frames", "player", "tokens", "refilled", "strikes",
                  "last_heard", "opened", "closed", "peer", "last_replay", "counted", "door",
                  "waiting_turn", "last_desync_log", "corked")
 
-    def __init__(self, host: Host) -> None:
-        self.host = host
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
         # Declared, not set: asyncio calls connection_made, which sets it, before anything
         # else can reach this connection.
         self.transport: asyncio.Transport
@@ -77,7 +99,7 @@ class Connection(asyncio.Protocol):
         self.strikes = 0
         self.last_heard = self.opened = time.monotonic()
         self.closed = False
-        self.peer = None
+        self.peer: object = None
         self.last_replay = 0.0
         self.waiting_turn = False   # reading paused until the loop comes back to it (fairness)
         self.last_desync_log = 0.0  # server/relay.py logs a flood of desyncs once a second
@@ -91,7 +113,7 @@ class Connection(asyncio.Protocol):
 
     @property
     def known_player(self) -> Player:
-        """The player who said hello on this connection. Host._handle lets nothing but hello
+        """The player who said hello on this connection. The host lets nothing but hello
         and ping through before that, so the lobby's and the relay's handlers always have one;
         without one the answer is the same hello_first."""
         if self.player is None:
@@ -103,14 +125,14 @@ class Connection(asyncio.Protocol):
         # A stream server's transport (uvloop's or asyncio's): it reads, writes and pauses.
         self.transport = cast(asyncio.Transport, transport)
         self.peer = transport.get_extra_info("peername")
-        opened(self.host, self)
+        opened(self.gate, self)
 
     def data_received(self, data: bytes) -> None:
-        received(self.host, self, data)
+        received(self.gate, self, data)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        ended(self.host, self)
+        ended(self.gate, self)
 
     def send(self, message: dict) -> None:
         self.send_bytes(encode(message))
@@ -171,94 +193,94 @@ class Connection(asyncio.Protocol):
             self.transport.close()
 
 
-def opened(host: Host, conn: Connection) -> None:
+def opened(gate: Gate, conn: Connection) -> None:
     """At the door: refused in words if the host is stopping or full, or the address has
     its share; otherwise counted."""
-    if host._stopping:
+    if gate.stopping:
         conn.error("shutdown")
         conn.close()
         return
-    if len(host.connections) >= host.max_connections:
-        conn.error("full", f"The host is full right now: it holds {host.max_connections} "
+    if len(gate.connections) >= gate.max_connections:
+        conn.error("full", f"The host is full right now: it holds {gate.max_connections} "
                    f"connections, its most. Please try again later.")
         conn.close()
         return
-    if not take_share(host, conn, address_of(conn.peer)):
-        refuse_address(host, conn)
+    if not take_share(gate, conn, address_of(conn.peer)):
+        refuse_address(gate, conn)
         return
-    host.connections.add(conn)
+    gate.connections.add(conn)
 
 
-def take_share(host: Host, conn: Connection, address: str | None) -> bool:
+def take_share(gate: Gate, conn: Connection, address: str | None) -> bool:
     """Count `conn` against `address`'s share (loopback's only with cap_loopback), or say
     False when that address holds its share already (and count nothing)."""
-    capped = host.max_per_address is not None and address is not None \
-        and (host.cap_loopback or not is_loopback(address))
+    capped = gate.max_per_address is not None and address is not None \
+        and (gate.cap_loopback or not is_loopback(address))
     if not capped:
         return True
-    assert address is not None and host.max_per_address is not None  # (capped says so)
-    if host.per_address.get(address, 0) >= host.max_per_address:
+    assert address is not None and gate.max_per_address is not None  # (capped says so)
+    if gate.per_address.get(address, 0) >= gate.max_per_address:
         return False
-    host.per_address[address] = host.per_address.get(address, 0) + 1
+    gate.per_address[address] = gate.per_address.get(address, 0) + 1
     conn.counted = address
     return True
 
 
-def give_back_share(host: Host, conn: Connection) -> None:
+def give_back_share(gate: Gate, conn: Connection) -> None:
     if conn.counted is not None:
-        left = host.per_address.get(conn.counted, 1) - 1
+        left = gate.per_address.get(conn.counted, 1) - 1
         if left > 0:
-            host.per_address[conn.counted] = left
+            gate.per_address[conn.counted] = left
         else:
-            host.per_address.pop(conn.counted, None)
+            gate.per_address.pop(conn.counted, None)
         conn.counted = None
 
 
-def refuse_address(host: Host, conn: Connection) -> None:
+def refuse_address(gate: Gate, conn: Connection) -> None:
     conn.error("full", f"Too many connections from your address: the host takes "
-               f"{host.max_per_address} from one address. Close one and try again.")
+               f"{gate.max_per_address} from one address. Close one and try again.")
     conn.close()
 
 
-def came_through(host: Host, conn: Connection, door: DoorPass) -> bool:
+def came_through(gate: Gate, conn: Connection, door: DoorPass) -> bool:
     """A door's client said hello with its pass: the connection now counts against the
     player's real address, not loopback's; False (counted nowhere) when that address holds
     its share already."""
-    give_back_share(host, conn)
+    give_back_share(gate, conn)
     conn.door = door
-    return take_share(host, conn, door.address)
+    return take_share(gate, conn, door.address)
 
 
-def received(host: Host, conn: Connection, data: bytes) -> None:
+def received(gate: Gate, conn: Connection, data: bytes) -> None:
     """Take in arrived bytes and handle the whole frames among them (a turn's worth)."""
-    if conn not in host.connections:
+    if conn not in gate.connections:
         return  # refused at the door, or already ended
     conn.frames.feed(data)
     if not conn.waiting_turn:
-        serve(host, conn)
+        serve(gate, conn)
 
 
-def _next_turn(host: Host, conn: Connection) -> None:
+def _next_turn(gate: Gate, conn: Connection) -> None:
     conn.waiting_turn = False
-    if conn.closed or conn not in host.connections:
+    if conn.closed or conn not in gate.connections:
         return
-    serve(host, conn)
+    serve(gate, conn)
 
 
-def serve(host: Host, conn: Connection) -> None:
+def serve(gate: Gate, conn: Connection) -> None:
     """One turn of the connection: its messages handled, what they answered written at once."""
     conn.corked = []
     try:
-        over = _handle_turn(host, conn)
+        over = _handle_turn(gate, conn)
     finally:
         conn.flush()
     if over:
         # Closed while handling its own messages (a fatal error, a flood, a replacement):
         # the player leaves now, before anything else runs.
-        ended(host, conn)
+        ended(gate, conn)
 
 
-def _handle_turn(host: Host, conn: Connection) -> bool:
+def _handle_turn(gate: Gate, conn: Connection) -> bool:
     """Handle up to MESSAGES_PER_TURN whole frames, in order, each to completion; with more
     waiting, pause reading and come back on the loop's next turn (after the others).
     True when the connection is over."""
@@ -268,7 +290,7 @@ def _handle_turn(host: Host, conn: Connection) -> bool:
             if handled == MESSAGES_PER_TURN and conn.frames.buffered():
                 conn.waiting_turn = True
                 conn.transport.pause_reading()
-                asyncio.get_running_loop().call_soon(_next_turn, host, conn)
+                asyncio.get_running_loop().call_soon(_next_turn, gate, conn)
                 return False
             handled += 1
             try:
@@ -290,27 +312,27 @@ def _handle_turn(host: Host, conn: Connection) -> bool:
                     conn.error("slow_down", "Too many messages: closing this connection.")
                     break
                 continue
-            host._handle(conn, message)
+            gate.handle(conn, message)
     except Exception:
         log.exception("connection %s failed", conn.peer)
     return True
 
 
-def ended(host: Host, conn: Connection) -> None:
+def ended(gate: Gate, conn: Connection) -> None:
     """A connection is over: once, whichever of the host or the peer ended it."""
     conn.close()
-    if conn in host.connections:
-        host.connections.discard(conn)
-        give_back_share(host, conn)
-        handshake.dropped(host, conn)
+    if conn in gate.connections:
+        gate.connections.discard(conn)
+        give_back_share(gate, conn)
+        gate.ended(conn)
 
 
-async def sweep(host: Host) -> None:
+async def sweep(gate: Gate) -> None:
     """Close connections that never said hello, or went silent."""
     while True:
         await asyncio.sleep(1.0)
         now = time.monotonic()
-        for conn in list(host.connections):
+        for conn in list(gate.connections):
             if conn.player is None and now - conn.opened > limits.HELLO_TIMEOUT_S:
                 conn.error("hello_first")
                 conn.close()

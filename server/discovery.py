@@ -18,8 +18,13 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .addresses import local_addresses
+
 if TYPE_CHECKING:  # imported when announcing, so a host that never announces never loads it
+    from zeroconf import ServiceStateChange, Zeroconf
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
+
+    from .host import Host
 
 log = logging.getLogger("kismet.discovery")
 
@@ -27,11 +32,11 @@ SERVICE = "_kismet._tcp.local."
 REFRESH_S = 5.0      # how often the open-table count is looked at (sent only when it changed)
 
 
-def open_tables(host) -> int:
+def open_tables(host: Host) -> int:
     return sum(1 for table in host.tables.values() if table.state in ("lobby", "playing"))
 
 
-def text_record(host, name: str, ssh_port: int | None) -> dict[str, str]:
+def text_record(host: Host, name: str, ssh_port: int | None) -> dict[str, str]:
     record = {"name": name, "tables": str(open_tables(host))}
     if ssh_port:
         record["ssh"] = str(ssh_port)
@@ -40,8 +45,6 @@ def text_record(host, name: str, ssh_port: int | None) -> dict[str, str]:
 
 def lan_addresses() -> list[str]:
     """This machine's IPv4 addresses others can reach (loopback only when there is no other)."""
-    from .cli import local_addresses
-
     found = local_addresses()
     return [a for a in found if not a.startswith("127.")] or found
 
@@ -49,7 +52,7 @@ def lan_addresses() -> list[str]:
 class Announcer:
     """Announces `host` (a server.Host, started) as NAME until stopped."""
 
-    def __init__(self, host, name: str | None = None, addresses: list[str] | None = None,
+    def __init__(self, host: Host, name: str | None = None, addresses: list[str] | None = None,
                  ssh_port: int | None = None, port: int | None = None,
                  interfaces: list[str] | None = None):
         self.host = host
@@ -116,9 +119,9 @@ class FoundHost:
         return f"kismet-join {self.address}:{self.port}"
 
 
-def _found(info) -> FoundHost | None:
-    addresses = info.parsed_addresses() if info else []
-    if not addresses or not info.port:
+def _found(info: AsyncServiceInfo | None) -> FoundHost | None:
+    addresses = info.parsed_addresses() if info is not None else []
+    if info is None or not addresses or not info.port:
         return None
     props = {k.decode(errors="replace"): (v or b"").decode(errors="replace")
              for k, v in (info.properties or {}).items()}
@@ -137,7 +140,7 @@ def new_zeroconf(interfaces: list[str] | None) -> AsyncZeroconf:
     return AsyncZeroconf(interfaces=interfaces or InterfaceChoice.All, ip_version=IPVersion.V4Only)
 
 
-async def find_hosts(seconds: float = 2.0, zc=None,
+async def find_hosts(seconds: float = 2.0, zc: AsyncZeroconf | None = None,
                      interfaces: list[str] | None = None) -> list[FoundHost]:
     """The hosts that answer within `seconds`, by name (one line per host and port), heard
     on `zc` or else on `interfaces` (None: every interface)."""
@@ -147,7 +150,8 @@ async def find_hosts(seconds: float = 2.0, zc=None,
     zc = zc or new_zeroconf(interfaces)
     names: set[str] = set()
 
-    def changed(zeroconf, service_type, name, state_change) -> None:
+    def changed(zeroconf: Zeroconf, service_type: str, name: str,
+                state_change: ServiceStateChange) -> None:
         names.add(name)
 
     browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[changed])

@@ -1,7 +1,6 @@
 """The handshake: who someone is across reconnections, from hello to a dropped connection.
 
-Owns the `Player` (token, client id, name, their connection and table) and the host's
-`players` by token: `hello` checks the protocol version (and a door's pass: the connection
+Makes and forgets the host's `players` (server/player.py) by token: `hello` checks the protocol version (and a door's pass: the connection
 then counts against the player's real address), gives a new player a token or
 brings a returning one back (to a reserved bot seat or a seat resumed after a restart too),
 refuses a name that looks like one somebody else here holds or like a bot's, replaces an
@@ -15,44 +14,19 @@ from __future__ import annotations
 import re as regex
 import secrets
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.text import name_key
 
 from . import connection, lobby, table_share
-from .records.proof import player_id, proof_of
+from .connection import Connection
+from .jobs import Jobs
+from .player import Player
 from .table import PLAYING, Table
 
-if TYPE_CHECKING:
-    from .connection import Connection
 
-
-class Player:
-    """Who someone is across reconnections: their token, id and name."""
-
-    __slots__ = ("token", "client_id", "name", "conn", "table", "player_key")
-
-    def __init__(self, token: str, client_id: int, name: str):
-        self.token = token
-        self.client_id = client_id
-        self.name = name
-        self.conn: Connection | None = None
-        self.table: Table | None = None
-        self.player_key: str | None = None  # hello's: what the records know them by
-
-    def records_id(self) -> str | None:
-        """The records' id of this player (server/records/proof.py), or None: unproven."""
-        door = self.conn.door if self.conn is not None else None
-        if door is not None:  # a door session: only the door's proof counts
-            proof = proof_of(door.identity, None)
-        else:
-            proof = proof_of(None, self.player_key)
-        return player_id(proof) if proof else None
-
-
-def on_hello(host, conn: Connection, msg: dict, re) -> None:
+def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     if conn.player is not None:
         raise ProtocolError("bad_message", "You already said hello.")
     if msg["version"] != limits.PROTOCOL_VERSION:
@@ -67,8 +41,8 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         door = host.door_passes.find(msg["door"])
         if door is None:
             raise ProtocolError("bad_message", "That door pass is not one this host gave.", fatal=True)
-        if not connection.came_through(host, conn, door):
-            connection.refuse_address(host, conn)
+        if not connection.came_through(host.gate, conn, door):
+            connection.refuse_address(host.gate, conn)
             return
     token = msg["token"]
     player = host.players.get(token) if token else None
@@ -105,11 +79,11 @@ def on_hello(host, conn: Connection, msg: dict, re) -> None:
         conn.error("no_table", host.set_aside.pop(token))
 
 
-def on_ping(host, conn: Connection, msg: dict, re) -> None:
+def on_ping(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     conn.send({"type": "pong", "re": re, "now": host.now_ms()})
 
 
-def name_refusal(host, name: str, token: str | None) -> str | None:
+def name_refusal(host: Jobs, name: str, token: str | None) -> str | None:
     """Why the player holding `token` (None: a newcomer) cannot go by `name`, in words, or
     None. Names that look alike (protocol.text.name_key) are one name; the bots' form
     ("Bot 2 (hard)") is kept for the bots."""
@@ -121,7 +95,7 @@ def name_refusal(host, name: str, token: str | None) -> str | None:
     return None
 
 
-def name_holder(host, name: str, token: str | None) -> str | None:
+def name_holder(host: Jobs, name: str, token: str | None) -> str | None:
     """The name, as shown, of somebody other than `token` here who goes by a name that looks
     like `name`: connected, or holding a seat (away, or from before a restart)."""
     key = name_key(name)
@@ -143,7 +117,7 @@ def bot_form() -> regex.Pattern[str]:
     return regex.compile(f"{key('Bot')}(?: ?[{digits}]+)?(?: ?{key('(')}.*{key(')')})?")
 
 
-def table_holding(host, token: str) -> Table | None:
+def table_holding(host: Jobs, token: str) -> Table | None:
     for table in host.tables.values():
         if table.seat_of(token) is not None:
             return table
@@ -164,20 +138,19 @@ def fixed_name(player: Player) -> str | None:
     return None
 
 
-def new_player(host, name: str, token: str | None = None) -> Player:
-    player = Player(token or secrets.token_urlsafe(18), host._next_client, name)
-    host._next_client += 1
+def new_player(host: Jobs, name: str, token: str | None = None) -> Player:
+    player = Player(token or secrets.token_urlsafe(18), next(host.client_ids), name)
     host.players[player.token] = player
     return player
 
 
-def dropped(host, conn: Connection) -> None:
+def dropped(host: Jobs, conn: Connection) -> None:
     """The player's connection ended (called once per connection, when it is over)."""
     player = conn.player
     if player is None or player.conn is not conn:
         return
     player.conn = None
-    if host._stopping:
+    if host.gate.stopping:
         return
     table = player.table
     seat = table.seat_of(player.token) if table is not None else None

@@ -7,14 +7,20 @@ Usable in-process (tests, the single-player app) as well as from the `kismet-hos
     ...
     await host.stop()
 
-The jobs, each a module of functions taking the host:
-- server/connection.py: the connection and its limits (the door, rate, idle, the sweep);
-- server/handshake.py: hello and ping, who a player is across reconnections, a drop;
-- server/lobby.py: the lobby's requests (tables, seats, ready, order, chat, remove);
+The jobs, each a module of its own; the request handlers take the host as a `Jobs`
+(server/jobs.py, a typed Protocol), and each job's state lives in its own object:
+- server/connection.py: the connection and its limits (the door, rate, idle, the sweep),
+  held by the `Gate`;
+- server/handshake.py: hello and ping, who a player is across reconnections
+  (server/player.py), a drop;
+- server/lobby.py: the lobby's requests (tables, seats, ready, order, chat, remove); the
+  table list pushed to who asked for it (server/table_list.py, `TableList`);
+- server/steering.py: the owner's removals and the unready-seat timers (`Steering`);
 - server/starting.py: a game's start, and the wait for the table's bots;
 - server/relay.py: the relay of moves (act) and the digest and resync checks;
 - server/resume.py: the table file a game's start writes, and resume at start-up;
-- server/table.py: one table, its game stamped, logged, broadcast, and its timers.
+- server/table.py: one table, its game stamped, logged, broadcast, and its timers; it is
+  given a `TableHost` (this host) and tells it of a game's end.
 
 Every handler runs to completion without awaiting, so the actions of one table are stamped
 and broadcast in exactly the order they are handled: each connection's in the order it sent
@@ -26,30 +32,48 @@ seat and returns its asyncio task; the host cancels the tasks when it stops.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
+from collections.abc import Callable, Collection, Iterator
+from pathlib import Path
+from typing import Protocol
 
 from kismet_tui.rules import IllegalAction
 from protocol.errors import ProtocolError
 from protocol.messages import parse_client, request_id
 
-from . import capacity, connection, handshake, lobby, records_request, relay, resume, starting, steering
+from . import capacity, connection, handshake, lobby, records_request, relay, resume, starting
 # Re-exported: these names lived here before the host was split by job.
-from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, address_of, is_loopback  # noqa: F401
+from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
 from .door_pass import DoorPasses
-from .handshake import Player  # noqa: F401
+from .identity import HostIdentity
+from .jobs import Jobs
+from .player import Player
 from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id
 from .state_lock import StateLock
-from .store import DEFAULT_KEEP_GAMES, GameWriter, Store
+from .steering import Steering
+from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store
 from .table import Seat, Table
+from .table_list import TableList
 from .table_share import DEFAULT_TABLES_PER_PLAYER
 
 log = logging.getLogger("kismet.host")
 
+Handler = Callable[["Host", Connection, dict, "int | None"], None]
+
+
+class BotFactory(Protocol):
+    """Starts a bot client for a reserved seat: (host, table id, level, token) -> its task
+    (kismet_tui/bots/runner.py); may say its `levels`."""
+
+    def __call__(self, host: Host, table_id: int, level: str, token: str) -> asyncio.Task[None] | None: ...
+
+
 # Message type -> its handler(host, conn, msg, re); every client message type has one.
-HANDLERS = {
+HANDLERS: dict[str, Handler] = {
     "hello": handshake.on_hello,
     "ping": handshake.on_ping,
     "list_tables": lobby.on_list_tables,
@@ -69,10 +93,12 @@ HANDLERS = {
 
 
 class Host:
-    def __init__(self, state_dir, bot_factory=None, max_bots: int | None = None, disk=None,
+    def __init__(self, state_dir: str | Path, bot_factory: BotFactory | None = None,
+                 max_bots: int | None = None, disk: Disk | None = None,
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
                  max_connections: int | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
-                 identity=None, tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER):
+                 identity: HostIdentity | None = None,
+                 tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER) -> None:
         # identity: the key that signs finished games (server/identity.py); None: the one
         # kept in state_dir.
         self.store = Store(state_dir, disk, identity=identity)
@@ -80,36 +106,33 @@ class Host:
         # by a worker thread; it also prunes the logs beyond keep_games.
         self.records = RecordIndex(state_dir, keep_games)
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.records_waiting: dict[Connection, int] = {}  # records requests not answered yet
+        self.records_asked = records_request.RecordsAsked(self.records)  # the `records` request's
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
         self.state_lock: StateLock | None = None
-        # Fair share: at most this many connections from one address (None: no cap). Loopback
-        # is exempt unless cap_loopback: the host's own bots, players logged into this machine
-        # and the sessions of an ssh or web front end all arrive from there.
-        self.max_per_address = max_per_address
-        self.cap_loopback = cap_loopback
-        # None: what this machine's descriptors and memory allow (server/capacity.py).
-        self.max_connections = capacity.connection_limit() if max_connections is None else max_connections
+        # The connections and their limits (server/connection.py). Fair share: at most
+        # max_per_address connections from one address (None: no cap), loopback exempt
+        # unless cap_loopback. max_connections None: what this machine's descriptors and
+        # memory allow (server/capacity.py).
+        self.gate = Gate(capacity.connection_limit() if max_connections is None else max_connections,
+                         max_per_address, cap_loopback, handle=self.handle, ended=self._ended)
         # Open tables one player may own (server/table_share.py; None: no cap).
         self.tables_per_player = tables_per_player
-        self.per_address: dict[str, int] = {}
         # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
         self.door_passes = DoorPasses()
-        # server/steering.py: who each table's owner removed, and the unready-seat timers.
-        self.removed_from: dict[int, set[str]] = {}
-        self.unready_timers: dict[int, asyncio.TimerHandle] = {}
-        self.unready_limit_s = steering.UNREADY_LIMIT_S
         self.bot_factory = bot_factory
         self.max_bots = max_bots
-        self.players: dict[str, Player] = {}        # token -> player
-        self.connections: set[Connection] = set()
-        self.tables: dict[int, Table] = {}
-        self.bot_tasks: set[asyncio.Task] = set()
+        self._players: dict[str, Player] = {}        # token -> player
+        self.client_ids: Iterator[int] = itertools.count(1)
+        self._tables: dict[int, Table] = {}
+        # The owner's removals and the unready-seat timers (server/steering.py).
+        self.steering = Steering(self._players, self._tables, self.now_ms)
+        self.table_list = TableList(self._tables)  # pushed to who asked for it
+        self.bot_tasks: set[asyncio.Task[None]] = set()
         self.port: int | None = None
         self.bind: str | None = None
         self._server: asyncio.base_events.Server | None = None
-        self._sweeper: asyncio.Task | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         self.desyncs = 0   # digests from clients that did not match (for tests and logs)
         # What start-up resumed and set aside (server/resume.py), for the CLI to print; and
         # token -> words for the players of a set-aside table (or of a game closed while they
@@ -117,10 +140,25 @@ class Host:
         self.resumed: list[str] = []
         self.set_aside_lines: list[str] = []
         self.set_aside: dict[str, str] = {}
-        self._next_client = 1
-        self._stopping = False
         self._mono0 = time.monotonic()
         self._wall0 = int(time.time() * 1000)
+
+    # ---- what it holds ----------------------------------------------------------------------
+    @property
+    def players(self) -> dict[str, Player]:
+        return self._players
+
+    @property
+    def tables(self) -> dict[int, Table]:
+        return self._tables
+
+    @property
+    def connections(self) -> set[Connection]:
+        return self.gate.connections
+
+    @property
+    def max_connections(self) -> int:
+        return self.gate.max_connections
 
     # ---- life ------------------------------------------------------------------------------
     def now_ms(self) -> int:
@@ -139,24 +177,25 @@ class Host:
         self.bind = bind
         try:
             self._server = await asyncio.get_running_loop().create_server(
-                lambda: Connection(self), bind, port)
+                lambda: Connection(self.gate), bind, port)
         except BaseException:
             self.release_state_folder()
             raise
         self.port = self._server.sockets[0].getsockname()[1]
         self.state_lock.write(self.port)
         self.loop = asyncio.get_running_loop()
-        resume.resume_at_start(self)
+        self.resumed, self.set_aside_lines = resume.resume_tables(self)
         self.records.start()
-        self._sweeper = asyncio.create_task(connection.sweep(self))
+        self._sweeper = asyncio.create_task(connection.sweep(self.gate))
         log.info("listening on %s:%s", bind, self.port)
 
     async def stop(self) -> None:
-        self._stopping = True
+        self.gate.stopping = True
         if self._server is not None:
             self._server.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
+        self.table_list.cancel()
         for task in list(self.bot_tasks):
             task.cancel()
         for conn in list(self.connections):
@@ -188,13 +227,24 @@ class Host:
             return "127.0.0.1"
         return self.bind
 
-    def _spawn_bot(self, table: Table, seat: Seat) -> None:
+    def can_run_bots(self) -> bool:
+        return self.bot_factory is not None
+
+    def bot_levels(self) -> Collection[str] | None:
+        levels: Collection[str] | None = getattr(self.bot_factory, "levels", None)
+        return levels
+
+    def spawn_bot(self, table: Table, seat: Seat) -> None:
+        assert seat.bot is not None  # a reserved bot seat
         task = self.bot_factory(self, table.id, seat.bot, seat.token) if self.bot_factory else None
         if task is not None:
             self.bot_tasks.add(task)
             task.add_done_callback(self.bot_tasks.discard)
 
     # ---- what a table asks of the host -----------------------------------------------------
+    def tables_changed(self) -> None:
+        self.table_list.changed()
+
     def store_game(self, table: Table, header: dict) -> GameWriter:
         return resume.store_game(self, table, header)
 
@@ -205,7 +255,7 @@ class Host:
         player = self.players.get(seat.token)
         return player.records_id() if player is not None else None
 
-    def game_ended(self, table: Table, log_path, tokens: list[str]) -> None:
+    def game_ended(self, table: Table, log_path: Path, tokens: list[str]) -> None:
         """A game's log is finished on disk: the records take it in (off the loop), and the
         table's members then see each seat's rating change or new best."""
         loop = self.loop
@@ -217,19 +267,21 @@ class Host:
         self.records.game_ended(log_path, recorded)
 
     def _outcomes_arrived(self, table: Table, tokens: list[str], outcomes: list[SeatOutcome]) -> None:
-        if self._stopping or self.tables.get(table.id) is not table or table.state != "finished":
+        if self.gate.stopping or self.tables.get(table.id) is not table or table.state != "finished":
             return  # the table went on (or closed) meanwhile
         table.outcomes = {tokens[o.seat]: o.shown() for o in outcomes if o.seat < len(tokens)}
         table.send_table()
 
-    def pass_ownership(self, table: Table) -> None:
-        lobby.pass_ownership(table)
-
     def close_table(self, table: Table) -> None:
         lobby.close_table(self, table)
 
-    # ---- one message, from server/connection.py --------------------------------------------
-    def _handle(self, conn: Connection, message: dict) -> None:
+    # ---- from server/connection.py -----------------------------------------------------------
+    def _ended(self, conn: Connection) -> None:
+        self.table_list.forget(conn)
+        handshake.dropped(self, conn)
+
+    def handle(self, conn: Connection, message: dict) -> None:
+        """One message, handled to completion."""
         re = request_id(message)
         try:
             parsed = parse_client(message)

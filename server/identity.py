@@ -53,7 +53,7 @@ class HostIdentity:
         self._fingerprint = fingerprint(self._public_key)
 
     @classmethod
-    def when_needed(cls, state_dir) -> HostIdentity:
+    def when_needed(cls, state_dir: str | Path) -> HostIdentity:
         """The identity `load(state_dir)` gives, read the first time it is used (from any
         thread); a key file it cannot use raises IdentityError then."""
         identity = cls.__new__(cls)
@@ -83,7 +83,7 @@ class HostIdentity:
         return self._loaded()._fingerprint
 
     @classmethod
-    def load(cls, state_dir) -> HostIdentity:
+    def load(cls, state_dir: str | Path) -> HostIdentity:
         """The identity kept in `state_dir`: read, adopted from the old ssh key, or made."""
         return cls(_read_key(state_dir), Path(state_dir) / KEY_FILE)
 
@@ -95,7 +95,7 @@ class HostIdentity:
         return self.private_key.sign(message)
 
 
-def _read_key(state_dir) -> Ed25519PrivateKey:
+def _read_key(state_dir: str | Path) -> Ed25519PrivateKey:
     """The key kept in `state_dir`: read, adopted from the old ssh key, or made."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

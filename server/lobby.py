@@ -12,7 +12,6 @@ its owner goes, and a table's closing. The owner's `start` is server/starting.py
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING
 
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
@@ -20,19 +19,17 @@ from protocol.errors import ProtocolError
 
 from . import starting, steering, table_share
 from .chance import valid_entropy
+from .connection import Connection
+from .jobs import Jobs
+from .player import Player
 from .table import PLAYING, Seat, Table
 
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .handshake import Player
+
+def on_list_tables(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+    host.table_list.answer(conn, re)
 
 
-def on_list_tables(host, conn: Connection, msg: dict, re) -> None:
-    conn.send({"type": "tables", "re": re,
-               "tables": [table.summary() for table in host.tables.values()]})
-
-
-def on_create_table(host, conn: Connection, msg: dict, re) -> None:
+def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     player = conn.known_player
     if player.table is not None:
         raise ProtocolError("already_at_table")
@@ -48,13 +45,13 @@ def on_create_table(host, conn: Connection, msg: dict, re) -> None:
     except IllegalAction as exc:
         raise ProtocolError("bad_options", exc.reason) from None
     bots = msg["bots"]
-    if bots and host.bot_factory is None:
+    if bots and not host.can_run_bots():
         raise ProtocolError("no_bots")
     if bots and host.max_bots is not None and bot_count(host) + len(bots) > host.max_bots:
         raise ProtocolError("no_bots", f"This host runs at most {host.max_bots} bots at once.")
     if 1 + len(bots) > cls.MAX_SEATS:
         raise ProtocolError("bad_options", f"{msg['ruleset']} seats at most {cls.MAX_SEATS} players.")
-    known = known_levels(host)
+    known = host.bot_levels()
     for level in bots:
         if known is not None and level not in known:
             raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
@@ -70,19 +67,15 @@ def on_create_table(host, conn: Connection, msg: dict, re) -> None:
     table.send_table()
     for seat in table.seats:
         if seat.bot:
-            host._spawn_bot(table, seat)
+            host.spawn_bot(table, seat)
     conn.ok(re)
 
 
-def known_levels(host):
-    return getattr(host.bot_factory, "levels", None)
-
-
-def bot_count(host) -> int:
+def bot_count(host: Jobs) -> int:
     return sum(1 for t in host.tables.values() for s in t.seats if s.bot)
 
 
-def on_join_table(host, conn: Connection, msg: dict, re) -> None:
+def on_join_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     player = conn.known_player
     table = host.tables.get(msg["table"])
     if table is None:
@@ -94,7 +87,7 @@ def on_join_table(host, conn: Connection, msg: dict, re) -> None:
         if player.token not in table.watchers:
             table.watchers.append(player.token)
     elif not seated_here:
-        if player.token in host.removed_from.get(table.id, ()):
+        if host.steering.was_removed(table, player.token):
             raise ProtocolError("removed", "The owner removed you from this table: you can "
                                 "watch it, or sit at another.")
         if table.state == PLAYING:
@@ -112,7 +105,7 @@ def on_join_table(host, conn: Connection, msg: dict, re) -> None:
     conn.ok(re)
 
 
-def arrive(host, table: Table, player: Player, rejoin: bool) -> None:
+def arrive(host: Jobs, table: Table, player: Player, rejoin: bool) -> None:
     """A member (new or returning) is at the table: tell everyone, catch them up."""
     seat = table.seat_of(player.token)
     if seat is not None and table.state != PLAYING and not table.seats[seat].bot:
@@ -131,7 +124,7 @@ def arrive(host, table: Table, player: Player, rejoin: bool) -> None:
     table_share.look_again(host, table)  # a closing clock stops: somebody is back
 
 
-def on_leave(host, conn: Connection, msg: dict, re) -> None:
+def on_leave(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     player = conn.known_player
     if player.table is None:
         raise ProtocolError("not_at_table")
@@ -139,7 +132,7 @@ def on_leave(host, conn: Connection, msg: dict, re) -> None:
     conn.ok(re)
 
 
-def depart(host, player: Player) -> None:
+def depart(host: Jobs, player: Player) -> None:
     """The player leaves their table (explicitly or by dropping)."""
     table = player.table
     player.table = None
@@ -155,7 +148,7 @@ def depart(host, player: Player) -> None:
         else:
             del table.seats[seat]
     if table.owner == player.token and (table.state != PLAYING or seat is None):
-        pass_ownership(table)
+        table.pass_ownership()
     if table.state != PLAYING and not table_share.any_human_here(table):
         close_table(host, table)
         return
@@ -164,15 +157,7 @@ def depart(host, player: Player) -> None:
     table.send_table()
 
 
-def pass_ownership(table: Table) -> None:
-    for seat in table.seats:
-        if not seat.bot and table.connected(seat.token):
-            table.owner = seat.token
-            return
-    table.owner = None
-
-
-def close_table(host, table: Table) -> None:
+def close_table(host: Jobs, table: Table) -> None:
     unfinished = table.writer.path if table.writer is not None else None  # a game everyone left
     table.state = "closed"
     table.broadcast({"type": "table", "table": table.describe()})
@@ -185,8 +170,8 @@ def close_table(host, table: Table) -> None:
     if unfinished is not None:
         host.records.game_closed(unfinished)  # its log is pruned in its turn, like the others
     host.tables.pop(table.id, None)
-    steering.cancel(host, table)
-    host.removed_from.pop(table.id, None)
+    host.table_list.changed()
+    host.steering.forget(table)
 
 
 def seated(conn: Connection) -> tuple[Table, int]:
@@ -200,7 +185,7 @@ def seated(conn: Connection) -> tuple[Table, int]:
     return table, seat
 
 
-def on_ready(host, conn: Connection, msg: dict, re) -> None:
+def on_ready(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table, seat = seated(conn)
     if table.state == PLAYING:
         raise ProtocolError("playing")
@@ -212,7 +197,7 @@ def on_ready(host, conn: Connection, msg: dict, re) -> None:
         starting.start_now(host, table)  # the last bot's entropy arrived
 
 
-def on_reorder(host, conn: Connection, msg: dict, re) -> None:
+def on_reorder(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table = steering.owners_table(conn, "Only the table's owner can change the seat order.",
                                   "The seats cannot move while a game is running.")
     order = msg["order"]
@@ -224,19 +209,19 @@ def on_reorder(host, conn: Connection, msg: dict, re) -> None:
     conn.ok(re)
 
 
-def on_remove(host, conn: Connection, msg: dict, re) -> None:
+def on_remove(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table")
-    steering.check_removable(host, table, conn.known_player.token, msg["seat"])
+    host.steering.check_removable(table, conn.known_player.token, msg["seat"])
     name = table.seats[msg["seat"]].name
-    steering.remove_seat(host, table, msg["seat"],
-                         f"{conn.known_player.name}, the owner, removed you from table {table.id}.",
-                         f"{conn.known_player.name} removed {name} from the table.")
+    host.steering.remove_seat(table, msg["seat"],
+                              f"{conn.known_player.name}, the owner, removed you from table {table.id}.",
+                              f"{conn.known_player.name} removed {name} from the table.")
     conn.ok(re)
 
 
-def on_chat(host, conn: Connection, msg: dict, re) -> None:
+def on_chat(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table", "Chat happens at a table: join one first.")

@@ -9,7 +9,11 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported by open(), so `kismet` alone never loads asyncssh or zeroconf
+    from collections.abc import Callable
+    from pathlib import Path
+
     from .discovery import Announcer
+    from .host import Host
     from .ssh import SshServer
 
 log = logging.getLogger("kismet.open")
@@ -18,7 +22,7 @@ PORT = 7717          # kismet-host's default, so friends type what they would fo
 SSH_PORT = 2222
 
 
-async def _listen(factory, port: int) -> asyncio.Server:
+async def _listen(factory: Callable[[], asyncio.Protocol], port: int) -> asyncio.Server:
     """Listen on every address at `port`, or at any free port when that one is taken."""
     loop = asyncio.get_running_loop()
     try:
@@ -35,8 +39,8 @@ def reachable(lines: list[str]) -> list[str]:
 class OpenHost:
     """The doors opened on an embedded `host`; `stop()` closes them again."""
 
-    def __init__(self, host, key_dir, *, port: int = PORT, ssh_port: int = SSH_PORT,
-                 announce: bool = True):
+    def __init__(self, host: Host, key_dir: str | Path, *, port: int = PORT, ssh_port: int = SSH_PORT,
+                 announce: bool = True) -> None:
         self.host = host
         self.key_dir = key_dir
         self.port, self.ssh_port, self.announce = port, ssh_port, announce
@@ -47,12 +51,12 @@ class OpenHost:
 
     async def open(self) -> list[str]:
         from .cli import join_lines, ssh_lines
-        from .host import Connection
+        from .connection import Connection
         from .ssh import SshServer
 
         if self.server is not None:
             return self.lines
-        server = self.server = await _listen(lambda: Connection(self.host), self.port)
+        server = self.server = await _listen(lambda: Connection(self.host.gate), self.port)
         port = server.sockets[0].getsockname()[1]
         self.lines = ["Friends on this network can now join with:"]
         self.lines += ["  " + line for line in reachable(join_lines("0.0.0.0", port))]

@@ -16,20 +16,22 @@ Times are the host's monotonic clock; an action's arrival is when its frame was 
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
 from protocol import limits
 from protocol.errors import ProtocolError
 
-if TYPE_CHECKING:
-    from .connection import Connection
+from .link import Link
+
+# An event's notes as the engine made them (each game's TypedDicts, kismet_tui/rules/*_types.py).
+Notes = Sequence[Mapping[str, object]]
 
 FLOOR_S = limits.REACTION_FLOOR_MS / 1000
 # The actions that answer a throw, per game, and the verb the words use.
 ANSWERS_A_THROW = {("race", "grab"): "grab", ("knock", "knock"): "knock"}
 
 
-def shows_a_throw(notes: list) -> bool:
+def shows_a_throw(notes: Notes) -> bool:
     """Whether an event's notes say it threw the dice (both games note `rolled`)."""
     for note in notes:  # (a loop, not any() over a generator: asked for every event)
         if isinstance(note, dict) and note.get("type") == "rolled":
@@ -44,7 +46,7 @@ class ThrowShown:
 
     def __init__(self) -> None:
         self.at = 0.0  # when the host published it (0: no throw since this host started)
-        self.written: dict[Connection, float] = {}
+        self.written: dict[Link, float] = {}
         self.refused = 0  # actions refused as too quick at this table (tests read it)
 
     def begin(self) -> None:
@@ -52,16 +54,16 @@ class ThrowShown:
         self.at = time.monotonic()
         self.written = {}
 
-    def wrote_to(self, conn: Connection) -> None:
+    def wrote_to(self, conn: Link) -> None:
         self.written[conn] = time.monotonic()
 
-    def shown_to(self, conn: Connection) -> float:
+    def shown_to(self, conn: Link) -> float:
         written = self.written.get(conn)
         if written is not None:
             return written
         return max(self.at, conn.opened)  # came after the throw: saw it only once connected
 
-    def check(self, ruleset: str, action: dict, conn: Connection) -> None:
+    def check(self, ruleset: str, action: dict, conn: Link) -> None:
         """Refuse, with words, an answer to the throw that came before it could be seen."""
         verb = ANSWERS_A_THROW.get((ruleset, str(action.get("type"))))
         if verb is None or not self.at:

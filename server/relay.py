@@ -13,23 +13,26 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from protocol.actions import build_action
 from protocol.framing import encode
 from protocol.errors import ProtocolError
 
+from .connection import Connection
 from .lobby import seated
 from .table import PLAYING, Table
-
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .host import Host
 
 log = logging.getLogger("kismet.host")
 
 
-def on_act(host: Host, conn: Connection, msg: dict, re: int | None) -> None:
+class RelayHost(Protocol):
+    """What the relay needs of the host: only where it counts the digests that did not match."""
+
+    desyncs: int
+
+
+def on_act(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> None:
     table, seat = seated(conn)
     if table.state != PLAYING:
         raise ProtocolError("no_game")
@@ -51,7 +54,7 @@ def game_table(conn: Connection) -> Table:
     return table
 
 
-def on_digest(host: Host, conn: Connection, msg: dict, re: int | None) -> None:
+def on_digest(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> None:
     table = game_table(conn)
     seq = msg["seq"]
     if seq > len(table.events):
@@ -78,6 +81,6 @@ def on_digest(host: Host, conn: Connection, msg: dict, re: int | None) -> None:
         conn.ok(re)
 
 
-def on_resync(host: Host, conn: Connection, msg: dict, re: int | None) -> None:
+def on_resync(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> None:
     table = game_table(conn)
     conn.send(table.game_message(re))

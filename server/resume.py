@@ -3,7 +3,7 @@ unfinished table the state folder holds taken up again, or set aside.
 
 `store_game` opens a starting game's log and writes its table file (seats, tokens, the
 game's secret) beside it; a game that cannot be saved never starts and leaves no log.
-`resume_at_start` reads those files back when the host starts.
+`resume_tables` reads those files back when the host starts.
 
 Resume never stops the host. Whatever is wrong with one table's files (a table file cut in
 half, a log without its header, a renamed field, garbage at the end, events the engine
@@ -23,6 +23,8 @@ from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_c
 
 from . import table_share
 from .chance import GameSecret
+from .jobs import Jobs
+from .store import GameWriter
 from .table import Seat, Table
 
 log = logging.getLogger("kismet.host")
@@ -59,7 +61,7 @@ def _record_of(path: Path) -> dict:
     return record
 
 
-def store_game(host, table: Table, header: dict):
+def store_game(host: Jobs, table: Table, header: dict) -> GameWriter:
     """The starting game's GameWriter, its table file written beside it."""
     path = host.store.new_game_file(table.id, table.ruleset)
     writer = host.store.open_game(path, header, table.id)
@@ -72,7 +74,7 @@ def store_game(host, table: Table, header: dict):
     return writer
 
 
-def _save_table(host, table: Table, path: Path) -> None:
+def _save_table(host: Jobs, table: Table, path: Path) -> None:
     host.store.save_table(table.id, {
         "id": table.id, "ruleset": table.ruleset, "options": table.options,
         "owner": table.owner, "games_played": table.games_played,
@@ -85,13 +87,7 @@ def _save_table(host, table: Table, path: Path) -> None:
     })
 
 
-def resume_at_start(host) -> None:
-    """Take up every unfinished table (host.resumed, host.set_aside_lines say how), then
-    the records catch up (and prune) on their own thread."""
-    host.resumed, host.set_aside_lines = resume_tables(host)
-
-
-def resume_tables(host) -> tuple[list[str], list[str]]:
+def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
     """Resume what can be; returns (lines for resumed tables, lines for set-aside tables)."""
     store = host.store
     resumed, set_aside = [], []
@@ -142,7 +138,7 @@ def _why(exc: Exception) -> str:
     return f"its game log does not replay ({exc.__class__.__name__}: {exc})"
 
 
-def _tokens(record) -> list[str]:
+def _tokens(record: object) -> list[str]:
     if not isinstance(record, dict) or not isinstance(record.get("seats"), list):
         return []
     return [s["token"] for s in record["seats"]
@@ -166,7 +162,7 @@ def _salvaged_tokens(path: Path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _resume_one(host, record: dict, game_path: Path) -> str | None:
+def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
     store = host.store
     header, events, end, torn = store.read_game(game_path)
     if end is not None:  # finished, but the host stopped before it removed the table file
@@ -199,7 +195,7 @@ def _resume_one(host, record: dict, game_path: Path) -> str | None:
     table_share.look_again(host, table)  # nobody is back yet: it closes unless someone returns
     for seat in table.seats:
         if seat.bot:
-            host._spawn_bot(table, seat)
+            host.spawn_bot(table, seat)
     line = f"Resumed table {table.id} ({table.ruleset}) at event {len(events)}"
     if torn:
         line += f"; its log ended in a torn record: {torn} bytes dropped after the last whole event"

@@ -13,16 +13,16 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import Protocol
 
 from kismet_tui.rules import HOST
 from protocol.errors import ProtocolError
 from protocol.framing import encode
 
+from .link import Link
+from .reaction import Notes
 from .store import StoreError
-
-if TYPE_CHECKING:
-    from .table import Table
 
 log = logging.getLogger("kismet.host")
 
@@ -37,12 +37,29 @@ def pause_words(exc: StoreError) -> str:
 RESUMED_WORDS = "The host can save this game again: play goes on."
 
 
+class PausedTable(Protocol):
+    """What a table whose play is paused offers its `Saving` (server/table.py's Table)."""
+
+    @property
+    def id(self) -> int: ...
+
+    def cancel_timer(self) -> None: ...
+
+    def connections(self) -> Iterator[Link]: ...
+
+    def broadcast(self, message: dict) -> None: ...
+
+    def save_event(self, event: dict, sync: bool = True) -> bool: ...
+
+    def play_resumed(self, event: dict, notes: Notes) -> None: ...
+
+
 class Saving:
     __slots__ = ("table", "held", "words", "_timer")
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: PausedTable) -> None:
         self.table = table
-        self.held: tuple[dict, list[dict]] | None = None  # (event, notes) written to nobody yet
+        self.held: tuple[dict, Notes] | None = None  # (event, notes) written to nobody yet
         self.words = ""
         self._timer: asyncio.TimerHandle | None = None
 
@@ -55,7 +72,8 @@ class Saving:
             return True
         raise ProtocolError("cannot_save", self.words)
 
-    def hold(self, event: dict, notes, sender, re, exc: StoreError) -> None:
+    def hold(self, event: dict, notes: Notes, sender: Link | None, re: int | None,
+             exc: StoreError) -> None:
         table = self.table
         self.held = (event, notes)
         self.words = pause_words(exc)
@@ -76,7 +94,7 @@ class Saving:
         assert self.held is not None
         event, notes = self.held
         try:
-            table._save(event)
+            table.save_event(event)
         except StoreError as exc:
             self.words = pause_words(exc)
             self._timer = asyncio.get_running_loop().call_later(RETRY_S, self._retry)
@@ -84,16 +102,7 @@ class Saving:
         log.info("table %s: saving again; play goes on at event %s", table.id, event["seq"])
         self.held = None
         table.broadcast({"type": "notice", "code": "saving", "words": RESUMED_WORDS})
-        table._publish(event, notes)
-        # Who dropped or came back while play was paused.
-        for index, seat in enumerate(list(table.seats)):
-            if table.state != "playing" or self.held is not None:
-                break
-            here = table.connected(seat.token)
-            if table.running.away[index] == here:
-                table.stamp(HOST, {"type": "back" if here else "away", "seat": index})
-        if table.state == "playing" and self.held is None:
-            table.send_table()
+        table.play_resumed(event, notes)
 
     def cancel(self) -> None:
         if self._timer is not None:

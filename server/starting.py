@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 from kismet_tui.rules import game_module
 from protocol.errors import ProtocolError
 
 from . import steering, table_share
 from .chance import valid_entropy
+from .connection import Connection
+from .jobs import Jobs
+from .link import Link
 from .store import StoreError
 from .table import PLAYING, Table
-
-if TYPE_CHECKING:
-    from .connection import Connection
 
 log = logging.getLogger("kismet.host")
 
@@ -31,7 +30,7 @@ log = logging.getLogger("kismet.host")
 BOT_SEATING_WAIT_S = 5.0
 
 
-def on_start(host, conn: Connection, msg: dict, re) -> None:
+def on_start(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     table = steering.owners_table(conn, "Only the table's owner can start the game.",
                                   "The game has already started.")
     # Bots always want another game: one not ready yet is only on its way (bots_missing
@@ -39,8 +38,8 @@ def on_start(host, conn: Connection, msg: dict, re) -> None:
     waiting = [s.name for s in table.seats if not s.ready and not s.bot and s.token != table.owner]
     if waiting:
         raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "
-                            f"{steering.start_asked(host, table, conn.known_player.name)}")
-    steering.cancel(host, table)
+                            f"{host.steering.start_asked(table, conn.known_player.name)}")
+    host.steering.cancel(table)
     if table.pending_start is not None:
         raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
     owner_seat = table.seat_of(conn.known_player.token)
@@ -73,7 +72,7 @@ def bots_missing(table: Table) -> bool:
                for seat in table.seats)
 
 
-def start_now(host, table: Table) -> None:
+def start_now(host: Jobs, table: Table) -> None:
     """Start a game whose start waited for its bots (all seated, or the wait ran out)."""
     if table.pending_start is not None:
         table.pending_start.cancel()
@@ -88,7 +87,7 @@ def start_now(host, table: Table) -> None:
     start_game(table)
 
 
-def start_game(table: Table, told=None) -> str | None:
+def start_game(table: Table, told: Link | None = None) -> str | None:
     """Start the table's game; None, or the words every member (but `told`, who asked
     and gets them as the answer) was sent when the start failed and the table stayed
     where it was."""

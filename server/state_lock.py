@@ -28,7 +28,7 @@ class StateLock:
         self.path = path
 
     @classmethod
-    def acquire(cls, state_dir) -> StateLock:
+    def acquire(cls, state_dir: str | Path) -> StateLock:
         """The folder's lock, or StateFolderBusy naming the host that has it."""
         root = Path(state_dir)
         root.mkdir(parents=True, exist_ok=True)

@@ -153,8 +153,8 @@ def _unlink(path: Path) -> None:
 class GameWriter:
     """Appends one game's records to its log file, each write checked; signs the end."""
 
-    def __init__(self, path: Path, header: dict, table_id: int, events: Iterable[dict] = (), disk: Disk | None = None,
-                 identity: HostIdentity | None = None, sync: bool = True):
+    def __init__(self, path: Path, header: dict, table_id: int, events: Iterable[dict] = (),
+                 disk: Disk | None = None, identity: HostIdentity | None = None, sync: bool = True) -> None:
         self.path = path
         self.disk = disk or Disk()
         self.identity = identity  # None: the log is not signed
@@ -283,7 +283,8 @@ DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 
 
 
 class Store:
-    def __init__(self, state_dir: str | os.PathLike[str], disk: Disk | None = None, identity: HostIdentity | None = None):
+    def __init__(self, state_dir: str | Path, disk: Disk | None = None,
+                 identity: HostIdentity | None = None) -> None:
         self.root = Path(state_dir)
         self.disk = disk or Disk()
         self.games = self.root / "games"
@@ -298,7 +299,7 @@ class Store:
 
     # ---- start-up --------------------------------------------------------------------------
     @staticmethod
-    def check_writable(state_dir: str | os.PathLike[str]) -> str | None:
+    def check_writable(state_dir: str | Path) -> str | None:
         """None if a file can be written, synced and removed in `state_dir`, else why not."""
         root = Path(state_dir)
         probe = root / f".write-check-{os.getpid()}"

@@ -16,23 +16,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
 
-from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, new_game, replay
+from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError
 from protocol.framing import encode
 
-from .reaction import ThrowShown, shows_a_throw
-from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
-from .store import GameWriter, StoreError, why_of
 from .chance import GameSecret
-
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .host import Host
+from .link import Link
+from .reaction import Notes, ThrowShown, shows_a_throw
+from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
+from .store import GameWriter, Store, StoreError, why_of
 
 log = logging.getLogger("kismet.host")
 
@@ -51,8 +49,51 @@ class Seat:
         self.entropy: bytes | None = None  # sent with ready (or start) for the next game
 
 
+class Member(Protocol):
+    """A player as a table sees them (server/player.py's Player)."""
+
+    @property
+    def client_id(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def conn(self) -> Link | None: ...
+
+    @property
+    def table(self) -> object: ...  # the table they are at now, if any
+
+
+class TableHost(Protocol):
+    """What a table is given by the host (server/host.py): the players, the clock, the
+    disk, and whom to tell of what happened (a game's end, the table emptied)."""
+
+    @property
+    def players(self) -> Mapping[str, Member]: ...
+
+    @property
+    def store(self) -> Store: ...
+
+    def now_ms(self) -> int: ...
+
+    def records_id_of(self, seat: Seat) -> str | None: ...
+
+    def store_game(self, table: Table, header: dict) -> GameWriter: ...
+
+    def tables_changed(self) -> None:
+        """Something the table list shows of a table may have changed."""
+
+    def game_ended(self, table: Table, log_path: Path, tokens: list[str]) -> None:
+        """A game's log is finished on disk; `tokens` are its seats' players."""
+
+    def close_table(self, table: Table) -> None:
+        """Nobody but bots is left at the table once its game ended: it closes."""
+
+
 class Table:
-    def __init__(self, host: Host, table_id: int, ruleset: str, options: dict, owner: str | None):
+    def __init__(self, host: TableHost, table_id: int, ruleset: str, options: dict,
+                 owner: str | None) -> None:
         self.host = host
         self.id = table_id
         self.ruleset = ruleset
@@ -94,7 +135,7 @@ class Table:
         self.throw_shown = ThrowShown()
         # The last event of a game, written with its end record, while the end is flushed to
         # the disk off the event loop: (event, notes, sender, re), sent once it is on disk.
-        self.ending: tuple[dict, list, Connection | None, int | None] | None = None
+        self.ending: tuple[dict, Notes, Link | None, int | None] | None = None
         self._end_retry: asyncio.TimerHandle | None = None
         self._end_told = False  # members were told the end could not be saved yet
 
@@ -125,7 +166,7 @@ class Table:
             yield seat.token
         yield from self.watchers
 
-    def connections(self) -> Iterator[Connection]:
+    def connections(self) -> Iterator[Link]:
         """Live connections of members who are at the table now."""
         players = self.host.players
         for token in self.member_tokens():
@@ -138,7 +179,6 @@ class Table:
         return player is not None and player.conn is not None and player.table is self
 
     def max_seats(self) -> int:
-        from kismet_tui.rules import game_module
         return game_module(self.ruleset).GAME.MAX_SEATS
 
     # ---- what members see -------------------------------------------------------------------
@@ -198,6 +238,7 @@ class Table:
 
     def send_table(self) -> None:
         self.broadcast({"type": "table", "table": self.describe()})
+        self.host.tables_changed()  # its summary in the lobby's list may have changed
 
     def game_message(self, re: int | None = None) -> dict:
         message: dict[str, object] = {"type": "game", "header": self.header, "events": self.events}
@@ -257,7 +298,8 @@ class Table:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def resume(self, header: dict, events: list[dict], writer: GameWriter, secret: GameSecret | None = None) -> None:
+    def resume(self, header: dict, events: list[dict], writer: GameWriter,
+               secret: GameSecret | None = None) -> None:
         """Take up a game from its log after a host restart: nobody is connected yet.
         A version-2 game needs its secret (from the table file) to go on drawing."""
         self.header, self.events = header, list(events)
@@ -273,7 +315,8 @@ class Table:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def stamp(self, seat: int, action: dict, sender: Connection | None = None, re: int | None = None) -> dict | None:
+    def stamp(self, seat: int, action: dict, sender: Link | None = None,
+              re: int | None = None) -> dict | None:
         """Apply, log and broadcast one action; IllegalAction leaves everything as it was.
         The event stamped, or None for a host stamp skipped while saving is paused."""
         if self.state != PLAYING:
@@ -309,7 +352,7 @@ class Table:
             event["chance"] = chance
         self.last_t = t
         try:
-            ended = self._save(event, sync=False)  # on disk before anyone sees it
+            ended = self.save_event(event, sync=False)  # on disk before anyone sees it
         except StoreError as exc:
             self.saving.hold(event, notes, sender, re, exc)  # raises for a player's action
             return event
@@ -319,7 +362,7 @@ class Table:
             return event
         return self._publish(event, notes, sender, re)
 
-    def _save(self, event: dict, sync: bool = True) -> bool:
+    def save_event(self, event: dict, sync: bool = True) -> bool:
         """Write one event; the game's last event goes with its end record, synced, so no
         one is shown a finished game that is not finished on disk. sync=False: the end
         record is written, not flushed; True is returned, and the caller flushes it."""
@@ -337,7 +380,7 @@ class Table:
         flushed = asyncio.wrap_future(self.host.store.flush_soon(self.writer.fd))
         flushed.add_done_callback(self._end_flushed)
 
-    def _end_flushed(self, flushed: asyncio.Future) -> None:
+    def _end_flushed(self, flushed: asyncio.Future[None]) -> None:
         if self.ending is None:  # the table closed while its end was being flushed
             return
         failed = flushed.exception() if not flushed.cancelled() else OSError("cancelled")
@@ -366,7 +409,22 @@ class Table:
             record["server_seed"] = self.secret.server_seed
         return record
 
-    def _publish(self, event: dict, notes: list, sender: Connection | None = None, re: int | None = None) -> dict:
+    def play_resumed(self, event: dict, notes: Notes) -> None:
+        """The disk took the event that was held (server/saving.py): it goes out, and each
+        seat is marked away or back as its player is now (they dropped or came back while
+        play was paused)."""
+        self._publish(event, notes)
+        for index, seat in enumerate(list(self.seats)):
+            if self.state != PLAYING or self.saving.held is not None:
+                break
+            here = self.connected(seat.token)
+            if self.running.away[index] == here:
+                self.stamp(HOST, {"type": "back" if here else "away", "seat": index})
+        if self.state == PLAYING and self.saving.held is None:
+            self.send_table()
+
+    def _publish(self, event: dict, notes: Notes, sender: Link | None = None,
+                 re: int | None = None) -> dict:
         """Send a saved event to every member, then look at what it did to the game."""
         self.events.append(event)
         message: dict[str, object] = {"type": "event", **event}
@@ -417,11 +475,19 @@ class Table:
         # Seats of players who left during the game are freed now that it is over.
         self.seats = [seat for seat in self.seats if self.connected(seat.token) or seat.bot]
         if self.owner is None or self.seat_of(self.owner) is None:
-            self.host.pass_ownership(self)
+            self.pass_ownership()
         if self.owner is None:  # nobody but bots is left: the table closes
             self.host.close_table(self)
             return
         self.send_table()
+
+    def pass_ownership(self) -> None:
+        """The first human seated and here owns the table now (None: nobody)."""
+        for seat in self.seats:
+            if not seat.bot and self.connected(seat.token):
+                self.owner = seat.token
+                return
+        self.owner = None
 
     def _rebuild(self) -> Game:
         """The game from its log, drawing from the secret stream (version 2) positioned after
@@ -493,7 +559,7 @@ class Table:
         except IllegalAction as exc:  # a bug in an engine: say so, do not spin
             log.error("table %s: the engine refused its own timeout: %s", self.id, exc.reason)
 
-    def abandon_start(self, state: str, ready: list[bool], words: str, told: Connection | None = None) -> None:
+    def abandon_start(self, state: str, ready: list[bool], words: str, told: Link | None = None) -> None:
         """A start that failed: the table is back in the lobby as it was, everyone told."""
         self.cancel_timer()
         self.saving.cancel()

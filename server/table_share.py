@@ -15,15 +15,12 @@ Three rules, each in plain words to the player it stops ([D23] in docs/rules.md)
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from protocol.errors import ProtocolError
 
-from .table import PLAYING
-
-if TYPE_CHECKING:
-    from .connection import Connection
-    from .table import Table
+from .connection import Connection, address_of, is_loopback
+from .jobs import Jobs
+from .table import PLAYING, Table
 
 DEFAULT_TABLES_PER_PLAYER = 3
 ALONE_AWAY_LIMIT_MS = 3_600_000   # an hour: the longest away limit with no other human
@@ -31,19 +28,18 @@ DEFAULT_AWAY_LIMIT_MS = 30_000    # for a game whose options name none
 TOLD_LATER_MOST = 1000            # players of closed tables still to be told at hello
 
 
-def keys_of(host, conn: Connection) -> tuple[str, ...]:
+def keys_of(host: Jobs, conn: Connection) -> tuple[str, ...]:
     """What a table opened on this connection counts against."""
-    from .connection import address_of, is_loopback  # (connection imports the lobby, which imports this)
     player = conn.known_player
     door = conn.door
     keys = [f"id {door.identity}" if door is not None and door.identity else f"token {player.token}"]
     address = door.address if door is not None else address_of(conn.peer)
-    if address is not None and (host.cap_loopback or not is_loopback(address)):
+    if address is not None and (host.gate.cap_loopback or not is_loopback(address)):
         keys.append(f"address {address}")
     return tuple(keys)
 
 
-def check_share(host, keys: tuple[str, ...]) -> None:
+def check_share(host: Jobs, keys: tuple[str, ...]) -> None:
     """Refuse, in words saying what to do, a player who owns their share of open tables."""
     cap = host.tables_per_player
     if cap is None:
@@ -100,7 +96,7 @@ def is_bot(table: Table, token: str) -> bool:
     return seat is not None and table.seats[seat].bot is not None
 
 
-def look_again(host, table: Table) -> None:
+def look_again(host: Jobs, table: Table) -> None:
     """A human left a running game, or it was resumed: with nobody human left at the table,
     its closing clock starts (once); with somebody back, it stops."""
     if table.state != PLAYING or any_human_here(table):
@@ -113,7 +109,7 @@ def look_again(host, table: Table) -> None:
             close_after_ms(table) / 1000, _close_abandoned, host, table)
 
 
-def _close_abandoned(host, table: Table) -> None:
+def _close_abandoned(host: Jobs, table: Table) -> None:
     table.abandoned = None
     if host.tables.get(table.id) is not table or any_human_here(table):
         return

@@ -27,13 +27,13 @@ async def test_an_honest_ping_waits_for_a_turn_of_each_flooder_not_their_bursts(
         honest_conn = next(c for c in host.connections if c.player.name == "Honest")
 
         handled = []  # who each message the host handled came from, in order
-        handle = host._handle
+        handle = host.gate.handle
 
         def recording(conn, message):
             handled.append(conn is honest_conn)
             handle(conn, message)
 
-        host._handle = recording
+        host.gate.handle = recording
         burst = b"".join(encode({"type": "ping", "id": n}) for n in range(BURST))
         # All written before the host's loop turns again (it shares this loop): every burst
         # and the honest ping are waiting together when it reads.

@@ -65,7 +65,7 @@ async def test_the_owner_removes_a_member_between_games(tmp_path):
 
 async def test_a_seat_left_unready_after_the_start_was_asked_is_freed(tmp_path):
     async with running_host(tmp_path) as host:
-        host.unready_limit_s = 0.3
+        host.steering.unready_limit_s = 0.3
         ana, bo, cy, table_id = await a_table_with_a_stranger(host)
         cy_heard, cy_task = heard(cy)
         with pytest.raises(RequestError) as refused:
@@ -100,7 +100,7 @@ async def test_the_unready_see_when_their_seat_is_freed(tmp_path):
         await cy.ready()
         await ana.start()                      # everyone ready: the countdown is off
         await wait_until(lambda: cy.table["state"] == "playing")
-        assert cy.table["free_unready_at"] is None and host.unready_timers == {}
+        assert cy.table["free_unready_at"] is None and host.steering.unready_timers == {}
         assert bo_heard == [], "Bo was ready: nothing to tell him"
         bo_task.cancel()
         for client in (ana, bo, cy):
@@ -140,7 +140,7 @@ async def test_the_unready_player_is_told_and_sees_the_seconds_go(tmp_path):
     from tests.test_ui_dice import wait_for
     from tests.test_ui_games import make_app
     async with running_host(tmp_path) as host:
-        host.unready_limit_s = 30
+        host.steering.unready_limit_s = 30
         ana = await _client(host, "Ana")
         table = await ana.create_table("dice")
         app, client = make_app(host, "Bo")

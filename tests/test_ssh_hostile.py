@@ -330,7 +330,7 @@ async def nine_logins(host, ssh, addresses):
             await player.wait_for(lambda: connected_player(host, f"P{i}") or "Too many" in player.text(),
                                   what=f"P{i} in, or refused")
         refused = [player.text() for i, player in enumerate(players) if not connected_player(host, f"P{i}")]
-        return refused, dict(host.per_address)
+        return refused, dict(host.gate.per_address)
 
 
 async def test_ssh_players_are_counted_by_their_own_address(tmp_path):

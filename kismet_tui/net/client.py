@@ -93,7 +93,7 @@ class Client:
                  reconnect: bool = True, digest_every: int = limits.DIGEST_EVERY,
                  door_pass: str | None = None):
         self.on_state = on_state
-        # The pass a door of the host gave this client (kismet_tui/door_child.py), offered in
+        # The pass a door of the host gave this client (kismet_tui/door_env.py), offered in
         # every hello; None for an ordinary client.
         self.door_pass = door_pass
         self.reconnect = reconnect

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from rich.markdown import Markdown
 from textual.widgets import Static
 
-from ..door_child import rejoin_code
+from ..door_env import rejoin_code
 from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 

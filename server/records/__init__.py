@@ -139,7 +139,7 @@ def is_disk_trouble(exc: sqlite3.Error) -> bool:
 class RecordIndex:
     """The records of one state folder, kept by one worker thread (see the module's words)."""
 
-    def __init__(self, state_dir, keep_games: int | None = None):
+    def __init__(self, state_dir: str | Path, keep_games: int | None = None) -> None:
         root = Path(state_dir)
         self.path = root / FILE_NAME
         self.games_dir = root / "games"
@@ -273,15 +273,18 @@ class RecordIndex:
             self._call(then, outcomes)
             self._prune(self.db)
 
-    def _answer(self, question, then) -> None:
+    def _answer(self, question: Callable[[sqlite3.Connection], Any],
+                then: Callable[[Any], None]) -> None:
         try:
+            if self.db is None:  # (the file could not be opened: the asker words it)
+                raise sqlite3.OperationalError("the records are not open")
             answer = question(self.db)
         except Exception as exc:  # noqa: BLE001 (handed to the asker, who words it)
             answer = exc
         self._call(then, answer)
 
     @staticmethod
-    def _call(then, value) -> None:
+    def _call(then: Callable[[Any], None] | None, value: object) -> None:
         if then is None:
             return
         try:

@@ -1,0 +1,31 @@
+"""What a door and its session's child agree on: the environment the door hands the child
+(its door pass, a keyless player's rejoin code) and the exit status that says the child ran
+out of memory.
+
+Both sides import this module (server/ssh.py and server/door_pass.py on the door's side,
+the client's cli, player key and help on the child's), so it imports nothing of either:
+kismet_tui/door_child.py, which runs the client, imports the client's cli, and the cli must
+not import it back (tests/test_import_graph.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+# Exit status of a door child that ran out of memory (its address-space limit).
+OUT_OF_MEMORY = 86
+
+# The door pass's variable (server/door_pass.py sets it; the client reads it).
+PASS_VARIABLE = "KISMET_DOOR_PASS"
+# A keyless ssh player's rejoin code, for the app to show where it stays readable.
+REJOIN_CODE_VARIABLE = "KISMET_REJOIN_CODE"
+
+
+def door_pass() -> str | None:
+    """The pass the door issued for this session, to offer in hello; None outside a door."""
+    return os.environ.get(PASS_VARIABLE) or None
+
+
+def rejoin_code() -> str | None:
+    """The rejoin code this session's player was shown, or None (a key proves them)."""
+    return os.environ.get(REJOIN_CODE_VARIABLE) or None

@@ -1,0 +1,53 @@
+"""What the host gives its jobs, as a typed Protocol: the job objects and the shared tables
+and players, never the `Host` class itself.
+
+The request handlers (server/handshake.py, lobby.py, starting.py, relay.py, resume.py,
+table_share.py, records_request.py) take a `Jobs`; server/host.py's `Host` is the one that
+satisfies it. Each job's state lives in its own object: the connections' in the `Gate`
+(server/connection.py), the owner's steering in `Steering` (server/steering.py), the pushed
+table list in `TableList` (server/table_list.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from typing import Protocol
+
+from .connection import Gate
+from .door_pass import DoorPasses
+from .player import Player
+from .records import RecordIndex
+from .steering import Steering
+from .table import Seat, Table, TableHost
+from .table_list import TableList
+
+
+class Jobs(TableHost, Protocol):
+    """The host as its jobs see it."""
+
+    gate: Gate
+    steering: Steering
+    table_list: TableList
+    door_passes: DoorPasses
+    records: RecordIndex
+    # Open tables one player may own (server/table_share.py; None: no cap).
+    tables_per_player: int | None
+    max_bots: int | None   # bots running at once (None: no cap)
+    # Token -> words for the players of a set-aside table, or of a game closed while they
+    # were away, told at their next hello.
+    set_aside: dict[str, str]
+    client_ids: Iterator[int]   # the next player's client id
+
+    @property
+    def players(self) -> dict[str, Player]: ...  # by token
+
+    @property
+    def tables(self) -> dict[int, Table]: ...
+
+    def can_run_bots(self) -> bool: ...
+
+    def bot_levels(self) -> Collection[str] | None:
+        """The bot levels this host knows (None: it does not say)."""
+
+    def spawn_bot(self, table: Table, seat: Seat) -> None:
+        """Start the bot client that takes the reserved `seat`."""
