@@ -130,6 +130,10 @@ class Forker:
         return True
 
     def fork(self, request: dict[str, object], fds: list[int]) -> None:
+        # A dice table built since the last fork is loaded here once, for every later session.
+        from kismet_tui.bots import dice_levels   # (warm_up imported it: no cost here)
+
+        dice_levels.preload()
         parent = os.getpid()
         sys.stdout.flush()
         sys.stderr.flush()

@@ -61,6 +61,32 @@ def optimal_table() -> np.ndarray | None:
     return _optimal
 
 
+_preload_tried: tuple[int, int, int] | None = None   # the file (inode, size, ctime) last tried
+
+
+def preload() -> None:
+    """For a process that forks sessions (server/door_forker.py): load the built optimal table
+    now, so every session forked after shares its 23 MiB of pages instead of loading a copy of
+    its own when a hint or a hard bot first wants it. Cheap when there is nothing new to load
+    (one stat); never starts a build, nor a thread. A damaged file is tried once, not per fork."""
+    global _optimal, _preload_tried
+    if _optimal is not None:
+        return
+    path = table.cache_path()
+    try:
+        stat = path.stat()
+    except OSError:
+        return
+    key = (stat.st_ino, stat.st_size, stat.st_ctime_ns)
+    if key == _preload_tried:
+        return
+    _preload_tried = key
+    loaded, _problem = table.load_checked(path)
+    if loaded is not None:
+        loaded.flags.writeable = False   # shared by every session: nobody may write to it
+        _optimal = loaded
+
+
 def prepare() -> None:
     """For a hard bot about to sit down: load the optimal table now, or start its build, in a
     thread of its own (loading takes a tenth of a second: not on the caller's event loop)."""
