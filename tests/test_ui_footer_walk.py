@@ -48,7 +48,7 @@ class RefereeClient(ScriptedClient):
             probe.apply(self.seat, action, max(self.clock_ms, self.game.now))
             self.sent.append((action, None))
         except IllegalAction as refusal:
-            self.sent.append((action, refusal.reason))
+            self.sent.append((action, refusal.words))
 
     def act_nowait(self, action) -> None:
         self.judge(action)

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol, cast
 
 from .base import HOST, Chance, Game, IllegalAction, Plain, canonical
+from .refusal import MALFORMED, Refusal, RefusalKind
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
 # ruleset id -> module that defines GAME (the Game subclass) and normalize_options(options).
@@ -42,7 +43,8 @@ RULESETS = {
 }
 
 __all__ = [
-    "HOST", "ChanceError", "Game", "IllegalAction", "RULESETS", "RevealedRNG", "ScriptedRNG",
+    "HOST", "ChanceError", "Game", "IllegalAction", "RULESETS", "Refusal", "RefusalKind",
+    "RevealedRNG", "ScriptedRNG",
     "SeededRNG", "apply_event", "canonical", "game_from_header", "game_module", "new_game",
     "normalize_options", "replay", "seed_bytes",
 ]
@@ -59,7 +61,7 @@ class GameModule(Protocol):
 def game_module(ruleset: str) -> GameModule:
     if ruleset not in RULESETS:
         known = ", ".join(sorted(RULESETS))
-        raise IllegalAction(f"There is no game called '{ruleset}'. The games are: {known}.")
+        raise IllegalAction(f"There is no game called '{ruleset}'. The games are: {known}.", MALFORMED)
     return cast(GameModule, importlib.import_module(RULESETS[ruleset]))
 
 
@@ -68,7 +70,7 @@ def normalize_options(ruleset: str, options: Plain | None) -> Plain:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise IllegalAction("Options must be a map of names to values.")
+        raise IllegalAction("Options must be a map of names to values.", MALFORMED)
     return game_module(ruleset).normalize_options(dict(options))
 
 
@@ -86,11 +88,11 @@ def new_game(ruleset: str, seats: int | Sequence[object], seed: bytes | int | st
     cls = module.GAME
     if not cls.MIN_SEATS <= count <= cls.MAX_SEATS:
         raise IllegalAction(
-            f"{ruleset} is for {cls.MIN_SEATS} to {cls.MAX_SEATS} players, not {count}."
-        )
+            f"{ruleset} is for {cls.MIN_SEATS} to {cls.MAX_SEATS} players, not {count}.",
+            MALFORMED)
     opts = normalize_options(ruleset, options)
     if isinstance(start_ms, bool) or not isinstance(start_ms, int) or start_ms < 0:
-        raise IllegalAction("The start time must be whole milliseconds, not negative.")
+        raise IllegalAction("The start time must be whole milliseconds, not negative.", MALFORMED)
     if rng is None:
         if seed is None:
             raise TypeError("a seed is bytes, an int or a str")  # (as SeededRNG(None) says)

@@ -84,6 +84,7 @@ from __future__ import annotations
 
 from . import cards
 from .base import Chance, Game, IllegalAction, Plain, check, whole_number_options
+from .refusal import MALFORMED, NOT_YET
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -210,7 +211,7 @@ class RaceGame(Game):
         if self.phase == "countdown":
             left = 0 if self.deadline is None else self.deadline - t_ms  # (a countdown has one)
             wait = cards.seconds_words(max(0, left))
-            raise IllegalAction(f"Wait for the dice: they roll in {wait} s.")
+            raise IllegalAction(f"Wait for the dice: they roll in {wait} s.", NOT_YET)
         check(self.phase != "pause", "This round is over: the next roll is coming.")
         check(self.phase != "over", "The game is over.")
         if self.away[seat]:
@@ -223,7 +224,7 @@ class RaceGame(Game):
         pos = action.get("card")
         if not (isinstance(pos, int) and not isinstance(pos, bool)
                 and 0 <= pos < cards.CIRCLE_SIZE):
-            raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.")
+            raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.", MALFORMED)
         card = self.circle[pos]
         check(card is not None, "There is no card at that place.")
         if "id" in action:

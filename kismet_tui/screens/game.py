@@ -19,6 +19,7 @@ from textual.widgets import RichLog
 from ..app_ref import OnKismetApp
 from ..rules import Game
 from ..rules.base import Plain
+from ..rules.refusal import words_of
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
 from ..widgets.chat import ChatInput
@@ -321,7 +322,7 @@ class GameScreen(OnKismetApp, Screen[None]):
         try:
             self.client.act_nowait(action)
         except Exception as exc:  # not connected, or a replay: say so, lose nothing else
-            self.kismet.show_refusal(getattr(exc, "words", None) or str(exc))
+            self.kismet.show_refusal(words_of(exc))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = self.client.live
