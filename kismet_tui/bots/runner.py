@@ -150,7 +150,7 @@ class BotLoop:
         # have applied events the bot has not reacted to yet (they wait in its queue).
         self.timer = asyncio.get_running_loop().call_later(delay, self._send, action, self._game_state())
 
-    def _pause_ms(self, game, seat: int, delay_ms: int, action: dict) -> float:
+    def _pause_ms(self, game: Game, seat: int, delay_ms: int, action: dict) -> float:
         """The policy's pause scaled by `speed`, but never so short that the action would
         reach the host before its rules allow it (a knock-game roll waits out the knock
         window [D15] whatever the speed): then the shortest pause after which it is legal,

@@ -288,7 +288,7 @@ class Client:
         queue: asyncio.Queue = asyncio.Queue()
         self._queues.append(queue)
 
-        async def iterate():
+        async def iterate() -> AsyncIterator[dict]:
             try:
                 while True:
                     yield await queue.get()
@@ -398,7 +398,7 @@ class Client:
         self._maybe_reveal()
 
     # ---- fair chance ---------------------------------------------------------------------------
-    def _verify(self, server_seed) -> None:
+    def _verify(self, server_seed: object) -> None:
         """The game is over and its seed revealed: check the commit and every value drawn."""
         if self.header is None:
             return  # no game here to check (a seed can only come with a game's events)
