@@ -42,7 +42,8 @@ import asyncio
 import logging
 import os
 import time
-from typing import AsyncIterator, Callable
+from collections.abc import Mapping
+from typing import Any, AsyncIterator, Callable
 
 from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, replay
 from kismet_tui.rules.base import Plain
@@ -495,11 +496,11 @@ class Client:
     async def chat(self, text: str) -> None:
         await self._request({"type": "chat", "text": text})
 
-    async def act(self, action: dict) -> dict:
+    async def act(self, action: Mapping[str, Any]) -> dict:
         """Send a game action; returns the stamped event, or raises ActionRefused."""
         return await self._request({"type": "act", "action": action})
 
-    def act_nowait(self, action: dict) -> None:
+    def act_nowait(self, action: Mapping[str, Any]) -> None:
         """Send a game action without waiting; a refusal arrives as an `error` message."""
         self._send({"type": "act", "action": action})
 

@@ -17,9 +17,13 @@ from textual.timer import Timer
 from textual.widgets import RichLog
 
 from ..app_ref import OnKismetApp
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar
+
 from ..rules import Game
 from ..rules.base import Plain
 from ..rules.refusal import words_of
+from ..rules.game_types import HostAction
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
 from ..widgets.chat import ChatInput
@@ -84,7 +88,14 @@ class MoveLog(RichLog):
         self.scroll_end(animate=False, immediate=False, x_axis=False)  # where the game is
 
 
-class GameScreen(OnKismetApp, Screen[None]):
+# The game's declared view, player actions and notes (kismet_tui/rules/<game>_types.py): a
+# game screen is a GameScreen[View, PlayerAction, Note], so a misspelt field fails mypy.
+ViewT = TypeVar("ViewT")
+ActionT = TypeVar("ActionT", bound=Mapping[str, object])
+NoteT = TypeVar("NoteT", bound=Mapping[str, object])
+
+
+class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     """Subclasses set RULESET, compose their body in compose_body() and draw in redraw()."""
 
     RULESET = ""
@@ -116,15 +127,15 @@ class GameScreen(OnKismetApp, Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.game: Game | None = None
+        self.game: Game[ActionT, NoteT, ViewT] | None = None
         self.ended_shown = False
         self.keys_signature: tuple[bool | None, ...] | None = None
         self.keys_timer: Timer | None = None
         self.version = 0          # host messages seen: the view cache's key
         self.view_key: tuple[int, int] | None = None
-        self.view_cache: Plain = {}
+        self.view_cache: ViewT | None = None
         self.legal_key: tuple[int, int, int] | None = None
-        self.legal_cache: list[Plain] = []
+        self.legal_cache: list[ActionT | HostAction] = []
         self.logged_seq = 0       # the events whose notes the move log shows (by seq)
         self.rematch_said = ""    # the last "who wants another game" line logged
 
@@ -144,7 +155,7 @@ class GameScreen(OnKismetApp, Screen[None]):
 
     # ---- state ---------------------------------------------------------------------------
     @property
-    def replica(self) -> Game:
+    def replica(self) -> Game[ActionT, NoteT, ViewT]:
         """The game this screen draws (set at mount; a rebuilt replica replaces it)."""
         if self.game is None:
             raise RuntimeError(f"the {self.RULESET} screen has no game yet: it gets one when mounted")
@@ -163,16 +174,16 @@ class GameScreen(OnKismetApp, Screen[None]):
         """The host's clock as the client estimates it (deadlines in views are host times)."""
         return self.client.host_time_ms()
 
-    def view(self) -> Plain:
+    def view(self) -> ViewT:
         """The replica's view for our seat, computed once per host message (the keys, the
         footer and the drawing all ask for it)."""
         key = (self.version, id(self.game))
-        if self.view_key != key:
+        if self.view_key != key or self.view_cache is None:
             self.view_cache = self.replica.view(self.seat)
             self.view_key = key
         return self.view_cache
 
-    def legal_now(self) -> list[Plain]:
+    def legal_now(self) -> list[ActionT | HostAction]:
         """What the engine accepts from our seat now (its legal_actions, the one source of
         legality): the game keys the footer offers are derived from it (check_action)."""
         game, seat = self.game, self.seat
@@ -189,7 +200,7 @@ class GameScreen(OnKismetApp, Screen[None]):
 
     def legal_kinds(self) -> set[str]:
         """The types of the actions legal now ("roll", "grab", "knock", ...)."""
-        return {str(action.get("type")) for action in self.legal_now()}
+        return {str(action["type"]) for action in self.legal_now()}
 
     def on_mount(self) -> None:
         self.game = self.client.game
@@ -262,7 +273,7 @@ class GameScreen(OnKismetApp, Screen[None]):
             if seq <= self.logged_seq:
                 return
             self.logged_seq = seq
-        notes = msg.get("notes") or []
+        notes: list[NoteT] = msg.get("notes") or []  # (the replica's notes: see source.py)
         for note in notes:
             self.on_note(note)
         for note in telling_order(notes):
@@ -282,7 +293,7 @@ class GameScreen(OnKismetApp, Screen[None]):
             self.log_line(words, "bold" if seat is not None and seat == self.seat else "")
         self.logged_seq = len(events)
 
-    def on_note(self, note: Plain) -> None:
+    def on_note(self, note: NoteT) -> None:
         """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
 
     def check_end(self) -> None:
@@ -293,7 +304,7 @@ class GameScreen(OnKismetApp, Screen[None]):
     def show_results(self) -> None:
         from .end import EndScreen
 
-        self.app.push_screen(EndScreen(self.RULESET, self.replica.result() or {}, self.names, self.seat))
+        self.app.push_screen(EndScreen(self.RULESET, dict(self.replica.result() or {}), self.names, self.seat))
 
     def log_rematch(self) -> None:
         """Tell the board too (the ranking box may be closed) who wants another game."""
@@ -349,11 +360,11 @@ class GameScreen(OnKismetApp, Screen[None]):
     async def action_leave(self) -> None:
         await self.kismet.leave_to_lobby()
 
-    def my_turn(self, view: Plain) -> bool:
+    def my_turn(self, view: Mapping[str, object]) -> bool:
         return self.seat is not None and bool(view.get("your_turn"))
 
 
-def game_screen_for(ruleset: str) -> GameScreen:
+def game_screen_for(ruleset: str) -> GameScreen[Any, Any, Any]:
     if ruleset == "dice":
         from .dice import DiceScreen
 

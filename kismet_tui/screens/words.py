@@ -6,8 +6,10 @@ Names are player-written text: callers put the result into rich Text, never into
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 
-def name_of(names: list[str], seat) -> str:
+
+def name_of(names: list[str], seat: object) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names):
         return names[seat]
     return "the host" if seat == -1 else f"seat {seat}"
@@ -19,7 +21,7 @@ def _box_name(box: str) -> str:
     return dice.BOX_NAMES.get(box, box)
 
 
-def _faces(dice) -> str:
+def _faces(dice: Iterable[object] | None) -> str:
     return " ".join(str(face) for face in dice or [])
 
 
