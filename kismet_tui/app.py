@@ -31,6 +31,7 @@ from textual.reactive import var
 from . import terminal
 from .messages import BuildChanged, ConnectionChanged, HostMessage
 from .rules.base import Plain
+from .rules.refusal import words_of
 from .solver import background
 from .source import GameSource
 from .widgets.chat import ChatInput
@@ -245,8 +246,7 @@ class KismetApp(App[None]):
                 "closed", f"Could not reach a host at {self.address}. Is kismet-host running there?"))
             return
         except Exception as exc:  # refused (e.g. another protocol version): say so, keep the app
-            words = getattr(exc, "words", None) or str(exc) or type(exc).__name__
-            self.post_message(ConnectionChanged("closed", f"{self.address}: {words}"))
+            self.post_message(ConnectionChanged("closed", f"{self.address}: {words_of(exc)}"))
             return
         self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
 
@@ -436,8 +436,7 @@ class KismetApp(App[None]):
         try:
             return True, await request()
         except Exception as exc:  # refusals and dropped connections alike: tell the player
-            words = getattr(exc, "words", None) or getattr(exc, "reason", None) or str(exc)
-            self.show_refusal(words or type(exc).__name__)
+            self.show_refusal(words_of(exc))
             return False, None
 
     async def create_table(self, ruleset: str, options: Plain, bots: list[str], start: bool = False) -> bool:

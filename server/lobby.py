@@ -43,7 +43,7 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
         options = normalize_options(msg["ruleset"], msg["options"])
         cls = game_module(msg["ruleset"]).GAME
     except IllegalAction as exc:
-        raise ProtocolError("bad_options", exc.reason) from None
+        raise ProtocolError("bad_options", exc.words) from None
     bots = msg["bots"]
     if bots and not host.can_run_bots():
         raise ProtocolError("no_bots")

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 from ..rules import Game
 from ..rules.base import Plain
+from ..rules.refusal import words_of
 from ..rules.game_types import HostAction
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
@@ -332,7 +333,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         try:
             self.client.act_nowait(action)
         except Exception as exc:  # not connected, or a replay: say so, lose nothing else
-            self.kismet.show_refusal(getattr(exc, "words", None) or str(exc))
+            self.kismet.show_refusal(words_of(exc))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = self.client.live
