@@ -59,8 +59,9 @@ sys.path.insert(0, str(ROOT))
 from server.pty_app import set_size  # noqa: E402
 
 MODES = ("spawn", "warm")
-# Words of the lobby's first full frame (its table pane) and of the web door's name prompt.
-LOBBY_WORDS = b"make a new table"
+# Words of the lobby's first full frame: its table pane, and its footer (drawn last); and
+# words of the web door's name prompt.
+LOBBY_WORDS = (b"make a new table", b"Sit down")
 NAME_PROMPT = b"Your name at the table"
 # The keys to a thrown solo dice game, each with words of the screen it leads to.
 DICE_SETUP = [(b"n", b"Create"), (b"\r", b"Start"), (b"g", b"Throw"), (b"r", b"Hold")]
@@ -308,6 +309,10 @@ class Output:
         self.closed = True
         self.changed.set()
 
+    async def wait_for_lobby(self, since: int = 0) -> None:
+        for words in LOBBY_WORDS:
+            await self.wait_for(words, since)
+
     async def wait_for(self, words: bytes, since: int = 0, timeout: float = TIMEOUT_S) -> None:
         """Until `words` arrive after byte `since` (or any byte, for b"")."""
         deadline = time.monotonic() + timeout
@@ -385,7 +390,7 @@ async def asyncssh_login(host: Host) -> tuple[float, SshPlayer]:
     key = asyncssh.generate_private_key("ssh-ed25519")
     start = time.perf_counter()
     player = await SshPlayer.log_in(host.ssh_port, NAMES("a"), key)
-    await player.out.wait_for(LOBBY_WORDS)
+    await player.out.wait_for_lobby()
     return time.perf_counter() - start, player
 
 
@@ -434,7 +439,7 @@ async def openssh_login(host: Host, client: OpenSsh) -> float:
     start = time.perf_counter()
     player = OpenSshPlayer(client, host.ssh_port, NAMES("o"), host.folder / "known_hosts")
     try:
-        await player.out.wait_for(LOBBY_WORDS)
+        await player.out.wait_for_lobby()
         return time.perf_counter() - start
     finally:
         player.close()
@@ -469,7 +474,7 @@ class Visitor:
         """Type a name at the prompt, as the visitor does, and wait for the lobby."""
         since = len(self.out.data)
         await self.ws.send_str(json.dumps(["stdin", name + "\r"]))
-        await self.out.wait_for(LOBBY_WORDS, since)
+        await self.out.wait_for_lobby(since)
 
     async def close(self) -> None:
         await self.ws.close()
