@@ -14,7 +14,9 @@ subprocess on 127.0.0.1, not announced, its state folder and HOME in a temp fold
   smaps_rollup), and the host's own growth;
 - a browser visitor's first screen with 1, 5 and 10 visitors arriving at once: a websocket
   client speaking textual-serve's protocol (what the page's script does once loaded), timed
-  from the socket's open to the name prompt in what the app draws; PSS per visitor as above;
+  from the socket's open to the name prompt in what the app draws; PSS per visitor as above,
+  once each has typed a name and sits in the lobby; and one visitor in a real headless
+  Chromium (as tests/test_web.py drives it), from the page asked for to the name prompt;
 - 200 idle ssh players held while 20 active ones play solo dice at a player's pace: `1`
   holds the first die, timed from the write to "1 HELD" in the output (p50, p99, max); the
   host's memory, its sessions', and the machine's.
@@ -24,7 +26,8 @@ the warm parent landed) exits with a usage error: then only today's spawned sess
 and the script says so. Every process it starts is ended when it ends, on ctrl+c too.
 
     python benchmarks/doors.py [--modes spawn warm] [--logins 10] [--ssh-players 1 10 20]
-        [--visitors 1 5 10] [--idle 200] [--active 20] [--presses 20] [--quick]
+        [--visitors 1 5 10] [--chromium-runs 3] [--idle 200] [--active 20] [--presses 20]
+        [--quick]
 
 The figures are for comparing within one run; on a shared machine the latencies measure its
 other load too.
@@ -69,6 +72,7 @@ PAUSE_S = (0.5, 1.5)       # a player's pause between two keys
 LOGIN_BATCH = 10           # sessions logged in at once while filling the host
 MEMORY_FLOOR_KIB = 6 * 1024 * 1024   # stop adding idle players when the machine has less left
 TIMEOUT_S = 120.0
+IDLE_WINDOW_S = 5.0        # how long idle players' CPU is watched
 
 TARGET_LOGIN_S = 0.25
 TARGET_SSH_MIB = 16.0
@@ -585,6 +589,31 @@ async def measure_web(host: Host, counts: Sequence[int]) -> list[str]:
     return lines
 
 
+async def measure_chromium(host: Host, runs: int, profile: Path) -> list[str]:
+    """A visitor in a real headless Chromium, as the web tests drive it: from the page asked
+    for to the name prompt drawn (the page, its script, the socket and the app together)."""
+    from tests.test_web import CHROMIUM, browser_page
+
+    if CHROMIUM is None:
+        return ["browser in Chromium: not measured, no Chromium on this machine"]
+    base = len(descendants(host.pid))
+    times = []
+    async with browser_page(profile) as tools:
+        for _ in range(runs):
+            tools.screen = None                      # a new page: a new screen
+            start = time.perf_counter()
+            await tools.call("Page.navigate", url=f"http://127.0.0.1:{host.web_port}/")
+            while NAME_PROMPT.decode() not in await tools.screen_text():
+                if time.perf_counter() - start > TIMEOUT_S:
+                    raise TimeoutError("Chromium never showed the name prompt")
+                await asyncio.sleep(0.01)
+            times.append(time.perf_counter() - start)
+            await tools.call("Page.navigate", url="about:blank")   # the visitor leaves
+            await host.settle(base)
+    return [f"browser, 1 visitor in headless Chromium: page to first screen median"
+            f" {statistics.median(times):.2f} s, slowest {max(times):.2f} s of {runs}"]
+
+
 async def dice_ready(player: SshPlayer) -> None:
     for keys, words in DICE_SETUP:
         since = len(player.out.data)
@@ -621,17 +650,30 @@ def paces(seed: int) -> Iterator[float]:
 async def measure_idle_and_active(host: Host, idle: int, active: int, presses: int,
                                   machine_before_kib: int) -> list[str]:
     idle_players: list[SshPlayer] = []
+    active_players: list[SshPlayer] = []
     lines = []
-    while len(idle_players) < idle:
-        if meminfo_kib("MemAvailable") < MEMORY_FLOOR_KIB:
-            lines.append(f"  (stopped at {len(idle_players)} idle players: the machine had under"
-                         f" {mib(MEMORY_FLOOR_KIB)} left)")
-            break
-        batch = min(LOGIN_BATCH, idle - len(idle_players))
-        idle_players += [player for _, player in await in_batches(batch, lambda: asyncssh_login(host))]
-        STARTED.watch(host.pid)
-    active_players = [player for _, player in await in_batches(active, lambda: asyncssh_login(host))]
     try:
+        while len(idle_players) < idle:
+            if meminfo_kib("MemAvailable") < MEMORY_FLOOR_KIB:
+                lines.append(f"  (stopped at {len(idle_players)} idle players: the machine had under"
+                             f" {mib(MEMORY_FLOOR_KIB)} left)")
+                break
+            batch = min(LOGIN_BATCH, idle - len(idle_players))
+            idle_players += [player for _, player in await in_batches(batch, lambda: asyncssh_login(host))]
+            STARTED.watch(host.pid)
+        if idle_players:
+            # What idle players cost while nobody plays: their lobbies ask for the table list
+            # every few seconds and redraw it.
+            await quiet(host.pid)
+            sessions = descendants(host.pid)
+            before, host_before, start = cpu_s(sessions), cpu_s([host.pid]), time.perf_counter()
+            await asyncio.sleep(IDLE_WINDOW_S)
+            took = time.perf_counter() - start
+            spent, host_spent = cpu_s(sessions) - before, cpu_s([host.pid]) - host_before
+            lines.append(f"  idle: {spent / took / len(idle_players) * 1000:.1f} ms of CPU a second"
+                         f" each ({spent / took:.2f} of a CPU for {len(idle_players)}; the host"
+                         f" {host_spent / took:.2f})")
+        active_players = [player for _, player in await in_batches(active, lambda: asyncssh_login(host))]
         await asyncio.gather(*(dice_ready(player) for player in active_players))
         await quiet(host.pid)
         held = await asyncio.gather(*(press_loop(player, presses, paces(index))
@@ -654,19 +696,33 @@ async def measure_idle_and_active(host: Host, idle: int, active: int, presses: i
 
 async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_option: bool,
                    ssh: OpenSsh | None) -> list[str] | None:
-    """The figures of one mode, or None when this host has no --door-sessions."""
+    """The figures of one mode, each printed as it is measured; None when this host has no
+    --door-sessions."""
     machine_before = machine_used_kib()
     host = Host(mode, folder, args.idle + args.active + 20, with_mode_option)
+    lines: list[str] = []
+
+    def shown(new: list[str]) -> None:
+        if new:
+            print("\n".join(new), flush=True)
+        lines.extend(new)
+
     try:
         if not await host.started():
             return None
+        how = ("one kismet-join interpreter per session" if mode == "spawn"
+               else "sessions forked from the warm parent")
+        print(f"\n== {mode}: {how}" + ("" if with_mode_option else " (the host's only way)"))
         await quiet(host.pid)
-        lines = await measure_logins(host, args.logins, ssh)
-        lines += await measure_ssh_memory(host, args.ssh_players)
-        lines += await measure_web(host, args.visitors)
+        if args.logins:
+            shown(await measure_logins(host, args.logins, ssh))
+        shown(await measure_ssh_memory(host, args.ssh_players))
+        shown(await measure_web(host, args.visitors))
+        if args.chromium_runs:
+            shown(await measure_chromium(host, args.chromium_runs, folder / "chromium"))
         if args.idle or args.active:
-            lines += await measure_idle_and_active(host, args.idle, args.active, args.presses,
-                                                   machine_before)
+            shown(await measure_idle_and_active(host, args.idle, args.active, args.presses,
+                                                machine_before))
         return lines
     finally:
         host.stop()
@@ -691,6 +747,20 @@ class OpenSsh:
         return cls(program, key_file)
 
 
+def print_side_by_side(figures: dict[str, list[str]]) -> None:
+    """Each figure's line of every mode under its words (what comes before its first ': ')."""
+    by_label: dict[str, dict[str, str]] = {}
+    for mode, lines in figures.items():
+        for line in lines:
+            label, _, rest = line.strip().partition(": ")
+            by_label.setdefault(label, {})[mode] = rest
+    print("\n== side by side")
+    for label, modes in by_label.items():
+        print(label)
+        for mode in figures:
+            print(f"    {mode:5s}  {modes.get(mode, '-')}")
+
+
 async def run(args: argparse.Namespace) -> None:
     print(f"{os.cpu_count()} CPUs, {mib(meminfo_kib('MemTotal'))} of memory, load average"
           f" {os.getloadavg()[0]:.1f} at the start; the machine uses {mib(machine_used_kib())}")
@@ -708,38 +778,36 @@ async def run(args: argparse.Namespace) -> None:
             if lines is None:
                 supported = False
                 print("(This kismet-host has no --door-sessions (it exits with a usage error):"
-                      " the warm parent has not landed. Every session is spawned, as today.)")
+                      " the warm parent has not landed. Every session is spawned, as today.)",
+                      flush=True)
                 if mode == "spawn":
                     lines = await run_mode(mode, args, folder / "spawn-today", False, ssh)
             else:
                 supported = True
             if lines is not None:
                 figures[mode] = lines
-                how = ("one kismet-join interpreter per session" if mode == "spawn"
-                       else "sessions forked from the warm parent")
-                print(f"\n== {mode}: {how}")
-                print("\n".join(lines), flush=True)
-        if len(figures) == 2:
-            print("\n== side by side (spawn | warm)")
-            for spawn_line, warm_line in zip(figures["spawn"], figures["warm"]):
-                print(f"spawn: {spawn_line.strip()}\nwarm:  {warm_line.strip()}")
+        if len(figures) > 1:
+            print_side_by_side(figures)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
 
 
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
-    parser.add_argument("--logins", type=int, default=10, help="logins timed one at a time, per client")
-    parser.add_argument("--ssh-players", type=int, nargs="+", default=[1, 10, 20])
-    parser.add_argument("--visitors", type=int, nargs="+", default=[1, 5, 10])
+    parser.add_argument("--logins", type=int, default=10, help="logins timed one at a time, per client (0: none)")
+    parser.add_argument("--ssh-players", type=int, nargs="*", default=[1, 10, 20])
+    parser.add_argument("--visitors", type=int, nargs="*", default=[1, 5, 10])
+    parser.add_argument("--chromium-runs", type=int, default=3,
+                        help="visits timed in a real headless Chromium (0: none)")
     parser.add_argument("--idle", type=int, default=200, help="idle ssh players held (0: none)")
     parser.add_argument("--active", type=int, default=20, help="ssh players pressing keys among them")
     parser.add_argument("--presses", type=int, default=20, help="timed holds per active player")
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 2 logins, 1 and 2 players, 1 visitor, 2 idle + 1 active, 3 presses")
+                        help="a smoke run: 2 logins, 1 and 2 players, 1 visitor (and 1 in Chromium), 2 idle"
+                             " + 1 active, 3 presses")
     args = parser.parse_args(argv)
     if args.quick:
-        args.logins, args.ssh_players, args.visitors = 2, [1, 2], [1]
+        args.logins, args.ssh_players, args.visitors, args.chromium_runs = 2, [1, 2], [1], 1
         args.idle, args.active, args.presses = 2, 1, 3
     return args
 
