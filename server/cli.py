@@ -3,7 +3,7 @@
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
                 [--max-per-address 8] [--cap-loopback] [--keep-games N] [--tables-per-player 3]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
-                [--max-sessions N]
+                [--max-sessions N] [--door-sessions warm|spawn]
                 [--no-announce]
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
@@ -170,6 +170,20 @@ async def open_doors(args, host) -> list[Door] | None:
 
     # One cap on the sessions of both doors: each runs a client process on this machine.
     slots = SessionSlots(getattr(args, "max_sessions", None))
+    forker = None
+    if (args.ssh is not None or args.web is not None) and getattr(args, "door_sessions", "warm") == "warm":
+        from .warm_doors import DoorForker
+
+        # One warm parent forks the sessions of both doors; it warms up while they open, and
+        # is stopped last (doors stop in reverse order), with every session it forked.
+        forker = DoorForker(f"{host.connect_address()}:{host.port}")
+        try:
+            await forker.start()
+        except OSError as exc:
+            print(f"(The door sessions start one process each: {exc}.)")
+            forker = None
+        else:
+            doors.append(forker)
 
     async def start(door: Listener, port: int, what: str) -> bool:
         try:
@@ -189,7 +203,7 @@ async def open_doors(args, host) -> list[Door] | None:
 
         try:
             ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap,
-                            slots=slots)
+                            slots=slots, forker=forker)
         except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
             print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
                   f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
@@ -208,7 +222,7 @@ async def open_doors(args, host) -> list[Door] | None:
     if args.web is not None:
         from .web import WebServer
 
-        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots)
+        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots, forker=forker)
         web.allowed_origin = args.web_origin   # (None: the page's own address)
         if not await start(web, args.web, "the web page"):
             return None
@@ -277,6 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the page's address as browsers see it, as scheme://host[:port], when "
                              "it is not the one they reach this host at (behind a proxy, say); "
                              "the game's websocket opens only from that page")
+    parser.add_argument("--door-sessions", choices=("warm", "spawn"), default="warm",
+                        help="how ssh and web sessions start: forked from one warm parent that "
+                             "has loaded the game (warm, the default: a quick login, shared "
+                             "memory), or a new process each (spawn)")
     parser.add_argument("--max-sessions", type=int, default=None, metavar="N",
                         help="most players over ssh and the web at once, together (default: from "
                              "this machine's memory, 64 MB each over half of it; 0: no cap)")

@@ -42,13 +42,22 @@ def limit_session_child(address_space: int = SESSION_ADDRESS_SPACE) -> None:
     """Run in a door session's child between fork and exec (subprocess's preexec_fn): a hard
     address-space limit, and death when the host process goes, whatever the child is doing."""
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    die_with_parent()
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Run in a child just forked: SIGKILL it when its parent goes (the parent-death signal).
+    The parent may have died between the fork and this call, which the signal would then
+    never tell: the child checks it still has `parent` (or, when None, is not yet adopted by
+    init) and ends at once if not, rather than live on as an orphan."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):
         pass  # not Linux: the door's process-group kill still ends it with its session
-    if os.getppid() == 1:
-        os._exit(1)  # the host died between fork and prctl: do not live on as an orphan
+    orphaned = os.getppid() != parent if parent is not None else os.getppid() == 1
+    if orphaned:
+        os._exit(1)
 
 
 def default_max_sessions() -> int:

@@ -16,14 +16,19 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import functools
+import logging
 import os
 import pty
 import signal
 import struct
 import sys
 import termios
+from collections.abc import Callable, Mapping
 
 from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
+from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
+
+log = logging.getLogger("kismet.ssh")
 
 # The child takes the pty as its controlling terminal (it is a session leader through
 # start_new_session), so window changes reach it as SIGWINCH and a hang-up as SIGHUP.
@@ -51,7 +56,7 @@ THEIR_TERMINAL = ("COLUMNS", "LINES", "ROWS", "COLORTERM", "TERM_PROGRAM", "TERM
 FROM_CLIENT = ("COLORTERM", "NO_COLOR")   # what the player's ssh may say about their terminal
 
 
-def child_environment(term: str, client_env: dict | None = None) -> dict[str, str]:
+def child_environment(term: str, client_env: Mapping[str, object] | None = None) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("TEXTUAL", "ITERM", "LC_TERMINAL")) and key not in THEIR_TERMINAL}
     for key in FROM_CLIENT:
@@ -69,11 +74,16 @@ def child_environment(term: str, client_env: dict | None = None) -> dict[str, st
 
 class PtyApp:
     """`kismet-join ARGS` on a new pty of `cols` x `rows`; `on_output(bytes)` gets what it
-    draws, `on_exit(returncode)` is called once when it has ended."""
+    draws, `on_exit(returncode)` is called once when it has ended. With a `forker` (the
+    warm parent, server/warm_doors.py) the process is forked from it, else started anew."""
 
-    def __init__(self, args: list[str], *, term: str, cols: int, rows: int, on_output, on_exit,
-                 client_env: dict | None = None, door_env: dict[str, str] | None = None,
-                 on_input_room=None, address_space: int = SESSION_ADDRESS_SPACE):
+    def __init__(self, args: list[str], *, term: str, cols: int, rows: int,
+                 on_output: Callable[[bytes], None], on_exit: Callable[[int], None],
+                 client_env: Mapping[str, object] | None = None,
+                 door_env: dict[str, str] | None = None,
+                 on_input_room: Callable[[], None] | None = None,
+                 address_space: int = SESSION_ADDRESS_SPACE,
+                 forker: DoorForker | None = None) -> None:
         self.args = args
         self.term = term
         self.client_env = client_env
@@ -83,13 +93,14 @@ class PtyApp:
         self.on_exit = on_exit
         self.on_input_room = on_input_room    # called when the backlog has room again
         self.address_space = address_space
-        self.proc: asyncio.subprocess.Process | None = None
+        self.forker = forker
+        self.proc: SessionProcess | None = None
         self.master: int | None = None        # the pty's side we hold; None once released
         self._pending = bytearray()
         self._allowance = float(INPUT_BURST)  # bytes the app may be fed now (a token bucket)
         self._refilled = 0.0
         self._later: asyncio.TimerHandle | None = None
-        self._waiter: asyncio.Task | None = None  # set by start() with proc
+        self._waiter: asyncio.Task[None] | None = None  # set by start() with proc
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -98,7 +109,7 @@ class PtyApp:
         try:
             set_size(slave, self.cols, self.rows)
             env = child_environment(self.term, self.client_env) | self.door_env
-            proc = self.proc = await asyncio.create_subprocess_exec(
+            proc = self.proc = await self._forked(env, slave) or await asyncio.create_subprocess_exec(
                 sys.executable, "-c", JOIN_CODE, *self.args,
                 stdin=slave, stdout=slave, stderr=slave, env=env,
                 start_new_session=True, close_fds=True,
@@ -112,6 +123,18 @@ class PtyApp:
         os.set_blocking(master, False)
         loop.add_reader(master, self._readable)
         self._waiter = asyncio.create_task(self._wait(proc))
+
+    async def _forked(self, env: dict[str, str], slave: int) -> SessionProcess | None:
+        """The session forked by the warm parent on the pty's `slave` side; None when there
+        is none (--door-sessions spawn) or it cannot: then start() starts a process itself."""
+        if self.forker is None:
+            return None
+        try:
+            return await self.forker.spawn(self.args, env, (slave, slave, slave), terminal=True,
+                                           address_space=self.address_space)
+        except ForkerUnavailable as exc:
+            log.warning("an ssh session starts a process of its own: %s", exc)
+            return None
 
     @property
     def pid(self) -> int | None:
@@ -190,7 +213,7 @@ class PtyApp:
         if self.master is not None:
             set_size(self.master, self.cols, self.rows)
 
-    async def _wait(self, proc: asyncio.subprocess.Process) -> None:
+    async def _wait(self, proc: SessionProcess) -> None:
         code = await proc.wait()
         self._release()
         self.on_exit(code)
@@ -214,7 +237,7 @@ class PtyApp:
         assert self._waiter is not None  # start() makes it with the process
         for sig in (signal.SIGHUP, signal.SIGKILL):
             try:
-                os.killpg(self.proc.pid, sig)
+                signal_group(self.proc, sig)
             except ProcessLookupError:
                 break
             try:

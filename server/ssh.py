@@ -43,6 +43,7 @@ from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
 from .ssh_keys import AuthorizedKeys
+from .warm_doors import DoorForker
 
 log = logging.getLogger("kismet.ssh")
 
@@ -99,9 +100,10 @@ class SshServer:
 
     def __init__(self, host, state_dir, *, keys_file=None,
                  max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
-                 slots: SessionSlots | None = None):
+                 slots: SessionSlots | None = None, forker: DoorForker | None = None):
         self.host = host
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
+        self.forker = forker   # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
         # None: an open host, anyone may play. Raises OSError when the file cannot be read.
@@ -428,7 +430,7 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
                           on_input_room=self.input_room, door_env=door_env,
-                          client_env=dict(self.chan.get_environment()))
+                          client_env=dict(self.chan.get_environment()), forker=self.server.forker)
         try:
             await self.app.start()
         except OSError as exc:

@@ -32,12 +32,12 @@ from textual_serve.server import Server
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
+from .warm_doors import DoorForker
 from .web_session import VisitorLeft, VisitorSession, tell_and_close
 
 log = logging.getLogger("kismet.web")
 
 DEFAULT_WEB_PORT = 8080
-JOIN_CODE = "import sys; from kismet_tui.cli import join_main; sys.exit(join_main(sys.argv[1:]))"
 PAGE_FOLDER = Path(__file__).resolve().parent / "web_page"
 VISITOR_SECRET = re.compile(r"[0-9a-f]{64}")   # what the page makes: 32 random bytes in hex
 # The page sends keys, sizes and pings: small messages. A bigger one closes the socket.
@@ -118,9 +118,10 @@ class KismetServe(Server):
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
         passes = self.door.host.door_passes
         door_pass = passes.issue("web", address, f"web {digest}" if digest else "")
-        session = VisitorSession(self.door.visitor_command(digest), {ENVIRONMENT_NAME: door_pass},
+        session = VisitorSession(self.door.visitor_args(digest), {ENVIRONMENT_NAME: door_pass},
                                  request, socket, download_manager=self.download_manager,
-                                 address_space=self.door.session_address_space)
+                                 address_space=self.door.session_address_space,
+                                 forker=self.door.forker)
         self.door.sessions.add(session)
         try:
             await session.start(*clamp_size(request.query.get("width"), request.query.get("height")))
@@ -143,8 +144,10 @@ class WebServer:
     def __init__(self, host, state_dir, *, max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
                  exempt_loopback: bool = True, slots: SessionSlots | None = None,
                  allowed_origin: str | None = None,
-                 session_address_space: int = SESSION_ADDRESS_SPACE):
+                 session_address_space: int = SESSION_ADDRESS_SPACE,
+                 forker: DoorForker | None = None) -> None:
         self.host = host
+        self.forker = forker   # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
         self.cap = PeerCap(max_per_address, exempt_loopback)
         self.slots = slots                      # shared with the ssh door: door sessions in all
@@ -155,8 +158,8 @@ class WebServer:
         self.serve: KismetServe | None = None
         self._runner: web.AppRunner | None = None
 
-    def visitor_command(self, digest: str | None) -> list[str]:
-        """The visitor's `kismet-join`: with the browser's own seats file when the page sent
+    def visitor_args(self, digest: str | None) -> list[str]:
+        """The visitor's `kismet-join` arguments: with the browser's own seats file when the page sent
         its secret (`digest` is its hash), else always a new member (--fresh), their tokens
         written apart from any ssh or local player's."""
         address = f"{self.host.connect_address()}:{self.host.port}"
@@ -166,7 +169,7 @@ class WebServer:
             folder = self.state_dir / "web-seats"
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             seats = ["--seats-file", str(folder / f"{digest[:32]}.json")]
-        return [sys.executable, "-c", JOIN_CODE, address, "--ask-name", *seats]
+        return [address, "--ask-name", *seats]
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_WEB_PORT) -> None:
         self.serve = KismetServe(self, host=bind, port=port, title="Kismet")

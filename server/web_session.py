@@ -24,6 +24,7 @@ import os
 import select
 import shlex
 import signal
+import sys
 import textwrap
 import time
 from collections.abc import Awaitable, Callable
@@ -32,7 +33,10 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
+from kismet_tui.door_child import OUT_OF_MEMORY
+
 from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
+from .warm_doors import DoorForker, ForkedSession, ForkerUnavailable, SessionProcess, signal_group
 
 log = logging.getLogger("kismet.web")
 
@@ -49,6 +53,9 @@ PEER_CHECK_SECONDS = 0.25
 # How long an app asked to quit may take before its process group is killed.
 QUIT_GRACE_SECONDS = 2.0
 STDERR_KEPT = 8 * 1024   # the end of the app's error output, to tell why it stopped
+# The visitor's app, started anew (--door-sessions spawn, or no warm parent at hand). The
+# forked one runs kismet_tui.door_child.run, which ends a MemoryError with OUT_OF_MEMORY.
+JOIN_CODE = "import sys; from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))"
 
 MEMORY_WORDS = ("Your game used more memory than this host gives one player, so it was "
                 "stopped. Reload the page and type the same name to take your seat back.")
@@ -110,22 +117,28 @@ async def tell_and_close(socket: web.WebSocketResponse, text: str) -> None:
 
 class VisitorSession(AppService):
     """The app process of one visitor, started by `start(cols, rows)`, fed by `play(socket)`
-    and always ended by `end()`."""
+    and always ended by `end()`. It runs `kismet-join JOIN_ARGS`: forked by the warm parent
+    when there is one (`forker`, server/warm_doors.py), else as a new interpreter."""
 
-    def __init__(self, argv: list[str], environment: dict[str, str], request: web.Request,
+    def __init__(self, join_args: list[str], environment: dict[str, str], request: web.Request,
                  socket: web.WebSocketResponse, *, download_manager: DownloadManager,
-                 address_space: int = SESSION_ADDRESS_SPACE) -> None:
+                 address_space: int = SESSION_ADDRESS_SPACE,
+                 forker: DoorForker | None = None) -> None:
         async def close() -> None:   # (aiohttp's close answers a bool nobody reads)
             await socket.close()
 
-        super().__init__(shlex.join(argv), write_bytes=socket.send_bytes,
+        spawn_command = [sys.executable, "-c", JOIN_CODE, *join_args]
+        super().__init__(shlex.join(spawn_command), write_bytes=socket.send_bytes,
                          write_str=socket.send_str, close=close,
                          download_manager=download_manager, debug=False)
-        self.argv = argv
+        self.join_args = join_args
+        self.spawn_command = spawn_command
         self.environment = environment
         self.request = request
         self.socket = socket
         self.address_space = address_space
+        self.forker = forker
+        self.app: SessionProcess | None = None
         self.budget = KeyBudget()
         self.peer_checked = time.monotonic()
         self.stderr_tail = b""
@@ -135,19 +148,52 @@ class VisitorSession(AppService):
 
     @property
     def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
+        return self.app.pid if self.app is not None else None
 
-    async def _open_app_process(self, width: int = 80, height: int = 24) -> asyncio.subprocess.Process:
+    async def start(self, width: int, height: int) -> None:
+        await self._open_app(width, height)
+        self._task = asyncio.create_task(self.run())
+
+    async def _open_app(self, width: int, height: int) -> None:
         environment = self._build_environment(width, height) | self.environment
-        process = await asyncio.create_subprocess_exec(
-            *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        process = await self._forked(environment) or await asyncio.create_subprocess_exec(
+            *self.spawn_command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True,
             preexec_fn=functools.partial(limit_session_child, self.address_space))
-        self._process = process
+        self.app = process
         assert process.stdin is not None
         self._stdin = process.stdin
         process.stdin.transport.set_write_buffer_limits(high=STDIN_BACKLOG)  # type: ignore[attr-defined]
-        return process
+
+    async def _forked(self, environment: dict[str, str]) -> ForkedSession | None:
+        """The visitor's app forked by the warm parent on three new pipes (its stdin, stdout
+        and stderr); None when there is none or it cannot (start() then starts one)."""
+        if self.forker is None:
+            return None
+        loop = asyncio.get_running_loop()
+        stdin_read, stdin_write = os.pipe()
+        stdout_read, stdout_write = os.pipe()
+        stderr_read, stderr_write = os.pipe()
+        ours = [stdin_write, stdout_read, stderr_read]
+        try:
+            try:
+                session = await self.forker.spawn(
+                    self.join_args, environment, (stdin_read, stdout_write, stderr_write),
+                    terminal=False, address_space=self.address_space)
+            finally:
+                for fd in (stdin_read, stdout_write, stderr_write):
+                    os.close(fd)
+            session.stdout = await read_pipe(loop, stdout_read)
+            session.stderr = await read_pipe(loop, stderr_read)
+            ours = []
+            session.stdin = await write_pipe(loop, stdin_write)
+            return session
+        except ForkerUnavailable as exc:
+            log.warning("a web visitor's game starts a process of its own: %s", exc)
+            return None
+        finally:
+            for fd in ours:
+                os.close(fd)
 
     # ---- the visitor to the app ------------------------------------------------------------
     async def play(self, socket: web.WebSocketResponse) -> None:
@@ -178,7 +224,7 @@ class VisitorSession(AppService):
 
     async def _forward(self, kind: bytes, payload: bytes) -> None:
         await self._pay(len(payload))
-        if self._process is None or self._process.returncode is not None:
+        if self.app is None or self.app.returncode is not None:
             return
         self.stdin.write(self.encode_packet(kind, payload))  # type: ignore[arg-type]
         try:
@@ -208,7 +254,7 @@ class VisitorSession(AppService):
     async def run(self) -> None:
         """Pass the app's screen and messages to the visitor; when it ends by itself, say why.
         (Replaces AppService.run, which prints the app's errors on the host's own output.)"""
-        process = self._process
+        process = self.app
         assert process is not None and process.stdout is not None and process.stderr is not None
         stdout = process.stdout
         keeping = asyncio.ensure_future(self._keep_stderr_tail(process.stderr))
@@ -271,7 +317,7 @@ class VisitorSession(AppService):
         # Python says MemoryError; C libraries "Cannot allocate memory", "Memory allocation
         # failed"; some abort or crash when an allocation fails under the limit; and some
         # die of a later error, having come close to the limit.
-        out_of_memory = (b"memory" in self.stderr_tail.lower()
+        out_of_memory = (returncode == OUT_OF_MEMORY or b"memory" in self.stderr_tail.lower()
                          or returncode in (-signal.SIGSEGV, -signal.SIGABRT)
                          or self.address_space_peak > 0.8 * self.address_space)
         last_line = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()[-1:] or ["-"]
@@ -284,7 +330,7 @@ class VisitorSession(AppService):
         """The visitor has gone: ask the app to quit, give it a moment, then kill its whole
         process group, whatever it is doing, and reap it."""
         self.leaving = True
-        process = self._process
+        process = self.app
         if process is None:
             return
         try:
@@ -295,13 +341,28 @@ class VisitorSession(AppService):
                     await asyncio.wait_for(process.wait(), QUIT_GRACE_SECONDS)
         finally:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+                signal_group(process, signal.SIGKILL)
         await process.wait()
         if self._stdin is not None:
             self._stdin.close()
         if self._task is not None:
             with contextlib.suppress(Exception):
                 await self._task
+
+
+async def read_pipe(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamReader:
+    """A stream over the read end `fd` of a pipe (asyncio.subprocess makes the same)."""
+    reader = asyncio.StreamReader(loop=loop)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
+                                 os.fdopen(fd, "rb", buffering=0))
+    return reader
+
+
+async def write_pipe(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamWriter:
+    """A stream over the write end `fd` of a pipe, with drain() as asyncio.subprocess has it."""
+    protocol = asyncio.StreamReaderProtocol(asyncio.StreamReader(loop=loop), loop=loop)
+    transport, _ = await loop.connect_write_pipe(lambda: protocol, os.fdopen(fd, "wb", buffering=0))
+    return asyncio.StreamWriter(transport, protocol, None, loop)
 
 
 def parse_envelope(text: str) -> tuple[str, object]:

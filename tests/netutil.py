@@ -44,16 +44,25 @@ async def running_host(state_dir, bot_factory=None, **kwargs):
 
 
 @contextlib.asynccontextmanager
-async def host_with_door(door_class, state_dir, **kwargs):
+async def host_with_door(door_class, state_dir, door_sessions: str = "warm", **kwargs):
     """An in-process Host and one of its doors (server.ssh.SshServer, server.web.WebServer),
-    both on 127.0.0.1, any free ports; yields (host, door)."""
+    both on 127.0.0.1, any free ports; yields (host, door). Its sessions are forked by a warm
+    parent (server/warm_doors.py, as kismet-host's default) or, with door_sessions="spawn",
+    each started anew."""
+    from server.warm_doors import DoorForker
+
     async with running_host(state_dir) as host:
-        door = door_class(host, state_dir, **kwargs)
-        await door.start("127.0.0.1", 0)
+        forker = DoorForker(f"127.0.0.1:{host.port}") if door_sessions == "warm" else None
+        if forker is not None:
+            await forker.start()
+        door = door_class(host, state_dir, forker=forker, **kwargs)
         try:
+            await door.start("127.0.0.1", 0)
             yield host, door
         finally:
             await door.stop()
+            if forker is not None:
+                await forker.stop()
 
 
 @contextlib.asynccontextmanager

@@ -256,17 +256,22 @@ async def test_a_returning_browser_gets_its_running_seat_back(tmp_path):
 
 def door_processes(host) -> list[int]:
     """The web door's app processes for `host`, alive (not zombies), found in /proc by their
-    command line, however the door started them."""
+    command line, however the door started them: a `kismet-join` of their own, or a child of
+    the host's warm parent (which has its command line, naming the host's port)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            parent_cmdline = Path(f"/proc/{stat[1]}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"join_main" in cmdline and f":{host.port}\0".encode() in cmdline and state != "Z":
+        for_this_host = f":{host.port}\0".encode() in cmdline
+        spawned = b"kismet_tui.door_child" in cmdline
+        forked = b"server.door_forker" in cmdline and parent_cmdline == cmdline
+        if for_this_host and (spawned or forked) and stat[0] != "Z":
             found.append(int(entry))
     return found
 
@@ -658,8 +663,9 @@ sys.exit(app.return_code or 0)
 
 
 async def test_a_game_that_fails_leaves_words_not_a_frozen_screen(tmp_path, monkeypatch, caplog):
-    async with web_host(tmp_path) as (host, web):
-        monkeypatch.setattr(web, "visitor_command", lambda digest: [sys.executable, "-c", FAILING_APP])
+    # (started anew: the warm parent runs only the game)
+    monkeypatch.setattr(web_session, "JOIN_CODE", FAILING_APP)
+    async with web_host(tmp_path, door_sessions="spawn") as (host, web):
         async with visiting(web) as visitor:
             await visitor.wait_for(lambda: visitor.closed)
             assert "Your game stopped unexpectedly" in visitor.text()

@@ -1,0 +1,234 @@
+"""The warm parent of door sessions: one process that has loaded the client once and forks
+one child per ssh or browser session (`kismet-host --door-sessions warm`, the default).
+
+Started by the host (server/warm_doors.py) as soon as a door opens, it imports Textual, the
+app, its screens, the network client and both terminal drivers (Linux's for ssh, Textual's
+web driver for the browser), then freezes the collector's view of all of it (gc.freeze: the
+children do not write to those pages when they collect, so the pages stay shared), and
+waits. It runs no thread and no event loop: a plain blocking loop over one unix socket to
+the host and the pidfds of its children, so a fork copies nothing half-done.
+
+A request over the socket carries a session's argv, environment, memory limit and its fds
+(SCM_RIGHTS): the pty's slave side three times for ssh, three pipes for the browser. The
+child becomes what today's per-session process is: a session (and, for ssh, the pty's
+controlling terminal) of its own, the same hard address-space limit, death with its parent
+(the parent-death signal, set and then checked against the race with the parent's own
+death), the session's fds as 0, 1 and 2 and no other fd at all (not the socket to the host,
+not another session's pty or pipes), signals as a fresh interpreter has them, the session's
+environment; then it runs the client of `kismet-join` (kismet_tui.door_child.run) and exits
+with its status.
+
+The host is told each child's pid with a pidfd of it (to watch and to signal without a
+pid-reuse race), and later its exit status (this process reaps it): an exit at the memory
+limit (door_child.OUT_OF_MEMORY) still reaches the door, which says so in words. When the
+host goes (the socket closes, or the parent-death signal), every child goes too.
+
+Messages are JSON, one a packet (SOCK_SEQPACKET):
+- to the host: {"op": "ready"}, {"op": "forked", "id", "pid"} with the pidfd,
+  {"op": "failed", "id", "error"}, {"op": "ended", "pid", "status"} (a returncode as
+  asyncio gives it: negative for a signal);
+- from the host: {"op": "fork", "id", "argv", "env", "terminal", "address_space"} with three
+  fds, {"op": "signal", "pid", "signal"} (to the child's whole process group, only while it
+  is not yet reaped: never a stranger's reused pid).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import importlib
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import sys
+import termios
+import threading
+import traceback
+
+from .door_limits import die_with_parent
+
+# Room for one request: argv and environment (a host's environment is a few KiB).
+MESSAGE_BYTES = 256 * 1024
+SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
+
+
+def warm_up() -> None:
+    """Import what every session needs, and do once what can be shared, before any fork."""
+    import asyncio  # noqa: F401  (each child runs its own loop; the module is shared)
+
+    import textual.drivers.linux_driver  # noqa: F401  (the ssh door's terminal)
+    import textual.drivers.web_driver  # noqa: F401  (the browser door's, via textual-serve)
+    from textual.app import App  # noqa: F401
+
+    import kismet_tui.app  # noqa: F401
+    import kismet_tui.cli  # noqa: F401
+    import kismet_tui.door_child  # noqa: F401
+    import kismet_tui.net.client  # noqa: F401
+    import kismet_tui.screens  # noqa: F401
+    from kismet_tui.app import KismetApp  # noqa: F401
+
+
+def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
+    socket.send_fds(sock, [json.dumps(message).encode()], fds or [])
+
+
+class Forker:
+    """The loop: requests from the host, the ends of children, until the host goes."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.children: dict[int, int] = {}   # pidfd -> pid, children not yet reaped
+        self.poller = select.poll()
+        self.poller.register(sock.fileno(), select.POLLIN)
+
+    def serve(self) -> None:
+        send(self.sock, {"op": "ready"})
+        while True:
+            for fd, _events in self.poller.poll():
+                if fd == self.sock.fileno():
+                    if not self.take_request():
+                        self.end_all()
+                        return
+                else:
+                    self.reap(fd)
+
+    def take_request(self) -> bool:
+        """One message from the host; False when the host has gone."""
+        try:
+            data, fds, _flags, _address = socket.recv_fds(self.sock, MESSAGE_BYTES, SESSION_FDS)
+        except ConnectionError:
+            return False
+        if not data:
+            return False
+        try:
+            message = json.loads(data)
+            if message.get("op") == "fork" and len(fds) == SESSION_FDS:
+                self.fork(message, fds)
+            elif message.get("op") == "signal":
+                self.signal_group(int(message["pid"]), int(message["signal"]))
+        finally:
+            for fd in fds:
+                os.close(fd)   # the child has its own copies; these would keep a pty open
+        return True
+
+    def fork(self, request: dict[str, object], fds: list[int]) -> None:
+        parent = os.getpid()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            send(self.sock, {"op": "failed", "id": request.get("id"), "error": str(exc)})
+            return
+        if pid == 0:
+            become_session(request, fds, parent)   # never returns
+        pidfd = os.pidfd_open(pid)
+        self.children[pidfd] = pid
+        self.poller.register(pidfd, select.POLLIN)
+        send(self.sock, {"op": "forked", "id": request.get("id"), "pid": pid}, [pidfd])
+
+    def signal_group(self, pid: int, signum: int) -> None:
+        if pid in self.children.values():   # not reaped yet: the group is still this child's
+            try:
+                os.killpg(pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def reap(self, pidfd: int) -> None:
+        pid = self.children.pop(pidfd)
+        self.poller.unregister(pidfd)
+        os.close(pidfd)
+        _pid, status = os.waitpid(pid, 0)
+        send(self.sock, {"op": "ended", "pid": pid, "status": os.waitstatus_to_exitcode(status)})
+
+    def end_all(self) -> None:
+        """The host has gone: so does every session (their parent-death signal would end
+        them as this process exits; this ends their process groups too)."""
+        for pid in self.children.values():
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def become_session(request: dict[str, object], fds: list[int], parent: int) -> None:
+    """In the child just forked: take the session's fds, limits and environment, run the
+    client, and exit with its status. Never returns."""
+    code = 1
+    try:
+        die_with_parent(parent)
+        os.setsid()
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        os.closerange(SESSION_FDS, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+        if request.get("terminal"):
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)   # window changes reach us as SIGWINCH
+        argv, env, address_space = session_of(request)
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        fresh_signals()
+        gc.unfreeze()   # (the frozen objects stay where they are; new garbage is collected)
+        os.environ.clear()
+        os.environ.update(env)
+        # Textual reads its settings from the environment when first imported.
+        import textual.constants
+
+        importlib.reload(textual.constants)
+        sys.argv = ["kismet-join", *argv]
+        from kismet_tui.door_child import run
+
+        code = run(argv)
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+    except MemoryError:
+        from kismet_tui.door_child import OUT_OF_MEMORY
+
+        code = OUT_OF_MEMORY
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def session_of(request: dict[str, object]) -> tuple[list[str], dict[str, str], int]:
+    """A fork request's argv, environment and address-space limit, as the host sent them."""
+    argv, env, address_space = request.get("argv"), request.get("env"), request.get("address_space")
+    if not (isinstance(argv, list) and isinstance(env, dict) and isinstance(address_space, int)):
+        raise ValueError("a fork request without argv, env or address_space")
+    return [str(arg) for arg in argv], {str(k): str(v) for k, v in env.items()}, address_space
+
+
+def fresh_signals() -> None:
+    """Signals as a new interpreter has them: none blocked, the default action for each, but
+    SIGINT's KeyboardInterrupt and SIGPIPE ignored (what Python sets at start)."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGCHLD, signal.SIGWINCH, signal.SIGQUIT,
+                   signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+        signal.signal(signum, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m server.door_forker FD [LABEL]`: serve the host on the unix socket FD."""
+    args = sys.argv[1:] if argv is None else argv
+    sock = socket.socket(fileno=int(args[0]))
+    sock.setblocking(True)
+    warm_up()
+    # Nothing may run beside the loop when it forks: a thread's lock held at fork time
+    # would stay held in the child for ever.
+    assert threading.active_count() == 1, "the door forker must fork from one thread"
+    gc.collect()
+    gc.freeze()
+    Forker(sock).serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
