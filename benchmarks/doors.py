@@ -40,7 +40,6 @@ import asyncio
 import contextlib
 import json
 import os
-import pty
 import shutil
 import signal
 import statistics
@@ -57,9 +56,8 @@ import aiohttp
 import asyncssh
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))   # server/ and tests/ (the OpenSSH and Chromium players)
 
-from server.pty_app import set_size  # noqa: E402
 
 MODES = ("spawn", "warm")
 # Words of the lobby's first full frame: its table pane, and its footer (drawn last); and
@@ -398,52 +396,20 @@ async def asyncssh_login(host: Host) -> tuple[float, SshPlayer]:
     return time.perf_counter() - start, player
 
 
-class OpenSshPlayer:
-    """OpenSSH's `ssh` on an 80x24 pty of its own, with its own key, known-hosts file and no
-    config file (nothing of ~/.ssh read or written)."""
+async def openssh_login(host: Host, key_file: Path) -> float:
+    """One login with OpenSSH's `ssh` on an 80x24 pty of its own (as tests/test_openssh.py
+    runs it: this key only, its own known-hosts file, no config file), timed from its start
+    to the lobby's first frame."""
+    from tests.test_openssh import OpenSsh as OpenSshTerminal
 
-    def __init__(self, client: OpenSsh, port: int, name: str, known_hosts: Path):
-        self.out = Output()
-        master, slave = pty.openpty()
-        set_size(slave, 80, 24)
-        self.proc = subprocess.Popen(
-            [client.program, "-p", str(port), "-i", str(client.key_file), "-o", "IdentitiesOnly=yes",
-             "-o", "BatchMode=yes", "-o", f"UserKnownHostsFile={known_hosts}",
-             "-o", "StrictHostKeyChecking=no", "-F", "/dev/null", "-l", name, "127.0.0.1"],
-            stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-            env=dict(os.environ, TERM="xterm-256color", HOME=str(client.key_file.parent)))
-        STARTED.groups.append(self.proc)
-        os.close(slave)
-        self.master = master
-        os.set_blocking(master, False)
-        asyncio.get_running_loop().add_reader(master, self._read)
-
-    def _read(self) -> None:
-        try:
-            data = os.read(self.master, 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if data:
-            self.out.feed(data)
-        else:
-            asyncio.get_running_loop().remove_reader(self.master)
-            self.out.close()
-
-    def close(self) -> None:
-        asyncio.get_running_loop().remove_reader(self.master)
-        if self.proc.poll() is None:
-            self.proc.terminate()
-        self.proc.wait(10)
-        os.close(self.master)
-
-
-async def openssh_login(host: Host, client: OpenSsh) -> float:
     start = time.perf_counter()
-    player = OpenSshPlayer(client, host.ssh_port, NAMES("o"), host.folder / "known_hosts")
+    player = OpenSshTerminal(host.ssh_port, NAMES("o"), key_file, host.folder / "known_hosts")
+    STARTED.groups.append(player.proc)
     try:
-        await player.out.wait_for_lobby()
+        while not all(words in player.received for words in LOBBY_WORDS):
+            if player.proc.poll() is not None or time.perf_counter() - start > TIMEOUT_S:
+                raise RuntimeError(f"OpenSSH never showed the lobby:\n{player.text()}")
+            await asyncio.sleep(0.002)
         return time.perf_counter() - start
     finally:
         player.close()
@@ -513,7 +479,14 @@ async def close_all(players: Sequence[SshPlayer]) -> None:
     await asyncio.gather(*(player.close() for player in players))
 
 
-async def measure_logins(host: Host, logins: int, ssh: OpenSsh | None) -> list[str]:
+def login_line(client: str, times: Sequence[float]) -> str:
+    median = statistics.median(times)
+    return (f"ssh login to a drawn lobby ({client}): median {median:.3f} s, p90"
+            f" {quantile(times, 0.9):.3f} s of {len(times)}   [<= {TARGET_LOGIN_S} s:"
+            f" {verdict(median <= TARGET_LOGIN_S, median, TARGET_LOGIN_S)}]")
+
+
+async def measure_logins(host: Host, logins: int, ssh: Path | None) -> list[str]:
     lines = []
     base = len(descendants(host.pid))
     times = []
@@ -522,10 +495,7 @@ async def measure_logins(host: Host, logins: int, ssh: OpenSsh | None) -> list[s
         times.append(took)
         await player.close()
         await host.settle(base)
-    median = statistics.median(times)
-    lines.append(f"ssh login to a drawn lobby (asyncssh): median {median:.3f} s, p90"
-                 f" {quantile(times, 0.9):.3f} s of {logins}   [<= {TARGET_LOGIN_S} s:"
-                 f" {verdict(median <= TARGET_LOGIN_S, median, TARGET_LOGIN_S)}]")
+    lines.append(login_line("asyncssh", times))
     if ssh is None:
         lines.append("ssh login (OpenSSH): not measured, no `ssh` on this machine")
         return lines
@@ -533,10 +503,7 @@ async def measure_logins(host: Host, logins: int, ssh: OpenSsh | None) -> list[s
     for _ in range(logins):
         times.append(await openssh_login(host, ssh))
         await host.settle(base)
-    median = statistics.median(times)
-    lines.append(f"ssh login to a drawn lobby (OpenSSH):  median {median:.3f} s, p90"
-                 f" {quantile(times, 0.9):.3f} s of {logins}   [<= {TARGET_LOGIN_S} s:"
-                 f" {verdict(median <= TARGET_LOGIN_S, median, TARGET_LOGIN_S)}]")
+    lines.append(login_line("OpenSSH", times))
     return lines
 
 
@@ -698,7 +665,7 @@ async def measure_idle_and_active(host: Host, idle: int, active: int, presses: i
 
 
 async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_option: bool,
-                   ssh: OpenSsh | None) -> list[str] | None:
+                   ssh: Path | None) -> list[str] | None:
     """The figures of one mode, each printed as it is measured; None when this host has no
     --door-sessions."""
     machine_before = machine_used_kib()
@@ -742,23 +709,15 @@ async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_
         host.stop()
 
 
-@dataclass
-class OpenSsh:
-    """OpenSSH's client, and the key it logs in with (its folder is the client's HOME)."""
-    program: str
-    key_file: Path
-
-    @classmethod
-    def find(cls, folder: Path) -> OpenSsh | None:
-        """This machine's `ssh`, with a new key in `folder`; None without one."""
-        program = shutil.which("ssh")
-        if program is None or shutil.which("ssh-keygen") is None:
-            return None
-        folder.mkdir()
-        key_file = folder / "id_ed25519"
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key_file)],
-                       check=True, stdin=subprocess.DEVNULL)
-        return cls(program, key_file)
+def openssh_key(folder: Path) -> Path | None:
+    """A new key for OpenSSH's `ssh` in `folder`; None where this machine has no `ssh`."""
+    if shutil.which("ssh") is None or shutil.which("ssh-keygen") is None:
+        return None
+    folder.mkdir()
+    key_file = folder / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key_file)],
+                   check=True, stdin=subprocess.DEVNULL)
+    return key_file
 
 
 def print_side_by_side(figures: dict[str, list[str]]) -> None:
@@ -780,7 +739,9 @@ async def run(args: argparse.Namespace) -> None:
           f" {os.getloadavg()[0]:.1f} at the start; the machine uses {mib(machine_used_kib())}")
     with tempfile.TemporaryDirectory(prefix="kismet-doors-") as temp:
         folder = Path(temp)
-        ssh = OpenSsh.find(folder / "openssh")
+        # This process's HOME too (OpenSSH's), so nothing of the user's ~/.ssh is read.
+        os.environ["HOME"] = str(folder)
+        ssh = openssh_key(folder / "openssh")
         supported: bool | None = None    # whether this kismet-host takes --door-sessions
         figures: dict[str, list[str]] = {}
         for mode in args.modes:
