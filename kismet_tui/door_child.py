@@ -53,7 +53,7 @@ def run(argv: list[str]) -> int:
         # The same for what fails in a thread of the app, or in an event-loop callback.
         thread_hook = threading.excepthook
 
-        def thread_out_of_memory(args) -> None:
+        def thread_out_of_memory(args: threading.ExceptHookArgs) -> None:
             if isinstance(args.exc_value, MemoryError):
                 os._exit(OUT_OF_MEMORY)
             thread_hook(args)
@@ -61,7 +61,7 @@ def run(argv: list[str]) -> int:
         threading.excepthook = thread_out_of_memory
         loop_handler = asyncio.BaseEventLoop.default_exception_handler
 
-        def loop_out_of_memory(loop, context) -> None:
+        def loop_out_of_memory(loop: asyncio.BaseEventLoop, context: dict[str, object]) -> None:
             if isinstance(context.get("exception"), MemoryError):
                 os._exit(OUT_OF_MEMORY)
             loop_handler(loop, context)

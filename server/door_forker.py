@@ -55,20 +55,35 @@ MESSAGE_BYTES = 256 * 1024
 SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
 
 
+# What a session imports on its way to the lobby and its first game (measured: the modules
+# a forked child had loaded after fork, beyond these, were 237). Imported here once, their
+# code and tables are shared by every child instead of loaded again by each. The solver's
+# numpy starts no thread of its own here (one BLAS thread: door env's OPENBLAS_NUM_THREADS).
+SESSION_MODULES = (
+    "asyncio", "textual.app", "textual.drivers.linux_driver", "textual.drivers.web_driver",
+    "textual.pilot", "textual.scrollbar", "textual.coordinate", "textual.layouts.horizontal",
+    "textual.layouts.stream", "textual.renderables.styled", "rich.markdown", "rich.pretty",
+    "rich.rule", "rich.syntax", "markdown_it", "numpy",
+    "kismet_tui.app", "kismet_tui.cli", "kismet_tui.door_child", "kismet_tui.net.client",
+    "kismet_tui.player_key", "kismet_tui.saved_seats", "kismet_tui.bots.advisor",
+    "kismet_tui.bots.levels", "kismet_tui.bots.simple", "kismet_tui.rules.dice",
+    "kismet_tui.solver.advice", "kismet_tui.solver.table",
+)
+SESSION_PACKAGES = ("kismet_tui.screens", "kismet_tui.widgets")   # every module of each
+
+
 def warm_up() -> None:
     """Import what every session needs, and do once what can be shared, before any fork."""
-    import asyncio  # noqa: F401  (each child runs its own loop; the module is shared)
+    import pkgutil
 
-    import textual.drivers.linux_driver  # noqa: F401  (the ssh door's terminal)
-    import textual.drivers.web_driver  # noqa: F401  (the browser door's, via textual-serve)
-    from textual.app import App  # noqa: F401
-
-    import kismet_tui.app  # noqa: F401
-    import kismet_tui.cli  # noqa: F401
-    import kismet_tui.door_child  # noqa: F401
-    import kismet_tui.net.client  # noqa: F401
-    import kismet_tui.screens  # noqa: F401
-    from kismet_tui.app import KismetApp  # noqa: F401
+    for name in SESSION_MODULES:
+        importlib.import_module(name)
+    for package in SESSION_PACKAGES:
+        for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
+            importlib.import_module(f"{package}.{module.name}")
+    widgets = importlib.import_module("textual.widgets")
+    for widget in widgets.__all__:   # (Textual loads its widgets when first named)
+        getattr(widgets, widget)
 
 
 def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
@@ -223,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     # Nothing may run beside the loop when it forks: a thread's lock held at fork time
     # would stay held in the child for ever.
-    assert threading.active_count() == 1, "the door forker must fork from one thread"
+    assert threading.active_count() == 1 and len(os.listdir("/proc/self/task")) == 1, \
+        "the door forker must fork from one thread"
     gc.collect()
     gc.freeze()
     Forker(sock).serve()

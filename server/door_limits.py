@@ -60,6 +60,20 @@ def die_with_parent(parent: int | None = None) -> None:
         os._exit(1)
 
 
+def near_its_memory_limit(pid: int) -> bool:
+    """Process `pid` has mapped (at its peak) more than 80% of its address-space limit. An
+    app near its limit may die of a crash rather than a MemoryError (an allocation failing
+    in C code, or its stack unable to grow): looked at while it runs, this tells such an end
+    from a plain crash. False when it cannot be told (the process is gone)."""
+    try:
+        limit = resource.prlimit(pid, resource.RLIMIT_AS)[0]
+        with open(f"/proc/{pid}/status", "rb") as status:
+            peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith(b"VmPeak:"))
+    except (OSError, ValueError, StopIteration):
+        return False
+    return limit != resource.RLIM_INFINITY and peak > 0.8 * limit
+
+
 def default_max_sessions() -> int:
     """Door sessions this machine holds: half its memory at SESSION_BUDGET each (at least 8)."""
     try:

@@ -25,7 +25,7 @@ import sys
 import termios
 from collections.abc import Callable, Mapping
 
-from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
+from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child, near_its_memory_limit
 from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
 
 log = logging.getLogger("kismet.ssh")
@@ -101,6 +101,8 @@ class PtyApp:
         self._refilled = 0.0
         self._later: asyncio.TimerHandle | None = None
         self._waiter: asyncio.Task[None] | None = None  # set by start() with proc
+        self.near_memory_limit = False        # as last looked at, at most once a second
+        self._memory_looked_at = 0.0
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -153,7 +155,16 @@ class PtyApp:
         if not data:
             asyncio.get_running_loop().remove_reader(master)
             return
+        self._look_at_memory()
         self.on_output(data)
+
+    def _look_at_memory(self) -> None:
+        """While the app draws, note at most once a second whether it is near its memory
+        limit: if it then dies of a crash, the door says it ran out of memory."""
+        now = asyncio.get_running_loop().time()
+        if now - self._memory_looked_at >= 1.0 and self.proc is not None:
+            self._memory_looked_at = now
+            self.near_memory_limit = near_its_memory_limit(self.proc.pid)
 
     def pause_reading(self) -> None:
         if self.master is not None:

@@ -27,8 +27,10 @@ import asyncio
 import hashlib
 import logging
 import re
+import signal
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING
 
 import asyncssh
 
@@ -44,6 +46,11 @@ from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
 from .ssh_keys import AuthorizedKeys
 from .warm_doors import DoorForker
+
+if TYPE_CHECKING:
+    from kismet_tui.saved_seats import Damaged
+
+    from .host import Host
 
 log = logging.getLogger("kismet.ssh")
 
@@ -74,7 +81,7 @@ def clean_term(term_type: object) -> str:
     return DEFAULT_TERM
 
 
-def load_host_key(state_dir) -> asyncssh.SSHKey:
+def load_host_key(state_dir: str | Path) -> asyncssh.SSHKey:
     """The host's key: its identity (server/identity.py), which also signs its games."""
     return asyncssh.import_private_key(HostIdentity.load(state_dir).private_bytes())
 
@@ -98,9 +105,9 @@ def name_problem(name: str) -> str | None:
 class SshServer:
     """The ssh front door of `host` (a server.Host in this process)."""
 
-    def __init__(self, host, state_dir, *, keys_file=None,
+    def __init__(self, host: Host, state_dir: str | Path, *, keys_file: str | Path | None = None,
                  max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
-                 slots: SessionSlots | None = None, forker: DoorForker | None = None):
+                 slots: SessionSlots | None = None, forker: DoorForker | None = None) -> None:
         self.host = host
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.forker = forker   # the warm parent of sessions (None: a new process each)
@@ -172,13 +179,13 @@ class Gate(asyncssh.SSHServer):
         self.username = ""
         self.session: PlayerSession | None = None
 
-    def connection_made(self, conn) -> None:
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         peer = conn.get_extra_info("peername") or ("?", 0)
         self.address = peer[0]
         self.admitted = self.server.cap.admit(self.address)
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         if self.admitted:
             self.admitted = False
             self.server.cap.release(self.address)
@@ -204,34 +211,35 @@ class Gate(asyncssh.SSHServer):
         # An open host lets in players without any key, with no question asked.
         return self.server.authorized is None
 
-    def get_kbdint_challenge(self, username, lang, submethods):
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
         self.key = None
         return True
 
     def password_auth_supported(self) -> bool:
         return False
 
-    def session_requested(self):
+    def session_requested(self) -> PlayerSession | bool:
         if self.session is not None:
             return False  # one game per login at a time
         self.session = PlayerSession(self)
         return self.session
 
     # Nothing but the game: every kind of forwarding is refused.
-    def connection_requested(self, dest_host, dest_port, orig_host, orig_port):
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str,
+                             orig_port: int) -> bool:
         return False
 
-    def server_requested(self, listen_host, listen_port):
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
         return False
 
-    def unix_connection_requested(self, dest_path):
+    def unix_connection_requested(self, dest_path: str) -> bool:
         return False
 
-    def unix_server_requested(self, listen_path):
+    def unix_server_requested(self, listen_path: str) -> bool:
         return False
 
 
-class PlayerSession(asyncssh.SSHServerSession):
+class PlayerSession(asyncssh.SSHServerSession[bytes]):
     """One terminal session: the name (asked for when needed), then the app on its pty."""
 
     def __init__(self, gate: Gate):
@@ -251,12 +259,13 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.door_pass: str | None = None     # issued for the app, revoked at the end
         self.reading = True                   # False while the app's key backlog is full
 
-    def connection_made(self, chan) -> None:
+    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
         self.server.sessions.add(self)
 
     # ---- what the client may ask for ------------------------------------------------------
-    def pty_requested(self, term_type, term_size, term_modes) -> bool:
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int],
+                      term_modes: Mapping[int, int]) -> bool:
         self.term = clean_term(term_type)
         if term_size:
             self.size = clamp_size(term_size[0], term_size[1], self.size)
@@ -265,11 +274,11 @@ class PlayerSession(asyncssh.SSHServerSession):
     def shell_requested(self) -> bool:
         return True
 
-    def exec_requested(self, command) -> bool:
+    def exec_requested(self, command: str) -> bool:
         log.info("refused a command from %s", self.gate.address)
         return False
 
-    def subsystem_requested(self, subsystem) -> bool:
+    def subsystem_requested(self, subsystem: str) -> bool:
         log.info("refused subsystem %r from %s", subsystem, self.gate.address)
         return False
 
@@ -315,13 +324,13 @@ class PlayerSession(asyncssh.SSHServerSession):
                             f"?, shows it too).\r\n".encode())
             self.start_app(name, rejoin_code.identity(name, code), code)
 
-    def token_for(self, name: str, proof: str):
+    def token_for(self, name: str, proof: str) -> str | Damaged | None:
         """The token saved for NAME with this proof: a str, None, or saved_seats.Damaged."""
         from kismet_tui.saved_seats import load_token
 
         return load_token(self.server.host_address(), name, self.server.seats_file(name, proof))
 
-    def taken_words(self, name: str, token) -> str | None:
+    def taken_words(self, name: str, token: str | Damaged | None) -> str | None:
         """Why a login whose saved token for `name` is `token` cannot go by it, or None."""
         from kismet_tui.saved_seats import Damaged
 
@@ -380,7 +389,7 @@ class PlayerSession(asyncssh.SSHServerSession):
         self.ask_code(name, f"That is not the rejoin code for {name}.\r\n")
 
     # ---- a line typed before the app starts (a name, a code) -----------------------------------
-    def ask(self, answered) -> None:
+    def ask(self, answered: Callable[[str], None]) -> None:
         self.typed = bytearray()
         self.answered = answered
 
@@ -460,7 +469,11 @@ class PlayerSession(asyncssh.SSHServerSession):
     def app_ended(self, code: int) -> None:
         if not self.ended:
             self.ended = True
-            if code == OUT_OF_MEMORY:
+            # A crash near the memory limit is most likely the limit hit where no MemoryError
+            # can be raised (C code, the stack): said as running out of memory.
+            crashed_at_its_limit = (code in (-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT)
+                                    and self.app is not None and self.app.near_memory_limit)
+            if code == OUT_OF_MEMORY or crashed_at_its_limit:
                 log.warning("the game of %s ran out of memory", self.gate.address)
                 self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
             elif code < 0:  # killed by a signal the door did not send (a crash)
@@ -468,7 +481,7 @@ class PlayerSession(asyncssh.SSHServerSession):
                 self.chan.write(PLAIN_TERMINAL + f"{CRASHED_WORDS}\r\n".encode())
             self.chan.exit(0 if code == 0 else 1)
 
-    def data_received(self, data: bytes, datatype) -> None:
+    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         if self.app is not None:
             self.app.write(data)
             if self.reading and self.app.input_backlog > INPUT_BACKLOG:
@@ -483,7 +496,7 @@ class PlayerSession(asyncssh.SSHServerSession):
             self.reading = True
             self.chan.resume_reading()
 
-    def terminal_size_changed(self, width, height, pixwidth, pixheight) -> None:
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self.size = clamp_size(width, height, self.size)
         if self.app is not None:
             self.app.resize(*self.size)
@@ -491,7 +504,7 @@ class PlayerSession(asyncssh.SSHServerSession):
     def eof_received(self) -> bool:
         return False
 
-    def connection_lost(self, exc) -> None:
+    def connection_lost(self, exc: Exception | None) -> None:
         self.server.sessions.discard(self)
         if self.gate.session is self:
             self.gate.session = None

@@ -95,7 +95,7 @@ def read_lines(path: Path) -> tuple[list[KeyLine], list[str]]:
 class AuthorizedKeys:
     """The keys of one authorized_keys file, read again when it changes."""
 
-    def __init__(self, path) -> None:
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._stamp = self._stat()
         # A file that cannot be read at start is an error for the host to report (OSError).

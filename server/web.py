@@ -21,8 +21,8 @@ import contextlib
 import hashlib
 import logging
 import re
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import aiohttp_jinja2
 import jinja2
@@ -34,6 +34,9 @@ from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .warm_doors import DoorForker
 from .web_session import VisitorLeft, VisitorSession, tell_and_close
+
+if TYPE_CHECKING:
+    from .host import Host
 
 log = logging.getLogger("kismet.web")
 
@@ -47,8 +50,8 @@ MAX_MESSAGE = 64 * 1024
 class KismetServe(Server):
     """textual-serve's server, quiet at start, answering at the visitor's own address."""
 
-    def __init__(self, door: WebServer, **kwargs):
-        super().__init__("kismet-join", templates_path=PAGE_FOLDER, **kwargs)
+    def __init__(self, door: WebServer, *, host: str, port: int, title: str) -> None:
+        super().__init__("kismet-join", templates_path=PAGE_FOLDER, host=host, port=port, title=title)
         self.door = door
 
     async def _make_app(self) -> web.Application:
@@ -63,7 +66,7 @@ class KismetServe(Server):
         ])
         return app
 
-    async def handle_index(self, request: web.Request):
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
         # The page's websocket address is built from public_url, with no await in between.
         self.public_url = f"{request.scheme}://{request.host}"
         return await super().handle_index(request)
@@ -141,7 +144,7 @@ class KismetServe(Server):
 class WebServer:
     """The web front door of `host` (a server.Host in this process)."""
 
-    def __init__(self, host, state_dir, *, max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
+    def __init__(self, host: Host, state_dir: str | Path, *, max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
                  exempt_loopback: bool = True, slots: SessionSlots | None = None,
                  allowed_origin: str | None = None,
                  session_address_space: int = SESSION_ADDRESS_SPACE,

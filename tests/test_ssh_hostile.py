@@ -110,6 +110,13 @@ async def test_the_app_runs_under_the_sessions_memory_limit(tmp_path):
             assert address_space_limit(only_session(ssh).app.pid) == SESSION_ADDRESS_SPACE
 
 
+def peak_size(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmPeak:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmPeak")
+
+
 def virtual_size(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmSize:"):
@@ -204,10 +211,11 @@ async def test_a_frozen_app_ends_with_its_connection(tmp_path):
         assert not Path(f"/proc/{app.pid}").exists(), "reaped, not a zombie"
 
 
-def children_of(pid: int) -> list[int]:
+def descendants_of(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
+        for child in (task / "children").read_text().split():
+            found += [int(child), *descendants_of(int(child))]
     return found
 
 
@@ -225,8 +233,9 @@ async def test_a_killed_host_leaves_no_orphan(tmp_path):
         await wait_until(lambda: port_open(ssh_port), timeout=30)
         async with ssh_login(ssh_port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
-            apps = children_of(proc.pid)
-            assert apps, "the session's app is a child of the host"
+            # The warm parent and, forked from it, the session's app (a session leader).
+            apps = descendants_of(proc.pid)
+            assert len(apps) >= 2, "the warm parent and the session's app run under the host"
             proc.kill()
             await wait_until(lambda: not any(alive(pid) for pid in apps), timeout=30)
     finally:
@@ -387,3 +396,24 @@ async def test_an_app_that_crashes_is_ended_in_words(tmp_path):
             os.kill(only_session(ssh).app.pid, signal.SIGSEGV)
             await term.wait_for(lambda: CRASHED_WORDS.encode() in term.received, what="the words")
             await wait_until(term.closed.is_set, timeout=30)
+
+
+async def test_an_app_that_crashes_at_its_memory_limit_is_ended_as_out_of_memory(tmp_path):
+    # At its limit an allocation may fail where no MemoryError can be raised (C code, the
+    # stack growing): the app dies of a signal, and the player still reads why.
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            app = only_session(ssh).app
+            # Near the limit (its peak at 90% of it) but with room left to draw.
+            near = int(peak_size(app.pid) / 0.9)
+            resource.prlimit(app.pid, resource.RLIMIT_AS, (near, near))
+            sizes = [(100, 30), (80, 24)]
+            while not app.near_memory_limit:      # the door looks while the app draws
+                assert not term.closed.is_set(), "the app ended before the door looked"
+                term.resize(*sizes[0])
+                sizes.reverse()
+                await asyncio.sleep(0.2)
+            os.kill(app.pid, signal.SIGSEGV)
+            await term.wait_for(lambda: OUT_OF_MEMORY_WORDS.encode() in term.received, what="the words")
+            assert CRASHED_WORDS.encode() not in term.received

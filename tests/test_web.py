@@ -339,9 +339,9 @@ async def test_huge_sizes_are_clamped_in_the_query_and_in_resize_messages(tmp_pa
     async with web_host(tmp_path) as (host, web):
         async with visiting(web, "?width=100000&height=100000", cols=500, rows=200) as visitor:
             assert fits(await frame_size(visitor, 200), (200, 500))
-            (pid,) = door_processes(host)
-            environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-            assert b"COLUMNS=500" in environment and b"ROWS=200" in environment
+            # (drawn 200 rows high: the app was told 500x200. /proc's environ would show a
+            # forked app's parent's start, not what the door handed it.)
+            assert len(door_processes(host)) == 1
             await resize(visitor, 90, 30)
             assert fits(await frame_size(visitor, 30), (30, 90))
             await resize(visitor, 100000, 100000)
@@ -537,7 +537,7 @@ async def test_the_same_browser_gets_its_running_seat_back_and_another_browser_d
             (ana,) = [p for p in host.players.values() if p.name == "Ana"]
             # The host is told who this is: the browser, by a hash of its secret.
             (pid,) = door_processes(host)
-            door_pass = door_pass_of(pid)
+            door_pass = door_pass_of(web, pid)
             identity = host.door_passes.find(door_pass).identity
             assert identity == "web " + hashlib.sha256(THIS_BROWSER.encode()).hexdigest()
             # Ana sits at Bo's table (enter, then y for ready) and the game starts.
@@ -574,12 +574,29 @@ async def test_the_same_browser_gets_its_running_seat_back_and_another_browser_d
             assert ana.conn is None
 
 
-def door_pass_of(pid: int) -> str:
-    """The door pass a door session's client was handed, from its environment."""
-    for entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-        name, _, value = entry.partition(b"=")
-        if name.decode() == ENVIRONMENT_NAME:
-            return value.decode()
+async def test_visitors_games_are_forked_and_hold_nothing_of_each_other(tmp_path):
+    from tests.test_ssh_warm import open_files, parent_of
+
+    async with web_host(tmp_path) as (host, web):
+        async with visiting(web) as one, visiting(web) as other:
+            await one.wait_for_text("Your name at the table")
+            await other.wait_for_text("Your name at the table")
+            pids = door_processes(host)
+            assert len(pids) == 2 and all(parent_of(pid) == web.forker.process.pid for pid in pids)
+            files = [open_files(pid) for pid in pids]
+            inodes = [{inode for _target, inode in found.values()} for found in files]
+            assert all(found[fd][0].startswith("pipe:") for found in files for fd in (0, 1, 2))
+            assert not inodes[0] & inodes[1], "two visitors' games share an open file"
+            forker = {inode for _target, inode in open_files(web.forker.process.pid).values()}
+            assert not (inodes[0] | inodes[1]) & forker
+
+
+def door_pass_of(web, pid: int) -> str:
+    """The door pass the door handed the session's client whose process is `pid` (a forked
+    app's /proc environ shows its parent's start, not its own)."""
+    for session in web.sessions:
+        if session.pid == pid and ENVIRONMENT_NAME in session.environment:
+            return session.environment[ENVIRONMENT_NAME]
     raise AssertionError("the client was handed no door pass")
 
 

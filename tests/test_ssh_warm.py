@@ -1,0 +1,150 @@
+"""Door sessions forked from the warm parent (server/warm_doors.py, server/door_forker.py),
+over a real asyncssh client: a forked session plays, holds no fd of another session, of the
+forker or of the host, starts with signals and environment of its own; the parent restarts
+after a SIGKILL and a login meanwhile waits for it; `--door-sessions spawn` keeps today's
+start. (The doors' isolation tests, tests/test_ssh_hostile.py and tests/test_openssh.py,
+run against forked sessions too: the test doors fork by default, as kismet-host does.)"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+import asyncssh
+import pytest
+
+from server.warm_doors import ForkedSession
+from tests.netutil import wait_until
+from tests.test_ssh_hostile import descendants_of, port_open
+from tests.sshutil import kismet_host_with_ssh, open_solo_dice, ssh_host, ssh_login
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(240)]
+
+
+def new_key() -> asyncssh.SSHKey:
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def open_files(pid: int) -> dict[int, tuple[str, tuple[int, int]]]:
+    """A process's fds: what each points at, and the (device, inode) of that. Anonymous
+    inodes (epoll, eventfd) are left out: the kernel gives all of them one inode."""
+    found = {}
+    for entry in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{entry}")
+            info = os.stat(f"/proc/{pid}/fd/{entry}")
+        except FileNotFoundError:
+            continue   # closed while we looked
+        if not target.startswith("anon_inode:"):
+            found[int(entry)] = (target, (info.st_dev, info.st_ino))
+    return found
+
+
+def only_app(ssh, name: str):
+    return next(session.app for session in ssh.sessions
+                if session.app is not None and f"--name={name}" in session.app.args)
+
+
+async def test_a_forked_session_is_the_warm_parents_child_and_plays(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as ana:
+            table = await open_solo_dice(ana, host)   # the lobby, a table, a game started
+            app = only_app(ssh, "Ana")
+            assert isinstance(app.proc, ForkedSession)
+            assert parent_of(app.pid) == ssh.forker.process.pid != os.getpid()
+            assert table.game is not None and table.seats[0].name == "Ana"
+
+
+async def test_a_forked_session_holds_no_fd_of_another_session_the_forker_or_the_host(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as ana, \
+                ssh_login(ssh.port, "Bo", new_key()) as bo:
+            await ana.wait_for_text("Tables")
+            await bo.wait_for_text("Tables")
+            ana_files = open_files(only_app(ssh, "Ana").pid)
+            bo_files = open_files(only_app(ssh, "Bo").pid)
+            # 0, 1 and 2 are each session's own terminal, and differ.
+            ana_tty = {ana_files[fd][0] for fd in (0, 1, 2)}
+            bo_tty = {bo_files[fd][0] for fd in (0, 1, 2)}
+            assert len(ana_tty) == len(bo_tty) == 1 and ana_tty != bo_tty
+            assert next(iter(ana_tty)).startswith("/dev/pts/")
+            ana_inodes = {inode for _target, inode in ana_files.values()}
+            bo_inodes = {inode for _target, inode in bo_files.values()}
+            assert not ana_inodes & bo_inodes, "two sessions share an open file"
+            forker = {inode for _target, inode in open_files(ssh.forker.process.pid).values()}
+            host_side = {inode for _target, inode in open_files(os.getpid()).values()}
+            for inodes in (ana_inodes, bo_inodes):
+                assert not inodes & forker, "a session holds the forker's socket or files"
+                assert not inodes & host_side, "a session holds a file of the host's"
+
+
+def signal_handlers(pid: int) -> dict[str, int]:
+    fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                  if ":\t" in line)
+    return {key: int(fields[key], 16) for key in ("SigBlk", "SigIgn")}
+
+
+async def test_a_forked_session_is_a_session_leader_with_a_fresh_start(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as ana:
+            await ana.wait_for_text("Tables")
+            pid = only_app(ssh, "Ana").pid
+            assert os.getsid(pid) == os.getpgid(pid) == pid       # its own session and group
+            masks = signal_handlers(pid)
+            assert masks["SigBlk"] == 0, "no signal blocked"
+            ignored = masks["SigIgn"]
+            for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGCHLD):
+                assert not ignored & (1 << (signum - 1)), f"{signum!r} is ignored"
+            # The app's own environment (the forker's is its start's: /proc shows that one).
+            assert only_app(ssh, "Ana").door_env["KISMET_DOOR_PASS"]
+
+
+async def test_the_warm_parent_is_started_again_and_a_login_meanwhile_waits_for_it(tmp_path):
+    async with ssh_host(tmp_path) as (host, ssh):
+        forker = ssh.forker
+        await asyncio.wait_for(forker.ready.wait(), 120)
+        first = forker.process.pid
+        async with ssh_login(ssh.port, "Ana", new_key()) as ana:
+            await ana.wait_for_text("Tables")
+            ana_pid = only_app(ssh, "Ana").pid
+            os.kill(first, signal.SIGKILL)
+            # Its sessions go with it (their parent-death signal): no orphan...
+            await wait_until(lambda: not Path(f"/proc/{ana_pid}").exists(), timeout=30)
+            await wait_until(ana.closed.is_set, timeout=30)
+        # ...and a login at once, while the new parent warms up, waits for it: forked again.
+        async with ssh_login(ssh.port, "Bo", new_key()) as bo:
+            await bo.wait_for_text("Tables")
+            app = only_app(ssh, "Bo")
+            assert isinstance(app.proc, ForkedSession)
+            assert forker.restarts == 1 and forker.process.pid != first
+            assert parent_of(app.pid) == forker.process.pid
+
+
+@pytest.mark.parametrize("door_sessions", ["warm", "spawn"])
+async def test_kismet_host_door_sessions_warm_forks_and_spawn_starts_anew(tmp_path, door_sessions):
+    proc, ssh_port = kismet_host_with_ssh(tmp_path, "--door-sessions", door_sessions)
+    try:
+        await wait_until(lambda: port_open(ssh_port), timeout=60)
+        async with ssh_login(ssh_port, "Ana", new_key()) as ana:
+            await ana.wait_for_text("Tables")
+            children = descendants_of(proc.pid)
+            apps = [pid for pid in children if os.getsid(pid) == pid]   # session leaders
+            direct = [int(child) for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+                      .read_text().split()]
+            if door_sessions == "spawn":
+                assert apps and all(pid in direct for pid in apps)
+            else:
+                # The forker (its own session too) and, under it, the app.
+                (forker,) = [pid for pid in direct if b"server.door_forker" in
+                             Path(f"/proc/{pid}/cmdline").read_bytes()]
+                assert [pid for pid in apps if parent_of(pid) == forker]
+    finally:
+        proc.kill()
+        proc.wait(10)
+
