@@ -1,10 +1,11 @@
 """`kismet-join` as a door session's child: what the ssh door hands it, and how it ends.
 
 The ssh door (server/ssh.py) runs the client on a pty of its own under a hard memory limit
-(server/door_limits.py). This module is the client's side of that arrangement: the door pass
-and the player's rejoin code it finds in its environment, and an end in plain words when
+(server/door_limits.py). This module runs the client for it, and ends in plain words when
 the memory limit is hit: the process exits with OUT_OF_MEMORY at once (no traceback drawn
 over the player's screen), and the door, which sees the exit status, says what happened.
+What the client finds in its environment (the door pass, the player's rejoin code) is
+kismet_tui/door_env.py's, so reading it does not import the client.
 """
 
 from __future__ import annotations
@@ -14,23 +15,7 @@ import os
 import sys
 import threading
 
-# Exit status of a door child that ran out of memory (its address-space limit).
-OUT_OF_MEMORY = 86
-
-# The door pass (server/door_pass.py names it too; the client does not import the server).
-PASS_VARIABLE = "KISMET_DOOR_PASS"
-# A keyless ssh player's rejoin code, for the app to show where it stays readable.
-REJOIN_CODE_VARIABLE = "KISMET_REJOIN_CODE"
-
-
-def door_pass() -> str | None:
-    """The pass the door issued for this session, to offer in hello; None outside a door."""
-    return os.environ.get(PASS_VARIABLE) or None
-
-
-def rejoin_code() -> str | None:
-    """The rejoin code this session's player was shown, or None (a key proves them)."""
-    return os.environ.get(REJOIN_CODE_VARIABLE) or None
+from .door_env import OUT_OF_MEMORY
 
 
 def run(argv: list[str]) -> int:

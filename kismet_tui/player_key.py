@@ -16,7 +16,7 @@ import os
 import secrets
 from pathlib import Path
 
-from .door_child import PASS_VARIABLE as DOOR_PASS_VARIABLE  # the door session's pass
+from .door_env import PASS_VARIABLE as DOOR_PASS_VARIABLE  # the door session's pass
 
 FILE_NAME = "player-keys.json"
 

@@ -36,6 +36,10 @@ class GameSource(Protocol):
         """The stamped events the replica has applied, in order."""
         ...
 
+    def applied_notes(self) -> list[list[Plain]]:
+        """The notes the replica made for each of those events (the move log's words)."""
+        ...
+
     def host_time_ms(self) -> int:
         """The host's clock (a replay's virtual one): deadlines in views are host times."""
         ...

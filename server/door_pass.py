@@ -15,9 +15,9 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from kismet_tui.door_child import PASS_VARIABLE
+from kismet_tui.door_env import PASS_VARIABLE
 
-# The variable the client reads it from (the client's side, kismet_tui/door_child.py, names it).
+# The variable the client reads it from (the client's side, kismet_tui/door_env.py, names it).
 ENVIRONMENT_NAME = PASS_VARIABLE
 
 

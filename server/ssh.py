@@ -32,7 +32,7 @@ from typing import Callable
 
 import asyncssh
 
-from kismet_tui.door_child import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
+from kismet_tui.door_env import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
 from protocol import limits
 from protocol.text import clean_name
 

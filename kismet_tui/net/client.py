@@ -44,7 +44,7 @@ import os
 import time
 from typing import AsyncIterator, Callable
 
-from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, replay
+from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.knock import KnockGame, prelay_commitment, prelay_problem
 from kismet_tui.rules.rng import ENTROPY_BYTES
@@ -92,7 +92,7 @@ class Client:
                  reconnect: bool = True, digest_every: int = limits.DIGEST_EVERY,
                  door_pass: str | None = None):
         self.on_state = on_state
-        # The pass a door of the host gave this client (kismet_tui/door_child.py), offered in
+        # The pass a door of the host gave this client (kismet_tui/door_env.py), offered in
         # every hello; None for an ordinary client.
         self.door_pass = door_pass
         self.reconnect = reconnect
@@ -108,6 +108,9 @@ class Client:
         self.header: Plain | None = None
         self.game: Game | None = None
         self.events: list[Plain] = []
+        # The notes the replica made for each of `events` (the move log's words come from
+        # them: no screen plays the game again).
+        self.notes: list[list[Plain]] = []
         self.seat: int | None = None
         self.desyncs = 0
         self._address: tuple[str, int] | None = None
@@ -276,13 +279,17 @@ class Client:
         """The stamped events the replica has applied (all it has: it applies each on arrival)."""
         return self.events
 
+    def applied_notes(self) -> list[list[Plain]]:
+        """The notes the replica made for each event it applied, in order."""
+        return self.notes
+
     # ---- messages in ------------------------------------------------------------------------
     def messages(self) -> AsyncIterator[dict]:
         """Every host message (and connection change), after the client state was updated."""
         queue: asyncio.Queue = asyncio.Queue()
         self._queues.append(queue)
 
-        async def iterate():
+        async def iterate() -> AsyncIterator[dict]:
             try:
                 while True:
                     yield await queue.get()
@@ -324,6 +331,7 @@ class Client:
         self.header = None
         self.game = None
         self.events = []
+        self.notes = []
         self.seat = None
         self.verification = None
 
@@ -332,7 +340,7 @@ class Client:
             self._clear_table()
             return
         if self.table is not None and table["id"] != self.table["id"]:
-            self.header, self.game, self.events = None, None, []
+            self.header, self.game, self.events, self.notes = None, None, [], []
             self.verification = None
         self.table = table
         self.seat = next((index for index, seat in enumerate(table["seats"])
@@ -341,7 +349,8 @@ class Client:
     def _on_game(self, message: dict) -> None:
         header, events = message["header"], message["events"]
         try:
-            game = replay(header, events)
+            game = game_from_header(header)
+            notes = [apply_event(game, event) for event in events]
         except (IllegalAction, KeyError, TypeError) as exc:
             log.error("the host's game log does not replay: %s", exc)
             if isinstance(exc, ChanceError):
@@ -349,7 +358,7 @@ class Client:
             return
         if header is not self.header:
             self.verification = None
-        self.header, self.game, self.events = header, game, list(events)
+        self.header, self.game, self.events, self.notes = header, game, list(events), notes
         self._awaiting_game = False
         self.throw_seen_at = time.monotonic()  # whatever throw it holds is seen only now
         if message.get("server_seed") is not None and self.verification is None:
@@ -383,6 +392,7 @@ class Client:
         if "chance" in event:
             kept["chance"] = event["chance"]
         self.events.append(kept)
+        self.notes.append(notes)
         if event.get("server_seed") is not None:
             self._verify(event["server_seed"])
         if is_checkpoint(event["seq"], notes, self.game.finished, self.digest_every):
@@ -390,7 +400,7 @@ class Client:
         self._maybe_reveal()
 
     # ---- fair chance ---------------------------------------------------------------------------
-    def _verify(self, server_seed) -> None:
+    def _verify(self, server_seed: bytes) -> None:
         """The game is over and its seed revealed: check the commit and every value drawn."""
         if self.header is None:
             return  # no game here to check (a seed can only come with a game's events)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+from typing import Callable
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -20,7 +21,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from ..rules import Game
 from ..rules import dice as rules
+from ..rules.base import Plain
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
@@ -363,7 +366,7 @@ class DiceScreen(GameScreen):
         view = self.view()
         hold = sorted(self.held) if view.get("dice") else []
         if len(hold) == 5:
-            self.kismet.show_refusal(ALL_HELD)
+            self.refuse(ALL_HELD)
             return
         self.act({"type": "roll", "hold": hold})
 
@@ -373,7 +376,7 @@ class DiceScreen(GameScreen):
         if event.key == "r" and self.game is not None and len(self.held) == 5 \
                 and "roll" in self.legal_kinds():
             event.stop()
-            self.kismet.show_refusal(ALL_HELD)
+            self.refuse(ALL_HELD)
 
     def action_cursor(self, step: int) -> None:
         view = self.view()
@@ -386,7 +389,7 @@ class DiceScreen(GameScreen):
 
     async def action_score(self) -> None:
         if self.cursor is None:
-            self.kismet.show_refusal("Throw the dice first.")
+            self.refuse("Throw the dice first.")
             return
         self.act({"type": "score", "box": self.cursor})
 
@@ -395,21 +398,21 @@ class DiceScreen(GameScreen):
         if advise is None or self.seat is None:
             return
         # The thread gets its own copy: the replica keeps changing on the event loop meanwhile.
-        game, seat = copy.deepcopy(self.game), self.seat
+        game, seat = copy.deepcopy(self.replica), self.seat
         self.run_worker(lambda: self.think(advise, game, seat), thread=True, group="hint", exclusive=True)
 
-    def think(self, advise, game, seat: int) -> None:
+    def think(self, advise: Advise, game: Game, seat: int) -> None:
         """In a thread: ask the advisor (a few hundred ms), then show the answer."""
         try:
             choices = advise(game, seat)
         except Exception as exc:  # the advisor is a helper: never let it break the game
-            self.app.call_from_thread(self.kismet.show_refusal, f"No hint now ({exc}).")
+            self.refuse(f"No hint now ({exc}).")  # (post_message is safe from a thread)
             return
         self.app.call_from_thread(self.show_hint, choices)
 
     def show_hint(self, choices: list[dict]) -> None:
         if not choices:
-            self.kismet.show_refusal("No hint now.")
+            self.refuse("No hint now.")
             return
         best = choices[0]
         action = best.get("action") or {}
@@ -435,10 +438,12 @@ class DiceScreen(GameScreen):
             self.log_line(line, "italic")
 
 
-_ADVISE: list = []  # the advisor's advise(), once loaded
+# The advisor's advise(game, seat): the choices, best first.
+Advise = Callable[[Game, int], list[Plain]]
+_ADVISE: list[Advise] = []  # the advisor's advise(), once loaded
 
 
-def _advisor():
+def _advisor() -> Advise | None:
     return _ADVISE[0] if _ADVISE else None
 
 

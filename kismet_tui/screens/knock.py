@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
+from ..messages import send
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit, possessive
@@ -325,7 +326,7 @@ class KnockScreen(GameScreen):
         elif self.deciding(view):
             roll = view.get("roll") or {}
             if number not in open_numbers:
-                self.kismet.show_refusal(f"Your {number} is not among your open cards.")
+                self.refuse(f"Your {number} is not among your open cards.")
             elif self.joker_first is not None:
                 first, self.joker_first = self.joker_first, None
                 self.act({"type": "lay", "card": first, "extra": number})
@@ -337,11 +338,11 @@ class KnockScreen(GameScreen):
         elif self.can_knock(view):
             self.act({"type": "knock", "card": number})
         elif view.get("roll") and (view["roll"].get("roller") == me):
-            self.kismet.show_refusal("Wait for the next throw: this one was yours.")
+            self.refuse("Wait for the next throw: this one was yours.")
         elif me is not None and view.get("roll") and me in (view["roll"].get("knocked") or []):
-            self.kismet.show_refusal("You have knocked on this throw already.")
+            self.refuse("You have knocked on this throw already.")
         else:
-            self.kismet.show_refusal("Nothing to lay or knock on yet: wait for a throw.")
+            self.refuse("Nothing to lay or knock on yet: wait for a throw.")
 
     def pick_prelay(self, view: dict, number: int) -> None:
         if number in self.chosen:
@@ -349,7 +350,7 @@ class KnockScreen(GameScreen):
         else:
             chips = view.get("chips") or []
             if self.chosen_chips(view) + chips[number - 2] > MAX_PRELAY_CHIPS:
-                self.kismet.show_refusal(f"The {number} carries {chips[number - 2]} chips: that would be more "
+                self.refuse(f"The {number} carries {chips[number - 2]} chips: that would be more "
                                       f"than {MAX_PRELAY_CHIPS} laid in advance.")
                 return
             self.chosen.append(number)
@@ -364,7 +365,7 @@ class KnockScreen(GameScreen):
 
     async def commit_prelay(self, cards: list[int]) -> None:
         """Commit to the chosen pre-lay (the client keeps the secret and reveals it later)."""
-        await self.kismet.send(partial(self.client.prelay, cards))
+        await send(self, partial(self.client.prelay, cards))
 
     def action_confirm(self) -> None:
         view = self.view()
@@ -374,4 +375,4 @@ class KnockScreen(GameScreen):
             first, self.joker_first = self.joker_first, None
             self.act({"type": "lay", "card": first})
         else:
-            self.kismet.show_refusal("Nothing to confirm now: enter lays a joker throw's one card.")
+            self.refuse("Nothing to confirm now: enter lays a joker throw's one card.")

@@ -213,7 +213,7 @@ class RaceScreen(GameScreen):
     clock_shown: str | None = None
     geometry: Layout = NORMAL
 
-    def on_resize(self, event) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         """Bigger cards when the terminal has room; the board keeps its fixed size between
         resizes, so a redraw never needs a relayout."""
         layout = layout_for(*self.app.size)
@@ -283,7 +283,7 @@ class RaceScreen(GameScreen):
         view = self.view()
         card = view["circle"][pos]
         if card is None:
-            self.kismet.show_refusal("There is no card at that place.")
+            self.refuse("There is no card at that place.")
             return
         self.act({"type": "grab", "card": pos, "id": card["id"]})
 
