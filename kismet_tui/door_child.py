@@ -1,11 +1,11 @@
 """`kismet-join` as a door session's child: what the ssh door hands it, and how it ends.
 
 The ssh door (server/ssh.py) runs the client on a pty of its own under a hard memory limit
-(server/door_limits.py). This module runs the client for it, and ends in plain words when
-the memory limit is hit: the process exits with OUT_OF_MEMORY at once (no traceback drawn
-over the player's screen), and the door, which sees the exit status, says what happened.
-What the client finds in its environment (the door pass, the player's rejoin code) is
-kismet_tui/door_env.py's, so reading it does not import the client.
+(server/door_limits.py). This module is the client's side of that arrangement: an end in
+plain words when the memory limit is hit: the process exits with OUT_OF_MEMORY at once (no
+traceback drawn over the player's screen), and the door, which sees the exit status, says
+what happened. What the two sides agree on (the environment the door hands the child and
+that exit status) is kismet_tui/door_env.py, which imports neither side.
 """
 
 from __future__ import annotations

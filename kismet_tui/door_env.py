@@ -1,9 +1,11 @@
-"""What a door session's client finds in its environment: the door pass and the rejoin code.
+"""What a door and its session's child agree on: the environment the door hands the child
+(its door pass, a keyless player's rejoin code) and the exit status that says the child ran
+out of memory.
 
-The ssh and browser doors (server/ssh.py, server/web.py) start `kismet-join` with these
-variables set; the client reads them (kismet_tui/cli.py, the help screen, the player key)
-and the host names them from here too. Apart from kismet_tui/door_child.py, which runs
-the client and so imports kismet_tui/cli.py: reading a variable must not import the client.
+Both sides import this module (server/ssh.py and server/door_pass.py on the door's side,
+the client's cli, player key and help on the child's), so it imports nothing of either:
+kismet_tui/door_child.py, which runs the client, imports the client's cli, and the cli must
+not import it back (tests/test_import_graph.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 # Exit status of a door child that ran out of memory (its address-space limit).
 OUT_OF_MEMORY = 86
 
-# The door pass (server/door_pass.py issues it; the client does not import the server).
+# The door pass's variable (server/door_pass.py sets it; the client reads it).
 PASS_VARIABLE = "KISMET_DOOR_PASS"
 # A keyless ssh player's rejoin code, for the app to show where it stays readable.
 REJOIN_CODE_VARIABLE = "KISMET_REJOIN_CODE"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from kismet_tui.door_env import PASS_VARIABLE
 
-# The variable the client reads it from (the client's side, kismet_tui/door_env.py, names it).
+# The variable the client reads it from (kismet_tui/door_env.py, shared with the client, names it).
 ENVIRONMENT_NAME = PASS_VARIABLE
 
 
