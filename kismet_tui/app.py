@@ -375,8 +375,8 @@ class KismetApp(KismetState):
         from .screens.game import GameScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, GameScreen) and screen.is_mounted:
-                screen.log_line(words, "italic bright_yellow")
+            if isinstance(screen, GameScreen):
+                screen.log_refusal(words)
 
     def seat_words(self, words: str) -> str:
         """The engine names seats by number ("Not your turn: seat 1 is rolling."); while a game

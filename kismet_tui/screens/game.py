@@ -320,6 +320,13 @@ class GameScreen(OnKismetApp, Screen[None]):
     def log_line(self, words: str, style: str = "") -> None:
         self.movelog().write(Text(words, style=style))
 
+    def log_refusal(self, words: str) -> None:
+        """A refusal the app has shown, kept in the move log too. A refusal comes up as a
+        message, a moment later: a screen being closed by then has no log to keep it (the
+        status line says it all the same)."""
+        if self.query("#movelog"):
+            self.log_line(words, "italic bright_yellow")
+
     def redraw(self) -> None:
         raise NotImplementedError
 
