@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from .rules.base import Plain
+from .source import EventNotes
 
 T = TypeVar("T")
 
@@ -73,7 +74,7 @@ class EventApplied(HostMessage, bubble=False):
 
     seq: int | None
     seat: int | None
-    notes: list[Plain] | None
+    notes: EventNotes | None
 
 
 @dataclass

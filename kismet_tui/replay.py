@@ -20,6 +20,7 @@ from .messages import EventApplied
 from .rules import Game, apply_event, game_from_header
 from .rules.base import Plain
 from .rules.verify import Verification
+from .source import EventNotes
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 MAX_GAP_MS = 1500
@@ -49,7 +50,7 @@ class ReplaySource:
         self.client_id: int | None = None
         self.verification: Verification | None = None
         self.index = 0          # events applied so far
-        self.notes: list[list[Plain]] = []  # the notes the replica made for each of them
+        self.notes: list[EventNotes] = []  # the notes the replica made for each of them
         self.clock_ms = 0       # the virtual host time
         self.game: Game | None = None
         self.restart()
@@ -67,7 +68,7 @@ class ReplaySource:
     def applied_events(self) -> list[Plain]:
         return self.events[:self.index]
 
-    def applied_notes(self) -> list[list[Plain]]:
+    def applied_notes(self) -> list[EventNotes]:
         return self.notes
 
     async def messages(self) -> AsyncIterator[Plain]:

@@ -1,4 +1,8 @@
-"""Each game's action vocabulary, declared once: action types, their fields, value ranges.
+"""Each game's action vocabulary, checked on the wire: action types, their fields, value ranges.
+
+The vocabulary is not written here: it is derived, once at import, from the engine's
+declarations (kismet_tui/rules/<game>_types.py): each action TypedDict's `Literal` type, its
+fields, and each field's `Annotated` spec (range and the words a refusal says).
 
 The host never stores or relays what a client sent. `build_action(ruleset, sent)` checks the
 sent map against the game's vocabulary and builds a new map from the validated fields only;
@@ -14,12 +18,15 @@ same table for other implementations.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeGuard
+from types import ModuleType
+from typing import Annotated, NotRequired, TypeGuard, get_args, get_origin, get_type_hints
+
+from kismet_tui.rules import dice_types, knock_types, race_types
+from kismet_tui.rules.game_types import (MAX_SEATS, FieldSpec, Flag, Hex, HostAction, Whole,
+                                         WholeList, Word)
 
 from .errors import ProtocolError
 from .plain import Plain
-
-MAX_SEATS = 8  # the most seats any game has (card ids run 0 .. 11 * seats - 1)
 
 
 def _refuse(words: str) -> ProtocolError:
@@ -94,51 +101,60 @@ class Field:
         self.nullable = nullable
 
 
+# ---- the vocabulary, derived from the engine's declarations ----------------------------------
+
+# Each game's declarations (kismet_tui/rules/<game>_types.py): its PlayerAction union of
+# TypedDicts, and SPOKEN, the name a player reads where it is not the type.
+_DECLARATIONS = {"dice": dice_types, "race": race_types, "knock": knock_types}
+
+
+def _check_for(spec: FieldSpec) -> Check:
+    if isinstance(spec, Whole):
+        return whole(spec.low, spec.high, spec.words)
+    if isinstance(spec, WholeList):
+        return whole_list(spec.low, spec.high, spec.most, spec.words)
+    if isinstance(spec, Hex):
+        return hex_text(spec.low, spec.high, spec.words)
+    if isinstance(spec, Word):
+        return word(spec.most, spec.words)
+    return flag(spec.words)
+
+
+def _fields(declared: type) -> tuple[str, dict[str, Field]]:
+    """An action TypedDict's type (its `Literal`) and its fields' checks: each field's
+    `Annotated` spec, nullable when its type admits None."""
+    hints = get_type_hints(declared, include_extras=True)
+    kind = get_args(hints.pop("type"))[0]
+    fields = {}
+    for name, hint in hints.items():
+        while get_origin(hint) is NotRequired:
+            hint = get_args(hint)[0]
+        if get_origin(hint) is not Annotated:
+            raise TypeError(f"{declared.__name__}.{name} declares no value spec")
+        value_type, *specs = get_args(hint)
+        spec = next(s for s in specs if isinstance(s, FieldSpec))
+        nullable = type(None) in get_args(value_type)
+        fields[name] = Field(_check_for(spec), nullable=nullable)
+    return kind, fields
+
+
+def _vocabulary(module: ModuleType) -> dict[str, tuple[str, dict[str, Field]]]:
+    """action type -> (the name a player reads, {field: Field}) of one game's declarations."""
+    out = {}
+    for declared in get_args(module.PlayerAction):
+        kind, fields = _fields(declared)
+        out[kind] = (module.SPOKEN.get(kind, kind), fields)
+    return out
+
+
 # The host stamps these for every game; a client may not (the engine refuses them from a seat).
-SEAT = Field(whole(0, MAX_SEATS - 1, "Away and back events must name a seat at the table."))
 HOST_ACTIONS: dict[str, dict[str, Field]] = {
-    "timeout": {}, "away": {"seat": SEAT}, "back": {"seat": SEAT}}
+    kind: fields for kind, fields in map(_fields, get_args(HostAction))}
 
 # ruleset -> action type -> (the name a player reads, {field: Field}). Every field optional
-# unless the engine's own words say it is needed; the engine then refuses a missing one.
+# here, whatever its declaration says: a missing one is the engine's to refuse, in its words.
 VOCABULARY: dict[str, dict[str, tuple[str, dict[str, Field]]]] = {
-    "dice": {
-        "roll": ("roll", {"hold": Field(whole_list(
-            0, 4, 5, "'hold' is a list of at most five dice positions, 0 to 4."),
-            nullable=True)}),
-        "score": ("score", {
-            "box": Field(word(24, "Say which box to score: its name on the card, like 'aces'.")),
-            "joker": Field(flag("'joker' is true or false.")),
-        }),
-    },
-    "race": {
-        "grab": ("grab", {
-            "card": Field(whole(0, 10, "Say which card of the circle to grab: a place from 0 to 10.")),
-            "id": Field(whole(0, MAX_SEATS * 11 - 1, "That card has left the circle: look again.")),
-        }),
-        "pass": ("pass", {}),
-    },
-    "knock": {
-        "prelay": ("pre-lay", {"commit": Field(hex_text(
-            64, 64, "A pre-lay commitment is 64 lowercase hex digits (a SHA-256)."))}),
-        "reveal": ("reveal", {
-            "cards": Field(whole_list(2, 12, 11,
-                                      "Reveal the list of cards you committed to, 2 to 12.")),
-            "salt": Field(hex_text(1, 128, "The salt is the hex string you committed with.")),
-        }),
-        "roll": ("roll", {}),
-        "lay": ("lay", {
-            "card": Field(whole(2, 12, "Say which card: its number, 2 to 12.")),
-            "extra": Field(whole(2, 12, "The extra card must be another of your open cards."),
-                           nullable=True),
-        }),
-        "pass": ("pass", {}),
-        "knock": ("knock", {
-            "card": Field(whole(2, 12, "Say which card: its number, 2 to 12."),
-                          nullable=True),
-        }),
-    },
-}
+    ruleset: _vocabulary(module) for ruleset, module in _DECLARATIONS.items()}
 
 
 def _article(name: str) -> str:

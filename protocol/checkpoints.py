@@ -7,15 +7,15 @@ these events as it stamps them, so checking an honest client never replays the l
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .limits import DIGEST_EVERY
-from .plain import Plain
 
 # Engine notes that end a round, a secret pre-lay or the game (see the engines' docstrings).
 CHECKPOINT_NOTES = frozenset({"round_ended", "round_over", "prelays_done", "game_over"})
 
 
-def is_checkpoint(seq: int, notes: Iterable[Plain], finished: bool, every: int = DIGEST_EVERY) -> bool:
+def is_checkpoint(seq: int, notes: Iterable[Mapping[str, Any]], finished: bool, every: int = DIGEST_EVERY) -> bool:
     return (seq % every == 0 or finished
             or any(note.get("type") in CHECKPOINT_NOTES for note in notes))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
@@ -396,7 +397,7 @@ class Table:
         self.games_played += 1
         versioned = "commit" in self.running_header  # the game just finished
         tokens = [seat.token for seat in self.seats]  # the game's seats, before leavers go
-        result = self.running.result() or {}
+        result: dict[str, Any] = dict(self.running.result() or {})
         for winner in result.get("winners", []):
             self.wins[tokens[winner]] = self.wins.get(tokens[winner], 0) + 1
         if self.writer is not None:

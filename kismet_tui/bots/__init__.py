@@ -7,10 +7,13 @@ docs/design.md, "Bots", and `simple.py`).
 
 from __future__ import annotations
 
-from .levels import level_factory
+from typing import Any
+
+from .decision import Policy
+from .levels import PolicyFactory, level_factory
 from .simple import GreedyPolicy, RandomPolicy
 
-POLICIES = {
+POLICIES: dict[str, PolicyFactory] = {
     "random": RandomPolicy,
     "greedy": GreedyPolicy,
     "easy": level_factory("easy"),
@@ -21,7 +24,7 @@ POLICIES = {
 DEFAULT_LEVEL = "greedy"
 
 
-def make_policy(ruleset: str, level: str, seat: int, seed: int):
+def make_policy(ruleset: str, level: str, seat: int, seed: int) -> Policy[Any]:
     if level not in POLICIES:
         raise KeyError(f"There is no bot level '{level}'. The levels are: {', '.join(sorted(POLICIES))}.")
     return POLICIES[level](ruleset, seat, seed)

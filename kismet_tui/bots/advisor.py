@@ -14,20 +14,44 @@ game is over). Importable without Textual.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypedDict
+
 from kismet_tui.rules import cards as card_rules
+from kismet_tui.rules import dice_types, knock_types, race_types
+from kismet_tui.rules.base import AnyGame
+from kismet_tui.rules.dice import DiceGame
+from kismet_tui.rules.knock import KnockGame
+from kismet_tui.rules.race import RaceGame
 from kismet_tui.solver import advice, heuristic
 
 from .dice_levels import optimal_table
 
 
-def advise(game, seat: int) -> list[dict]:
-    ruleset = game.RULESET
+class Hint(TypedDict):
+    """One choice open to the player, as `advise` ranks them."""
+    action: dice_types.PlayerAction | race_types.PlayerAction | knock_types.PlayerAction
+    label: str
+    expected: float | None
+    exact: bool
+
+
+Advise = Callable[[AnyGame, int], list[Hint]]
+
+
+def advise(game: AnyGame, seat: int | None) -> list[Hint]:
     if game.finished or seat is None:
         return []
-    return {"dice": _dice, "race": _race, "knock": _knock}[ruleset](game, seat)
+    if isinstance(game, DiceGame):
+        return _dice(game, seat)
+    if isinstance(game, RaceGame):
+        return _race(game, seat)
+    if isinstance(game, KnockGame):
+        return _knock(game, seat)
+    raise KeyError(game.RULESET)
 
 
-def _dice(game, seat: int) -> list[dict]:
+def _dice(game: DiceGame, seat: int) -> list[Hint]:
     view = game.view(seat)
     if view["current"] != seat:
         return []
@@ -36,16 +60,17 @@ def _dice(game, seat: int) -> list[dict]:
     if V is None:
         V = heuristic.approximate_table()
     ranked = advice.choices(V, view["cards"][seat], list(view["dice"]), view["rolls_used"])
-    return [choice.as_dict(exact) for choice in ranked]
+    return [{"action": choice.action, "label": choice.label, "expected": choice.expected,
+             "exact": exact} for choice in ranked]
 
 
-def _race(game, seat: int) -> list[dict]:
+def _race(game: RaceGame, seat: int) -> list[Hint]:
     if not game.legal_actions(seat):
         return []
     view = game.view(seat)
     free = [c for c in view["circle"] if c is not None and c["grabbed_by"] is None and c["target"]]
     free.sort(key=lambda c: (-c["chip"], -c["number"], c["pos"]))
-    out = [{"action": {"type": "grab", "card": c["pos"], "id": c["id"]},
+    out: list[Hint] = [{"action": {"type": "grab", "card": c["pos"], "id": c["id"]},
             "label": f"Grab the {c['number']} ({_chips(c['chip'])})",
             "expected": float(c["chip"]), "exact": True} for c in free]
     if not out:
@@ -54,7 +79,7 @@ def _race(game, seat: int) -> list[dict]:
     return out
 
 
-def _knock(game, seat: int) -> list[dict]:
+def _knock(game: KnockGame, seat: int) -> list[Hint]:
     view = game.view(seat)
     if view["phase"] != "play":
         return []
@@ -70,9 +95,9 @@ def _knock(game, seat: int) -> list[dict]:
     targets = set(roll["targets"])
     matches = sorted((n for n in mine if n in targets), key=lambda n: (-chip(n), -n))
     if view["turn"] == seat and view["stage"] == "decide":
-        out = []
+        out: list[Hint] = []
         for n in matches:
-            action = {"type": "lay", "card": n}
+            action: knock_types.LayAction = {"type": "lay", "card": n}
             label = f"Lay your {n} ({_chips(chip(n))})"
             saved = chip(n)
             others = sorted((m for m in mine if m != n), key=lambda m: (-chip(m), -m))
@@ -92,12 +117,12 @@ def _knock(game, seat: int) -> list[dict]:
     roller_open = {c["number"] for c in view["players"][roll["roller"]]["open"]}
     overlooked = roll["status"] == "passed" and bool(roller_open & targets)
     if overlooked or (not roller_open & targets and matches):
-        action = {"type": "knock"}
+        knock: knock_types.KnockAction = {"type": "knock"}
         if matches:
-            action["card"] = matches[0]
+            knock["card"] = matches[0]
         why = "the roller passed over a match" if overlooked else "the roller has no match"
         lay = f": lay your {matches[0]}" if matches else ""
-        return [{"action": action, "label": f"Knock! {why}{lay}",
+        return [{"action": knock, "label": f"Knock! {why}{lay}",
                  "expected": float(chip(matches[0])) if matches else 0.0, "exact": True}]
     return []
 

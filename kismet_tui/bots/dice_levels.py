@@ -19,11 +19,16 @@ import logging
 import random
 import threading
 from collections import Counter
+from collections.abc import Mapping
 
 import numpy as np
 
 from kismet_tui.rules import dice as rules
+from kismet_tui.rules.dice import DiceGame
+from kismet_tui.rules.dice_types import PlayerAction, View
 from kismet_tui.solver import advice, background, heuristic, table
+
+from .decision import Decision
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +68,8 @@ def prepare() -> None:
         threading.Thread(target=optimal_table, name="kismet-table-load", daemon=True).start()
 
 
-def greedy_choice(card: dict, dice: list[int], rolls_used: int, holds_kismet: bool) -> dict:
+def greedy_choice(card: Mapping[str, int | None], dice: list[int], rolls_used: int,
+                  holds_kismet: bool) -> PlayerAction:
     """The easy bot's move: score a made pattern at once, else hold the most common face
     (the higher on a tie), and at the end take the box that pays most now."""
     if rolls_used == 0:
@@ -101,7 +107,7 @@ class DicePolicy:
         self.exact = False
         return heuristic.approximate_table()
 
-    def choose(self, view: dict) -> dict:
+    def choose(self, view: View) -> PlayerAction:
         card = view["cards"][self.seat]
         dice, rolls_used = list(view["dice"]), view["rolls_used"]
         if self.level == "easy":
@@ -112,7 +118,7 @@ class DicePolicy:
             pick = 1
         return ranked[pick].action
 
-    def decide(self, game, seat: int, now_ms: int):
+    def decide(self, game: DiceGame, seat: int, now_ms: int) -> Decision:
         view = game.view(seat)
         if view["phase"] != "playing" or view["current"] != seat:
             return None

@@ -17,10 +17,14 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from collections.abc import Callable
 from itertools import combinations, product
 
 from kismet_tui.rules import cards as card_rules
-from kismet_tui.rules.knock import prelay_problem
+from kismet_tui.rules.knock import KnockGame, prelay_problem
+from kismet_tui.rules.knock_types import KnockAction, LayAction, Roll, View
+
+from .decision import Decision
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ def target_chance() -> dict[int, Fraction]:
 
 
 @lru_cache(maxsize=16)
-def legal_prelays(chips: tuple) -> tuple[tuple[int, ...], ...]:
+def legal_prelays(chips: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Every legal pre-lay as a set of numbers (ascending), under a chip table."""
     return tuple(combo for size in range(len(card_rules.NUMBERS) + 1)
                  for combo in combinations(card_rules.NUMBERS, size)
@@ -77,15 +81,15 @@ class KnockPolicy:
         self.level_name = level
         self.level = KNOCK_LEVELS[level]
         self.seat, self.seed = seat, seed
-        self.seen: dict[tuple, int] = {}  # (round, roll no, status) -> when we first saw it
+        self.seen: dict[tuple[int | str, ...], int] = {}  # (round, roll no, status) -> when we first saw it
 
-    def _rng(self, *key) -> random.Random:
+    def _rng(self, *key: int | str) -> random.Random:
         return random.Random("-".join(map(str, ("knock", self.level_name, self.seat, self.seed) + key)))
 
-    def _first_seen(self, key: tuple, now_ms: int) -> int:
+    def _first_seen(self, key: tuple[int | str, ...], now_ms: int) -> int:
         return self.seen.setdefault(key, now_ms)
 
-    def decide(self, game, seat: int, now_ms: int):
+    def decide(self, game: KnockGame, seat: int, now_ms: int) -> Decision:
         view = game.view(seat)
         if view["phase"] == "over" or view["players"][seat]["away"]:
             return None
@@ -116,14 +120,16 @@ class KnockPolicy:
             matches = sorted((n for n in mine if n in targets), key=lambda n: (chip(n), n))
             if not matches or rng.random() < self.level.overlook:
                 return max(0, at - now_ms), {"type": "pass"}
-            action = {"type": "lay", "card": matches[-1]}
+            action: LayAction = {"type": "lay", "card": matches[-1]}
             others = sorted((n for n in mine if n != matches[-1]), key=lambda n: (chip(n), n))
             if roll["joker"] and others:
                 action["extra"] = others[-1]
             return max(0, at - now_ms), action
         return self._knock(view, seat, roll, mine, targets, rng, now_ms, key, chip)
 
-    def _knock(self, view, seat, roll, mine, targets, rng, now_ms, key, chip):
+    def _knock(self, view: View, seat: int, roll: Roll, mine: list[int], targets: set[int],
+               rng: random.Random, now_ms: int, key: tuple[int, int],
+               chip: Callable[[int], int]) -> Decision:
         if roll["roller"] == seat or seat in roll["knocked"]:
             return None
         if any(k["judgement"] == "good" for k in roll["knocks"]):
@@ -144,7 +150,7 @@ class KnockPolicy:
         good = overlooked or (roller_has_none and my_matches)
         if not (good and notices) and not (blunders and my_matches and roll["status"] == "deciding"):
             return None
-        action = {"type": "knock"}
+        knock: KnockAction = {"type": "knock"}
         if my_matches:
-            action["card"] = max(my_matches, key=lambda n: (chip(n), n))
-        return max(0, since + reaction - now_ms), action
+            knock["card"] = max(my_matches, key=lambda n: (chip(n), n))
+        return max(0, since + reaction - now_ms), knock

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TypedDict
+
+from kismet_tui.rules.race import RaceGame
+from kismet_tui.rules.race_types import PlayerAction
+
+from .decision import Decision
 
 
 @dataclass(frozen=True)
@@ -27,22 +33,35 @@ RACE_LEVELS = {
 }
 
 
+class Plan(TypedDict):
+    """What a race bot aims at this round, and when it acts."""
+    round: int
+    at: int
+    pos: int  # -1 for a pass
+    id: int | None
+    attempt: int
+    action: PlayerAction
+
+
 class RacePolicy:
     def __init__(self, level: str, seat: int, seed: int):
         self.level_name = level
         self.level = RACE_LEVELS[level]
         self.seat, self.seed = seat, seed
-        self.plan: dict | None = None  # {round, at, pos} for the current round
+        self.plan: Plan | None = None  # for the current round
 
     def _round_rng(self, round_no: int, attempt: int) -> random.Random:
         return random.Random(f"race-{self.level_name}-{self.seat}-{self.seed}-{round_no}-{attempt}")
 
-    def decide(self, game, seat: int, now_ms: int):
+    def decide(self, game: RaceGame, seat: int, now_ms: int) -> Decision:
         if not game.legal_actions(seat):
             return None
         view = game.view(seat)
         round_no = view["round"]
-        rolled_at = view["deadline"] - game.options["round_limit_ms"]
+        deadline = view["deadline"]
+        if deadline is None:  # (grabbing, the only time a grab is legal, has one)
+            return None
+        rolled_at = deadline - game.options["round_limit_ms"]
         free = [c for c in view["circle"] if c is not None and c["grabbed_by"] is None]
         plan = self.plan if self.plan and self.plan["round"] == round_no else None
         if plan and any(c["pos"] == plan["pos"] and c["id"] == plan["id"] for c in free):
@@ -67,7 +86,7 @@ class RacePolicy:
             card = max(matches, key=lambda c: (c["chip"], c["number"]))
         else:
             card = rng.choice(matches)
-        action = {"type": "grab", "card": card["pos"], "id": card["id"]}
+        action: PlayerAction = {"type": "grab", "card": card["pos"], "id": card["id"]}
         self.plan = {"round": round_no, "at": at, "pos": card["pos"], "id": card["id"],
                      "attempt": attempt, "action": action}
         return max(0, at - now_ms), action

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from kismet_tui.net.client import ActionRefused, Client, RequestError
-from kismet_tui.rules import Game
-from kismet_tui.rules.base import Plain
+from kismet_tui.rules.base import AnyGame, Plain
 from protocol.limits import REACTION_FLOOR_MS
 
 from . import make_policy
+from .decision import Policy
 
 log = logging.getLogger("kismet.bots")
 SLOW_DOWN_MS = 500  # the host's flood limit answered `slow_down`: wait before acting again
@@ -56,11 +57,6 @@ async def run_bot(host: str, port: int, table_id: int, level: str, token: str | 
         await client.close()
 
 
-class Policy(Protocol):
-    """What a bot level is (kismet_tui/bots): given the game, its next (pause, action)."""
-
-    def decide(self, game: Game, seat: int, now_ms: int) -> tuple[int, Plain] | None: ...
-
 
 class BotLoop:
     def __init__(self, client: Client, level: str, speed: float, rematches: bool):
@@ -68,7 +64,7 @@ class BotLoop:
         self.level = level
         self.speed = speed
         self.rematches = rematches
-        self.policy: Policy | None = None
+        self.policy: Policy[Any] | None = None  # (the table's ruleset is known at run time)
         self.policy_for: int | None = None  # id() of the header the policy was made for
         self.timer: asyncio.TimerHandle | None = None
         self.in_flight = False
@@ -148,7 +144,7 @@ class BotLoop:
         # have applied events the bot has not reacted to yet (they wait in its queue).
         self.timer = asyncio.get_running_loop().call_later(delay, self._send, action, self._game_state())
 
-    def _pause_ms(self, game, seat: int, delay_ms: int, action: dict) -> float:
+    def _pause_ms(self, game: AnyGame, seat: int, delay_ms: int, action: Mapping[str, Any]) -> float:
         """The policy's pause scaled by `speed`, but never so short that the action would
         reach the host before its rules allow it (a knock-game roll waits out the knock
         window [D15] whatever the speed): then the shortest pause after which it is legal,
@@ -169,13 +165,13 @@ class BotLoop:
             low, high = (low, middle) if legal_after(middle) else (middle, high)
         return high
 
-    def _reaction_wait_ms(self, action: Plain) -> float:
+    def _reaction_wait_ms(self, action: Mapping[str, Any]) -> float:
         """How long a grab or knock must still wait so that it never beats the floor [D20]."""
         if action.get("type") not in ANSWERS_A_THROW:
             return 0
         return REACTION_FLOOR_MS + REACTION_MARGIN_MS - self.client.since_throw_ms()
 
-    def _legal_only_by_our_clock(self, action: Plain) -> bool:
+    def _legal_only_by_our_clock(self, action: Mapping[str, Any]) -> bool:
         """The rules allow `action` now by our clock, but did not when the last event was
         stamped: it became legal with time alone, so only the two clocks can disagree on it."""
         game, seat = self.client.game, self.client.seat
@@ -188,12 +184,12 @@ class BotLoop:
         """Which game, and how far it has gone: changes with every event the bot applies."""
         return id(self.client.header), len(self.client.events)
 
-    def _send(self, action: dict, chosen_on: tuple[int, int]) -> None:
+    def _send(self, action: Mapping[str, Any], chosen_on: tuple[int, int]) -> None:
         self.timer = None
         self.in_flight = True
         asyncio.ensure_future(self._act(action, chosen_on))
 
-    async def _act(self, action: dict, decided_on: tuple) -> None:
+    async def _act(self, action: Mapping[str, Any], decided_on: tuple[int, int]) -> None:
         """Send one action chosen on the game as it was at `decided_on`. Each action keeps its
         own: an event arriving while this one travels lets the bot choose and send another,
         and that one's state must not make this one's refusal look like a bug."""

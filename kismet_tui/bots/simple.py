@@ -19,18 +19,26 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import cast
 from functools import lru_cache
 from itertools import combinations
 
 from kismet_tui.rules import cards as card_rules
 from kismet_tui.rules import dice as dice_rules
 from kismet_tui.rules import knock as knock_rules
+from kismet_tui.rules.base import AnyGame
+from kismet_tui.rules.dice import DiceGame
+from kismet_tui.rules.knock import KnockGame
+from kismet_tui.rules.knock_types import KnockAction, LayAction
+from kismet_tui.rules.race import RaceGame
+
+from .decision import BotAction, Decision
 
 DICE_GOOD_ENOUGH = 25
 
 
 @lru_cache(maxsize=16)
-def legal_prelays(chips: tuple) -> tuple[tuple[int, ...], ...]:
+def legal_prelays(chips: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Every legal pre-lay (as a set, ascending numbers) under a chip table."""
     found = []
     numbers = range(2, 13)
@@ -51,23 +59,26 @@ class RandomPolicy:
         self.seat = seat
         self.rng = random.Random(seed)
 
-    def decide(self, game, seat, now_ms):
-        if self.ruleset == "knock" and game.phase == "prelay_commit":
-            if game.commits[seat] is not None or game.defaulted[seat] or game.away[seat]:
+    def decide(self, game: AnyGame, seat: int, now_ms: int) -> Decision:
+        knock = game if isinstance(game, KnockGame) else None  # (the knock game's state)
+        if knock is not None and knock.phase == "prelay_commit":
+            if knock.commits[seat] is not None or knock.defaulted[seat] or knock.away[seat]:
                 return None
-            choice = self.rng.choice(legal_prelays(tuple(game.chips)))
+            choice = self.rng.choice(legal_prelays(tuple(knock.chips)))
             return self._pause(), {"type": "prelay", "cards": list(choice)}
         delay = self._pause()
         at = now_ms + delay
-        if self.ruleset == "knock" and game.phase == "play" and game.turn == seat:
+        if knock is not None and knock.phase == "play" and knock.turn == seat:
             # Our roll is legal only once the knock window has passed [D15]: ask for then.
-            at = max(at, (game.roll_from or 0) + 5)
-        actions = [a for a in game.legal_actions(seat, at) if a.get("type") != "reveal"]
+            at = max(at, (knock.roll_from or 0) + 5)
+        # (a player's seat is offered its game's actions only, never the host's)
+        legal = cast("list[BotAction]", game.legal_actions(seat, at))
+        actions: list[BotAction] = [a for a in legal if a["type"] != "reveal"]
         if self.ruleset == "knock":
             # Knocking at random on every roll undoes so many laid cards that a game would
             # hardly end; the random player knocks on about one roll in five.
-            knocks = [a for a in actions if a["type"] == "knock"]
-            others = [a for a in actions if a["type"] != "knock"]
+            knocks: list[BotAction] = [a for a in actions if a["type"] == "knock"]
+            others: list[BotAction] = [a for a in actions if a["type"] != "knock"]
             actions = others if others or self.rng.random() >= 0.2 else knocks
         if not actions:
             return None
@@ -83,14 +94,15 @@ class GreedyPolicy:
         self.seat = seat
         self.rng = random.Random(seed)
 
-    def decide(self, game, seat, now_ms):
-        return getattr(self, "_" + self.ruleset)(game, seat, now_ms)
+    def decide(self, game: AnyGame, seat: int, now_ms: int) -> Decision:
+        decision: Decision = getattr(self, "_" + self.ruleset)(game, seat, now_ms)
+        return decision
 
-    def _pause(self, low=250, high=900) -> int:
+    def _pause(self, low: int = 250, high: int = 900) -> int:
         return self.rng.randint(low, high)
 
     # ---- dice --------------------------------------------------------------------------------
-    def _dice(self, game, seat, now_ms):
+    def _dice(self, game: DiceGame, seat: int, now_ms: int) -> Decision:
         if game.finished or game.away[seat] or game.current != seat:
             return None
         if game.rolls == 0:
@@ -111,7 +123,7 @@ class GreedyPolicy:
         return self._pause(), {"type": "roll", "hold": hold}
 
     # ---- race --------------------------------------------------------------------------------
-    def _race(self, game, seat, now_ms):
+    def _race(self, game: RaceGame, seat: int, now_ms: int) -> Decision:
         if not game.legal_actions(seat):
             return None
         view = game.view(seat)
@@ -123,7 +135,7 @@ class GreedyPolicy:
         return self._pause(300, 1100), {"type": "grab", "card": best["pos"], "id": best["id"]}
 
     # ---- knock -------------------------------------------------------------------------------
-    def _knock(self, game, seat, now_ms):
+    def _knock(self, game: KnockGame, seat: int, now_ms: int) -> Decision:
         if game.away[seat] or game.phase == "over":
             return None
         if game.phase == "prelay_commit":
@@ -141,13 +153,13 @@ class GreedyPolicy:
         if view["turn"] == seat and view["stage"] == "roll":
             wait = max(0, (view["roll_from"] or 0) - now_ms)
             return max(self._pause(), wait + 5), {"type": "roll"}
-        if view["turn"] == seat and view["stage"] == "decide":
+        if view["turn"] == seat and view["stage"] == "decide" and roll is not None:
             targets = set(roll["targets"])
             matches = sorted(mine & targets, key=lambda n: (card_rules.chip(n, game.chips), n))
             if not matches:
                 return self._pause(), {"type": "pass"}
             card = matches[-1]
-            action = {"type": "lay", "card": card}
+            action: LayAction = {"type": "lay", "card": card}
             others = sorted(mine - {card}, key=lambda n: (card_rules.chip(n, game.chips), n))
             if roll["joker"] and others:
                 action["extra"] = others[-1]
@@ -162,8 +174,8 @@ class GreedyPolicy:
         overlooked = roll["status"] == "passed" and roller_open & targets
         roller_done = roll["status"] != "deciding" and not roller_open & targets
         if overlooked or (roller_done and my_matches):
-            action = {"type": "knock"}
+            knock: KnockAction = {"type": "knock"}
             if my_matches:
-                action["card"] = max(my_matches, key=lambda n: (card_rules.chip(n, game.chips), n))
-            return self._pause(100, 500), action
+                knock["card"] = max(my_matches, key=lambda n: (card_rules.chip(n, game.chips), n))
+            return self._pause(100, 500), knock
         return None

@@ -42,13 +42,15 @@ import asyncio
 import logging
 import os
 import time
-from typing import AsyncIterator, Callable
+from collections.abc import Mapping
+from typing import Any, AsyncIterator, Callable
 
 from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.knock import KnockGame, prelay_commitment, prelay_problem
 from kismet_tui.rules.rng import ENTROPY_BYTES
 from kismet_tui.rules.verify import Verification, verify
+from kismet_tui.source import EventNotes
 from protocol import limits
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError
@@ -110,7 +112,7 @@ class Client:
         self.events: list[Plain] = []
         # The notes the replica made for each of `events` (the move log's words come from
         # them: no screen plays the game again).
-        self.notes: list[list[Plain]] = []
+        self.notes: list[EventNotes] = []
         self.seat: int | None = None
         self.desyncs = 0
         self._address: tuple[str, int] | None = None
@@ -279,7 +281,7 @@ class Client:
         """The stamped events the replica has applied (all it has: it applies each on arrival)."""
         return self.events
 
-    def applied_notes(self) -> list[list[Plain]]:
+    def applied_notes(self) -> list[EventNotes]:
         """The notes the replica made for each event it applied, in order."""
         return self.notes
 
@@ -350,7 +352,7 @@ class Client:
         header, events = message["header"], message["events"]
         try:
             game = game_from_header(header)
-            notes = [apply_event(game, event) for event in events]
+            notes: list[EventNotes] = [apply_event(game, event) for event in events]
         except (IllegalAction, KeyError, TypeError) as exc:
             log.error("the host's game log does not replay: %s", exc)
             if isinstance(exc, ChanceError):
@@ -400,7 +402,7 @@ class Client:
         self._maybe_reveal()
 
     # ---- fair chance ---------------------------------------------------------------------------
-    def _verify(self, server_seed: bytes) -> None:
+    def _verify(self, server_seed: object) -> None:
         """The game is over and its seed revealed: check the commit and every value drawn."""
         if self.header is None:
             return  # no game here to check (a seed can only come with a game's events)
@@ -497,11 +499,11 @@ class Client:
     async def chat(self, text: str) -> None:
         await self._request({"type": "chat", "text": text})
 
-    async def act(self, action: dict) -> dict:
+    async def act(self, action: Mapping[str, Any]) -> dict:
         """Send a game action; returns the stamped event, or raises ActionRefused."""
         return await self._request({"type": "act", "action": action})
 
-    def act_nowait(self, action: dict) -> None:
+    def act_nowait(self, action: Mapping[str, Any]) -> None:
         """Send a game action without waiting; a refusal arrives as an `error` message."""
         self._send({"type": "act", "action": action})
 

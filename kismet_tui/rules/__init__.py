@@ -28,10 +28,13 @@ a finished version-2 game from its revealed `server_seed`.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, cast
 
-from .base import HOST, Chance, Game, IllegalAction, Plain, canonical
+from typing import Any
+
+from .base import (HOST, ActionT, AnyGame, BaseNote, Chance, Game, IllegalAction, NoteT, Plain,
+                   ViewT, canonical)
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
 # ruleset id -> module that defines GAME (the Game subclass) and normalize_options(options).
@@ -51,7 +54,7 @@ __all__ = [
 class GameModule(Protocol):
     """What each module named in RULESETS defines."""
 
-    GAME: type[Game]
+    GAME: type[AnyGame]
 
     def normalize_options(self, options: Plain) -> Plain: ...
 
@@ -74,7 +77,7 @@ def normalize_options(ruleset: str, options: Plain | None) -> Plain:
 
 def new_game(ruleset: str, seats: int | Sequence[object], seed: bytes | int | str | None,
              options: Plain | None = None, rng: Chance | None = None,
-             start_ms: int = 0) -> Game:
+             start_ms: int = 0) -> AnyGame:
     """A new game. `seats` is the number of seats (or a list, one entry per seat).
 
     `rng` defaults to the documented stream built from `seed`; tests pass a ScriptedRNG.
@@ -98,7 +101,7 @@ def new_game(ruleset: str, seats: int | Sequence[object], seed: bytes | int | st
     return cls(seats=count, options=opts, rng=rng, start_ms=start_ms)
 
 
-def game_from_header(header: Plain, rng: Chance | None = None) -> Game:
+def game_from_header(header: Plain, rng: Chance | None = None) -> AnyGame:
     """A game as its header starts it. Version 2 (no `seed`): the creation draws come from the
     header's `chance`, through a RevealedRNG. Version 1: from the seeded stream. `rng` (the
     host's secret stream, a verifier's redraw) replaces either."""
@@ -114,7 +117,8 @@ def game_from_header(header: Plain, rng: Chance | None = None) -> Game:
     return game
 
 
-def apply_event(game: Game, event: Plain) -> list[Plain]:
+def apply_event(game: Game[ActionT, NoteT, ViewT],
+                event: Mapping[str, Any]) -> list[NoteT | BaseNote]:
     """Apply one stamped event ({seq, t, seat, action, chance?}) to a replica: a RevealedRNG
     gets the event's chance first and must use all of it. Returns the engine's notes."""
     rng = game.rng
@@ -126,7 +130,7 @@ def apply_event(game: Game, event: Plain) -> list[Plain]:
     return game.apply(event["seat"], event["action"], event["t"])
 
 
-def replay(header: Plain, events: Iterable[Plain]) -> Game:
+def replay(header: Plain, events: Iterable[Mapping[str, Any]]) -> AnyGame:
     """Rebuild a game from its log: the header ({ruleset, seats, options, t0} and either the
     version-2 `chance` or the version-1 `seed`) and stamped events ({seq, t, seat, action,
     chance?}) in sequence order. Raises IllegalAction (ChanceError for chance that does not

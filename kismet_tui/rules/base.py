@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
-from typing import Any, Callable, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Any, Callable, Generic, Protocol, TypeVar, cast
+
+from .game_types import AwayAction, AwayNote, BackAction, BackNote, HostAction, Result
 
 # Plain data, the only kind a game takes in or gives out: actions, notes, options, views and
 # snapshots are maps with string keys whose values are ints, strings, bools, None and lists or
-# maps of them (`canonical` enforces it at run time). The values stay `Any` because each
-# action and note type has its own fields, which the handlers check one by one.
+# maps of them (`canonical` enforces it at run time). Actions, notes, views and results are
+# declared in game_types.py and each game's <game>_types.py; `Plain` remains for options,
+# snapshots and what arrives unchecked.
 Plain = dict[str, Any]
+
+# A game's own actions (its PlayerAction union), notes and view, as its <game>_types.py
+# declares them.
+ActionT = TypeVar("ActionT")
+NoteT = TypeVar("NoteT")
+ViewT = TypeVar("ViewT")
+# The notes the base class makes, common to every game.
+BaseNote = AwayNote | BackNote
 
 
 class Chance(Protocol):
@@ -102,8 +113,9 @@ def check_known_options(options: Plain, known: Iterable[str], ruleset: str) -> N
         raise IllegalAction(f"The {ruleset} game has no option called {', '.join(unknown)}.")
 
 
-class Game:
-    """The base of the three engines. Subclasses set RULESET, MIN_SEATS and MAX_SEATS."""
+class Game(Generic[ActionT, NoteT, ViewT]):
+    """The base of the three engines. Subclasses set RULESET, MIN_SEATS and MAX_SEATS, and
+    name their declared actions, notes and view: `DiceGame(Game[PlayerAction, Note, View])`."""
 
     RULESET = ""
     MIN_SEATS = 1
@@ -119,7 +131,7 @@ class Game:
         self.away = [False] * seats
 
     # ---- the contract -------------------------------------------------------------------
-    def apply(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def apply(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
         """Apply one stamped action, or raise IllegalAction and change nothing.
 
         Returns notes: plain dicts ({"type": ..., ...}) saying what happened, in order, for
@@ -136,7 +148,7 @@ class Game:
             check(seat == HOST, "Only the host stamps timeouts and arrivals.")
         else:
             check(seat != HOST, "The host does not play.")
-        handler: Callable[[int, Plain, int], list[Plain] | None] | None = getattr(
+        handler: Callable[[int, Mapping[str, Any], int], list[NoteT | BaseNote] | None] | None = getattr(
             self, "_act_" + str(kind), None)
         if handler is None:
             raise IllegalAction(f"There is no action called '{kind}' in this game.")
@@ -144,7 +156,7 @@ class Game:
         self.now = t_ms
         return notes if notes is not None else []
 
-    def legal_actions(self, seat: int, t_ms: int | None = None) -> list[Plain]:
+    def legal_actions(self, seat: int, t_ms: int | None = None) -> list[ActionT | HostAction]:
         """Exactly the actions `apply(seat, action, t_ms)` accepts now, each once, in its
         plain spelling (docs/design.md, "The engine's contract").
 
@@ -164,16 +176,23 @@ class Game:
             if self.finished:
                 return []
             deadline = self.next_deadline()
-            due = [{"type": "timeout"}] if deadline is not None and t >= deadline else []
-            return due + [{"type": "back" if self.away[s] else "away", "seat": s}
-                          for s in range(self.seats)]
-        return self._player_actions(seat, t)
+            host: list[ActionT | HostAction] = (
+                [{"type": "timeout"}] if deadline is not None and t >= deadline else [])
+            host += [self._away_or_back(s) for s in range(self.seats)]
+            return host
+        # (a list of the game's actions is a list of actions or host actions: nobody adds to it)
+        return cast("list[ActionT | HostAction]", self._player_actions(seat, t))
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
+    def _away_or_back(self, seat: int) -> AwayAction | BackAction:
+        if self.away[seat]:
+            return {"type": "back", "seat": seat}
+        return {"type": "away", "seat": seat}
+
+    def _player_actions(self, seat: int, t_ms: int) -> list[ActionT]:
         """legal_actions for a player's seat at `t_ms` (never earlier than `now`)."""
         raise NotImplementedError
 
-    def view(self, seat: int | None) -> Plain:
+    def view(self, seat: int | None) -> ViewT:
         raise NotImplementedError
 
     def snapshot(self) -> Plain:
@@ -188,7 +207,7 @@ class Game:
         """The host time (ms) at which the host must stamp a timeout, or None."""
         return None
 
-    def result(self) -> Plain | None:
+    def result(self) -> Result | None:
         """None while the game runs; then {"scores": [...], "winners": [seats], ...}."""
         raise NotImplementedError
 
@@ -197,7 +216,7 @@ class Game:
         return self.result() is not None
 
     # ---- what every game does the same way ------------------------------------------------
-    def _act_away(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_away(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
         who = self._target_seat(action)
         check(not self.finished, "The game is over.")
         check(not self.away[who], f"Seat {who} is already away.")
@@ -205,7 +224,7 @@ class Game:
         self._on_away(who, t_ms)
         return [{"type": "away", "seat": who}]
 
-    def _act_back(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_back(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
         who = self._target_seat(action)
         check(not self.finished, "The game is over.")
         check(self.away[who], f"Seat {who} is not away.")
@@ -213,14 +232,14 @@ class Game:
         self._on_back(who, t_ms)
         return [{"type": "back", "seat": who}]
 
-    def _act_timeout(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_timeout(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT]:
         deadline = self.next_deadline()
         if deadline is None:
             raise IllegalAction("Nothing is waiting on a deadline.")
         check(t_ms >= deadline, "Too early: the deadline has not passed yet.")
         return self._on_timeout(t_ms)
 
-    def _target_seat(self, action: Plain) -> int:
+    def _target_seat(self, action: Mapping[str, Any]) -> int:
         who = action.get("seat")
         if not (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < self.seats):
             raise IllegalAction("Away and back events must name a seat at the table.")
@@ -232,5 +251,9 @@ class Game:
     def _on_back(self, seat: int, t_ms: int) -> None:
         """Hook: a player returned."""
 
-    def _on_timeout(self, t_ms: int) -> list[Plain]:
+    def _on_timeout(self, t_ms: int) -> list[NoteT]:
         raise NotImplementedError
+
+
+# A game of any ruleset, where the ruleset is known only at run time (new_game, replay).
+AnyGame = Game[Any, Any, Any]

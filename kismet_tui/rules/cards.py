@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .base import Chance, IllegalAction, Plain
+from .game_types import CardInfo
 
 NUMBERS = tuple(range(2, 13))
 CARDS_PER_SET = len(NUMBERS)  # 11
@@ -94,7 +95,7 @@ def is_joker(dice: Sequence[int]) -> bool:
     return dice[0] == dice[1] == dice[2]
 
 
-def card_info(card: int, chips: Sequence[int]) -> Plain:
+def card_info(card: int, chips: Sequence[int]) -> CardInfo:
     """A card as the screens draw it."""
     number = number_of(card)
     return {"id": card, "number": number, "chip": chip(number, chips), "set": set_of(card),

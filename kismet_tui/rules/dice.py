@@ -59,6 +59,8 @@ they went away, whichever is later; with a turn limit, `turn_limit_ms` after the
 the earlier of the two. None when neither applies or the game is over.
 
 Notes returned by `apply` (in this order when several):
+(Declared as TypedDicts in dice_types.py, with the actions and the view; the
+words here say what the fields mean.)
 - `{"type": "timeout", "seat"}`: the host played the default for `seat`.
 - `{"type": "rolled", "seat", "dice", "roll", "held"}`: `roll` is 1..3; `held` sorted positions.
 - `{"type": "scored", "seat", "box", "points", "dice", "joker"}`: `joker` true when the box
@@ -92,10 +94,14 @@ Notes returned by `apply` (in this order when several):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
+from typing import Any
 
-from .base import Chance, Game, IllegalAction, Plain, check, check_known_options, int_option
+from .base import (BaseNote, Chance, Game, IllegalAction, Plain, check, check_known_options,
+                   int_option)
+from .dice_types import (BoxPreview, DiceResult, LastScore, Note, PenaltyNote, PlayerAction,
+                         RolledNote, Totals, View)
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -266,7 +272,7 @@ def takes_joker(box: str, face: int) -> bool:
     return box != "straight"
 
 
-def card_totals(card: Plain) -> Plain:
+def card_totals(card: Mapping[str, int | None]) -> Totals:
     """Section totals of one card (open boxes count 0); the bonus shows once it is reached."""
     basic = sum(card[box] or 0 for box in BASIC_BOXES)
     kismet = sum(card[box] or 0 for box in KISMET_BOXES)
@@ -275,7 +281,7 @@ def card_totals(card: Plain) -> Plain:
             "total": basic + bonus + kismet}
 
 
-class DiceGame(Game):
+class DiceGame(Game[PlayerAction, Note, View]):
     """Kismet (1964) for 1 to 8 seats. See the module docstring for actions, notes, view."""
 
     RULESET = "dice"
@@ -291,7 +297,7 @@ class DiceGame(Game):
         self.rolloff, first = self._roll_off()
         self.first = first
         self.turns = 0  # turns begun so far
-        self.last: Plain | None = None  # the last scored turn, for screens
+        self.last: LastScore | None = None  # the last scored turn, for screens
         self.over = False
         self._begin_turn(first, start_ms)
 
@@ -342,7 +348,7 @@ class DiceGame(Game):
             # As in race and knock: the host stamps a returning player back before they play.
             raise IllegalAction(f"Seat {seat} is marked away: come back to play.")
 
-    def _roll(self, hold: list[int]) -> Plain:
+    def _roll(self, hold: list[int]) -> RolledNote:
         # Fixed draw point: one die per position not held, in position order 0..4.
         if not self.dice:
             self.dice = [self.rng.die() for _ in range(5)]
@@ -352,7 +358,7 @@ class DiceGame(Game):
         return {"type": "rolled", "seat": self.current, "dice": list(self.dice),
                 "roll": self.rolls, "held": sorted(hold)}
 
-    def _score(self, box: str, t_ms: int) -> list[Plain]:
+    def _score(self, box: str, t_ms: int) -> list[Note]:
         """Write the turn's score into `box`, apply a second Kismet, start the next turn."""
         seat = self.current
         second_kismet = self.joker_now()
@@ -361,7 +367,7 @@ class DiceGame(Game):
         self.cards[seat][box] = points
         self.last = {"seat": seat, "box": box, "points": points, "dice": list(self.dice),
                      "joker": joker}
-        notes = [{"type": "scored", "seat": seat, "box": box, "points": points,
+        notes: list[Note] = [{"type": "scored", "seat": seat, "box": box, "points": points,
                   "dice": list(self.dice), "joker": joker}]
         if second_kismet:
             notes.append(self._penalty(seat))
@@ -372,10 +378,10 @@ class DiceGame(Game):
                 return notes
         return notes + self._advance(seat, t_ms)
 
-    def _penalty(self, roller: int) -> Plain:
+    def _penalty(self, roller: int) -> PenaltyNote:
         """Every other seat with an open box writes 0 in its first open box, in scorecard
         order; that zero is the turn they lose."""
-        victims = []
+        victims: list[list[int | str]] = []
         for other in range(self.seats):
             if other == roller:
                 continue
@@ -386,7 +392,7 @@ class DiceGame(Game):
                     break
         return {"type": "penalty", "seat": roller, "victims": victims}
 
-    def _advance(self, after: int, t_ms: int) -> list[Plain]:
+    def _advance(self, after: int, t_ms: int) -> list[Note]:
         """The next seat in seat order with an open box moves (skipping full cards); or the
         game ends when every card is full."""
         for step in range(1, self.seats + 1):
@@ -401,7 +407,7 @@ class DiceGame(Game):
         return [{"type": "game_over", "scores": result["scores"], "winners": result["winners"]}]
 
     # ---- actions ---------------------------------------------------------------------------
-    def _act_roll(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_roll(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_turn(seat)
         check(self.rolls < 3, "You have already rolled three times; choose a box.")
         hold = action.get("hold")
@@ -417,7 +423,7 @@ class DiceGame(Game):
         check(len(hold) < 5, "Holding all five dice is the same as stopping: choose a box.")
         return [self._roll(list(hold))]
 
-    def _act_score(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_score(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_turn(seat)
         box = action.get("box")
         if not isinstance(box, str) or box not in BOX_NAMES:
@@ -442,10 +448,10 @@ class DiceGame(Game):
               f"A joker of {face}s goes in {BOX_NAMES[BASIC_BOXES[face - 1]]} or the Kismet "
               f"section, not in {BOX_NAMES[box]}.")
 
-    def _on_timeout(self, t_ms: int) -> list[Plain]:
+    def _on_timeout(self, t_ms: int) -> list[Note]:
         """[D18] The default play for the seat to move: roll once if they have not rolled this
         turn, then score the open box that scores most (ties: first in scorecard order)."""
-        notes = [{"type": "timeout", "seat": self.current}]
+        notes: list[Note] = [{"type": "timeout", "seat": self.current}]
         if self.rolls == 0:
             notes.append(self._roll([]))
         notes.extend(self._score(self.best_box(), t_ms))
@@ -481,12 +487,12 @@ class DiceGame(Game):
             deadlines.append(self.turn_start + self.options["turn_limit_ms"])
         return min(deadlines) if deadlines else None
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[PlayerAction]:
         # Nothing in a dice turn depends on the time: a move stamped after the turn limit is
         # still the player's (the host stamps its timeout first if it is due).
         if self.over or seat != self.current or self.away[seat]:
             return []
-        actions: list[Plain] = []
+        actions: list[PlayerAction] = []
         if self.rolls == 0:
             actions.append({"type": "roll", "hold": []})
         elif self.rolls < 3:
@@ -496,15 +502,15 @@ class DiceGame(Game):
                            for box in BOXES if self.cards[seat][box] is None)
         return actions
 
-    def totals(self) -> list[Plain]:
+    def totals(self) -> list[Totals]:
         return [card_totals(card) for card in self.cards]
 
-    def result(self) -> Plain | None:
+    def result(self) -> DiceResult | None:
         if not self.over:
             return None
         return self._final_result()
 
-    def _final_result(self) -> Plain:
+    def _final_result(self) -> DiceResult:
         totals = self.totals()
         scores = [t["total"] for t in totals]
         high = max(scores)
@@ -516,7 +522,7 @@ class DiceGame(Game):
             "kismet_section": [t["kismet_section"] for t in totals],
         }
 
-    def preview(self) -> Plain | None:
+    def preview(self) -> dict[str, BoxPreview] | None:
         """For the seat to move, once they have rolled: box -> {points, legal, joker}, for
         every box (legal = open; a filled box shows what it would have scored)."""
         if self.over or self.rolls == 0:
@@ -526,11 +532,11 @@ class DiceGame(Game):
         return {box: {"points": self._points(box), "legal": card[box] is None,
                       "joker": joker and takes_joker(box, self.dice[0])} for box in BOXES}
 
-    def view(self, seat: int | None) -> Plain:
+    def view(self, seat: int | None) -> View:
         # Nothing in the dice game is secret: every seat and spectator sees the same table.
         totals = self.totals()
         return {
-            "ruleset": self.RULESET,
+            "ruleset": "dice",
             "you": seat,
             "seats": self.seats,
             "phase": "over" if self.over else "playing",
@@ -555,7 +561,7 @@ class DiceGame(Game):
             "turn_started_ms": self.turn_start,
             "deadline_ms": self.next_deadline(),
             "away": list(self.away),
-            "last": dict(self.last) if self.last else None,
+            "last": LastScore(**self.last) if self.last else None,
             "options": dict(self.options),
             "result": self.result(),
         }

@@ -71,6 +71,8 @@ Options: `knock_window_ms` 1500, `away_limit_ms` 30000, `turn_limit_ms` 0 (none)
 
 Notes returned by apply
 -----------------------
+(Declared as TypedDicts in knock_types.py, with the actions and the view; the
+words here say what the fields mean.)
 `committed {seat}`, `prelay_defaulted {seat}` (empty pre-lay at the deadline),
 `revealed {seat, count}`, `prelays_done {first_roller}`, `default_play {seat}`,
 `rolled {seat, roll, dice, targets, joker}`, `laid {seat, cards}`, `passed {seat}`,
@@ -101,11 +103,14 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
+from typing import Any, Literal
 
 from . import cards
 from .base import Chance, Game, IllegalAction, Plain, canonical, check, whole_number_options
+from .knock_types import (Case, Judgement, Knock, KnockResult, Note, Phase, Player,
+                          PlayerAction, Roll, RollState, RoundScore, SeatCard, View)
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,
@@ -165,7 +170,7 @@ def _best(numbers: Iterable[int], chips: Sequence[int]) -> int:
     return max(numbers, key=lambda n: (cards.chip(n, chips), n))
 
 
-class KnockGame(Game):
+class KnockGame(Game[PlayerAction, Note, View]):
     RULESET = "knock"
     MIN_SEATS = 2
     MAX_SEATS = 8
@@ -177,14 +182,14 @@ class KnockGame(Game):
         self.game_first_roller: int | None = None  # drawn once [D14]
         self.minus = [0] * seats
         self.round_scores: list[list[int]] = []
-        self.last_round: Plain | None = None
+        self.last_round: RoundScore | None = None
         self.away_since: list[int | None] = [None] * seats
         self._start_round(start_ms)
 
     # ---- state of a round ---------------------------------------------------------------
     def _start_round(self, t_ms: int) -> None:
         self.round += 1
-        self.phase = "prelay_commit"
+        self.phase: Phase = "prelay_commit"
         self.phase_started = t_ms
         self.open = [list(cards.NUMBERS) for _ in range(self.seats)]  # ascending
         self.laid: list[list[int]] = [[] for _ in range(self.seats)]  # bottom .. top
@@ -193,10 +198,10 @@ class KnockGame(Game):
         self.reveals: list[list[int] | None] = [None] * self.seats
         self.first_roller: int | None = None
         self.turn: int | None = None
-        self.stage: str | None = None
+        self.stage: Literal["roll", "decide"] | None = None
         self.turn_started = t_ms
         self.roll_from: int | None = None
-        self.roll: Plain | None = None
+        self.roll: RollState | None = None
         self.roll_count = 0
 
     # The play phase always has a turn, and from its roll on a roll: these read them there.
@@ -206,7 +211,7 @@ class KnockGame(Game):
         return self.turn
 
     @property
-    def _the_roll(self) -> Plain:
+    def _the_roll(self) -> RollState:
         assert self.roll is not None, "nobody has rolled yet this round"
         return self.roll
 
@@ -231,18 +236,18 @@ class KnockGame(Game):
             deadline = max(deadline, self.roll_from)
         return deadline
 
-    def result(self) -> Plain | None:
+    def result(self) -> KnockResult | None:
         if self.phase != "over":
             return None
         return self._final_result()
 
-    def _final_result(self) -> Plain:
+    def _final_result(self) -> KnockResult:
         best = min(self.minus)
         return {"scores": [-m for m in self.minus], "minus_points": list(self.minus),
                 "winners": [s for s in range(self.seats) if self.minus[s] == best],
                 "round_scores": [list(r) for r in self.round_scores]}
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[PlayerAction]:
         if self.away[seat] or self.phase == "over":
             return []
         if self.phase == "prelay_commit":
@@ -259,7 +264,7 @@ class KnockGame(Game):
             if numbers is None:
                 return []
             return [{"type": "reveal", "cards": list(numbers), "salt": PUBLIC_SALT}]
-        actions: list[Plain] = []
+        actions: list[PlayerAction] = []
         if seat == self.turn and self.stage == "roll" and self._may_roll_at(t_ms):
             actions.append({"type": "roll"})
         if seat == self.turn and self.stage == "decide":
@@ -292,8 +297,8 @@ class KnockGame(Game):
             "last_round": self.last_round,
         }
 
-    def view(self, seat: int | None) -> Plain:
-        players = []
+    def view(self, seat: int | None) -> View:
+        players: list[Player] = []
         for s in range(self.seats):
             players.append({
                 "seat": s, "back": cards.BACK_COLOURS[s], "away": self.away[s],
@@ -305,13 +310,16 @@ class KnockGame(Game):
                 "committed": self.commits[s] is not None,
                 "revealed": self.reveals[s] is not None, "minus_points": self.minus[s],
             })
-        roll = None
+        roll: Roll | None = None
         if self.roll is not None:
-            roll = {key: (list(v) if isinstance(v, list) else v)
-                    for key, v in self.roll.items() if key != "good_done"}
-            roll["knocks"] = [dict(k) for k in self.roll["knocks"]]
+            now = self.roll
+            roll = {"no": now["no"], "roller": now["roller"], "dice": list(now["dice"]),
+                    "targets": list(now["targets"]), "joker": now["joker"],
+                    "status": now["status"], "laid": list(now["laid"]),
+                    "knocks": [Knock(**k) for k in now["knocks"]],
+                    "knocked": list(now["knocked"])}
         return {
-            "ruleset": self.RULESET, "seats": self.seats, "you": seat, "phase": self.phase,
+            "ruleset": "knock", "seats": self.seats, "you": seat, "phase": self.phase,
             "round": self.round, "rounds": self.options["rounds"], "chips": list(self.chips),
             "deadline": self.next_deadline(), "first_roller": self.first_roller,
             "turn": self.turn, "stage": self.stage, "roll_from": self.roll_from, "roll": roll,
@@ -352,7 +360,7 @@ class KnockGame(Game):
         check(self.phase == "play", "Wait: the players are still choosing their pre-lays.")
 
     # ---- pre-lay --------------------------------------------------------------------------
-    def _act_prelay(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_prelay(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         check(self.phase == "prelay_commit", "The time to choose a pre-lay is over.")
         self._check_present(seat)
         check(not self.defaulted[seat], "Time ran out: your pre-lay was left empty.")
@@ -361,9 +369,10 @@ class KnockGame(Game):
         if not (isinstance(commit, str) and _HEX64.fullmatch(commit)):
             raise IllegalAction("A pre-lay commitment is 64 lowercase hex digits (a SHA-256).")
         self.commits[seat] = commit
-        return [{"type": "committed", "seat": seat}] + self._after_commit(t_ms)
+        notes: list[Note] = [{"type": "committed", "seat": seat}]
+        return notes + self._after_commit(t_ms)
 
-    def _after_commit(self, t_ms: int) -> list[Plain]:
+    def _after_commit(self, t_ms: int) -> list[Note]:
         if any(self.commits[s] is None and not self.defaulted[s] for s in range(self.seats)):
             return []
         if all(c is None for c in self.commits):  # nobody has anything to reveal
@@ -372,7 +381,7 @@ class KnockGame(Game):
         self.phase_started = t_ms
         return []
 
-    def _act_reveal(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_reveal(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         check(self.phase == "prelay_reveal", "This is not the time to reveal a pre-lay.")
         self._check_present(seat)
         check(self.commits[seat] is not None, "Time ran out: your pre-lay was left empty.")
@@ -391,13 +400,13 @@ class KnockGame(Game):
         if problem is not None:
             raise IllegalAction(problem)
         self.reveals[seat] = list(numbers)
-        notes = [{"type": "revealed", "seat": seat, "count": len(numbers)}]
+        notes: list[Note] = [{"type": "revealed", "seat": seat, "count": len(numbers)}]
         if all(self.commits[s] is None or self.reveals[s] is not None
                for s in range(self.seats)):
             notes += self._prelays_take_effect(t_ms)
         return notes
 
-    def _prelays_take_effect(self, t_ms: int) -> list[Plain]:
+    def _prelays_take_effect(self, t_ms: int) -> list[Note]:
         for s in range(self.seats):
             for number in self.reveals[s] or []:
                 self._lay(s, number)
@@ -405,12 +414,13 @@ class KnockGame(Game):
             self.game_first_roller = self.rng.below(self.seats)  # [D14], the first draw
         self.first_roller = (self.game_first_roller + self.round - 1) % self.seats
         self.phase = "play"
-        notes = [{"type": "prelays_done", "first_roller": self.first_roller}]
+        notes: list[Note] = [{"type": "prelays_done", "first_roller": self.first_roller}]
         if any(not self.open[s] for s in range(self.seats)):  # only with a zero-chip table
             return notes + self._round_over(t_ms)
         self.turn, self.stage = self.first_roller, "roll"
         self.turn_started, self.roll_from = t_ms, None
-        return notes + [{"type": "turn", "seat": self.turn, "roll_from": t_ms}]
+        notes.append({"type": "turn", "seat": self.first_roller, "roll_from": t_ms})
+        return notes
 
     # ---- a turn -----------------------------------------------------------------------------
     def _check_turn(self, seat: int, stage: str) -> None:
@@ -428,14 +438,14 @@ class KnockGame(Game):
         """[D15] The knock window of the turn before has passed (or there was none)."""
         return self.roll_from is None or t_ms >= self.roll_from
 
-    def _act_roll(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_roll(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_turn(seat, "roll")
         if self.roll_from is not None and t_ms < self.roll_from:  # not self._may_roll_at(t_ms)
             raise IllegalAction(
                 f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.")
         return self._roll(seat)
 
-    def _roll(self, seat: int) -> list[Plain]:
+    def _roll(self, seat: int) -> list[Note]:
         dice = cards.roll_three(self.rng)
         self.roll_count += 1
         self.roll = {"no": self.roll_count, "roller": seat, "dice": dice,
@@ -446,7 +456,7 @@ class KnockGame(Game):
         return [{"type": "rolled", "seat": seat, "roll": self.roll_count, "dice": list(dice),
                  "targets": list(self.roll["targets"]), "joker": self.roll["joker"]}]
 
-    def _act_lay(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_lay(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_turn(seat, "decide")
         number, extra = action.get("card"), action.get("extra")
         laying = [self._check_own_match(seat, number)]
@@ -471,22 +481,23 @@ class KnockGame(Game):
                                 f"{cards.say_numbers(targets)}.")
         return number
 
-    def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[Plain]:
+    def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[Note]:
         for number in laying:
             self._lay(seat, number)
         self._the_roll["status"] = "laid"
         self._the_roll["laid"] = list(laying)
-        notes = [{"type": "laid", "seat": seat, "cards": list(laying)}]
+        notes: list[Note] = [{"type": "laid", "seat": seat, "cards": list(laying)}]
         if not self.open[seat]:
             return notes + self._round_over(t_ms)
         return notes + self._end_turn(t_ms)
 
-    def _act_pass(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_pass(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_turn(seat, "decide")
         self._the_roll["status"] = "passed"
-        return [{"type": "passed", "seat": seat}] + self._end_turn(t_ms)
+        notes: list[Note] = [{"type": "passed", "seat": seat}]
+        return notes + self._end_turn(t_ms)
 
-    def _end_turn(self, t_ms: int) -> list[Plain]:
+    def _end_turn(self, t_ms: int) -> list[Note]:
         self.turn = (self._the_turn + 1) % self.seats
         self.stage = "roll"
         self.turn_started = t_ms
@@ -494,7 +505,7 @@ class KnockGame(Game):
         return [{"type": "turn", "seat": self.turn, "roll_from": self.roll_from}]
 
     # ---- knocking ---------------------------------------------------------------------------
-    def _act_knock(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_knock(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_playing()
         self._check_present(seat)
         roll = self.roll
@@ -510,7 +521,10 @@ class KnockGame(Game):
         roller = roll["roller"]
         roller_holds = bool(self._matches(roller))
         own = self._matches(seat)
-        laid = turned_up = None
+        laid: int | None = None
+        turned_up: SeatCard | None = None
+        case: Case
+        judgement: Judgement
         if roll["status"] == "passed" and roller_holds:
             case = "overlooked"
             if roll["good_done"]:
@@ -541,12 +555,11 @@ class KnockGame(Game):
             roll["good_done"] = True
         if laid is not None:
             self._lay(seat, laid)
-        record = {"seat": seat, "t": t_ms, "case": case, "judgement": judgement,
-                  "laid": laid, "turned_up": turned_up}
-        roll["knocks"].append(record)
+        roll["knocks"].append({"seat": seat, "t": t_ms, "case": case, "judgement": judgement,
+                               "laid": laid, "turned_up": turned_up})
         roll["knocked"].append(seat)
-        notes = [{"type": "knocked", "roll": roll["no"], **{k: v for k, v in record.items()
-                                                             if k != "t"}}]
+        notes: list[Note] = [{"type": "knocked", "roll": roll["no"], "seat": seat, "case": case,
+                              "judgement": judgement, "laid": laid, "turned_up": turned_up}]
         if laid is not None and not self.open[seat]:
             notes += self._round_over(t_ms)
         return notes
@@ -558,16 +571,15 @@ class KnockGame(Game):
     def _on_back(self, seat: int, t_ms: int) -> None:
         self.away_since[seat] = None
 
-    def _on_timeout(self, t_ms: int) -> list[Plain]:
+    def _on_timeout(self, t_ms: int) -> list[Note]:
+        notes: list[Note] = []
         if self.phase == "prelay_commit":
-            notes = []
             for s in range(self.seats):
                 if self.commits[s] is None:
                     self.defaulted[s] = True
                     notes.append({"type": "prelay_defaulted", "seat": s})
             return notes + self._after_commit(t_ms)
         if self.phase == "prelay_reveal":
-            notes = []
             for s in range(self.seats):
                 if self.commits[s] is not None and self.reveals[s] is None:
                     self.commits[s] = None
@@ -576,13 +588,14 @@ class KnockGame(Game):
             return notes + self._prelays_take_effect(t_ms)
         # [D18] the default play for the turn's seat (away, or out of turn time)
         seat = self._the_turn
-        notes = [{"type": "default_play", "seat": seat}]
+        notes.append({"type": "default_play", "seat": seat})
         if self.stage == "roll":
             notes += self._roll(seat)
         matches = self._matches(seat)
         if not matches:
             self._the_roll["status"] = "passed"
-            return notes + [{"type": "passed", "seat": seat}] + self._end_turn(t_ms)
+            notes.append({"type": "passed", "seat": seat})
+            return notes + self._end_turn(t_ms)
         laying = [_best(matches, self.chips)]
         rest = [n for n in self.open[seat] if n != laying[0]]
         if self._the_roll["joker"] and rest:
@@ -590,14 +603,14 @@ class KnockGame(Game):
         return notes + self._roller_lays(seat, laying, t_ms)
 
     # ---- end of a round ---------------------------------------------------------------------
-    def _round_over(self, t_ms: int) -> list[Plain]:
+    def _round_over(self, t_ms: int) -> list[Note]:
         minus = [self._open_chips(s) for s in range(self.seats)]
         winners = [s for s in range(self.seats) if not self.open[s]]
         for s in range(self.seats):
             self.minus[s] += minus[s]
         self.round_scores.append(minus)
         self.last_round = {"round": self.round, "winners": winners, "minus": list(minus)}
-        notes = [{"type": "round_over", "round": self.round, "winners": winners,
+        notes: list[Note] = [{"type": "round_over", "round": self.round, "winners": winners,
                   "minus": list(minus)}]
         if self.round >= self.options["rounds"]:
             self.phase = "over"

@@ -18,19 +18,26 @@ engine and raises. When nothing is legal yet (a knock-game roll during the knock
 
 from __future__ import annotations
 
-from .base import HOST, Chance, Game, Plain
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
-TIMEOUT = {"type": "timeout"}
+from .base import HOST, ActionT, AnyGame, Chance, Game, NoteT, ViewT
+from .game_types import Event, HostAction, TimeoutAction
+
+Move = TypeVar("Move", bound=Mapping[str, Any])
+
+TIMEOUT: TimeoutAction = {"type": "timeout"}
 
 
-def candidates(game: Game, t_ms: int | None = None) -> list[tuple[int, Plain]]:
+def candidates(game: Game[ActionT, NoteT, ViewT],
+               t_ms: int | None = None) -> list[tuple[int, ActionT | HostAction]]:
     """Every (seat, action) a player could stamp at `t_ms` (default: now), in seat order."""
     return [(seat, action) for seat in range(game.seats)
             for action in game.legal_actions(seat, t_ms)]
 
 
-def pick(moves: list[tuple[int, Plain]], rng: Chance, weights: dict[str, int] | None,
-         default_weight: int) -> tuple[int, Plain]:
+def pick(moves: list[tuple[int, Move]], rng: Chance, weights: dict[str, int] | None,
+         default_weight: int) -> tuple[int, Move]:
     """One of `moves`, uniformly, or in proportion to the weights of their action types."""
     if not weights:
         return moves[rng.below(len(moves))]
@@ -46,10 +53,10 @@ def pick(moves: list[tuple[int, Plain]], rng: Chance, weights: dict[str, int] | 
     raise AssertionError("unreachable: point < total")
 
 
-def random_playout(game: Game, rng: Chance, max_steps: int = 100_000, max_gap_ms: int = 2_000,
+def random_playout(game: AnyGame, rng: Chance, max_steps: int = 100_000, max_gap_ms: int = 2_000,
                    first_seq: int = 1, away_chance: int = 0, max_idle: int = 10_000,
                    weights: dict[str, int] | None = None,
-                   default_weight: int = 1) -> list[Plain]:
+                   default_weight: int = 1) -> list[Event]:
     """Play random legal moves until the game is finished (or `max_steps` events were
     stamped) and return the stamped log [{seq, t, seat, action}], ready for `replay`.
 
@@ -63,15 +70,15 @@ def random_playout(game: Game, rng: Chance, max_steps: int = 100_000, max_gap_ms
     Raises IllegalAction if the game refuses a move it listed, and RuntimeError if the game
     gets stuck (no move and no deadline for `max_idle` pauses in a row).
     """
-    log: list[Plain] = []
+    log: list[Event] = []
     t = game.now
     seq = first_seq
     idle = 0
 
-    def stamp(seat: int, action: Plain, at: int) -> None:
+    def stamp(seat: int, action: Mapping[str, Any], at: int) -> None:
         nonlocal seq
         game.apply(seat, action, at)
-        log.append({"seq": seq, "t": at, "seat": seat, "action": action})
+        log.append({"seq": seq, "t": at, "seat": seat, "action": dict(action)})
         seq += 1
 
     while not game.finished and len(log) < max_steps:

@@ -52,6 +52,8 @@ than the round limit anyway.
 
 Notes returned by apply
 -----------------------
+(Declared as TypedDicts in race_types.py, with the actions and the view; the
+words here say what the fields mean.)
 `{"type": "rolled", "round", "dice", "targets"}`, `{"type": "wiped", "cards": [ids]}`,
 `{"type": "dealt", "cards": [{"pos", "card"}]}`, `{"type": "grabbed", "seat", "pos", "card"}`,
 `{"type": "passed", "seat"}`, `{"type": "round_ended", "why": "all_done" | "no_match_left" |
@@ -82,8 +84,14 @@ Plain data; the order of the face-down pile is never shown, only its size.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from . import cards
-from .base import Chance, Game, IllegalAction, Plain, check, whole_number_options
+from .base import BaseNote, Chance, Game, IllegalAction, Plain, check, whole_number_options
+from .game_types import Result
+from .race_types import (CircleCard, Dealt, Grab, LastRound, Note, Player, PlayerAction,
+                         Phase, Reveal, RoundEndedWhy, View)
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -99,7 +107,7 @@ def normalize_options(options: Plain) -> Plain:
     return out
 
 
-class RaceGame(Game):
+class RaceGame(Game[PlayerAction, Note, View]):
     RULESET = "race"
     MIN_SEATS = 2
     MAX_SEATS = 8
@@ -113,14 +121,14 @@ class RaceGame(Game):
         self.circle: list[int | None] = [self._deal() for _ in range(cards.CIRCLE_SIZE)]
         self.winning: list[list[int]] = [[] for _ in range(seats)]  # bottom .. top
         self.removed: list[int] = []
-        self.phase = "countdown"
+        self.phase: Phase = "countdown"
         self.deadline: int | None = start_ms + options["countdown_ms"]
         self.round = 0
         self.dice: list[int] | None = None
         self.targets: list[int] = []
-        self.grabs: list[Plain] = []  # this round, in stamp order
+        self.grabs: list[Grab] = []  # this round, in stamp order
         self.passed = [False] * seats
-        self.last_round: Plain | None = None
+        self.last_round: LastRound | None = None
 
     # ---- the pile [D19] -------------------------------------------------------------------
     @property
@@ -142,21 +150,21 @@ class RaceGame(Game):
         return [sum(cards.chip(cards.number_of(c), self.chips) for c in pile)
                 for pile in self.winning]
 
-    def result(self) -> Plain | None:
+    def result(self) -> Result | None:
         if self.phase != "over":
             return None
         return self._final_result()
 
-    def _final_result(self) -> Plain:
+    def _final_result(self) -> Result:
         scores = self.scores()
         best = max(scores)
         return {"scores": scores, "winners": [s for s in range(self.seats) if scores[s] == best]}
 
-    def _player_actions(self, seat: int, t_ms: int) -> list[Plain]:
+    def _player_actions(self, seat: int, t_ms: int) -> list[PlayerAction]:
         if self.phase != "grabbing" or self.away[seat] or self._done(seat):
             return []
         taken = {g["pos"] for g in self.grabs}
-        grabs = [{"type": "grab", "card": pos, "id": card}
+        grabs: list[PlayerAction] = [{"type": "grab", "card": pos, "id": card}
                  for pos, card in enumerate(self.circle) if card is not None and pos not in taken]
         return grabs + [{"type": "pass"}]
 
@@ -172,33 +180,32 @@ class RaceGame(Game):
             "last_round": self.last_round,
         }
 
-    def view(self, seat: int | None) -> Plain:
+    def view(self, seat: int | None) -> View:
         grabbed_by = {g["pos"]: g["seat"] for g in self.grabs}
-        circle: list[Plain | None] = []
+        circle: list[CircleCard | None] = []
         for pos, card in enumerate(self.circle):
             if card is None:
                 circle.append(None)
                 continue
-            info = cards.card_info(card, self.chips)
             # Marks of the running round only: in a pause the places hold newly dealt cards.
             live = self.phase == "grabbing"
-            info.update(pos=pos, target=live and self._shows_target(card),
-                        grabbed_by=grabbed_by.get(pos) if live else None)
-            circle.append(info)
+            circle.append(CircleCard(**cards.card_info(card, self.chips), pos=pos,
+                                     target=live and self._shows_target(card),
+                                     grabbed_by=grabbed_by.get(pos) if live else None))
         scores = self.scores()
-        players = [{
+        players: list[Player] = [{
             "seat": s, "back": cards.BACK_COLOURS[s], "away": self.away[s],
             "pile_count": len(self.winning[s]),
             "top": cards.card_info(self.winning[s][-1], self.chips) if self.winning[s] else None,
             "score": scores[s],
         } for s in range(self.seats)]
         return {
-            "ruleset": self.RULESET, "seats": self.seats, "you": seat, "phase": self.phase,
+            "ruleset": "race", "seats": self.seats, "you": seat, "phase": self.phase,
             "deadline": self.deadline, "round": self.round, "chips": list(self.chips),
             "dice": list(self.dice) if self.dice else None, "targets": list(self.targets),
             "joker": self.dice is not None and cards.is_joker(self.dice),
             "circle": circle, "pile_count": self.pile_count, "removed_count": len(self.removed),
-            "grabs": [dict(g) for g in self.grabs],
+            "grabs": [Grab(**g) for g in self.grabs],
             "passed": [s for s in range(self.seats) if self.passed[s]],
             "done": [self._done(s) for s in range(self.seats)],
             "last_round": self.last_round, "players": players, "scores": scores,
@@ -218,14 +225,15 @@ class RaceGame(Game):
         check(not self._grab_of(seat), "You already grabbed a card this round: a grab is final.")
         check(not self.passed[seat], "You passed this round.")
 
-    def _act_grab(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_grab(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_can_act(seat, t_ms)
         pos = action.get("card")
         if not (isinstance(pos, int) and not isinstance(pos, bool)
                 and 0 <= pos < cards.CIRCLE_SIZE):
             raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.")
         card = self.circle[pos]
-        check(card is not None, "There is no card at that place.")
+        if card is None:
+            raise IllegalAction("There is no card at that place.")
         if "id" in action:
             named = action["id"]
             check(isinstance(named, int) and not isinstance(named, bool) and named == card,
@@ -234,20 +242,21 @@ class RaceGame(Game):
         if holder is not None:
             raise IllegalAction(f"Seat {holder} grabbed that card first: grab another one.")
         self.grabs.append({"seat": seat, "pos": pos, "card": card, "t": t_ms})
-        notes = [{"type": "grabbed", "seat": seat, "pos": pos, "card": card}]
+        notes: list[Note] = [{"type": "grabbed", "seat": seat, "pos": pos, "card": card}]
         return notes + self._maybe_end_round(t_ms)
 
-    def _act_pass(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_pass(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_can_act(seat, t_ms)
         self.passed[seat] = True
-        return [{"type": "passed", "seat": seat}] + self._maybe_end_round(t_ms)
+        notes: list[Note] = [{"type": "passed", "seat": seat}]
+        return notes + self._maybe_end_round(t_ms)
 
-    def _act_away(self, seat: int, action: Plain, t_ms: int) -> list[Plain]:
+    def _act_away(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note | BaseNote]:
         notes = super()._act_away(seat, action, t_ms)
         # An away player counts as passed [D18]: that may be the last one the round awaited.
         return notes + self._maybe_end_round(t_ms)
 
-    def _on_timeout(self, t_ms: int) -> list[Plain]:
+    def _on_timeout(self, t_ms: int) -> list[Note]:
         if self.phase == "countdown":
             return self._roll(t_ms)
         if self.phase == "grabbing":
@@ -258,7 +267,7 @@ class RaceGame(Game):
         return [{"type": "countdown", "deadline": self.deadline}]
 
     # ---- the round ------------------------------------------------------------------------
-    def _grab_of(self, seat: int) -> Plain | None:
+    def _grab_of(self, seat: int) -> Grab | None:
         return next((g for g in self.grabs if g["seat"] == seat), None)
 
     def _done(self, seat: int) -> bool:
@@ -267,13 +276,13 @@ class RaceGame(Game):
     def _shows_target(self, card: int) -> bool:
         return cards.number_of(card) in self.targets
 
-    def _roll(self, t_ms: int) -> list[Plain]:
+    def _roll(self, t_ms: int) -> list[Note]:
         self.dice = cards.roll_three(self.rng)
         self.targets = cards.targets(self.dice)
         self.round += 1
         self.grabs = []
         self.passed = [False] * self.seats
-        notes = [{"type": "rolled", "round": self.round, "dice": list(self.dice),
+        notes: list[Note] = [{"type": "rolled", "round": self.round, "dice": list(self.dice),
                   "targets": list(self.targets)}]
         if not any(c is not None and self._shows_target(c) for c in self.circle):
             # [D9] Nothing could be taken: the whole circle leaves the game.
@@ -289,7 +298,7 @@ class RaceGame(Game):
         self.deadline = t_ms + self.options["round_limit_ms"]
         return notes + self._maybe_end_round(t_ms)
 
-    def _maybe_end_round(self, t_ms: int) -> list[Plain]:
+    def _maybe_end_round(self, t_ms: int) -> list[Note]:
         if self.phase != "grabbing":
             return []
         if all(self._done(s) for s in range(self.seats)):
@@ -300,10 +309,10 @@ class RaceGame(Game):
             return self._end_round(t_ms, "no_match_left")
         return []
 
-    def _end_round(self, t_ms: int, why: str) -> list[Plain]:
+    def _end_round(self, t_ms: int, why: RoundEndedWhy) -> list[Note]:
         assert self.dice is not None  # a round ends only after its roll
-        notes = [{"type": "round_ended", "why": why}]
-        reveals = []
+        notes: list[Note] = [{"type": "round_ended", "why": why}]
+        reveals: list[Reveal] = []
         for grab in self.grabs:  # stamp order
             seat, pos, card = grab["seat"], grab["pos"], grab["card"]
             right = self._shows_target(card)
@@ -314,8 +323,8 @@ class RaceGame(Game):
             elif self.winning[seat]:
                 penalty = self.winning[seat].pop()
                 self.under.append(penalty)  # slid under the face-down pile
-            reveal = {"seat": seat, "pos": pos, "card": card, "number": cards.number_of(card),
-                      "right": right, "penalty": penalty}
+            reveal: Reveal = {"seat": seat, "pos": pos, "card": card,
+                              "number": cards.number_of(card), "right": right, "penalty": penalty}
             reveals.append(reveal)
             notes.append({"type": "revealed", **reveal})
         self.last_round = {"round": self.round, "dice": list(self.dice),
@@ -323,7 +332,7 @@ class RaceGame(Game):
                            "dealt": [], "why": why}
         return notes + self._refill_or_end(t_ms)
 
-    def _refill_or_end(self, t_ms: int) -> list[Plain]:
+    def _refill_or_end(self, t_ms: int) -> list[Note]:
         empty = [pos for pos, card in enumerate(self.circle) if card is None]
         if self.pile_count < len(empty):
             self.phase = "over"
@@ -331,15 +340,16 @@ class RaceGame(Game):
             result = self._final_result()
             return [{"type": "game_over", "scores": result["scores"],
                      "winners": result["winners"]}]
-        dealt = []
+        dealt: list[Dealt] = []
         for pos in empty:
-            self.circle[pos] = self._deal()
-            dealt.append({"pos": pos, "card": self.circle[pos]})
+            card = self._deal()
+            self.circle[pos] = card
+            dealt.append({"pos": pos, "card": card})
         assert self.last_round is not None  # set by the caller, _roll or _end_round
         self.last_round["dealt"] = dealt
         self.phase = "pause"
         self.deadline = t_ms + self.options["reveal_ms"]
-        notes = [{"type": "dealt", "cards": dealt}] if dealt else []
+        notes: list[Note] = [{"type": "dealt", "cards": dealt}] if dealt else []
         return notes + [{"type": "pause", "deadline": self.deadline}]
 
 

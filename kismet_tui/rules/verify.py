@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from . import game_from_header
-from .base import HOST, Game, IllegalAction, Plain
+from .base import HOST, AnyGame, IllegalAction, Plain
 from .rng import SERVER_SEED_BYTES, SeededRNG, chance_seed, commitment, header_chance_version
 
 
@@ -26,7 +26,7 @@ class Verification:
     __slots__ = ("ok", "seq", "words", "game")
 
     def __init__(self, ok: bool, words: str, seq: int | None = None,
-                 game: Game | None = None):
+                 game: AnyGame | None = None):
         self.ok, self.words, self.seq, self.game = ok, words, seq, game
 
     def __repr__(self) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -21,14 +21,17 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from ..rules import Game
 from ..rules import dice as rules
-from ..rules.base import Plain
+from ..rules.base import AnyGame
+from ..rules.dice_types import Note, PlayerAction, View
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
 from ..widgets.names import fit, fits
 from .game import GameScreen, MoveLog
+
+if TYPE_CHECKING:  # (the advisor loads the solver: only its types here)
+    from ..bots.advisor import Advise, Hint
 
 SHORT = {
     "aces": "Aces", "deuces": "Deuces", "treys": "Treys", "fours": "Fours", "fives": "Fives",
@@ -100,7 +103,7 @@ def fitting_colour(box: str, dice: list[int] | None, points: int) -> str | None:
     return rules.COLOR[most]
 
 
-def render_scorecard(view: dict, names: list[str], me: int | None, cursor: str | None,
+def render_scorecard(view: View, names: list[str], me: int | None, cursor: str | None,
                      room: int = 80, hint_box: str | None = None) -> Text:
     """The scorecard of every seat side by side: one row per box, then bonus and total."""
     seats = view["seats"]
@@ -173,7 +176,7 @@ def spaced_out(card: Text, height: int) -> Text:
     return out
 
 
-def render_dice(view: dict, held: set[int], show_keys: bool, hint_hold: set[int] | None = None) -> Text:
+def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int] | None = None) -> Text:
     """The five dice and a label under each: its key, HELD, or what the hint suggests
     ("hold?", "let go?"); a hint never changes what the player holds."""
     faces = view.get("dice") or []
@@ -202,7 +205,7 @@ def render_dice(view: dict, held: set[int], show_keys: bool, hint_hold: set[int]
     return stack(lines)
 
 
-class DiceScreen(GameScreen):
+class DiceScreen(GameScreen[View, PlayerAction, Note]):
     RULESET = "dice"
     BINDINGS = [
         Binding("r", "roll", "Throw"),
@@ -297,7 +300,7 @@ class DiceScreen(GameScreen):
             self.query_one(f"#{widget_id}", Lines).show(text)
             self.drawn[widget_id] = text
 
-    def _turn_line(self, view: dict) -> Text:
+    def _turn_line(self, view: View) -> Text:
         line = Text()
         if view.get("phase") == "over":
             line.append("The game is over.", Style(bold=True))
@@ -318,25 +321,26 @@ class DiceScreen(GameScreen):
             if view.get("rolls_used", 0) == 0:
                 line.append("r: throw the dice", Style(color="bright_black"))
             elif self.cursor:
-                points = (view.get("preview") or {}).get(self.cursor, {}).get("points", 0)
+                entry = (view["preview"] or {}).get(self.cursor)
+                points = entry["points"] if entry is not None else 0
                 colour = fitting_colour(self.cursor, view.get("dice"), points)
                 line.append(f"enter: {points} in {rules.BOX_NAMES[self.cursor]}" + (f" ({colour})" if colour else ""),
                             Style(color="bright_black"))
         return line
 
     @staticmethod
-    def _open(view: dict, box: str) -> bool:
-        preview = view.get("preview") or {}
-        return bool(preview.get(box, {}).get("legal"))
+    def _open(view: View, box: str) -> bool:
+        entry = (view["preview"] or {}).get(box)
+        return entry is not None and entry["legal"]
 
-    def _open_boxes(self, view: dict) -> list[str]:
+    def _open_boxes(self, view: View) -> list[str]:
         return [box for box in rules.BOXES if self._open(view, box)]
 
-    def _best_box(self, view: dict) -> str | None:
+    def _best_box(self, view: View) -> str | None:
         boxes = self._open_boxes(view)
-        if not boxes:
-            return None
         preview = view["preview"]
+        if not boxes or preview is None:  # (open boxes come from the preview)
+            return None
         return max(boxes, key=lambda box: (preview[box]["points"], -rules.BOXES.index(box)))
 
     # ---- keys ----------------------------------------------------------------------------
@@ -401,7 +405,7 @@ class DiceScreen(GameScreen):
         game, seat = copy.deepcopy(self.replica), self.seat
         self.run_worker(lambda: self.think(advise, game, seat), thread=True, group="hint", exclusive=True)
 
-    def think(self, advise: Advise, game: Game, seat: int) -> None:
+    def think(self, advise: Advise, game: AnyGame, seat: int) -> None:
         """In a thread: ask the advisor (a few hundred ms), then show the answer."""
         try:
             choices = advise(game, seat)
@@ -410,21 +414,21 @@ class DiceScreen(GameScreen):
             return
         self.app.call_from_thread(self.show_hint, choices)
 
-    def show_hint(self, choices: list[dict]) -> None:
+    def show_hint(self, choices: list[Hint]) -> None:
         if not choices:
             self.refuse("No hint now.")
             return
         best = choices[0]
-        action = best.get("action") or {}
+        action = best["action"]
         # Mark the hint on the board (dice to hold, or the box), leaving the player's own
         # holds and box choice as they were: the player decides.
         view = self.view()
         self.hint_key = (view.get("turn"), view.get("current"), view.get("rolls_used"))
         self.hint_hold, self.hint_box = None, None
-        if action.get("type") == "roll":
-            self.hint_hold = set(action.get("hold") or [])
-        elif action.get("type") == "score":
-            self.hint_box = action.get("box")
+        if action["type"] == "roll" and "hold" in action:
+            self.hint_hold = set(action["hold"] or [])
+        elif action["type"] == "score":
+            self.hint_box = action["box"]
         self.redraw()
         shown = choices[:3]
         lines = [f"{c.get('label')}" + (f" ({glyph('≈')}{c['expected']:.0f})" if isinstance(c.get("expected"), (int, float)) else "")
@@ -438,8 +442,6 @@ class DiceScreen(GameScreen):
             self.log_line(line, "italic")
 
 
-# The advisor's advise(game, seat): the choices, best first.
-Advise = Callable[[Game, int], list[Plain]]
 _ADVISE: list[Advise] = []  # the advisor's advise(), once loaded
 
 

@@ -8,7 +8,8 @@ legal_actions: `legal_now`), so the footer always says what may be pressed. Chat
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar, cast
 
 from rich.text import Text
 from textual import events, on
@@ -23,6 +24,7 @@ from ..messages import EventApplied, GameArrived, HostMessage, LeaveAsked, Refus
 from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import Plain
+from ..rules.game_types import HostAction
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
 from ..widgets.chat import ChatInput
@@ -87,7 +89,14 @@ class MoveLog(RichLog):
         self.scroll_end(animate=False, immediate=False, x_axis=False)  # where the game is
 
 
-class GameScreen(OnKismetApp, Screen[None]):
+# The game's declared view, player actions and notes (kismet_tui/rules/<game>_types.py): a
+# game screen is a GameScreen[View, PlayerAction, Note], so a misspelt field fails mypy.
+ViewT = TypeVar("ViewT")
+ActionT = TypeVar("ActionT", bound=Mapping[str, object])
+NoteT = TypeVar("NoteT", bound=Mapping[str, object])
+
+
+class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     """Subclasses set RULESET, compose their body in compose_body() and draw in redraw()."""
 
     RULESET = ""
@@ -119,15 +128,15 @@ class GameScreen(OnKismetApp, Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.game: Game | None = None
+        self.game: Game[ActionT, NoteT, ViewT] | None = None
         self.ended_shown = False
         self.keys_signature: tuple[bool | None, ...] | None = None
         self.keys_timer: Timer | None = None
         self.version = 0          # host messages seen: the view cache's key
         self.view_key: tuple[int, int] | None = None
-        self.view_cache: Plain = {}
+        self.view_cache: ViewT | None = None
         self.legal_key: tuple[int, int, int] | None = None
-        self.legal_cache: list[Plain] = []
+        self.legal_cache: list[ActionT | HostAction] = []
         self.logged_seq = 0       # the events whose notes the move log shows (by seq)
         self.rematch_said = ""    # the last "who wants another game" line logged
 
@@ -147,7 +156,7 @@ class GameScreen(OnKismetApp, Screen[None]):
 
     # ---- state ---------------------------------------------------------------------------
     @property
-    def replica(self) -> Game:
+    def replica(self) -> Game[ActionT, NoteT, ViewT]:
         """The game this screen draws (set at mount; a rebuilt replica replaces it)."""
         if self.game is None:
             raise RuntimeError(f"the {self.RULESET} screen has no game yet: it gets one when mounted")
@@ -166,16 +175,16 @@ class GameScreen(OnKismetApp, Screen[None]):
         """The host's clock as the client estimates it (deadlines in views are host times)."""
         return self.client.host_time_ms()
 
-    def view(self) -> Plain:
+    def view(self) -> ViewT:
         """The replica's view for our seat, computed once per host message (the keys, the
         footer and the drawing all ask for it)."""
         key = (self.version, id(self.game))
-        if self.view_key != key:
+        if self.view_key != key or self.view_cache is None:
             self.view_cache = self.replica.view(self.seat)
             self.view_key = key
         return self.view_cache
 
-    def legal_now(self) -> list[Plain]:
+    def legal_now(self) -> list[ActionT | HostAction]:
         """What the engine accepts from our seat now (its legal_actions, the one source of
         legality): the game keys the footer offers are derived from it (check_action)."""
         game, seat = self.game, self.seat
@@ -192,7 +201,7 @@ class GameScreen(OnKismetApp, Screen[None]):
 
     def legal_kinds(self) -> set[str]:
         """The types of the actions legal now ("roll", "grab", "knock", ...)."""
-        return {str(action.get("type")) for action in self.legal_now()}
+        return {str(action["type"]) for action in self.legal_now()}
 
     def on_mount(self) -> None:
         self.game = self.client.game
@@ -276,7 +285,7 @@ class GameScreen(OnKismetApp, Screen[None]):
                 return
             self.logged_seq = event.seq
         for note in event.notes:
-            self.on_note(note)
+            self.on_note(cast(NoteT, note))  # (the replica's notes, of this screen's game)
         self.log_lines(event_lines(self.RULESET, event.notes, self.names))
 
     def catch_up(self) -> None:
@@ -293,7 +302,7 @@ class GameScreen(OnKismetApp, Screen[None]):
         for words, seat in lines:
             self.log_line(words, "bold" if seat is not None and seat == self.seat else "")
 
-    def on_note(self, note: Plain) -> None:
+    def on_note(self, note: NoteT) -> None:
         """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
 
     def check_end(self) -> None:
@@ -304,7 +313,7 @@ class GameScreen(OnKismetApp, Screen[None]):
     def show_results(self) -> None:
         from .end import EndScreen
 
-        self.app.push_screen(EndScreen(self.RULESET, self.replica.result() or {}, self.names, self.seat))
+        self.app.push_screen(EndScreen(self.RULESET, dict(self.replica.result() or {}), self.names, self.seat))
 
     def log_rematch(self) -> None:
         """Tell the board too (the ranking box may be closed) who wants another game."""
@@ -369,7 +378,7 @@ class GameScreen(OnKismetApp, Screen[None]):
     def action_leave(self) -> None:
         self.post_message(LeaveAsked())
 
-    def my_turn(self, view: Plain) -> bool:
+    def my_turn(self, view: Mapping[str, object]) -> bool:
         return self.seat is not None and bool(view.get("your_turn"))
 
 

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..messages import send
+from ..rules.knock_types import Note, PlayerAction, View
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit, possessive
@@ -71,7 +72,7 @@ def big_card(lines: list[Text]) -> list[Text]:
 BIG_HAND_WIDTH = 112
 
 
-def render_hand(view: dict, me: int, chosen: list[int], big: bool = False) -> Text:
+def render_hand(view: View, me: int, chosen: list[int], big: bool = False) -> Text:
     player = view["players"][me]
     open_cards = {card["number"]: card["chip"] for card in player["open"]}
     blocks = []
@@ -84,13 +85,13 @@ def render_hand(view: dict, me: int, chosen: list[int], big: bool = False) -> Te
     return stack(side_by_side(blocks, gap=1))
 
 
-def render_others(view: dict, names: list[str], me: int | None, name_width: int = 10,
+def render_others(view: View, names: list[str], me: int | None, name_width: int = 10,
                   knocks_open: bool = True) -> Text:
     """Every player's row (yours too, marked "you"): open cards, laid count, minus points,
     and, while the last throw may still be knocked on (`knocks_open`), who knocked on it."""
     text = Text(no_wrap=True, overflow="crop")
-    roll = view.get("roll") or {}
-    knocked = set(roll.get("knocked") or []) if knocks_open else set()
+    roll = view["roll"]
+    knocked = set(roll["knocked"]) if knocks_open and roll is not None else set()
     for player in view["players"]:
         seat = player["seat"]
         turn = view.get("turn") == seat and view.get("phase") == "play"
@@ -112,7 +113,7 @@ def render_others(view: dict, names: list[str], me: int | None, name_width: int 
     return text
 
 
-class KnockScreen(GameScreen):
+class KnockScreen(GameScreen[View, PlayerAction, Note]):
     RULESET = "knock"
     BINDINGS = [
         Binding("r", "roll", "Throw"),
@@ -161,14 +162,14 @@ class KnockScreen(GameScreen):
         self.query_one("#say", Static).update(self.say(view), layout=False)
         self.refresh_keys()  # a throw becomes legal with time alone, when the knock window closes
 
-    def knocks_open(self, view: dict) -> bool:
+    def knocks_open(self, view: View) -> bool:
         """Whether the last throw may still be knocked on: while it is decided, and through
         the knock window after it [D15]; not into the next throw."""
         if view.get("stage") == "decide":
             return True
         return view.get("stage") == "roll" and (view.get("roll_from") or 0) > self.now_ms()
 
-    def on_note(self, note: dict) -> None:
+    def on_note(self, note: Note) -> None:
         if note.get("type") in ("rolled", "laid", "passed", "round_over"):
             self.joker_first = None
         if note.get("type") == "round_over":
@@ -184,13 +185,13 @@ class KnockScreen(GameScreen):
         self.knocks_shown = self.knocks_open(view)
         self.query_one("#others", Static).update(render_others(view, names, self.seat, 22 if wide else 10,
                                                                self.knocks_shown))
-        roll = view.get("roll") or {}
-        dice = roll.get("dice") or []
+        roll = view["roll"]
+        dice = roll["dice"] if roll is not None else []
         blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False) for i in range(3)]
         caption = Text()
-        if roll:
+        if roll is not None:
             roller: int = roll["roller"]
-            joker = " JOKER" if roll.get("joker") else ""
+            joker = " JOKER" if roll["joker"] else ""
             caption.append(possessive(names[roller], "throw", DICE_WIDTH - 1 - len(joker)),
                            Style(color=seat_colour(roller), bold=True))
             caption.append(joker, Style(color="bright_magenta", bold=True))
@@ -204,7 +205,7 @@ class KnockScreen(GameScreen):
             self.query_one("#hand", Static).update(Text("You are watching.", Style(color="bright_black")))
         self.query_one("#say", Static).update(self.say(view))
 
-    def say(self, view: dict) -> Text:
+    def say(self, view: View) -> Text:
         """The one or two lines that tell the player what they can do now."""
         text = Text()
         me = self.seat
@@ -230,7 +231,7 @@ class KnockScreen(GameScreen):
             text.append("Showing everyone's cards laid in advance...")
             return text
         turn = view.get("turn")
-        roll = view.get("roll") or {}
+        roll = view["roll"]
         if me is not None and turn == me:
             if view.get("stage") == "roll":
                 wait = (view.get("roll_from") or 0) - self.now_ms()
@@ -247,34 +248,34 @@ class KnockScreen(GameScreen):
             text.append(f"{self.names[turn]} ", Style(bold=True, color=seat_colour(turn)))
             text.append("is throwing" if view.get("stage") == "roll" else "decides")
         window = (view.get("roll_from") or 0) - self.now_ms() if view.get("stage") == "roll" else 0
-        roller = roll.get("roller") if roll else None
+        roller = roll["roller"] if roll is not None else None
         whose = possessive(self.names[roller], "throw", 30) if roller is not None else "this throw"
         if self.can_knock(view):
             if window > 0:  # the knock window [D15]: the next throw cannot come before it ends
                 # (on the first line: the second is as long as 80 columns allow)
                 text.append(f" {glyph('·')} next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
             text.append(f"\nKnock on {whose}: k, or the key of the card you would lay", hint)
-        elif roll and me is not None and me in (roll.get("knocked") or []) and turn != me:
+        elif roll is not None and me is not None and me in roll["knocked"] and turn != me:
             text.append(f"\nYou knocked on {whose}.", hint)
         return text
 
-    def chosen_chips(self, view: dict) -> int:
+    def chosen_chips(self, view: View) -> int:
         chips = view.get("chips") or []
         return sum(chips[n - 2] for n in self.chosen if 0 <= n - 2 < len(chips))
 
     # ---- what may be pressed -------------------------------------------------------------
-    def can_knock(self, view: dict) -> bool:
+    def can_knock(self, view: View) -> bool:
         me = self.seat
         roll = view.get("roll")
         return (me is not None and view.get("phase") == "play" and roll is not None
                 and roll.get("roller") != me and me not in (roll.get("knocked") or [])
                 and not view["players"][me]["away"])
 
-    def choosing_prelay(self, view: dict) -> bool:
+    def choosing_prelay(self, view: View) -> bool:
         me = self.seat
         return me is not None and view.get("phase") == "prelay_commit" and not view["players"][me]["committed"]
 
-    def deciding(self, view: dict) -> bool:
+    def deciding(self, view: View) -> bool:
         return self.seat is not None and view.get("turn") == self.seat and view.get("stage") == "decide"
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
@@ -300,7 +301,9 @@ class KnockScreen(GameScreen):
     def on_key(self, event: events.Key) -> None:
         """Your throw is not offered while the others may still knock [D15], but an r then
         still hears why: sent, the host answers in words ("Wait: others may still knock")."""
-        view = self.view() if self.game is not None else {}
+        if self.game is None:
+            return
+        view = self.view()
         if (event.key == "r" and self.seat is not None and view.get("phase") == "play"
                 and view.get("turn") == self.seat and view.get("stage") == "roll"
                 and not self.check_action("roll", ())):
@@ -324,27 +327,27 @@ class KnockScreen(GameScreen):
         if self.choosing_prelay(view):
             self.pick_prelay(view, number)
         elif self.deciding(view):
-            roll = view.get("roll") or {}
+            roll = view["roll"]
             if number not in open_numbers:
                 self.refuse(f"Your {number} is not among your open cards.")
             elif self.joker_first is not None:
                 first, self.joker_first = self.joker_first, None
                 self.act({"type": "lay", "card": first, "extra": number})
-            elif roll.get("joker") and number in (roll.get("targets") or []) and len(open_numbers) > 1:
+            elif roll is not None and roll["joker"] and number in roll["targets"] and len(open_numbers) > 1:
                 self.joker_first = number  # a joker throw: ask for the second card
                 self.redraw()
             else:
                 self.act({"type": "lay", "card": number})
         elif self.can_knock(view):
             self.act({"type": "knock", "card": number})
-        elif view.get("roll") and (view["roll"].get("roller") == me):
+        elif view["roll"] is not None and view["roll"]["roller"] == me:
             self.refuse("Wait for the next throw: this one was yours.")
-        elif me is not None and view.get("roll") and me in (view["roll"].get("knocked") or []):
+        elif me is not None and view["roll"] is not None and me in view["roll"]["knocked"]:
             self.refuse("You have knocked on this throw already.")
         else:
             self.refuse("Nothing to lay or knock on yet: wait for a throw.")
 
-    def pick_prelay(self, view: dict, number: int) -> None:
+    def pick_prelay(self, view: View, number: int) -> None:
         if number in self.chosen:
             self.chosen.remove(number)
         else:

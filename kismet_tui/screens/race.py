@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
 from textual.widgets import Static
 
+from ..rules.race_types import Note, PlayerAction, View
 from ..widgets.art import big_card_lines, card_lines, die_lines, seat_colour, side_by_side
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
@@ -103,7 +104,7 @@ def seconds_left(deadline: int | None, now: int) -> str:
     return f"{left / 1000:.1f}"
 
 
-def render_circle(view: dict, names: list[str], layout: Layout = NORMAL) -> Text:
+def render_circle(view: View, names: list[str], layout: Layout = NORMAL) -> Text:
     """The cards and the dice; the clock lines in the middle are a widget of their own
     (render_clock), so the countdown never redraws the whole circle."""
     canvas = Canvas(layout.width, layout.height)
@@ -131,7 +132,7 @@ def render_circle(view: dict, names: list[str], layout: Layout = NORMAL) -> Text
     return canvas.text()
 
 
-def render_clock(view: dict, names: list[str], me: int | None, now_ms: int) -> Text:
+def render_clock(view: View, names: list[str], me: int | None, now_ms: int) -> Text:
     """Two centred lines under the dice: the countdown, the time to grab, or the reveal."""
     phase = view.get("phase")
     status = Text()
@@ -156,18 +157,18 @@ def render_clock(view: dict, names: list[str], me: int | None, now_ms: int) -> T
     return Text("\n").join([status, detail])
 
 
-def reveal_words(view: dict, names: list[str]) -> str:
-    last = view.get("last_round") or {}
-    if last.get("wiped"):
+def reveal_words(view: View, names: list[str]) -> str:
+    last = view.get("last_round")
+    if last is not None and last["wiped"]:
         return "No match: a new circle"
     parts = []
-    for reveal in last.get("reveals") or []:
+    for reveal in last["reveals"] if last is not None else []:
         who = fit(names[reveal["seat"]], 8)
         parts.append(f"{who} {reveal['number']}{glyph('✓') if reveal['right'] else glyph('✗')}")
     return " ".join(parts) if parts else "Nobody grabbed"
 
 
-def render_players(view: dict, names: list[str], me: int | None, name_width: int = 9) -> Text:
+def render_players(view: View, names: list[str], me: int | None, name_width: int = 9) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     grabs = {g["seat"]: g for g in view.get("grabs") or []}
     passed = set(view.get("passed") or [])
@@ -188,7 +189,7 @@ def render_players(view: dict, names: list[str], me: int | None, name_width: int
     return text
 
 
-class RaceScreen(GameScreen):
+class RaceScreen(GameScreen[View, PlayerAction, Note]):
     RULESET = "race"
     BINDINGS = [Binding(key, f"grab({pos})", "Grab", key_display="a-k", show=pos == 0)
                 for pos, key in enumerate(KEYS)] + [Binding("p", "pass", "Pass")] + GameScreen.COMMON_BINDINGS
@@ -252,11 +253,11 @@ class RaceScreen(GameScreen):
     def circle(self) -> Static:
         return self.query_one("#circle", Static)
 
-    def can_grab(self, view: dict) -> bool:
+    def can_grab(self, view: View) -> bool:
         me = self.seat
         return (me is not None and view.get("phase") == "grabbing" and not view["done"][me])
 
-    def check_action(self, action: str, parameters: tuple) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.game is None:
             return True
         if action in ("grab", "pass"):

@@ -19,7 +19,7 @@ from . import table
 from .states import lower_index, upper_index
 
 
-def _line(*words) -> None:
+def _line(*words: object) -> None:
     print(*words, flush=True)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kismet_tui.rules import dice as rules
+from kismet_tui.rules.dice_types import PlayerAction
 
 from .space import KEEP_INDEX, ROLL_INDEX, sub_keeps
 from .states import state_of
@@ -24,13 +25,9 @@ BOX_ORDER = rules.BOXES
 
 @dataclass(frozen=True)
 class Choice:
-    action: dict
+    action: PlayerAction
     label: str
     expected: float  # expected final score of the game when making this choice, then playing on as the table does
-
-    def as_dict(self, exact: bool) -> dict:
-        return {"action": self.action, "label": self.label, "expected": self.expected,
-                "exact": exact}
 
 
 def card_state(card: dict) -> tuple[set[str], int, bool, int]:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -122,16 +123,16 @@ FIVE_POINTS_JOKER = LOWER_POINTS_JOKER[:, ROLL_AT[N_PLAIN:]]
 REAL = N_LOWER_BOXES  # in last_layer, row 9 of `after`: V after a real Kismet in its box
 
 
-def _pick_rows():
+def _pick_rows() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The Kismet-section candidates of last_layer: row i of `cand` is `after[CAND_BOX[i]]`
     plus CAND_ADD[i] (0: a scratch; else a sum box's constant or a box's points), then a
     last row of -inf. Column c of PICKS lists the rows whose maximum is value c, padded with
     the -inf row: per signature its best 'sum' box, then per signature its best fixed-points
     or scratched box, then the six five-of-a-kind rolls, plain, then as a joker."""
     rows = {(j, 0.0): j for j in range(N_LOWER_BOXES)}
-    picks = []
+    picks: list[list[int]] = []
 
-    def pick(pairs):
+    def pick(pairs: Iterable[tuple[int, float]]) -> None:
         picks.append([rows.setdefault((j, float(c)), len(rows)) for j, c in pairs])
 
     for consts in (SUM_CONST, FIXED_CONST):
@@ -285,7 +286,8 @@ def _canonical_lower() -> np.ndarray:
 CANON_L = _canonical_lower()
 
 
-def build(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None,
+def build(progress: Callable[[int, int], None] | None = None,
+          levels: Iterable[int] = range(14, -1, -1), V: np.ndarray | None = None,
           threads: int | None = None, batch: int = BATCH) -> np.ndarray:
     """Solve the levels given (all by default) and return V, as table.build does.
     `progress(done, total)` is called from this thread as batches finish."""
@@ -308,7 +310,8 @@ def build(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None,
         for u_all, l_all, u_solve, l_solve in work:
             values = np.empty(len(u_solve))
 
-            def run(start, u_solve=u_solve, l_solve=l_solve, values=values):
+            def run(start: int, u_solve: np.ndarray = u_solve, l_solve: np.ndarray = l_solve,
+                    values: np.ndarray = values) -> int:
                 stop = start + batch
                 values[start:stop] = state_values(VT, u_solve[start:stop], l_solve[start:stop])
                 return stop - start if stop < len(u_solve) else len(u_solve) - start

@@ -37,7 +37,8 @@ LOWER_PAR = {
 JOKER_PAR = 2.0
 
 
-def _bonus_estimate(total: np.ndarray, expected_more: np.ndarray, open_count: np.ndarray):
+def _bonus_estimate(total: np.ndarray, expected_more: np.ndarray,
+                    open_count: np.ndarray) -> np.ndarray:
     """Expected bonus still to come, with the final total spread around its mean."""
     final = total + expected_more
     spread = 1.0 + 3.0 * np.sqrt(open_count)

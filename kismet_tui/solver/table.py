@@ -28,14 +28,19 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
 from .space import rules_fingerprint
 from .states import L_REACHABLE, N_LOWER, N_UPPER, level_states
 from .turn import state_values
+
+# progress(done, total): called as batches of states are solved.
+Progress = Callable[[int, int], None]
 
 # 2: the sidecar holds the table's checksum (a version 1 file, without one, is not used).
 FORMAT_VERSION = 2
@@ -57,7 +62,8 @@ def cache_path() -> Path:
     return folder / f"dice-optimal-v{FORMAT_VERSION}-{rules_fingerprint()}.npy"
 
 
-def build(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None) -> np.ndarray:
+def build(progress: Progress | None = None, levels: Iterable[int] = range(14, -1, -1),
+          V: np.ndarray | None = None) -> np.ndarray:
     """Solve the levels given (all by default) and return V. `progress(done, total)` is called
     as batches finish. Passing a V filled for higher levels lets tests solve a few levels."""
     from . import fast
@@ -65,7 +71,8 @@ def build(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None) 
     return fast.build(progress=progress, levels=levels, V=V)
 
 
-def build_reference(progress=None, levels=range(14, -1, -1), V: np.ndarray | None = None) -> np.ndarray:
+def build_reference(progress: Progress | None = None, levels: Iterable[int] = range(14, -1, -1),
+                    V: np.ndarray | None = None) -> np.ndarray:
     """build() by the first algorithm (turn.state_values, every box over every roll, batches
     of 8192 states): about five times slower; the benchmark's baseline."""
     if V is None:
@@ -85,7 +92,7 @@ def build_reference(progress=None, levels=range(14, -1, -1), V: np.ndarray | Non
     return V
 
 
-def text_progress(stream=sys.stderr):
+def text_progress(stream: TextIO = sys.stderr) -> Progress:
     """A plain-text progress bar on stderr (redrawn when the percentage moves)."""
     started = time.monotonic()
     shown = [-1]
@@ -120,7 +127,7 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _write_atomically(path: Path, write) -> None:
+def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> None:
     """write(file) into a temporary file beside `path`, flushed to disk, then renamed over it."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -227,7 +234,7 @@ def load(path: Path | None = None) -> np.ndarray | None:
 
 
 @contextmanager
-def locked(path: Path | None = None, on_wait=None):
+def locked(path: Path | None = None, on_wait: Callable[[], object] | None = None) -> Iterator[None]:
     """Hold the build lock of the table at `path` (a lock file beside it) while inside; if
     another process holds it, call on_wait() once and wait. Without fcntl (Windows) no lock
     is taken: the rename still keeps every reader safe, two builders just both work."""
@@ -251,7 +258,8 @@ def locked(path: Path | None = None, on_wait=None):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def build_and_save(progress=None, path: Path | None = None) -> tuple[np.ndarray, dict]:
+def build_and_save(progress: Progress | None = None,
+                   path: Path | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     from .states import lower_index, upper_index
 
     started = time.monotonic()
@@ -263,7 +271,9 @@ def build_and_save(progress=None, path: Path | None = None) -> tuple[np.ndarray,
     return V, info
 
 
-def ensure_built(progress=None, on_wait=None, on_damaged=None, path: Path | None = None) -> np.ndarray:
+def ensure_built(progress: Progress | None = None, on_wait: Callable[[], object] | None = None,
+                 on_damaged: Callable[[str], object] | None = None,
+                 path: Path | None = None) -> np.ndarray:
     """The table at `path`: loaded if it is cached and sound, else built and saved, under the
     lock, so two programs building at once do the work once. on_damaged(why) is called when
     a damaged file is found (it is then rebuilt)."""
@@ -276,7 +286,7 @@ def ensure_built(progress=None, on_wait=None, on_damaged=None, path: Path | None
         if V is not None:
             return V
         if problem != "missing":
-            if on_damaged:
+            if on_damaged and problem is not None:  # (no table comes with its reason)
                 on_damaged(problem)
             set_aside(path)
         V, _ = build_and_save(progress=progress, path=path)

@@ -11,6 +11,8 @@ Arrays are laid out (rolls or keeps, batch) so that the gathers copy whole rows.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from .space import (
@@ -22,7 +24,7 @@ from .states import L_FLAG, OPEN_L, REWARD_U, SUCC_L, SUCC_L_REAL, SUCC_U
 N_BOXES = 6 + LOWER_POINTS.shape[0]
 
 
-def box_values(V: np.ndarray, u: np.ndarray, l: np.ndarray):
+def box_values(V: np.ndarray, u: np.ndarray, l: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (box number 0..14, values (252, B)): points now + V of the state that follows,
     for scoring each roll in that box; -inf where the box is already filled."""
     for b in range(6):

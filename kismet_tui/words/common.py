@@ -3,7 +3,12 @@ the notes every game makes (away, back, game over)."""
 
 from __future__ import annotations
 
-from ..rules.base import Plain
+from collections.abc import Mapping
+from typing import Any
+
+# A note as the replica made it (each game declares its notes in rules/*_types.py); the
+# move log reads it by key, whichever game it is of.
+NoteData = Mapping[str, Any]
 
 
 def name_of(names: list[str], seat: object) -> str:
@@ -22,7 +27,7 @@ def and_list(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def describe_common(note: Plain, names: list[str]) -> str | None:
+def describe_common(note: NoteData, names: list[str]) -> str | None:
     kind = note.get("type")
     who = name_of(names, note.get("seat"))
     if kind == "away":

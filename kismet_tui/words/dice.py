@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from ..rules import dice
-from ..rules.base import Plain
-from .common import describe_common, faces, name_of
+from .common import NoteData, describe_common, faces, name_of
 
 
 def box_name(box: str) -> str:
     return dice.BOX_NAMES.get(box, box)
 
 
-def describe_dice(note: Plain, names: list[str]) -> str | None:
+def describe_dice(note: NoteData, names: list[str]) -> str | None:
     kind = note.get("type")
     who = name_of(names, note.get("seat"))
     if kind == "rolled":

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..rules.base import Plain
-from .common import and_list, describe_common, faces, name_of
+from .common import NoteData, and_list, describe_common, faces, name_of
 
 CASES = {
     "overlooked": "the thrower had missed a match",
@@ -12,7 +11,7 @@ CASES = {
 }
 
 
-def describe_knock(note: Plain, names: list[str]) -> str | None:
+def describe_knock(note: NoteData, names: list[str]) -> str | None:
     kind = note.get("type")
     who = name_of(names, note.get("seat"))
     if kind == "committed":

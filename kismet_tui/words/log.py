@@ -8,39 +8,39 @@ under way. No engine runs here: the replica has already played every event.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Callable
 
-from ..rules.base import Plain
-from .common import describe_common
+from .common import NoteData, describe_common
 from .dice import describe_dice
 from .knock import describe_knock
 from .race import describe_race
 
 # A line of the move log: its sentence and the seat it is about (None: nobody's).
 Line = tuple[str, "int | None"]
-DESCRIBERS: dict[str, Callable[[Plain, list[str]], str | None]] = {
+DESCRIBERS: dict[str, Callable[[NoteData, list[str]], str | None]] = {
     "dice": describe_dice, "race": describe_race, "knock": describe_knock}
 LIMIT = 200  # the past a new screen writes: the log never shows more than a screen or two
 
 
-def describe(ruleset: str, note: Plain, names: list[str]) -> str | None:
+def describe(ruleset: str, note: NoteData, names: list[str]) -> str | None:
     """One note as a plain sentence, or None for a note not worth a line. Names are
     player-written text: callers put the result into rich Text, never into markup."""
     return DESCRIBERS.get(ruleset, describe_common)(note, names)
 
 
-def telling_order(notes: list[Plain]) -> list[Plain]:
+def telling_order(notes: Sequence[NoteData]) -> list[NoteData]:
     """The notes of one event in the order a person tells them: a race round's end ("Every
     matching card has been grabbed.") after the reveals that say who took which card."""
     ended = [note for note in notes if isinstance(note, dict) and note.get("type") == "round_ended"]
     if not ended:
-        return notes
+        return list(notes)
     rest = [note for note in notes if note not in ended]
     after = max((i + 1 for i, note in enumerate(rest) if note.get("type") == "revealed"), default=0)
     return rest[:after] + ended + rest[after:]
 
 
-def event_lines(ruleset: str, notes: list[Plain], names: list[str]) -> list[Line]:
+def event_lines(ruleset: str, notes: Sequence[NoteData], names: list[str]) -> list[Line]:
     """The lines one event's notes make, in telling order."""
     lines: list[Line] = []
     for note in telling_order(notes):
@@ -51,7 +51,7 @@ def event_lines(ruleset: str, notes: list[Plain], names: list[str]) -> list[Line
     return lines
 
 
-def history_lines(ruleset: str, notes_per_event: list[list[Plain]], names: list[str],
+def history_lines(ruleset: str, notes_per_event: Sequence[Sequence[NoteData]], names: list[str],
                   first_seq: int = 1, limit: int = LIMIT) -> list[Line]:
     """The lines of the events numbered `first_seq` and on (events count from 1, as their seq
     does), the last `limit` of them."""

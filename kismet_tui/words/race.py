@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ..rules.base import Plain
-from .common import describe_common, faces, name_of
+from .common import NoteData, describe_common, faces, name_of
 
 
-def describe_race(note: Plain, names: list[str]) -> str | None:
+def describe_race(note: NoteData, names: list[str]) -> str | None:
     kind = note.get("type")
     who = name_of(names, note.get("seat"))
     if kind == "rolled":
