@@ -34,6 +34,7 @@ from .messages import (BuildChanged, ChatHeard, ConnectionChanged, ConnectionRep
                        RematchAsked, TableChanged, host_message, send, send_ok)
 from .rematch import rematch_waiting
 from .rules.base import Plain
+from .rules.refusal import words_of
 from .solver import background
 from .source import GameSource
 from .widgets.chat import ChatInput
@@ -201,8 +202,7 @@ class KismetApp(KismetState):
                 "closed", f"Could not reach a host at {self.address}. Is kismet-host running there?"))
             return
         except Exception as exc:  # refused (e.g. another protocol version): say so, keep the app
-            words = getattr(exc, "words", None) or str(exc) or type(exc).__name__
-            self.post_message(ConnectionChanged("closed", f"{self.address}: {words}"))
+            self.post_message(ConnectionChanged("closed", f"{self.address}: {words_of(exc)}"))
             return
         self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
 

@@ -190,11 +190,11 @@ def _refused(report: Report, where: str, chance: object, exc: IllegalAction,
              can_redraw: bool, at: str = "") -> None:
     """Say why the engine refused the start or an event (see check_events)."""
     if not isinstance(exc, ChanceError):
-        report.bad(f"{where} is not legal{at}: {exc.reason}")
+        report.bad(f"{where} is not legal{at}: {exc.words}")
     elif chance is not None and not isinstance(chance, list):
         report.bad(f"{where}: its chance is {chance!r}, not a list of values.")
     elif not can_redraw:
-        report.bad(f"{where}: its chance does not fit the rules: {exc.reason}")
+        report.bad(f"{where}: its chance does not fit the rules: {exc.words}")
 
 
 def check_end(log: GameLog, game: Game, report: Report) -> None:

@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from .rules.base import Plain
+from .rules.refusal import words_of
 from .source import EventNotes
 
 T = TypeVar("T")
@@ -203,8 +204,7 @@ async def attempt(sender: MessagePump, request: Callable[[], Awaitable[T]]) -> t
     try:
         return True, await request()
     except Exception as exc:  # refusals and dropped connections alike: tell the player
-        words = getattr(exc, "words", None) or getattr(exc, "reason", None) or str(exc)
-        sender.post_message(Refusal(words or type(exc).__name__))
+        sender.post_message(Refusal(words_of(exc)))
         return False, None
 
 

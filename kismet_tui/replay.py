@@ -19,6 +19,7 @@ from .app import Connection, KismetApp
 from .messages import EventApplied
 from .rules import Game, apply_event, game_from_header
 from .rules.base import Plain
+from .rules.refusal import UNAVAILABLE, Refusal
 from .rules.verify import Verification
 from .source import EventNotes
 
@@ -27,12 +28,11 @@ MAX_GAP_MS = 1500
 TICK_S = 0.05
 
 
-class NothingToSend(Exception):
+class NothingToSend(Refusal):
     """A request made of a replay: `words` says why nothing can be sent."""
 
     def __init__(self, words: str) -> None:
-        super().__init__(words)
-        self.words = words
+        super().__init__(words, "replay", UNAVAILABLE)
 
 
 class ReplaySource:

@@ -73,7 +73,7 @@ def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
     """(header, events) of the log at `path`, every string cleaned, once the whole game has
     been played back by the engine (so the replay screens can only show a legal game), or
     UnreadableGame."""
-    from .rules import replay
+    from .rules import Refusal, replay
 
     log = read_game(path)
     try:
@@ -82,7 +82,7 @@ def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
         events = [cast(Plain, cleaned(event)) for event in log.events]
         replay(header, events)
     except Exception as exc:  # a crafted file can hold anything: the engine says what it can
-        reason = getattr(exc, "reason", None) or f"{type(exc).__name__}: {exc}"
+        reason = exc.words if isinstance(exc, Refusal) else f"{type(exc).__name__}: {exc}"
         raise UnreadableGame(f"{shown(path)} does not play back: {reason}") from None
     return header, events
 

@@ -9,7 +9,7 @@ sent map against the game's vocabulary and builds a new map from the validated f
 that new map is what the engine applies, the log stores and everybody receives. So nothing a
 client adds (padding, escape sequences, a field a later version might read) gets past it.
 
-A refusal raises ProtocolError("illegal") in words a player can read ("A roll has no field
+A refusal raises ProtocolError("bad_action") in words a player can read ("A roll has no field
 'note'."). The engine still judges whether a well-formed action is legal now; this module
 only says what an action may look like. docs/protocol.md, "The games' actions", lists the
 same table for other implementations.
@@ -30,7 +30,7 @@ from .plain import Plain
 
 
 def _refuse(words: str) -> ProtocolError:
-    return ProtocolError("illegal", words)
+    return ProtocolError("bad_action", words)
 
 
 # A field's check: (the value as sent, the field's name) -> the value to store, or raise.

@@ -1,6 +1,10 @@
-"""Error codes of the wire, each with words a player can read when no better words exist."""
+"""Error codes of the wire, each with words a player can read when no better words exist,
+and the kind of refusal it is (kismet_tui/rules/refusal.py)."""
 
 from __future__ import annotations
+
+from kismet_tui.rules.refusal import (ILLEGAL_NOW, LIMIT, MALFORMED, NOT_YET, NOT_YOURS,
+                                      UNAVAILABLE, Refusal, RefusalKind)
 
 # code -> default words. The host may send more precise words with the same code.
 ERRORS = {
@@ -22,6 +26,7 @@ ERRORS = {
     "no_game": "No game is running at this table.",
     "playing": "A game is running at this table.",
     "not_seated": "You are watching, not playing: only players act.",
+    "bad_action": "That move is not one this game has.",
     "illegal": "That move is not allowed.",
     "too_quick": "Too quick: the dice were only just shown. Look first, then move.",
     "game_ending": "This game is over: its end is being saved.",
@@ -37,17 +42,64 @@ ERRORS = {
 }
 
 
-class ProtocolError(Exception):
+# code -> the kind of refusal it is. `illegal` is the engine's: its kind is the engine's own
+# (the host sends it beside the code), ILLEGAL_NOW when none is given.
+KINDS: dict[str, RefusalKind] = {
+    "bad_frame": MALFORMED,
+    "too_big": LIMIT,
+    "bad_message": MALFORMED,
+    "version": MALFORMED,
+    "hello_first": NOT_YET,
+    "name_taken": ILLEGAL_NOW,
+    "full": LIMIT,
+    "slow_down": LIMIT,
+    "no_table": ILLEGAL_NOW,
+    "not_at_table": ILLEGAL_NOW,
+    "already_at_table": ILLEGAL_NOW,
+    "table_full": LIMIT,
+    "not_owner": NOT_YOURS,
+    "not_ready": NOT_YET,
+    "bad_options": MALFORMED,
+    "no_game": ILLEGAL_NOW,
+    "playing": ILLEGAL_NOW,
+    "not_seated": NOT_YOURS,
+    "bad_action": MALFORMED,
+    "illegal": ILLEGAL_NOW,
+    "too_quick": NOT_YET,
+    "game_ending": UNAVAILABLE,
+    "no_bots": UNAVAILABLE,
+    "idle": UNAVAILABLE,
+    "replaced": UNAVAILABLE,
+    "shutdown": UNAVAILABLE,
+    "cannot_save": UNAVAILABLE,
+    "cannot_start": UNAVAILABLE,
+    "removed": NOT_YOURS,
+    "internal": UNAVAILABLE,
+    "no_records": UNAVAILABLE,
+}
+
+
+def kind_of(code: str, sent: object = None) -> RefusalKind:
+    """The kind of a refusal with this code: for `illegal`, the kind the host sent beside it
+    when it is one; otherwise the code's own (UNAVAILABLE for a code this side does not know,
+    say a newer host's)."""
+    if code == "illegal" and sent == NOT_YET:
+        return NOT_YET
+    if code == "illegal" and sent == NOT_YOURS:
+        return NOT_YOURS
+    return KINDS.get(code, UNAVAILABLE)
+
+
+class ProtocolError(Refusal):
     """A refusal to send back as an `error` message: a code from ERRORS and plain words."""
 
-    def __init__(self, code: str, words: str | None = None, fatal: bool = False):
+    def __init__(self, code: str, words: str | None = None, fatal: bool = False,
+                 kind: RefusalKind | None = None) -> None:
         if code not in ERRORS:
             raise ValueError(f"unknown error code {code!r}")
-        self.code = code
-        self.words = words or ERRORS[code]
+        super().__init__(words or ERRORS[code], code, kind or KINDS[code])
         # fatal: the connection is closed after the error is sent.
         self.fatal = fatal
         # The request this refusal answers, when it is known before the message is parsed
         # (a body refused for a limit still names its `id`: protocol.framing).
         self.re: int | None = None
-        super().__init__(self.words)

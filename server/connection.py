@@ -22,6 +22,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from kismet_tui.rules.refusal import RefusalKind
 from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.framing import FROM_CLIENT, FrameReader, encode
@@ -134,9 +135,13 @@ class Connection(asyncio.Protocol):
         if re is not None:
             self.send({"type": "ok", "re": re})
 
-    def error(self, code: str, words: str | None = None, re: int | None = None) -> None:
-        err = ProtocolError(code, words)
-        message: dict[str, object] = {"type": "error", "code": code, "words": err.words}
+    def error(self, code: str, words: str | None = None, re: int | None = None,
+              kind: RefusalKind | None = None) -> None:
+        """Send an `error`: the code, its kind (the code's own unless given: the engine's
+        refusals say theirs) and words (docs/protocol.md, "Error codes")."""
+        err = ProtocolError(code, words, kind=kind)
+        message: dict[str, object] = {"type": "error", "code": code, "kind": err.kind,
+                                      "words": err.words}
         if re is not None:
             message["re"] = re
         self.send(message)

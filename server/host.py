@@ -29,7 +29,7 @@ import asyncio
 import logging
 import time
 
-from kismet_tui.rules import IllegalAction
+from kismet_tui.rules.refusal import Refusal
 from protocol.errors import ProtocolError
 from protocol.messages import parse_client, request_id
 
@@ -237,12 +237,10 @@ class Host:
             if conn.player is None and kind not in ("hello", "ping"):
                 raise ProtocolError("hello_first")
             HANDLERS[kind](self, conn, parsed, re)
-        except ProtocolError as exc:
-            conn.error(exc.code, exc.words, re)
-            if exc.fatal:
+        except Refusal as exc:  # the wire's and the engine's alike: each says its code and kind
+            conn.error(exc.code, exc.words, re, exc.kind)
+            if isinstance(exc, ProtocolError) and exc.fatal:
                 conn.close()
-        except IllegalAction as exc:
-            conn.error("illegal", exc.reason, re)
         except Exception:
             log.exception("handling %r failed", message.get("type"))
             conn.error("internal", re=re)

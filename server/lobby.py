@@ -46,7 +46,7 @@ def on_create_table(host, conn: Connection, msg: dict, re) -> None:
         options = normalize_options(msg["ruleset"], msg["options"])
         cls = game_module(msg["ruleset"]).GAME
     except IllegalAction as exc:
-        raise ProtocolError("bad_options", exc.reason) from None
+        raise ProtocolError("bad_options", exc.words) from None
     bots = msg["bots"]
     if bots and host.bot_factory is None:
         raise ProtocolError("no_bots")

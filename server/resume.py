@@ -132,7 +132,7 @@ def _why(exc: Exception) -> str:
     if isinstance(exc, LogError):
         return f"its game log is damaged ({exc})"
     if isinstance(exc, IllegalAction):
-        return f"its game log does not replay ({exc.reason})"
+        return f"its game log does not replay ({exc.words})"
     if isinstance(exc, FileNotFoundError):
         return "its game log is missing"
     if isinstance(exc, OSError):

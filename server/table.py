@@ -486,7 +486,7 @@ class Table:
         try:
             self.stamp(HOST, {"type": "timeout"})
         except IllegalAction as exc:  # a bug in an engine: say so, do not spin
-            log.error("table %s: the engine refused its own timeout: %s", self.id, exc.reason)
+            log.error("table %s: the engine refused its own timeout: %s", self.id, exc.words)
 
     def abandon_start(self, state: str, ready: list[bool], words: str, told=None) -> None:
         """A start that failed: the table is back in the lobby as it was, everyone told."""

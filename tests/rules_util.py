@@ -10,5 +10,5 @@ def refused(g, seat, action, words, t=None):
     before = g.digest()
     with pytest.raises(IllegalAction) as caught:
         g.apply(seat, action, g.now if t is None else t)
-    assert words in caught.value.reason
+    assert words in caught.value.words
     assert g.digest() == before

@@ -17,13 +17,15 @@ from tests.netutil import FAST, connected, running_host, wait_until
 class RefusingClient:
     """Just enough of a Client: `act` is refused, after `arrive` more events came in."""
 
-    def __init__(self, arrive: int):
+    def __init__(self, arrive: int, refusal: ActionRefused | None = None):
         self.header, self.events, self.seat, self.arrive = {}, [], 0, arrive
-        self.game = None  # no replica: a refusal cannot be put down to the clock
+        self.game = None  # no replica: only the refusal itself says what it was
+        self.refusal = refusal or ActionRefused(
+            "illegal", "Seat 1 grabbed that card first: grab another one.")
 
     async def act(self, action):
         self.events += [{"seq": len(self.events) + 1}] * self.arrive
-        raise ActionRefused("illegal", "Seat 1 grabbed that card first: grab another one.")
+        raise self.refusal
 
 
 def recording_loop(client) -> tuple[BotLoop, list]:
@@ -52,6 +54,19 @@ async def test_a_refusal_on_the_unchanged_game_is_logged_and_not_retried(caplog)
     loop, asked = await refused_once(arrive=0)
     assert asked == [] and not loop.in_flight
     assert any("refused although legal" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_refusal_of_kind_not_yet_is_asked_again_a_little_later(caplog):
+    """The host's clock said "too soon" (its knock window still open): the refusal's kind
+    says so, and the runner asks again after 25 ms, then 50, without logging a bug."""
+    caplog.set_level(logging.WARNING, logger="kismet.bots")
+    loop, asked = recording_loop(RefusingClient(0, ActionRefused(
+        "illegal", "Wait: others may still knock for 0.1 s.", "not_yet")))
+    for _ in range(2):
+        loop.in_flight = True
+        await loop._act({"type": "roll"}, loop._game_state())
+    assert asked == [25, 50] and loop.early_sends == 2 and not loop.in_flight
+    assert not caplog.records
 
 
 async def test_a_second_action_sent_meanwhile_does_not_hide_the_lost_race(caplog):

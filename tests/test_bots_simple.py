@@ -47,7 +47,7 @@ def play(ruleset, level, seats=3, seed=7, max_steps=5000):
                     game.apply(seat, action, at)
                 except IllegalAction as exc:
                     # Only a knock-game roll sent into the knock window may be refused.
-                    assert ruleset == "knock" and action["type"] == "roll", exc.reason
+                    assert ruleset == "knock" and action["type"] == "roll", exc.words
                     raise
                 actions += 1
                 continue

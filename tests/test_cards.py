@@ -47,7 +47,7 @@ def test_d7_a_table_may_enter_its_own_chips():
 def test_d7_bad_chip_tables_are_refused_in_words(bad, words):
     with pytest.raises(IllegalAction) as caught:
         cards.chips_option({"chips": bad})
-    assert words in caught.value.reason
+    assert words in caught.value.words
 
 
 @pytest.mark.parametrize("dice, expected, joker", [
@@ -89,4 +89,4 @@ def test_table_options_have_defaults_and_refuse_in_words(ruleset):
                        ({"away_limit_ms": "soon"}, "whole number")]:
         with pytest.raises(IllegalAction) as refused:
             normalize_options(ruleset, bad)
-        assert words in refused.value.reason
+        assert words in refused.value.words

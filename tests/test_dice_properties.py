@@ -109,7 +109,7 @@ def test_every_action_outside_legal_actions_is_refused_and_changes_nothing(spec,
             try:
                 game.apply(seat, action, t)
             except IllegalAction as refusal:
-                assert refusal.reason.strip()
+                assert refusal.words.strip()
             else:
                 raise AssertionError(f"{action} from seat {seat} at {t} was accepted")
             assert game.digest() == before

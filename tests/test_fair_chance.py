@@ -124,7 +124,7 @@ async def test_a_value_removed_fails_naming_the_event_and_the_replica_refuses_it
     header = recs[0]["header"]
     with pytest.raises(ChanceError) as err:
         replay(header, [{k: r[k] for k in r if k != "kind"} for r in events])
-    assert err.value.kind == "missing"
+    assert err.value.mismatch == "missing"
 
 
 def test_a_version_1_log_still_plays_back_and_verify_says_it_has_no_commitment(tmp_path, capsys):

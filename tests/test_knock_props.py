@@ -57,7 +57,7 @@ def playout_through_windows(game, rng, max_steps, max_gap_ms, away_chance):
             try:
                 game.apply(game.turn, {"type": "roll"}, at)
             except IllegalAction as refusal:
-                assert "others may still knock" in refusal.reason
+                assert "others may still knock" in refusal.words
             else:
                 raise AssertionError(f"a roll at {at} inside the window to {game.roll_from}")
             assert game.digest() == before

@@ -3,7 +3,8 @@
 Both directions, at moments of random games and at the times where rules change their mind
 (just before and at a deadline, just before and at the end of knock's knock window [D15],
 before the last event): every listed action is accepted by `apply` at that time, and actions
-from each game's whole vocabulary that are not listed are refused, leaving the game as it was.
+from each game's whole vocabulary that are not listed are refused, leaving the game as it was;
+one that time alone makes legal is refused as NOT_YET (kismet_tui/rules/refusal.py).
 The vocabulary holds every move in its plain spelling (every hold, box, card, place,
 knock; the public pre-lays) plus the host's actions and a few that never exist. A pre-lay
 under a secret commitment is the one open-ended move: any 64-digit commitment is accepted
@@ -20,9 +21,11 @@ from kismet_tui.rules import knock as knock_rules
 from kismet_tui.rules.cards import CIRCLE_SIZE, NUMBERS
 from kismet_tui.rules.dice import BOXES
 from kismet_tui.rules.playout import random_playout
+from kismet_tui.rules.refusal import NOT_YET
 
 SETTINGS = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SECRET_COMMIT = "ab" * 32  # a commitment no public pre-lay has
+TIME_ALONE_MS = 5000  # later than every window and deadline the tests' options set
 
 
 def common(game):
@@ -95,7 +98,7 @@ def check_exact(game, t, rng, apply_all):
                 trial.apply(seat, action, t)
             except IllegalAction as refusal:
                 raise AssertionError(f"seat {seat} at {t}: listed {action} refused: "
-                                     f"{refusal.reason}") from None
+                                     f"{refusal.words}") from None
             applied += 1
         listed_keys = {key(a) for a in listed}
         unlisted = [a for k, a in vocabulary if k not in listed_keys]
@@ -104,9 +107,19 @@ def check_exact(game, t, rng, apply_all):
             try:
                 game.apply(seat, action, t)
             except IllegalAction as refusal:
-                assert refusal.reason.strip()
+                assert refusal.words.strip()
             else:
                 raise AssertionError(f"seat {seat} at {t}: unlisted {action} was accepted")
+        # What time alone makes legal (the knock window closing, a deadline passing) is
+        # refused now with the kind NOT_YET, which is all the bot runner reads to try again.
+        for action in game.legal_actions(seat, t + TIME_ALONE_MS) if t >= game.now else []:
+            if key(action) not in listed_keys:
+                try:
+                    game.apply(seat, action, t)
+                except IllegalAction as refusal:
+                    assert refusal.kind == NOT_YET, (seat, t, action, refusal.kind, refusal.words)
+                else:
+                    raise AssertionError(f"seat {seat} at {t}: unlisted {action} was accepted")
         assert game.digest() == before, f"a refusal for seat {seat} changed the game"
     return applied
 

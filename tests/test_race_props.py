@@ -37,7 +37,7 @@ def check_refusals_change_nothing(game, rng, probes=2):
         try:
             trial.apply(seat, action, t)
         except IllegalAction as refusal:
-            assert refusal.reason and trial.digest() == before, (seat, action, t)
+            assert refusal.words and trial.digest() == before, (seat, action, t)
 
 
 def replay_checking_every_step(header, log, invariant, probe_seed):

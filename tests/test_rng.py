@@ -191,7 +191,7 @@ def test_revealed_values_that_do_not_fit_are_refused_in_words(values, draw, kind
     rng.feed(values)
     with pytest.raises(ChanceError) as err:
         rng.die() if draw == "die" else rng.below(11)
-    assert err.value.kind == kind and "host" in err.value.reason
+    assert err.value.mismatch == kind and "host" in err.value.words
 
 
 def test_a_value_left_over_after_the_event_is_refused():
@@ -200,4 +200,4 @@ def test_a_value_left_over_after_the_event_is_refused():
     rng.die()
     with pytest.raises(ChanceError) as err:
         rng.done()
-    assert err.value.kind == "extra" and "1 more chance value" in err.value.reason
+    assert err.value.mismatch == "extra" and "1 more chance value" in err.value.words

@@ -116,7 +116,7 @@ async def test_unreadable_body_wrong_types_and_unknown_type_get_answers(tmp_path
         assert (await raw.recv_type("error"))["code"] == "bad_frame"
         raw.send({"type": "join_table", "table": "one", "id": 5})
         error = await raw.recv_type("error")
-        assert error == {"type": "error", "code": "bad_message", "re": 5,
+        assert error == {"type": "error", "code": "bad_message", "kind": "malformed", "re": 5,
                          "words": "'table' must be a whole number."}
         raw.send({"type": "teleport", "id": 6})
         error = await raw.recv_type("error")
@@ -148,6 +148,7 @@ async def test_acting_for_another_seat_or_as_a_spectator_is_refused(tmp_path):
         with pytest.raises(ActionRefused) as err:
             await waiting.act({"type": "roll", "hold": []})
         assert err.value.code == "illegal" and "turn" in err.value.words.lower()
+        assert err.value.kind == "not_yours"  # the engine's kind, carried by the wire
         watcher = await _client(host, "Eve")
         await watcher.join_table(ana.table["id"], spectator=True)
         with pytest.raises(RequestError) as err:

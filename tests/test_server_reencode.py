@@ -27,6 +27,8 @@ async def test_extra_fields_are_refused_in_words_and_nothing_is_relayed(tmp_path
         with pytest.raises(RequestError) as refused:
             await mover.act({"type": "roll", "hold": [], "note": "\x1b[2J\x1b]0;pwned\x07"})
         assert refused.value.words == "A roll has no field 'note'."
+        # A bad shape is not a rules refusal: its own code on the wire (docs/protocol.md).
+        assert (refused.value.code, refused.value.kind) == ("bad_action", "malformed")
         with pytest.raises(RequestError) as refused:
             await mover.act({"type": "roll", "hold": [], "pad": ["x" * 200] * 200})
         assert "has no field 'pad'" in refused.value.words

@@ -26,7 +26,7 @@ async def test_a_body_over_a_limit_is_answered_with_its_request_id(tmp_path):
         await raw.hello()
         raw.send({"type": "chat", "text": "hi", "id": 9, "junk": list(range(limits.MAX_ARRAY_LEN + 1))})
         error = await raw.recv_type("error")
-        assert error == {"type": "error", "code": "bad_message", "re": 9,
+        assert error == {"type": "error", "code": "bad_message", "kind": "malformed", "re": 9,
                          "words": "That message holds a list longer than the host takes."}
         raw.send({"id": 10, **{f"k{n}": n for n in range(limits.MAX_MAP_LEN + 1)}})
         error = await raw.recv_type("error")
@@ -54,7 +54,7 @@ async def test_a_flood_is_closed_after_exactly_40_drops(tmp_path):
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         assert len(dropped) == limits.FLOOD_STRIKES == 40
-        assert last == {"type": "error", "code": "slow_down",
+        assert last == {"type": "error", "code": "slow_down", "kind": "limit",
                         "words": "Too many messages: closing this connection."}
 
 

@@ -1,6 +1,10 @@
-"""Every game key the footer lists acts when pressed (issue 21 point 5): a walk through the
-states of a seeded random playout of each game, pressing, in each state, every key that the
-footer's game entries stand for, and seeing the engine accept what it sends.
+"""The footer shows exactly the keys that act, by the engine's legal_actions (issue 21 point 5,
+issue 24 point 2): a walk through the states of a seeded random playout of each game,
+pressing, in each state, every key that the footer's game entries stand for, and seeing the
+engine accept what it sends; checking that every kind of move the engine lists for the seat
+has its key in the footer; and pressing one of the keys the footer hides (a different one in
+each state, so the walk costs hardly more), which must send nothing the engine accepts and
+change nothing on the screen.
 
 The app is seat 0 of a ScriptedClient (tests/scripted.py) whose sends go to a referee: a copy
 of the game's engine, the same engine the host applies, so "accepted" means the host would
@@ -48,7 +52,7 @@ class RefereeClient(ScriptedClient):
             probe.apply(self.seat, action, max(self.clock_ms, self.game.now))
             self.sent.append((action, None))
         except IllegalAction as refusal:
-            self.sent.append((action, refusal.reason))
+            self.sent.append((action, refusal.words))
 
     def act_nowait(self, action) -> None:
         self.judge(action)
@@ -67,7 +71,7 @@ def keys_behind(entry: str, ruleset: str, view: dict) -> list[str]:
     if ruleset == "dice" and entry == "1":
         return list("12345")
     if ruleset == "dice" and entry == "up":
-        return ["up", "down"]
+        return ["up", "down", "k", "j"]
     if ruleset == "race" and entry == "a":
         taken = {grab["pos"] for grab in view["grabs"]}
         return [RACE_KEYS[card["pos"]] for card in view["circle"] if card and card["pos"] not in taken]
@@ -77,6 +81,37 @@ def keys_behind(entry: str, ruleset: str, view: dict) -> list[str]:
             mine = [n for n in mine if n in ((view.get("roll") or {}).get("targets") or [])]
         return [KNOCK_KEY_OF.get(n, str(n)) for n in mine]
     return [entry]
+
+
+# The footer entry that stands for each kind of move the engine may list for the seat (None:
+# no key, the client sends it by itself).
+ENTRY_FOR_MOVE: dict[str, dict[str, str | None]] = {
+    "dice": {"roll": "r", "score": "enter"},
+    "race": {"grab": "a", "pass": "p"},
+    "knock": {"roll": "r", "pass": "p", "knock": "k", "lay": "2", "prelay": "enter", "reveal": None},
+}
+
+
+def entries_the_engine_needs(ruleset: str, legal: list[dict]) -> set[str]:
+    """The footer entries the seat's legal moves call for: each kind's key; in dice also the
+    hold keys when a throw may keep dice and the box keys when more than one box is open; in
+    knock the card keys for a knock naming a card and a pre-lay to pick."""
+    needed = {entry for action in legal
+              if (entry := ENTRY_FOR_MOVE[ruleset][action["type"]]) is not None}
+    if ruleset == "dice" and any(a["type"] == "roll" and a.get("hold") for a in legal):
+        needed.add("1")
+    if ruleset == "dice" and len({a["box"] for a in legal if a["type"] == "score"}) > 1:
+        needed.add("up")
+    if ruleset == "knock" and any(a["type"] == "prelay" or "card" in a for a in legal):
+        needed.add("2")
+    return needed
+
+
+def game_keys(screen) -> set[str]:
+    """Every key the screen binds for its game (the first of "up,k" style lists too)."""
+    return {key for key, bindings in screen._bindings.key_to_bindings.items()
+            if key not in NOT_GAME_KEYS
+            and any(b.action.split("(")[0] not in ("rematch", "results") for b in bindings)}
 
 
 def screen_choices(screen) -> tuple:
@@ -94,16 +129,35 @@ def undo_choices(screen, saved: tuple) -> None:
             setattr(screen, name, value)
 
 
-async def press_every_listed_key(pilot, app, client, refusals: list[str], where: str) -> int:
+async def press_every_listed_key(pilot, app, client, refusals: list[str], where: str,
+                                 turn: int) -> int:
     """Press each key the footer's game entries stand for, each on the state as it stands;
-    fail if one is refused or does nothing. Returns how many keys were pressed."""
+    fail if one is refused or does nothing; fail if a move the engine lists has no key in the
+    footer; press the `turn`-th of the keys it hides and fail if that sends a move the engine
+    accepts or changes the screen's choices. Returns how many keys were pressed."""
     screen = app.screen
     screen.refresh_keys()
     # Keys that came alive may join the footer a moment later (GameScreen.NEW_KEYS_LATER_S).
     await wait_for(pilot, lambda: screen.keys_timer is None, what="the footer's late keys")
     await pilot.pause()
     listed = [key for key in footer_keys(app) if key not in NOT_GAME_KEYS]
+    legal = client.game.legal_actions(client.seat, max(client.clock_ms, client.game.now))
+    missing = entries_the_engine_needs(screen.RULESET, legal) - set(listed)
+    assert not missing, f"{where}: the engine takes {legal} but the footer ({listed}) hides {missing}"
     pressed = 0
+    offered = [key for entry in listed for key in keys_behind(entry, screen.RULESET, screen.view())]
+    hidden = sorted(game_keys(screen) - set(offered))
+    if hidden:
+        key = hidden[turn % len(hidden)]
+        saved = screen_choices(screen)
+        client.sent.clear()
+        await pilot.press(key)
+        await pilot.pause()
+        accepted = [action for action, reason in client.sent if reason is None]
+        assert not accepted, f"{where}: hidden key {key} sent {accepted}, which the engine takes"
+        assert screen_choices(screen) == saved, f"{where}: hidden key {key} changed the screen"
+        refusals.clear()
+        pressed += 1
     for entry in listed:
         for key in keys_behind(entry, screen.RULESET, screen.view()):
             saved = screen_choices(screen)
@@ -148,7 +202,8 @@ async def test_every_key_the_footer_lists_is_accepted(ruleset, names):
             for clock in sorted({last_t, event["t"]} if ruleset == "knock" else {event["t"]}):
                 client.clock_ms = clock
                 pressed += await press_every_listed_key(pilot, app, client, refusals,
-                                                        f"{ruleset} before event {index + 1} at {clock}")
+                                                        f"{ruleset} before event {index + 1} at {clock}",
+                                                        index)
             notes = game.apply(event["seat"], event["action"], event["t"])
             client.events.append(event)
             client.notes.append(notes)

@@ -66,7 +66,7 @@ def play_local(ruleset: str, policies: Sequence[Policy[Any]], seed: bytes | int 
         try:
             stamp(seat, action, now)
         except IllegalAction as refusal:
-            refused.append((seat, action, refusal.reason))
+            refused.append((seat, action, refusal.words))
             if len(refused) > MAX_REFUSED:
                 raise RuntimeError(f"{ruleset}: a bot keeps sending refused actions: {refused[-1]}")
             now += 50  # e.g. a roll a moment too early: ask again a little later

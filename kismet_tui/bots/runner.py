@@ -5,9 +5,10 @@ sends the action after the delay it asked for, unless the game changed first. Po
 from `legal_actions(seat, t)` at the time they will act, which lists exactly what the host's
 engine accepts then, so a refusal means the game moved on while the action was on its way
 (another player grabbed the card first): the runner then asks the policy again about the game
-as it now stands. Or that the bot's estimate of the host's clock runs ahead of the host's own
-and the action came with time alone (a knock-game roll once the knock window closes): the
-runner asks again a little later each time, until the host's clock agrees. Any other refusal
+as it now stands. Or, when the refusal's kind is NOT_YET (kismet_tui/rules/refusal.py), that
+the bot's estimate of the host's clock runs ahead of the host's own and the action came too
+soon (a knock-game roll before the knock window closes): the runner asks again a little later
+each time, until the host's clock agrees. Any other refusal
 of an action chosen for the game as it still stands is a bug; it is logged and not retried:
 the next host message asks the policy again.
 Knock's secret pre-lay goes through `Client.prelay`, which also reveals it when the time comes.
@@ -25,6 +26,7 @@ from typing import Any, Protocol
 
 from kismet_tui.net.client import ActionRefused, Client, RequestError
 from kismet_tui.rules.base import AnyGame, Plain
+from kismet_tui.rules.refusal import NOT_YET
 from protocol.limits import REACTION_FLOOR_MS
 
 from . import make_policy
@@ -171,15 +173,6 @@ class BotLoop:
             return 0
         return REACTION_FLOOR_MS + REACTION_MARGIN_MS - self.client.since_throw_ms()
 
-    def _legal_only_by_our_clock(self, action: Mapping[str, Any]) -> bool:
-        """The rules allow `action` now by our clock, but did not when the last event was
-        stamped: it became legal with time alone, so only the two clocks can disagree on it."""
-        game, seat = self.client.game, self.client.seat
-        if game is None or seat is None:
-            return False
-        return (action in game.legal_actions(seat, self.client.host_time_ms())
-                and action not in game.legal_actions(seat, game.now))
-
     def _game_state(self) -> tuple[int, int]:
         """Which game, and how far it has gone: changes with every event the bot applies."""
         return id(self.client.header), len(self.client.events)
@@ -202,10 +195,11 @@ class BotLoop:
             self.in_flight = False
             if self._game_state() != decided_on:
                 self.schedule(0)  # lost a race: decide again about the game as it is now
-            elif self._legal_only_by_our_clock(action):
-                # Legal at our estimate of the host's clock but not yet at the host's own (a
-                # knock window still open there): the estimate runs ahead, as it can over a
-                # busy network. The host's clock decides: ask again a little later each time.
+            elif refusal.kind == NOT_YET:
+                # Refused only because it came too soon by the host's clock (a knock window
+                # still open there), though our estimate of that clock said it was time: the
+                # estimate runs ahead, as it can over a busy network. The host's clock decides:
+                # ask again a little later each time.
                 self.early_sends += 1
                 streak = self.early_streak[1] + 1 if self.early_streak and self.early_streak[0] == decided_on else 1
                 self.early_streak = (decided_on, streak)

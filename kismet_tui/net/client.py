@@ -42,21 +42,24 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, AsyncIterator, Callable
 
 from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.knock import KnockGame, prelay_commitment, prelay_problem
+from kismet_tui.rules.refusal import UNAVAILABLE, Refusal, RefusalKind
 from kismet_tui.rules.rng import ENTROPY_BYTES
 from kismet_tui.rules.verify import Verification, verify
-from kismet_tui.source import EventNotes
 from protocol import limits
 from protocol.checkpoints import is_checkpoint
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, kind_of
 from protocol.framing import FROM_HOST, encode, read_frame
 
 log = logging.getLogger("kismet.client")
+# The notes the replica made for one event, as kismet_tui.source.EventNotes names them (the
+# network client does not import the app's modules).
+EventNotes = Sequence[Mapping[str, Any]]
 
 CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconnecting", "closed"
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
@@ -65,23 +68,28 @@ BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 FINAL_ERRORS = {"replaced", "version"}
 
 
-class RequestError(Exception):
-    """The host refused a request. `code` is from protocol.ERRORS; `words` are for people."""
+class RequestError(Refusal):
+    """The host refused a request. `code` is from protocol.ERRORS, `kind` the refusal's kind
+    (the host's for an engine's refusal, else the code's: protocol.errors.kind_of); `words`
+    are for people."""
 
-    def __init__(self, code: str, words: str):
-        super().__init__(words)
-        self.code = code
-        self.words = words
+    def __init__(self, code: str, words: str, kind: RefusalKind | None = None) -> None:
+        super().__init__(words, code, kind or kind_of(code))
 
 
 class ActionRefused(RequestError):
-    """The host refused an action at no cost (its engine, or too quick after the throw
-    [D20]); `words` says why."""
+    """The host refused an action at no cost (its engine, its vocabulary, or too quick after
+    the throw [D20]); `words` says why, `kind` whether time alone would make it acceptable
+    (NOT_YET)."""
+
+
+# The codes of an action refused at no cost (ActionRefused).
+ACTION_REFUSALS = ("illegal", "bad_action", "too_quick")
 
 
 class ConnectionLost(RequestError):
-    def __init__(self, words: str = "The connection to the host was lost."):
-        super().__init__("connection", words)
+    def __init__(self, words: str = "The connection to the host was lost.") -> None:
+        super().__init__("connection", words, UNAVAILABLE)
 
 
 class Client:
@@ -323,8 +331,10 @@ class Client:
         if future is not None and not future.done():
             if kind == "error":
                 # too_quick [D20] is a move refused at no cost, like the engine's refusals.
-                cls = ActionRefused if message.get("code") in ("illegal", "too_quick") else RequestError
-                future.set_exception(cls(message.get("code", ""), message.get("words", "")))
+                code = str(message.get("code", ""))
+                cls = ActionRefused if code in ACTION_REFUSALS else RequestError
+                future.set_exception(cls(code, str(message.get("words", "")),
+                                         kind_of(code, message.get("kind"))))
             else:
                 future.set_result(message)
 
@@ -356,7 +366,7 @@ class Client:
         except (IllegalAction, KeyError, TypeError) as exc:
             log.error("the host's game log does not replay: %s", exc)
             if isinstance(exc, ChanceError):
-                self._fairness(False, f"The host's game does not add up: {exc.reason}")
+                self._fairness(False, f"The host's game does not add up: {exc.words}")
             return
         if header is not self.header:
             self.verification = None
@@ -381,10 +391,10 @@ class Client:
         try:
             notes = apply_event(self.game, event)
         except IllegalAction as exc:
-            log.error("event %s does not apply here (%s): resyncing", event["seq"], exc.reason)
+            log.error("event %s does not apply here (%s): resyncing", event["seq"], exc.words)
             if isinstance(exc, ChanceError):
                 self._fairness(False, f"Move {event['seq']} came with chance that does not fit: "
-                                      f"{exc.reason}")
+                                      f"{exc.words}")
             self._ask_resync()
             return
         event["notes"] = notes  # published with the message: move logs read them

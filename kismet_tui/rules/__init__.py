@@ -35,6 +35,7 @@ from typing import Any
 
 from .base import (HOST, ActionT, AnyGame, BaseNote, Chance, Game, IllegalAction, NoteT, Plain,
                    ViewT, canonical)
+from .refusal import MALFORMED, Refusal, RefusalKind
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
 # ruleset id -> module that defines GAME (the Game subclass) and normalize_options(options).
@@ -45,7 +46,8 @@ RULESETS = {
 }
 
 __all__ = [
-    "HOST", "ChanceError", "Game", "IllegalAction", "RULESETS", "RevealedRNG", "ScriptedRNG",
+    "HOST", "ChanceError", "Game", "IllegalAction", "RULESETS", "Refusal", "RefusalKind",
+    "RevealedRNG", "ScriptedRNG",
     "SeededRNG", "apply_event", "canonical", "game_from_header", "game_module", "new_game",
     "normalize_options", "replay", "seed_bytes",
 ]
@@ -62,7 +64,7 @@ class GameModule(Protocol):
 def game_module(ruleset: str) -> GameModule:
     if ruleset not in RULESETS:
         known = ", ".join(sorted(RULESETS))
-        raise IllegalAction(f"There is no game called '{ruleset}'. The games are: {known}.")
+        raise IllegalAction(f"There is no game called '{ruleset}'. The games are: {known}.", MALFORMED)
     return cast(GameModule, importlib.import_module(RULESETS[ruleset]))
 
 
@@ -71,7 +73,7 @@ def normalize_options(ruleset: str, options: Plain | None) -> Plain:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise IllegalAction("Options must be a map of names to values.")
+        raise IllegalAction("Options must be a map of names to values.", MALFORMED)
     return game_module(ruleset).normalize_options(dict(options))
 
 
@@ -89,11 +91,11 @@ def new_game(ruleset: str, seats: int | Sequence[object], seed: bytes | int | st
     cls = module.GAME
     if not cls.MIN_SEATS <= count <= cls.MAX_SEATS:
         raise IllegalAction(
-            f"{ruleset} is for {cls.MIN_SEATS} to {cls.MAX_SEATS} players, not {count}."
-        )
+            f"{ruleset} is for {cls.MIN_SEATS} to {cls.MAX_SEATS} players, not {count}.",
+            MALFORMED)
     opts = normalize_options(ruleset, options)
     if isinstance(start_ms, bool) or not isinstance(start_ms, int) or start_ms < 0:
-        raise IllegalAction("The start time must be whole milliseconds, not negative.")
+        raise IllegalAction("The start time must be whole milliseconds, not negative.", MALFORMED)
     if rng is None:
         if seed is None:
             raise TypeError("a seed is bytes, an int or a str")  # (as SeededRNG(None) says)

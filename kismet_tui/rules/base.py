@@ -15,6 +15,8 @@ from typing import Any, Callable, Generic, Protocol, TypeVar, cast
 
 from .game_types import AwayAction, AwayNote, BackAction, BackNote, HostAction, Result
 
+from .refusal import ILLEGAL_NOW, MALFORMED, NOT_YET, NOT_YOURS, Refusal, RefusalKind
+
 # Plain data, the only kind a game takes in or gives out: actions, notes, options, views and
 # snapshots are maps with string keys whose values are ints, strings, bools, None and lists or
 # maps of them (`canonical` enforces it at run time). Actions, notes, views and results are
@@ -49,18 +51,19 @@ HOST = -1
 HOST_ACTIONS = ("timeout", "away", "back")
 
 
-class IllegalAction(ValueError):
-    """An action the rules refuse. `reason` is a sentence a player can read."""
+class IllegalAction(Refusal, ValueError):
+    """An action (or option) the rules refuse: `words` is a sentence a player can read, `kind`
+    what sort of refusal it is (rules/refusal.py). On the wire it is `error` `illegal`, or
+    `bad_action` for a MALFORMED one (docs/protocol.md, "Error codes")."""
 
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, words: str, kind: RefusalKind = ILLEGAL_NOW) -> None:
+        super().__init__(words, "bad_action" if kind == MALFORMED else "illegal", kind)
 
 
-def check(condition: Any, reason: str) -> None:
-    """Refuse with `reason` unless `condition` holds."""
+def check(condition: Any, words: str, kind: RefusalKind = ILLEGAL_NOW) -> None:
+    """Refuse with `words` (and `kind`) unless `condition` holds."""
     if not condition:
-        raise IllegalAction(reason)
+        raise IllegalAction(words, kind)
 
 
 def canonical(value: Any) -> bytes:
@@ -92,9 +95,9 @@ def int_option(options: Plain, name: str, default: int, low: int, high: int, wha
     """Read one whole-number table option within [low, high], or refuse in plain words."""
     value = options.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise IllegalAction(f"{what} must be a whole number.")
+        raise IllegalAction(f"{what} must be a whole number.", MALFORMED)
     if not low <= value <= high:
-        raise IllegalAction(f"{what} must be between {low} and {high}.")
+        raise IllegalAction(f"{what} must be between {low} and {high}.", MALFORMED)
     return value
 
 
@@ -110,7 +113,7 @@ def whole_number_options(options: Plain, spec: dict[str, tuple[int, int, int, st
 def check_known_options(options: Plain, known: Iterable[str], ruleset: str) -> None:
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise IllegalAction(f"The {ruleset} game has no option called {', '.join(unknown)}.")
+        raise IllegalAction(f"The {ruleset} game has no option called {', '.join(unknown)}.", MALFORMED)
 
 
 class Game(Generic[ActionT, NoteT, ViewT]):
@@ -137,21 +140,21 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         Returns notes: plain dicts ({"type": ..., ...}) saying what happened, in order, for
         move logs and bots. Which notes a game emits is documented in its module.
         """
-        check(isinstance(action, dict), "An action must be a map with a type.")
+        check(isinstance(action, dict), "An action must be a map with a type.", MALFORMED)
         kind = action.get("type")
-        check(isinstance(kind, str), "An action must say its type.")
-        check(isinstance(seat, int) and not isinstance(seat, bool), "The seat must be a number.")
-        check(seat == HOST or 0 <= seat < self.seats, f"There is no seat {seat} at this table.")
-        check(isinstance(t_ms, int) and not isinstance(t_ms, bool), "The time stamp must be whole milliseconds.")
+        check(isinstance(kind, str), "An action must say its type.", MALFORMED)
+        check(isinstance(seat, int) and not isinstance(seat, bool), "The seat must be a number.", MALFORMED)
+        check(seat == HOST or 0 <= seat < self.seats, f"There is no seat {seat} at this table.", MALFORMED)
+        check(isinstance(t_ms, int) and not isinstance(t_ms, bool), "The time stamp must be whole milliseconds.", MALFORMED)
         check(t_ms >= self.now, "That event is stamped earlier than the one before it.")
         if kind in HOST_ACTIONS:
-            check(seat == HOST, "Only the host stamps timeouts and arrivals.")
+            check(seat == HOST, "Only the host stamps timeouts and arrivals.", NOT_YOURS)
         else:
-            check(seat != HOST, "The host does not play.")
+            check(seat != HOST, "The host does not play.", NOT_YOURS)
         handler: Callable[[int, Mapping[str, Any], int], list[NoteT | BaseNote] | None] | None = getattr(
             self, "_act_" + str(kind), None)
         if handler is None:
-            raise IllegalAction(f"There is no action called '{kind}' in this game.")
+            raise IllegalAction(f"There is no action called '{kind}' in this game.", MALFORMED)
         notes = handler(seat, action, t_ms)
         self.now = t_ms
         return notes if notes is not None else []
@@ -236,13 +239,13 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         deadline = self.next_deadline()
         if deadline is None:
             raise IllegalAction("Nothing is waiting on a deadline.")
-        check(t_ms >= deadline, "Too early: the deadline has not passed yet.")
+        check(t_ms >= deadline, "Too early: the deadline has not passed yet.", NOT_YET)
         return self._on_timeout(t_ms)
 
     def _target_seat(self, action: Mapping[str, Any]) -> int:
         who = action.get("seat")
         if not (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < self.seats):
-            raise IllegalAction("Away and back events must name a seat at the table.")
+            raise IllegalAction("Away and back events must name a seat at the table.", MALFORMED)
         return who
 
     def _on_away(self, seat: int, t_ms: int) -> None:

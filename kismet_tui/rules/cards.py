@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 
 from .base import Chance, IllegalAction, Plain
 from .game_types import CardInfo
+from .refusal import MALFORMED
 
 NUMBERS = tuple(range(2, 13))
 CARDS_PER_SET = len(NUMBERS)  # 11
@@ -66,12 +67,12 @@ def chips_option(options: Plain) -> list[int]:
     """The `chips` table option: 11 whole numbers >= 0 for the numbers 2..12, or refuse."""
     value = options.get("chips", list(DEFAULT_CHIPS))
     if not isinstance(value, (list, tuple)) or len(value) != CARDS_PER_SET:
-        raise IllegalAction("The chip table must list 11 values, one for each number 2 to 12.")
+        raise IllegalAction("The chip table must list 11 values, one for each number 2 to 12.", MALFORMED)
     for number, item in zip(NUMBERS, value):
         if isinstance(item, bool) or not isinstance(item, int):
-            raise IllegalAction(f"The chip of the {number} must be a whole number.")
+            raise IllegalAction(f"The chip of the {number} must be a whole number.", MALFORMED)
         if not 0 <= item <= MAX_CHIP:
-            raise IllegalAction(f"The chip of the {number} must be between 0 and {MAX_CHIP}.")
+            raise IllegalAction(f"The chip of the {number} must be between 0 and {MAX_CHIP}.", MALFORMED)
     return list(value)
 
 

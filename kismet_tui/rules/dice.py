@@ -102,6 +102,7 @@ from .base import (BaseNote, Chance, Game, IllegalAction, Plain, check, check_kn
                    int_option)
 from .dice_types import (BoxPreview, DiceResult, LastScore, Note, PenaltyNote, PlayerAction,
                          RolledNote, Totals, View)
+from .refusal import MALFORMED, NOT_YOURS
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
@@ -154,10 +155,10 @@ def basic_bonus(total: int) -> int:
 def check_dice(dice: object) -> tuple[int, ...]:
     """The dice as a tuple of five faces, or IllegalAction saying what is wrong."""
     if not isinstance(dice, (list, tuple)) or len(dice) != 5:
-        raise IllegalAction("Kismet is scored with exactly five dice.")
+        raise IllegalAction("Kismet is scored with exactly five dice.", MALFORMED)
     for face in dice:
         if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
-            raise IllegalAction(f"A die shows 1 to 6, not {face!r}.")
+            raise IllegalAction(f"A die shows 1 to 6, not {face!r}.", MALFORMED)
     return tuple(dice)
 
 
@@ -197,7 +198,7 @@ def score(box: str, dice: Sequence[int], joker: bool = False) -> int:
     15
     """
     if box not in BOX_NAMES:
-        raise IllegalAction(f"There is no box called '{box}' on a Kismet card.")
+        raise IllegalAction(f"There is no box called '{box}' on a Kismet card.", MALFORMED)
     five = check_dice(dice)
     if joker and not is_five_of_a_kind(five):
         raise IllegalAction("Only five of a kind can be scored as a joker.")
@@ -261,7 +262,7 @@ def normalize_options(options: Plain) -> Plain:
                       "The turn limit (turn_limit_ms)")
     if 0 < turn < MIN_TURN_LIMIT_MS:
         raise IllegalAction("The turn limit (turn_limit_ms) must be 0 for none, or at least "
-                            f"{MIN_TURN_LIMIT_MS} ms.")
+                            f"{MIN_TURN_LIMIT_MS} ms.", MALFORMED)
     return {"away_limit_ms": away, "turn_limit_ms": turn}
 
 
@@ -343,7 +344,7 @@ class DiceGame(Game[PlayerAction, Note, View]):
     def _check_turn(self, seat: int) -> None:
         check(not self.over, "The game is over.")
         if seat != self.current:
-            raise IllegalAction(f"Not your turn: seat {self.current} is rolling.")
+            raise IllegalAction(f"Not your turn: seat {self.current} is rolling.", NOT_YOURS)
         if self.away[seat]:
             # As in race and knock: the host stamps a returning player back before they play.
             raise IllegalAction(f"Seat {seat} is marked away: come back to play.")
@@ -413,11 +414,11 @@ class DiceGame(Game[PlayerAction, Note, View]):
         hold = action.get("hold")
         hold = [] if hold is None else hold
         check(isinstance(hold, (list, tuple)),
-              "'hold' is a list of the dice positions to keep, 0 to 4.")
+              "'hold' is a list of the dice positions to keep, 0 to 4.", MALFORMED)
         for index in hold:
             if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= 4:
                 raise IllegalAction(
-                    f"There is no die {index!r} to hold: the dice are numbered 0 to 4.")
+                    f"There is no die {index!r} to hold: the dice are numbered 0 to 4.", MALFORMED)
         check(len(set(hold)) == len(hold), "Each die can be held only once.")
         check(self.rolls > 0 or not hold, "There is nothing to hold before the first roll.")
         check(len(hold) < 5, "Holding all five dice is the same as stopping: choose a box.")
@@ -427,12 +428,12 @@ class DiceGame(Game[PlayerAction, Note, View]):
         self._check_turn(seat)
         box = action.get("box")
         if not isinstance(box, str) or box not in BOX_NAMES:
-            raise IllegalAction(f"There is no box called {box!r} on a Kismet card.")
+            raise IllegalAction(f"There is no box called {box!r} on a Kismet card.", MALFORMED)
         check(self.rolls > 0, "Roll the dice before you choose a box.")
         if self.cards[seat][box] is not None:
             raise IllegalAction(f"{BOX_NAMES[box]} is already filled on your card.")
         wants_joker = action.get("joker", False)
-        check(isinstance(wants_joker, bool), "'joker' is true or false.")
+        check(isinstance(wants_joker, bool), "'joker' is true or false.", MALFORMED)
         if wants_joker:
             self._check_joker_box(box)
         return self._score(box, t_ms)

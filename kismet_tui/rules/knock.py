@@ -111,6 +111,7 @@ from . import cards
 from .base import Chance, Game, IllegalAction, Plain, canonical, check, whole_number_options
 from .knock_types import (Case, Judgement, Knock, KnockResult, Note, Phase, Player,
                           PlayerAction, Roll, RollState, RoundScore, SeatCard, View)
+from .refusal import MALFORMED, NOT_YET, NOT_YOURS
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,
@@ -367,7 +368,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
         check(self.commits[seat] is None, "You have already committed to your pre-lay.")
         commit = action.get("commit")
         if not (isinstance(commit, str) and _HEX64.fullmatch(commit)):
-            raise IllegalAction("A pre-lay commitment is 64 lowercase hex digits (a SHA-256).")
+            raise IllegalAction("A pre-lay commitment is 64 lowercase hex digits (a SHA-256).", MALFORMED)
         self.commits[seat] = commit
         notes: list[Note] = [{"type": "committed", "seat": seat}]
         return notes + self._after_commit(t_ms)
@@ -388,9 +389,9 @@ class KnockGame(Game[PlayerAction, Note, View]):
         check(self.reveals[seat] is None, "You have already revealed your pre-lay.")
         numbers, salt = action.get("cards"), action.get("salt")
         if not (isinstance(salt, str) and _HEX.fullmatch(salt)):
-            raise IllegalAction("The salt is the hex string you committed with.")
+            raise IllegalAction("The salt is the hex string you committed with.", MALFORMED)
         if not isinstance(numbers, list):
-            raise IllegalAction("Reveal the list of cards you committed to.")
+            raise IllegalAction("Reveal the list of cards you committed to.", MALFORMED)
         try:
             matches = prelay_commitment(numbers, salt) == self.commits[seat]
         except TypeError:  # not plain data, so it cannot be what was committed
@@ -428,7 +429,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
         self._check_present(seat)
         if seat != self.turn:
             doing = "rolling" if self.stage == "roll" else "deciding"
-            raise IllegalAction(f"Not your turn: seat {self.turn} is {doing}.")
+            raise IllegalAction(f"Not your turn: seat {self.turn} is {doing}.", NOT_YOURS)
         if stage == "roll":
             check(self.stage == "roll", "You have rolled already: lay a card or pass.")
         else:
@@ -442,7 +443,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
         self._check_turn(seat, "roll")
         if self.roll_from is not None and t_ms < self.roll_from:  # not self._may_roll_at(t_ms)
             raise IllegalAction(
-                f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.")
+                f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.", NOT_YET)
         return self._roll(seat)
 
     def _roll(self, seat: int) -> list[Note]:
@@ -471,7 +472,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
     def _check_own_match(self, seat: int, number: object) -> int:
         """`number`, once it is one of the seat's open cards that matches the roll."""
         if not (isinstance(number, int) and not isinstance(number, bool)):
-            raise IllegalAction("Say which card: its number, 2 to 12.")
+            raise IllegalAction("Say which card: its number, 2 to 12.", MALFORMED)
         # Words are built only when refusing: this check runs on every lay and knock.
         if number not in self.open[seat]:
             raise IllegalAction(f"You have no open {number}.")

@@ -92,6 +92,7 @@ from .base import BaseNote, Chance, Game, IllegalAction, Plain, check, whole_num
 from .game_types import Result
 from .race_types import (CircleCard, Dealt, Grab, LastRound, Note, Player, PlayerAction,
                          Phase, Reveal, RoundEndedWhy, View)
+from .refusal import MALFORMED, NOT_YET
 
 OPTIONS = {
     "countdown_ms": (3000, 0, 60_000, "The countdown before each roll (ms)"),
@@ -217,7 +218,7 @@ class RaceGame(Game[PlayerAction, Note, View]):
         if self.phase == "countdown":
             left = 0 if self.deadline is None else self.deadline - t_ms  # (a countdown has one)
             wait = cards.seconds_words(max(0, left))
-            raise IllegalAction(f"Wait for the dice: they roll in {wait} s.")
+            raise IllegalAction(f"Wait for the dice: they roll in {wait} s.", NOT_YET)
         check(self.phase != "pause", "This round is over: the next roll is coming.")
         check(self.phase != "over", "The game is over.")
         if self.away[seat]:
@@ -230,7 +231,7 @@ class RaceGame(Game[PlayerAction, Note, View]):
         pos = action.get("card")
         if not (isinstance(pos, int) and not isinstance(pos, bool)
                 and 0 <= pos < cards.CIRCLE_SIZE):
-            raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.")
+            raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.", MALFORMED)
         card = self.circle[pos]
         if card is None:
             raise IllegalAction("There is no card at that place.")

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from .base import IllegalAction, Plain
+from .refusal import MALFORMED
 
 DOMAIN = b"kismet-rng-v1"
 SERVER_SEED_BYTES = 32
@@ -225,12 +226,12 @@ class SeededRNG:
 
 
 class ChanceError(IllegalAction):
-    """The chance an event revealed does not fit what the rules draw. `kind` is "missing",
-    "extra" or "range"."""
+    """The chance an event revealed does not fit what the rules draw (a MALFORMED refusal).
+    `mismatch` is "missing", "extra" or "range"."""
 
-    def __init__(self, kind: str, reason: str):
-        super().__init__(reason)
-        self.kind = kind
+    def __init__(self, mismatch: str, words: str) -> None:
+        super().__init__(words, MALFORMED)
+        self.mismatch = mismatch
 
 
 class RevealedRNG:

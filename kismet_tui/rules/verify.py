@@ -80,7 +80,7 @@ def replay_with_stream(header: Plain, events: Iterable[Plain],
     try:
         game = game_from_header(header, rng=rng)
     except IllegalAction as exc:
-        return Verification(False, f"The game's start does not replay: {exc.reason}", 0)
+        return Verification(False, f"The game's start does not replay: {exc.words}", 0)
     except (KeyError, TypeError, ValueError) as exc:
         return Verification(False, f"The game's header cannot be read ({exc}).", 0)
     drawn = rng.take_drawn()
@@ -93,7 +93,7 @@ def replay_with_stream(header: Plain, events: Iterable[Plain],
             game.apply(event["seat"], event["action"], event["t"])
         except IllegalAction as exc:
             rng.rewind(mark)
-            return Verification(False, f"{where} does not replay: {exc.reason}",
+            return Verification(False, f"{where} does not replay: {exc.words}",
                                 event.get("seq"))
         except (KeyError, TypeError, ValueError) as exc:
             return Verification(False, f"{where} cannot be read ({exc}).", event.get("seq"))

@@ -347,18 +347,18 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if self.game is None:
             return True
-        view = self.view()
-        mine = self.my_turn(view)
+        # Every game key asks the engine's legal_actions (GameScreen.legal_now), nothing else.
+        legal = self.legal_now()
         if action == "roll":  # (five dice held: nothing to throw)
-            return {"type": "roll", "hold": sorted(self.held) if view.get("dice") else []} in self.legal_now()
-        if action == "hold":
-            return "roll" in self.legal_kinds() and view.get("rolls_used", 0) in (1, 2)
+            return {"type": "roll", "hold": sorted(self.held) if self.view().get("dice") else []} in legal
+        if action == "hold":  # (a throw that keeps dice: none before the first throw)
+            return any(a["type"] == "roll" and a.get("hold") for a in legal)
         if action == "cursor":  # (one box left: nothing to choose)
-            return "score" in self.legal_kinds() and len(self._open_boxes(view)) > 1
+            return len({a["box"] for a in legal if a["type"] == "score"}) > 1
         if action == "score":
             return "score" in self.legal_kinds()
         if action == "hint":
-            return mine and _advisor() is not None
+            return bool(legal) and _advisor() is not None
         return super().check_action(action, parameters)
 
     def action_hold(self, pos: int) -> None:

@@ -25,6 +25,7 @@ from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import Plain
 from ..rules.game_types import HostAction
+from ..rules.refusal import words_of
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
 from ..widgets.chat import ChatInput
@@ -347,7 +348,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         try:
             self.client.act_nowait(action)
         except Exception as exc:  # not connected, or a replay: say so, lose nothing else
-            self.refuse(getattr(exc, "words", None) or str(exc))
+            self.refuse(words_of(exc))
 
     def refuse(self, words: str) -> None:
         """Tell the player that what they pressed is not allowed (the app shows the words)."""

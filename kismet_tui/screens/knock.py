@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from ..messages import send
 from ..rules.knock_types import Note, PlayerAction, View
+from ..rules.knock import PRELAY_CHIP_LIMIT, prelay_problem
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit, possessive
@@ -28,7 +29,6 @@ from .game import GameScreen, MoveLog
 NUMBERS = list(range(2, 13))
 KEY_OF = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "0", 11: "-", 12: "="}
 BINDING_KEY = {"-": "minus", "=": "equals_sign"}
-MAX_PRELAY_CHIPS = 6
 DICE_WIDTH = 25  # the dice and the caption under them (#dice; the caption keeps a space)
 
 
@@ -221,7 +221,7 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             else:
                 chips = self.chosen_chips(view)
                 text.append(f"Lay in advance: {', '.join(map(str, self.chosen)) or 'nothing'} "
-                            f"(chips {chips}/{MAX_PRELAY_CHIPS})", Style(bold=True, color="bright_green"))
+                            f"(chips {chips}/{PRELAY_CHIP_LIMIT})", Style(bold=True, color="bright_green"))
                 left = (view.get("deadline") or 0) - self.now_ms()
                 if view.get("deadline") is not None and left > 0:
                     text.append(f" · {left // 1000} s left", Style(color="bright_yellow"))
@@ -250,7 +250,7 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         window = (view.get("roll_from") or 0) - self.now_ms() if view.get("stage") == "roll" else 0
         roller = roll["roller"] if roll is not None else None
         whose = possessive(self.names[roller], "throw", 30) if roller is not None else "this throw"
-        if self.can_knock(view):
+        if self.can_knock():
             if window > 0:  # the knock window [D15]: the next throw cannot come before it ends
                 # (on the first line: the second is as long as 80 columns allow)
                 text.append(f" {glyph('·')} next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
@@ -264,27 +264,26 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         return sum(chips[n - 2] for n in self.chosen if 0 <= n - 2 < len(chips))
 
     # ---- what may be pressed -------------------------------------------------------------
-    def can_knock(self, view: View) -> bool:
-        me = self.seat
-        roll = view.get("roll")
-        return (me is not None and view.get("phase") == "play" and roll is not None
-                and roll.get("roller") != me and me not in (roll.get("knocked") or [])
-                and not view["players"][me]["away"])
+    # What the engine's legal_actions lists for our seat is the only source of these
+    # (GameScreen.legal_now): the screen derives no rule of its own.
+    def can_knock(self) -> bool:
+        """Somebody else threw and we have not knocked on it: a knock is legal."""
+        return "knock" in self.legal_kinds()
 
-    def choosing_prelay(self, view: View) -> bool:
-        me = self.seat
-        return me is not None and view.get("phase") == "prelay_commit" and not view["players"][me]["committed"]
+    def choosing_prelay(self) -> bool:
+        """Before the first throw, our pre-lay not committed yet."""
+        return "prelay" in self.legal_kinds()
 
-    def deciding(self, view: View) -> bool:
-        return self.seat is not None and view.get("turn") == self.seat and view.get("stage") == "decide"
+    def deciding(self) -> bool:
+        """Our throw is out: we lay or pass (the engine lists a pass only then)."""
+        return {"type": "pass"} in self.legal_now()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """Which keys the footer offers: only those that act now. (The footer is rebuilt
         only when this set changes, see GameScreen.refresh_keys.)"""
         if self.game is None:
             return True
-        view = self.view()
-        choosing = self.choosing_prelay(view)
+        choosing = self.choosing_prelay()
         if action in ("roll", "pass"):  # a throw waits out the others' knock window [D15]
             return action in self.legal_kinds()
         if action == "knock":
@@ -292,7 +291,8 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         if action == "card":  # a pre-lay pick, a lay, or a knock naming a matching card
             return choosing or any(a.get("type") in ("lay", "knock") and "card" in a for a in self.legal_now())
         if action == "confirm":  # (in play only for a joker throw's single card: rare)
-            return choosing or (self.joker_first is not None and self.deciding(view))
+            return choosing or (self.joker_first is not None
+                                and {"type": "lay", "card": self.joker_first} in self.legal_now())
         if action == "undo":
             return choosing and bool(self.chosen)
         return super().check_action(action, parameters)
@@ -324,9 +324,9 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         view = self.view()
         me = self.seat
         open_numbers = {card["number"] for card in view["players"][me]["open"]} if me is not None else set()
-        if self.choosing_prelay(view):
+        if self.choosing_prelay():
             self.pick_prelay(view, number)
-        elif self.deciding(view):
+        elif self.deciding():
             roll = view["roll"]
             if number not in open_numbers:
                 self.refuse(f"Your {number} is not among your open cards.")
@@ -338,7 +338,7 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
                 self.redraw()
             else:
                 self.act({"type": "lay", "card": number})
-        elif self.can_knock(view):
+        elif self.can_knock():
             self.act({"type": "knock", "card": number})
         elif view["roll"] is not None and view["roll"]["roller"] == me:
             self.refuse("Wait for the next throw: this one was yours.")
@@ -352,9 +352,9 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             self.chosen.remove(number)
         else:
             chips = view.get("chips") or []
-            if self.chosen_chips(view) + chips[number - 2] > MAX_PRELAY_CHIPS:
+            if prelay_problem(self.chosen + [number], chips) is not None:  # the engine's rule
                 self.refuse(f"The {number} carries {chips[number - 2]} chips: that would be more "
-                                      f"than {MAX_PRELAY_CHIPS} laid in advance.")
+                            f"than {PRELAY_CHIP_LIMIT} laid in advance.")
                 return
             self.chosen.append(number)
         self.redraw()
@@ -372,9 +372,9 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
 
     def action_confirm(self) -> None:
         view = self.view()
-        if self.choosing_prelay(view):
+        if self.choosing_prelay():
             self.run_worker(self.commit_prelay(list(self.chosen)), group="act")
-        elif self.deciding(view) and self.joker_first is not None:
+        elif self.deciding() and self.joker_first is not None:
             first, self.joker_first = self.joker_first, None
             self.act({"type": "lay", "card": first})
         else:

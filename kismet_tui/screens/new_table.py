@@ -82,7 +82,7 @@ def parse_chips(text: str) -> tuple[list[int] | None, str]:
     try:
         return chips_option({"chips": values}), ""
     except IllegalAction as exc:
-        return None, exc.reason
+        return None, exc.words
 
 
 FALLBACK_LEVELS = ["easy", "medium", "hard", "greedy", "random"]
