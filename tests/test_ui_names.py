@@ -53,7 +53,7 @@ def test_dice_headings_and_race_scores_cut_with_an_ellipsis():
     assert fit("Ana", 9, pad=True) == "Ana      "
     assert possessive("Ana", "throw", 25) == "Ana's throw"
     view = {"players": [{"seat": 0, "score": 12, "pile_count": 3}, {"seat": 1, "score": 0, "pile_count": 0}],
-            "phase": "pause", "last_round": {"reveals": [{"seat": 0, "number": 7, "right": True}]}}
+            "phase": "pause", "last_round": {"wiped": None, "reveals": [{"seat": 0, "number": 7, "right": True}]}}
     names = ["Bartholomew Longname", "Bo"]
     players = render_players(view, names, 1).plain
     assert "Bartholo…" in players and "Bartholom " not in players
