@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-# A note as the replica made it (each game declares its notes in rules/*_types.py); the
-# move log reads it by key, whichever game it is of.
+from ..rules.game_types import AwayNote, BackNote, GameOverNote
+
+# A note as the replica made it, before the move log knows its game: words/log.py hands it to
+# that game's describer, which reads it as the game declares its notes (rules/*_types.py).
 NoteData = Mapping[str, Any]
+CommonNote = AwayNote | BackNote | GameOverNote
 
 
 def name_of(names: list[str], seat: object) -> str:
@@ -27,16 +30,14 @@ def and_list(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def describe_common(note: NoteData, names: list[str]) -> str | None:
-    kind = note.get("type")
-    who = name_of(names, note.get("seat"))
-    if kind == "away":
-        return f"{who} is away."
-    if kind == "back":
-        return f"{who} is back."
-    if kind == "game_over":
-        winners = note.get("winners") or []
-        scores = note.get("scores") or []
+def describe_common(note: CommonNote, names: list[str]) -> str | None:
+    if note["type"] == "away":
+        return f"{name_of(names, note['seat'])} is away."
+    if note["type"] == "back":
+        return f"{name_of(names, note['seat'])} is back."
+    if note["type"] == "game_over":
+        winners = note["winners"]
+        scores = note["scores"]
         if len(names) == 1 and scores:
             return f"Game over: {scores[0]} points."
         best = scores[winners[0]] if winners and winners[0] < len(scores) else 0

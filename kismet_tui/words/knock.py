@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .common import NoteData, and_list, describe_common, faces, name_of
+from ..rules.knock_types import Note
+from .common import and_list, describe_common, faces, name_of
 
 CASES = {
     "overlooked": "the thrower had missed a match",
@@ -11,50 +12,47 @@ CASES = {
 }
 
 
-def describe_knock(note: NoteData, names: list[str]) -> str | None:
-    kind = note.get("type")
-    who = name_of(names, note.get("seat"))
-    if kind == "committed":
-        return f"{who} has chosen their cards to lay in advance."
-    if kind == "prelay_defaulted":
-        return f"{who} ran out of time: nothing laid in advance."
-    if kind == "revealed":
-        count = note.get("count", 0)
+def describe_knock(note: Note, names: list[str]) -> str | None:
+    if note["type"] == "committed":
+        return f"{name_of(names, note['seat'])} has chosen their cards to lay in advance."
+    if note["type"] == "prelay_defaulted":
+        return f"{name_of(names, note['seat'])} ran out of time: nothing laid in advance."
+    if note["type"] == "revealed":
+        who, count = name_of(names, note["seat"]), note["count"]
         if not count:
             return f"{who} lays nothing in advance."
         return f"{who} lays {count} card{'s' if count != 1 else ''} in advance."
-    if kind == "prelays_done":
-        return f"{name_of(names, note.get('first_roller'))} throws first."
-    if kind == "default_play":
-        return f"Time is up for {who}: the host plays for them."
-    if kind == "rolled":
-        joker = " (joker throw!)" if note.get("joker") else ""
-        return f"{who} throws {faces(note.get('dice'))}{joker}."
-    if kind == "laid":
-        return f"{who} lays {and_list([str(n) for n in note.get('cards') or []])}."
-    if kind == "passed":
-        return f"{who} passes."
-    if kind == "knocked":
-        judgement = note.get("judgement")
-        why = CASES.get(str(note.get("case")), "")
-        if judgement == "good":
-            if note.get("laid") is not None:
+    if note["type"] == "prelays_done":
+        return f"{name_of(names, note['first_roller'])} throws first."
+    if note["type"] == "default_play":
+        return f"Time is up for {name_of(names, note['seat'])}: the host plays for them."
+    if note["type"] == "rolled":
+        joker = " (joker throw!)" if note["joker"] else ""
+        return f"{name_of(names, note['seat'])} throws {faces(note['dice'])}{joker}."
+    if note["type"] == "laid":
+        return f"{name_of(names, note['seat'])} lays {and_list([str(n) for n in note['cards']])}."
+    if note["type"] == "passed":
+        return f"{name_of(names, note['seat'])} passes."
+    if note["type"] == "knocked":
+        who = name_of(names, note["seat"])
+        why = CASES.get(note["case"], "")
+        if note["judgement"] == "good":
+            if note["laid"] is not None:
                 line = f"{who} knocks: right, {why}. {who} lays {note['laid']}."
             else:
                 line = f"{who} knocks: right, {why}."
-        elif judgement == "too_slow":
+        elif note["judgement"] == "too_slow":
             line = f"{who} knocks: too slow."
         else:
             line = f"{who} knocks: wrong, {why}."
-        turned = note.get("turned_up")
+        turned = note["turned_up"]
         if turned:
-            line += f" {name_of(names, turned.get('seat'))} takes back their {turned.get('card')}."
+            line += f" {name_of(names, turned['seat'])} takes back their {turned['card']}."
         return line
-    if kind == "turn":
+    if note["type"] == "turn":
         return None  # the screen shows whose turn it is
-    if kind == "round_over":
-        winners = and_list([name_of(names, s) for s in note.get("winners") or []])
-        minus = note.get("minus") or []
-        counts = ", ".join(f"{name_of(names, s)} -{m}" for s, m in enumerate(minus) if m)
-        return f"Round {note.get('round')} goes to {winners}." + (f" Minus points: {counts}." if counts else "")
+    if note["type"] == "round_over":
+        winners = and_list([name_of(names, s) for s in note["winners"]])
+        counts = ", ".join(f"{name_of(names, s)} -{m}" for s, m in enumerate(note["minus"]) if m)
+        return f"Round {note['round']} goes to {winners}." + (f" Minus points: {counts}." if counts else "")
     return describe_common(note, names)

@@ -9,24 +9,31 @@ under way. No engine runs here: the replica has already played every event.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Callable
+from typing import cast
 
-from .common import NoteData, describe_common
+from ..rules import dice_types, knock_types, race_types
+from .common import CommonNote, NoteData, describe_common
 from .dice import describe_dice
 from .knock import describe_knock
 from .race import describe_race
 
 # A line of the move log: its sentence and the seat it is about (None: nobody's).
 Line = tuple[str, "int | None"]
-DESCRIBERS: dict[str, Callable[[NoteData, list[str]], str | None]] = {
-    "dice": describe_dice, "race": describe_race, "knock": describe_knock}
 LIMIT = 200  # the past a new screen writes: the log never shows more than a screen or two
 
 
 def describe(ruleset: str, note: NoteData, names: list[str]) -> str | None:
     """One note as a plain sentence, or None for a note not worth a line. Names are
     player-written text: callers put the result into rich Text, never into markup."""
-    return DESCRIBERS.get(ruleset, describe_common)(note, names)
+    # The replica's engine of `ruleset` made the note, so it is one of that game's declared
+    # notes: from here on each field is read as the game declares it, and a misspelt one fails mypy.
+    if ruleset == "dice":
+        return describe_dice(cast(dice_types.Note, note), names)
+    if ruleset == "race":
+        return describe_race(cast(race_types.Note, note), names)
+    if ruleset == "knock":
+        return describe_knock(cast(knock_types.Note, note), names)
+    return describe_common(cast(CommonNote, note), names)
 
 
 def telling_order(notes: Sequence[NoteData]) -> list[NoteData]:
