@@ -1,11 +1,12 @@
 """The Kismet Textual app: one client connection, the lobby, and a screen per game.
 
 The app owns the game's source (kismet_tui/source.py: the host connection, or a replay).
-One worker (`read_host`) awaits the client's messages and posts each as a HostMessage;
-`on_host_message` then shows refusals, routes chat, and switches between the lobby, the game
-screen and the end-of-game screen. Screens only read the source's replica (`client.game`,
-`client.seat`, `client.table`) and send through `send`, which turns every refusal into plain
-words on screen.
+One worker (`read_host`) awaits the client's messages and posts each as its typed message
+(kismet_tui/messages.py); the app's `@on` handlers then show refusals, route chat, and switch
+between the lobby, the game screen and the end-of-game screen, and hand each message on to
+the screens. Screens only read the source's replica (`client.game`, `client.seat`,
+`client.table`) and the app's state (kismet_tui/app_state.py); what they want of the app
+comes up as a message (`Refusal`, `RematchAsked`, `LeaveAsked`).
 
 What every screen shows of the app's own state lives in reactive attributes, which the
 status bar and the screens watch instead of asking again and again: `connection`, `notice`
@@ -16,20 +17,22 @@ it comes; `chat_lines` keeps the last ones for a screen that opens later).
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from pathlib import Path
-from dataclasses import dataclass
 from functools import partial
-from typing import Awaitable, Callable, TypeVar
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from rich.text import Text
-from textual import events, work
-from textual.app import App
+from textual import events, on, work
 from textual.binding import Binding
-from textual.reactive import var
+from textual.driver import Driver
 
 from . import terminal
-from .messages import BuildChanged, ConnectionChanged, HostMessage
+from .app_state import Connection, KismetState, Notice
+from .messages import (BuildChanged, ChatHeard, ConnectionChanged, ConnectionReported, EventApplied,
+                       FairnessChecked, HostMessage, HostNotice, HostRefused, LeaveAsked, Refusal,
+                       RematchAsked, TableChanged, host_message, send, send_ok)
+from .rematch import rematch_waiting
 from .rules.base import Plain
 from .rules.refusal import words_of
 from .solver import background
@@ -37,67 +40,32 @@ from .source import GameSource
 from .widgets.chat import ChatInput
 from .widgets.colours import send_colour_or_not
 
-T = TypeVar("T")
-# Host messages that only answer a request and change nothing a screen shows: the client
-# library has already resolved the request they answer.
-QUIET_ANSWERS = {"pong", "ok"}
+if TYPE_CHECKING:
+    from .screens.game import GameScreen
+
+__all__ = ["Connection", "KismetApp", "Notice"]
 # The keys that still work while the terminal is too small (widgets/toosmall.py says so).
 KEYS_BEHIND_TOO_SMALL = {"ctrl+q", "ctrl+c"}
 
 
-@dataclass(frozen=True)
-class Connection:
-    """The connection as the status bar shows it: a state word ("connecting", "connected",
-    "reconnecting", "closed", "replay") and a sentence (why it closed, a replay's progress)."""
+def game_screen_for(ruleset: str) -> GameScreen:
+    """A fresh screen for a game of `ruleset` (each loads when its game is first played)."""
+    if ruleset == "dice":
+        from .screens.dice import DiceScreen
 
-    state: str
-    detail: str = ""
+        return DiceScreen()
+    if ruleset == "race":
+        from .screens.race import RaceScreen
 
+        return RaceScreen()
+    if ruleset == "knock":
+        from .screens.knock import KnockScreen
 
-@dataclass(frozen=True, eq=False)
-class Notice:
-    """The words the status bar shows now instead of where you are (a refusal, a lost
-    connection); severity is "information", "warning" or "error". Two notices with the same
-    words are still two notices (eq=False): the second one shows, and lasts, anew."""
-
-    words: str
-    severity: str = "information"
+        return KnockScreen()
+    raise ValueError(f"no screen for the game {ruleset!r}")
 
 
-def rematch_people(table: Plain | None) -> tuple[list[str], list[str]]:
-    """After a game: (players who want another one, players the table waits for), by name.
-    Bots are always ready and left out."""
-    wants: list[str] = []
-    waiting: list[str] = []
-    for seat in (table or {}).get("seats") or []:
-        if not isinstance(seat, dict) or seat.get("bot"):
-            continue
-        (wants if seat.get("ready") else waiting).append(str(seat.get("name") or "?"))
-    return wants, waiting
-
-
-def and_words(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
-
-
-def rematch_waiting(table: Plain | None) -> str:
-    """Whom another game waits for, as words ("Bo and Cy"), or "" if nobody."""
-    return and_words(rematch_people(table)[1])
-
-
-def rematch_line(table: Plain | None) -> str:
-    """One line for the end of a game: who wants another and whom it waits for."""
-    if not table or table.get("state") == "playing":
-        return ""
-    wants, waiting = rematch_people(table)
-    if not wants:
-        return ""
-    verb = "wants" if len(wants) == 1 else "want"
-    line = f"{and_words(wants)} {verb} another game"
-    return line + (f"; waiting for {and_words(waiting)} to press r." if waiting else ".")
-
-
-class KismetApp(App[None]):
+class KismetApp(KismetState):
     """`client` is where the game comes from (kismet_tui.source.GameSource): a
     kismet_tui.net.client.Client here, a ReplaySource in the replay viewer.
 
@@ -115,29 +83,14 @@ class KismetApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    connection: var[Connection] = var(Connection("connecting"), init=False)
-    notice: var[Notice | None] = var(None, init=False)
-    # The background build in (long, short) words, or None when there is nothing to say.
-    build_words: var[tuple[str, str] | None] = var(None, init=False)
-    # The newest chat line; set anew for every line, even one that repeats the last.
-    chat_said: var[Text | None] = var(None, init=False, always_update=True)
-
     def __init__(self, client: GameSource, *, connect: Callable[[], Awaitable[object]] | None = None,
                  address: str = "", quick: bool = False,
                  on_quit: Callable[[], Awaitable[object]] | None = None) -> None:
-        super().__init__()
+        super().__init__(client, address)
         send_colour_or_not(self)  # NO_COLOR or a monochrome terminal: no colour codes at all
-        self.client = client
         self.connect_fn = connect
-        self.address = address
         self.quick = quick
         self.on_quit = on_quit
-        self.open_to_network: Callable[[], Awaitable[list[str]]] | None = None
-        # Where the game logs of this app's own host are (set by `kismet`), so the records
-        # screen can replay a game; None for a remote host, whose logs stay there.
-        self.replay_folder: Path | None = None
-        self.connection = Connection("connecting", address)
-        self.chat_lines: list[Text] = []
         self.notices_shown: list[str] = []
         self.stop_listening: Callable[[], None] | None = None
         self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
@@ -150,7 +103,7 @@ class KismetApp(App[None]):
         self.shown_game: object = None
         self.shown_key: tuple[object, object] | None = None
 
-    def get_driver_class(self):
+    def get_driver_class(self) -> type[Driver]:
         """A driver that survives its terminal going away (kismet_tui/terminal.py); in ASCII
         mode (widgets/glyphs.py) every frame is made ASCII on its way out."""
         from .widgets.glyphs import ascii_mode, to_ascii
@@ -159,7 +112,8 @@ class KismetApp(App[None]):
         if not ascii_mode():
             return base
 
-        class AsciiDriver(base):
+        # (A base known only at run time: mypy cannot check a class made on it.)
+        class AsciiDriver(base):  # type: ignore[valid-type,misc]
             def write(self, data: str) -> None:
                 super().write(to_ascii(data))
 
@@ -233,14 +187,16 @@ class KismetApp(App[None]):
 
     @work(exclusive=True, group="host")
     async def read_host(self) -> None:
-        """The only place that awaits the host: every message becomes a HostMessage."""
+        """The only place that awaits the host: every message becomes its typed message."""
         try:
             stream = self.client.messages()  # listen before connecting: miss nothing
             if self.connect_fn is not None:
                 await self.connect_fn()
             self.post_message(ConnectionChanged("connected", self.address))
             async for msg in stream:
-                self.post_message(HostMessage(msg))
+                message = host_message(msg)
+                if message is not None:
+                    self.post_message(message)
         except OSError:
             self.post_message(ConnectionChanged(
                 "closed", f"Could not reach a host at {self.address}. Is kismet-host running there?"))
@@ -261,44 +217,51 @@ class KismetApp(App[None]):
             self.warming_up = True
             self.call_after_refresh(self.warm_up)  # the first screen is mounted: once drawn
 
-    # ---- what the host says --------------------------------------------------------------
-    def on_host_message(self, message: HostMessage) -> None:
-        msg = message.msg
-        kind = msg.get("type")
+    # ---- what the host says ---------------------------------------------------------------
+    # The handlers of a kind run first; `host_said`, for every kind, runs last.
+    @on(HostRefused)
+    def host_refused(self, message: HostRefused) -> None:
+        if message.re is None:  # answers to our requests are shown where they were sent (send)
+            self.show_refusal(message.words or "The host refused that.")
+
+    @on(ChatHeard)
+    def chat_heard(self, message: ChatHeard) -> None:
+        self.add_chat(message.name, message.text)
+
+    @on(HostNotice)
+    def host_notice(self, message: HostNotice) -> None:
+        self.notify(message.words, timeout=6, markup=False)
+
+    @on(FairnessChecked)
+    def fairness_checked(self, message: FairnessChecked) -> None:
+        if not message.ok:
+            self.notify(message.words, title="Chance not verified", severity="error",
+                        timeout=30, markup=False)
+
+    @on(ConnectionReported)
+    def connection_reported(self, message: ConnectionReported) -> None:
+        self.connection = Connection(message.state or self.connection.state, message.words)
+
+    @on(TableChanged)
+    def table_changed(self, message: TableChanged) -> None:
+        if self.rematch_wanted:
+            self.run_worker(self.rematch_check(), group="rematch", exclusive=True)
+
+    @on(EventApplied)
+    def event_applied(self, message: EventApplied) -> None:
+        if message.seat is not None and message.seat == self.client.seat:
+            self.drop_stale_notice()  # you have acted since: a refusal of before is out of date
+
+    @on(HostMessage)
+    def host_said(self, message: HostMessage) -> None:
+        """Show the screen that fits, then hand the message on to every screen: the game
+        under its end screen still follows the game. (A screen pushed just now hears it
+        too, once mounted.)"""
         if not self.screen_stack or not self.is_running:
             return  # shutting down
-        if kind == "error" and msg.get("re") is None:
-            # Answers to our requests are shown where the request was sent (send()).
-            self.show_refusal(msg.get("words") or "The host refused that.")
-        elif kind == "chat":
-            self.add_chat(msg)
-        elif kind == "notice":  # the host's word to the table: a member removed, saving again
-            self.notify(str(msg.get("words") or ""), timeout=6, markup=False)
-        elif kind == "fairness" and not msg.get("ok"):
-            self.notify(str(msg.get("words")), title="Chance not verified", severity="error",
-                        timeout=30, markup=False)
-        elif kind == "connection":
-            self.connection = Connection(str(msg.get("state") or self.connection.state),
-                                         str(msg.get("words") or ""))
-        if kind in QUIET_ANSWERS:
-            return  # nothing on any screen changes: no redraw (an idle player's pings)
-        if kind == "table" and self.rematch_wanted:
-            self.run_worker(self.rematch_check(), group="rematch", exclusive=True)
-        if kind == "event" and msg.get("seat") == self.client.seat:
-            self.drop_stale_notice()  # you have acted since: a refusal of before is out of date
         self.route()
-        # Taken before any handler runs: a handler may push a screen (the end of a game).
-        from .screens.end import EndScreen
-        from .screens.game import GameScreen
-        from .screens.lobby import LobbyScreen
-
-        *under, top = self.screen_stack
-        if isinstance(top, (GameScreen, LobbyScreen, EndScreen)):
-            top.on_host(msg)
-        # Screens under a modal (the game under its end screen) still follow the game.
-        for screen in under:
-            if isinstance(screen, GameScreen):
-                screen.follow_host(msg)
+        for screen in self.screen_stack:
+            screen.post_message(dataclasses.replace(message))
 
     def watch_connection(self, old: Connection, new: Connection) -> None:
         """A change of the connection that the player must hear of gets a notice."""
@@ -317,7 +280,7 @@ class KismetApp(App[None]):
         `shown_game` remembers the game a screen was made for, because a pushed screen joins
         the stack only a moment later, while more messages may already be arriving."""
         from .screens.end import EndScreen
-        from .screens.game import GameScreen, game_screen_for
+        from .screens.game import GameScreen
 
         game = self.client.game
         if game is self.shown_game:
@@ -392,7 +355,19 @@ class KismetApp(App[None]):
         if ends_in is not None:
             self.set_timer(ends_in + 0.05, self.read_build, name="build words")
 
-    # ---- sending, with refusals in plain words ---------------------------------------------
+    # ---- what the screens ask for ---------------------------------------------------------
+    @on(Refusal)
+    def refusal(self, message: Refusal) -> None:
+        self.show_refusal(message.words)
+
+    @on(RematchAsked)
+    async def rematch_asked(self, message: RematchAsked) -> None:
+        await self.rematch()
+
+    @on(LeaveAsked)
+    async def leave_asked(self, message: LeaveAsked) -> None:
+        await self.leave_to_lobby()
+
     def show_refusal(self, words: str) -> None:
         words = self.seat_words(str(words))
         self.notify(words, title="Not allowed", severity="warning", timeout=5, markup=False)
@@ -400,8 +375,8 @@ class KismetApp(App[None]):
         from .screens.game import GameScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, GameScreen) and screen.is_mounted:
-                screen.log_line(words, "italic bright_yellow")
+            if isinstance(screen, GameScreen):
+                screen.log_refusal(words)
 
     def seat_words(self, words: str) -> str:
         """The engine names seats by number ("Not your turn: seat 1 is rolling."); while a game
@@ -413,39 +388,11 @@ class KismetApp(App[None]):
 
         names = seat_names(self.client, game.seats)
 
-        def name(match: re.Match) -> str:
+        def name(match: re.Match[str]) -> str:
             seat = int(match.group(1))
             return names[seat] if seat < len(names) else match.group(0)
 
         return re.sub(r"\b[Ss]eat (\d+)\b", name, words)
-
-    async def send(self, request: Callable[[], Awaitable[T]]) -> T | None:
-        """Make a request of the source (`app.send(client.leave)`, with arguments through
-        functools.partial); any failure is shown in words, never raised into the UI, and the
-        result is then None. A callable, not a coroutine: a request that a newer one replaces
-        before it ran is then never made at all."""
-        ok, result = await self.attempt(request)
-        return result
-
-    async def send_ok(self, request: Callable[[], Awaitable[object]]) -> bool:
-        """Like send, but only says whether the host took it."""
-        ok, _ = await self.attempt(request)
-        return ok
-
-    async def attempt(self, request: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
-        try:
-            return True, await request()
-        except Exception as exc:  # refusals and dropped connections alike: tell the player
-            self.show_refusal(words_of(exc))
-            return False, None
-
-    async def create_table(self, ruleset: str, options: Plain, bots: list[str], start: bool = False) -> bool:
-        """Create a table; with `start`, start its game at once (local play: bots are ready)."""
-        if not await self.send_ok(partial(self.client.create_table, ruleset, options, bots)):
-            return False
-        if start:
-            await self.send_ok(self.client.start)
-        return True
 
     async def leave_to_lobby(self) -> None:
         """Leave the table (ctrl+l from a game, its results or its board): one press takes
@@ -453,7 +400,7 @@ class KismetApp(App[None]):
         routes the screens), so the screens follow here."""
         table = self.client.table or {}
         playing = table.get("state") == "playing" and self.client.seat is not None
-        if not await self.send_ok(self.client.leave):
+        if not await send_ok(self, self.client.leave):
             return
         self.route()
         where = f"table {table['id']}" if table.get("id") is not None else "the table"
@@ -466,7 +413,7 @@ class KismetApp(App[None]):
         too), so every member sees who wants one and whom the table waits for; the owner's
         client starts the game once nobody is missing (see rematch_check)."""
         table = self.client.table or {}
-        if not await self.send_ok(self.client.ready):
+        if not await send_ok(self, self.client.ready):
             return
         if self.is_owner(table):
             self.rematch_wanted = True
@@ -491,16 +438,16 @@ class KismetApp(App[None]):
             self.notify(f"Another game as soon as {waiting} {verb} r.", markup=False)
             return
         self.rematch_wanted = False
-        await self.send(self.client.start)
+        await send(self, self.client.start)
 
     async def on_chat_input_said(self, message: ChatInput.Said) -> None:
-        await self.send(partial(self.client.chat, message.words))
+        await send(self, partial(self.client.chat, message.words))
 
-    def add_chat(self, msg: Plain) -> None:
+    def add_chat(self, name: str, text: str) -> None:
         line = Text()
-        line.append(str(msg.get("name") or msg.get("from") or "?"), style="bold")
+        line.append(name, style="bold")
         line.append(": ")
-        line.append(str(msg.get("text", "")))
+        line.append(text)
         self.chat_lines.append(line)
         del self.chat_lines[:-200]
         self.chat_said = line

@@ -26,8 +26,16 @@ import asyncio
 import getpass
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .terminal import ends_with_its_terminal
+
+if TYPE_CHECKING:  # (each loads only when its command needs it)
+    from protocol.gamelog import GameLog
+
+    from .app import KismetApp
+    from .bots.runner import BotFactory
+    from .net.client import Client
 
 
 def login_name() -> str:
@@ -51,7 +59,7 @@ def add_ascii_option(parser: argparse.ArgumentParser) -> None:
                              "locale has no UTF-8)")
 
 
-def set_drawing(args) -> None:
+def set_drawing(args: argparse.Namespace) -> None:
     from .widgets.glyphs import locale_has_utf8, use_ascii
 
     use_ascii(args.ascii or not locale_has_utf8())
@@ -141,7 +149,7 @@ def join_main(argv: list[str] | None = None) -> int:
     return app.return_code or 0   # (1 when the app failed: the web door then says so)
 
 
-async def join_by_name(app, client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
+async def join_by_name(app: KismetApp, client: Client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
                        seats: Path | None, refused: list[str]) -> None:
     """Say hello as `name` (asked on screen first when `ask`). A name the host refuses as
     taken is asked for again, with the host's words, when `ask`; otherwise the words go in
@@ -163,12 +171,12 @@ async def join_by_name(app, client, host: str, port: int, name: str, *, ask: boo
                 raise
             if not ask:
                 refused.append(exc.words)
-                app.exit(1)
+                app.exit(return_code=1)
                 raise
             problem = exc.words
 
 
-def bot_factory():
+def bot_factory() -> BotFactory | None:
     """The bots the embedded host seats, or None if this install has none."""
     try:
         from .bots.runner import bot_factory as make_factory
@@ -227,7 +235,7 @@ def local_main(argv: list[str] | None = None) -> int:
     # so friends who come back never see it change.
     doors = OpenHost(host, default_state_dir())
 
-    async def stop():
+    async def stop() -> None:
         await client.close()
         await doors.stop()
         await host.stop()
@@ -286,7 +294,7 @@ def replay_main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def verify_file(path, log, host_key: str | None) -> int:
+def verify_file(path: Path, log: GameLog, host_key: str | None) -> int:
     """Print what --verify found (kismet_tui/log_check.py), each line cleaned, so nothing
     from the file can break a line, rewrite one or reach the terminal as an escape; returns
     the report's exit code."""
@@ -305,7 +313,7 @@ def verify_file(path, log, host_key: str | None) -> int:
     return report.exit_code
 
 
-def choose_recent():
+def choose_recent() -> Path | None:
     """The recent games listed on the terminal, one chosen by number; None if there are
     none or none was chosen."""
     from .recent import choose, game_folders, recent_games

@@ -1,26 +1,214 @@
-"""Textual messages the network worker posts to the app.
+"""The app's Textual messages: what the host says, going down to the screens, and what a
+screen wants of the app, going up.
 
-The worker (KismetApp.read_host) is the only code that awaits the network; it turns each thing
-the host says, and each change of the connection, into one of these messages, so that screens
-never block on a socket. The background build of the optimal dice table reports the same way.
+Down: the network worker (KismetApp.read_host) is the only code that awaits the network. It
+turns each thing the host says into one typed message per kind (`host_message`), after the
+client has already applied it to its replica (client.game, client.table, client.seat). The
+app handles each with `@on` and then hands a copy to every screen (`HostMessage` does not
+bubble back up); the screens handle the kinds they care for with `@on` too.
+
+Up: a screen never calls the app. It posts `Refusal` (words to show), `RematchAsked` or
+`LeaveAsked`, which bubble to the app, and makes its requests of the game's source through
+`send`, which turns any failure into a `Refusal`.
+
+The connection's changes (ConnectionChanged) and the background build of the optimal dice
+table (BuildChanged) report the same way.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Awaitable, Callable, TypeVar
 
 from textual.message import Message
+from textual.message_pump import MessagePump
+
+from .rules.base import Plain
+from .rules.refusal import words_of
+from .source import EventNotes
+
+T = TypeVar("T")
 
 
-class HostMessage(Message):
-    """One message from the host (a plain dict with a "type"), after the client has already
-    applied it to its replica (client.game, client.table, client.seat)."""
+# ---- down: what the host says ----------------------------------------------------------------
+@dataclass
+class HostMessage(Message, bubble=False):
+    """Any message from the host (each kind below is one): a handler of this class hears
+    them all, after the handlers of the kind. None bubbles (each kind says so again: Textual
+    gives every subclass its own `bubble`): the app hands them down, a screen keeps them."""
 
-    def __init__(self, msg: dict[str, Any]) -> None:
-        super().__init__()
-        self.msg = msg
+
+@dataclass
+class Welcomed(HostMessage, bubble=False):
+    """The host took our hello (again, after a reconnect)."""
+
+    client_id: int | None
+    table: int | None
 
 
+@dataclass
+class TablesListed(HostMessage, bubble=False):
+    """The host's tables: the answer to `list_tables`, or the host's push when they change."""
+
+    tables: list[Plain]
+
+
+@dataclass
+class TableChanged(HostMessage, bubble=False):
+    """The table we are at changed (client.table has it already)."""
+
+    table: Plain
+
+
+@dataclass
+class GameArrived(HostMessage, bubble=False):
+    """The whole game: at its start, on joining one under way, or a resync."""
+
+    header: Plain
+    events: list[Plain]
+
+
+@dataclass
+class EventApplied(HostMessage, bubble=False):
+    """One stamped event. `notes` are the engine's notes the replica made for it, or None
+    when the replica did not apply it (a resync is coming)."""
+
+    seq: int | None
+    seat: int | None
+    notes: EventNotes | None
+
+
+@dataclass
+class HostRefused(HostMessage, bubble=False):
+    """An `error`; `re` is the request it answers (shown where that was sent), or None."""
+
+    code: str
+    words: str
+    re: int | None
+
+
+@dataclass
+class ChatHeard(HostMessage, bubble=False):
+    name: str
+    text: str
+
+
+@dataclass
+class HostNotice(HostMessage, bubble=False):
+    """The host's word to the table that is no refusal: a member removed, saving again."""
+
+    code: str
+    words: str
+
+
+@dataclass
+class FairnessChecked(HostMessage, bubble=False):
+    """The client checked the finished game's chance against the host's commitment."""
+
+    ok: bool
+    words: str
+
+
+@dataclass
+class ConnectionReported(HostMessage, bubble=False):
+    """The client's connection moved on ("reconnecting", "connected", "closed")."""
+
+    state: str
+    words: str
+
+
+@dataclass
+class DesyncFound(HostMessage, bubble=False):
+    """The host's game differs from our replica: its whole log follows."""
+
+    seq: int | None
+
+
+# Host messages that only answer a request and change nothing a screen shows: the client
+# library has already resolved the request they answer, so no message is posted for them
+# (and nothing is redrawn for an idle player's pings).
+QUIET_ANSWERS = {"pong", "ok", "records"}
+
+
+def host_message(msg: Plain) -> HostMessage | None:
+    """The typed message for one host message (as the client publishes it), or None for a
+    quiet answer or a kind this app does not know."""
+    kind = msg.get("type")
+    if kind == "event":
+        seq, seat, notes = msg.get("seq"), msg.get("seat"), msg.get("notes")
+        return EventApplied(seq if isinstance(seq, int) else None, seat if isinstance(seat, int) else None,
+                            list(notes) if isinstance(notes, list) else None)
+    if kind == "table":
+        return TableChanged(msg.get("table") or {})
+    if kind == "tables":
+        return TablesListed(list(msg.get("tables") or []))
+    if kind == "game":
+        return GameArrived(msg.get("header") or {}, list(msg.get("events") or []))
+    if kind == "error":
+        re = msg.get("re")
+        return HostRefused(str(msg.get("code") or ""), str(msg.get("words") or ""),
+                           re if isinstance(re, int) else None)
+    if kind == "chat":
+        return ChatHeard(str(msg.get("name") or msg.get("from") or "?"), str(msg.get("text", "")))
+    if kind == "notice":
+        return HostNotice(str(msg.get("code") or ""), str(msg.get("words") or ""))
+    if kind == "fairness":
+        return FairnessChecked(bool(msg.get("ok")), str(msg.get("words")))
+    if kind == "connection":
+        return ConnectionReported(str(msg.get("state") or ""), str(msg.get("words") or ""))
+    if kind == "welcome":
+        client_id, table = msg.get("client_id"), msg.get("table")
+        return Welcomed(client_id if isinstance(client_id, int) else None,
+                        table if isinstance(table, int) else None)
+    if kind == "desync":
+        seq = msg.get("seq")
+        return DesyncFound(seq if isinstance(seq, int) else None)
+    return None
+
+
+# ---- up: what a screen wants of the app ------------------------------------------------------
+@dataclass
+class Refusal(Message):
+    """Words for the player: something was not allowed, or could not be sent. The app shows
+    them on the status bar and in the move log."""
+
+    words: str
+
+
+@dataclass
+class RematchAsked(Message):
+    """The player wants another game at the same table (r at the end of a game)."""
+
+
+@dataclass
+class LeaveAsked(Message):
+    """The player leaves the table for the lobby (ctrl+l from a game or its results)."""
+
+
+async def send(sender: MessagePump, request: Callable[[], Awaitable[T]]) -> T | None:
+    """Make a request of the game's source (`send(self, client.leave)`, with arguments through
+    functools.partial). Any failure goes up from `sender` as a Refusal, never raised into the
+    UI, and the result is then None. A callable, not a coroutine: a request that a newer one
+    replaces before it ran is then never made at all."""
+    ok, result = await attempt(sender, request)
+    return result
+
+
+async def send_ok(sender: MessagePump, request: Callable[[], Awaitable[object]]) -> bool:
+    """Like send, but only says whether the host took it."""
+    ok, _ = await attempt(sender, request)
+    return ok
+
+
+async def attempt(sender: MessagePump, request: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
+    try:
+        return True, await request()
+    except Exception as exc:  # refusals and dropped connections alike: tell the player
+        sender.post_message(Refusal(words_of(exc)))
+        return False, None
+
+
+# ---- the app's own news ----------------------------------------------------------------------
 class ConnectionChanged(Message):
     """The connection to the host changed: state is a short word ("connecting", "connected",
     "reconnecting", "closed"), detail a sentence for the status line."""

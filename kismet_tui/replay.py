@@ -16,11 +16,12 @@ from typing import AsyncIterator, NoReturn
 from textual.binding import Binding
 
 from .app import Connection, KismetApp
-from .messages import HostMessage
+from .messages import EventApplied
 from .rules import Game, apply_event, game_from_header
 from .rules.base import Plain
 from .rules.refusal import UNAVAILABLE, Refusal
 from .rules.verify import Verification
+from .source import EventNotes
 
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 MAX_GAP_MS = 1500
@@ -49,6 +50,7 @@ class ReplaySource:
         self.client_id: int | None = None
         self.verification: Verification | None = None
         self.index = 0          # events applied so far
+        self.notes: list[EventNotes] = []  # the notes the replica made for each of them
         self.clock_ms = 0       # the virtual host time
         self.game: Game | None = None
         self.restart()
@@ -57,6 +59,7 @@ class ReplaySource:
         header = self.header or {}
         self.game = game_from_header(header)  # version 2: the revealed chance; version 1: its seed
         self.index = 0
+        self.notes = []
         self.clock_ms = header.get("t0", 0)
 
     def host_time_ms(self) -> int:
@@ -64,6 +67,9 @@ class ReplaySource:
 
     def applied_events(self) -> list[Plain]:
         return self.events[:self.index]
+
+    def applied_notes(self) -> list[EventNotes]:
+        return self.notes
 
     async def messages(self) -> AsyncIterator[Plain]:
         """A replay hears no host: ReplayApp's clock publishes the events instead."""
@@ -81,6 +87,7 @@ class ReplaySource:
         event = self.events[self.index]
         assert self.game is not None  # restart() made it
         notes = apply_event(self.game, event)
+        self.notes.append(notes)
         self.index += 1
         self.clock_ms = max(self.clock_ms, event["t"])
         return {**event, "notes": notes}
@@ -175,7 +182,7 @@ class ReplayApp(KismetApp):
 
     def publish(self, events: list[Plain]) -> None:
         for event in events:
-            self.post_message(HostMessage({"type": "event", **event}))
+            self.post_message(EventApplied(event.get("seq"), event.get("seat"), event["notes"]))
         self.show_progress()
 
     def tick(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import cast
 
 from protocol import limits
 from protocol.gamelog import GameLog, LogError, read_game_log
@@ -76,9 +77,9 @@ def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
 
     log = read_game(path)
     try:
-        header = cleaned(log.header)
+        header = cast(Plain, cleaned(log.header))  # (cleaning keeps the shape: a map stays one)
         header["seats"] = [clean_name(str(seat)) for seat in header["seats"]]
-        events = [cleaned(event) for event in log.events]
+        events = [cast(Plain, cleaned(event)) for event in log.events]
         replay(header, events)
     except Exception as exc:  # a crafted file can hold anything: the engine says what it can
         reason = exc.words if isinstance(exc, Refusal) else f"{type(exc).__name__}: {exc}"
@@ -86,7 +87,7 @@ def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
     return header, events
 
 
-def cleaned(value):
+def cleaned(value: object) -> object:
     """`value` with every string in it (map keys too) cleaned; bytes and numbers as they are."""
     if isinstance(value, str):
         return clean_text(value)

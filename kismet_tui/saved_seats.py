@@ -16,6 +16,10 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from .net.client import Client
 
 FILE_NAME = "rejoin-tokens.json"
 
@@ -96,20 +100,19 @@ def write_private(path: Path, data: dict) -> None:
     os.replace(temporary, path)
 
 
-async def connect_keeping_seat(client, host: str, port: int, name: str, *, fresh: bool = False,
-                               path: Path | None = None, say=None) -> dict:
+async def connect_keeping_seat(client: Client, host: str, port: int, name: str, *, fresh: bool = False,
+                               path: Path | None = None, say: Callable[[str], object] | None = None) -> dict:
     """Connect `client` with the token saved for this host and name (unless `fresh`), then
     save the token the host gave. A damaged tokens file is told with `say(words)`, and in
     the words of a refused name (the seat it lost may be what holds the name)."""
     from .net import RequestError
 
     address = f"{host}:{port}"
-    token = None if fresh else load_token(address, name, path)
-    damaged = token if isinstance(token, Damaged) else None
-    if damaged is not None:
-        token = None
-        if say is not None:
-            say(damaged.words)
+    saved = None if fresh else load_token(address, name, path)
+    damaged = saved if isinstance(saved, Damaged) else None
+    token = None if isinstance(saved, Damaged) else saved
+    if damaged is not None and say is not None:
+        say(damaged.words)
     try:
         welcome = await client.connect(host, port, name, token)
     except RequestError as exc:
@@ -117,7 +120,8 @@ async def connect_keeping_seat(client, host: str, port: int, name: str, *, fresh
             raise
         raise RequestError(exc.code, f"{damaged.words} {exc.words}") from None
     try:
-        save_token(address, name, client.token, path)
+        if client.token is not None:  # (the welcome always gives one)
+            save_token(address, name, client.token, path)
     except OSError:
         pass  # a read-only home folder: play on, only a restarted client loses its seat
     return welcome

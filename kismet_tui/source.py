@@ -10,11 +10,16 @@ ReplaySource).
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, AsyncIterator, Protocol
 
 from kismet_tui.rules import Game
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.verify import Verification
+
+
+# The notes the replica made for one event (each game declares them: rules/*_types.py).
+EventNotes = Sequence[Mapping[str, Any]]
 
 
 class GameSource(Protocol):
@@ -34,6 +39,10 @@ class GameSource(Protocol):
 
     def applied_events(self) -> list[Plain]:
         """The stamped events the replica has applied, in order."""
+        ...
+
+    def applied_notes(self) -> list[EventNotes]:
+        """The notes the replica made for each of those events (the move log's words)."""
         ...
 
     def host_time_ms(self) -> int:

@@ -49,10 +49,9 @@ import termios
 import threading
 import traceback
 
-from .door_limits import die_with_parent
+from .door_limits import FORKER_MESSAGE_BYTES, die_with_parent
 
 # Room for one request: argv and environment (a host's environment is a few KiB).
-MESSAGE_BYTES = 256 * 1024
 SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
 
 
@@ -145,7 +144,7 @@ class Forker:
     def take_request(self) -> bool:
         """One message from the host; False when the host has gone."""
         try:
-            data, fds, _flags, _address = socket.recv_fds(self.sock, MESSAGE_BYTES, SESSION_FDS)
+            data, fds, _flags, _address = socket.recv_fds(self.sock, FORKER_MESSAGE_BYTES, SESSION_FDS)
         except ConnectionError:
             return False
         if not data:
@@ -234,7 +233,7 @@ def become_session(request: dict[str, object], fds: list[int], parent: int) -> N
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except MemoryError:
-        from kismet_tui.door_child import OUT_OF_MEMORY
+        from kismet_tui.door_env import OUT_OF_MEMORY
 
         code = OUT_OF_MEMORY
     except BaseException:

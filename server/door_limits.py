@@ -1,5 +1,5 @@
 """What one door session may cost this machine: its window size, its memory, its lifetime,
-and how many sessions the doors hold at once.
+and how many sessions the doors hold at once; and what of the host's environment it is given.
 
 The ssh and web doors each run a player's client as a process of its own on this machine.
 Whatever the remote side sends, that process must not take the machine: its terminal size is
@@ -14,6 +14,7 @@ import ctypes
 import os
 import resource
 import signal
+from collections.abc import Mapping
 
 # A window larger than any real screen (a 4K monitor in a tiny font is about 480x135).
 MAX_COLS = 500
@@ -103,3 +104,31 @@ class SessionSlots:
     def refusal(self) -> str:
         return (f"The host is full: it holds {self.limit} players over ssh and the web, its "
                 f"most. Please try again in a while.")
+
+
+# What describes the host owner's own terminal, not the remote player's: left out, or the
+# app would draw for the wrong terminal (truecolor where the player's has 256 colours, say).
+THEIR_TERMINAL = ("COLUMNS", "LINES", "ROWS", "COLORTERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
+                  "VTE_VERSION", "WT_SESSION", "KITTY_WINDOW_ID", "TMUX", "STY", "NO_COLOR")
+FROM_CLIENT = ("COLORTERM", "NO_COLOR")   # what the player's ssh may say about their terminal
+
+
+def child_environment(term: str, client_env: Mapping[str, object] | None = None) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("TEXTUAL", "ITERM", "LC_TERMINAL")) and key not in THEIR_TERMINAL}
+    for key in FROM_CLIENT:
+        value = (client_env or {}).get(key)
+        if isinstance(value, str) and len(value) < 64:
+            env[key] = value
+    env["TERM"] = term or "xterm-256color"
+    env["PYTHONUTF8"] = "1"          # the screen is drawn in UTF-8 whatever the host's locale
+    env["PYTHONUNBUFFERED"] = "1"
+    # One BLAS thread (numpy's, for the solver): each more maps a buffer of its own, which
+    # counts against the session's address-space limit, and a client needs none of them.
+    env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = "1"
+    return env
+
+
+# The most one message between the host and the door forker may hold (server/warm_doors.py,
+# server/door_forker.py): a session's argv and environment, with room to spare.
+FORKER_MESSAGE_BYTES = 256 * 1024

@@ -25,7 +25,8 @@ import sys
 import termios
 from collections.abc import Callable, Mapping
 
-from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child, near_its_memory_limit
+from .door_limits import (SESSION_ADDRESS_SPACE, child_environment, clamp_size, limit_session_child,
+                          near_its_memory_limit)
 from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
 
 log = logging.getLogger("kismet.ssh")
@@ -49,27 +50,6 @@ def set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-# What describes the host owner's own terminal, not the remote player's: left out, or the
-# app would draw for the wrong terminal (truecolor where the player's has 256 colours, say).
-THEIR_TERMINAL = ("COLUMNS", "LINES", "ROWS", "COLORTERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
-                  "VTE_VERSION", "WT_SESSION", "KITTY_WINDOW_ID", "TMUX", "STY", "NO_COLOR")
-FROM_CLIENT = ("COLORTERM", "NO_COLOR")   # what the player's ssh may say about their terminal
-
-
-def child_environment(term: str, client_env: Mapping[str, object] | None = None) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("TEXTUAL", "ITERM", "LC_TERMINAL")) and key not in THEIR_TERMINAL}
-    for key in FROM_CLIENT:
-        value = (client_env or {}).get(key)
-        if isinstance(value, str) and len(value) < 64:
-            env[key] = value
-    env["TERM"] = term or "xterm-256color"
-    env["PYTHONUTF8"] = "1"          # the screen is drawn in UTF-8 whatever the host's locale
-    env["PYTHONUNBUFFERED"] = "1"
-    # One BLAS thread (numpy's, for the solver): each more maps a buffer of its own, which
-    # counts against the session's address-space limit, and a client needs none of them.
-    env["OPENBLAS_NUM_THREADS"] = env["OMP_NUM_THREADS"] = "1"
-    return env
 
 
 class PtyApp:

@@ -25,8 +25,7 @@ import socket
 import sys
 from typing import Union
 
-from .door_forker import MESSAGE_BYTES
-from .door_limits import SESSION_ADDRESS_SPACE, die_with_parent
+from .door_limits import FORKER_MESSAGE_BYTES, SESSION_ADDRESS_SPACE, child_environment, die_with_parent
 
 log = logging.getLogger("kismet.doors")
 
@@ -130,8 +129,6 @@ class DoorForker:
 
     async def start(self) -> None:
         """Start the forker (it warms up on its own; spawn waits for it)."""
-        from .pty_app import child_environment   # (pty_app asks this module for sessions)
-
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.process = await asyncio.create_subprocess_exec(
@@ -184,7 +181,7 @@ class DoorForker:
     def _readable(self) -> None:
         assert self.sock is not None   # (the reader is removed with the socket)
         try:
-            data, fds, _flags, _address = socket.recv_fds(self.sock, MESSAGE_BYTES, 1)
+            data, fds, _flags, _address = socket.recv_fds(self.sock, FORKER_MESSAGE_BYTES, 1)
         except BlockingIOError:
             return
         except OSError:

@@ -33,7 +33,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from kismet_tui.door_child import OUT_OF_MEMORY
+from kismet_tui.door_env import OUT_OF_MEMORY
 
 from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
 from .warm_doors import DoorForker, ForkedSession, ForkerUnavailable, SessionProcess, signal_group

@@ -49,11 +49,11 @@ class ScriptedClient:
         self.seat = 0 if header is not None else None
         self.clock_ms = clock_ms
         self.game = None
+        self.notes: list[list[dict]] = []  # the replica's notes per event, as the real client keeps them
         if header is not None:
             self.game = new_game(header["ruleset"], header["seats"], header["seed"], header["options"],
                                  start_ms=header["t0"])
-            for event in events:
-                self.game.apply(event["seat"], event["action"], event["t"])
+            self.notes = [self.game.apply(event["seat"], event["action"], event["t"]) for event in events]
 
     @classmethod
     def at(cls, ruleset: str, names: list[str], seed: bytes = b"snapshot", until=None) -> "ScriptedClient":
@@ -81,6 +81,9 @@ class ScriptedClient:
 
     def applied_events(self) -> list[dict]:
         return self.events
+
+    def applied_notes(self) -> list[list[dict]]:
+        return self.notes
 
     async def messages(self):
         yield {"type": "welcome"}

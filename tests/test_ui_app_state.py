@@ -12,7 +12,7 @@ import pytest
 from rich.text import Text
 
 from kismet_tui.app import Connection, KismetApp
-from kismet_tui.messages import HostMessage
+from kismet_tui.messages import host_message
 from kismet_tui.screens.game import GameScreen
 from kismet_tui.screens.lobby import LobbyScreen
 from kismet_tui.widgets.status import StatusBar
@@ -80,7 +80,7 @@ async def test_chat_reaches_every_screen_even_a_line_said_twice():
         screen = await on_the_dice_screen(pilot, app, client)
         lobby = next(s for s in app.screen_stack if isinstance(s, LobbyScreen))
         for _ in range(2):
-            app.post_message(HostMessage({"type": "chat", "name": "Bo", "text": "good luck"}))
+            app.post_message(host_message({"type": "chat", "name": "Bo", "text": "good luck"}))
 
         def said(log) -> int:
             return sum("Bo: good luck" in line.text for line in log.lines)
@@ -115,9 +115,11 @@ async def test_keys_typed_right_after_t_go_to_the_chat_line_not_the_game():
         assert sent == [], "no key went to the game"
 
 
-async def test_the_lobby_asks_for_no_tables_while_a_game_is_on_screen():
-    """Its poll, its timer and a table's change ask the host for the table list only while
-    the lobby is the screen shown: under a game each answer redrew the board for nothing."""
+async def test_the_lobby_asks_once_and_then_takes_the_hosts_pushes():
+    """The table list is asked for once, when the connection comes up; after that the host
+    pushes it when it changes (a `tables` message without `re`), so nothing polls. Under a
+    game a push is kept, not drawn (each redraw was for nothing there), and the lobby shows
+    it when it is back, without asking again."""
     client = dice_mid_game()
     asked: list[int] = []
 
@@ -130,15 +132,21 @@ async def test_the_lobby_asks_for_no_tables_while_a_game_is_on_screen():
     async with app.run_test(size=(80, 24)) as pilot:
         await on_the_dice_screen(pilot, app, client)
         lobby = next(s for s in app.screen_stack if isinstance(s, LobbyScreen))
-        await pilot.pause()
-        before = len(asked)
-        lobby.poll_tables()                      # as its timer does
-        lobby.on_host({"type": "table", "table": client.table})  # as a change at the table does
         await wait_for(pilot, lambda: not any(w.is_running for w in app.workers if w.group == "lobby"),
-                       what="the lobby's requests")
-        assert len(asked) == before, "nothing asked while the game is on screen"
-        app.pop_screen()                          # back in the lobby: it asks at once
-        await wait_for(pilot, lambda: len(asked) > before, what="the lobby asking again")
+                       what="the lobby's first ask")
+        assert len(asked) == 1, "asked once, when the connection came up"
+        pushed = [{"id": 7, "ruleset": "knock", "state": "lobby", "seats": ["Bo"], "max_seats": 8,
+                   "spectators": 0, "owner": "Bo"}]
+        app.post_message(host_message({"type": "tables", "tables": pushed}))
+        app.post_message(host_message({"type": "table", "table": client.table}))  # a change at the table
+        await wait_for(pilot, lambda: lobby.tables == pushed, what="the pushed list, kept")
+        grid = lobby.query_one("#tables")
+        assert grid.row_count == 0, "not drawn under the game"
+        app.pop_screen()                          # back in the lobby: the push shows, nothing asked
+        await wait_for(pilot, lambda: grid.row_count == 1 and "knock" in str(grid.get_row_at(0)),
+                       what="the pushed table in the lobby")
+        await pilot.pause()
+        assert len(asked) == 1, "no ask: the host's pushes keep the list"
 
 
 async def test_answers_that_change_nothing_redraw_nothing():
@@ -151,9 +159,11 @@ async def test_answers_that_change_nothing_redraw_nothing():
         screen = await on_the_dice_screen(pilot, app, client)
         await pilot.pause()
         seen = screen.version
-        app.post_message(HostMessage({"type": "pong", "now": 5, "re": 3}))
-        app.post_message(HostMessage({"type": "ok", "re": 4}))
-        app.post_message(HostMessage({"type": "table", "table": client.table}))
+        for quiet in ({"type": "pong", "now": 5, "re": 3}, {"type": "ok", "re": 4}):
+            message = host_message(quiet)
+            if message is not None:  # (none is made: a quiet answer is news to nobody)
+                app.post_message(message)
+        app.post_message(host_message({"type": "table", "table": client.table}))
         await wait_for(pilot, lambda: screen.version > seen, what="the table message")
         await pilot.pause()
         assert screen.version == seen + 1, "only the table message was news to the screen"

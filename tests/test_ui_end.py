@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kismet_tui.app import rematch_line
+from kismet_tui.rematch import rematch_line
 from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 from tests.test_ui_games import make_app, seat_both

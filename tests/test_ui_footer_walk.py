@@ -21,7 +21,7 @@ import copy
 import pytest
 
 from kismet_tui.app import KismetApp
-from kismet_tui.messages import HostMessage
+from kismet_tui.messages import host_message
 from kismet_tui.rules import IllegalAction, SeededRNG, new_game
 from kismet_tui.rules.knock import prelay_commitment
 from kismet_tui.rules.playout import random_playout
@@ -209,8 +209,9 @@ async def test_every_key_the_footer_lists_is_accepted(ruleset, names):
                                                         index)
             notes = game.apply(event["seat"], event["action"], event["t"])
             client.events.append(event)
+            client.notes.append(notes)
             last_t = event["t"]
-            app.post_message(HostMessage({"type": "event", **event, "notes": notes}))
+            app.post_message(host_message({"type": "event", **event, "notes": notes}))
             await wait_for(pilot, lambda: game.finished or app.screen.version > 0 and
                            app.screen.logged_seq >= event["seq"], what="the event on screen")
             if game.finished:

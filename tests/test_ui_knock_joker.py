@@ -13,7 +13,7 @@ import asyncio
 import pytest
 
 from kismet_tui.app import KismetApp
-from kismet_tui.messages import HostMessage
+from kismet_tui.messages import host_message
 from kismet_tui.rules import ScriptedRNG, new_game
 from kismet_tui.rules.knock import prelay_commitment
 from tests.test_ui_dice import wait_for
@@ -41,6 +41,9 @@ class ScriptedSeat:
 
     def applied_events(self) -> list[dict]:
         return []  # the screen's history starts with the test's own events
+
+    def applied_notes(self) -> list[list[dict]]:
+        return []
 
     def act_nowait(self, action: dict) -> None:
         self.sent.append(action)
@@ -84,7 +87,7 @@ async def test_joker_throw_lays_the_target_and_a_second_card(second_key, expecte
         event = {"seq": 5, "t": 30, "seat": 0, "action": {"type": "roll"}}
         game.apply(0, {"type": "roll"}, 30)
         assert game.view(0)["roll"]["joker"] and game.view(0)["roll"]["targets"] == [8]
-        app.post_message(HostMessage({"type": "event", **event}))
+        app.post_message(host_message({"type": "event", **event}))
         await pilot.pause()                               # the screen has handled the event
         await pilot.press("8")
         await pilot.pause()

@@ -113,16 +113,13 @@ async def test_spectator_watches_and_cannot_act(tmp_path):
             await client.close()
 
 
-async def test_the_table_list_shows_as_soon_as_the_lobby_connects(tmp_path, monkeypatch):
-    from kismet_tui.screens.lobby import LobbyScreen
-
-    monkeypatch.setattr(LobbyScreen, "POLL_S", 3600.0)  # no poll comes during this test
+async def test_the_table_list_shows_as_soon_as_the_lobby_connects(tmp_path):
     async with running_host(tmp_path) as host, connected(host, "Bo") as bo:
         await bo.create_table("knock", {})
         app, client = make_app(host, "Cy")
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            # No key pressed and no poll: the table is listed from the connection alone, so
+            # No key pressed (and the lobby never polls): the table is listed from the connection alone, so
             # "s" (watch) works at once instead of saying there is no table.
             await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
             await pilot.press("s")

@@ -106,10 +106,10 @@ def assert_grabbed_all_after_who_took_them(lines: list[str]) -> None:
 
 
 def test_race_history_says_every_card_was_grabbed_after_who_took_them():
-    from kismet_tui.screens.history import history_lines
+    from kismet_tui.words.log import history_lines
 
     client = race_whole_game()
-    lines = [words for words, _ in history_lines(client.header, client.events, TWO, limit=10_000)]
+    lines = [words for words, _ in history_lines("race", client.applied_notes(), TWO, limit=10_000)]
     assert_grabbed_all_after_who_took_them(lines)
 
 

@@ -53,7 +53,7 @@ def test_dice_headings_and_race_scores_cut_with_an_ellipsis():
     assert fit("Ana", 9, pad=True) == "Ana      "
     assert possessive("Ana", "throw", 25) == "Ana's throw"
     view = {"players": [{"seat": 0, "score": 12, "pile_count": 3}, {"seat": 1, "score": 0, "pile_count": 0}],
-            "phase": "pause", "last_round": {"reveals": [{"seat": 0, "number": 7, "right": True}]}}
+            "phase": "pause", "last_round": {"wiped": None, "reveals": [{"seat": 0, "number": 7, "right": True}]}}
     names = ["Bartholomew Longname", "Bo"]
     players = render_players(view, names, 1).plain
     assert "Bartholo…" in players and "Bartholom " not in players
@@ -64,7 +64,7 @@ async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
     """A name or a chat line in Rich's markup ("[b]...") shows as typed in the table list and
     the chat. (The host turns brackets into parentheses; the client must not rely on it, so
     the messages are handed to the app as if a host had sent them.)"""
-    from kismet_tui.messages import HostMessage
+    from kismet_tui.messages import host_message
 
     name = "[red]Bo[/red]"
     async with running_host(tmp_path) as host:
@@ -77,7 +77,7 @@ async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
             await wait_for(pilot, lambda: not client._pending and all(q.empty() for q in client._queues),
                            what="the lobby's first table list")
             await pilot.pause()
-            app.post_message(HostMessage({"type": "tables", "tables": [
+            app.post_message(host_message({"type": "tables", "tables": [
                 {"id": 7, "ruleset": "[i]x", "state": "lobby", "seats": [name], "max_seats": 8}]}))
             await wait_for(pilot, lambda: bool(lobby.tables), what="the table list")
             grid = lobby.query_one("#tables")
@@ -88,7 +88,7 @@ async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
             await wait_for(pilot, lambda: "[i]x" in drawn(), what="the table drawn")
             drawn = drawn()
             assert "[i]x" in drawn and name[:8] in drawn, drawn
-            app.post_message(HostMessage({"type": "chat", "name": name,
+            app.post_message(host_message({"type": "chat", "name": name,
                                           "text": "[bold]hello[/bold] [link=x]y[/link]"}))
             await wait_for(pilot, lambda: len(app.chat_lines) == 1, what="the chat line")
             await wait_for(pilot, lambda: "hello" in " ".join(line.text for line in lobby.query_one("#lobbylog").lines),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kismet_tui.rules import ScriptedRNG, new_game
 from kismet_tui.screens.end import ranking
-from kismet_tui.screens.words import describe
+from kismet_tui.words.log import describe
 
 NAMES = ["Ana", "Bo"]
 

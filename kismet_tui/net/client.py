@@ -42,10 +42,10 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, AsyncIterator, Callable
 
-from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, replay
+from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.knock import KnockGame, prelay_commitment, prelay_problem
 from kismet_tui.rules.refusal import UNAVAILABLE, Refusal, RefusalKind
@@ -57,6 +57,9 @@ from protocol.errors import ProtocolError, kind_of
 from protocol.framing import FROM_HOST, encode, read_frame
 
 log = logging.getLogger("kismet.client")
+# The notes the replica made for one event, as kismet_tui.source.EventNotes names them (the
+# network client does not import the app's modules).
+EventNotes = Sequence[Mapping[str, Any]]
 
 CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconnecting", "closed"
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
@@ -115,6 +118,9 @@ class Client:
         self.header: Plain | None = None
         self.game: Game | None = None
         self.events: list[Plain] = []
+        # The notes the replica made for each of `events` (the move log's words come from
+        # them: no screen plays the game again).
+        self.notes: list[EventNotes] = []
         self.seat: int | None = None
         self.desyncs = 0
         self._address: tuple[str, int] | None = None
@@ -283,6 +289,10 @@ class Client:
         """The stamped events the replica has applied (all it has: it applies each on arrival)."""
         return self.events
 
+    def applied_notes(self) -> list[EventNotes]:
+        """The notes the replica made for each event it applied, in order."""
+        return self.notes
+
     # ---- messages in ------------------------------------------------------------------------
     def messages(self) -> AsyncIterator[dict]:
         """Every host message (and connection change), after the client state was updated."""
@@ -333,6 +343,7 @@ class Client:
         self.header = None
         self.game = None
         self.events = []
+        self.notes = []
         self.seat = None
         self.verification = None
 
@@ -341,7 +352,7 @@ class Client:
             self._clear_table()
             return
         if self.table is not None and table["id"] != self.table["id"]:
-            self.header, self.game, self.events = None, None, []
+            self.header, self.game, self.events, self.notes = None, None, [], []
             self.verification = None
         self.table = table
         self.seat = next((index for index, seat in enumerate(table["seats"])
@@ -350,7 +361,8 @@ class Client:
     def _on_game(self, message: dict) -> None:
         header, events = message["header"], message["events"]
         try:
-            game = replay(header, events)
+            game = game_from_header(header)
+            notes: list[EventNotes] = [apply_event(game, event) for event in events]
         except (IllegalAction, KeyError, TypeError) as exc:
             log.error("the host's game log does not replay: %s", exc)
             if isinstance(exc, ChanceError):
@@ -358,7 +370,7 @@ class Client:
             return
         if header is not self.header:
             self.verification = None
-        self.header, self.game, self.events = header, game, list(events)
+        self.header, self.game, self.events, self.notes = header, game, list(events), notes
         self._awaiting_game = False
         self.throw_seen_at = time.monotonic()  # whatever throw it holds is seen only now
         if message.get("server_seed") is not None and self.verification is None:
@@ -392,6 +404,7 @@ class Client:
         if "chance" in event:
             kept["chance"] = event["chance"]
         self.events.append(kept)
+        self.notes.append(notes)
         if event.get("server_seed") is not None:
             self._verify(event["server_seed"])
         if is_checkpoint(event["seq"], notes, self.game.finished, self.digest_every):

@@ -109,9 +109,9 @@ from typing import Any, Literal
 
 from . import cards
 from .base import Chance, Game, IllegalAction, Plain, canonical, check, whole_number_options
-from .refusal import MALFORMED, NOT_YET, NOT_YOURS
 from .knock_types import (Case, Judgement, Knock, KnockResult, Note, Phase, Player,
                           PlayerAction, Roll, RollState, RoundScore, SeatCard, View)
+from .refusal import MALFORMED, NOT_YET, NOT_YOURS
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,

@@ -370,7 +370,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         view = self.view()
         hold = sorted(self.held) if view.get("dice") else []
         if len(hold) == 5:
-            self.kismet.show_refusal(ALL_HELD)
+            self.refuse(ALL_HELD)
             return
         self.act({"type": "roll", "hold": hold})
 
@@ -380,7 +380,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         if event.key == "r" and self.game is not None and len(self.held) == 5 \
                 and "roll" in self.legal_kinds():
             event.stop()
-            self.kismet.show_refusal(ALL_HELD)
+            self.refuse(ALL_HELD)
 
     def action_cursor(self, step: int) -> None:
         view = self.view()
@@ -393,7 +393,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
 
     async def action_score(self) -> None:
         if self.cursor is None:
-            self.kismet.show_refusal("Throw the dice first.")
+            self.refuse("Throw the dice first.")
             return
         self.act({"type": "score", "box": self.cursor})
 
@@ -410,13 +410,13 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         try:
             choices = advise(game, seat)
         except Exception as exc:  # the advisor is a helper: never let it break the game
-            self.app.call_from_thread(self.kismet.show_refusal, f"No hint now ({exc}).")
+            self.refuse(f"No hint now ({exc}).")  # (post_message is safe from a thread)
             return
         self.app.call_from_thread(self.show_hint, choices)
 
     def show_hint(self, choices: list[Hint]) -> None:
         if not choices:
-            self.kismet.show_refusal("No hint now.")
+            self.refuse("No hint now.")
             return
         best = choices[0]
         action = best["action"]

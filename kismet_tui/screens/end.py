@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
@@ -15,6 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..app_ref import OnKismetApp
+from ..messages import FairnessChecked, LeaveAsked, RematchAsked, TableChanged
+from ..rematch import rematch_line
 from ..rules.base import Plain
 from ..rules.verify import Verification
 from ..widgets.footer import KeyFooter
@@ -151,23 +154,24 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         return self.me is not None and self.client.live
 
     def rematch_words(self) -> str:
-        from ..app import rematch_line
-
         return rematch_line(self.client.table)
 
-    def on_host(self, msg: Plain) -> None:
-        """Called by the app for every host message while this box is on top."""
+    @on(TableChanged)
+    def table_changed(self, message: TableChanged) -> None:
+        """Who wants another game, and the records' word on the game, as they come."""
         if not self.is_mounted:
             return
-        if msg.get("type") == "table":
-            self.query_one("#rematch", Static).update(Text(self.rematch_words()))
-            line_now = records_line(self.client.table, self.client.client_id)
-            records = self.query_one("#records-line", Static)
-            records.update(line_now)
-            records.display = bool(line_now)
-        elif msg.get("type") == "fairness":
+        self.query_one("#rematch", Static).update(Text(self.rematch_words()))
+        line_now = records_line(self.client.table, self.client.client_id)
+        records = self.query_one("#records-line", Static)
+        records.update(line_now)
+        records.display = bool(line_now)
+
+    @on(FairnessChecked)
+    def fairness_checked(self, message: FairnessChecked) -> None:
+        if self.is_mounted:
             line = fairness_text(self.client.verification)
-            self.query_one("#fairness", Static).update(line or msg.get("words", ""))
+            self.query_one("#fairness", Static).update(line or message.words)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rematch":
@@ -176,11 +180,11 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             return self.client.live
         return True
 
-    async def action_rematch(self) -> None:
-        await self.kismet.rematch()
+    def action_rematch(self) -> None:
+        self.post_message(RematchAsked())
 
     def action_close(self) -> None:
         self.dismiss()
 
-    async def action_lobby(self) -> None:
-        await self.kismet.leave_to_lobby()
+    def action_lobby(self) -> None:
+        self.post_message(LeaveAsked())

@@ -8,8 +8,11 @@ legal_actions: `legal_now`), so the footer always says what may be pressed. Chat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Generic, TypeVar, cast
+
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -17,20 +20,19 @@ from textual.timer import Timer
 from textual.widgets import RichLog
 
 from ..app_ref import OnKismetApp
-from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
-
+from ..messages import EventApplied, GameArrived, HostMessage, LeaveAsked, Refusal, RematchAsked, TableChanged
+from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import Plain
-from ..rules.refusal import words_of
 from ..rules.game_types import HostAction
+from ..rules.refusal import words_of
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
 from ..widgets.chat import ChatInput
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
-from .history import history_lines
-from .words import describe, name_of, telling_order
+from ..words.common import name_of
+from ..words.log import Line, event_lines, history_lines
 
 
 def seat_names(client: GameSource, seats: int) -> list[str]:
@@ -59,7 +61,7 @@ class MoveLog(RichLog):
     can_focus = False
     KEEP = 1000  # lines kept to wrap again (the oldest are dropped: nobody scrolls that far)
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.said: list[Text] = []
         self.wrapped_at = 0  # the width the lines on show were wrapped at
@@ -208,7 +210,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         you = f"you are {names[self.seat]}" if self.seat is not None else "watching"
         self.query_one(StatusBar).set_where(f"{self.RULESET} · {you}")
         self.log_line(f"A game of {self.RULESET} for {len(names)}: {', '.join(names)}.", "dim")
-        self.catch_up(self.client.header, self.client.applied_events())
+        self.catch_up()
         for line in self.kismet.chat_lines:  # said before this screen opened
             self.write_chat(line)
         self.watch(self.kismet, "chat_said", self.write_chat, init=False)
@@ -216,22 +218,33 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         self.refresh_keys()
         self.check_end()
 
-    def on_host(self, msg: Plain) -> None:
-        """Called by the app for every host message while this screen is on top."""
-        self.follow_host(msg)
+    # ---- what the host says (the app hands every message on; the kind's handler runs first)
+    def following(self) -> bool:
+        """Whether host messages are about this screen's game: not when the app is about to
+        put up a fresh screen for a new game."""
+        return self.client.game is self.game
 
-    def follow_host(self, msg: Plain) -> None:
-        if self.client.game is not self.game:
-            return  # the app is about to put up a fresh screen for a new game
-        self.version += 1
-        kind = msg.get("type")
-        if kind == "table" and self.game is not None and self.game.finished:
+    @on(TableChanged)
+    def table_changed(self, message: TableChanged) -> None:
+        if self.following() and self.game is not None and self.game.finished:
             self.log_rematch()
-        if kind == "event":
-            self.log_event(msg)
-        elif kind == "game":
-            # A resync or a rejoin: log what happened while this screen was not told.
-            self.catch_up(msg.get("header"), msg.get("events") or [])
+
+    @on(EventApplied)
+    def event_applied(self, message: EventApplied) -> None:
+        if self.following():
+            self.log_event(message)
+
+    @on(GameArrived)
+    def game_arrived(self, message: GameArrived) -> None:
+        if self.following():
+            self.catch_up()  # a resync or a rejoin: log what happened while this screen was not told
+
+    @on(HostMessage)
+    def host_said(self, message: HostMessage) -> None:
+        """After any host message: draw the replica again."""
+        if not self.following():
+            return
+        self.version += 1
         if self.is_mounted:
             self.redraw()
             self.refresh_keys()
@@ -263,35 +276,32 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         self.keys_timer = None
         self.refresh_bindings()
 
-    def log_event(self, msg: Plain) -> None:
-        """One event message: its notes as sentences, unless the log shows them already
-        (the history rebuilt at mount may have covered it)."""
-        if "notes" not in msg:
+    def log_event(self, event: EventApplied) -> None:
+        """One event: its notes as sentences, unless the log shows them already (the history
+        written at mount may have covered it)."""
+        if event.notes is None:
             return  # the replica did not apply it (a resync is coming): nothing to say yet
-        seq = msg.get("seq")
-        if isinstance(seq, int):
-            if seq <= self.logged_seq:
+        if event.seq is not None:
+            if event.seq <= self.logged_seq:
                 return
-            self.logged_seq = seq
-        notes: list[NoteT] = msg.get("notes") or []  # (the replica's notes: see source.py)
-        for note in notes:
-            self.on_note(note)
-        for note in telling_order(notes):
-            words = describe(self.RULESET, note, self.names)
-            if words:
-                self.log_line(words, "bold" if note.get("seat") == self.seat else "")
+            self.logged_seq = event.seq
+        for note in event.notes:
+            self.on_note(cast(NoteT, note))  # (the replica's notes, of this screen's game)
+        self.log_lines(event_lines(self.RULESET, event.notes, self.names))
 
-    def catch_up(self, header: Plain | None, events: list[Plain]) -> None:
-        """Write the sentences of the events past `logged_seq`, replayed from the game's log."""
-        if not isinstance(header, dict) or len(events) <= self.logged_seq:
+    def catch_up(self) -> None:
+        """Write the sentences of the events past `logged_seq`, from the notes the replica
+        made for them (the source keeps them: nothing is played again here)."""
+        notes = self.client.applied_notes()
+        if len(notes) <= self.logged_seq:
             return
-        try:
-            lines = history_lines(header, events, self.names, first_seq=self.logged_seq + 1)
-        except Exception:  # a header this engine cannot start: the game screen still works
-            lines = []
+        self.log_lines(history_lines(self.RULESET, notes, self.names, first_seq=self.logged_seq + 1))
+        self.logged_seq = len(notes)
+
+    def log_lines(self, lines: list[Line]) -> None:
+        """Lines about our own seat stand out."""
         for words, seat in lines:
             self.log_line(words, "bold" if seat is not None and seat == self.seat else "")
-        self.logged_seq = len(events)
 
     def on_note(self, note: NoteT) -> None:
         """Hook: a game screen reacts to one note (e.g. resets holds on a new turn)."""
@@ -308,8 +318,6 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
 
     def log_rematch(self) -> None:
         """Tell the board too (the ranking box may be closed) who wants another game."""
-        from ..app import rematch_line
-
         line = rematch_line(self.client.table)
         if line and line != self.rematch_said:
             self.rematch_said = line
@@ -322,18 +330,29 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def log_line(self, words: str, style: str = "") -> None:
         self.movelog().write(Text(words, style=style))
 
+    def log_refusal(self, words: str) -> None:
+        """A refusal the app has shown, kept in the move log too. A refusal comes up as a
+        message, a moment later: a screen being closed by then has no log to keep it (the
+        status line says it all the same)."""
+        if self.query("#movelog"):
+            self.log_line(words, "italic bright_yellow")
+
     def redraw(self) -> None:
         raise NotImplementedError
 
     # ---- acting ------------------------------------------------------------------------------
-    def act(self, action: dict) -> None:
+    def act(self, action: Plain) -> None:
         """Send an action at once, without waiting for the answer: in the race game a few
         milliseconds decide who grabs first. A refusal comes back as an `error` message
-        and is shown in words (KismetApp.on_host_message)."""
+        and is shown in words (KismetApp.host_refused)."""
         try:
             self.client.act_nowait(action)
         except Exception as exc:  # not connected, or a replay: say so, lose nothing else
-            self.kismet.show_refusal(words_of(exc))
+            self.refuse(words_of(exc))
+
+    def refuse(self, words: str) -> None:
+        """Tell the player that what they pressed is not allowed (the app shows the words)."""
+        self.post_message(Refusal(words))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = self.client.live
@@ -348,8 +367,8 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
             return live and bool(self.client.table) and not any(c.is_open for c in self.query(ChatInput))
         return True
 
-    async def action_rematch(self) -> None:
-        await self.kismet.rematch()
+    def action_rematch(self) -> None:
+        self.post_message(RematchAsked())
 
     def action_results(self) -> None:
         self.show_results()
@@ -357,27 +376,11 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()
 
-    async def action_leave(self) -> None:
-        await self.kismet.leave_to_lobby()
+    def action_leave(self) -> None:
+        self.post_message(LeaveAsked())
 
     def my_turn(self, view: Mapping[str, object]) -> bool:
         return self.seat is not None and bool(view.get("your_turn"))
 
 
-def game_screen_for(ruleset: str) -> GameScreen[Any, Any, Any]:
-    if ruleset == "dice":
-        from .dice import DiceScreen
-
-        return DiceScreen()
-    if ruleset == "race":
-        from .race import RaceScreen
-
-        return RaceScreen()
-    if ruleset == "knock":
-        from .knock import KnockScreen
-
-        return KnockScreen()
-    raise ValueError(f"no screen for the game {ruleset!r}")
-
-
-__all__ = ["GameScreen", "game_screen_for", "name_of", "seat_names"]
+__all__ = ["GameScreen", "name_of", "seat_names"]

@@ -98,5 +98,5 @@ class HelpScreen(ModalScreen):
         scroll = self.query_one("#help-scroll", VerticalScroll)
         self.action_scroll(pages * max(1, scroll.scrollable_content_region.height - 1))
 
-    async def action_dismiss(self, result=None) -> None:
+    async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

@@ -18,8 +18,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
-from ..rules.knock import PRELAY_CHIP_LIMIT, prelay_problem
+from ..messages import send
 from ..rules.knock_types import Note, PlayerAction, View
+from ..rules.knock import PRELAY_CHIP_LIMIT, prelay_problem
 from ..widgets.art import die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit, possessive
@@ -328,7 +329,7 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         elif self.deciding():
             roll = view["roll"]
             if number not in open_numbers:
-                self.kismet.show_refusal(f"Your {number} is not among your open cards.")
+                self.refuse(f"Your {number} is not among your open cards.")
             elif self.joker_first is not None:
                 first, self.joker_first = self.joker_first, None
                 self.act({"type": "lay", "card": first, "extra": number})
@@ -340,11 +341,11 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         elif self.can_knock():
             self.act({"type": "knock", "card": number})
         elif view["roll"] is not None and view["roll"]["roller"] == me:
-            self.kismet.show_refusal("Wait for the next throw: this one was yours.")
+            self.refuse("Wait for the next throw: this one was yours.")
         elif me is not None and view["roll"] is not None and me in view["roll"]["knocked"]:
-            self.kismet.show_refusal("You have knocked on this throw already.")
+            self.refuse("You have knocked on this throw already.")
         else:
-            self.kismet.show_refusal("Nothing to lay or knock on yet: wait for a throw.")
+            self.refuse("Nothing to lay or knock on yet: wait for a throw.")
 
     def pick_prelay(self, view: View, number: int) -> None:
         if number in self.chosen:
@@ -352,8 +353,8 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         else:
             chips = view.get("chips") or []
             if prelay_problem(self.chosen + [number], chips) is not None:  # the engine's rule
-                self.kismet.show_refusal(f"The {number} carries {chips[number - 2]} chips: that would be more "
-                                      f"than {PRELAY_CHIP_LIMIT} laid in advance.")
+                self.refuse(f"The {number} carries {chips[number - 2]} chips: that would be more "
+                            f"than {PRELAY_CHIP_LIMIT} laid in advance.")
                 return
             self.chosen.append(number)
         self.redraw()
@@ -367,7 +368,7 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
 
     async def commit_prelay(self, cards: list[int]) -> None:
         """Commit to the chosen pre-lay (the client keeps the secret and reveals it later)."""
-        await self.kismet.send(partial(self.client.prelay, cards))
+        await send(self, partial(self.client.prelay, cards))
 
     def action_confirm(self) -> None:
         view = self.view()
@@ -377,4 +378,4 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             first, self.joker_first = self.joker_first, None
             self.act({"type": "lay", "card": first})
         else:
-            self.kismet.show_refusal("Nothing to confirm now: enter lays a joker throw's one card.")
+            self.refuse("Nothing to confirm now: enter lays a joker throw's one card.")

@@ -2,19 +2,19 @@
 
 Keys: n new table, enter sit down, s watch, y ready, g start, l leave, r refresh, t talk,
 h the records (screens/records.py).
-The table list is asked for when the connection comes up (the app's `connection`, watched)
-and every POLL_S seconds after, while the lobby is the screen shown; chat lines come in
+The table list is asked for once when the connection comes up (the app's `connection`,
+watched); after that the host pushes it whenever it changes (a `tables` message without
+`re`, docs/protocol.md), so nothing polls. Under a game the lobby keeps the newest list
+without drawing it, and draws it when it is shown again; `r` asks anew. Chat lines come in
 through the app's `chat_said`.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
-
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -23,6 +23,8 @@ from textual.widgets import DataTable, RichLog, Static
 from textual.widgets.data_table import ColumnKey
 
 from ..app_ref import OnKismetApp, kismet_app
+from ..app_state import Connection
+from ..messages import HostMessage, Refusal, TableChanged, TablesListed, send
 from ..rules.base import Plain
 from ..widgets.footer import KeyFooter
 from ..widgets.art import seat_colour
@@ -33,9 +35,6 @@ from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .game import MoveLog
 from .remove import RemoveScreen, removable
-
-if TYPE_CHECKING:
-    from ..app import Connection
 
 COLUMNS = [("#", 2), ("game", 5), ("seats", 5), ("state", 8), ("players", 20)]
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
@@ -115,7 +114,6 @@ class TableList(DataTable[Text]):
 
 
 class LobbyScreen(OnKismetApp, Screen[None]):
-    POLL_S = 5.0  # the table list is asked for again this often (and at once on connecting)
     BINDINGS = [
         Binding("n", "new_table", "New table"),
         Binding("s", "join(True)", "Watch"),
@@ -140,6 +138,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.tables: list[Plain] = []
+        self.tables_drawn = True  # False: a newer list came while another screen was shown
         self.opened_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -163,55 +162,63 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             table.add_column(label, width=width, key=label)
         table.focus()
         self.draw_my_table()
-        self.set_interval(self.POLL_S, self.poll_tables)
         self.set_interval(1.0, self.count_down)
         app = self.kismet
         for line in app.chat_lines:  # said before the lobby opened
             self.write_chat(line)
         self.watch(app, "chat_said", self.write_chat, init=False)
         self.watch(app, "connection", self.connection_changed, init=False)
-        self.poll_tables()
+        if app.connection.state == "connected":
+            self.fetch_tables()
 
     def on_screen_resume(self) -> None:
+        if not self.tables_drawn:
+            self.draw_tables()
         self.draw_my_table()
         self.refresh_bindings()
-        self.poll_tables()
 
-    # ---- host messages -------------------------------------------------------------------
-    def on_host(self, msg: Plain) -> None:
-        kind = msg.get("type")
-        if kind == "tables":
-            self.tables = list(msg.get("tables") or [])
+    # ---- host messages: drawn only while the lobby is shown --------------------------------
+    # (under a game each redraw would be for nothing: nearly all an idle player's CPU,
+    # benchmarks/ui_idle_cpu.py; coming back draws what changed, on_screen_resume)
+    def shown(self) -> bool:
+        """The lobby is the screen on top (Textual's `is_current` counts a screen seen
+        behind another too)."""
+        return self.app.screen is self
+
+    @on(TablesListed)
+    def tables_listed(self, message: TablesListed) -> None:
+        self.tables = message.tables
+        self.tables_drawn = False
+        if self.shown():
             self.draw_tables()
-        elif kind == "table":
+
+    @on(TableChanged)
+    def table_changed(self, message: TableChanged) -> None:
+        if self.shown():
             self.draw_my_table()
-            self.poll_tables()
-        self.refresh_bindings()
+
+    @on(HostMessage)
+    def host_said(self, message: HostMessage) -> None:
+        if self.shown():
+            self.refresh_bindings()
 
     def connection_changed(self, connection: Connection) -> None:
         if connection.state == "connected":
-            self.poll_tables()  # at once, not at the next poll: a new player sees the tables
+            self.fetch_tables()  # at once: a new player sees the tables; then the host pushes them
         self.refresh_bindings()
 
     def write_chat(self, line: Text | None) -> None:
         if line is not None and self.is_mounted:
             self.query_one("#lobbylog", RichLog).write(line)
 
-    def poll_tables(self) -> None:
-        """Ask for the table list while the lobby is on screen. Under a game it asks
-        nothing: each answer would redraw the game screen for nothing (nearly all an idle
-        player's CPU, benchmarks/ui_idle_cpu.py), and coming back asks at once
-        (on_screen_resume)."""
-        if self.app.screen is self and self.kismet.connection.state == "connected":
-            self.fetch_tables()
-
     @work(group="lobby", exclusive=True)
     async def fetch_tables(self) -> None:
-        """Ask for the table list; it arrives as a `tables` message (on_host). A newer poll
-        replaces one still waiting."""
-        await self.kismet.send(self.client.list_tables)
+        """Ask for the table list; it arrives as a `tables` message (tables_listed). A newer
+        ask replaces one still waiting."""
+        await send(self, self.client.list_tables)
 
     def draw_tables(self) -> None:
+        self.tables_drawn = True
         grid = self.query_one("#tables", TableList)
         keep = grid.cursor_row
         grid.clear()
@@ -303,9 +310,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     async def action_join(self, spectator: bool) -> None:
         table_id = self.chosen_table_id()
         if table_id is None:
-            self.kismet.show_refusal("There is no table to join yet: press n to make one.")
+            self.post_message(Refusal("There is no table to join yet: press n to make one."))
             return
-        await self.kismet.send(partial(self.client.join_table, table_id, spectator))
+        await send(self, partial(self.client.join_table, table_id, spectator))
 
     async def on_data_table_row_selected(self, event: TableList.RowSelected) -> None:
         # The focused table takes enter for itself: selecting a row means sitting down there.
@@ -314,10 +321,10 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             await self.action_join(False)
 
     async def action_ready(self, ready: bool) -> None:
-        await self.kismet.send(partial(self.client.ready, ready))
+        await send(self, partial(self.client.ready, ready))
 
     async def action_start(self) -> None:
-        await self.kismet.send(self.client.start)
+        await send(self, self.client.start)
 
     def action_remove(self) -> None:
         """Between games the owner picks a player to remove (such as a stranger who sat down
@@ -337,16 +344,17 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         seat = next((index for index, seat in enumerate(table.get("seats") or [])
                      if seat.get("client_id") == client_id), None)
         if seat is None:
-            self.kismet.show_refusal("That player has left the table already.")
+            self.post_message(Refusal("That player has left the table already."))
             return
-        await self.kismet.send(partial(self.client.remove, seat))
+        await send(self, partial(self.client.remove, seat))
 
     async def action_leave(self) -> None:
-        await self.kismet.send(self.client.leave)
+        await send(self, self.client.leave)
         self.draw_my_table()
 
     def action_refresh(self) -> None:
-        self.poll_tables()
+        if self.kismet.connection.state == "connected":
+            self.fetch_tables()
 
     def action_records(self) -> None:
         from .records import RecordsScreen
@@ -362,7 +370,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         try:
             self.opened_lines = await open_up()
         except OSError as exc:
-            self.kismet.show_refusal(f"Could not open this game to the network: {exc.strerror or exc}")
+            self.post_message(Refusal(f"Could not open this game to the network: {exc.strerror or exc}"))
             return
         log = self.query_one("#lobbylog", RichLog)
         for line in self.opened_lines:

@@ -9,6 +9,7 @@ table is a line too: a preset, or "custom", whose 11 numbers are typed right on 
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 from rich.style import Style
 from rich.text import Text
@@ -20,6 +21,7 @@ from textual import events
 from textual.widgets import Static
 
 from ..app_ref import kismet_app
+from ..messages import Refusal, send_ok
 from ..rules import IllegalAction
 from ..rules.base import Plain
 from ..rules.cards import DEFAULT_CHIPS, chips_option
@@ -214,7 +216,7 @@ class NewTableScreen(ModalScreen):
             self.chip_text = self.chip_text[:-1]
         elif event.character is not None and (event.character.isdigit() or event.character in " ,"):
             if len(self.chip_text) >= CHIP_TEXT_MAX:
-                kismet_app(self).show_refusal("That is more than a chip table needs: 11 numbers.")
+                self.post_message(Refusal("That is more than a chip table needs: 11 numbers."))
             else:
                 self.chip_text += event.character
         else:
@@ -262,13 +264,15 @@ class NewTableScreen(ModalScreen):
             if chips is None:
                 self.line = [key for key, _ in self.rows()].index("chips")
                 self.draw()
-                kismet_app(self).show_refusal(f"The custom chip table is not complete yet. {problem}")
+                self.post_message(Refusal(f"The custom chip table is not complete yet. {problem}"))
                 return
         level = self.levels[self.level_index]
-        ok = await kismet_app(self).create_table(self.ruleset, self.options(), [level] * self.bots,
-                                         start=self.quick)
-        if ok:
-            self.dismiss()
+        client = kismet_app(self).client
+        if not await send_ok(self, partial(client.create_table, self.ruleset, self.options(), [level] * self.bots)):
+            return
+        if self.quick:  # local play: bots are ready, the game starts at once
+            await send_ok(self, client.start)
+        self.dismiss()
 
     def action_cancel(self) -> None:
         self.dismiss()

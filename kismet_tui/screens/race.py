@@ -284,7 +284,7 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
         view = self.view()
         card = view["circle"][pos]
         if card is None:
-            self.kismet.show_refusal("There is no card at that place.")
+            self.refuse("There is no card at that place.")
             return
         self.act({"type": "grab", "card": pos, "id": card["id"]})
 

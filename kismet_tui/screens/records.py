@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ..app_ref import OnKismetApp
+from ..messages import send
 from ..rules.base import Plain
 from ..widgets.footer import KeyFooter
 from ..widgets.names import fit
@@ -124,7 +125,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
 
     async def _load(self) -> None:
         ruleset = None if self.view == "recent" else ("dice" if self.view == "best" else self.ruleset)
-        answer = await self.kismet.send(lambda: self.client.records(
+        answer = await send(self, lambda: self.client.records(
             self.view, ruleset, self.player if self.view == "player" else None, self.page))
         if answer is None or not self.is_mounted:
             return

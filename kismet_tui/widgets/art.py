@@ -8,6 +8,7 @@ are ANSI names, so a 16-colour terminal shows them as they are meant. In ASCII m
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from rich.cells import cell_len
 from rich.style import Style
@@ -127,7 +128,7 @@ CARD_WIDTH = 8
 BIG_CARD_WIDTH, BIG_CARD_HEIGHT = 12, 5
 
 
-def big_card_lines(number: int | None, chip: int | None, key: str = "", **kwargs) -> list[Text]:
+def big_card_lines(number: int | None, chip: int | None, key: str = "", **kwargs: Any) -> list[Text]:
     """The same card five lines tall and twelve wide, for terminals with room to spare: the
     normal card widened, with a blank line over the number."""
     lines = card_lines(number, chip, key, **kwargs)

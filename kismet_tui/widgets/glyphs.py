@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from typing import Mapping
 
 from rich.cells import cell_len
 
@@ -64,7 +65,7 @@ def glyph(char: str) -> str:
     return ASCII.get(char, char) if _state["ascii"] else char
 
 
-def locale_has_utf8(environ=None) -> bool:
+def locale_has_utf8(environ: Mapping[str, str] | None = None) -> bool:
     """Whether the locale (LC_ALL, else LC_CTYPE, else LANG, as POSIX reads them) names
     UTF-8. Python itself sets LC_CTYPE=C.UTF-8 when it starts under the C locale (PEP 538),
     so that value alone, with LANG saying otherwise or nothing, still means "C"."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -39,7 +40,7 @@ class Lines(Widget):
                        for line in text.split("\n", allow_blank=True)]
         self.refresh()
 
-    def get_content_height(self, container, viewport, width: int) -> int:
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.strips)
 
     def render_line(self, y: int) -> Strip:

@@ -21,6 +21,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from ..app_ref import kismet_app
+from ..app_state import Notice
 from .glyphs import glyph
 from .names import fit
 
@@ -132,7 +133,7 @@ class StatusBar(Static):
             self.shown = text.plain
             self.update(text)
 
-    def turn_pages(self, notice, width: int) -> None:
+    def turn_pages(self, notice: Notice | None, width: int) -> None:
         """A new notice (or none): from its first page, turning them if it has more."""
         self.paged, self.page = notice, 0
         if self.page_timer is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .words import _and, _common, _faces, name_of
+from .common import NoteData, and_list, describe_common, faces, name_of
 
 CASES = {
     "overlooked": "the thrower had missed a match",
@@ -11,7 +11,7 @@ CASES = {
 }
 
 
-def describe_knock(note: dict, names: list[str]) -> str | None:
+def describe_knock(note: NoteData, names: list[str]) -> str | None:
     kind = note.get("type")
     who = name_of(names, note.get("seat"))
     if kind == "committed":
@@ -29,9 +29,9 @@ def describe_knock(note: dict, names: list[str]) -> str | None:
         return f"Time is up for {who}: the host plays for them."
     if kind == "rolled":
         joker = " (joker throw!)" if note.get("joker") else ""
-        return f"{who} throws {_faces(note.get('dice'))}{joker}."
+        return f"{who} throws {faces(note.get('dice'))}{joker}."
     if kind == "laid":
-        return f"{who} lays {_and([str(n) for n in note.get('cards') or []])}."
+        return f"{who} lays {and_list([str(n) for n in note.get('cards') or []])}."
     if kind == "passed":
         return f"{who} passes."
     if kind == "knocked":
@@ -53,8 +53,8 @@ def describe_knock(note: dict, names: list[str]) -> str | None:
     if kind == "turn":
         return None  # the screen shows whose turn it is
     if kind == "round_over":
-        winners = _and([name_of(names, s) for s in note.get("winners") or []])
+        winners = and_list([name_of(names, s) for s in note.get("winners") or []])
         minus = note.get("minus") or []
         counts = ", ".join(f"{name_of(names, s)} -{m}" for s, m in enumerate(minus) if m)
         return f"Round {note.get('round')} goes to {winners}." + (f" Minus points: {counts}." if counts else "")
-    return _common(note, names)
+    return describe_common(note, names)
