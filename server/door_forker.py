@@ -53,6 +53,7 @@ from .door_limits import FORKER_MESSAGE_BYTES, die_with_parent
 
 # Room for one request: argv and environment (a host's environment is a few KiB).
 SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
+REHEARSAL_SECONDS = 60.0   # the warm-up's rehearsal of a session (0.1-0.2 s on a quiet machine)
 
 
 # What a session imports on its way to the lobby and its first game (measured: the modules
@@ -114,7 +115,11 @@ def rehearse_a_session() -> None:
             await pilot.pause()   # that state drawn
             app.exit()
 
-    asyncio.run(to_the_lobby())
+    try:
+        asyncio.run(asyncio.wait_for(to_the_lobby(), REHEARSAL_SECONDS))
+    except Exception as exc:   # (a machine too busy, say) sessions then only start less warm
+        print(f"door forker: the rehearsal did not finish ({exc!r}); sessions start less warm",
+              file=sys.stderr)
 
 
 def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
