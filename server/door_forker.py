@@ -3,9 +3,10 @@ one child per ssh or browser session (`kismet-host --door-sessions warm`, the de
 
 Started by the host (server/warm_doors.py) as soon as a door opens, it imports Textual, the
 app, its screens, the network client and both terminal drivers (Linux's for ssh, Textual's
-web driver for the browser), then freezes the collector's view of all of it (gc.freeze: the
-children do not write to those pages when they collect, so the pages stay shared), and
-waits. It runs no thread and no event loop: a plain blocking loop over one unix socket to
+web driver for the browser), runs the app once headless to its lobby (rehearse_a_session),
+then freezes the collector's view of all of it (gc.freeze, again before each fork: the
+children do not write to those pages when they collect, so the pages stay shared; a child
+never unfreezes them, or its first full collection would touch every one), and waits. It runs no thread and no event loop: a plain blocking loop over one unix socket to
 the host and the pidfds of its children, so a fork copies nothing half-done.
 
 A request over the socket carries a session's argv, environment, memory limit and its fds
@@ -52,6 +53,7 @@ from .door_limits import FORKER_MESSAGE_BYTES, die_with_parent
 
 # Room for one request: argv and environment (a host's environment is a few KiB).
 SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
+REHEARSAL_SECONDS = 60.0   # the warm-up's rehearsal of a session (0.1-0.2 s on a quiet machine)
 
 
 # What a session imports on its way to the lobby and its first game (measured: the modules
@@ -83,6 +85,41 @@ def warm_up() -> None:
     widgets = importlib.import_module("textual.widgets")
     for widget in widgets.__all__:   # (Textual loads its widgets when first named)
         getattr(widgets, widget)
+    rehearse_a_session()
+
+
+def rehearse_a_session() -> None:
+    """Run the client's app once, headless, to its lobby, and throw it away.
+
+    Python 3.11 writes to a function's code object as it warms up and specialises it, and
+    Textual and Rich fill module-level caches (parsed CSS selectors and styles, colours,
+    cell widths, compiled regexes) as a screen is first drawn: done here, before any fork,
+    those pages are written once and shared, not copied into every session as it draws its
+    first screens. The rehearsal has no host (its connection fails at once: the lobby says
+    so) and no player's data; its loop is closed and no thread is left when it returns."""
+    import asyncio
+
+    from kismet_tui.app import KismetApp
+    from kismet_tui.net.client import Client
+
+    async def no_host() -> None:
+        raise OSError("the warm parent's rehearsal has no host")
+
+    async def to_the_lobby() -> None:
+        from kismet_tui.screens.lobby import LobbyScreen
+
+        app = KismetApp(Client(reconnect=False), connect=no_host, address="rehearsal")
+        async with app.run_test(headless=True, size=(80, 24)) as pilot:
+            while not (isinstance(app.screen, LobbyScreen) and app.connection.state == "closed"):
+                await pilot.pause()
+            await pilot.pause()   # that state drawn
+            app.exit()
+
+    try:
+        asyncio.run(asyncio.wait_for(to_the_lobby(), REHEARSAL_SECONDS))
+    except Exception as exc:   # (a machine too busy, say) sessions then only start less warm
+        print(f"door forker: the rehearsal did not finish ({exc!r}); sessions start less warm",
+              file=sys.stderr)
 
 
 def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
@@ -133,6 +170,7 @@ class Forker:
         from kismet_tui.bots import dice_levels   # (warm_up imported it: no cost here)
 
         dice_levels.preload()
+        gc.freeze()   # what this loop has made since (that table too) stays shared as well
         parent = os.getpid()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -187,7 +225,6 @@ def become_session(request: dict[str, object], fds: list[int], parent: int) -> N
         argv, env, address_space = session_of(request)
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         fresh_signals()
-        gc.unfreeze()   # (the frozen objects stay where they are; new garbage is collected)
         os.environ.clear()
         os.environ.update(env)
         # Textual reads its settings from the environment when first imported.
