@@ -322,3 +322,32 @@ def test_a_seat_gone_past_the_away_limit_is_ranked_last_and_a_late_drop_is_not(t
     ranked = [line for line in lines if ". " in line]
     assert ["Bo" in ranked[0], "Cy" in ranked[1], "Ana" in ranked[2]] == [True, True, True]
     assert "left the game" in ranked[2] and "★" not in ranked[2]
+
+
+def test_records_from_an_older_host_are_rebuilt_so_old_farming_counts_no_more(tmp_path):
+    from server.records import RecordIndex, connect
+    from server.records.schema import MIGRATIONS, SCHEMA_VERSION
+
+    farmer = player_id("key f")
+    (tmp_path / "games").mkdir()
+    for n in range(10):
+        write_log(tmp_path / "games", n, [farmer, farmer], [300, 50])
+    # A version-1 file as the old host left it: the farmer at 2150.
+    db = connect(tmp_path / FILE_NAME)
+    with db:
+        for statement in MIGRATIONS[0]:
+            db.execute(statement)
+        db.execute("INSERT INTO meta (key, value) VALUES ('schema', '1')")
+        db.execute("INSERT INTO players VALUES (?, 'Farmer', 0, 0)", (farmer,))
+        db.execute("INSERT INTO standings VALUES (?, 'dice', 60, 1, 2150, 10, 10, 300, 3000)", (farmer,))
+    db.close()
+    records = RecordIndex(tmp_path)
+    records.start()
+    records.ready.wait(30)
+    records.close()
+    assert any("older host" in line for line in records.start_words)
+    db = sqlite3.connect(tmp_path / FILE_NAME)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 10
+    assert db.execute("SELECT COUNT(*) FROM standings").fetchone()[0] == 0  # nothing of it counts
+    db.close()
