@@ -62,3 +62,9 @@ DIGEST_EVERY = 32              # a client sends its digest at least every this m
 # three dice and moves in less (simple visual reaction alone takes 150-250 ms), so such an
 # action was sent before the dice could be seen. Bots wait at least this long too.
 REACTION_FLOOR_MS = 100
+
+# ---- records ---------------------------------------------------------------------------------
+# The leaderboard lists a player once this many of their games moved their rating
+# (docs/protocol.md, "Records"): anyone may come with a new key, but a newcomer who won once
+# is no leader. (server/records/schema.py has it in an index: changing it takes a migration.)
+MIN_RATED_GAMES = 3

@@ -2,7 +2,9 @@
 
 Makes and forgets the host's `players` (server/player.py) by token: `hello` checks the protocol version (and a door's pass: the connection
 then counts against the player's real address), gives a new player a token or
-brings a returning one back (to a reserved bot seat or a seat resumed after a restart too),
+brings a returning one back (to a reserved bot seat or a seat resumed after a restart too;
+a connection proven as somebody here, by a door's identity or a player_key, is that
+somebody: one proof, one player, one seat),
 refuses a name that looks like one somebody else here holds or like a bot's, replaces an
 older connection of the same player, and answers `welcome`; `ping` answers the host's time.
 When a connection drops, a player in a running game stays seated (marked away); anyone else
@@ -20,6 +22,7 @@ from protocol.errors import ProtocolError
 from protocol.text import name_key
 
 from . import connection, lobby, table_share
+from .records.proof import proof_of
 from .connection import Connection
 from .jobs import Jobs
 from .player import Player
@@ -44,9 +47,15 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         if not connection.came_through(host.gate, conn, door):
             connection.refuse_address(host.gate, conn)
             return
+    # A door session's client runs as the host's user: only the door's proof counts there.
+    proof = (proof_of(conn.door.identity, None) if conn.door is not None
+             else proof_of(None, msg.get("player_key")))
     token = msg["token"]
     player = host.players.get(token) if token else None
-    if player is None and token:
+    same = holder_of(host, proof)
+    if same is not None and same is not player:
+        player = same  # one proof, one player: this connection takes theirs over, seat and all
+    elif player is None and token:
         table = table_holding(host, token)
         if table is not None:  # a reserved bot seat, or a seat from before a restart
             player = new_player(host, msg["name"], token)
@@ -61,11 +70,12 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     if player.conn is not None and player.conn is not conn:
         old = player.conn
         player.conn = None  # so its closing does not mark the seat away
-        old.error("replaced")
+        old.error("replaced", replaced_words(proof) if player is same else None)
         old.close()
     player.name = fixed or msg["name"]
     player.conn = conn
-    player.player_key = msg.get("player_key")
+    if proof is not None:
+        player.proof = proof
     conn.player = player
     table = player.table
     conn.send({
@@ -81,6 +91,21 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
 
 def on_ping(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     conn.send({"type": "pong", "re": re, "now": host.now_ms()})
+
+
+def holder_of(host: Jobs, proof: str | None) -> Player | None:
+    """The player here (connected, or holding a seat) whom `proof` proves, if any."""
+    if proof is None:
+        return None
+    return next((player for player in host.players.values() if player.proof == proof
+                 and (player.conn is not None or player.table is not None)), None)
+
+
+def replaced_words(proof: str | None) -> str:
+    """Words for a connection another one with the same proof took over."""
+    what = "player key" if proof is not None and proof.startswith("key ") else "key or browser"
+    return (f"You connected again from somewhere else with the same {what}: this connection "
+            "gave way to the newer one (one player holds one seat).")
 
 
 def name_refusal(host: Jobs, name: str, token: str | None) -> str | None:

@@ -5,14 +5,14 @@ forgets them)."""
 from __future__ import annotations
 
 from .link import Link
-from .records.proof import player_id, proof_of
+from .records.proof import player_id
 from .table import Table
 
 
 class Player:
-    """Who someone is across reconnections: their token, id and name."""
+    """Who someone is across reconnections: their token, id and name, and what proves them."""
 
-    __slots__ = ("token", "client_id", "name", "conn", "table", "player_key")
+    __slots__ = ("token", "client_id", "name", "conn", "table", "proof")
 
     def __init__(self, token: str, client_id: int, name: str) -> None:
         self.token = token
@@ -20,13 +20,10 @@ class Player:
         self.name = name
         self.conn: Link | None = None
         self.table: Table | None = None
-        self.player_key: str | None = None  # hello's: what the records know them by
+        # What the records know them by (server/records/proof.py), set at hello: their door's
+        # identity or their player_key; None: unproven. One proof is one player here.
+        self.proof: str | None = None
 
     def records_id(self) -> str | None:
         """The records' id of this player (server/records/proof.py), or None: unproven."""
-        door = self.conn.door if self.conn is not None else None
-        if door is not None:  # a door session: only the door's proof counts
-            proof = proof_of(door.identity, None)
-        else:
-            proof = proof_of(None, self.player_key)
-        return player_id(proof) if proof else None
+        return player_id(self.proof) if self.proof else None

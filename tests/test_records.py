@@ -256,7 +256,11 @@ def test_a_game_closed_unfinished_is_pruned_in_its_turn_and_a_running_one_never(
     rows = dump(tmp_path / FILE_NAME)
     assert [g[0] for g in rows["games"] if g[-1] == 0] == [closed.name]  # pruned, its row kept
     assert running.name not in [g[0] for g in rows["games"]]
-    assert not [s for s in rows["seats"] if s[0] == closed.name]  # no result, no one's record
+    # Cy was away when it closed: they left it, Bo stayed; the game is rated so, and has no
+    # scores, so it is no recent game (server/records/index.py).
+    closed_seats = [s for s in rows["seats"] if s[0] == closed.name]
+    assert [(s[3], s[4]) for s in closed_seats] == [("Cy", 0), ("Bo", 0)]
+    assert closed_seats[0][7] < closed_seats[0][6] and closed_seats[1][7] > closed_seats[1][6]
     db = sqlite3.connect(tmp_path / FILE_NAME)
     from server.records.queries import recent
     assert [r["log"] for r in recent(db)["rows"]] == [p.name for p in reversed(newer)]

@@ -109,6 +109,11 @@ async def test_a_game_against_a_bot_shows_its_rating_change_and_standings_and_th
             await pilot.press("g")  # dice -> race
             await wait_for(pilot, lambda: app.screen.answer is not first, what="the race leaderboard")
             assert app.screen.ruleset == "race"
-            names = [row["name"] for row in app.screen.answer["rows"]]
-            assert names == ["Bot 1 (hard)", "Ana"]
+            # One rated game is not enough for the leaderboard: the screen says how many are.
+            assert app.screen.answer["rows"] == []
+            assert "once 3 of their games moved their rating" in str(
+                app.screen.query_one("#records-words").content)
+            await pilot.press("3")  # my page: the game, rated
+            await wait_for(pilot, lambda: app.screen.answer.get("standings"), what="my page")
+            assert app.screen.answer["standings"][0]["rated"] == 1
             await client.close()

@@ -1,10 +1,15 @@
 """The end of a game: ranking and scores, a rematch at the same table, or back to the lobby.
 
+A seat whose player left the game for good is ranked last and says "left the game": the
+records rate it so (protocol/leavers.py).
+
 Under the ranking, one line says whether the game's chance was verified (the client checked
 the revealed seed against the commit and every die and card, net/client.py), or what did not
 match, in plain words."""
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from rich.style import Style
 from rich.text import Text
@@ -27,18 +32,24 @@ from ..widgets.toosmall import TooSmall
 from ..widgets.names import fit
 
 
-def ranking(ruleset: str, result: Plain) -> list[tuple[int, int, int]]:
+def ranking(ruleset: str, result: Plain, left: Collection[int] = ()) -> list[tuple[int, int, int]]:
     """(place, seat, score) best first; equal scores share a place. Every engine's `scores`
-    are higher-is-better (knock's are its minus points negated), so one order serves all."""
+    are higher-is-better (knock's are its minus points negated), so one order serves all.
+    Seats in `left` (their players left the game for good, protocol/leavers.py) come last,
+    sharing the last place whatever they scored: so the records rank them."""
     scores = result.get("scores") or []
-    order = sorted(range(len(scores)), key=lambda s: (-scores[s], s))
+
+    def standing(seat: int) -> tuple[bool, int]:
+        return (seat in left, 0 if seat in left else -scores[seat])
+
+    order = sorted(range(len(scores)), key=lambda s: (*standing(s), s))
     out = []
     place = 0
-    previous = None
+    previous: tuple[bool, int] | None = None
     for index, seat in enumerate(order):
-        if scores[seat] != previous:
+        if standing(seat) != previous:
             place = index + 1
-            previous = scores[seat]
+            previous = standing(seat)
         out.append((place, seat, scores[seat]))
     return out
 
@@ -53,16 +64,17 @@ def fairness_text(verification: Verification | None) -> Text | None:
     return Text(f"✗ Not verified: {verification.words}", style="bold red")
 
 
-def render_result(ruleset: str, result: Plain, names: list[str], me: int | None) -> Text:
+def render_result(ruleset: str, result: Plain, names: list[str], me: int | None,
+                  left: Collection[int] = ()) -> Text:
     text = Text()
-    winners = set(result.get("winners") or [])
+    winners = set(result.get("winners") or []) - set(left)
     if me is not None and me in winners:
         text.append("You win!\n\n" if len(names) > 1 else "Well played!\n\n", Style(bold=True, color="bright_green"))
     else:
         text.append("Game over\n\n", Style(bold=True))
     unit = "minus points" if ruleset == "knock" else "points"
     minus = result.get("minus_points") if ruleset == "knock" else None
-    for place, seat, score in ranking(ruleset, result):
+    for place, seat, score in ranking(ruleset, result, left):
         if minus is not None and seat < len(minus):
             score = minus[seat]  # shown as the game counts them: 33 minus points, not -33
         mark = glyph("★") if seat in winners else " "
@@ -71,6 +83,8 @@ def render_result(ruleset: str, result: Plain, names: list[str], me: int | None)
         text.append(f" {score:>5} {unit}")
         if seat == me:
             text.append("  (you)", Style(color="bright_black"))
+        if seat in left:
+            text.append("  left the game", Style(color="bright_black"))
         text.append("\n")
     return text
 
@@ -128,16 +142,18 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         Binding("ctrl+l", "lobby", "Lobby"),
     ]
 
-    def __init__(self, ruleset: str, result: Plain, names: list[str], me: int | None) -> None:
+    def __init__(self, ruleset: str, result: Plain, names: list[str], me: int | None,
+                 left: Collection[int] = ()) -> None:
         super().__init__()
         self.ruleset = ruleset
         self.result = result
         self.names = names
         self.me = me
+        self.left = left  # the seats whose players left the game for good
 
     def compose(self) -> ComposeResult:
         with Container(id="band"), Vertical():
-            yield Static(render_result(self.ruleset, self.result, self.names, self.me), id="ranking")
+            yield Static(render_result(self.ruleset, self.result, self.names, self.me, self.left), id="ranking")
             line = fairness_text(self.client.verification)
             yield Static(line or "", id="fairness")
             line_now = records_line(self.client.table, self.client.client_id)

@@ -19,6 +19,8 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import RichLog
 
+from protocol.leavers import Leavers
+
 from ..app_ref import OnKismetApp
 from ..messages import EventApplied, GameArrived, HostMessage, LeaveAsked, Refusal, RematchAsked, TableChanged
 from ..rematch import rematch_line
@@ -314,7 +316,11 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def show_results(self) -> None:
         from .end import EndScreen
 
-        self.app.push_screen(EndScreen(self.RULESET, dict(self.replica.result() or {}), self.names, self.seat))
+        leavers = Leavers(self.client.header or {})
+        for event in self.client.applied_events():
+            leavers.see(event)
+        self.app.push_screen(EndScreen(self.RULESET, dict(self.replica.result() or {}), self.names, self.seat,
+                                       leavers.left(finished=True)))
 
     def log_rematch(self) -> None:
         """Tell the board too (the ranking box may be closed) who wants another game."""

@@ -17,6 +17,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from protocol.limits import MIN_RATED_GAMES
+
 from ..app_ref import OnKismetApp
 from ..messages import send
 from ..rules.base import Plain
@@ -54,15 +56,32 @@ def columns_and_rows(view: str, answer: Plain) -> tuple[list[tuple[str, int]], l
                  for n, r in enumerate(rows)])
     if view == "player":
         return ([("when", 17), ("game", 6), ("score", 6), ("", 4), ("rating", 7), ("with", 30)],
-                [[when(r.get("ended")), str(r.get("ruleset")), str(r.get("score")),
-                  "won" if r.get("won") else ("best" if r.get("best") else ""),
+                [[when(r.get("ended")), str(r.get("ruleset")),
+                  str(r.get("score")) if r.get("finished", True) else "-",
+                  mark(r, r.get("player_left")),
                   change_words(r.get("change")),
-                  fit(", ".join(str(s.get("name")) for s in r.get("seats") or []), 30)]
-                 for r in rows])
+                  fit(", ".join(str(s.get("name")) + (" (left)" if s.get("left") else "")
+                                for s in r.get("seats") or []), 30)]
+                 for r in (with_my_seat(row, answer.get("player")) for row in rows)])
     return ([("when", 17), ("game", 6), ("players and scores", 50)],
             [[when(r.get("ended")), str(r.get("ruleset")),
               fit(", ".join(f"{s.get('name')} {s.get('score')}" + ("*" if s.get("won") else "")
+                            + (" left the game" if s.get("left") else "")
                             for s in r.get("seats") or []), 50)] for r in rows])
+
+
+def with_my_seat(row: Plain, player: object) -> Plain:
+    """A player page's row, with whether that player left the game (`player_left`)."""
+    left = any(s.get("left") for s in row.get("seats") or [] if s.get("player") == player)
+    return {**row, "player_left": left}
+
+
+def mark(row: Plain, left: object) -> str:
+    """The short word beside a player's score: won, a new best, or left (the game counted
+    as lost: protocol/leavers.py)."""
+    if left:
+        return "left"
+    return "won" if row.get("won") else ("best" if row.get("best") else "")
 
 
 def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
@@ -76,6 +95,9 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
             text.append(f"\n  {standing['ruleset']:<6} rating {standing['rating']}  "
                         f"won {standing['wins']} of {standing['games']}  best {standing['best']}  "
                         f"average {standing['average']}", style="bright_black")
+            rated = standing.get("rated")
+            if isinstance(rated, int) and rated < MIN_RATED_GAMES:
+                text.append(f"  (on the leaderboard after {MIN_RATED_GAMES} rated games)", style="bright_black")
         return text
     text.append(TITLES[view], style="bold")
     if view in ("leaderboard", "best"):
@@ -145,6 +167,9 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         hints = {"leaderboard": "enter: their page", "recent": "enter: replay", "player": "enter: replay",
                  "best": "enter: replay"}
         words = "Nothing here yet." if not rows else hints[self.view]
+        if not rows and self.view == "leaderboard":
+            words = (f"Nobody here yet: a player is listed once {MIN_RATED_GAMES} of their games "
+                     "moved their rating.")
         if answer.get("more"):
             words += "   → next page"
         if self.page:

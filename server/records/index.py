@@ -6,11 +6,19 @@ event's stamp, the end record) and writes one transaction. The host's live index
 `--reindex` both come through `index_log`, so a rebuild gives what the host wrote as games
 ended, as long as it meets the logs in the same order (by their end, then their name).
 
-Ratings (openskill's Plackett-Luce model, made for games of many players with scores): the
-proven seats of a game with two or more of them are rated against each other by their final
-scores (higher is better, equal scores a tie). A player who left mid-game is scored as the game
-ended for their seat: the host played their turns, and the library has no notion of a leaver,
-only of ranks. Solo games move no rating; they give high scores and personal bests.
+Ratings (openskill's Plackett-Luce model, made for games of many players with scores) move
+only among distinct players (docs/protocol.md, "Records"). The rated seats of a game are its
+proven ones, but for a bot at the random level (it plays by chance: beating it proves
+nothing) and for a player who holds more than one seat (playing oneself proves nothing; the
+host gives one proof one seat, so only an old or forged log has that). A game is rated when
+its rated seats hold two or more players; they are ranked by their final scores (higher is
+better, equal scores a tie), and a seat whose player left for good (protocol/leavers.py) is
+ranked below every seat that stayed, whatever its score. A game the host closed unfinished
+(everyone human left it) is rated too when somebody left it and somebody rated stayed: those
+who stayed share the first place, those who left the last; it moves ratings only (the games,
+wins, best and average scores count finished games). Solo games move no rating; they give
+high scores and personal bests. Bots at other levels are one player per level, but each of
+their seats is an opponent of its own.
 """
 
 from __future__ import annotations
@@ -18,12 +26,18 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from protocol.gamelog import LogError, iter_records
+from protocol.leavers import Leavers
 from protocol.text import clean_name
+
+from .proof import bot_id
+
+# Beating a bot that plays by chance proves nothing: its seats are never rated.
+UNRATED_BOTS = frozenset({bot_id("random")})
 
 
 @functools.cache
@@ -57,6 +71,7 @@ class EndedGame:
     scores: list[int]
     winners: list[int]
     finished: bool = True  # False: closed unfinished (everyone left; no end record)
+    left: list[int] = field(default_factory=list)  # seats that left for good (protocol/leavers.py)
 
 
 def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
@@ -64,14 +79,18 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
     log no table will go on with) a game with `finished` False. LogError if it is no log."""
     header = end = None
     table_id, last_t = 0, None
+    leavers: Leavers | None = None
     try:
         with open(path, "rb") as stream:
             for record in iter_records(stream):
                 kind = record.get("kind")
                 if kind == "header":
                     header, table_id = record.get("header"), record.get("table", 0)
+                    leavers = Leavers(header) if isinstance(header, dict) else None
                 elif kind == "event":
                     last_t = record.get("t")
+                    if leavers is not None:
+                        leavers.see(record)
                 elif kind == "end":
                     end = record
     except (OSError, ValueError) as exc:
@@ -93,7 +112,8 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
     return EndedGame(path.name, str(header.get("ruleset")), int(table_id or 0), started,
                      int(last_t if last_t is not None else started), names,
                      [str(p) if p else None for p in players], [int(s) for s in scores],
-                     [int(w) for w in winners], finished=had_end)
+                     [int(w) for w in winners], finished=had_end,
+                     left=leavers.left(had_end) if leavers is not None else [])
 
 
 @dataclass
@@ -133,17 +153,19 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
             "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (game.log_file, game.ruleset, game.table_id, game.started_ms, game.ended_ms, len(game.names),
              max(game.scores, default=0), int(game.finished)))
-        if not game.finished:
-            return []  # no result: nobody's record moves
+        rated = rated_seats(game)
+        if not game.finished and not rated:
+            return []  # no result and nobody rated: nobody's record moves
         game_id = cursor.lastrowid
-        outcomes = _rate_and_record(db, game)
+        outcomes = _rate_and_record(db, game, rated)
         for seat, name in enumerate(game.names):
             player, outcome = game.players[seat], outcomes[seat]
             db.execute(
                 "INSERT INTO seats (game_id, seat, player_id, name, score, won, rating_before, "
-                "rating_after, personal_best) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "rating_after, personal_best, left_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, seat, player, name, game.scores[seat], int(seat in game.winners),
-                 outcome.rating_before, outcome.rating_after, int(outcome.personal_best)))
+                 outcome.rating_before, outcome.rating_after, int(outcome.personal_best),
+                 int(seat in game.left)))
             if player is not None:
                 db.execute(
                     "INSERT INTO players (id, name, is_bot, last_ms) VALUES (?, ?, ?, ?) "
@@ -153,36 +175,76 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
     return [outcomes[seat] for seat in range(len(game.names))]
 
 
-def _rate_and_record(db: sqlite3.Connection, game: EndedGame) -> dict[int, SeatOutcome]:
-    """Update each proven seat's standing in the game's ruleset; the outcome of every seat."""
+def rated_seats(game: EndedGame) -> list[int]:
+    """The seats whose ratings `game` moves (see the module's words): none, or two or more
+    holding at least two players."""
+    held: dict[str, int] = {}
+    for player in game.players:
+        if player is not None:
+            held[player] = held.get(player, 0) + 1
+    rated = [seat for seat, player in enumerate(game.players)
+             if player is not None and player not in UNRATED_BOTS
+             and (held[player] == 1 or player.startswith("bot:"))]
+    if len({game.players[seat] for seat in rated}) < 2:
+        return []
+    if not game.finished:  # closed unfinished: rated when somebody left and somebody stayed
+        stayed = [seat for seat in rated if seat not in game.left]
+        if not stayed or len(stayed) == len(rated):
+            return []
+    return rated
+
+
+def rating_scores(game: EndedGame, rated: list[int]) -> list[int]:
+    """What the rated seats are ranked by, higher first: their scores, a seat that left below
+    all (a game closed unfinished has no scores: those who stayed tie above those who left)."""
+    if not game.finished:
+        return [0 if seat in game.left else 1 for seat in rated]
+    below = min(game.scores[seat] for seat in rated) - 1
+    return [below if seat in game.left else game.scores[seat] for seat in rated]
+
+
+def _rate_and_record(db: sqlite3.Connection, game: EndedGame, moved: list[int]) -> dict[int, SeatOutcome]:
+    """Update the standing in the game's ruleset of each proven seat's player (not of one
+    holding several seats: nothing of their game counts) and rate the seats in `moved`; the outcome
+    of every seat."""
     outcomes = {seat: SeatOutcome(seat, None, None, False) for seat in range(len(game.names))}
-    proven = [seat for seat, player in enumerate(game.players) if player is not None]
-    before: dict[int, tuple[float, float, int, int, int, int]] = {}
+    held: dict[str, int] = {}
+    for player in game.players:
+        if player is not None:
+            held[player] = held.get(player, 0) + 1
+    proven = [seat for seat, player in enumerate(game.players)
+              if player is not None and (held[player] == 1 or player.startswith("bot:"))]
+    if not game.finished:
+        proven = moved  # a game closed unfinished moves ratings only
+    before: dict[int, tuple[float, float, int, int, int, int, int]] = {}
     for seat in proven:
-        row = db.execute("SELECT mu, sigma, games, wins, best, total FROM standings "
+        row = db.execute("SELECT mu, sigma, games, wins, best, total, rated FROM standings "
                          "WHERE player_id = ? AND ruleset = ?", (game.players[seat], game.ruleset)).fetchone()
-        fresh = model().rating()
-        before[seat] = tuple(row) if row is not None else (fresh.mu, fresh.sigma, 0, 0, 0, 0)  # type: ignore[assignment]
+        fresh = model().rating()  # a newcomer: openskill's own start (mu 25, sigma 25/3)
+        before[seat] = tuple(row) if row is not None else (fresh.mu, fresh.sigma, 0, 0, 0, 0, 0)  # type: ignore[assignment]
     rated: dict[int, tuple[float, float]] = {}
-    if len(proven) >= 2:
-        teams = [[model().rating(mu=before[seat][0], sigma=before[seat][1])] for seat in proven]
-        new = model().rate(teams, scores=[game.scores[seat] for seat in proven])
-        rated = {seat: (team[0].mu, team[0].sigma) for seat, team in zip(proven, new)}
+    if moved:
+        teams = [[model().rating(mu=before[seat][0], sigma=before[seat][1])] for seat in moved]
+        new = model().rate(teams, scores=rating_scores(game, moved))
+        rated = {seat: (team[0].mu, team[0].sigma) for seat, team in zip(moved, new)}
+    counted = int(game.finished)  # games, wins, best and total count finished games only
     for seat in proven:
-        mu, sigma, games, wins, best, total = before[seat]
+        mu, sigma, games, wins, best, total, rated_games = before[seat]
         new_mu, new_sigma = rated.get(seat, (mu, sigma))
-        score = game.scores[seat]
+        score = game.scores[seat] if counted else 0
         outcome = outcomes[seat]
-        outcome.personal_best = games > 0 and score > best
+        outcome.personal_best = bool(counted) and games > 0 and score > best
         if seat in rated:
             outcome.rating_before, outcome.rating_after = shown_rating(mu, sigma), shown_rating(new_mu, new_sigma)
         db.execute(
-            "INSERT INTO standings (player_id, ruleset, mu, sigma, rating, games, wins, best, total) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET "
+            "INSERT INTO standings (player_id, ruleset, mu, sigma, rating, games, wins, best, total, rated) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET "
             "mu = excluded.mu, sigma = excluded.sigma, rating = excluded.rating, games = excluded.games, "
-            "wins = excluded.wins, best = excluded.best, total = excluded.total",
+            "wins = excluded.wins, best = excluded.best, total = excluded.total, rated = excluded.rated",
             (game.players[seat], game.ruleset, new_mu, new_sigma, shown_rating(new_mu, new_sigma),
-             games + 1, wins + int(seat in game.winners), max(best, score) if games else score, total + score))
+             games + counted, wins + int(counted and seat in game.winners),
+             (max(best, score) if games else score) if counted else best, total + score,
+             rated_games + int(seat in rated)))
     return outcomes
 
 

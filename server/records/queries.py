@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from protocol.limits import MIN_RATED_GAMES
+
 PAGE_SIZE = 10
 VIEWS = ("leaderboard", "recent", "player", "best")
 
@@ -23,10 +25,12 @@ def _limits(page: int) -> tuple[int, int]:
 
 
 def leaderboard(db: sqlite3.Connection, ruleset: str, page: int = 0) -> dict:
-    """The players of `ruleset` by rating, best first (ties by id, so pages never overlap)."""
+    """The players of `ruleset` by rating, best first (ties by id, so pages never overlap):
+    only those with MIN_RATED_GAMES rated games (a made-up key is a newcomer, not a leader),
+    read from the index of listed players (schema.py)."""
     rows = db.execute(
         "SELECT s.player_id, p.name, p.is_bot, s.rating, s.games, s.wins, s.best FROM standings s "
-        "JOIN players p ON p.id = s.player_id WHERE s.ruleset = ? "
+        f"JOIN players p ON p.id = s.player_id WHERE s.ruleset = ? AND s.rated >= {MIN_RATED_GAMES} "
         "ORDER BY s.rating DESC, s.player_id DESC LIMIT ? OFFSET ?",
         (ruleset, *_limits(page))).fetchall()
     rows, more = _page(rows)
@@ -40,10 +44,11 @@ def _seats_of(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[dic
     if not game_ids:
         return seats
     marks = ", ".join("?" for _ in game_ids)
-    for game_id, name, score, won, player in db.execute(
-            f"SELECT game_id, name, score, won, player_id FROM seats WHERE game_id IN ({marks}) "
+    for game_id, name, score, won, player, left in db.execute(
+            f"SELECT game_id, name, score, won, player_id, left_game FROM seats WHERE game_id IN ({marks}) "
             "ORDER BY game_id, seat", game_ids):
-        seats[game_id].append({"name": name, "score": score, "won": bool(won), "player": player})
+        seats[game_id].append({"name": name, "score": score, "won": bool(won), "player": player,
+                               "left": bool(left)})
     return seats
 
 
@@ -70,13 +75,13 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0) -> dict:
     if found is None:
         return {"found": False, "rows": [], "more": False}
     standings = [{"ruleset": ruleset, "rating": rating, "games": games, "wins": wins, "best": best,
-                  "average": round(total / games) if games else 0}
-                 for ruleset, rating, games, wins, best, total in db.execute(
-                     "SELECT ruleset, rating, games, wins, best, total FROM standings "
+                  "average": round(total / games) if games else 0, "rated": rated}
+                 for ruleset, rating, games, wins, best, total, rated in db.execute(
+                     "SELECT ruleset, rating, games, wins, best, total, rated FROM standings "
                      "WHERE player_id = ? ORDER BY ruleset", (player_id,))]
     rows = db.execute(
         "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.score, s.won, s.rating_before, "
-        "s.rating_after, s.personal_best FROM seats s JOIN games g ON g.id = s.game_id "
+        "s.rating_after, s.personal_best, g.finished FROM seats s JOIN games g ON g.id = s.game_id "
         "WHERE s.player_id = ? ORDER BY s.game_id DESC LIMIT ? OFFSET ?",
         (player_id, *_limits(page))).fetchall()
     rows, more = _page(rows)
@@ -84,8 +89,8 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0) -> dict:
     games = []
     for row in rows:
         game = _game_row(row[:5], seats[row[0]])
-        score, won, before, after, best = row[5:]
-        game.update(score=score, won=bool(won), best=bool(best),
+        score, won, before, after, best, finished = row[5:]
+        game.update(score=score, won=bool(won), best=bool(best), finished=bool(finished),
                     change=after - before if before is not None and after is not None else None)
         games.append(game)
     return {"found": True, "player": player_id, "name": found[0], "bot": bool(found[1]),

@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 1
+from protocol.limits import MIN_RATED_GAMES
+
+SCHEMA_VERSION = 2
+
+# MIN_RATED_GAMES (protocol/limits.py) is in the leaderboard's partial index (migration 1
+# below): changing it takes a migration that makes that index again.
+
+# The first version whose ratings follow today's rules (only distinct players rated, random
+# bots never, a leaver ranked last: server/records/index.py). A file from before is migrated,
+# then rebuilt from the logs, so every rating in it follows them.
+RATED_BY_TODAYS_RULES = 2
 
 # MIGRATIONS[n] takes a database at version n to n + 1 (version 0: an empty file).
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -71,6 +81,15 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
             total BIGINT NOT NULL,
             PRIMARY KEY (player_id, ruleset))""",
         "CREATE INDEX standings_by_rating ON standings (ruleset, rating, player_id)",
+    ),
+    1: (
+        # How many of a player's games moved their rating (the leaderboard's minimum), and
+        # whether a seat's player left the game for good (protocol/leavers.py).
+        "ALTER TABLE standings ADD COLUMN rated INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE seats ADD COLUMN left_game INTEGER NOT NULL DEFAULT 0",
+        # The leaderboard reads only listed players, best first, straight from this index.
+        "CREATE INDEX standings_listed ON standings (ruleset, rating, player_id) "
+        f"WHERE rated >= {MIN_RATED_GAMES}",
     ),
 }
 
