@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from protocol import limits
 from protocol.errors import ProtocolError
-from protocol.text import name_key
+from protocol.text import name_key, shows_letter_or_digit
 
 from . import connection, lobby, table_share
 from .connection import Connection
@@ -86,7 +86,9 @@ def on_ping(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
 def name_refusal(host: Jobs, name: str, token: str | None) -> str | None:
     """Why the player holding `token` (None: a newcomer) cannot go by `name`, in words, or
     None. Names that look alike (protocol.text.name_key) are one name; the bots' form
-    ("Bot 2 (hard)") is kept for the bots."""
+    ("Bot 2 (hard)") is kept for the bots; a name must show a letter or a digit."""
+    if not shows_letter_or_digit(name):
+        return "A name needs a letter or a digit that people can see: please pick another name."
     if bot_form().fullmatch(name_key(name)):
         return f"Names like {name} are kept for the host's bots: please pick another name."
     holder = name_holder(host, name, token)
