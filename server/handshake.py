@@ -71,7 +71,7 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     conn.send({
         "type": "welcome", "re": re, "client_id": player.client_id, "token": player.token,
         "name": player.name, "version": limits.PROTOCOL_VERSION, "now": host.now_ms(),
-        "table": table.id if table else None,
+        "table": table.id if table else None, "host_key": host.host_key(),
     })
     if table is not None:
         lobby.arrive(host, table, player, rejoin=True)
