@@ -7,11 +7,13 @@
 - `kismet-replay [FILE]`: watch a saved game again (see kismet_tui/replay.py); without a
   file, choose one of the recent games on this computer.
   `kismet-replay --verify FILE` checks it instead (kismet_tui/log_check.py): the host's
-  signature (printing its fingerprint), every event replayed through the engine, every die
-  and card against the seed committed at the start, and the end record. Exit 0 when all
-  hold, 1 naming what differs and where (also: the file cannot be read, or `--host-key
-  SHA256:...` was given and another key signed it), 2 when something cannot be checked (a
-  game that carries no commitment, protocol version 1, or never ended) and nothing differs.
+  signature, by a host this player joined (kismet_tui/known_hosts.py) or the one
+  `--host-key SHA256:...` names, every event replayed through the engine, every die and
+  card against the seed committed at the start, and the end record. Exit 0 when all hold,
+  1 naming what differs and where (also: the file cannot be read, a signing host's log has
+  no signature, or a key never met, or not the one `--host-key` names, signed it), 2 when
+  something cannot be checked (a log from before signing, a game that carries no
+  commitment, protocol version 1, or never ended) and nothing differs.
   A file either command cannot read (missing, empty, not a game log, damaged) gets one line
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
@@ -165,6 +167,9 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
         try:
             await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats,
                                        say=lambda words: app.notify(words, severity="warning"))
+            news = remember_host_key(client, f"{host}:{port}")
+            if news is not None:  # told, as ssh tells it, but play goes on
+                app.notify(news, title="This host's key changed", severity="warning", timeout=60)
             return
         except RequestError as exc:
             if exc.code != "name_taken":
@@ -174,6 +179,18 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
                 app.exit(return_code=1)
                 raise
             problem = exc.words
+
+
+def remember_host_key(client: Client, address: str) -> str | None:
+    """Remember the key the host at `address` showed in its welcome (kismet_tui/
+    known_hosts.py); words for the player when it showed another one before. A door session
+    remembers nothing (it runs as the host's user: the file would be the host's)."""
+    from .door_env import door_pass
+    from .known_hosts import remember
+
+    if client.host_key is None or door_pass():
+        return None
+    return remember(address, client.host_key)
 
 
 def bot_factory() -> BotFactory | None:
@@ -228,6 +245,9 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.start("127.0.0.1", 0)
         assert host.port is not None  # a start that returned is listening
         await client.connect("127.0.0.1", host.port, name)
+        from .known_hosts import THIS_COMPUTER
+
+        remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify
 
     from server.open_up import OpenHost
 
@@ -268,7 +288,8 @@ def replay_main(argv: list[str] | None = None) -> int:
                              "and card and the end (exit 0), or name what differs (exit 1)")
     parser.add_argument("--host-key", default=None, metavar="SHA256:...",
                         help="with --verify: the log must be signed by this host key (the "
-                             "fingerprint kismet-host prints at start)")
+                             "fingerprint kismet-host prints at start); needed only for a "
+                             "host you never joined from this computer")
     add_ascii_option(parser)
     args = parser.parse_args(argv)
     set_drawing(args)
@@ -300,11 +321,12 @@ def verify_file(path: Path, log: GameLog, host_key: str | None) -> int:
     the report's exit code."""
     from protocol.text import clean_text
 
+    from .known_hosts import known_keys
     from .log_check import check_log
     from .saved_game import UnreadableGame, shown
 
     try:
-        report = check_log(log, host_key=host_key)
+        report = check_log(log, host_key=host_key, known=known_keys())
     except Exception as exc:  # a crafted file can hold anything: say so, no traceback
         raise UnreadableGame(f"{shown(path)} cannot be checked: {type(exc).__name__}: {exc}") from None
     out = sys.stdout if report.ok else sys.stderr

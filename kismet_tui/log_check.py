@@ -6,9 +6,12 @@
 
 The checks:
 
-1. **The signature** (protocol/logsign.py): who signed the log ("Signed by host SHA256:..."),
-   or that its bytes changed after signing; a log from an older host is "not signed" and is
-   judged on the rest. With `host_key`, a log signed by any other key fails.
+1. **The signature** (protocol/logsign.py): that its bytes did not change after signing, and
+   who signed it: "the host you played at" when the key is one this player met
+   (kismet_tui/known_hosts.py), else "a key you have never seen", which fails unless
+   `host_key` names it (and with `host_key`, any other key fails). A finished log from a
+   host that signs (protocol version 3 and later) with no signature fails; only a log from
+   before signing may be unsigned, and nothing then shows who wrote it (exit 2).
 2. **The events**: every event replayed through the engine with the values it revealed, each
    legal at its stamp (stamps never go back, the seat may act then, the host stamps only its
    own actions).
@@ -22,6 +25,7 @@ After a failure in 2-4 the later ones are not tried (they would only repeat it).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from protocol.gamelog import MARK_EVERY, GameLog
@@ -57,9 +61,10 @@ class Report:
         return self.exit_code == OK
 
 
-def check_log(log: GameLog, host_key: str | None = None) -> Report:
+def check_log(log: GameLog, host_key: str | None = None,
+              known: Mapping[bytes, Sequence[str]] | None = None) -> Report:
     report = Report()
-    check_signed(log, report, host_key)
+    check_signed(log, report, host_key, known)
     seed = (log.end or {}).get("server_seed")
     said = len(report.lines)
     # (The chance step redraws only with a commit to check the seed against.)
@@ -79,13 +84,38 @@ def check_log(log: GameLog, host_key: str | None = None) -> Report:
     return report
 
 
-def check_signed(log: GameLog, report: Report, host_key: str | None) -> None:
+SIGNING_VERSION = 3   # hosts of this protocol version (the header's `version`) sign every game
+
+
+def signing_host_wrote(log: GameLog) -> str | None:
+    """Why this log is from a host that signs every game it finishes, in words, or None
+    (a log from before signing): what only such hosts write is in it."""
+    version = log.header.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version >= SIGNING_VERSION:
+        return f"its header says protocol version {version}"
+    if log.host_key is not None:
+        return "its header names the host's key"
+    if log.end is not None and ("digest" in log.end or "marks" in log.end):
+        return "its end record has the digest and marks only signing hosts write"
+    return None
+
+
+def check_signed(log: GameLog, report: Report, host_key: str | None,
+                 known: Mapping[bytes, Sequence[str]] | None = None) -> None:
+    """Who signed the log, against the keys this player has met (`known`: key -> the
+    addresses that showed it, kismet_tui/known_hosts.py) or the one named (`host_key`)."""
     record = log.signature
     if record is None:
+        signing = signing_host_wrote(log)
         if log.end is None:
             report.unchecked("Not signed: the game never ended.")
+        elif signing is not None:
+            report.bad(f"Not signed, but {signing}: hosts since protocol version "
+                       f"{SIGNING_VERSION} sign every game they finish, so its signature was "
+                       f"cut off and nothing shows who wrote it.")
         else:
-            report.good("Not signed (older host): judged on the rest.")
+            report.unchecked(f"Not signed (older host, before protocol version "
+                             f"{SIGNING_VERSION}): nothing shows who wrote it; judged on the rest.")
         if host_key is not None:
             report.bad(f"You asked for host {host_key}, but nobody signed this log.")
         return
@@ -102,11 +132,25 @@ def check_signed(log: GameLog, report: Report, host_key: str | None) -> None:
         report.bad(f"Signed by host {signer}, but {count} record{'s' if count > 1 else ''} "
                    f"follow{'' if count > 1 else 's'} the signature: added after the host signed.")
         return
+    if log.host_key is not None and log.host_key != key:
+        named = fingerprint(log.host_key) if isinstance(log.host_key, bytes) else repr(log.host_key)
+        report.bad(f"Signed by {signer}, but the log's header names the host's key as {named}: "
+                   f"it was signed again by another key.")
+        return
     if host_key is not None and signer != host_key:
         report.bad(f"Signed by host {signer}, not by {host_key} as you asked: this log is "
                    f"not that host's.")
         return
-    report.good(f"Signed by host {signer}.")
+    addresses = (known or {}).get(key) if isinstance(key, bytes) else None
+    if addresses:
+        report.good(f"Signed by the host you played at ({signer}), known here as "
+                    f"{', '.join(addresses)}.")
+    elif host_key is not None:
+        report.good(f"Signed by host {signer}, the key you named.")
+    else:
+        report.bad(f"Signed by a key you have never seen ({signer}): no host you joined from "
+                   f"this computer showed it. If you know it is the host's (kismet-host prints "
+                   f"its key at start), name it: --host-key {signer}")
 
 
 def where_changed(log: GameLog) -> str | None:

@@ -3,8 +3,9 @@
 A log is a sequence of frames in the wire's framing (4-byte big-endian length + one msgpack
 map), each a record with a `kind`:
 
-- first `{"kind": "header", "header": {...}, "table": id}`: version 2 headers hold
-  {ruleset, seats, options, t0, commit, entropy, chance}; version 1 headers held `seed`
+- first `{"kind": "header", "header": {...}, "table": id, "host_key"?}`: version 2 headers
+  hold {ruleset, seats, options, t0, commit, entropy, chance}; version 1 headers held
+  `seed`; `host_key` (from hosts since issue 28): the 32-byte public key that signs the game
 - then one `{"kind": "event", "seq", "t", "seat", "action", "chance"?}` per stamped event,
   seq 1, 2, ... (`chance`: the values the event drew, absent when it drew none)
 - then, once the game is over, `{"kind": "end", "result": {...}, "server_seed"?, "digest"?,
@@ -93,6 +94,7 @@ class GameLog:
     record (of the whole file when there is none); `after_signature`: records that follow it
     (a host writes none); `marks`: what the end record's marks should be, from these bytes."""
     header: Plain
+    host_key: object = None   # the header record's `host_key` as written (None: none)
     events: list[Plain] = field(default_factory=list)
     end: Plain | None = None
     signature: Plain | None = None
@@ -116,7 +118,7 @@ def read_game_log(path: str | os.PathLike[str]) -> GameLog:
         if first is None or first.get("kind") != "header" or not isinstance(first.get("header"), dict):
             raise LogError(f"{path} does not start with a game header")
         hasher.update(first_frame)
-        log = GameLog(first["header"])
+        log = GameLog(first["header"], first.get("host_key"))
         for frame, record in frames:
             kind = record.get("kind")
             if log.signature is not None:

@@ -7,6 +7,12 @@ emoji (joined ones too). What goes:
 - every other control (Cc) and format (Cf: bidirectional overrides, zero-width characters)
   character, surrogates and private-use characters; a zero-width joiner stays only between
   two emoji, where it draws one picture;
+- every other code point that draws nothing: Unicode's default-ignorable code points
+  (DerivedCoreProperties.txt: the combining grapheme joiner U+034F, variation selectors, the
+  Khmer inherent vowels, unassigned ones kept for such uses) and the blank letters (the
+  Hangul fillers U+115F U+1160 U+3164 U+FFA0, the braille blank U+2800, and the like). A
+  variation selector 15 or 16 stays only after an emoji or in a keycap ("1", U+FE0F,
+  U+20E3), where it chooses how the picture is drawn;
 - combining marks beyond MAX_MARKS on one character (the "zalgo" pile-up);
 - runs of whitespace, folded into one space.
 Nothing is rewritten: every client renders names and chat as plain text, never as markup.
@@ -14,7 +20,9 @@ Lengths are the callers' (protocol.messages), in their own words.
 
 `name_key` says when two names are one to a reader: NFKC, case folded, and Unicode's
 confusable skeleton (protocol.skeleton), so "NORA", "ｎｏｒａ" and "nora" are one name, and
-so are "сarol" (a Cyrillic с) and "carol".
+so are "сarol" (a Cyrillic с) and "carol"; whatever draws nothing is gone from it first, so
+"nora" with a U+034F or a Hangul filler is "nora" too. `shows_letter_or_digit` says whether a
+name has anything to read: the host refuses one that shows no letter and no digit.
 
     >>> clean_chat("hi [b]there[/b]\x1b[31m  !")
     'hi [b]there[/b] !'
@@ -31,6 +39,16 @@ from .skeleton import skeleton
 MAX_MARKS = 3   # combining marks kept on one base character (Vietnamese needs 2, keycaps 2)
 
 _ZWJ = "\u200d"
+_KEYCAP = "\u20e3"
+_PRESENTATION = "\ufe0e\ufe0f"   # variation selectors 15 and 16: text or emoji picture
+# Unicode 15's Default_Ignorable_Code_Point, whole (it is stable: new ones come only in these
+# ranges), then the blank letters, which Unicode counts as letters or symbols but fonts draw
+# as nothing: they would let a name look like another one.
+_DEFAULT_IGNORABLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+                      "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+                      "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
+_BLANK_LETTERS = "\u2800\U00016fe4\U0001d159"   # braille blank, Khitan filler, null notehead
+_INVISIBLE = re.compile(f"[{_DEFAULT_IGNORABLE}{_BLANK_LETTERS}]")
 # ESC (or its 8-bit C1 twin) with what follows it as one sequence:
 #   CSI: ESC [ params intermediates final      (C1: \x9b)
 #   OSC, DCS, SOS, PM, APC: ESC ] P X ^ _ ... up to BEL or ST (ESC \ or \x9c), or the end
@@ -69,6 +87,14 @@ def clean_text(text: str) -> str:
             continue
         if category in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp"):
             continue
+        if _INVISIBLE.match(ch):
+            # Only a picture's own selector stays: after an emoji (its marks between), or
+            # between a keycap's character and the keycap.
+            base = next((c for c in reversed(kept) if unicodedata.category(c) not in ("Mn", "Me")), "")
+            after = text[index + 1] if index + 1 < len(text) else ""
+            if not (ch in _PRESENTATION and kept and kept[-1] != " "
+                    and (_emoji(base) or after == _KEYCAP)):
+                continue
         if category in ("Mn", "Me"):
             if not kept or kept[-1] == " " or marks >= MAX_MARKS:
                 continue  # a mark with nothing under it, or one too many
@@ -100,5 +126,17 @@ def name_key(name: str) -> str:
     """
     key = clean_text(name)
     for _ in range(2):
-        key = skeleton(unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", key).casefold()))
-    return key
+        # (What draws nothing goes before each step: NFKC makes U+1160 of U+FFA0.)
+        folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", key).casefold())
+        key = skeleton(_INVISIBLE.sub("", folded))
+    return _INVISIBLE.sub("", key)
+
+
+def shows_letter_or_digit(name: str) -> bool:
+    """Whether `name`, cleaned, shows at least one letter or digit (of any script): a name
+    of dots, dashes, emoji or blanks alone says nothing anyone can read out or tell apart.
+
+    >>> shows_letter_or_digit("nora"), shows_letter_or_digit("\u3164..."), shows_letter_or_digit("7")
+    (True, False, True)
+    """
+    return any(unicodedata.category(ch)[0] in "LN" for ch in clean_text(name))

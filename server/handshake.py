@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from protocol import limits
 from protocol.errors import ProtocolError
-from protocol.text import name_key
+from protocol.text import name_key, shows_letter_or_digit
 
 from . import connection, lobby, table_share
 from .records.proof import proof_of
@@ -81,7 +81,7 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     conn.send({
         "type": "welcome", "re": re, "client_id": player.client_id, "token": player.token,
         "name": player.name, "version": limits.PROTOCOL_VERSION, "now": host.now_ms(),
-        "table": table.id if table else None,
+        "table": table.id if table else None, "host_key": host.host_key(),
     })
     if table is not None:
         lobby.arrive(host, table, player, rejoin=True)
@@ -111,7 +111,9 @@ def replaced_words(proof: str | None) -> str:
 def name_refusal(host: Jobs, name: str, token: str | None) -> str | None:
     """Why the player holding `token` (None: a newcomer) cannot go by `name`, in words, or
     None. Names that look alike (protocol.text.name_key) are one name; the bots' form
-    ("Bot 2 (hard)") is kept for the bots."""
+    ("Bot 2 (hard)") is kept for the bots; a name must show a letter or a digit."""
+    if not shows_letter_or_digit(name):
+        return "A name needs a letter or a digit that people can see: please pick another name."
     if bot_form().fullmatch(name_key(name)):
         return f"Names like {name} are kept for the host's bots: please pick another name."
     holder = name_holder(host, name, token)

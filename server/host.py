@@ -227,6 +227,9 @@ class Host:
             return "127.0.0.1"
         return self.bind
 
+    def host_key(self) -> bytes | None:
+        return self.store.identity.shown_key()
+
     def can_run_bots(self) -> bool:
         return self.bot_factory is not None
 

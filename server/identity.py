@@ -4,10 +4,14 @@ finished games, so players see one fingerprint wherever they meet this host.
     identity = HostIdentity.load(state_dir)   # made once (mode 600), then always the same
     identity.fingerprint                      # "SHA256:..." as ssh shows it
     identity.sign(message)                    # 64 bytes (protocol/logsign.py says what is signed)
+    identity.shown_key()                      # the 32-byte public key, or None if unusable
 
 `HostIdentity.when_needed(state_dir)` is the same identity, read (or made) the first time
 anything of it is asked for: `kismet` signs only when a game ends, so its first screen does
-not wait for cryptography and the key file (benchmarks/startup.py).
+not wait for cryptography and the key file (benchmarks/startup.py). Its public key (which
+every `welcome` and game log header carries) is read from the key file's public part
+without cryptography while nothing has needed the private key yet; before the file exists
+(a first `kismet` ever, until its first game ends) none is shown.
 
 The key is kept in OpenSSH's private key format (`host_ed25519_key`), so the ssh door reads
 the same bytes. A state folder from before the identity has the ssh door's own key
@@ -17,7 +21,9 @@ logs are signed with the fingerprint they already know.
 
 from __future__ import annotations
 
+import base64
 import os
+import struct
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,11 +42,12 @@ class IdentityError(OSError):
 
 
 class HostIdentity:
-    __slots__ = ("_key", "_public_key", "_fingerprint", "path", "_state_dir", "_lock")
+    __slots__ = ("_key", "_public_key", "_fingerprint", "path", "_state_dir", "_lock", "_peeked")
 
     def __init__(self, private_key: Ed25519PrivateKey, path: Path | None = None):
         self.path = path
         self._state_dir: Path | None = None  # set (until read) by when_needed
+        self._peeked: bytes | None = None    # the public key read from the file before that
         self._lock = threading.Lock()
         self._hold(private_key)
 
@@ -60,6 +67,7 @@ class HostIdentity:
         identity.path = Path(state_dir) / KEY_FILE
         identity._state_dir = Path(state_dir)
         identity._lock = threading.Lock()
+        identity._peeked = None
         return identity
 
     def _loaded(self) -> HostIdentity:
@@ -81,6 +89,21 @@ class HostIdentity:
     @property
     def fingerprint(self) -> str:
         return self._loaded()._fingerprint
+
+    def shown_key(self) -> bytes | None:
+        """The public key to show (the `welcome`, a game log's header). Until the private
+        key is needed it is read from the key file's public part (no cryptography, see the
+        module's words), and None while there is no such file: the first game's end makes
+        it. None too when the key file cannot be used, which that end then says (it cannot
+        be signed: server/saving.py)."""
+        if self._state_dir is not None:
+            if self._peeked is None:
+                self._peeked = public_key_in(self._state_dir)
+            return self._peeked
+        try:
+            return self.public_key
+        except OSError:  # IdentityError, or a folder it cannot write the new key into
+            return None
 
     @classmethod
     def load(cls, state_dir: str | Path) -> HostIdentity:
@@ -118,6 +141,45 @@ def _read_key(state_dir: str | Path) -> Ed25519PrivateKey:
     if not isinstance(key, Ed25519PrivateKey):
         raise IdentityError(f"{path} is not an Ed25519 key")
     return key
+
+
+def public_key_in(state_dir: Path) -> bytes | None:
+    """The public key of the identity kept in `state_dir`, read without cryptography and
+    without making one: an OpenSSH private key file holds it in the clear (its public part,
+    OpenSSH's PROTOCOL.key: magic, cipher, kdf, kdf options, key count 1, then the public
+    key's blob). None when there is no key file or it is not of that form."""
+    try:
+        text = (state_dir / KEY_FILE).read_text(encoding="ascii")
+        body = "".join(line for line in text.splitlines() if line and not line.startswith("-----"))
+        data = base64.b64decode(body, validate=True)
+    except (OSError, ValueError):
+        return None
+    magic = b"openssh-key-v1\0"
+    if not data.startswith(magic):
+        return None
+    found = _ssh_strings(data, len(magic), 3)   # cipher, kdf, kdf options
+    if found is None or data[found[1]:found[1] + 4] != b"\0\0\0\1":
+        return None   # one key per file, as this host writes it
+    blob = _ssh_strings(data, found[1] + 4, 1)
+    fields = _ssh_strings(blob[0][0], 0, 2) if blob is not None else None
+    if fields is None or fields[0] != [b"ssh-ed25519", fields[0][1]] or len(fields[0][1]) != 32:
+        return None
+    return fields[0][1]
+
+
+def _ssh_strings(data: bytes, at: int, count: int) -> tuple[list[bytes], int] | None:
+    """`count` ssh strings (uint32 length, then the bytes) from `data` at `at`, and where
+    they end; None if the data is cut short."""
+    found = []
+    for _ in range(count):
+        if at + 4 > len(data):
+            return None
+        (length,) = struct.unpack_from(">I", data, at)
+        if at + 4 + length > len(data):
+            return None
+        found.append(data[at + 4:at + 4 + length])
+        at += 4 + length
+    return found, at
 
 
 def _openssh_bytes(key: Ed25519PrivateKey) -> bytes:

@@ -46,6 +46,10 @@ class Jobs(TableHost, Protocol):
 
     def can_run_bots(self) -> bool: ...
 
+    def host_key(self) -> bytes | None:
+        """The host's 32-byte public key, which signs its games (server/identity.py): the
+        `welcome` carries it, so clients remember it; None if its key file cannot be used."""
+
     def bot_levels(self) -> Collection[str] | None:
         """The bot levels this host knows (None: it does not say)."""
 

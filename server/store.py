@@ -161,7 +161,10 @@ class GameWriter:
         # SHA-256 of every byte of whole records on disk, and the end record's marks so far.
         self._hash = hashlib.sha256()
         self._marks: list[bytes] = []
-        data = self._hashed(record_bytes({"kind": "header", "header": header, "table": table_id}))
+        # The header names the key that will sign the game (docs/protocol.md, "Files").
+        shown = identity.shown_key() if identity is not None else None
+        first = {"kind": "header", "header": header, "table": table_id}
+        data = self._hashed(record_bytes(first if shown is None else {**first, "host_key": shown}))
         data += b"".join(self._event_bytes(event) for event in events)
         # A torn tail from a crash is gone once we rewrite. (sync=False: the caller has the
         # file synced off the event loop, Store.sync_soon.)

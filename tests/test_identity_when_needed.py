@@ -1,5 +1,7 @@
 """HostIdentity.when_needed: `kismet` reads (or makes) its host key only when something first
-needs it, a game's end above all, and the game is signed with that same key (issue 23)."""
+needs it, a game's end above all, and the game is signed with that same key (issue 23). The
+key a welcome and a log header show is read from the key file's public part, without the
+private key (issue 28)."""
 
 from __future__ import annotations
 
@@ -79,7 +81,8 @@ async def test_a_host_as_kismet_makes_it_signs_its_first_game_with_the_kept_key(
     async with running_host(tmp_path / "solo", identity=HostIdentity.when_needed(keys)) as host:
         async with connected(host, "Ana") as ana:
             table = await ana.create_table("dice", FAST["dice"], bots=[])
-            assert not (keys / KEY_FILE).exists()  # a game on, and still nothing read
+            # A first `kismet` ever: no key to show in the welcome yet, nothing made.
+            assert ana.host_key is None and not (keys / KEY_FILE).exists()
             await ana.start()
             player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
             await wait_until(lambda: host.tables[table["id"]].state == "finished", timeout=90)
@@ -87,3 +90,27 @@ async def test_a_host_as_kismet_makes_it_signs_its_first_game_with_the_kept_key(
     [path] = (tmp_path / "solo" / "games").glob("*.kismet")
     report = check_log(read_game_log(path), host_key=HostIdentity.load(keys).fingerprint)
     assert report.ok, report.lines
+    # The next start shows it in every welcome, read from the file alone.
+    async with running_host(tmp_path / "solo", identity=HostIdentity.when_needed(keys)) as host:
+        async with connected(host, "Ana") as ana:
+            assert ana.host_key == HostIdentity.load(keys).public_key
+
+
+def test_the_key_shown_is_read_from_the_files_public_part_alone(tmp_path):
+    """A returning `kismet` shows its key (welcome, log header) without reading the private
+    key: a file whose private part is damaged still shows the public one, and only signing
+    says the file cannot be used."""
+    made = HostIdentity.load(tmp_path)
+    path = tmp_path / KEY_FILE
+    text = path.read_text().splitlines()
+    import base64
+
+    raw = bytearray(base64.b64decode("".join(text[1:-1])))
+    raw[-40:] = bytes(40)   # the private part's end: key bytes, comment and padding
+    path.write_text("\n".join([text[0], base64.b64encode(bytes(raw)).decode(), text[-1]]) + "\n")
+    identity = HostIdentity.when_needed(tmp_path)
+    assert identity.shown_key() == made.public_key
+    with pytest.raises(IdentityError):
+        identity.sign(b"message")
+    assert HostIdentity.when_needed(tmp_path / "none").shown_key() is None  # none made for it
+    assert not (tmp_path / "none").exists()

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
-from kismet_tui.cli import replay_main
+from kismet_tui.cli import remember_host_key, replay_main
 from kismet_tui.rules import IllegalAction, apply_event, game_from_header
 from protocol.gamelog import iter_records, record_bytes
 from server.chance import GameSecret
@@ -21,9 +21,11 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 async def play(state_dir, ruleset: str, bots: list[str]):
     """A whole game over a real host: Ana (played by a bot loop on her client) and `bots`.
-    Returns the log's path and the host's fingerprint."""
+    Returns the log's path and the host's fingerprint. Ana's computer remembers the host's
+    key as kismet-join does (kismet_tui/known_hosts.py), so --verify knows it."""
     async with running_host(state_dir, bot_factory=bot_factory(speed=0.01)) as host:
         async with connected(host, "Ana") as ana:
+            remember_host_key(ana, f"127.0.0.1:{host.port}")
             table = await ana.create_table(ruleset, FAST[ruleset], bots=bots)
             await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
             await ana.start()
@@ -111,7 +113,8 @@ def test_an_honest_race_game_verifies_signed_by_the_hosts_key(race_log, capsys):
     code, lines = run_verify(path, capsys)
     count = len(events_of(records(path)))
     assert code == 0, lines
-    assert lines[0] == f"Signed by host {fingerprint}."
+    assert lines[0].startswith(f"Signed by the host you played at ({fingerprint}), known here as "
+                               f"127.0.0.1:"), lines
     assert lines[1] == f"Every event ({count}) is legal at its stamp, in order, from the seat that may make it."
     assert lines[2] == "Every die and card came from the seed committed at the start."
     assert lines[3].startswith("The end record matches the replay: scores [")
@@ -122,7 +125,8 @@ def test_an_honest_race_game_verifies_signed_by_the_hosts_key(race_log, capsys):
 def test_an_honest_dice_game_verifies_too(dice_log, capsys):
     path, fingerprint = dice_log
     code, lines = run_verify(path, capsys, "--host-key", fingerprint)
-    assert code == 0 and lines[0] == f"Signed by host {fingerprint}." and len(lines) == 4, lines
+    assert code == 0 and lines[0].startswith(f"Signed by the host you played at ({fingerprint})")
+    assert len(lines) == 4, lines
 
 
 def verify_changed(signed_log, tmp_path, capsys, change):
@@ -165,10 +169,10 @@ def test_a_grab_given_to_another_seat_fails_naming_the_event(race_log, tmp_path,
     assert lines[1].startswith(f"Event {second['seq']}: seat {first['seat']} ({seat_name})'s grab at "
                                f"place {second['action']['card']} is not legal at "), lines
     assert lines[1].endswith("You already grabbed a card this round: a grab is final."), lines
-    # The same change in a log from an older host (no signature) fails on the event alone.
+    # The same change with the signature cut off fails for that, and on the event too.
     unsigned = [r for r in recs if r["kind"] != "signature"]
     code, lines = run_verify(write(tmp_path / "given-unsigned.kismet", unsigned), capsys)
-    assert code == 1 and lines[0] == "Not signed (older host): judged on the rest."
+    assert code == 1 and lines[0].startswith("Not signed, but its header says protocol version 3")
     assert lines[1].startswith(f"Event {second['seq']}: "), lines
 
 
@@ -254,9 +258,10 @@ def test_a_forged_log_shows_another_key_and_fails_against_the_hosts(solo_dice_lo
     forged = forge(recs, forger, tmp_path / "forged.kismet")
     assert records(forged)[0]["header"]["chance"] != recs[0]["header"]["chance"] or any(
         a.get("chance") != b.get("chance") for a, b in zip(events_of(records(forged)), events_of(recs)))
-    # Every value fits its new commit, so only the key tells: it is not the host's.
+    # Every value fits its new commit, so only the key tells: it is not the host's, nor
+    # any this player met (tests/test_verify_genuine.py has more).
     code, lines = run_verify(forged, capsys)
-    assert code == 0 and lines[0] == f"Signed by host {forger.fingerprint}." != f"Signed by host {fingerprint}."
+    assert code == 1 and lines[0].startswith(f"Signed by a key you have never seen ({forger.fingerprint})")
     code, lines = run_verify(forged, capsys, "--host-key", fingerprint)
     assert code == 1
     assert lines[0] == (f"Signed by host {forger.fingerprint}, not by {fingerprint} as you asked: "
@@ -302,12 +307,15 @@ def test_an_unfinished_game_cannot_be_checked_yet(race_log, tmp_path, capsys):
     assert lines[1] == "Every event (5) is legal at its stamp, in order, from the seat that may make it."
 
 
-def test_a_log_from_an_older_host_is_judged_on_the_rest(race_log, tmp_path, capsys):
-    path, _ = race_log
-    recs = [r for r in records(path) if r["kind"] != "signature"]
-    end = end_of(recs)
-    del end["digest"], end["marks"]  # an older host wrote neither
-    code, lines = run_verify(write(tmp_path / "older.kismet", recs), capsys)
-    assert code == 0, lines
-    assert lines[0] == "Not signed (older host): judged on the rest."
+def test_a_log_from_an_older_host_is_judged_on_the_rest(solo_dice_log, tmp_path, capsys):
+    """Before signing (protocol version 2) a host wrote no signature, no key, no digest and
+    no marks: such a log is judged on the rest, and cannot say who wrote it (exit 2)."""
+    from tests.test_verify_genuine import older_log
+
+    path, _ = solo_dice_log
+    older = older_log(records(path), tmp_path / "older.kismet")
+    code, lines = run_verify(older, capsys)
+    assert code == 2, lines
+    assert lines[0] == ("Not signed (older host, before protocol version 3): nothing shows who "
+                        "wrote it; judged on the rest.")
     assert lines[-1].startswith("The end record matches the replay: ")

@@ -55,6 +55,7 @@ from protocol import limits
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, kind_of
 from protocol.framing import FROM_HOST, encode, read_frame
+from protocol.logsign import PUBLIC_KEY_BYTES
 
 log = logging.getLogger("kismet.client")
 # The notes the replica made for one event, as kismet_tui.source.EventNotes names them (the
@@ -114,6 +115,9 @@ class Client:
         # The saved secret this host knows the player's records by (kismet_tui/player_key.py);
         # None: an unproven player, with no records.
         self.player_key: str | None = None
+        # The key the host signs its games with, as its welcome showed it (32 bytes; None:
+        # a host that showed none). kismet-join remembers it (kismet_tui/known_hosts.py).
+        self.host_key: bytes | None = None
         self.table: Plain | None = None
         self.header: Plain | None = None
         self.game: Game | None = None
@@ -187,6 +191,8 @@ class Client:
         self.client_id = welcome["client_id"]
         self.token = welcome["token"]
         self.name = welcome.get("name", self.name)
+        shown = welcome.get("host_key")
+        self.host_key = shown if isinstance(shown, bytes) and len(shown) == PUBLIC_KEY_BYTES else None
         if welcome.get("table") is None:
             self._clear_table()
         self._tasks.append(asyncio.create_task(self._read_loop(reader)))
