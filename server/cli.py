@@ -2,6 +2,7 @@
 
     kismet-host [--bind 0.0.0.0] [--port 7717] [--state-dir DIR] [--bots N]
                 [--max-per-address 8] [--cap-loopback] [--keep-games N] [--tables-per-player 3]
+                [--bots-per-player 7]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
                 [--max-sessions N] [--door-sessions warm|spawn]
                 [--no-announce]
@@ -32,6 +33,7 @@ DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and
 RECORDS_WAIT_S = 120  # the longest the start-up lines wait for the records (10,000 logs: ~12 s)
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 DEFAULT_TABLES_PER_PLAYER = 3  # server.table_share.DEFAULT_TABLES_PER_PLAYER, likewise
+DEFAULT_BOTS_PER_PLAYER = 7  # server.table_share.DEFAULT_BOTS_PER_PLAYER, likewise
 DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
 DEFAULT_WEB_PORT = 8080          # server/web.py too
 
@@ -86,6 +88,7 @@ async def serve(args: argparse.Namespace) -> int:
     host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
                 max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
                 keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None,
+                bots_per_player=args.bots_per_player or None,
                 identity=identity)
     from server.state_lock import StateFolderBusy
     try:
@@ -266,6 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"open tables one player may own (default {DEFAULT_TABLES_PER_PLAYER}; "
                              f"0: no cap). A player is their ssh key or token, and their address "
                              f"where addresses are capped")
+    parser.add_argument("--bots-per-player", type=int, default=DEFAULT_BOTS_PER_PLAYER,
+                        help=f"bots at once at the tables one player opened (default "
+                             f"{DEFAULT_BOTS_PER_PLAYER}; 0: no cap); a game left to its bots "
+                             f"closes after a minute")
     parser.add_argument("--ssh", nargs="?", type=int, const=DEFAULT_SSH_PORT, default=None, metavar="PORT",
                         help=f"also let players in over ssh, with nothing installed (port {DEFAULT_SSH_PORT} "
                              f"if none given)")
@@ -331,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ssh_keys and args.ssh is None:
         parser.error("--ssh-keys goes with --ssh.")
-    for option in ("keep_games", "tables_per_player", "max_per_address"):
+    for option in ("keep_games", "tables_per_player", "bots_per_player", "max_per_address"):
         if getattr(args, option) < 0:
             parser.error(f"--{option.replace('_', '-')} is a count: 0 or more (0: no limit).")
     args.state_dir = args.state_dir or default_state_dir()

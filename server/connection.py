@@ -6,7 +6,9 @@ it says anything: how many connections the host holds, how many one address may 
 messages (a token bucket, each drop answered, a flood closed), and how long a connection may
 wait before hello or stay silent (the sweep): the `Gate` holds that state, and is given
 what to call with each message and at each connection's end. Each whole frame goes to
-`gate.handle`, to completion, in the order it was read.
+`gate.handle`, to completion, in the order it was read. The host's own bots connect through
+`own_connection`, whose local address the gate knows before it connects: they count against
+no address's share (they are the host's, not any peer's).
 
 Connections are served fairly: one read handles at most MESSAGES_PER_TURN messages; if more
 are waiting, the connection stops reading and waits its turn behind everyone else whose
@@ -20,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import socket
 import time
 from collections.abc import Callable
 from typing import cast
@@ -63,7 +66,7 @@ class Gate:
     with each connection that ended (`ended`)."""
 
     __slots__ = ("connections", "per_address", "max_connections", "max_per_address",
-                 "cap_loopback", "stopping", "handle", "ended")
+                 "cap_loopback", "stopping", "handle", "ended", "own_peers")
 
     def __init__(self, max_connections: int, max_per_address: int | None, cap_loopback: bool,
                  handle: Callable[[Connection, dict], None],
@@ -79,6 +82,9 @@ class Gate:
         self.stopping = False  # new connections are refused: the host is stopping
         self.handle = handle
         self.ended = ended
+        # The local (address, port) of each of the host's own connections on its way in
+        # (own_connection): a socket this process holds, so no peer can come from it.
+        self.own_peers: set[tuple[str | None, int]] = set()
 
 
 class Connection(asyncio.Protocol):
@@ -205,15 +211,42 @@ def opened(gate: Gate, conn: Connection) -> None:
         conn.error("shutdown")
         conn.close()
         return
+    own = _peer_key(conn.peer) in gate.own_peers
+    gate.own_peers.discard(_peer_key(conn.peer))
     if len(gate.connections) >= gate.max_connections:
         conn.error("full", f"The host is full right now: it holds {gate.max_connections} "
                    f"connections, its most. Please try again later.")
         conn.close()
         return
-    if not take_share(gate, conn, address_of(conn.peer)):
+    if not own and not take_share(gate, conn, address_of(conn.peer)):
         refuse_address(gate, conn)
         return
     gate.connections.add(conn)
+
+
+def _peer_key(name: object) -> tuple[str | None, int]:
+    port = name[1] if isinstance(name, tuple) and len(name) > 1 and isinstance(name[1], int) else -1
+    return address_of(name), port
+
+
+async def own_connection(gate: Gate, address: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection to this host (`address`, `port`) for one of its own bots, which the
+    gate counts against no address: its socket is bound first, and its local address noted
+    before it connects (in the same process, so no peer can share it)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM)
+    local: tuple[str | None, int] | None = None
+    try:
+        sock.setblocking(False)
+        sock.bind((address, 0))
+        local = _peer_key(sock.getsockname())
+        gate.own_peers.add(local)
+        await asyncio.get_running_loop().sock_connect(sock, (address, port))
+        return await asyncio.open_connection(sock=sock)
+    except BaseException:
+        if local is not None:
+            gate.own_peers.discard(local)
+        sock.close()
+        raise
 
 
 def take_share(gate: Gate, conn: Connection, address: str | None) -> bool:

@@ -58,7 +58,7 @@ from .steering import Steering
 from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store
 from .table import Seat, Table
 from .table_list import TableList
-from .table_share import DEFAULT_TABLES_PER_PLAYER
+from .table_share import DEFAULT_BOTS_PER_PLAYER, DEFAULT_TABLES_PER_PLAYER
 
 log = logging.getLogger("kismet.host")
 
@@ -98,7 +98,8 @@ class Host:
                  max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
                  max_connections: int | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
                  identity: HostIdentity | None = None,
-                 tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER) -> None:
+                 tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER,
+                 bots_per_player: int | None = DEFAULT_BOTS_PER_PLAYER) -> None:
         # identity: the key that signs finished games (server/identity.py); None: the one
         # kept in state_dir.
         self.store = Store(state_dir, disk, identity=identity)
@@ -118,6 +119,7 @@ class Host:
                          max_per_address, cap_loopback, handle=self.handle, ended=self._ended)
         # Open tables one player may own (server/table_share.py; None: no cap).
         self.tables_per_player = tables_per_player
+        self.bots_per_player = bots_per_player  # bots at the tables one player opened
         # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
         self.door_passes = DoorPasses()
         self.bot_factory = bot_factory
@@ -236,6 +238,10 @@ class Host:
     def bot_levels(self) -> Collection[str] | None:
         levels: Collection[str] | None = getattr(self.bot_factory, "levels", None)
         return levels
+
+    async def open_own_stream(self, address: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """How the host's own bots connect: counted against no address (server/connection.py)."""
+        return await connection.own_connection(self.gate, address, port)
 
     def spawn_bot(self, table: Table, seat: Seat) -> None:
         assert seat.bot is not None  # a reserved bot seat

@@ -33,6 +33,7 @@ class Jobs(TableHost, Protocol):
     # Open tables one player may own (server/table_share.py; None: no cap).
     tables_per_player: int | None
     max_bots: int | None   # bots running at once (None: no cap)
+    bots_per_player: int | None   # bots at the tables one player opened (None: no cap)
     # Token -> words for the players of a set-aside table, or of a game closed while they
     # were away, told at their next hello.
     set_aside: dict[str, str]

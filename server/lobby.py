@@ -47,8 +47,10 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
     bots = msg["bots"]
     if bots and not host.can_run_bots():
         raise ProtocolError("no_bots")
+    table_share.check_bot_share(host, keys, len(bots))
     if bots and host.max_bots is not None and bot_count(host) + len(bots) > host.max_bots:
-        raise ProtocolError("no_bots", f"This host runs at most {host.max_bots} bots at once.")
+        raise ProtocolError("no_bots", f"This host runs at most {host.max_bots} bots at once, "
+                            f"and {bot_count(host)} are playing: please try again in a while.")
     if 1 + len(bots) > cls.MAX_SEATS:
         raise ProtocolError("bad_options", f"{msg['ruleset']} seats at most {cls.MAX_SEATS} players.")
     known = host.bot_levels()

@@ -4,18 +4,27 @@ The handler only hands the question to the records' worker thread (server/record
 returns; the answer comes back through the loop (call_soon_threadsafe) and goes to the
 connection that asked, if it is still open. A player is "me" by their records id, so the
 player view with no `player` is the asker's own page. `RecordsAsked` holds what it needs:
-the records, and how many requests of each connection are still waiting.
+the records, how many requests of each connection are still waiting, and each player's
+allowance.
+
+Requests are limited per player, not only per connection: a token bucket (PER_SECOND, bursts
+of BURST) for the player (their records id, else their rejoin token) and, where the host caps
+addresses (not loopback unless --cap-loopback), one for their address too, so eight
+connections or fresh keys from one address share one allowance. A request over it is refused
+at once, in words (`slow_down`), and never queued. What is queued takes fair turns with the
+other players' requests and waits behind every game's end (server/records/jobs.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Protocol
 
 from protocol.errors import ERRORS, ProtocolError
 
-from .connection import Connection
+from .connection import Connection, Gate, address_of, is_loopback
 from .records import RecordIndex, queries
 
 log = logging.getLogger("kismet.host")
@@ -23,23 +32,72 @@ log = logging.getLogger("kismet.host")
 # Requests of one connection waiting for the records' thread at once: a flood of deep pages
 # waits at the door, not in the thread's queue (where every other player's games wait too).
 MAX_WAITING = 4
+# Each player's (and capped address's) allowance: a person paging through the records asks
+# a page or two a second, and a burst when the records screen opens.
+PER_SECOND = 2.0
+BURST = 8
+# Allowances kept at once: past it, the full ones (nobody asked lately) are forgotten.
+KEPT_MOST = 4096
+
+
+class Allowance:
+    """A token bucket: `tokens` requests may be made now, refilled at PER_SECOND up to BURST."""
+
+    __slots__ = ("tokens", "refilled")
+
+    def __init__(self, now: float) -> None:
+        self.tokens = float(BURST)
+        self.refilled = now
+
+    def refill(self, now: float) -> float:
+        self.tokens = min(float(BURST), self.tokens + (now - self.refilled) * PER_SECOND)
+        self.refilled = now
+        return self.tokens
 
 
 class RecordsAsked:
-    """The records, and the requests of each connection not answered yet."""
+    """The records, the requests of each connection not answered yet, and the allowances."""
 
-    __slots__ = ("records", "waiting")
+    __slots__ = ("records", "waiting", "allowances")
 
     def __init__(self, records: RecordIndex) -> None:
         self.records = records
         self.waiting: dict[Connection, int] = {}
+        self.allowances: dict[str, Allowance] = {}
+
+    def take(self, keys: tuple[str, ...], now: float) -> bool:
+        """One request from the allowance of every key, or False (and nothing taken)."""
+        allowances = self.allowances
+        if len(allowances) > KEPT_MOST:
+            for key in [k for k, a in allowances.items() if a.refill(now) >= BURST]:
+                del allowances[key]
+        mine = [allowances.get(key) or allowances.setdefault(key, Allowance(now)) for key in keys]
+        if any(allowance.refill(now) < 1 for allowance in mine):
+            return False
+        for allowance in mine:
+            allowance.tokens -= 1
+        return True
 
 
 class RecordsHost(Protocol):
     """What the `records` request needs of the host."""
 
+    gate: Gate
+
     @property
     def records_asked(self) -> RecordsAsked: ...
+
+
+def askers_of(host: RecordsHost, conn: Connection) -> tuple[str, ...]:
+    """Whose allowance a request takes from: the player's, and their address's where the
+    host caps addresses (the last one names the asker whose turn it takes)."""
+    player = conn.known_player
+    proven = player.records_id()
+    keys = [f"player {proven}" if proven else f"token {player.token}"]
+    address = conn.door.address if conn.door is not None else address_of(conn.peer)
+    if address is not None and (host.gate.cap_loopback or not is_loopback(address)):
+        keys.append(f"address {address}")
+    return tuple(keys)
 
 
 def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -> None:
@@ -48,6 +106,11 @@ def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -
     if waiting.get(conn, 0) >= MAX_WAITING:
         raise ProtocolError("slow_down", "The records are still looking up what you asked: "
                                          "one moment, then ask again.")
+    keys = askers_of(host, conn)
+    if not asked.take(keys, time.monotonic()):
+        raise ProtocolError("slow_down", f"You asked for many pages of the records in a short "
+                            f"while: please wait a moment, then ask again (each player may ask "
+                            f"for {PER_SECOND:g} a second, {BURST} at once).")
     me = conn.player.records_id() if conn.player is not None else None
     loop = asyncio.get_running_loop()  # (handlers run on the host's loop)
     waiting[conn] = waiting.get(conn, 0) + 1
@@ -56,7 +119,7 @@ def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -
         if not loop.is_closed():
             loop.call_soon_threadsafe(_send, waiting, conn, msg, re, me, answer)
 
-    asked.records.ask(lambda db: queries.answer(db, msg, me), answered)
+    asked.records.ask(lambda db: queries.answer(db, msg, me), answered, asker=keys[-1])
 
 
 def _send(waiting: dict[Connection, int], conn: Connection, msg: dict, re: int | None,

@@ -10,6 +10,10 @@ Three rules, each in plain words to the player it stops ([D23] in docs/rules.md)
   back) closes when its away limit passes; a human who comes back in time stops the clock.
 - A game with no other human at the table (alone, or with bots only) plays with an away
   limit of at most an hour, whatever the table asked for.
+- Bots are shared the same way: the bots at the open tables a player opened count against
+  their share (`host.bots_per_player`), and a running game with bots and no human connected
+  closes after BOTS_ALONE_CLOSE_MS (or its away limit, if shorter), freeing its bots for
+  whoever asks next.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from .jobs import Jobs
 from .table import PLAYING, Table
 
 DEFAULT_TABLES_PER_PLAYER = 3
+DEFAULT_BOTS_PER_PLAYER = 7       # one table's worth: a player sits at one table at a time
+BOTS_ALONE_CLOSE_MS = 60_000      # a running game left to its bots closes after a minute
 ALONE_AWAY_LIMIT_MS = 3_600_000   # an hour: the longest away limit with no other human
 DEFAULT_AWAY_LIMIT_MS = 30_000    # for a game whose options name none
 TOLD_LATER_MOST = 1000            # players of closed tables still to be told at hello
@@ -52,6 +58,22 @@ def check_share(host: Jobs, keys: tuple[str, ...]) -> None:
             f"players have left it (a running game once its away limit has passed).")
 
 
+def check_bot_share(host: Jobs, keys: tuple[str, ...], wanted: int) -> None:
+    """Refuse, in words, a player whose tables would hold more than their share of bots."""
+    cap = host.bots_per_player
+    if cap is None or not wanted:
+        return
+    held = sum(1 for table in host.tables.values() if set(table.opened_by) & set(keys)
+               for seat in table.seats if seat.bot)
+    if held + wanted > cap:
+        words = f"A player may have {cap} bots at once on this host"
+        if held:
+            words += f", and your tables have {held} playing already"
+        words += f": ask for {cap - held} or fewer." if held < cap else "."
+        raise ProtocolError("full", f"{words} The bots of a game you left go home "
+                            f"{BOTS_ALONE_CLOSE_MS / 1000:g} s after the last player did.")
+
+
 def humans_seated(table: Table) -> int:
     return sum(1 for seat in table.seats if not seat.bot)
 
@@ -76,13 +98,16 @@ def capped_words(table: Table, options: dict) -> str | None:
 
 def close_after_ms(table: Table) -> int:
     """How long a running game whose humans have all left stays open: its away limit (an
-    hour at most with no other human, also for a game resumed from before this rule)."""
+    hour at most with no other human, also for a game resumed from before this rule; a
+    minute at most with bots at it, whose seats nobody else may have meanwhile)."""
     options = table.running_header.get("options") or {}
     limit = options.get("away_limit_ms", DEFAULT_AWAY_LIMIT_MS)
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
         limit = DEFAULT_AWAY_LIMIT_MS
     if humans_seated(table) < 2:
         limit = min(limit, ALONE_AWAY_LIMIT_MS)
+    if any(seat.bot for seat in table.seats):
+        limit = min(limit, BOTS_ALONE_CLOSE_MS)
     return limit
 
 

@@ -6,6 +6,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -176,7 +177,9 @@ def test_a_full_disk_pauses_indexing_and_it_catches_up(tmp_path):
              for n in range(300)]
     # SQLite's own page limit: the file cannot grow, as on a full disk.
     pages = sqlite3.connect(tmp_path / FILE_NAME).execute("PRAGMA page_count").fetchone()[0]
-    records.ask(lambda db: db.execute(f"PRAGMA max_page_count = {pages}").fetchall(), lambda _: None)
+    limited = threading.Event()  # (set before the games come: they go before any request)
+    records.ask(lambda db: db.execute(f"PRAGMA max_page_count = {pages}").fetchall(), lambda _: limited.set())
+    assert limited.wait(10)
     done = []
     for path in paths:
         records.game_ended(path, done.append)

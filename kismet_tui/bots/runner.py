@@ -24,7 +24,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from kismet_tui.net.client import ActionRefused, Client, RequestError
+from kismet_tui.net.client import ActionRefused, Client, OpenStream, RequestError
 from kismet_tui.rules.base import AnyGame, Plain
 from kismet_tui.rules.refusal import NOT_YET
 from protocol.limits import REACTION_FLOOR_MS
@@ -47,9 +47,12 @@ REACTION_MARGIN_MS = 10
 
 
 async def run_bot(host: str, port: int, table_id: int, level: str, token: str | None = None,
-                  name: str | None = None, speed: float = 1.0, rematches: bool = True) -> None:
-    """Play at `table_id` until the table closes (or, without rematches, its game ends)."""
+                  name: str | None = None, speed: float = 1.0, rematches: bool = True,
+                  open_stream: OpenStream | None = None) -> None:
+    """Play at `table_id` until the table closes (or, without rematches, its game ends);
+    `open_stream` (the host's, for its own bots) opens the connection instead of asyncio."""
     client = Client()
+    client.open_stream = open_stream
     await client.connect(host, port, name or f"Bot ({level})", token)
     try:
         if client.table is None:
@@ -220,11 +223,15 @@ class BotHost(Protocol):
 
     def connect_address(self) -> str: ...
 
+    async def open_own_stream(self, address: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection the host counts against no address (its own bots are nobody's)."""
+
 
 class BotFactory:
     """A `bot_factory` for `server.Host`: called with (host, table_id, level, token), it starts
     a bot as an asyncio task in the host's process, connecting over loopback like any other
-    client. `levels` are the levels it can start (the lobby refuses a table asking for others)."""
+    client, through the host's own door (`open_own_stream`: counted against no address's share).
+    `levels` are the levels it can start (the lobby refuses a table asking for others)."""
 
     def __init__(self, speed: float = 1.0) -> None:
         from . import POLICIES
@@ -241,7 +248,8 @@ class BotFactory:
         # The host seats bots only once it listens (a table is opened by a connected player).
         assert host.port is not None
         return asyncio.create_task(run_bot(host.connect_address(), host.port, table_id, level,
-                                           token=token, speed=self.speed))
+                                           token=token, speed=self.speed,
+                                           open_stream=host.open_own_stream))
 
 
 def bot_factory(speed: float = 1.0) -> BotFactory:

@@ -43,7 +43,7 @@ import logging
 import os
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
@@ -93,6 +93,11 @@ class ConnectionLost(RequestError):
         super().__init__("connection", words, UNAVAILABLE)
 
 
+# Opens the stream to (host, port) instead of asyncio.open_connection (the host's own bots
+# connect through the host's door for them: kismet_tui/bots/runner.py).
+OpenStream = Callable[[str, int], Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
+
+
 class Client:
     """One connection to a host and the replica of its table's game (see the module's
     docstring); it is the app's kismet_tui.source.GameSource when playing over a network."""
@@ -118,6 +123,7 @@ class Client:
         # The key the host signs its games with, as its welcome showed it (32 bytes; None:
         # a host that showed none). kismet-join remembers it (kismet_tui/known_hosts.py).
         self.host_key: bytes | None = None
+        self.open_stream: OpenStream | None = None  # None: asyncio.open_connection
         self.table: Plain | None = None
         self.header: Plain | None = None
         self.game: Game | None = None
@@ -166,7 +172,7 @@ class Client:
         if self._address is None or self.name is None:
             raise ConnectionLost("Not connected to a host yet: connect() first.")
         host, port = self._address
-        reader, writer = await asyncio.open_connection(host, port)
+        reader, writer = await (self.open_stream or asyncio.open_connection)(host, port)
         sent = time.monotonic()
         hello = {"type": "hello", "version": limits.PROTOCOL_VERSION,
                  "name": self.name[: limits.MAX_NAME * 4], "token": self.token, "id": 0}

@@ -10,13 +10,18 @@ older host is migrated (schema.py).
 Everything here runs on one worker thread with its own connection, never on the event loop:
 the host hands it a finished log's path (after the end record is synced) and requests to
 answer, and gets the answers back through callbacks it makes thread-safe. One thread, one
-queue: a request made after a game ended is answered with that game in it. The same thread
-prunes (`keep_games`): after each game it removes the oldest kept logs beyond the keep,
-through the index (their rows stay, marked log_kept 0), so no game end scans the folder.
+queue (jobs.py): game ends go before every request waiting, and a request running when a
+game arrives is stopped (SQLite's progress handler) and answered after it, so a game's
+ratings are written within moments of its end however many requests wait; requests take
+fair turns among their askers. A request made after a game ended is answered with that game
+in it. The same thread prunes (`keep_games`): after each game it removes the oldest kept
+logs beyond the keep, through the index (their rows stay, marked log_kept 0), so no game end
+scans the folder.
 
 A write the disk refuses (full, read-only, failing) pauses indexing with words in the host's
-log; the games wait in order and are written when the disk takes them again (tried again
-every RETRY_S, and at each new game). Requests are still answered meanwhile.
+log; the games wait in order and are written when the disk takes them again: tried again
+every RETRY_S whatever else comes meanwhile (requests do not put the retry off), and at each
+new game. Requests are still answered meanwhile.
 """
 
 from __future__ import annotations
@@ -24,23 +29,26 @@ from __future__ import annotations
 import json
 import logging
 import os
-import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from pathlib import Path
 from typing import Any
 
 from protocol.gamelog import LogError
 
 from .index import SeatOutcome, ended_logs_in_order, index_game, index_log, read_ended
+from .jobs import GAME, STOP, Job, JobQueue
 from .schema import RATED_BY_TODAYS_RULES, NewerSchema, migrate
 
 log = logging.getLogger("kismet.host")
 
 FILE_NAME = "records.sqlite3"
-RETRY_S = 5.0
+RETRY_S = 1.0
+# SQLite virtual-machine steps between two looks, while a request runs, for a game waiting
+# (a look costs a few hundred nanoseconds; a thousand steps, some microseconds).
+INTERRUPT_EVERY = 1000
 
 
 def connect(path: Path) -> sqlite3.Connection:
@@ -148,10 +156,11 @@ class RecordIndex:
         self.games_dir = root / "games"
         self.damaged_dir = root / "damaged"
         self.keep_games = keep_games
-        self._jobs: queue.Queue = queue.Queue()
+        self._jobs = JobQueue()
         # Games the disk did not take yet: ((path, closed unfinished), callback).
         self._waiting: list[tuple[tuple[Path, bool], Callable | None]] = []
         self._paused_words: str | None = None
+        self._retry_at = 0.0  # (time.monotonic()) the next try of the games waiting for the disk
         self._thread: threading.Thread | None = None
         self.db: sqlite3.Connection | None = None  # the worker's (tests read it after close)
         self.start_words: list[str] = []
@@ -169,23 +178,24 @@ class RecordIndex:
 
     def game_ended(self, path: Path, then: Callable[[list[SeatOutcome] | None], None] | None = None) -> None:
         """Index the finished log at `path`; `then(outcomes)` is called on the worker thread."""
-        self._jobs.put(("game", (path, False), then))
+        self._jobs.put_game((path, False), then)
 
     def game_closed(self, path: Path) -> None:
         """The game in `path` was closed unfinished (everyone left): indexed as such, so
         keep_games prunes its log in its turn."""
-        self._jobs.put(("game", (path, True), None))
+        self._jobs.put_game((path, True), None)
 
-    def ask(self, question: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None]) -> None:
-        """Run `question(db)` on the worker; `then(answer)` on the worker thread (an exception
-        it raised is the answer)."""
-        self._jobs.put(("ask", question, then))
+    def ask(self, question: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None],
+            asker: Hashable = None) -> None:
+        """Run `question(db)` on the worker, after the games waiting and in `asker`'s fair turn
+        (jobs.py); `then(answer)` on the worker thread (an exception it raised is the answer)."""
+        self._jobs.put_ask(question, then, asker)
 
     def close(self) -> None:
         """Finish the jobs queued so far, then stop (blocks: call off the loop)."""
         if self._thread is None:
             return
-        self._jobs.put(("stop", None, None))
+        self._jobs.put_stop()
         self._thread.join()
         self._thread = None
 
@@ -218,20 +228,22 @@ class RecordIndex:
         self._write_waiting()  # games that ended while the file could not be opened
         self.ready.set()
         while True:
-            try:
-                kind, what, then = self._jobs.get(timeout=RETRY_S if self._waiting else None)
-            except queue.Empty:
+            # Games waiting for the disk are tried again at their time, however many
+            # requests come meanwhile: a request never puts the retry off.
+            job = self._jobs.get(max(0.0, self._retry_at - time.monotonic()) if self._waiting else None)
+            if job is None or job.kind == STOP:
                 self._write_waiting()
-                continue
-            if kind == "stop":
-                self._write_waiting()
+                if job is None:
+                    continue
                 self.db.close()
                 return
-            if kind == "game":
-                self._waiting.append((what, then))
+            if job.kind == GAME:
+                self._waiting.append((job.what, job.then))
                 self._write_waiting()
             else:
-                self._answer(what, then)
+                self._answer(job)
+                if self._waiting and time.monotonic() >= self._retry_at:
+                    self._write_waiting()
 
     def _open(self) -> sqlite3.Connection:
         self.games_dir.mkdir(parents=True, exist_ok=True)
@@ -268,6 +280,7 @@ class RecordIndex:
                     if self._paused_words is None:
                         self._paused_words = f"The records wait for the disk ({exc}); they catch up by themselves."
                         log.warning("%s", self._paused_words)
+                    self._retry_at = time.monotonic() + RETRY_S
                     return
             if self._paused_words is not None:
                 log.info("The records can write again: caught up.")
@@ -276,15 +289,26 @@ class RecordIndex:
             self._call(then, outcomes)
             self._prune(self.db)
 
-    def _answer(self, question: Callable[[sqlite3.Connection], Any],
-                then: Callable[[Any], None]) -> None:
+    def _answer(self, job: Job) -> None:
+        db = self.db
         try:
-            if self.db is None:  # (the file could not be opened: the asker words it)
+            if db is None:  # (the file could not be opened: the asker words it)
                 raise sqlite3.OperationalError("the records are not open")
-            answer = question(self.db)
+            # A game's end arriving meanwhile stops the request (SQLite raises "interrupted")
+            # and is written first; the request then runs again, first among the requests.
+            db.set_progress_handler(self._jobs.games_waiting, INTERRUPT_EVERY)
+            try:
+                answer = job.what(db)
+            finally:
+                db.set_progress_handler(None, 0)
+        except sqlite3.OperationalError as exc:
+            if self._jobs.games_waiting() and "interrupt" in str(exc):
+                self._jobs.put_back(job)
+                return
+            answer = exc
         except Exception as exc:  # noqa: BLE001 (handed to the asker, who words it)
             answer = exc
-        self._call(then, answer)
+        self._call(job.then, answer)
 
     @staticmethod
     def _call(then: Callable[[Any], None] | None, value: object) -> None:
@@ -300,25 +324,25 @@ class RecordIndex:
         RETRY_S; False once asked to stop."""
         deadline = time.monotonic() + RETRY_S
         while (left := deadline - time.monotonic()) > 0:
-            try:
-                kind, what, then = self._jobs.get(timeout=left)
-            except queue.Empty:
+            job = self._jobs.get(left)
+            if job is None:
                 break
-            if kind == "stop":
+            if job.kind == STOP:
                 return False
-            if kind == "game":
-                self._waiting.append((what, then))
+            if job.kind == GAME:
+                self._waiting.append((job.what, job.then))
             else:
-                self._call(then, RuntimeError("The records wait for the disk."))
+                self._call(job.then, RuntimeError("The records wait for the disk."))
         return True
 
     def _drain_without_db(self) -> None:
         """No database: every request still gets an answer (an error), none waits forever."""
         while True:
-            kind, what, then = self._jobs.get()
-            if kind == "stop":
+            job = self._jobs.get()
+            assert job is not None  # (no timeout: a job)
+            if job.kind == STOP:
                 return
-            self._call(then, None if kind == "game" else RuntimeError("The records are off on this host."))
+            self._call(job.then, None if job.kind == GAME else RuntimeError("The records are off on this host."))
 
     def _prune(self, db: sqlite3.Connection) -> None:
         """Remove the oldest kept logs beyond keep_games, through the index: their rows stay."""

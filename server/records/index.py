@@ -150,9 +150,10 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
     with db:
         cursor = db.execute(
             "INSERT INTO games (log_file, ruleset, table_id, started_ms, ended_ms, seat_count, top_score, "
-            "finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "finished, solo_player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (game.log_file, game.ruleset, game.table_id, game.started_ms, game.ended_ms, len(game.names),
-             max(game.scores, default=0), int(game.finished)))
+             max(game.scores, default=0), int(game.finished),
+             game.players[0] if game.finished and len(game.names) == 1 else None))
         rated = rated_seats(game)
         if not game.finished and not rated:
             return []  # no result and nobody rated: nobody's record moves

@@ -2,8 +2,10 @@
 
 Every view gives plain maps for the wire (protocol/messages.py's `records` answer). A page is
 PAGE_SIZE rows; `more` says whether a next page exists (one row more is asked for, so no
-count over the whole table is needed). Only indexed columns are sorted on, so a page costs
-the same at 100,000 games as at 10 (benchmarks/records.py).
+count over the whole table is needed). Every page reads rows in the order of an index made
+for it (server/records/schema.py), never sorting and never scanning every game, so a first
+page costs the same at 300,000 games as at 10 (benchmarks/records.py; its plans are checked
+by tests/test_records_plans.py); a deep page reads the index up to its offset.
 """
 
 from __future__ import annotations
@@ -100,12 +102,14 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0) -> dict:
 def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None) -> dict:
     """The high scores: the best ten solo games of `ruleset` (everyone's, or one player's),
     with their date and replay."""
-    who, args = ("AND s.player_id = ? ", (player_id,)) if player_id else ("", ())
-    # top_score is the solo seat's score: sorted by its index, not by reading every seat.
+    # top_score is the solo seat's score, and solo_player its player: read in the order of
+    # their index (games_best, games_best_of_player), never every seat. Games are indexed in
+    # the order they ended, so among equal scores the lower id is the earlier game.
+    who, args = ("g.solo_player = ? ", (player_id,)) if player_id else ("g.seat_count = 1 ", ())
     rows = db.execute(
         "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.name, s.score FROM games g "
-        "JOIN seats s ON s.game_id = g.id WHERE g.ruleset = ? AND g.seat_count = 1 " + who +
-        "ORDER BY g.top_score DESC, g.ended_ms LIMIT ?", (ruleset, *args, PAGE_SIZE)).fetchall()
+        "JOIN seats s ON s.game_id = g.id WHERE g.ruleset = ? AND " + who +
+        "ORDER BY g.top_score DESC, g.id LIMIT ?", (ruleset, *args, PAGE_SIZE)).fetchall()
     return {"rows": [{**_game_row(row[:5], []), "name": row[5], "score": row[6]} for row in rows],
             "more": False}
 
