@@ -89,8 +89,20 @@ class HostRefused(HostMessage, bubble=False):
 
 @dataclass
 class ChatHeard(HostMessage, bubble=False):
+    """One chat line. The app keeps it (`chat_lines`, `chat_said`); the screens show it from
+    there, so it is not handed down to them like the other kinds."""
+
     name: str
     text: str
+
+
+@dataclass
+class ChatSkipped(HostMessage, bubble=False):
+    """Chat lines that were not shown, and words saying how many: the host skipped them while
+    our connection was behind, or the client while the app was (kismet_tui/net/inbox.py)."""
+
+    count: int
+    words: str
 
 
 @dataclass
@@ -150,6 +162,9 @@ def host_message(msg: Plain) -> HostMessage | None:
                            re if isinstance(re, int) else None)
     if kind == "chat":
         return ChatHeard(str(msg.get("name") or msg.get("from") or "?"), str(msg.get("text", "")))
+    if kind == "chat_skipped":
+        count = msg.get("count")
+        return ChatSkipped(count if isinstance(count, int) else 0, str(msg.get("words") or ""))
     if kind == "notice":
         return HostNotice(str(msg.get("code") or ""), str(msg.get("words") or ""))
     if kind == "fairness":
