@@ -143,7 +143,10 @@ async def run_tree(label: str, tree: Path, args: argparse.Namespace) -> None:
                 raise SystemExit(f"{label}: kismet-host did not start")
         out = Output()
         ended: list[int] = []
-        os.environ["PYTHONPATH"] = str(tree)  # read when the app's environment is made
+        # The app imports from PYTHONPATH, read when its environment is made, and not from
+        # the current folder, which comes first on its path: so not this script's tree.
+        os.environ["PYTHONPATH"] = str(tree)
+        os.chdir(state)
         app = PtyApp([f"127.0.0.1:{port}", "--name", "Player", "--fresh"], term="xterm-256color",
                      cols=80, rows=24, on_output=out.feed, on_exit=ended.append)
         await app.start()

@@ -5,7 +5,8 @@ Down: the network worker (KismetApp.read_host) is the only code that awaits the 
 turns each thing the host says into one typed message per kind (`host_message`), after the
 client has already applied it to its replica (client.game, client.table, client.seat). The
 app handles each with `@on` and then hands a copy to every screen (`HostMessage` does not
-bubble back up); the screens handle the kinds they care for with `@on` too.
+bubble back up); the screens handle the kinds they care for with `@on` too. Chat is the
+exception: the app keeps it and the screens show it from the app's `chat_said`.
 
 Up: a screen never calls the app. It posts `Refusal` (words to show), `RematchAsked` or
 `LeaveAsked`, which bubble to the app, and makes its requests of the game's source through
