@@ -227,6 +227,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     "remove": {"seat": (integer(0, 15), REQUIRED)},
     "act": {"action": (action_map, REQUIRED)},
     "chat": {"text": (chat_field, REQUIRED)},
+    "mute_watchers": {"muted": (boolean, True)},
     "digest": {
         "seq": (integer(0, 2**40), REQUIRED),
         "digest": (text(limits.MAX_DIGEST), REQUIRED),

@@ -57,6 +57,8 @@ from protocol.errors import ProtocolError, kind_of
 from protocol.framing import FROM_HOST, encode, read_frame
 from protocol.logsign import PUBLIC_KEY_BYTES
 
+from .inbox import Inbox
+
 log = logging.getLogger("kismet.client")
 # The notes the replica made for one event, as kismet_tui.source.EventNotes names them (the
 # network client does not import the app's modules).
@@ -139,7 +141,7 @@ class Client:
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[int, asyncio.Future] = {}
         self._next_id = 1
-        self._queues: list[asyncio.Queue] = []
+        self._queues: list[Inbox] = []
         self._offset_ms = 0.0
         self._best_rtt = float("inf")
         self._closing = False
@@ -307,8 +309,10 @@ class Client:
 
     # ---- messages in ------------------------------------------------------------------------
     def messages(self) -> AsyncIterator[dict]:
-        """Every host message (and connection change), after the client state was updated."""
-        queue: asyncio.Queue = asyncio.Queue()
+        """Every host message (and connection change), after the client state was updated.
+        Chat lines a slow listener has not taken are bounded (kismet_tui/net/inbox.py): past
+        that, they come as one `chat_skipped` with their count."""
+        queue = Inbox()
         self._queues.append(queue)
 
         async def iterate() -> AsyncIterator[dict]:
@@ -322,7 +326,7 @@ class Client:
 
     def _publish(self, message: dict) -> None:
         for queue in self._queues:
-            queue.put_nowait(message)
+            queue.put(message)
 
     def _dispatch(self, message: dict) -> None:
         kind = message.get("type")
@@ -520,6 +524,10 @@ class Client:
 
     async def chat(self, text: str) -> None:
         await self._request({"type": "chat", "text": text})
+
+    async def mute_watchers(self, muted: bool = True) -> None:
+        """Owner only: the watchers' chat off (or on again, muted=False)."""
+        await self._request({"type": "mute_watchers", "muted": muted})
 
     async def act(self, action: Mapping[str, Any]) -> dict:
         """Send a game action; returns the stamped event, or raises ActionRefused."""

@@ -30,7 +30,7 @@ from ..widgets.footer import KeyFooter
 from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
-from ..widgets.chat import ChatInput
+from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .game import MoveLog
@@ -79,6 +79,8 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
     if watchers:
         text.append(f"watching: {fit(', '.join(str(w.get('name')) for w in watchers), 60)}\n",
                     Style(color="bright_black"))
+    if table.get("watchers_muted"):
+        text.append("watchers' chat: off (the owner's m)\n", Style(color="bright_black"))
     return text
 
 
@@ -124,6 +126,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         Binding("l", "leave", "Leave"),
         Binding("r", "refresh", "Refresh"),
         ChatInput.TALK,
+        *MUTE,
         Binding("o", "open_network", "Invite"),
         Binding("h", "records", "Records"),
     ]
@@ -287,6 +290,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             return table is not None and not any(c.is_open for c in self.query(ChatInput))
         if action == "leave":
             return table is not None
+        if action in ("mute_watchers", "unmute_watchers"):
+            return mute_offered(action, table, self.my_id())
         if action == "open_network":
             # Only `kismet` alone has a host of its own to open, and only once.
             return self.kismet.open_to_network is not None and not self.opened_lines
@@ -380,3 +385,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()
+
+    async def action_mute_watchers(self) -> None:
+        await send(self, partial(self.client.mute_watchers, True))
+
+    async def action_unmute_watchers(self) -> None:
+        await send(self, partial(self.client.mute_watchers, False))
