@@ -219,7 +219,10 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     @on(HostMessage)
     def host_said(self, message: HostMessage) -> None:
-        if self.shown():
+        # The keys offered hang on the table we are at and the connection, never on the
+        # table list: a push of the list rebuilds no footer (that cost a lobby a tenth of a
+        # second per push while someone churned at a table).
+        if self.shown() and not isinstance(message, TablesListed):
             self.refresh_bindings()
 
     def connection_changed(self, connection: Connection) -> None:
