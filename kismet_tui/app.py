@@ -30,6 +30,7 @@ from textual.driver import Driver
 from protocol import limits
 
 from . import terminal
+from .app_ref import OnKismetApp
 from .app_state import Connection, KismetState, Notice
 from .messages import (BuildChanged, ChatHeard, ChatSkipped, ConnectionChanged, ConnectionReported,
                        EventApplied, FairnessChecked, HostMessage, HostNotice, HostRefused, LeaveAsked,
@@ -277,9 +278,11 @@ class KismetApp(KismetState):
 
     @on(HostMessage)
     def host_said(self, message: HostMessage) -> None:
-        """Show the screen that fits, then hand the message on to every screen: the game
-        under its end screen still follows the game. (A screen pushed just now hears it
-        too, once mounted.)"""
+        """Show the screen that fits, then hand the message on to every screen of ours: the
+        game under its end screen still follows the game. (A screen pushed just now hears it
+        too, once mounted.) Textual's own first screen, under all of ours, is not told: it
+        has nothing to do with the host, and a message it handles marks it as changed, so
+        the screen on top is painted again whole (for each push of the table list)."""
         if not self.screen_stack or not self.is_running:
             return  # shutting down
         if isinstance(message, (ChatHeard, ChatSkipped)):
@@ -288,7 +291,8 @@ class KismetApp(KismetState):
             return
         self.route()
         for screen in self.screen_stack:
-            screen.post_message(dataclasses.replace(message))
+            if isinstance(screen, OnKismetApp):
+                screen.post_message(dataclasses.replace(message))
 
     def watch_connection(self, old: Connection, new: Connection) -> None:
         """A change of the connection that the player must hear of gets a notice."""

@@ -49,7 +49,8 @@ class Welcomed(HostMessage, bubble=False):
 
 @dataclass
 class TablesListed(HostMessage, bubble=False):
-    """The host's tables: the answer to `list_tables`, or the host's push when they change."""
+    """The host's whole table list: the answer to `list_tables`, or after the host's push of
+    what changed (the client applied it: a summary that did not change is the same object)."""
 
     tables: list[Plain]
 
@@ -153,7 +154,7 @@ def host_message(msg: Plain) -> HostMessage | None:
                             list(notes) if isinstance(notes, list) else None)
     if kind == "table":
         return TableChanged(msg.get("table") or {})
-    if kind == "tables":
+    if kind in ("tables", "tables_changed"):
         return TablesListed(list(msg.get("tables") or []))
     if kind == "game":
         return GameArrived(msg.get("header") or {}, list(msg.get("events") or []))

@@ -27,7 +27,7 @@ from .table import PLAYING, Seat, Table
 
 
 def on_list_tables(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
-    host.table_list.answer(conn, re)
+    host.table_list.answer(conn, re, msg["changes"])
 
 
 def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
