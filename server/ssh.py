@@ -12,7 +12,8 @@ client was given, and that token is saved per NAME and proof (server state folde
 `ssh-seats/`): the client's key, or for a login without a key the rejoin code it was shown
 at first sitting (server/rejoin_code.py), asked for when that NAME comes back while its seat
 is held. So the same NAME with the same key or code takes the seat back, and somebody else
-typing that NAME does not.
+typing that NAME does not. Wrong codes are limited per address and per name, a few a minute
+(rejoin_code.Guesses): past that a login is told "Too many tries: wait a minute."
 
 No session can take the machine (server/door_limits.py): its window is clamped, its app
 runs under a memory limit (and ends in words past it) and dies with the session or the
@@ -119,6 +120,7 @@ class SshServer:
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
+        self.guesses = rejoin_code.Guesses()   # wrong rejoin codes, per address and per name
         self._server: asyncssh.SSHAcceptor | None = None
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_SSH_PORT) -> None:
@@ -368,6 +370,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         if not typed:
             self.ask_name(f"Somebody called {name} is already at this host.")
             return
+        guesses = self.server.guesses
+        if not guesses.allowed(self.gate.address, name):   # (the code is not even looked at)
+            self.chan.write(f"\r\n{rejoin_code.TOO_MANY}\r\n".encode())
+            self.chan.exit(1)
+            return
         code = rejoin_code.read_back(typed)
         if code is not None:
             proof = rejoin_code.identity(name, code)
@@ -381,7 +388,13 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                               "already at this host.")
                 return
         self.wrong_codes += 1
-        log.info("a wrong rejoin code for %s from %s", name, self.gate.address)
+        if guesses.wrong(self.gate.address, name):
+            log.warning("rejoin codes for %s from %s: too many wrong, refused for a minute",
+                        name, self.gate.address)
+            self.chan.write(f"\r\nThat is not the rejoin code for {name}. "
+                            f"{rejoin_code.TOO_MANY}\r\n".encode())
+            self.chan.exit(1)
+            return
         if self.wrong_codes >= rejoin_code.TRIES:
             self.chan.write(f"\r\nThat is not the rejoin code for {name}. Bye.\r\n".encode())
             self.chan.exit(1)
