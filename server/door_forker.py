@@ -28,8 +28,9 @@ Messages are JSON, one a packet (SOCK_SEQPACKET):
 - to the host: {"op": "ready"}, {"op": "forked", "id", "pid"} with the pidfd,
   {"op": "failed", "id", "error"}, {"op": "ended", "pid", "status"} (a returncode as
   asyncio gives it: negative for a signal);
-- from the host: {"op": "fork", "id", "argv", "env", "terminal", "address_space"} with three
-  fds, {"op": "signal", "pid", "signal"} (to the child's whole process group, only while it
+- from the host: {"op": "fork", "id", "argv", "env", "terminal", "address_space",
+  "deadline"} with three fds (a request read after its deadline is answered "failed", not
+  forked: the host has stopped waiting and started that session itself), {"op": "signal", "pid", "signal"} (to the child's whole process group, only while it
   is not yet reaped: never a stranger's reused pid).
 """
 
@@ -47,6 +48,7 @@ import socket
 import sys
 import termios
 import threading
+import time
 import traceback
 
 from .door_limits import FORKER_MESSAGE_BYTES, die_with_parent
@@ -157,7 +159,10 @@ class Forker:
         try:
             message = json.loads(data)
             if message.get("op") == "fork" and len(fds) == SESSION_FDS:
-                self.fork(message, fds)
+                if too_late(message):   # its login has started a process of its own
+                    send(self.sock, {"op": "failed", "id": message.get("id"), "error": "too late"})
+                else:
+                    self.fork(message, fds)
             elif message.get("op") == "signal":
                 self.signal_group(int(message["pid"]), int(message["signal"]))
         finally:
@@ -208,6 +213,13 @@ class Forker:
                 os.killpg(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def too_late(request: dict[str, object]) -> bool:
+    """The request's deadline (the host's time.monotonic(): CLOCK_MONOTONIC, the same in
+    every process) has passed: the host no longer waits for this fork."""
+    deadline = request.get("deadline")
+    return isinstance(deadline, (int, float)) and time.monotonic() > deadline
 
 
 def become_session(request: dict[str, object], fds: list[int], parent: int) -> None:
