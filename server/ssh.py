@@ -9,7 +9,8 @@ players. Each session runs `kismet-join` on a pty of its own (server/pty_app.py)
 
 A dropped session is a dropped player: the host keeps the seat for the rejoin token the
 client was given, and that token is saved per NAME and proof (server state folder,
-`ssh-seats/`): the client's key, or for a login without a key the rejoin code it was shown
+`ssh-seats/`, a folder each, removed once the host holds none of its tokens:
+server/seat_files.py): the client's key, or for a login without a key the rejoin code it was shown
 at first sitting (server/rejoin_code.py), asked for when that NAME comes back while its seat
 is held. So the same NAME with the same key or code takes the seat back, and somebody else
 typing that NAME does not. Wrong codes are limited per address and per name, a few a minute
@@ -45,6 +46,7 @@ from .door_pass import ENVIRONMENT_NAME
 from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
+from .seat_files import SeatFolders
 from .ssh_keys import AuthorizedKeys
 from .warm_doors import DoorForker
 
@@ -121,6 +123,7 @@ class SshServer:
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
         self.guesses = rejoin_code.Guesses()   # wrong rejoin codes, per address and per name
+        self.seats = SeatFolders(host, self.state_dir, "ssh-seats")
         self._server: asyncssh.SSHAcceptor | None = None
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_SSH_PORT) -> None:
@@ -132,6 +135,7 @@ class SshServer:
             encoding=None, x11_forwarding=False, agent_forwarding=False, allow_scp=False,
             line_editor=False, sftp_factory=None, window=INPUT_WINDOW)
         self.port = self._server.sockets[0].getsockname()[1]
+        self.seats.start()
         log.info("ssh on %s:%s, key %s", bind, self.port, self.fingerprint)
 
     @property
@@ -147,14 +151,17 @@ class SshServer:
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
+        await self.seats.stop()
+
+    @staticmethod
+    def seat_digest(name: str, proof: str) -> str:
+        """What names the seat folder of this NAME with this proof (its key's fingerprint,
+        or the identity of its rejoin code: never NAME alone)."""
+        return hashlib.sha256(f"{name}\0{proof}".encode()).hexdigest()[:32]
 
     def seats_file(self, name: str, proof: str) -> Path:
-        """Where this NAME with this proof (its key's fingerprint, or the identity of its
-        rejoin code: never NAME alone) keeps its rejoin token."""
-        digest = hashlib.sha256(f"{name}\0{proof}".encode()).hexdigest()[:32]
-        folder = self.state_dir / "ssh-seats"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return folder / f"{digest}.json"
+        """Where this NAME with this proof keeps its rejoin token."""
+        return self.seats.tokens_file(self.seat_digest(name, proof))
 
     def host_address(self) -> str:
         return f"{self.host.connect_address()}:{self.host.port}"
@@ -259,6 +266,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         self.ended = False
         self.slot = False                     # holds one of the doors' SessionSlots
         self.door_pass: str | None = None     # issued for the app, revoked at the end
+        self.seat_digest: str | None = None   # its seat folder's, while the app uses it
         self.reading = True                   # False while the app's key backlog is full
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
@@ -441,6 +449,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
         seats = self.server.seats_file(name, proof)
+        self.seat_digest = self.server.seat_digest(name, proof)
+        self.server.seats.using(self.seat_digest)
         # `--name=NAME` in one word: a name such as "-h" or "--fresh" stays a name.
         args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
         # The pass tells the host who this player really is (address, key or code): it
@@ -533,6 +543,9 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             if self.door_pass is not None:
                 self.server.host.door_passes.revoke(self.door_pass)
                 self.door_pass = None
+            if self.seat_digest is not None:
+                self.server.seats.done(self.seat_digest)
+                self.seat_digest = None
             if self.slot:
                 self.slot = False
                 self.server.slots.give_back()

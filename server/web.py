@@ -17,8 +17,8 @@ own addresses, `localhost` on loopback) or a name given with `--web-origin`; the
 must then be that page (`scheme://Host`), or with `--web-origin` one of the pages named.
 
 Seats: the page keeps a random secret in the browser's own storage and opens its socket at
-/ws/SECRET. The door keeps that browser's rejoin tokens in a file named by a hash of the
-secret, and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
+/ws/SECRET. The door keeps that browser's rejoin tokens in a folder named by a hash of the
+secret (server/seat_files.py: removed once the host holds none of its tokens), and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
 the same browser typing the same name gets its seat back; any other browser does not.
 """
 
@@ -43,6 +43,7 @@ from .addresses import local_addresses
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
+from .seat_files import SeatFolders
 from .warm_doors import DoorForker
 from .web_session import VisitorLeft, VisitorSession, tell_and_close
 
@@ -137,7 +138,10 @@ class KismetServe(Server):
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
         passes = self.door.host.door_passes
         door_pass = passes.issue("web", address, f"web {digest}" if digest else "")
-        session = VisitorSession(self.door.visitor_args(digest), {ENVIRONMENT_NAME: door_pass},
+        seat = digest[:32] if digest else self.door.seats.once()
+        self.door.seats.using(seat)
+        session = VisitorSession(self.door.visitor_args(seat, fresh=digest is None),
+                                 {ENVIRONMENT_NAME: door_pass},
                                  request, socket, download_manager=self.download_manager,
                                  address_space=self.door.session_address_space,
                                  forker=self.door.forker)
@@ -155,6 +159,7 @@ class KismetServe(Server):
             await session.end()
             await socket.close()
             self.door.sessions.discard(session)
+            self.door.seats.done(seat)
 
 
 class WebServer:
@@ -176,6 +181,7 @@ class WebServer:
         self._own_addresses: frozenset[str] | None = None   # this machine's, looked up once
         self.session_address_space = session_address_space
         self.sessions: set[VisitorSession] = set()   # the visitors playing now
+        self.seats = SeatFolders(host, self.state_dir, "web-seats")
         self.port: int | None = None
         self.serve: KismetServe | None = None
         self._runner: web.AppRunner | None = None
@@ -203,18 +209,13 @@ class WebServer:
         """The pages that may open the socket: --web-origin's, or the page the Host names."""
         return self.origins or [f"{request.scheme}://{request.host}".lower()]
 
-    def visitor_args(self, digest: str | None) -> list[str]:
-        """The visitor's `kismet-join` arguments: with the browser's own seats file when the page sent
-        its secret (`digest` is its hash), else always a new member (--fresh), their tokens
-        written apart from any ssh or local player's."""
+    def visitor_args(self, seat: str, *, fresh: bool) -> list[str]:
+        """The visitor's `kismet-join` arguments: the tokens file of the seat folder `seat`
+        (the browser's own when the page sent its secret; else one for this visit, and
+        always a new member: --fresh), apart from any ssh or local player's."""
         address = f"{self.host.connect_address()}:{self.host.port}"
-        if digest is None:
-            seats = ["--fresh", "--seats-file", str(self.state_dir / "web-seats.json")]
-        else:
-            folder = self.state_dir / "web-seats"
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            seats = ["--seats-file", str(folder / f"{digest[:32]}.json")]
-        return [address, "--ask-name", *seats]
+        seats = ["--seats-file", str(self.seats.tokens_file(seat))]
+        return [address, "--ask-name", *(["--fresh"] if fresh else []), *seats]
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_WEB_PORT) -> None:
         self.bind = bind
@@ -228,6 +229,7 @@ class WebServer:
             await self._runner.cleanup()
             raise
         self.port = self._runner.addresses[0][1]  # (host, port, ...) of the one site
+        self.seats.start()
         log.info("web on %s:%s", bind, self.port)
 
     async def stop(self) -> None:
@@ -239,6 +241,7 @@ class WebServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        await self.seats.stop()
 
 
 def host_name(host: str) -> str:
