@@ -156,6 +156,14 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
 
     # One cap on the sessions of both doors: each runs a client process on this machine.
     slots = SessionSlots(getattr(args, "max_sessions", None))
+    sandbox = None
+    if args.ssh is not None or args.web is not None:
+        from .session_sandbox import SessionSandbox
+
+        # What every door session may open: never the host's key or logs, where it can be.
+        sandbox = SessionSandbox(args.state_dir)
+        if (words := sandbox.words()) is not None:
+            print(words)
     forker = None
     if (args.ssh is not None or args.web is not None) and getattr(args, "door_sessions", "warm") == "warm":
         from .warm_doors import DoorForker
@@ -189,7 +197,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
 
         try:
             ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap,
-                            slots=slots, forker=forker)
+                            slots=slots, forker=forker, sandbox=sandbox)
         except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
             print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
                   f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
@@ -209,7 +217,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
         from .web import WebServer
 
         web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots, forker=forker,
-                        origins=args.web_origin or ())
+                        origins=args.web_origin or (), sandbox=sandbox)
         if not await start(web, args.web, "the web page"):
             return None
         print("Or in a browser:")

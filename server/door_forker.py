@@ -16,7 +16,7 @@ controlling terminal) of its own, the same hard address-space limit, death with 
 (the parent-death signal, set and then checked against the race with the parent's own
 death), the session's fds as 0, 1 and 2 and no other fd at all (not the socket to the host,
 not another session's pty or pipes), signals as a fresh interpreter has them, the session's
-environment; then it runs the client of `kismet-join` (kismet_tui.door_child.run) and exits
+environment, and its confinement (server/session_sandbox.py: the files it may open); then it runs the client of `kismet-join` (kismet_tui.door_child.run) and exits
 with its status.
 
 The host is told each child's pid with a pidfd of it (to watch and to signal without a
@@ -29,7 +29,7 @@ Messages are JSON, one a packet (SOCK_SEQPACKET):
   {"op": "failed", "id", "error"}, {"op": "ended", "pid", "status"} (a returncode as
   asyncio gives it: negative for a signal);
 - from the host: {"op": "fork", "id", "argv", "env", "terminal", "address_space",
-  "deadline"} with three fds (a request read after its deadline is answered "failed", not
+  "deadline", "confine"} with three fds (a request read after its deadline is answered "failed", not
   forked: the host has stopped waiting and started that session itself), {"op": "signal", "pid", "signal"} (to the child's whole process group, only while it
   is not yet reaped: never a stranger's reused pid).
 """
@@ -52,6 +52,7 @@ import time
 import traceback
 
 from .door_limits import FORKER_MESSAGE_BYTES, die_with_parent
+from .session_sandbox import confine
 
 # Room for one request: argv and environment (a host's environment is a few KiB).
 SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
@@ -237,6 +238,8 @@ def become_session(request: dict[str, object], fds: list[int], parent: int) -> N
         argv, env, address_space = session_of(request)
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         fresh_signals()
+        rules = request.get("confine")   # (server/session_sandbox.py; None: not confined)
+        confine(rules if isinstance(rules, list) else None)
         os.environ.clear()
         os.environ.update(env)
         # Textual reads its settings from the environment when first imported.

@@ -47,6 +47,7 @@ from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
 from .seat_files import SeatFolders
+from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .ssh_keys import AuthorizedKeys
 from .warm_doors import DoorForker
 
@@ -110,7 +111,8 @@ class SshServer:
 
     def __init__(self, host: Host, state_dir: str | Path, *, keys_file: str | Path | None = None,
                  max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
-                 slots: SessionSlots | None = None, forker: DoorForker | None = None) -> None:
+                 slots: SessionSlots | None = None, forker: DoorForker | None = None,
+                 sandbox: SessionSandbox | None = None) -> None:
         self.host = host
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.forker = forker   # the warm parent of sessions (None: a new process each)
@@ -124,6 +126,8 @@ class SshServer:
         self.sessions: set[PlayerSession] = set()
         self.guesses = rejoin_code.Guesses()   # wrong rejoin codes, per address and per name
         self.seats = SeatFolders(host, self.state_dir, "ssh-seats")
+        # What each session may open: its seat folder, never the rest of the state folder.
+        self.sandbox = sandbox if sandbox is not None else SessionSandbox(self.state_dir)
         self._server: asyncssh.SSHAcceptor | None = None
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_SSH_PORT) -> None:
@@ -456,13 +460,14 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         # The pass tells the host who this player really is (address, key or code): it
         # counts them against their own address, not loopback's.
         self.door_pass = self.server.host.door_passes.issue("ssh", self.gate.address, proof)
-        door_env = {ENVIRONMENT_NAME: self.door_pass}
+        door_env = {ENVIRONMENT_NAME: self.door_pass, **own_environment(seats.parent)}
         if code:
             door_env[REJOIN_CODE_VARIABLE] = rejoin_code.shown(code)
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
                           on_input_room=self.input_room, door_env=door_env,
-                          client_env=dict(self.chan.get_environment()), forker=self.server.forker)
+                          client_env=dict(self.chan.get_environment()), forker=self.server.forker,
+                          confinement=session_rules(self.server.sandbox, seats.parent))
         try:
             await self.app.start()
         except OSError as exc:

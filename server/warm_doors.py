@@ -36,6 +36,7 @@ import time
 from typing import Union
 
 from .door_limits import FORKER_MESSAGE_BYTES, SESSION_ADDRESS_SPACE, child_environment, die_with_parent
+from .session_sandbox import Rules
 
 log = logging.getLogger("kismet.doors")
 
@@ -397,11 +398,13 @@ class DoorForker:
         watcher.add_done_callback(self._watchers.discard)
 
     async def spawn(self, argv: list[str], env: dict[str, str], fds: tuple[int, int, int], *,
-                    terminal: bool, address_space: int = SESSION_ADDRESS_SPACE) -> ForkedSession:
+                    terminal: bool, address_space: int = SESSION_ADDRESS_SPACE,
+                    confinement: Rules | None = None) -> ForkedSession:
         """A session running `kismet-join ARGV` on `fds` (its 0, 1, 2; the caller keeps and
-        closes its own copies): forked by the warm parent, or ForkerUnavailable."""
+        closes its own copies), confined to `confinement` (server/session_sandbox.py): forked
+        by the warm parent, or ForkerUnavailable."""
         request: dict[str, object] = {"argv": argv, "env": env, "terminal": terminal,
-                                      "address_space": address_space}
+                                      "address_space": address_space, "confine": confinement}
         while True:
             if self._stopping or self.failed_starts >= FAILED_STARTS_GIVEN_UP:
                 raise ForkerUnavailable("the doors are closing" if self._stopping

@@ -44,6 +44,7 @@ from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .seat_files import SeatFolders
+from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .warm_doors import DoorForker
 from .web_session import VisitorLeft, VisitorSession, tell_and_close
 
@@ -140,11 +141,13 @@ class KismetServe(Server):
         door_pass = passes.issue("web", address, f"web {digest}" if digest else "")
         seat = digest[:32] if digest else self.door.seats.once()
         self.door.seats.using(seat)
+        folder = self.door.seats.folder(seat)
         session = VisitorSession(self.door.visitor_args(seat, fresh=digest is None),
-                                 {ENVIRONMENT_NAME: door_pass},
+                                 {ENVIRONMENT_NAME: door_pass, **own_environment(folder)},
                                  request, socket, download_manager=self.download_manager,
                                  address_space=self.door.session_address_space,
-                                 forker=self.door.forker)
+                                 forker=self.door.forker,
+                                 confinement=session_rules(self.door.sandbox, folder))
         self.door.sessions.add(session)
         try:
             await session.start(*clamp_size(request.query.get("width"), request.query.get("height")))
@@ -169,7 +172,8 @@ class WebServer:
                  exempt_loopback: bool = True, slots: SessionSlots | None = None,
                  origins: Iterable[str] = (),
                  session_address_space: int = SESSION_ADDRESS_SPACE,
-                 forker: DoorForker | None = None) -> None:
+                 forker: DoorForker | None = None,
+                 sandbox: SessionSandbox | None = None) -> None:
         self.host = host
         self.forker = forker   # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
@@ -182,6 +186,8 @@ class WebServer:
         self.session_address_space = session_address_space
         self.sessions: set[VisitorSession] = set()   # the visitors playing now
         self.seats = SeatFolders(host, self.state_dir, "web-seats")
+        # What each session may open: its seat folder, never the rest of the state folder.
+        self.sandbox = sandbox if sandbox is not None else SessionSandbox(self.state_dir)
         self.port: int | None = None
         self.serve: KismetServe | None = None
         self._runner: web.AppRunner | None = None
