@@ -44,6 +44,9 @@ DOOR_SESSIONS = ("warm", "spawn")   # the values of --door-sessions
 # How long a session waits for a (re)starting forker before starting a process of its own;
 # a forker warms up in about a second on a quiet machine.
 READY_WAIT_SECONDS = 10.0
+# A forker not ready this long after its start is stuck warming up (a busy machine takes a
+# few seconds): it is replaced, and that counts as a failed start.
+WARM_UP_LIMIT_SECONDS = 60.0
 # A fork request sent is answered within this (a fork takes some 10-50 ms), or its forker
 # is stuck.
 FORK_DEADLINE_SECONDS = 2.0
@@ -412,8 +415,8 @@ class DoorForker:
             await self._ready_or_given_up()
             parent = self.parent
             if not self.ready.is_set() or parent is None:
-                if parent is not None and parent.warming_for() > READY_WAIT_SECONDS:
-                    self.retire(parent, f"it did not warm up within {READY_WAIT_SECONDS:g} s")
+                if parent is not None and parent.warming_for() > WARM_UP_LIMIT_SECONDS:
+                    self.retire(parent, f"it did not warm up within {WARM_UP_LIMIT_SECONDS:g} s")
                 raise ForkerUnavailable("the warm parent is not ready")
             self._next_id += 1
             try:
