@@ -16,8 +16,10 @@ player's input is read), it restricts itself, for good and for its children, to
   temporary files: TMPDIR points there);
 
 and nothing else: the state folder (the host's key, game logs, records, other players'
-seats) cannot be opened, whatever the client is made to do. Network access is not
-restricted (the client reaches the host over loopback).
+seats) cannot be opened, whatever the client is made to do. Where the kernel has Landlock's
+scopes (ABI 6, Linux 6.12), it cannot signal a process outside its sandbox either (the host,
+its warm parent, another session) nor reach one by an abstract unix socket. Network access
+is not restricted (the client reaches the host over loopback).
 
 Where the kernel has no Landlock (an older Linux) or the system is not Linux, a session
 could read what the host's user can: the host says so in words when its doors open, and
@@ -49,6 +51,9 @@ _ABI_1 = (1 << 13) - 1
 HANDLED = {1: _ABI_1, 2: _ABI_1 | REFER, 3: _ABI_1 | REFER | TRUNCATE, 4: _ABI_1 | REFER | TRUNCATE}
 HANDLED_LATEST = _ABI_1 | REFER | TRUNCATE | IOCTL_DEV   # ABI 5 and later
 FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV   # what a rule on a file may hold
+
+# ABI 6's scopes: no signal to, and no abstract unix socket of, a process outside the sandbox.
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 
 READ = EXECUTE | READ_FILE | READ_DIR
 DEVICES = READ | WRITE_FILE | TRUNCATE | IOCTL_DEV
@@ -151,8 +156,12 @@ def confine(rules: Sequence[Sequence[object]] | None) -> None:
     if abi < 1:
         raise OSError("Landlock is not available to confine this session")
     handled = HANDLED.get(abi, HANDLED_LATEST)
-    attr = ctypes.create_string_buffer(struct.pack("=Q", handled))
-    ruleset = libc.syscall(ctypes.c_long(_CREATE_RULESET), attr, ctypes.c_long(8), ctypes.c_long(0))
+    # (handled_access_fs; from ABI 6 also handled_access_net, left alone, and the scopes)
+    attr_bytes = (struct.pack("=QQQ", handled, 0, SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET)
+                  if abi >= 6 else struct.pack("=Q", handled))
+    attr = ctypes.create_string_buffer(attr_bytes)
+    ruleset = libc.syscall(ctypes.c_long(_CREATE_RULESET), attr, ctypes.c_long(len(attr_bytes)),
+                           ctypes.c_long(0))
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:

@@ -96,3 +96,34 @@ async def test_kismet_host_confines_its_ssh_sessions_and_says_nothing_against_it
     finally:
         proc.kill()
         proc.wait(10)
+
+
+# A process confined with the very rules the ssh door gives a session (confine() is what
+# each session runs as it starts), then asked to signal the host's process.
+SIGNAL_THE_HOST = """
+import json, os, sys
+from server.session_sandbox import confine
+confine(json.loads(sys.argv[1]))
+try:
+    os.kill(int(sys.argv[2]), 0)
+    print("sent")
+except PermissionError:
+    print("refused")
+"""
+
+
+@pytest.mark.skipif(landlock_abi() < 6, reason="this kernel has no Landlock scopes (ABI 6)")
+async def test_a_session_cannot_signal_the_host(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.netutil import ROOT
+
+    async with ssh_host(tmp_path / "state") as (host, ssh):
+        rules = ssh.sandbox.rules(ssh.seats.folder("signals"))
+        asked = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", SIGNAL_THE_HOST, json.dumps(rules), str(os.getpid()),
+            cwd=ROOT, stdout=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        said, _ = await asyncio.wait_for(asyncio.shield(asked.communicate()), 60)
+        assert said.strip() == b"refused"
