@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # (each loads only when its command needs it)
     from .app import KismetApp
     from .bots.runner import BotFactory
     from .net.client import Client
+    from server import Host
+    from server.open_up import OpenHost
 
 
 def login_name() -> str:
@@ -202,6 +204,23 @@ def bot_factory() -> BotFactory | None:
     return make_factory()
 
 
+def solo_host(state_dir: Path) -> tuple[Host, OpenHost]:
+    """`kismet`'s own host on `state_dir`, and the doors its lobby's `o` (Invite) opens on it.
+
+    Everything of theirs is kept in that folder, whose lock `kismet` holds (the host's
+    claim_state_folder): the key that signs its games and that its ssh door shows (read when
+    first needed: the first screen does not wait for cryptography; the same key each time,
+    so friends who come back see no new one), and the ssh door's saved seats. Never a
+    `kismet-host`'s folder, which that host may be writing while it runs."""
+    from server import Host
+    from server.identity import HostIdentity
+    from server.open_up import OpenHost
+
+    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
+                identity=HostIdentity.when_needed(state_dir))
+    return host, OpenHost(host, state_dir)
+
+
 @ends_with_its_terminal
 def local_main(argv: list[str] | None = None) -> int:
     from .recent import solo_state_dir
@@ -213,21 +232,12 @@ def local_main(argv: list[str] | None = None) -> int:
     add_ascii_option(parser)
     args = parser.parse_args(argv)
     set_drawing(args)
-    from server import Host
-
     from .app import KismetApp
     from .net.client import Client
 
     name = args.name or login_name()
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
-    from server.cli import default_state_dir
-    from server.identity import HostIdentity
-
-    # Games are signed with the key the lobby's ssh door shows (kept in the user's state
-    # folder, see below), so friends and replays see one fingerprint. It is read when the
-    # first game ends: the first screen does not wait for cryptography.
-    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.when_needed(default_state_dir()))
+    host, doors = solo_host(state_dir)
     from server.state_lock import StateFolderBusy
     try:  # before the folder is touched: another `kismet` may be playing from it
         host.claim_state_folder()
@@ -248,12 +258,6 @@ def local_main(argv: list[str] | None = None) -> int:
         from .known_hosts import THIS_COMPUTER
 
         remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify
-
-    from server.open_up import OpenHost
-
-    # The lobby's "open to friends" key; the ssh host key lives in the user's state folder,
-    # so friends who come back never see it change.
-    doors = OpenHost(host, default_state_dir())
 
     async def stop() -> None:
         await client.close()

@@ -96,8 +96,8 @@ def remember(address: str, key: bytes, path: Path | None = None) -> str | None:
 
 def known_keys(path: Path | None = None) -> dict[bytes, list[str]]:
     """Each key this player has met, with the addresses that showed it (in the file's
-    order). The key of this computer's own host (kismet's, the one in the user's state
-    folder) counts as met even before `kismet` ran: it is "this computer"."""
+    order). The key of this computer's own host (kismet's, in its solo folder, or kismet-host's
+    default folder where kismet kept it before) counts as met: it is "this computer"."""
     found: dict[bytes, list[str]] = {}
     for address, entry in _read(path or default_path()).items():
         for key in _keys_of(entry):
@@ -105,7 +105,12 @@ def known_keys(path: Path | None = None) -> dict[bytes, list[str]]:
     from server.cli import default_state_dir
     from server.identity import public_key_in
 
-    own = public_key_in(Path(default_state_dir()))
-    if own is not None and THIS_COMPUTER not in found.get(own, []):
-        found.setdefault(own, []).append(THIS_COMPUTER)
+    from .recent import solo_state_dir
+
+    # kismet's own folder holds the key it signs with; before kismet kept its own, its games
+    # were signed with the key in kismet-host's default folder: both are this computer's.
+    for folder in (solo_state_dir(), Path(default_state_dir())):
+        own = public_key_in(folder)
+        if own is not None and THIS_COMPUTER not in found.get(own, []):
+            found.setdefault(own, []).append(THIS_COMPUTER)
     return found

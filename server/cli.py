@@ -159,6 +159,14 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
 
     # One cap on the sessions of both doors: each runs a client process on this machine.
     slots = SessionSlots(getattr(args, "max_sessions", None))
+    sandbox = None
+    if args.ssh is not None or args.web is not None:
+        from .session_sandbox import SessionSandbox
+
+        # What every door session may open: never the host's key or logs, where it can be.
+        sandbox = SessionSandbox(args.state_dir)
+        if (words := sandbox.words()) is not None:
+            print(words)
     forker = None
     if (args.ssh is not None or args.web is not None) and getattr(args, "door_sessions", "warm") == "warm":
         from .warm_doors import DoorForker
@@ -192,7 +200,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
 
         try:
             ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap,
-                            slots=slots, forker=forker)
+                            slots=slots, forker=forker, sandbox=sandbox)
         except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
             print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
                   f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
@@ -211,8 +219,8 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     if args.web is not None:
         from .web import WebServer
 
-        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots, forker=forker)
-        web.allowed_origin = args.web_origin   # (None: the page's own address)
+        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots, forker=forker,
+                        origins=args.web_origin or (), sandbox=sandbox)
         if not await start(web, args.web, "the web page"):
             return None
         print("Or in a browser:")
@@ -280,10 +288,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let in over ssh only the keys in FILE (authorized_keys format)")
     parser.add_argument("--web", nargs="?", type=int, const=DEFAULT_WEB_PORT, default=None, metavar="PORT",
                         help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)")
-    parser.add_argument("--web-origin", default=None, metavar="ORIGIN",
+    parser.add_argument("--web-origin", action="append", default=None, metavar="ORIGIN",
                         help="the page's address as browsers see it, as scheme://host[:port], when "
-                             "it is not the one they reach this host at (behind a proxy, say); "
-                             "the game's websocket opens only from that page")
+                             "it is not one of this machine's addresses (a name, or behind a "
+                             "proxy); the game's websocket then opens only from that page, and "
+                             "only for this machine's addresses or that name (may be given again)")
     parser.add_argument("--door-sessions", choices=("warm", "spawn"), default="warm",
                         help="how ssh and web sessions start: forked from one warm parent that "
                              "has loaded the game (warm, the default: a quick login, shared "
