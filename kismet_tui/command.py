@@ -100,12 +100,13 @@ def start_logging(command: str, args: argparse.Namespace | None = None, *,
         root.addHandler(handler)
         _handlers.append(handler)
         _log_path = path
+    # (The file only: on stderr the command's own first lines come first.)
+    logging.getLogger("kismet").info("%s %s started: %s", command, version(), " ".join(sys.argv[1:]))
     if to_stderr:
         stream = logging.StreamHandler(sys.stderr)
         stream.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(stream)
         _handlers.append(stream)
-    logging.getLogger("kismet").info("%s %s started: %s", command, version(), " ".join(sys.argv[1:]))
     return _log_path
 
 

@@ -82,7 +82,7 @@ def test_the_wheel_holds_the_licence_and_the_metadata(built):
     assert any(url.startswith("Repository, ") for url in metadata.get_all("Project-URL"))
     requires = metadata.get_all("Requires-Dist")
     for wanted in ("asyncssh>=2.14.2", "aiohttp>=3.9.5", "aiohttp-jinja2>=1.6", "jinja2>=3.1.4",
-                   "rich>=14.2"):
+                   "rich>=14.3"):
         assert wanted in requires
     assert "textual<9,>=8.2.5" in requires and "textual-serve<1.2,>=1.1" in requires
     for script in SCRIPTS:
