@@ -127,7 +127,11 @@ def join_parser() -> argparse.ArgumentParser:
 def join_main(argv: list[str] | None = None) -> int:
     parser = join_parser()
     args = parser.parse_args(argv)
-    start_logging("kismet-join", args)
+    from .door_env import door_pass
+
+    # A door session (ssh, web) runs as the host's user: one player's records in a file all
+    # sessions share would be every player's to read. Its words go to the door instead.
+    start_logging("kismet-join", args, to_file=not door_pass())
     set_drawing(args)
     if args.address is None:
         args.address = discover_address()
@@ -138,7 +142,6 @@ def join_main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from .app import KismetApp
-    from .door_env import door_pass
     from .net.client import Client
 
     # Asked on screen, the name offered is --name's, or none.

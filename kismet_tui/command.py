@@ -36,6 +36,7 @@ FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
 F = TypeVar("F", bound=Callable[..., int])
 
 _log_path: Path | None = None   # where this process logs, once start_logging has run
+_started = False                # start_logging has run (with a file or not)
 _handlers: list[logging.Handler] = []   # what start_logging added to the root logger
 _level_before: int | None = None        # the root logger's level before it
 
@@ -48,8 +49,7 @@ def default_log_file(command: str) -> Path:
 
 def add_common_options(parser: argparse.ArgumentParser, command: str) -> None:
     """--version, --log-file, --log-level and --completion on `parser`."""
-    parser.add_argument("--version", action="version", version=f"{command} {version()}",
-                        help="print the version and exit")
+    parser.add_argument("--version", action=VersionAction, help="print the version and exit")
     parser.add_argument("--log-file", default=None, metavar="FILE",
                         help=f"write the log here (default: {command}.log in your log folder, "
                              f"{default_log_file(command).parent}; rotated at 1 MB, 3 kept)")
@@ -60,6 +60,20 @@ def add_common_options(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--completion", action=CompletionAction, choices=("bash", "zsh", "fish"),
                         help="print a shell completion script for bash, zsh or fish, and exit "
                              "(docs/hosting.md says where to put it)")
+
+
+class VersionAction(argparse.Action):
+    """--version: the command and its version, read only when asked (a door session's
+    process, forked under a tight memory limit, never imports what reading it needs)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit(0)
 
 
 class CompletionAction(argparse.Action):
@@ -78,16 +92,21 @@ class CompletionAction(argparse.Action):
 
 
 def start_logging(command: str, args: argparse.Namespace | None = None, *,
-                  to_stderr: bool = False) -> Path | None:
+                  to_stderr: bool = False, to_file: bool = True) -> Path | None:
     """Log the whole process (the embedded host's records too) to the command's file at the
-    level asked; returns the file, or None when it cannot be written (said on stderr)."""
-    global _log_path, _level_before
+    level asked; returns the file, or None when it cannot be written (said on stderr) or is
+    not wanted (`to_file` false: a door session, see cli.join_main)."""
+    global _log_path, _level_before, _started
     stop_logging()  # (a command run again in one process: a test)
-    level = getattr(args, "log_level", None) or "info"
-    path = Path(args.log_file) if getattr(args, "log_file", None) else default_log_file(command)
+    _started = True
+    level = str(getattr(args, "log_level", None) or "info")
+    given = getattr(args, "log_file", None)
+    path = Path(given) if given else default_log_file(command)
     root = logging.getLogger()
     _level_before = root.level
     root.setLevel(level.upper())
+    if not to_file:
+        return None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.handlers.RotatingFileHandler(
@@ -112,7 +131,7 @@ def start_logging(command: str, args: argparse.Namespace | None = None, *,
 
 def stop_logging() -> None:
     """Take back what start_logging added (the files flushed and closed)."""
-    global _log_path, _level_before
+    global _log_path, _level_before, _started
     root = logging.getLogger()
     while _handlers:
         handler = _handlers.pop()
@@ -120,19 +139,19 @@ def stop_logging() -> None:
         handler.close()
     if _level_before is not None:
         root.setLevel(_level_before)
-    _log_path, _level_before = None, None
+    _log_path, _level_before, _started = None, None, False
 
 
 def crashed(command: str, error: BaseException | None = None) -> int:
     """Say in one line that `command` stopped on an error and where its traceback is (logged
     here when `error` is given: an app's own errors were logged as they happened); 1."""
-    if _log_path is None:
+    if not _started:  # (stopped before its options were read)
         start_logging(command)
     if error is not None:
         logging.getLogger("kismet").error("%s stopped on an error", command, exc_info=error)
     what = f" ({type(error).__name__}: {error})" if error is not None else ""
-    where = f"The details are in {_log_path}." if _log_path else "No log file could be written."
-    print(f"{command}: stopped on an unexpected error{what}. {where}", file=sys.stderr)
+    where = f" The details are in {_log_path}." if _log_path else ""
+    print(f"{command}: stopped on an unexpected error{what}.{where}", file=sys.stderr)
     return 1
 
 
@@ -144,6 +163,8 @@ def honest_exit(command: str) -> Callable[[F], F]:
         def run(*args: object, **kwargs: object) -> int:
             try:
                 return main(*args, **kwargs)
+            except MemoryError:  # (a door session's own end: kismet_tui/door_child.py)
+                raise
             except NoTerminal as refusal:
                 print(f"{command}: {refusal}", file=sys.stderr)
                 return 2

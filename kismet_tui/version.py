@@ -17,12 +17,12 @@ PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 @functools.cache
 def version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
     in_tree = source_version(PYPROJECT)
     if in_tree is not None:  # a source tree: its own pyproject.toml, whatever is installed
         return in_tree
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
     try:
         return installed(DISTRIBUTION)
     except PackageNotFoundError:
