@@ -91,6 +91,15 @@ class CompletionAction(argparse.Action):
         parser.exit(0)
 
 
+class QuietFileHandler(logging.handlers.RotatingFileHandler):
+    """A rotating log file whose failures stay quiet: a record that cannot be written (a full
+    disk; on Windows, a rotation while another kismet-join holds the file) is dropped, never
+    printed over the screen as logging's "--- Logging error ---" would."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
 def start_logging(command: str, args: argparse.Namespace | None = None, *,
                   to_stderr: bool = False, to_file: bool = True) -> Path | None:
     """Log the whole process (the embedded host's records too) to the command's file at the
@@ -109,7 +118,7 @@ def start_logging(command: str, args: argparse.Namespace | None = None, *,
         return None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+        handler: logging.Handler = QuietFileHandler(
             path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8")
     except OSError as exc:
         print(f"{command}: cannot write the log file {path}: {exc.strerror or exc}. "
