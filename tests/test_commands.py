@@ -166,7 +166,7 @@ def test_each_command_logs_to_its_own_file_in_the_users_log_folder(fresh_user_fo
     assert default_log_file("kismet-host") == folder / "kismet-host.log"
     done = run("kismet-host", "--state-dir", str(tmp_path / "host"), "--reindex")
     assert done.returncode == 0, done.stderr
-    assert "kismet-host 0.1.0 started: --state-dir" in (folder / "kismet-host.log").read_text()
+    assert f"kismet-host {VERSION} started: --state-dir" in (folder / "kismet-host.log").read_text()
 
 
 def test_the_log_file_rotates(tmp_path):
