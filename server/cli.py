@@ -5,7 +5,11 @@
                 [--bots-per-player 7]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
                 [--max-sessions N] [--door-sessions warm|spawn]
-                [--no-announce]
+                [--no-announce] [--config FILE] [--log-file FILE] [--log-level LEVEL]
+    kismet-host --version | --completion bash|zsh|fish
+
+Every option can also be kept in a TOML file (server/host_config.py; `host.toml` in the
+user's config folder is read when it exists, --config names another); the command line wins.
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -17,10 +21,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import logging
 import signal
 import sys
 from typing import TYPE_CHECKING, Protocol
+
+from kismet_tui.command import add_common_options, honest_exit, start_logging
 
 from .addresses import local_addresses
 
@@ -302,8 +307,17 @@ def build_parser() -> argparse.ArgumentParser:
                              "this machine's memory, 64 MB each over half of it; 0: no cap)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
-    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--config", default=None, metavar="FILE",
+                        help="read options from this TOML file (default: "
+                             f"{config_default_path()}, when it exists); the command line wins")
+    add_common_options(parser, "kismet-host")
     return parser
+
+
+def config_default_path() -> str:
+    from .host_config import default_path
+
+    return str(default_path())
 
 
 def reindex(state_dir: str) -> int:
@@ -342,22 +356,30 @@ def reindex(state_dir: str) -> int:
     return 0
 
 
+@honest_exit("kismet-host")
 def main(argv: list[str] | None = None) -> int:
+    from pathlib import Path
+
+    from .host_config import ConfigError, default_path, settings
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    config = Path(args.config) if args.config else default_path()
+    if args.config or config.is_file():
+        try:
+            parser.set_defaults(**settings(config, parser))
+        except ConfigError as exc:
+            parser.error(str(exc))
+        args = parser.parse_args(argv)  # the file's values as defaults: the command line wins
     if args.ssh_keys and args.ssh is None:
         parser.error("--ssh-keys goes with --ssh.")
     for option in ("keep_games", "tables_per_player", "bots_per_player", "max_per_address"):
         if getattr(args, option) < 0:
             parser.error(f"--{option.replace('_', '-')} is a count: 0 or more (0: no limit).")
     args.state_dir = args.state_dir or default_state_dir()
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    start_logging("kismet-host", args, to_stderr=True)
     use_uvloop()
-    try:
-        return asyncio.run(serve(args))
-    finally:
-        logging.shutdown()
+    return asyncio.run(serve(args))
 
 
 if __name__ == "__main__":
