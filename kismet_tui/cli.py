@@ -226,15 +226,16 @@ def local_main(argv: list[str] | None = None) -> int:
     # Games are signed with the key the lobby's ssh door shows (kept in the user's state
     # folder, see below), so friends and replays see one fingerprint. It is read when the
     # first game ends: the first screen does not wait for cryptography.
+    # A game with bots pauses while its player is away, and is offered again at the next
+    # start, however this one ended (server/table_share.py).
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.when_needed(default_state_dir()))
+                identity=HostIdentity.when_needed(default_state_dir()), pause_alone=True)
     from server.state_lock import StateFolderBusy
     try:  # before the folder is touched: another `kismet` may be playing from it
         host.claim_state_folder()
     except StateFolderBusy as exc:
         print(f"kismet: {exc}", file=sys.stderr)
         return 1
-    forget_unfinished_tables(state_dir)
     client = Client()
     from .player_key import player_key_for
 
@@ -244,9 +245,9 @@ def local_main(argv: list[str] | None = None) -> int:
         # (A closed terminal or a kill ends the app properly, logs closed: terminal.py.)
         await host.start("127.0.0.1", 0)
         assert host.port is not None  # a start that returned is listening
-        await client.connect("127.0.0.1", host.port, name)
         from .known_hosts import THIS_COMPUTER
 
+        await connect_solo(app, client, host.port, name, state_dir)
         remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify
 
     from server.open_up import OpenHost
@@ -267,14 +268,30 @@ def local_main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def forget_unfinished_tables(state_dir: Path) -> None:
-    """A solo game left unfinished stays as a log to replay, but is not resumed: nobody
-    could take its seat back (the embedded host's rejoin tokens die with the process)."""
-    for record in (state_dir / "tables").glob("*.json"):
-        try:
-            record.unlink()
-        except OSError:
-            pass
+async def connect_solo(app: KismetApp, client: Client, port: int, name: str, state_dir: Path) -> None:
+    """Say hello to `kismet`'s own host with the token kept in its state folder, so a game
+    left unfinished last time (paused, quit, a closed terminal, a crash: the host resumed it
+    from the folder) is this player's again; it is offered in the lobby instead of the
+    new-table form."""
+    from .saved_seats import FILE_NAME, load_token, save_token
+
+    tokens = state_dir / FILE_NAME
+    saved = load_token(SOLO_ADDRESS, name, tokens)
+    await client.connect("127.0.0.1", port, name, saved if isinstance(saved, str) else None)
+    try:
+        if client.token is not None:
+            save_token(SOLO_ADDRESS, name, client.token, tokens)
+    except OSError:
+        pass  # a read-only folder: only the game left unfinished is not offered next time
+    paused = [entry["id"] for entry in await client.list_tables() if entry.get("paused")]
+    if paused:
+        app.quick = False  # the lobby offers the paused game first
+        which = f"table {paused[0]}" if len(paused) == 1 else "tables " + ", ".join(map(str, paused))
+        app.notify(f"Your unfinished game waits at {which}: enter goes back to it "
+                   "(a new table leaves it for good).", timeout=20, markup=False)
+
+
+SOLO_ADDRESS = "this computer"   # what the solo token is kept under
 
 
 @ends_with_its_terminal

@@ -37,17 +37,21 @@ from .game import MoveLog
 from .remove import RemoveScreen, removable
 
 COLUMNS = [("#", 2), ("game", 5), ("seats", 5), ("state", 8), ("players", 20)]
+PAUSED_WORDS = "paused: enter to go back"
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
 
 def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18,
-                    now_ms: int | None = None) -> Text:
+                    now_ms: int | None = None, paused: list[int] | None = None) -> Text:
     """The table you are at: game, options in words, each seat with its ready mark, and, once
     the owner asked to start, the seconds until seats still unready are freed (`now_ms`: the
-    host's clock)."""
+    host's clock). At no table: the paused games waiting for you (`paused`, table ids:
+    `kismet`'s own host pauses a game with bots while you are away from it)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if not table:
         text.append("You are not at a table.\n\n", Style(bold=True))
+        for table_id in paused or []:
+            text.append(f"Table {table_id}: {PAUSED_WORDS}\n\n", Style(bold=True, color="bright_yellow"))
         text.append("n  make a new table\nenter  sit at the chosen one\ns  watch it", Style(color="bright_black"))
         return text
     ruleset = str(table.get("ruleset"))
@@ -191,6 +195,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         self.tables_drawn = False
         if self.shown():
             self.draw_tables()
+            self.draw_my_table()  # (a paused game of yours is offered there)
 
     @on(TableChanged)
     def table_changed(self, message: TableChanged) -> None:
@@ -230,7 +235,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             # from the host (names above all).
             grid.add_row(Text(str(entry.get("id"))), Text(str(entry.get("ruleset"))),
                          Text(f"{len(seats)}/{entry.get('max_seats', '?')}"),
-                         Text(str(entry.get("state", ""))), players, key=str(entry.get("id")))
+                         Text("paused" if entry.get("paused") else str(entry.get("state", ""))),
+                         players, key=str(entry.get("id")))
         if self.tables:
             grid.move_cursor(row=min(keep, len(self.tables) - 1))
 
@@ -263,8 +269,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def draw_my_table(self) -> None:
         wide = self.app.size.width >= 110
+        paused = [entry["id"] for entry in self.tables if entry.get("paused")]
         self.query_one("#mytable", Static).update(render_my_table(
-            self.my_table(), self.my_id(), 34 if wide else 18, self.client.host_time_ms()))
+            self.my_table(), self.my_id(), 34 if wide else 18, self.client.host_time_ms(), paused))
 
     def count_down(self) -> None:
         """Once a second while the owner's start waits for the unready: the seconds go down."""
