@@ -319,10 +319,9 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.ask_name(problem)  # a name in the bots' form
         else:
             code = rejoin_code.new_code()
-            self.chan.write(f"\r\nYour rejoin code is {rejoin_code.shown(code)}. If your line drops, "
-                            f"log in as {name} again and type it to take your seat back (the help, "
-                            f"?, shows it too).\r\n".encode())
-            self.start_app(name, rejoin_code.identity(name, code), code)
+            self.chan.write(rejoin_code.first_words(name, code).encode())
+            # The code stays until the player says they have it: the app would cover it.
+            self.ask(lambda typed: self.start_app(name, rejoin_code.identity(name, code), code))
 
     def token_for(self, name: str, proof: str) -> str | Damaged | None:
         """The token saved for NAME with this proof: a str, None, or saved_seats.Damaged."""
@@ -360,8 +359,12 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.ask_name(problem)
 
     def ask_code(self, name: str, problem: str = "") -> None:
-        self.chan.write(f"\r\n{problem}Rejoin code for {name} (it was shown when you sat down),\r\n"
-                        f"or enter to pick a new name: ".encode())
+        if self.wrong_codes >= rejoin_code.TRIES:  # this login had its tries at NAME's code
+            self.ask_name(f"{problem}Somebody called {name} is already at this host, and this "
+                          "login has typed three wrong codes: please pick another name.")
+            return
+        self.chan.write(f"\r\n{problem}Rejoin code for {name} (shown when you first logged in "
+                        f"as {name}),\r\nor enter to pick a new name: ".encode())
         self.ask(lambda typed: self.code_given(name, typed))
 
     def code_given(self, name: str, typed: str) -> None:
@@ -382,10 +385,6 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                 return
         self.wrong_codes += 1
         log.info("a wrong rejoin code for %s from %s", name, self.gate.address)
-        if self.wrong_codes >= rejoin_code.TRIES:
-            self.chan.write(f"\r\nThat is not the rejoin code for {name}. Bye.\r\n".encode())
-            self.chan.exit(1)
-            return
         self.ask_code(name, f"That is not the rejoin code for {name}.\r\n")
 
     # ---- a line typed before the app starts (a name, a code) -----------------------------------

@@ -41,6 +41,15 @@ PAUSED_WORDS = "paused: enter to go back"
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
 
+def lobby_where() -> str:
+    """The status bar's place: the lobby, and a keyless ssh player's rejoin code, kept in
+    sight there (the help, `?`, shows it too)."""
+    from ..door_env import rejoin_code
+
+    code = rejoin_code()
+    return f"lobby · your rejoin code {code}" if code else "lobby"
+
+
 def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18,
                     now_ms: int | None = None, paused: list[int] | None = None) -> Text:
     """The table you are at: game, options in words, each seat with its ready mark, and, once
@@ -146,7 +155,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         self.opened_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield StatusBar("lobby")
+        yield StatusBar(lobby_where())
         with Horizontal():
             with Vertical(id="tables-pane"):
                 yield Static("Tables", classes="title")
