@@ -71,8 +71,8 @@ class KismetApp(KismetState):
 
     `connect` (async callable) is awaited once at start to open the connection. `quick` opens
     the new-table form at once and starts the game as soon as the table exists (local play).
-    `open_to_network`, when set (by `kismet`, whose host is its own), lets friends in and
-    returns the lines they should type (the lobby's `o`).
+    `invitation`, when set (by `kismet`, whose host is its own), is the lobby's Invite (`o`):
+    it asks, lets friends in, and closes again (kismet_tui/invite.py).
     """
 
     TITLE = "Kismet"

@@ -3,7 +3,7 @@
 `KismetState` is the app's state with nothing of its behaviour: the game's source
 (`client`), the reactive attributes the status bar and the screens watch (`connection`,
 `notice`, `build_words`, `chat_said`) and the few plain ones they read (`address`,
-`chat_lines`, `open_to_network`, `replay_folder`). kismet_tui/app.py builds `KismetApp` on
+`chat_lines`, `invitation`, `replay_folder`). kismet_tui/app.py builds `KismetApp` on
 it; screens know only this class (through kismet_tui/app_ref.py) and tell the app what
 they want with messages (kismet_tui/messages.py), so no screen imports the app and the app
 may import every screen.
@@ -19,6 +19,7 @@ from rich.text import Text
 from textual.app import App
 from textual.reactive import var
 
+from .invite import Invitation
 from .source import GameSource
 
 
@@ -57,9 +58,9 @@ class KismetState(App[None]):
         self.address = address
         self.connection = Connection("connecting", address)
         self.chat_lines: list[Text] = []  # the last chat lines, for a screen that opens later
-        # Set by `kismet`, whose host is its own: lets friends in and returns the lines they
-        # should type (the lobby's `o`).
-        self.open_to_network: Callable[[], Awaitable[list[str]]] | None = None
+        # Set by `kismet`, whose host is its own: the lobby's Invite (`o`) asks, then lets
+        # friends in, and closes again (kismet_tui/invite.py).
+        self.invitation: Invitation | None = None
         # Where the game logs of this app's own host are (set by `kismet`), so the records
         # screen can replay a game; None for a remote host, whose logs stay there.
         self.replay_folder: Path | None = None

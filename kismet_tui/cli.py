@@ -262,7 +262,7 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
-    app.open_to_network = doors.open
+    app.invitation = doors
     app.replay_folder = state_dir / "games"
     app.run()
     return 0

@@ -41,13 +41,15 @@ PAUSED_WORDS = "paused: enter to go back"
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
 
-def lobby_where() -> str:
-    """The status bar's place: the lobby, and a keyless ssh player's rejoin code, kept in
-    sight there (the help, `?`, shows it too)."""
+def lobby_where(invite_open: bool = False) -> str:
+    """The status bar's place: the lobby, while Invite is open a word saying so, and a
+    keyless ssh player's rejoin code, kept in sight there (the help, `?`, shows it too)."""
     from ..door_env import rejoin_code
 
     code = rejoin_code()
-    return f"lobby · your rejoin code {code}" if code else "lobby"
+    if code:
+        return f"lobby · your rejoin code {code}"
+    return "lobby · Invite open: o closes it" if invite_open else "lobby"
 
 
 def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18,
@@ -152,10 +154,10 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         super().__init__()
         self.tables: list[Plain] = []
         self.tables_drawn = True  # False: a newer list came while another screen was shown
-        self.opened_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield StatusBar(lobby_where())
+        invitation = self.kismet.invitation
+        yield StatusBar(lobby_where(invitation is not None and invitation.is_open))
         with Horizontal():
             with Vertical(id="tables-pane"):
                 yield Static("Tables", classes="title")
@@ -304,8 +306,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         if action == "leave":
             return table is not None
         if action == "open_network":
-            # Only `kismet` alone has a host of its own to open, and only once.
-            return self.kismet.open_to_network is not None and not self.opened_lines
+            # Only `kismet` alone has a host of its own to open (o opens, o again closes).
+            return self.kismet.invitation is not None
         if action not in ("ready", "start", "remove"):
             return True
         if table is None or table.get("state") == "playing":
@@ -378,21 +380,36 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         self.app.push_screen(RecordsScreen(ruleset=str((self.client.table or {}).get("ruleset") or "dice")))
 
     async def action_open_network(self) -> None:
-        """Let friends in: the embedded host listens on the network, over ssh too; the lines
-        they should type stay in the lobby's log."""
-        open_up = self.kismet.open_to_network
-        if open_up is None:
+        """Invite: ask first (kismet_tui/screens/invite.py), then show the lines to share in
+        the lobby's log; while open the top line says so, and `o` closes it again."""
+        invitation = self.kismet.invitation
+        if invitation is None:
             return  # the key is not shown then (check_action)
-        try:
-            self.opened_lines = await open_up()
-        except OSError as exc:
-            self.post_message(Refusal(f"Could not open this game to the network: {exc.strerror or exc}"))
-            return
         log = self.query_one("#lobbylog", RichLog)
-        for line in self.opened_lines:
-            log.write(Text(line))
-        self.kismet.notify("\n".join(self.opened_lines), title="Open to friends", timeout=15, markup=False)
-        self.refresh_bindings()
+        if invitation.is_open:
+            await invitation.close()
+            words = ("Invite closed: nobody new can come in; friends who played over ssh were "
+                     "disconnected (their seats wait as for any dropped player).")
+            log.write(Text(words))
+            self.kismet.notify(words, timeout=10, markup=False)
+            self.show_where()
+            return
+        from .invite import InviteScreen
+
+        def opened(lines: list[str] | None) -> None:
+            self.show_where()
+            if not lines:
+                return
+            for line in lines:
+                log.write(Text(line))
+            self.kismet.notify("Invite open: the lines to share are in the lobby; o closes it.",
+                               timeout=10, markup=False)
+
+        self.app.push_screen(InviteScreen(invitation), opened)
+
+    def show_where(self) -> None:
+        invitation = self.kismet.invitation
+        self.query_one(StatusBar).set_where(lobby_where(invitation is not None and invitation.is_open))
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()
