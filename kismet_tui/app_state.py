@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from rich.text import Text
 from textual.app import App
@@ -58,6 +57,10 @@ class KismetState(App[None]):
         self.address = address
         self.connection = Connection("connecting", address)
         self.chat_lines: list[Text] = []  # the last chat lines, for a screen that opens later
+        # Chat lines posted to the app and not yet shown, and those not posted because too
+        # many were waiting (KismetApp.read_host): a flood never queues up without end.
+        self.chat_waiting = 0
+        self.chat_skipped = 0
         # Set by `kismet`, whose host is its own: the lobby's Invite (`o`) asks, then lets
         # friends in, and closes again (kismet_tui/invite.py).
         self.invitation: Invitation | None = None

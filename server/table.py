@@ -27,6 +27,7 @@ from protocol.errors import ProtocolError
 from protocol.framing import encode
 
 from .chance import GameSecret
+from .chat import TableChat
 from .link import Link
 from .reaction import Notes, ThrowShown, shows_a_throw
 from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
@@ -145,6 +146,8 @@ class Table:
         self.paused_at: int | None = None
         self._shift_pending: int | None = None
         self.grace: tuple[int, int] | None = None
+        # Who may say how much here, and whether the owner muted the watchers (server/chat.py).
+        self.chat = TableChat()
 
     @property
     def running(self) -> Game:
@@ -208,6 +211,7 @@ class Table:
             "max_seats": self.max_seats(),
             "free_unready_at": self.free_unready_at,
             "paused": self.paused_at is not None,
+            "watchers_muted": self.chat.watchers_muted,
             "seats": [
                 {
                     "name": seat.name,
@@ -244,6 +248,13 @@ class Table:
         frame = encode(message)
         for conn in self.connections():
             conn.send_bytes(frame)
+
+    def broadcast_chat(self, message: dict) -> None:
+        """A chat line to every member: one who has fallen behind is skipped it (counted),
+        never sent a backlog without end (server/connection.py `send_chat`)."""
+        frame = encode(message)
+        for conn in self.connections():
+            conn.send_chat(frame)
 
     def send_table(self) -> None:
         self.broadcast({"type": "table", "table": self.describe()})

@@ -35,6 +35,7 @@ Three games to play together: **dice** (Kismet 1964, five coloured dice and a sc
 | `l` | leave the table |
 | `r` | refresh the list of tables |
 | `t` | talk; `escape` leaves the chat line |
+| `m` | the table's owner, while somebody watches: mute the watchers' chat (again: let them talk) |
 | `ctrl+q` | quit |
 
 Inside a game, `?` shows that game's rules and keys.
