@@ -287,8 +287,9 @@ async def connect_solo(app: KismetApp, client: Client, port: int, name: str, sta
     if paused:
         app.quick = False  # the lobby offers the paused game first
         which = f"table {paused[0]}" if len(paused) == 1 else "tables " + ", ".join(map(str, paused))
-        app.notify(f"Your unfinished game waits at {which}: enter goes back to it "
-                   "(a new table leaves it for good).", timeout=20, markup=False)
+        # (Fits the top line at 80 columns.)
+        app.notify(f"Your unfinished game waits at {which}: enter goes back, n leaves it.",
+                   timeout=20, markup=False)
 
 
 SOLO_ADDRESS = "this computer"   # what the solo token is kept under

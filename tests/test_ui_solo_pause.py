@@ -101,7 +101,8 @@ async def test_a_solo_game_is_offered_again_after_the_app_closed(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: "paused: enter to go back" in lobby_text(app), what="the offer")
             assert type(app.screen).__name__ == "LobbyScreen"   # not the new-table form
-            assert any("unfinished game waits at table" in w for w in app.notices_shown), app.notices_shown
+            assert any(f"unfinished game waits at table {table_id}: enter goes back, n leaves it." in w
+                       for w in app.notices_shown), app.notices_shown
             await stays_still(pilot, table, 1.0)
             await pilot.press("enter")
             await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the game again")
