@@ -78,8 +78,8 @@ class KismetApp(KismetState):
 
     `connect` (async callable) is awaited once at start to open the connection. `quick` opens
     the new-table form at once and starts the game as soon as the table exists (local play).
-    `open_to_network`, when set (by `kismet`, whose host is its own), lets friends in and
-    returns the lines they should type (the lobby's `o`).
+    `invitation`, when set (by `kismet`, whose host is its own), is the lobby's Invite (`o`):
+    it asks, lets friends in, and closes again (kismet_tui/invite.py).
     """
 
     TITLE = "Kismet"
@@ -457,14 +457,26 @@ class KismetApp(KismetState):
         you to the lobby, and says so. The answer to `leave` is a quiet one (no host message
         routes the screens), so the screens follow here."""
         table = self.client.table or {}
+        header = self.client.header or {}
+        me = self.client.client_id
         playing = table.get("state") == "playing" and self.client.seat is not None
         if not await send_ok(self, self.client.leave):
             return
         self.route()
         where = f"table {table['id']}" if table.get("id") is not None else "the table"
-        # (Short enough for the top line at 80 columns.)
-        self.notify(f"Back in the lobby. Your seat waits: sit at {where} again to take it back."
-                    if playing else f"You left {where}: back in the lobby.", markup=False)
+        if not playing:
+            self.notify(f"You left {where}: back in the lobby.", markup=False)
+            return
+        from .seat_waits import seat_waits_words
+
+        paused = False
+        if table.get("id") is not None:  # (`kismet`'s own host pauses a game with bots)
+            try:
+                paused = any(entry.get("id") == table["id"] and entry.get("paused")
+                             for entry in await self.client.list_tables())
+            except Exception:   # (the connection went: its own words say so)
+                pass
+        self.notify(seat_waits_words(table, header, me, where, paused), timeout=12, markup=False)
 
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner

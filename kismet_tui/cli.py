@@ -239,13 +239,15 @@ def solo_host(state_dir: Path) -> tuple[Host, OpenHost]:
     claim_state_folder): the key that signs its games and that its ssh door shows (read when
     first needed: the first screen does not wait for cryptography; the same key each time,
     so friends who come back see no new one), and the ssh door's saved seats. Never a
-    `kismet-host`'s folder, which that host may be writing while it runs."""
+    `kismet-host`'s folder, which that host may be writing while it runs. A game with bots
+    pauses while its player is away, and is offered again at the next start, however this
+    one ended (server/table_share.py)."""
     from server import Host
     from server.identity import HostIdentity
     from server.open_up import OpenHost
 
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.when_needed(state_dir))
+                identity=HostIdentity.when_needed(state_dir), pause_alone=True)
     return host, OpenHost(host, state_dir)
 
 
@@ -281,7 +283,6 @@ def local_main(argv: list[str] | None = None) -> int:
     except StateFolderBusy as exc:
         print(f"kismet: {exc}", file=sys.stderr)
         return 1
-    forget_unfinished_tables(state_dir)
     client = Client()
     from .player_key import player_key_for
 
@@ -291,9 +292,9 @@ def local_main(argv: list[str] | None = None) -> int:
         # (A closed terminal or a kill ends the app properly, logs closed: terminal.py.)
         await host.start("127.0.0.1", 0)
         assert host.port is not None  # a start that returned is listening
-        await client.connect("127.0.0.1", host.port, name)
         from .known_hosts import THIS_COMPUTER
 
+        await connect_solo(app, client, host.port, name, state_dir)
         remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify
 
     async def stop() -> None:
@@ -302,20 +303,37 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
-    app.open_to_network = doors.open
+    app.invitation = doors
     app.replay_folder = state_dir / "games"
     app.run()
     return ended(app, "kismet")
 
 
-def forget_unfinished_tables(state_dir: Path) -> None:
-    """A solo game left unfinished stays as a log to replay, but is not resumed: nobody
-    could take its seat back (the embedded host's rejoin tokens die with the process)."""
-    for record in (state_dir / "tables").glob("*.json"):
-        try:
-            record.unlink()
-        except OSError:
-            pass
+async def connect_solo(app: KismetApp, client: Client, port: int, name: str, state_dir: Path) -> None:
+    """Say hello to `kismet`'s own host with the token kept in its state folder, so a game
+    left unfinished last time (paused, quit, a closed terminal, a crash: the host resumed it
+    from the folder) is this player's again; it is offered in the lobby instead of the
+    new-table form."""
+    from .saved_seats import FILE_NAME, load_token, save_token
+
+    tokens = state_dir / FILE_NAME
+    saved = load_token(SOLO_ADDRESS, name, tokens)
+    await client.connect("127.0.0.1", port, name, saved if isinstance(saved, str) else None)
+    try:
+        if client.token is not None:
+            save_token(SOLO_ADDRESS, name, client.token, tokens)
+    except OSError:
+        pass  # a read-only folder: only the game left unfinished is not offered next time
+    paused = [entry["id"] for entry in await client.list_tables() if entry.get("paused")]
+    if paused:
+        app.quick = False  # the lobby offers the paused game first
+        which = f"table {paused[0]}" if len(paused) == 1 else "tables " + ", ".join(map(str, paused))
+        # (Fits the top line at 80 columns.)
+        app.notify(f"Your unfinished game waits at {which}: enter goes back, n leaves it.",
+                   timeout=20, markup=False)
+
+
+SOLO_ADDRESS = "this computer"   # what the solo token is kept under
 
 
 def replay_parser() -> argparse.ArgumentParser:
