@@ -1,11 +1,16 @@
 """Opening a running host to the network later: `kismet` alone plays on 127.0.0.1, and one
 key in its lobby lets friends in (the host's protocol on every address, ssh, and the LAN
-announcement). Returns the lines they should type."""
+announcement). Returns the lines they should type.
+
+Windows runs no ssh door (its sessions need a pseudo-terminal): there `kismet` does not offer
+the key, and says in its lobby how friends can join instead (WINDOWS_WORDS).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported by open(), so `kismet` alone never loads asyncssh or zeroconf
@@ -20,6 +25,14 @@ log = logging.getLogger("kismet.open")
 
 PORT = 7717          # kismet-host's default, so friends type what they would for it
 SSH_PORT = 2222
+WINDOWS_WORDS = ("Inviting friends from this game needs Linux or macOS (its ssh door runs their "
+                 "games here). To play together on Windows, start kismet-host in another "
+                 "window: friends join it with kismet-join, and so do you.")
+
+
+def doors_can_run() -> bool:
+    """This system can open the doors (the ssh door runs each friend's game on a pty)."""
+    return sys.platform != "win32"
 
 
 async def _listen(factory: Callable[[], asyncio.Protocol], port: int) -> asyncio.Server:

@@ -39,7 +39,7 @@ from protocol import limits
 from protocol.text import clean_name
 
 from . import rejoin_code
-from .door_limits import SessionSlots, clamp_size
+from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
@@ -107,8 +107,10 @@ class SshServer:
 
     def __init__(self, host: Host, state_dir: str | Path, *, keys_file: str | Path | None = None,
                  max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
-                 slots: SessionSlots | None = None, forker: DoorForker | None = None) -> None:
+                 slots: SessionSlots | None = None, forker: DoorForker | None = None,
+                 session_address_space: int = SESSION_ADDRESS_SPACE) -> None:
         self.host = host
+        self.session_address_space = session_address_space   # each session's memory limit
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.forker = forker   # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
@@ -439,7 +441,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
                           on_input_room=self.input_room, door_env=door_env,
-                          client_env=dict(self.chan.get_environment()), forker=self.server.forker)
+                          client_env=dict(self.chan.get_environment()), forker=self.server.forker,
+                          address_space=self.server.session_address_space)
         try:
             await self.app.start()
         except OSError as exc:
