@@ -350,3 +350,25 @@ def test_a_sessions_memory_is_read_without_proc_as_on_macos():
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert 5 * 1024 * 1024 < int(done.stdout) < 1024 * 1024 * 1024, done.stdout
+
+
+def test_the_state_folder_lock_as_on_windows_names_its_holder(tmp_path):
+    """Windows' lock (msvcrt, a byte past the text) keeps a second host out, and the holder's
+    pid and port stay readable for the words that name it."""
+    hold = ("import sys; from server.state_lock import StateLock; lock = StateLock.acquire(sys.argv[1]); "
+            "lock.write(7717); print('held', flush=True); sys.stdin.readline()")
+    take = ("import sys; from server.state_lock import StateLock, StateFolderBusy\n"
+            "try:\n    StateLock.acquire(sys.argv[1])\nexcept StateFolderBusy as exc:\n    print(exc)")
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(tmp_path)], cwd=ROOT, env=simulated("windows"),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        done = subprocess.run([sys.executable, "-c", take, str(tmp_path)], cwd=ROOT, env=simulated("windows"),
+                              capture_output=True, text=True, timeout=60)
+        assert f"Another kismet-host (pid {holder.pid}, port 7717) is using the state folder" in done.stdout, \
+            done.stdout + done.stderr
+    finally:
+        holder.communicate("\n", timeout=30)
+    done = subprocess.run([sys.executable, "-c", take, str(tmp_path)], cwd=ROOT, env=simulated("windows"),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr   # free again
