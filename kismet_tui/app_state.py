@@ -64,6 +64,8 @@ class KismetState(App[None]):
         # Set by `kismet`, whose host is its own: the lobby's Invite (`o`) asks, then lets
         # friends in, and closes again (kismet_tui/invite.py).
         self.invitation: Invitation | None = None
+        # Set by `kismet` where it cannot let friends in (Windows): the lobby says these words.
+        self.invite_words: str | None = None
         # Where the game logs of this app's own host are (set by `kismet`), so the records
         # screen can replay a game; None for a remote host, whose logs stay there.
         self.replay_folder: Path | None = None

@@ -18,11 +18,13 @@
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
 
-Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself, and
-`--version`, `--log-file`, `--log-level` and `--completion` (kismet_tui/command.py). An error
-nobody caught ends a command with exit 1, a line of words and the traceback in its log file;
-`kismet-join` exits 1 when the host cannot be reached; without a terminal that can draw, a
-drawing command exits 2 with words (kismet_tui/needs_terminal.py).
+Each takes `--ascii` to draw with ASCII only; a terminal without Unicode (a locale without
+UTF-8; on Windows, a console other than Windows Terminal) gets it by itself, and `--unicode`
+draws with Unicode whatever the terminal says. Each takes `--version`, `--log-file`,
+`--log-level` and `--completion` (kismet_tui/command.py). An error nobody caught ends a
+command with exit 1, a line of words and the traceback in its log file; `kismet-join` exits 1
+when the host cannot be reached; without a terminal that can draw, a drawing command exits 2
+with words (kismet_tui/needs_terminal.py).
 """
 
 from __future__ import annotations
@@ -63,15 +65,19 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def add_ascii_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ascii", action="store_true",
-                        help="draw dice, cards and boxes with ASCII only (automatic when the "
-                             "locale has no UTF-8)")
+    drawing = parser.add_mutually_exclusive_group()
+    drawing.add_argument("--ascii", action="store_true",
+                         help="draw dice, cards and boxes with ASCII only (automatic when the "
+                              "terminal has no Unicode: a locale without UTF-8, or on Windows "
+                              "a console other than Windows Terminal)")
+    drawing.add_argument("--unicode", action="store_true",
+                         help="draw with Unicode even where the terminal seems not to have it")
 
 
 def set_drawing(args: argparse.Namespace) -> None:
-    from .widgets.glyphs import locale_has_utf8, use_ascii
+    from .widgets.glyphs import terminal_has_unicode, use_ascii
 
-    use_ascii(args.ascii or not locale_has_utf8())
+    use_ascii(args.ascii or not (args.unicode or terminal_has_unicode()))
 
 
 def discover_address(seconds: float = 2.0) -> str | None:
@@ -303,7 +309,12 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
-    app.invitation = doors
+    from server.open_up import WINDOWS_WORDS, doors_can_run
+
+    if doors_can_run():
+        app.invitation = doors
+    else:   # (Windows) no key to press; the lobby says how friends can play instead
+        app.invite_words = WINDOWS_WORDS
     app.replay_folder = state_dir / "games"
     app.run()
     return ended(app, "kismet")

@@ -14,6 +14,11 @@ user's config folder is read when it exists, --config names another); the comman
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
 are resumed the next time a host starts on the same state folder.
+
+On Windows the host serves `kismet-join` players as anywhere, but --ssh and --web are
+refused in words: each of their sessions runs on a pseudo-terminal or under POSIX process
+limits Windows has not. Elsewhere the doors say at start what this system lacks for them
+(server/door_limits.py platform_lacks).
 """
 
 from __future__ import annotations
@@ -136,7 +141,10 @@ async def serve(args: argparse.Namespace) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except NotImplementedError:   # Windows' event loop: a plain handler wakes it instead
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
     await stop.wait()
     print("Shutting down: closing connections and logs.")
     for door in reversed(doors):
@@ -173,7 +181,14 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
         if (words := sandbox.words()) is not None:
             print(words)
     forker = None
-    if (args.ssh is not None or args.web is not None) and getattr(args, "door_sessions", "warm") == "warm":
+    warm = getattr(args, "door_sessions", "warm") == "warm"
+    if args.ssh is not None or args.web is not None:
+        from .door_limits import has_pidfds, platform_lacks
+
+        for line in platform_lacks():   # (macOS, Linux before 5.3)
+            print(line)
+        warm = warm and has_pidfds()   # the warm parent's sessions are watched by pidfds
+    if warm and (args.ssh is not None or args.web is not None):
         from .warm_doors import DoorForker
 
         # One warm parent forks the sessions of both doors; it warms up while they open, and
@@ -356,6 +371,18 @@ def reindex(state_dir: str) -> int:
     return 0
 
 
+def refuse_doors_windows_lacks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """On Windows, --ssh and --web end the command in words (exit 2): their sessions need a
+    pseudo-terminal and POSIX process limits. The host itself serves kismet-join players."""
+    if sys.platform != "win32":
+        return
+    for option, value in (("--ssh", args.ssh), ("--web", args.web)):
+        if value is not None:
+            parser.error(f"{option} is not available on Windows: its players' games would run "
+                         f"on this computer, which needs Linux or macOS. Friends join this host "
+                         f"with kismet-join; leave out {option}.")
+
+
 @honest_exit("kismet-host")
 def main(argv: list[str] | None = None) -> int:
     from pathlib import Path
@@ -371,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as exc:
             parser.error(str(exc))
         args = parser.parse_args(argv)  # the file's values as defaults: the command line wins
+    refuse_doors_windows_lacks(parser, args)
     if args.ssh_keys and args.ssh is None:
         parser.error("--ssh-keys goes with --ssh.")
     for option in ("keep_games", "tables_per_player", "bots_per_player", "max_per_address"):

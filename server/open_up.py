@@ -4,13 +4,17 @@ opens an ssh door that lets in only friends whose public keys were pasted and/or
 who type the evening's password (made here, shown to the host's player once), and, only if
 chosen, the game's own port for kismet-join (which asks nothing) with its LAN announcement.
 `close()` shuts them all again. The asking screen reads `what_opens()`; `open()` returns
-the lines to share."""
+the lines to share.
+
+Windows runs no ssh door (its sessions need a pseudo-terminal): there `kismet` does not offer
+the key, and says in its lobby how friends can join instead (WINDOWS_WORDS)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import secrets
+import sys
 from typing import TYPE_CHECKING
 
 from kismet_tui.invite import InviteChoice, InviteRefused
@@ -31,6 +35,15 @@ SSH_PORT = 2222
 # shown as ABCDE-FGHJK; a new one each time Invite opens.
 PASSWORD_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 PASSWORD_LENGTH = 10
+
+WINDOWS_WORDS = ("Inviting friends from this game needs Linux or macOS (its ssh door runs their "
+                 "games here). To play together on Windows, start kismet-host in another "
+                 "window: friends join it with kismet-join, and so do you.")
+
+
+def doors_can_run() -> bool:
+    """This system can open the doors (the ssh door runs each friend's game on a pty)."""
+    return sys.platform != "win32"
 
 
 async def _listen(factory: Callable[[], asyncio.Protocol], bind: str, port: int) -> asyncio.Server:

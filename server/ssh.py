@@ -43,7 +43,7 @@ from protocol import limits
 from protocol.text import clean_name
 
 from . import rejoin_code
-from .door_limits import SessionSlots, clamp_size
+from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
@@ -115,8 +115,10 @@ class SshServer:
                  max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
                  slots: SessionSlots | None = None, forker: DoorForker | None = None,
                  sandbox: SessionSandbox | None = None, keys: PastedKeys | None = None,
-                 password: str | None = None) -> None:
+                 password: str | None = None,
+                 session_address_space: int = SESSION_ADDRESS_SPACE) -> None:
         self.host = host
+        self.session_address_space = session_address_space   # each session's memory limit
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.forker = forker   # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
@@ -490,7 +492,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                           on_output=self.show, on_exit=self.app_ended,
                           on_input_room=self.input_room, door_env=door_env,
                           client_env=dict(self.chan.get_environment()), forker=self.server.forker,
-                          confinement=session_rules(self.server.sandbox, seats.parent))
+                          confinement=session_rules(self.server.sandbox, seats.parent),
+                          address_space=self.server.session_address_space)
         try:
             await self.app.start()
         except OSError as exc:

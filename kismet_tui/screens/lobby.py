@@ -206,6 +206,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         app = self.kismet
         for line in app.chat_lines:  # said before the lobby opened
             self.write_chat(line)
+        if app.invite_words:  # (Windows: no `o`) how friends can play instead
+            self.call_after_refresh(self.write_chat, Text(app.invite_words))
         self.watch(app, "chat_said", self.write_chat, init=False)
         self.watch(app, "connection", self.connection_changed, init=False)
         if app.connection.state == "connected":
