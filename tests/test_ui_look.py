@@ -206,7 +206,8 @@ async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
         await wait_for(pilot, lambda: type(app.screen).__name__ == "DiceScreen", what="the board")
         await wait_for(pilot, lambda: "Restart" in footer_words(app), what="the end keys")
         words = footer_words(app)
-        assert not {"Play", "Pause", "Step", "Faster", "Slower"} & set(words), words
+        assert not {"Play", "Pause", "Step", "Speed", "End"} & set(words), words
+        assert "Back" in words, words
         await wait_for(pilot, lambda: all(key.region.width > 0 for key in app.screen.query("FooterKey")),
                        what="the footer drawn")
         assert all(key.region.right <= 80 for key in app.screen.query("FooterKey"))

@@ -31,6 +31,7 @@ STATE_STYLE = {
     "reconnecting": ("◌", "bright_red"),
     "closed": ("×", "bright_red"),
     "replay": ("▶", "bright_cyan"),
+    "replay-paused": ("‖", "bright_cyan"),  # the pause sign: a paused replay does not play
 }
 NOTICE_STYLE = {
     "information": "bold black on bright_cyan",
@@ -77,6 +78,8 @@ def connection_words(state: str, address: str, detail: str) -> str:
         return f"reconnecting to {address}{dots}" if address and not local else f"reconnecting{dots}"
     if state == "closed":
         return detail or "disconnected"
+    if state == "replay-paused":
+        return f"replay {detail}".strip()
     return f"{state} {detail}".strip()
 
 
