@@ -331,7 +331,11 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             if number not in open_numbers:
                 self.refuse(f"Your {number} is not among your open cards.")
             elif self.joker_first is not None:
-                first, self.joker_first = self.joker_first, None
+                first = self.joker_first
+                if number == first:  # the same card again: the pick stands, the host would refuse it
+                    self.refuse(f"The {first} goes down already: choose one more card, or enter for none.")
+                    return
+                self.joker_first = None
                 self.act({"type": "lay", "card": first, "extra": number})
             elif roll is not None and roll["joker"] and number in roll["targets"] and len(open_numbers) > 1:
                 self.joker_first = number  # a joker throw: ask for the second card
