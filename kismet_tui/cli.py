@@ -13,7 +13,8 @@
   1 naming what differs and where (also: the file cannot be read, a signing host's log has
   no signature, or a key never met, or not the one `--host-key` names, signed it), 2 when
   something cannot be checked (a log from before signing, a game that carries no
-  commitment, protocol version 1, or never ended) and nothing differs.
+  commitment, protocol version 1, a game that never ended, or a file cut short: "truncated")
+  and nothing differs.
   A file either command cannot read (missing, empty, not a game log, damaged) gets one line
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
@@ -285,7 +286,10 @@ def replay_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
     parser.add_argument("--verify", action="store_true",
                         help="do not play: check the host's signature, every event, every die "
-                             "and card and the end (exit 0), or name what differs (exit 1)")
+                             "and card and the end (exit 0), or name what differs or cannot be "
+                             "read (exit 1), or what cannot be checked though nothing differs: "
+                             "an unfinished or truncated log, or one from before hosts signed "
+                             "(exit 2)")
     parser.add_argument("--host-key", default=None, metavar="SHA256:...",
                         help="with --verify: the log must be signed by this host key (the "
                              "fingerprint kismet-host prints at start); needed only for a "

@@ -164,8 +164,8 @@ class ReplayApp(KismetApp):
         Binding("space", "play_pause(False)", "Play", priority=True),
         # One footer entry for each pair (the second key of a pair works, unshown).
         Binding("right,n", "step", "Step", key_display="←→"),
-        Binding("left,b", "back(True)", "Back", key_display="←"),  # (shown when → is off: at the end)
-        Binding("left,b", "back(False)", "Back", show=False),
+        Binding("left,b", "step_back(True)", "Back", key_display="←"),  # (shown when → is off: at the end)
+        Binding("left,b", "step_back(False)", "Back", show=False),
         Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+-"),
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("home", "restart", "Restart"),
@@ -220,9 +220,9 @@ class ReplayApp(KismetApp):
             return False
         if action in ("play_pause", "step", "speed", "to_end") and self.source.done:
             return False  # at the end only going back goes on
-        if action in ("back", "restart") and self.source.index == 0:
+        if action in ("step_back", "restart") and self.source.index == 0:
             return False
-        if action == "back":
+        if action == "step_back":
             return parameters == (self.source.done,)
         if action == "play_pause":
             return parameters == (not self.paused,)  # "Pause" while playing, "Play" while paused
@@ -236,7 +236,7 @@ class ReplayApp(KismetApp):
         self.paused = True
         self.publish([self.source.next_event()] if not self.source.done else [])
 
-    def action_back(self, shown: bool) -> None:
+    def action_step_back(self, shown: bool) -> None:
         """One event back: the replica played again from the start to the event before."""
         self.paused = True
         self.jump(self.source.index - 1)
