@@ -32,9 +32,13 @@ Three games to play together: **dice** (Kismet 1964, five coloured dice and a sc
 | `s` | watch the chosen table |
 | `y` | say you are ready (again: not ready) |
 | `g` | start the game (the table's owner, once everyone is ready) |
+| `x` | remove a player from your table (the table's owner, between games) |
 | `l` | leave the table |
 | `r` | refresh the list of tables |
 | `t` | talk; `escape` leaves the chat line |
+| `h` | the records: leaderboards, recent games, your own, high scores; `enter` replays a game |
+| `o` | invite friends: open this computer's game to them (`kismet` alone) |
+| `?` | this help |
 | `ctrl+q` | quit |
 
 Inside a game, `?` shows that game's rules and keys.

@@ -102,7 +102,7 @@ def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Te
 class TableList(DataTable[Text]):
     """The host's tables; enter sits down at the chosen one (shown in the footer)."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Sit down")]
+    BINDINGS = [Binding("enter", "select_cursor", "Sit")]  # (short: the lobby footer fits 80 columns)
     DEFAULT_CSS = """
     TableList { overflow-x: hidden; }
     """
@@ -122,7 +122,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         Binding("g", "start", "Start"),
         Binding("x", "remove", "Remove"),
         Binding("l", "leave", "Leave"),
-        Binding("r", "refresh", "Refresh"),
+        Binding("r", "refresh(True)", "Refresh"),
+        # At a table its own keys fill the 80 columns' footer: r still refreshes, unshown.
+        Binding("r", "refresh(False)", "Refresh", show=False),
         ChatInput.TALK,
         Binding("o", "open_network", "Invite"),
         Binding("h", "records", "Records"),
@@ -287,6 +289,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             return table is not None and not any(c.is_open for c in self.query(ChatInput))
         if action == "leave":
             return table is not None
+        if action == "refresh":
+            return parameters == (table is None,)
         if action == "open_network":
             # Only `kismet` alone has a host of its own to open, and only once.
             return self.kismet.open_to_network is not None and not self.opened_lines
@@ -352,7 +356,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         await send(self, self.client.leave)
         self.draw_my_table()
 
-    def action_refresh(self) -> None:
+    def action_refresh(self, shown: bool = True) -> None:
         if self.kismet.connection.state == "connected":
             self.fetch_tables()
 
