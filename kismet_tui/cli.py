@@ -168,6 +168,7 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
         try:
             await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats,
                                        say=lambda words: app.notify(words, severity="warning"))
+            say_if_name_cut(app, name, client.name)
             news = remember_host_key(client, f"{host}:{port}")
             if news is not None:  # told, as ssh tells it, but play goes on
                 app.notify(news, title="This host's key changed", severity="warning", timeout=60)
@@ -180,6 +181,16 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
                 app.exit(return_code=1)
                 raise
             problem = exc.words
+
+
+def say_if_name_cut(app: KismetApp, asked: str, given: str | None) -> None:
+    """The host keeps MAX_NAME characters of a name: when it kept fewer than were asked for,
+    say so, and what the name is now."""
+    from protocol import limits
+
+    if len(asked.strip()) > limits.MAX_NAME and given is not None and given != asked.strip():
+        app.notify(f"A name holds up to {limits.MAX_NAME} characters: you are “{given}”.",
+                   severity="warning", timeout=10, markup=False)
 
 
 def remember_host_key(client: Client, address: str) -> str | None:
@@ -246,6 +257,7 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.start("127.0.0.1", 0)
         assert host.port is not None  # a start that returned is listening
         await client.connect("127.0.0.1", host.port, name)
+        say_if_name_cut(app, name, client.name)
         from .known_hosts import THIS_COMPUTER
 
         remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify

@@ -39,6 +39,11 @@ class AskNameScreen(ModalScreen[str]):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if len(event.value) >= limits.MAX_NAME:  # the Input stops there: say why
+            self.query_one("#ask-problem", Static).update(
+                f"A name holds up to {limits.MAX_NAME} characters: the rest is not typed.")
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         name = event.value.strip()
