@@ -47,6 +47,7 @@ from . import capacity, connection, handshake, lobby, records_request, relay, re
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
 from .door_pass import DoorPasses
+from .evening import Evening
 from .identity import HostIdentity
 from .jobs import Jobs
 from .player import Player
@@ -106,6 +107,8 @@ class Host:
         # The records (server/records/): finished games, players, ratings, in SQLite, kept
         # by a worker thread; it also prunes the logs beyond keep_games.
         self.records = RecordIndex(state_dir, keep_games)
+        # Tonight's standings, across tables and restarts (server/evening.py).
+        self._evening = Evening(self.store)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.records_asked = records_request.RecordsAsked(self.records)  # the `records` request's
         # One host per state folder (server/state_lock.py): held from start (or an earlier
@@ -256,6 +259,10 @@ class Host:
 
     def store_game(self, table: Table, header: dict) -> GameWriter:
         return resume.store_game(self, table, header)
+
+    @property
+    def evening(self) -> Evening:
+        return self._evening
 
     def records_id_of(self, seat: Seat) -> str | None:
         """The records' id of the player in `seat` (server/records/proof.py)."""
