@@ -240,6 +240,7 @@ def local_main(argv: list[str] | None = None) -> int:
     # first game ends: the first screen does not wait for cryptography.
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
                 identity=HostIdentity.when_needed(default_state_dir()))
+    host.program = "kismet"
     from server.state_lock import StateFolderBusy
     try:  # before the folder is touched: another `kismet` may be playing from it
         host.claim_state_folder()
@@ -295,7 +296,8 @@ def replay_main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
     parser.add_argument("file", nargs="?", default=None,
                         help="a game log (a .kismet file); without it, choose a recent game")
-    parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    parser.add_argument("--speed", type=float, default=1.0,
+                        help="playback speed: 0.25, 0.5, 1 (the default), 2, 4, 8 or 16")
     parser.add_argument("--verify", action="store_true",
                         help="do not play: check the host's signature, every event, every die "
                              "and card and the end (exit 0), or name what differs or cannot be "
@@ -311,6 +313,11 @@ def replay_main(argv: list[str] | None = None) -> int:
     set_drawing(args)
     if args.host_key is not None and not args.verify:
         parser.error("--host-key goes with --verify.")
+    from .replay import SPEEDS  # (the replay's: loaded for the playback anyway)
+
+    if args.speed not in SPEEDS:  # (+ and - step through these while it plays)
+        parser.error(f"--speed {args.speed:g} is not a speed the replay has: "
+                     f"{', '.join(f'{speed:g}' for speed in SPEEDS)}.")
     from .saved_game import UnreadableGame, playable, read_game
 
     path = args.file

@@ -114,6 +114,7 @@ class Host:
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
         self.state_lock: StateLock | None = None
+        self.program = "kismet-host"  # the command it runs in, as a second one is told (`kismet`)
         # The connections and their limits (server/connection.py). Fair share: at most
         # max_per_address connections from one address (None: no cap), loopback exempt
         # unless cap_loopback. max_connections None: what this machine's descriptors and
@@ -174,7 +175,7 @@ class Host:
         """Take the state folder's lock, or raise StateFolderBusy (words naming the host that
         has it). start() claims it too; a caller that touches the folder first claims early."""
         if self.state_lock is None:
-            self.state_lock = StateLock.acquire(self.store.root)
+            self.state_lock = StateLock.acquire(self.store.root, self.program)
 
     async def start(self, bind: str = "0.0.0.0", port: int = 0) -> None:
         self.claim_state_folder()

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 LOCK_NAME = "host.lock"
+HOST_PROGRAM = "kismet-host"
 
 
 class StateFolderBusy(Exception):
@@ -23,13 +24,16 @@ class StateFolderBusy(Exception):
 class StateLock:
     """The held lock of one state folder; `release()` (or the process ending) frees it."""
 
-    def __init__(self, fd: int, path: Path) -> None:
+    def __init__(self, fd: int, path: Path, program: str = HOST_PROGRAM) -> None:
         self._fd: int | None = fd
         self.path = path
+        self.program = program
 
     @classmethod
-    def acquire(cls, state_dir: str | Path) -> StateLock:
-        """The folder's lock, or StateFolderBusy naming the host that has it."""
+    def acquire(cls, state_dir: str | Path, program: str = HOST_PROGRAM) -> StateLock:
+        """The folder's lock, or StateFolderBusy naming the host that has it. `program` is
+        the command this host runs in (`kismet` plays alone on an embedded host), so a
+        second one is told which command to quit."""
         root = Path(state_dir)
         root.mkdir(parents=True, exist_ok=True)
         path = root / LOCK_NAME
@@ -38,15 +42,16 @@ class StateLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _holder(fd)
+            holder, other = _holder(fd)
             os.close(fd)
+            stop = "quit it first" if other != HOST_PROGRAM else "stop it first"
             raise StateFolderBusy(
-                f"Another kismet-host ({holder}) is using the state folder {root}: "
-                f"stop it first, or give this one --state-dir.") from None
+                f"Another {other} ({holder}) is using the state folder {root}: "
+                f"{stop}, or give this one --state-dir.") from None
         except OSError:
             os.close(fd)
             raise
-        lock = cls(fd, path)
+        lock = cls(fd, path, program)
         lock.write(port=None)
         return lock
 
@@ -54,7 +59,8 @@ class StateLock:
         """Record this process (and its port, once it listens) for a second host to name."""
         if self._fd is None:
             return
-        text = f"pid {os.getpid()}" + (f", port {port}" if port is not None else "") + "\n"
+        text = f"pid {os.getpid()}" + (f", port {port}" if port is not None else "")
+        text += (f" ({self.program})" if self.program != HOST_PROGRAM else "") + "\n"
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, text.encode(), 0)
 
@@ -64,10 +70,14 @@ class StateLock:
             self._fd = None
 
 
-def _holder(fd: int) -> str:
-    """"pid 4242, port 7717" as the holder wrote it, or why it cannot be said."""
+def _holder(fd: int) -> tuple[str, str]:
+    """("pid 4242, port 7717", its command) as the holder wrote them (a command other than
+    kismet-host after them in brackets), or why they cannot be said."""
     try:
         text = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
     except OSError:
         text = ""
-    return text or "it has not said its pid yet"
+    program = HOST_PROGRAM
+    if text.endswith(")") and " (" in text:
+        text, program = text[:-1].rsplit(" (", 1)
+    return text or "it has not said its pid yet", program
