@@ -481,7 +481,10 @@ class KismetApp(KismetState):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
-        self.push_screen(HelpScreen(self.current_ruleset()))
+        from .screens.end import EndScreen
+
+        # Over the end box, what its rating change means comes first.
+        self.push_screen(HelpScreen(self.current_ruleset(), rating_first=isinstance(self.screen, EndScreen)))
 
     def action_help_quit(self) -> None:
         """ctrl+c (Textual's binding): in a terminal it often means "stop", so say how."""

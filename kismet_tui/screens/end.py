@@ -151,6 +151,9 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         Binding("r", "rematch", "Play again"),
         Binding("escape,enter", "close", "See the board"),
         Binding("ctrl+l", "lobby", "Lobby"),
+        # A modal screen hides the app's keys: its help (which starts with what the rating
+        # change means) is offered here again.
+        Binding("f1,question_mark", "app.help", "Help", key_display="?"),
     ]
 
     def __init__(self, ruleset: str, result: Plain, names: list[str], me: int | None,
