@@ -158,10 +158,12 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
     taken is asked for again, with the host's words, when `ask`; otherwise the words go in
     `refused` and the app ends (join_main says them and exits 1)."""
     from .net import RequestError
-    from .saved_seats import connect_keeping_seat
+    from .saved_seats import connect_keeping_seat, last_name
     from .screens.ask_name import AskNameScreen
 
     problem = ""
+    if ask and not name and not fresh:  # the name typed here last time (a browser's: its own file)
+        name = last_name(f"{host}:{port}", seats) or ""
     while True:
         if ask:
             name = await app.push_screen_wait(AskNameScreen(name, problem))

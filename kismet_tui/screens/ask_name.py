@@ -12,6 +12,8 @@ from textual.widgets import Input, Static
 from protocol import limits
 from protocol.text import clean_name
 
+from ..widgets.toosmall import TooSmall
+
 
 class AskNameScreen(ModalScreen[str]):
     """Dismissed with a usable name; a name the host would change is asked for again."""
@@ -35,6 +37,7 @@ class AskNameScreen(ModalScreen[str]):
                         id="ask-name")
             yield Static(self.problem, id="ask-problem")
             yield Static("enter: join the host", classes="hint")
+        yield TooSmall()  # (in a small window: the size it needs, not the box over those words)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
