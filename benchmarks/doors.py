@@ -4,6 +4,8 @@ beside each session forked from the warm parent, in one run.
 For each mode (`kismet-host --door-sessions spawn|warm`) a real `kismet-host --ssh --web`
 subprocess on 127.0.0.1, not announced, its state folder and HOME in a temp folder:
 
+- a storm of `--storm` ssh logins all at once (120): each login's connect to its lobby
+  drawn, the slowest, and how many sessions started a process of their own;
 - ssh login to a drawn lobby: connect to the moment the session's output holds words of the
   lobby's first frame, one login at a time (the host quiet between them), median and p90;
   with asyncssh's client in this process, and with OpenSSH's `ssh` on a pty of its own (its
@@ -25,7 +27,7 @@ Targets (issue 23) are printed beside the figures. A host without `--door-sessio
 the warm parent landed) exits with a usage error: then only today's spawned sessions run,
 and the script says so. Every process it starts is ended when it ends, on ctrl+c too.
 
-    python benchmarks/doors.py [--modes spawn warm] [--logins 10] [--ssh-players 1 10 20]
+    python benchmarks/doors.py [--modes spawn warm] [--logins 10] [--storm 120] [--ssh-players 1 10 20]
         [--visitors 1 5 10] [--chromium-runs 3] [--idle 200] [--active 20] [--presses 20]
         [--quick]
 
@@ -614,6 +616,41 @@ def paces(seed: int) -> Iterator[float]:
         yield rng.uniform(*PAUSE_S)
 
 
+async def measure_storm(host: Host, logins: int) -> list[str]:
+    """`logins` ssh logins all at once, each timed from its connect to its lobby's first
+    frame; and how many sessions the warm parent forked (the rest started their own)."""
+    base = len(descendants(host.pid))
+    keys = [asyncssh.generate_private_key("ssh-ed25519") for _ in range(logins)]
+    host_cpu = cpu_s([host.pid])
+    start = time.perf_counter()
+
+    async def one(key: asyncssh.SSHKey) -> tuple[float, SshPlayer]:
+        player = await SshPlayer.log_in(host.ssh_port, NAMES("s"), key)
+        await player.out.wait_for_lobby()
+        return time.perf_counter() - start, player
+
+    done = await asyncio.gather(*(one(key) for key in keys), return_exceptions=True)
+    players = [result[1] for result in done if isinstance(result, tuple)]
+    times = sorted(result[0] for result in done if isinstance(result, tuple))
+    failed = [result for result in done if not isinstance(result, tuple)]
+    leaders = [pid for pid in descendants(host.pid) if os.getsid(pid) == pid]
+    host_cpu = cpu_s([host.pid]) - host_cpu
+    # (a forked session's command line is its warm parent's; the parent is the host's child)
+    parents = [pid for pid in leaders if proc_fields(pid)[1] == str(host.pid)
+               and b"door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    sessions = [pid for pid in leaders if pid not in parents]
+    sessions_cpu = cpu_s(sessions)
+    spawned = sum(1 for pid in sessions if proc_fields(pid)[1] == str(host.pid))
+    await close_all(players)
+    await host.settle(base)
+    line = (f"storm of {logins} ssh logins at once: lobby drawn median {statistics.median(times):.1f} s,"
+            f" p90 {times[int(len(times) * 0.9) - 1]:.1f} s, slowest {times[-1]:.1f} s"
+            f" (target under 10 s); {spawned} started a process of their own; CPU to get there:"
+            f" the host {host_cpu:.1f} s, the sessions {sessions_cpu:.1f} s"
+            f" ({sessions_cpu / max(1, len(players)) * 1000:.0f} ms each)")
+    return [line + (f"; {len(failed)} failed: {failed[0]!r}" if failed else "")]
+
+
 async def measure_idle_and_active(host: Host, idle: int, active: int, presses: int,
                                   machine_before_kib: int, shown: Callable[[list[str]], None]) -> list[str]:
     """The idle players' own cost is `shown` at once: the key presses that follow may not
@@ -669,7 +706,7 @@ async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_
     """The figures of one mode, each printed as it is measured; None when this host has no
     --door-sessions."""
     machine_before = machine_used_kib()
-    host = Host(mode, folder, args.idle + args.active + 20, with_mode_option)
+    host = Host(mode, folder, max(args.idle + args.active, args.storm) + 20, with_mode_option)
     lines: list[str] = []
 
     def shown(new: list[str]) -> None:
@@ -687,6 +724,7 @@ async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_
         base = len(descendants(host.pid))    # the warm parent, or nothing
         parts: list[tuple[str, bool, Callable[[], Awaitable[list[str]]]]] = [
             ("ssh logins", bool(args.logins), lambda: measure_logins(host, args.logins, ssh)),
+            ("a storm of ssh logins", bool(args.storm), lambda: measure_storm(host, args.storm)),
             ("ssh players' memory", bool(args.ssh_players),
              lambda: measure_ssh_memory(host, args.ssh_players)),
             ("browser visitors", bool(args.visitors), lambda: measure_web(host, args.visitors)),
@@ -770,6 +808,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--logins", type=int, default=10, help="logins timed one at a time, per client (0: none)")
+    parser.add_argument("--storm", type=int, default=120, help="ssh logins all at once (0: none)")
     parser.add_argument("--ssh-players", type=int, nargs="*", default=[1, 10, 20])
     parser.add_argument("--visitors", type=int, nargs="*", default=[1, 5, 10])
     parser.add_argument("--chromium-runs", type=int, default=3,
@@ -783,7 +822,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.quick:
         args.logins, args.ssh_players, args.visitors, args.chromium_runs = 2, [1, 2], [1], 1
-        args.idle, args.active, args.presses = 2, 1, 3
+        args.idle, args.active, args.presses, args.storm = 2, 1, 3, 4
     return args
 
 

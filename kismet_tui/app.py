@@ -18,20 +18,27 @@ it comes; `chat_lines` keeps the last ones for a screen that opens later).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
+import sys
 from functools import partial
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from rich.text import Text
 from textual import events, on, work
 from textual.binding import Binding
 from textual.driver import Driver
 
+from protocol import limits
+
 from . import terminal
+from .app_ref import OnKismetApp
 from .app_state import Connection, KismetState, Notice
-from .messages import (BuildChanged, ChatHeard, ConnectionChanged, ConnectionReported, EventApplied,
-                       FairnessChecked, HostMessage, HostNotice, HostRefused, LeaveAsked, Refusal,
-                       RematchAsked, TableChanged, host_message, send, send_ok)
+from .messages import (BuildChanged, ChatHeard, ChatSkipped, ConnectionChanged, ConnectionReported,
+                       EventApplied, FairnessChecked, HostMessage, HostNotice, HostRefused, LeaveAsked,
+                       Refusal, RematchAsked, TableChanged, host_message, send, send_ok)
+from .needs_terminal import NoTerminal, refusal
+from .net.inbox import skipped_words
 from .rematch import rematch_waiting
 from .rules.base import Plain
 from .rules.refusal import words_of
@@ -96,6 +103,9 @@ class KismetApp(KismetState):
         self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
         self.rematch_at: object = None  # ...at this table (a wish that does not follow to another)
         self.warming_up = False       # warm_up started (once, after the first screen)
+        self.reached = False          # the connection was made once
+        self.unreachable: str | None = None   # the words when it never could be
+        self.failed = False           # an error nobody caught ended it
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -103,6 +113,24 @@ class KismetApp(KismetState):
             self.theme = "ansi-dark"
         self.shown_game: object = None
         self.shown_key: tuple[object, object] | None = None
+
+    def run(self, *args: Any, headless: bool = False, **kwargs: Any) -> Any:
+        """Textual's run, refused with NoTerminal where no screen can be drawn
+        (kismet_tui/needs_terminal.py; the command says the words and exits 2)."""
+        if not headless:
+            why = refusal(sys.stdout)
+            if why is not None:
+                raise NoTerminal(why)
+        return super().run(*args, headless=headless, **kwargs)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An error nobody caught ends the app (Textual's way, exit code 1): its traceback
+        goes to the command's log file first (kismet_tui/command.py says where). Textual's
+        private hook, which door_child.py wraps too: pyproject.toml bounds Textual below 9."""
+        self.failed = True
+        if not isinstance(error, MemoryError):  # (nothing left to format it with)
+            logging.getLogger("kismet").error("the app stopped on an error", exc_info=error)
+        super()._handle_exception(error)
 
     def get_driver_class(self) -> type[Driver]:
         """A driver that survives its terminal going away (kismet_tui/terminal.py); in ASCII
@@ -193,14 +221,17 @@ class KismetApp(KismetState):
             stream = self.client.messages()  # listen before connecting: miss nothing
             if self.connect_fn is not None:
                 await self.connect_fn()
+            self.reached = True
             self.post_message(ConnectionChanged("connected", self.address))
             async for msg in stream:
                 message = host_message(msg)
-                if message is not None:
+                if message is not None and self.room_for(message):
                     self.post_message(message)
         except OSError:
-            self.post_message(ConnectionChanged(
-                "closed", f"Could not reach a host at {self.address}. Is kismet-host running there?"))
+            words = f"Could not reach a host at {self.address}. Is kismet-host running there?"
+            if not self.reached:
+                self.unreachable = words  # the command exits 1 with these words (cli.py)
+            self.post_message(ConnectionChanged("closed", words))
             return
         except Exception as exc:  # refused (e.g. another protocol version): say so, keep the app
             self.post_message(ConnectionChanged("closed", f"{self.address}: {words_of(exc)}"))
@@ -225,9 +256,29 @@ class KismetApp(KismetState):
         if message.re is None:  # answers to our requests are shown where they were sent (send)
             self.show_refusal(message.words or "The host refused that.")
 
+    def room_for(self, message: HostMessage) -> bool:
+        """Whether to post a host message now: a chat line only while fewer than
+        CLIENT_CHAT_WAITING wait to be shown; past that it is counted, and shown as one line
+        once the app has caught up (chat_heard). Everything else always."""
+        if not isinstance(message, ChatHeard):
+            return True
+        if self.chat_waiting >= limits.CLIENT_CHAT_WAITING:
+            self.chat_skipped += 1
+            return False
+        self.chat_waiting += 1
+        return True
+
     @on(ChatHeard)
     def chat_heard(self, message: ChatHeard) -> None:
+        self.chat_waiting -= 1
         self.add_chat(message.name, message.text)
+        if not self.chat_waiting and self.chat_skipped:
+            skipped, self.chat_skipped = self.chat_skipped, 0
+            self.add_chat_note(skipped_words(skipped))
+
+    @on(ChatSkipped)
+    def chat_skipped_told(self, message: ChatSkipped) -> None:
+        self.add_chat_note(message.words or skipped_words(message.count))
 
     @on(HostNotice)
     def host_notice(self, message: HostNotice) -> None:
@@ -260,14 +311,21 @@ class KismetApp(KismetState):
 
     @on(HostMessage)
     def host_said(self, message: HostMessage) -> None:
-        """Show the screen that fits, then hand the message on to every screen: the game
-        under its end screen still follows the game. (A screen pushed just now hears it
-        too, once mounted.)"""
+        """Show the screen that fits, then hand the message on to every screen of ours: the
+        game under its end screen still follows the game. (A screen pushed just now hears it
+        too, once mounted.) Textual's own first screen, under all of ours, is not told: it
+        has nothing to do with the host, and a message it handles marks it as changed, so
+        the screen on top is painted again whole (for each push of the table list)."""
         if not self.screen_stack or not self.is_running:
             return  # shutting down
+        if isinstance(message, (ChatHeard, ChatSkipped)):
+            # The screens show chat from `chat_said`: handed down, each line would redraw the
+            # game, which is what a flood of chat cost a player (issue 28).
+            return
         self.route()
         for screen in self.screen_stack:
-            screen.post_message(dataclasses.replace(message))
+            if isinstance(screen, OnKismetApp):
+                screen.post_message(dataclasses.replace(message))
 
     def watch_connection(self, old: Connection, new: Connection) -> None:
         """A change of the connection that the player must hear of gets a notice."""
@@ -466,8 +524,15 @@ class KismetApp(KismetState):
         line.append(name, style="bold")
         line.append(": ")
         line.append(text)
+        self.keep_chat(line)
+
+    def add_chat_note(self, words: str) -> None:
+        """A line about the chat, not of it (lines skipped)."""
+        self.keep_chat(Text(words, style="dim italic"))
+
+    def keep_chat(self, line: Text) -> None:
         self.chat_lines.append(line)
-        del self.chat_lines[:-200]
+        del self.chat_lines[:-limits.CLIENT_CHAT_LINES]
         self.chat_said = line
 
     # ---- keys ---------------------------------------------------------------------------

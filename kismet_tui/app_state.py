@@ -60,6 +60,10 @@ class KismetState(App[None]):
         self.address = address
         self.connection = Connection("connecting", address)
         self.chat_lines: list[Text] = []  # the last chat lines, for a screen that opens later
+        # Chat lines posted to the app and not yet shown, and those not posted because too
+        # many were waiting (KismetApp.read_host): a flood never queues up without end.
+        self.chat_waiting = 0
+        self.chat_skipped = 0
         # Set by `kismet`, whose host is its own: lets friends in and returns the lines they
         # should type (the lobby's `o`).
         self.open_to_network: Callable[[], Awaitable[list[str]]] | None = None

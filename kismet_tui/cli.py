@@ -19,7 +19,11 @@
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
 
-Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
+Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself, and
+`--version`, `--log-file`, `--log-level` and `--completion` (kismet_tui/command.py). An error
+nobody caught ends a command with exit 1, a line of words and the traceback in its log file;
+`kismet-join` exits 1 when the host cannot be reached; without a terminal that can draw, a
+drawing command exits 2 with words (kismet_tui/needs_terminal.py).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .command import add_common_options, crashed, honest_exit, start_logging
 from .terminal import ends_with_its_terminal
 
 if TYPE_CHECKING:  # (each loads only when its command needs it)
@@ -39,6 +44,8 @@ if TYPE_CHECKING:  # (each loads only when its command needs it)
     from .app import KismetApp
     from .bots.runner import BotFactory
     from .net.client import Client
+    from server import Host
+    from server.open_up import OpenHost
 
 
 def login_name() -> str:
@@ -102,8 +109,7 @@ def discover_address(seconds: float = 2.0) -> str | None:
         print(f"Please type a number from 1 to {len(found)}.")
 
 
-@ends_with_its_terminal
-def join_main(argv: list[str] | None = None) -> int:
+def join_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
     parser.add_argument("address", nargs="?", default=None,
                         help="the host, as host:port (none: look for hosts on this network)")
@@ -115,7 +121,20 @@ def join_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats-file", default=None, help=argparse.SUPPRESS)
     # Ask for the name on screen first (kismet-host --web: a browser has no login name).
     parser.add_argument("--ask-name", action="store_true", help=argparse.SUPPRESS)
+    add_common_options(parser, "kismet-join")
+    return parser
+
+
+@honest_exit("kismet-join")
+@ends_with_its_terminal
+def join_main(argv: list[str] | None = None) -> int:
+    parser = join_parser()
     args = parser.parse_args(argv)
+    from .door_env import door_pass
+
+    # A door session (ssh, web) runs as the host's user: one player's records in a file all
+    # sessions share would be every player's to read. Its words go to the door instead.
+    start_logging("kismet-join", args, to_file=not door_pass())
     set_drawing(args)
     if args.address is None:
         args.address = discover_address()
@@ -126,7 +145,6 @@ def join_main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from .app import KismetApp
-    from .door_env import door_pass
     from .net.client import Client
 
     # Asked on screen, the name offered is --name's, or none.
@@ -149,7 +167,19 @@ def join_main(argv: list[str] | None = None) -> int:
     if refused:
         print(f"kismet-join: {refused[0]} (--name picks another)", file=sys.stderr)
         return 1
-    return app.return_code or 0   # (1 when the app failed: the web door then says so)
+    if app.unreachable is not None:
+        print(f"kismet-join: {app.unreachable}", file=sys.stderr)
+        return 1
+    return ended(app, "kismet-join")   # (1 when the app failed: the web door then says so)
+
+
+def ended(app: KismetApp, command: str) -> int:
+    """The app's exit code; after an error that ended it (Textual's code 1, its traceback
+    in the log already), the line saying so and where the log is."""
+    code = app.return_code or 0
+    if app.failed:
+        return crashed(command)
+    return code
 
 
 async def join_by_name(app: KismetApp, client: Client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
@@ -216,8 +246,25 @@ def bot_factory() -> BotFactory | None:
     return make_factory()
 
 
-@ends_with_its_terminal
-def local_main(argv: list[str] | None = None) -> int:
+def solo_host(state_dir: Path) -> tuple[Host, OpenHost]:
+    """`kismet`'s own host on `state_dir`, and the doors its lobby's `o` (Invite) opens on it.
+
+    Everything of theirs is kept in that folder, whose lock `kismet` holds (the host's
+    claim_state_folder): the key that signs its games and that its ssh door shows (read when
+    first needed: the first screen does not wait for cryptography; the same key each time,
+    so friends who come back see no new one), and the ssh door's saved seats. Never a
+    `kismet-host`'s folder, which that host may be writing while it runs."""
+    from server import Host
+    from server.identity import HostIdentity
+    from server.open_up import OpenHost
+
+    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
+                identity=HostIdentity.when_needed(state_dir))
+    host.program = "kismet"  # (a second `kismet` on this folder is told it is one)
+    return host, OpenHost(host, state_dir)
+
+
+def local_parser() -> argparse.ArgumentParser:
     from .recent import solo_state_dir
 
     parser = argparse.ArgumentParser(prog="kismet", description="Play Kismet now, against bots.")
@@ -225,24 +272,24 @@ def local_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-dir", default=None,
                         help=f"keep the game logs here (default: {solo_state_dir()})")
     add_ascii_option(parser)
-    args = parser.parse_args(argv)
-    set_drawing(args)
-    from server import Host
+    add_common_options(parser, "kismet")
+    return parser
 
+
+@honest_exit("kismet")
+@ends_with_its_terminal
+def local_main(argv: list[str] | None = None) -> int:
+    from .recent import solo_state_dir
+
+    args = local_parser().parse_args(argv)
+    start_logging("kismet", args)   # the embedded host's records go there too
+    set_drawing(args)
     from .app import KismetApp
     from .net.client import Client
 
     name = args.name or login_name()
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
-    from server.cli import default_state_dir
-    from server.identity import HostIdentity
-
-    # Games are signed with the key the lobby's ssh door shows (kept in the user's state
-    # folder, see below), so friends and replays see one fingerprint. It is read when the
-    # first game ends: the first screen does not wait for cryptography.
-    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.when_needed(default_state_dir()))
-    host.program = "kismet"
+    host, doors = solo_host(state_dir)
     from server.state_lock import StateFolderBusy
     try:  # before the folder is touched: another `kismet` may be playing from it
         host.claim_state_folder()
@@ -265,12 +312,6 @@ def local_main(argv: list[str] | None = None) -> int:
 
         remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify
 
-    from server.open_up import OpenHost
-
-    # The lobby's "open to friends" key; the ssh host key lives in the user's state folder,
-    # so friends who come back never see it change.
-    doors = OpenHost(host, default_state_dir())
-
     async def stop() -> None:
         await client.close()
         await doors.stop()
@@ -280,7 +321,7 @@ def local_main(argv: list[str] | None = None) -> int:
     app.open_to_network = doors.open
     app.replay_folder = state_dir / "games"
     app.run()
-    return 0
+    return ended(app, "kismet")
 
 
 def forget_unfinished_tables(state_dir: Path) -> None:
@@ -293,8 +334,7 @@ def forget_unfinished_tables(state_dir: Path) -> None:
             pass
 
 
-@ends_with_its_terminal
-def replay_main(argv: list[str] | None = None) -> int:
+def replay_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
     parser.add_argument("file", nargs="?", default=None,
                         help="a game log (a .kismet file); without it, choose a recent game")
@@ -311,7 +351,16 @@ def replay_main(argv: list[str] | None = None) -> int:
                              "fingerprint kismet-host prints at start); needed only for a "
                              "host you never joined from this computer")
     add_ascii_option(parser)
+    add_common_options(parser, "kismet-replay")
+    return parser
+
+
+@honest_exit("kismet-replay")
+@ends_with_its_terminal
+def replay_main(argv: list[str] | None = None) -> int:
+    parser = replay_parser()
     args = parser.parse_args(argv)
+    start_logging("kismet-replay", args)
     set_drawing(args)
     if args.host_key is not None and not args.verify:
         parser.error("--host-key goes with --verify.")
@@ -336,8 +385,9 @@ def replay_main(argv: list[str] | None = None) -> int:
         return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
     from .replay import ReplayApp
 
-    ReplayApp(header, events, speed=args.speed).run()
-    return 0
+    app = ReplayApp(header, events, speed=args.speed)
+    app.run()
+    return ended(app, "kismet-replay")
 
 
 def verify_file(path: Path, log: GameLog, host_key: str | None) -> int:

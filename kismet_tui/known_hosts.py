@@ -7,7 +7,7 @@ the player played at (kismet_tui/log_check.py). A host's key that changed is tol
 player in words, as ssh does, but play goes on (its owner may have made a new key): the new
 key is remembered and the old one kept in `earlier`, so games signed before still verify.
 
-Kept in the user's data folder (platformdirs user_data_dir, `known-hosts.json`, readable by
+Kept in the player's own folder (kismet_tui/player_files.py, `known-hosts.json`, readable by
 the user alone), never in a host's state folder:
 
     {"hosts": {"192.168.1.20:7717": {"key": "<64 hex digits>", "earlier": ["<hex>", ...]}}}
@@ -29,9 +29,9 @@ THIS_COMPUTER = "this computer"   # where `kismet`'s own host is remembered
 
 
 def default_path() -> Path:
-    from platformdirs import user_data_dir
+    from .player_files import path
 
-    return Path(user_data_dir("kismet")) / FILE_NAME
+    return path(FILE_NAME)  # the player's own folder (moved there from the old place)
 
 
 def _read(path: Path) -> dict[str, dict[str, object]]:
@@ -96,8 +96,8 @@ def remember(address: str, key: bytes, path: Path | None = None) -> str | None:
 
 def known_keys(path: Path | None = None) -> dict[bytes, list[str]]:
     """Each key this player has met, with the addresses that showed it (in the file's
-    order). The key of this computer's own host (kismet's, the one in the user's state
-    folder) counts as met even before `kismet` ran: it is "this computer"."""
+    order). The key of this computer's own host (kismet's, in its solo folder, or kismet-host's
+    default folder where kismet kept it before) counts as met: it is "this computer"."""
     found: dict[bytes, list[str]] = {}
     for address, entry in _read(path or default_path()).items():
         for key in _keys_of(entry):
@@ -105,7 +105,12 @@ def known_keys(path: Path | None = None) -> dict[bytes, list[str]]:
     from server.cli import default_state_dir
     from server.identity import public_key_in
 
-    own = public_key_in(Path(default_state_dir()))
-    if own is not None and THIS_COMPUTER not in found.get(own, []):
-        found.setdefault(own, []).append(THIS_COMPUTER)
+    from .recent import solo_state_dir
+
+    # kismet's own folder holds the key it signs with; before kismet kept its own, its games
+    # were signed with the key in kismet-host's default folder: both are this computer's.
+    for folder in (solo_state_dir(), Path(default_state_dir())):
+        own = public_key_in(folder)
+        if own is not None and THIS_COMPUTER not in found.get(own, []):
+            found.setdefault(own, []).append(THIS_COMPUTER)
     return found

@@ -5,7 +5,8 @@ Down: the network worker (KismetApp.read_host) is the only code that awaits the 
 turns each thing the host says into one typed message per kind (`host_message`), after the
 client has already applied it to its replica (client.game, client.table, client.seat). The
 app handles each with `@on` and then hands a copy to every screen (`HostMessage` does not
-bubble back up); the screens handle the kinds they care for with `@on` too.
+bubble back up); the screens handle the kinds they care for with `@on` too. Chat is the
+exception: the app keeps it and the screens show it from the app's `chat_said`.
 
 Up: a screen never calls the app. It posts `Refusal` (words to show), `RematchAsked` or
 `LeaveAsked`, which bubble to the app, and makes its requests of the game's source through
@@ -48,7 +49,8 @@ class Welcomed(HostMessage, bubble=False):
 
 @dataclass
 class TablesListed(HostMessage, bubble=False):
-    """The host's tables: the answer to `list_tables`, or the host's push when they change."""
+    """The host's whole table list: the answer to `list_tables`, or after the host's push of
+    what changed (the client applied it: a summary that did not change is the same object)."""
 
     tables: list[Plain]
 
@@ -89,8 +91,20 @@ class HostRefused(HostMessage, bubble=False):
 
 @dataclass
 class ChatHeard(HostMessage, bubble=False):
+    """One chat line. The app keeps it (`chat_lines`, `chat_said`); the screens show it from
+    there, so it is not handed down to them like the other kinds."""
+
     name: str
     text: str
+
+
+@dataclass
+class ChatSkipped(HostMessage, bubble=False):
+    """Chat lines that were not shown, and words saying how many: the host skipped them while
+    our connection was behind, or the client while the app was (kismet_tui/net/inbox.py)."""
+
+    count: int
+    words: str
 
 
 @dataclass
@@ -140,7 +154,7 @@ def host_message(msg: Plain) -> HostMessage | None:
                             list(notes) if isinstance(notes, list) else None)
     if kind == "table":
         return TableChanged(msg.get("table") or {})
-    if kind == "tables":
+    if kind in ("tables", "tables_changed"):
         return TablesListed(list(msg.get("tables") or []))
     if kind == "game":
         return GameArrived(msg.get("header") or {}, list(msg.get("events") or []))
@@ -150,6 +164,9 @@ def host_message(msg: Plain) -> HostMessage | None:
                            re if isinstance(re, int) else None)
     if kind == "chat":
         return ChatHeard(str(msg.get("name") or msg.get("from") or "?"), str(msg.get("text", "")))
+    if kind == "chat_skipped":
+        count = msg.get("count")
+        return ChatSkipped(count if isinstance(count, int) else 0, str(msg.get("words") or ""))
     if kind == "notice":
         return HostNotice(str(msg.get("code") or ""), str(msg.get("words") or ""))
     if kind == "fairness":

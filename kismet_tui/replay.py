@@ -129,6 +129,9 @@ class ReplaySource:
     async def chat(self, text: str) -> NoReturn:
         raise NothingToSend("This is a replay: nobody can hear you.")
 
+    async def mute_watchers(self, muted: bool = True) -> NoReturn:
+        raise NothingToSend("This is a replay: there is nobody to mute.")
+
     async def leave(self) -> NoReturn:
         raise NothingToSend("This is a replay: press ctrl+q to quit.")
 

@@ -39,6 +39,8 @@ ERRORS = {
     "removed": "The table's owner removed you from the table.",
     "internal": "Something went wrong on the host. Sorry.",
     "no_records": "The records cannot be read on this host right now.",
+    "chat_limit": "That is a lot of chat at once: wait a moment, then say it again.",
+    "chat_muted": "The table's owner has turned off the watchers' chat: only the players can talk here now.",
 }
 
 
@@ -76,6 +78,8 @@ KINDS: dict[str, RefusalKind] = {
     "removed": NOT_YOURS,
     "internal": UNAVAILABLE,
     "no_records": UNAVAILABLE,
+    "chat_limit": LIMIT,
+    "chat_muted": NOT_YOURS,
 }
 
 

@@ -55,6 +55,24 @@ IDLE_TIMEOUT_S = 45.0          # a connection silent this long is closed (client
 PING_INTERVAL_S = 10.0         # how often the client library pings
 MAX_SEND_BUFFER = 2 * 1024 * 1024  # bytes queued to a slow reader before it is dropped
 
+# ---- chat ------------------------------------------------------------------------------------
+# Chat is bounded per table and per person, not only per connection (server/chat.py): each
+# person at a table, seated or watching, may say CHAT_BURST lines at once and then one every
+# CHAT_EVERY_S; the watchers of a table together share WATCHERS_CHAT_BURST lines, then one
+# every WATCHERS_CHAT_EVERY_S. However many watchers there are, the players hear at most that
+# much of them, and a player's own lines never wait behind theirs.
+CHAT_BURST = 5
+CHAT_EVERY_S = 1.0
+WATCHERS_CHAT_BURST = 5
+WATCHERS_CHAT_EVERY_S = 2.0
+# Bytes waiting to be sent to a connection beyond which the chat lines for it are skipped
+# (counted, and told as one line once it has caught up); game events are never skipped.
+CHAT_BACKLOG = 64 * 1024
+# Chat lines a client keeps (its log; older ones are dropped) and lets wait to be shown
+# (more arriving while that many wait are counted and shown as one line).
+CLIENT_CHAT_LINES = 200
+CLIENT_CHAT_WAITING = 50
+
 # ---- games -----------------------------------------------------------------------------------
 DIGEST_EVERY = 32              # a client sends its digest at least every this many events
 # [D20] A race grab or a knock that reaches the host sooner than this after the throw was

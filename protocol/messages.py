@@ -210,7 +210,8 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
         # The client's saved secret for this host: what the records know the player by.
         "player_key": (optional(text(limits.MAX_TOKEN)), None),
     },
-    "list_tables": {},
+    # `changes`: pushes after the answer carry only what changed (`tables_changed`).
+    "list_tables": {"changes": (boolean, False)},
     "create_table": {
         "ruleset": (text(MAX_RULESET, clean_chat), REQUIRED),
         "options": (options_map, None),
@@ -227,6 +228,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     "remove": {"seat": (integer(0, 15), REQUIRED)},
     "act": {"action": (action_map, REQUIRED)},
     "chat": {"text": (chat_field, REQUIRED)},
+    "mute_watchers": {"muted": (boolean, True)},
     "digest": {
         "seq": (integer(0, 2**40), REQUIRED),
         "digest": (text(limits.MAX_DIGEST), REQUIRED),

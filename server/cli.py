@@ -5,7 +5,11 @@
                 [--bots-per-player 7]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
                 [--max-sessions N] [--door-sessions warm|spawn]
-                [--no-announce]
+                [--no-announce] [--config FILE] [--log-file FILE] [--log-level LEVEL]
+    kismet-host --version | --completion bash|zsh|fish
+
+Every option can also be kept in a TOML file (server/host_config.py; `host.toml` in the
+user's config folder is read when it exists, --config names another); the command line wins.
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
@@ -17,10 +21,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import logging
 import signal
 import sys
 from typing import TYPE_CHECKING, Protocol
+
+from kismet_tui.command import add_common_options, honest_exit, start_logging
 
 from .addresses import local_addresses
 
@@ -159,6 +164,14 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
 
     # One cap on the sessions of both doors: each runs a client process on this machine.
     slots = SessionSlots(getattr(args, "max_sessions", None))
+    sandbox = None
+    if args.ssh is not None or args.web is not None:
+        from .session_sandbox import SessionSandbox
+
+        # What every door session may open: never the host's key or logs, where it can be.
+        sandbox = SessionSandbox(args.state_dir)
+        if (words := sandbox.words()) is not None:
+            print(words)
     forker = None
     if (args.ssh is not None or args.web is not None) and getattr(args, "door_sessions", "warm") == "warm":
         from .warm_doors import DoorForker
@@ -192,7 +205,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
 
         try:
             ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap,
-                            slots=slots, forker=forker)
+                            slots=slots, forker=forker, sandbox=sandbox)
         except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
             print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
                   f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
@@ -211,8 +224,8 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     if args.web is not None:
         from .web import WebServer
 
-        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots, forker=forker)
-        web.allowed_origin = args.web_origin   # (None: the page's own address)
+        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots, forker=forker,
+                        origins=args.web_origin or (), sandbox=sandbox)
         if not await start(web, args.web, "the web page"):
             return None
         print("Or in a browser:")
@@ -280,10 +293,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let in over ssh only the keys in FILE (authorized_keys format)")
     parser.add_argument("--web", nargs="?", type=int, const=DEFAULT_WEB_PORT, default=None, metavar="PORT",
                         help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)")
-    parser.add_argument("--web-origin", default=None, metavar="ORIGIN",
+    parser.add_argument("--web-origin", action="append", default=None, metavar="ORIGIN",
                         help="the page's address as browsers see it, as scheme://host[:port], when "
-                             "it is not the one they reach this host at (behind a proxy, say); "
-                             "the game's websocket opens only from that page")
+                             "it is not one of this machine's addresses (a name, or behind a "
+                             "proxy); the game's websocket then opens only from that page, and "
+                             "only for this machine's addresses or that name (may be given again)")
     parser.add_argument("--door-sessions", choices=("warm", "spawn"), default="warm",
                         help="how ssh and web sessions start: forked from one warm parent that "
                              "has loaded the game (warm, the default: a quick login, shared "
@@ -293,8 +307,17 @@ def build_parser() -> argparse.ArgumentParser:
                              "this machine's memory, 64 MB each over half of it; 0: no cap)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
-    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--config", default=None, metavar="FILE",
+                        help="read options from this TOML file (default: "
+                             f"{config_default_path()}, when it exists); the command line wins")
+    add_common_options(parser, "kismet-host")
     return parser
+
+
+def config_default_path() -> str:
+    from .host_config import default_path
+
+    return str(default_path())
 
 
 def reindex(state_dir: str) -> int:
@@ -333,22 +356,30 @@ def reindex(state_dir: str) -> int:
     return 0
 
 
+@honest_exit("kismet-host")
 def main(argv: list[str] | None = None) -> int:
+    from pathlib import Path
+
+    from .host_config import ConfigError, default_path, settings
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    config = Path(args.config) if args.config else default_path()
+    if args.config or config.is_file():
+        try:
+            parser.set_defaults(**settings(config, parser))
+        except ConfigError as exc:
+            parser.error(str(exc))
+        args = parser.parse_args(argv)  # the file's values as defaults: the command line wins
     if args.ssh_keys and args.ssh is None:
         parser.error("--ssh-keys goes with --ssh.")
     for option in ("keep_games", "tables_per_player", "bots_per_player", "max_per_address"):
         if getattr(args, option) < 0:
             parser.error(f"--{option.replace('_', '-')} is a count: 0 or more (0: no limit).")
     args.state_dir = args.state_dir or default_state_dir()
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    start_logging("kismet-host", args, to_stderr=True)
     use_uvloop()
-    try:
-        return asyncio.run(serve(args))
-    finally:
-        logging.shutdown()
+    return asyncio.run(serve(args))
 
 
 if __name__ == "__main__":

@@ -92,7 +92,7 @@ class Connection(asyncio.Protocol):
 
     __slots__ = ("gate", "transport", "frames", "player", "tokens", "refilled", "strikes",
                  "last_heard", "opened", "closed", "peer", "last_replay", "counted", "door",
-                 "waiting_turn", "last_desync_log", "corked")
+                 "waiting_turn", "last_desync_log", "corked", "behind", "chat_skipped")
 
     def __init__(self, gate: Gate) -> None:
         self.gate = gate
@@ -117,6 +117,10 @@ class Connection(asyncio.Protocol):
         # Set at hello when the client offers a pass its door issued (server/door_pass.py):
         # the ssh or web player's real address and proof. None for a direct connection.
         self.door: DoorPass | None = None
+        # More than CHAT_BACKLOG bytes wait to be sent to it (asyncio said pause_writing, not
+        # yet resume_writing): chat lines for it are skipped and counted meanwhile (send_chat).
+        self.behind = False
+        self.chat_skipped = 0
 
     @property
     def known_player(self) -> Player:
@@ -132,6 +136,8 @@ class Connection(asyncio.Protocol):
         # A stream server's transport (uvloop's or asyncio's): it reads, writes and pauses.
         self.transport = cast(asyncio.Transport, transport)
         self.peer = transport.get_extra_info("peername")
+        # Past this much waiting to be written, asyncio calls pause_writing (send_chat).
+        self.transport.set_write_buffer_limits(high=limits.CHAT_BACKLOG)
         opened(self.gate, self)
 
     def data_received(self, data: bytes) -> None:
@@ -141,8 +147,35 @@ class Connection(asyncio.Protocol):
         self.closed = True
         ended(self.gate, self)
 
+    def pause_writing(self) -> None:
+        self.behind = True
+
+    def resume_writing(self) -> None:
+        self.behind = False
+        self.tell_skipped()  # (asyncio lets a protocol write from here)
+
     def send(self, message: dict) -> None:
         self.send_bytes(encode(message))
+
+    def send_chat(self, frame: bytes) -> None:
+        """A chat line, unless this connection has fallen behind: then it is skipped and
+        counted, and told as one line once it has caught up. Chat is the one thing the host
+        sends that a player can miss; a client that cannot take it all must not make the
+        host hold it without end, nor keep the game's events from it."""
+        if self.closed:
+            return
+        if self.behind:
+            self.chat_skipped += 1
+            return
+        self.tell_skipped()
+        self.send_bytes(frame)
+
+    def tell_skipped(self) -> None:
+        skipped, self.chat_skipped = self.chat_skipped, 0
+        if skipped and not self.closed:
+            lines = "1 line of chat was" if skipped == 1 else f"{skipped} lines of chat were"
+            self.send({"type": "chat_skipped", "count": skipped,
+                       "words": f"{lines} skipped: your connection fell behind."})
 
     def send_bytes(self, frame: bytes) -> None:
         if self.closed:

@@ -16,7 +16,7 @@ controlling terminal) of its own, the same hard address-space limit, death with 
 (the parent-death signal, set and then checked against the race with the parent's own
 death), the session's fds as 0, 1 and 2 and no other fd at all (not the socket to the host,
 not another session's pty or pipes), signals as a fresh interpreter has them, the session's
-environment; then it runs the client of `kismet-join` (kismet_tui.door_child.run) and exits
+environment, and its confinement (server/session_sandbox.py: the files it may open); then it runs the client of `kismet-join` (kismet_tui.door_child.run) and exits
 with its status.
 
 The host is told each child's pid with a pidfd of it (to watch and to signal without a
@@ -28,8 +28,9 @@ Messages are JSON, one a packet (SOCK_SEQPACKET):
 - to the host: {"op": "ready"}, {"op": "forked", "id", "pid"} with the pidfd,
   {"op": "failed", "id", "error"}, {"op": "ended", "pid", "status"} (a returncode as
   asyncio gives it: negative for a signal);
-- from the host: {"op": "fork", "id", "argv", "env", "terminal", "address_space"} with three
-  fds, {"op": "signal", "pid", "signal"} (to the child's whole process group, only while it
+- from the host: {"op": "fork", "id", "argv", "env", "terminal", "address_space",
+  "deadline", "confine"} with three fds (a request read after its deadline is answered "failed", not
+  forked: the host has stopped waiting and started that session itself), {"op": "signal", "pid", "signal"} (to the child's whole process group, only while it
   is not yet reaped: never a stranger's reused pid).
 """
 
@@ -47,9 +48,11 @@ import socket
 import sys
 import termios
 import threading
+import time
 import traceback
 
 from .door_limits import FORKER_MESSAGE_BYTES, die_with_parent
+from .session_sandbox import confine
 
 # Room for one request: argv and environment (a host's environment is a few KiB).
 SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
@@ -157,7 +160,10 @@ class Forker:
         try:
             message = json.loads(data)
             if message.get("op") == "fork" and len(fds) == SESSION_FDS:
-                self.fork(message, fds)
+                if too_late(message):   # its login has started a process of its own
+                    send(self.sock, {"op": "failed", "id": message.get("id"), "error": "too late"})
+                else:
+                    self.fork(message, fds)
             elif message.get("op") == "signal":
                 self.signal_group(int(message["pid"]), int(message["signal"]))
         finally:
@@ -210,6 +216,13 @@ class Forker:
                 pass
 
 
+def too_late(request: dict[str, object]) -> bool:
+    """The request's deadline (the host's time.monotonic(): CLOCK_MONOTONIC, the same in
+    every process) has passed: the host no longer waits for this fork."""
+    deadline = request.get("deadline")
+    return isinstance(deadline, (int, float)) and time.monotonic() > deadline
+
+
 def become_session(request: dict[str, object], fds: list[int], parent: int) -> None:
     """In the child just forked: take the session's fds, limits and environment, run the
     client, and exit with its status. Never returns."""
@@ -225,6 +238,8 @@ def become_session(request: dict[str, object], fds: list[int], parent: int) -> N
         argv, env, address_space = session_of(request)
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         fresh_signals()
+        rules = request.get("confine")   # (server/session_sandbox.py; None: not confined)
+        confine(rules if isinstance(rules, list) else None)
         os.environ.clear()
         os.environ.update(env)
         # Textual reads its settings from the environment when first imported.

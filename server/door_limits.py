@@ -14,7 +14,7 @@ import ctypes
 import os
 import resource
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 # A window larger than any real screen (a 4K monitor in a tiny font is about 480x135).
 MAX_COLS = 500
@@ -39,11 +39,16 @@ def clamp_size(cols: object, rows: object, default: tuple[int, int] = (80, 24)) 
     return min(width, MAX_COLS), min(height, MAX_ROWS)
 
 
-def limit_session_child(address_space: int = SESSION_ADDRESS_SPACE) -> None:
+def limit_session_child(address_space: int = SESSION_ADDRESS_SPACE,
+                        confinement: Sequence[Sequence[object]] | None = None) -> None:
     """Run in a door session's child between fork and exec (subprocess's preexec_fn): a hard
-    address-space limit, and death when the host process goes, whatever the child is doing."""
+    address-space limit, death when the host process goes, whatever the child is doing, and
+    its confinement (server/session_sandbox.py), which the interpreter it becomes keeps."""
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     die_with_parent()
+    from .session_sandbox import confine
+
+    confine(confinement)
 
 
 def die_with_parent(parent: int | None = None) -> None:

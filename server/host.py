@@ -13,8 +13,9 @@ The jobs, each a module of its own; the request handlers take the host as a `Job
   held by the `Gate`;
 - server/handshake.py: hello and ping, who a player is across reconnections
   (server/player.py), a drop;
-- server/lobby.py: the lobby's requests (tables, seats, ready, order, chat, remove); the
-  table list pushed to who asked for it (server/table_list.py, `TableList`);
+- server/lobby.py: the lobby's requests (tables, seats, ready, order, chat, mute, remove),
+  chat within the budgets of server/chat.py; the table list pushed to who asked for it
+  (server/table_list.py, `TableList`);
 - server/steering.py: the owner's removals and the unready-seat timers (`Steering`);
 - server/starting.py: a game's start, and the wait for the table's bots;
 - server/relay.py: the relay of moves (act) and the digest and resync checks;
@@ -85,6 +86,7 @@ HANDLERS: dict[str, Handler] = {
     "reorder": lobby.on_reorder,
     "remove": lobby.on_remove,
     "chat": lobby.on_chat,
+    "mute_watchers": lobby.on_mute_watchers,
     "start": starting.on_start,
     "act": relay.on_act,
     "digest": relay.on_digest,

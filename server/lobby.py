@@ -3,8 +3,8 @@ do at a table between games.
 
 Owns `list_tables`, `create_table` (options checked by the engine, bot seats reserved and
 their bots started), `join_table` (a seat or a place among the watchers), `leave`, `ready`,
-`reorder` and `chat`, and `remove` (checked and carried out by server/steering.py); a
-member's arrival (everyone told, the newcomer caught up, a running game's seat marked back)
+`reorder`, `chat` (within the budgets of server/chat.py) and the owner's `mute_watchers`,
+and `remove` (checked and carried out by server/steering.py); a member's arrival (everyone told, the newcomer caught up, a running game's seat marked back)
 and departure (a seat freed between games, marked away during one), who owns a table when
 its owner goes, and a table's closing. The owner's `start` is server/starting.py.
 """
@@ -12,6 +12,7 @@ its owner goes, and a table's closing. The owner's `start` is server/starting.py
 from __future__ import annotations
 
 import secrets
+import time
 
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
@@ -26,7 +27,7 @@ from .table import PLAYING, Seat, Table
 
 
 def on_list_tables(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
-    host.table_list.answer(conn, re)
+    host.table_list.answer(conn, re, msg["changes"])
 
 
 def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
@@ -224,10 +225,31 @@ def on_remove(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
 
 
 def on_chat(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
-    table = conn.known_player.table
+    player = conn.known_player
+    table = player.table
     if table is None:
         raise ProtocolError("not_at_table", "Chat happens at a table: join one first.")
     if msg["text"]:
-        table.broadcast({"type": "chat", "from": conn.known_player.client_id,
-                         "name": conn.known_player.name, "text": msg["text"], "t": host.now_ms()})
+        # Within the sender's budget and, for a watcher, the watchers' (server/chat.py).
+        table.chat.take(player.token, table.seat_of(player.token) is not None, time.monotonic())
+        table.broadcast_chat({"type": "chat", "from": player.client_id, "name": player.name,
+                              "text": msg["text"], "t": host.now_ms()})
+    conn.ok(re)
+
+
+def on_mute_watchers(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+    """The owner turns the watchers' chat off or on; every member is told in words."""
+    player = conn.known_player
+    table = player.table
+    if table is None:
+        raise ProtocolError("not_at_table")
+    if table.owner != player.token:
+        raise ProtocolError("not_owner", "Only the table's owner can turn the watchers' chat off or on.")
+    if table.chat.watchers_muted != msg["muted"]:
+        table.chat.watchers_muted = msg["muted"]
+        table.send_table()
+        words = (f"{player.name}, the table's owner, turned off the watchers' chat: only the "
+                 f"players can talk here now." if msg["muted"]
+                 else f"{player.name}, the table's owner, turned the watchers' chat back on.")
+        table.broadcast({"type": "notice", "code": "watchers_muted", "words": words})
     conn.ok(re)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 
 from .door_limits import (SESSION_ADDRESS_SPACE, child_environment, clamp_size, limit_session_child,
                           near_its_memory_limit)
+from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
 
 log = logging.getLogger("kismet.ssh")
@@ -63,7 +64,8 @@ class PtyApp:
                  door_env: dict[str, str] | None = None,
                  on_input_room: Callable[[], None] | None = None,
                  address_space: int = SESSION_ADDRESS_SPACE,
-                 forker: DoorForker | None = None) -> None:
+                 forker: DoorForker | None = None,
+                 confinement: Rules | None = None) -> None:
         self.args = args
         self.term = term
         self.client_env = client_env
@@ -74,6 +76,7 @@ class PtyApp:
         self.on_input_room = on_input_room    # called when the backlog has room again
         self.address_space = address_space
         self.forker = forker
+        self.confinement = confinement        # the files it may open (server/session_sandbox.py)
         self.proc: SessionProcess | None = None
         self.master: int | None = None        # the pty's side we hold; None once released
         self._pending = bytearray()
@@ -95,7 +98,7 @@ class PtyApp:
                 sys.executable, "-c", JOIN_CODE, *self.args,
                 stdin=slave, stdout=slave, stderr=slave, env=env,
                 start_new_session=True, close_fds=True,
-                preexec_fn=functools.partial(limit_session_child, self.address_space))
+                preexec_fn=functools.partial(limit_session_child, self.address_space, self.confinement))
         except BaseException:
             os.close(master)
             raise
@@ -113,7 +116,8 @@ class PtyApp:
             return None
         try:
             return await self.forker.spawn(self.args, env, (slave, slave, slave), terminal=True,
-                                           address_space=self.address_space)
+                                           address_space=self.address_space,
+                                           confinement=self.confinement)
         except ForkerUnavailable as exc:
             log.warning("an ssh session starts a process of its own: %s", exc)
             return None

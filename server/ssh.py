@@ -9,10 +9,12 @@ players. Each session runs `kismet-join` on a pty of its own (server/pty_app.py)
 
 A dropped session is a dropped player: the host keeps the seat for the rejoin token the
 client was given, and that token is saved per NAME and proof (server state folder,
-`ssh-seats/`): the client's key, or for a login without a key the rejoin code it was shown
+`ssh-seats/`, a folder each, removed once the host holds none of its tokens:
+server/seat_files.py): the client's key, or for a login without a key the rejoin code it was shown
 at first sitting (server/rejoin_code.py), asked for when that NAME comes back while its seat
 is held. So the same NAME with the same key or code takes the seat back, and somebody else
-typing that NAME does not.
+typing that NAME does not. Wrong codes are limited per address and per name, a few a minute
+(rejoin_code.Guesses): past that a login is told "Too many tries: wait a minute."
 
 No session can take the machine (server/door_limits.py): its window is clamped, its app
 runs under a memory limit (and ends in words past it) and dies with the session or the
@@ -44,6 +46,8 @@ from .door_pass import ENVIRONMENT_NAME
 from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
+from .seat_files import SeatFolders
+from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .ssh_keys import AuthorizedKeys
 from .warm_doors import DoorForker
 
@@ -112,7 +116,8 @@ class SshServer:
 
     def __init__(self, host: Host, state_dir: str | Path, *, keys_file: str | Path | None = None,
                  max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
-                 slots: SessionSlots | None = None, forker: DoorForker | None = None) -> None:
+                 slots: SessionSlots | None = None, forker: DoorForker | None = None,
+                 sandbox: SessionSandbox | None = None) -> None:
         self.host = host
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.forker = forker   # the warm parent of sessions (None: a new process each)
@@ -124,6 +129,10 @@ class SshServer:
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
+        self.guesses = rejoin_code.Guesses()   # wrong rejoin codes, per address and per name
+        self.seats = SeatFolders(host, self.state_dir, "ssh-seats")
+        # What each session may open: its seat folder, never the rest of the state folder.
+        self.sandbox = sandbox if sandbox is not None else SessionSandbox(self.state_dir)
         self._server: asyncssh.SSHAcceptor | None = None
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_SSH_PORT) -> None:
@@ -135,6 +144,7 @@ class SshServer:
             encoding=None, x11_forwarding=False, agent_forwarding=False, allow_scp=False,
             line_editor=False, sftp_factory=None, window=INPUT_WINDOW)
         self.port = self._server.sockets[0].getsockname()[1]
+        self.seats.start()
         log.info("ssh on %s:%s, key %s", bind, self.port, self.fingerprint)
 
     @property
@@ -151,14 +161,17 @@ class SshServer:
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
+        await self.seats.stop()
+
+    @staticmethod
+    def seat_digest(name: str, proof: str) -> str:
+        """What names the seat folder of this NAME with this proof (its key's fingerprint,
+        or the identity of its rejoin code: never NAME alone)."""
+        return hashlib.sha256(f"{name}\0{proof}".encode()).hexdigest()[:32]
 
     def seats_file(self, name: str, proof: str) -> Path:
-        """Where this NAME with this proof (its key's fingerprint, or the identity of its
-        rejoin code: never NAME alone) keeps its rejoin token."""
-        digest = hashlib.sha256(f"{name}\0{proof}".encode()).hexdigest()[:32]
-        folder = self.state_dir / "ssh-seats"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return folder / f"{digest}.json"
+        """Where this NAME with this proof keeps its rejoin token."""
+        return self.seats.tokens_file(self.seat_digest(name, proof))
 
     def host_address(self) -> str:
         return f"{self.host.connect_address()}:{self.host.port}"
@@ -263,6 +276,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         self.ended = False
         self.slot = False                     # holds one of the doors' SessionSlots
         self.door_pass: str | None = None     # issued for the app, revoked at the end
+        self.seat_digest: str | None = None   # its seat folder's, while the app uses it
         self.reading = True                   # False while the app's key backlog is full
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
@@ -374,6 +388,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         if not typed:
             self.ask_name(f"Somebody called {name} is already at this host.")
             return
+        guesses = self.server.guesses
+        if not guesses.allowed(self.gate.address, name):   # (the code is not even looked at)
+            self.chan.write(f"\r\n{rejoin_code.TOO_MANY}\r\n".encode())
+            self.chan.exit(1)
+            return
         code = rejoin_code.read_back(typed)
         if code is not None:
             proof = rejoin_code.identity(name, code)
@@ -387,7 +406,13 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                               "already at this host.")
                 return
         self.wrong_codes += 1
-        log.info("a wrong rejoin code for %s from %s", name, self.gate.address)
+        if guesses.wrong(self.gate.address, name):
+            log.warning("rejoin codes for %s from %s: too many wrong, refused for a minute",
+                        name, self.gate.address)
+            self.chan.write(f"\r\nThat is not the rejoin code for {name}. "
+                            f"{rejoin_code.TOO_MANY}\r\n".encode())
+            self.chan.exit(1)
+            return
         if self.wrong_codes >= rejoin_code.TRIES:
             self.chan.write(f"\r\nThat is not the rejoin code for {name}. Bye.\r\n".encode())
             self.chan.exit(1)
@@ -434,18 +459,21 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
         seats = self.server.seats_file(name, proof)
+        self.seat_digest = self.server.seat_digest(name, proof)
+        self.server.seats.using(self.seat_digest)
         # `--name=NAME` in one word: a name such as "-h" or "--fresh" stays a name.
         args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
         # The pass tells the host who this player really is (address, key or code): it
         # counts them against their own address, not loopback's.
         self.door_pass = self.server.host.door_passes.issue("ssh", self.gate.address, proof)
-        door_env = {ENVIRONMENT_NAME: self.door_pass}
+        door_env = {ENVIRONMENT_NAME: self.door_pass, **own_environment(seats.parent)}
         if code:
             door_env[REJOIN_CODE_VARIABLE] = rejoin_code.shown(code)
         self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
                           on_output=self.show, on_exit=self.app_ended,
                           on_input_room=self.input_room, door_env=door_env,
-                          client_env=dict(self.chan.get_environment()), forker=self.server.forker)
+                          client_env=dict(self.chan.get_environment()), forker=self.server.forker,
+                          confinement=session_rules(self.server.sandbox, seats.parent))
         try:
             await self.app.start()
         except OSError as exc:
@@ -537,6 +565,9 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             if self.door_pass is not None:
                 self.server.host.door_passes.revoke(self.door_pass)
                 self.door_pass = None
+            if self.seat_digest is not None:
+                self.server.seats.done(self.seat_digest)
+                self.seat_digest = None
             if self.slot:
                 self.slot = False
                 self.server.slots.give_back()

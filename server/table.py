@@ -28,6 +28,7 @@ from protocol.framing import encode
 
 from .chance import GameSecret
 from .evening import Evening
+from .chat import TableChat
 from .link import Link
 from .reaction import Notes, ThrowShown, shows_a_throw
 from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
@@ -141,6 +142,8 @@ class Table:
         self.ending: tuple[dict, Notes, Link | None, int | None] | None = None
         self._end_retry: asyncio.TimerHandle | None = None
         self._end_told = False  # members were told the end could not be saved yet
+        # Who may say how much here, and whether the owner muted the watchers (server/chat.py).
+        self.chat = TableChat()
 
     @property
     def running(self) -> Game:
@@ -205,6 +208,7 @@ class Table:
             "max_seats": self.max_seats(),
             "free_unready_at": self.free_unready_at,
             "evening_since": self.host.evening.since(now),  # the seats' `wins` count from then
+            "watchers_muted": self.chat.watchers_muted,
             "seats": [
                 {
                     "name": seat.name,
@@ -240,6 +244,13 @@ class Table:
         frame = encode(message)
         for conn in self.connections():
             conn.send_bytes(frame)
+
+    def broadcast_chat(self, message: dict) -> None:
+        """A chat line to every member: one who has fallen behind is skipped it (counted),
+        never sent a backlog without end (server/connection.py `send_chat`)."""
+        frame = encode(message)
+        for conn in self.connections():
+            conn.send_chat(frame)
 
     def send_table(self) -> None:
         self.broadcast({"type": "table", "table": self.describe()})

@@ -5,12 +5,20 @@ textual-serve serves a page holding a terminal; for each visitor's websocket the
 bounds that process). This module is the door: it fits textual-serve into the host's own
 event loop, points the page at the address the visitor used (not the one bound, which may
 be 0.0.0.0), serves the page's own files and nothing else (no folder listings, nothing from
-the internet), lets a socket in only from its own page (the Origin check), caps visitors per
-address and in all, and gives a returning browser its seat back.
+the internet), lets a socket in only when it was asked for by one of the names this door
+serves and from that page (the Host and Origin checks), caps visitors per address and in
+all, and gives a returning browser its seat back.
+
+Host and Origin: a browser sends the page's own address as both, so comparing the two alone
+lets in DNS rebinding (a page at a name the attacker controls, pointed at this machine
+after it loaded, names itself in both). The Host must therefore be one of the addresses the
+door serves (the address the connection arrived at, the one it is bound to, this machine's
+own addresses, `localhost` on loopback) or a name given with `--web-origin`; the Origin
+must then be that page (`scheme://Host`), or with `--web-origin` one of the pages named.
 
 Seats: the page keeps a random secret in the browser's own storage and opens its socket at
-/ws/SECRET. The door keeps that browser's rejoin tokens in a file named by a hash of the
-secret, and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
+/ws/SECRET. The door keeps that browser's rejoin tokens in a folder named by a hash of the
+secret (server/seat_files.py: removed once the host holds none of its tokens), and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
 the same browser typing the same name gets its seat back; any other browser does not.
 """
 
@@ -19,8 +27,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import ipaddress
 import logging
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,9 +39,12 @@ import jinja2
 from aiohttp import web
 from textual_serve.server import Server
 
+from .addresses import local_addresses
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
+from .seat_files import SeatFolders
+from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .warm_doors import DoorForker
 from .web_session import VisitorLeft, VisitorSession, tell_and_close
 
@@ -92,11 +105,16 @@ class KismetServe(Server):
             raise web.HTTPBadRequest(text=(
                 f"This address is the game's websocket, which the page opens. To play, open "
                 f"{page} in a browser.\n"))
-        allowed = self.door.allowed_origin or f"{request.scheme}://{request.host}"
-        if request.headers.get("Origin", "").rstrip("/").lower() != allowed.rstrip("/").lower():
+        if not self.door.serves(request):
+            log.info("a websocket for another host name refused (Host %r)", request.host[:100])
+            raise web.HTTPForbidden(text=(
+                "This game's websocket answers only at this host's own addresses (or the names "
+                "it was started with, --web-origin): open the page at one of those to play.\n"))
+        allowed = self.door.allowed_origins(request)
+        if request.headers.get("Origin", "").rstrip("/").lower() not in allowed:
             log.info("a websocket from another page refused (Origin %r)", request.headers.get("Origin"))
             raise web.HTTPForbidden(text=(
-                f"This game's websocket opens only from its own page, {allowed}/: open that "
+                f"This game's websocket opens only from its own page, {allowed[0]}/: open that "
                 f"page to play.\n"))
         visitor = request.match_info.get("visitor")
         if visitor is not None and not VISITOR_SECRET.fullmatch(visitor):
@@ -121,10 +139,15 @@ class KismetServe(Server):
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
         passes = self.door.host.door_passes
         door_pass = passes.issue("web", address, f"web {digest}" if digest else "")
-        session = VisitorSession(self.door.visitor_args(digest), {ENVIRONMENT_NAME: door_pass},
+        seat = digest[:32] if digest else self.door.seats.once()
+        self.door.seats.using(seat)
+        folder = self.door.seats.folder(seat)
+        session = VisitorSession(self.door.visitor_args(seat, fresh=digest is None),
+                                 {ENVIRONMENT_NAME: door_pass, **own_environment(folder)},
                                  request, socket, download_manager=self.download_manager,
                                  address_space=self.door.session_address_space,
-                                 forker=self.door.forker)
+                                 forker=self.door.forker,
+                                 confinement=session_rules(self.door.sandbox, folder))
         self.door.sessions.add(session)
         try:
             await session.start(*clamp_size(request.query.get("width"), request.query.get("height")))
@@ -139,6 +162,7 @@ class KismetServe(Server):
             await session.end()
             await socket.close()
             self.door.sessions.discard(session)
+            self.door.seats.done(seat)
 
 
 class WebServer:
@@ -146,35 +170,61 @@ class WebServer:
 
     def __init__(self, host: Host, state_dir: str | Path, *, max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
                  exempt_loopback: bool = True, slots: SessionSlots | None = None,
-                 allowed_origin: str | None = None,
+                 origins: Iterable[str] = (),
                  session_address_space: int = SESSION_ADDRESS_SPACE,
-                 forker: DoorForker | None = None) -> None:
+                 forker: DoorForker | None = None,
+                 sandbox: SessionSandbox | None = None) -> None:
         self.host = host
         self.forker = forker   # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
         self.cap = PeerCap(max_per_address, exempt_loopback)
         self.slots = slots                      # shared with the ssh door: door sessions in all
-        self.allowed_origin = allowed_origin    # None: the page's own (the Host header's)
+        # --web-origin's pages (scheme://host[:port], lower case): none, the page's own.
+        self.origins = [origin.rstrip("/").lower() for origin in origins]
+        self.bind = "0.0.0.0"
+        self._own_addresses: frozenset[str] | None = None   # this machine's, looked up once
         self.session_address_space = session_address_space
         self.sessions: set[VisitorSession] = set()   # the visitors playing now
+        self.seats = SeatFolders(host, self.state_dir, "web-seats")
+        # What each session may open: its seat folder, never the rest of the state folder.
+        self.sandbox = sandbox if sandbox is not None else SessionSandbox(self.state_dir)
         self.port: int | None = None
         self.serve: KismetServe | None = None
         self._runner: web.AppRunner | None = None
 
-    def visitor_args(self, digest: str | None) -> list[str]:
-        """The visitor's `kismet-join` arguments: with the browser's own seats file when the page sent
-        its secret (`digest` is its hash), else always a new member (--fresh), their tokens
-        written apart from any ssh or local player's."""
+    def serves(self, request: web.Request) -> bool:
+        """The request names this door by one of its own addresses or --web-origin's names
+        (its Host header), not a name somebody else pointed at this machine."""
+        name = host_name(request.host)
+        if name in {host_name(origin.split("://", 1)[-1]) for origin in self.origins}:
+            return True
+        arrived = request.transport.get_extra_info("sockname") if request.transport else None
+        arrived_at = str(arrived[0]) if arrived else ""
+        if name == "localhost":
+            return is_loopback(arrived_at)
+        try:
+            address = ipaddress.ip_address(name)
+        except ValueError:
+            return False   # a name this door was not given
+        if self._own_addresses is None:
+            self._own_addresses = frozenset(local_addresses() + ["127.0.0.1", "::1"])
+        ours = self._own_addresses | {arrived_at, self.bind}
+        return any(address == ipaddress.ip_address(own) for own in ours if is_address(own))
+
+    def allowed_origins(self, request: web.Request) -> list[str]:
+        """The pages that may open the socket: --web-origin's, or the page the Host names."""
+        return self.origins or [f"{request.scheme}://{request.host}".lower()]
+
+    def visitor_args(self, seat: str, *, fresh: bool) -> list[str]:
+        """The visitor's `kismet-join` arguments: the tokens file of the seat folder `seat`
+        (the browser's own when the page sent its secret; else one for this visit, and
+        always a new member: --fresh), apart from any ssh or local player's."""
         address = f"{self.host.connect_address()}:{self.host.port}"
-        if digest is None:
-            seats = ["--fresh", "--seats-file", str(self.state_dir / "web-seats.json")]
-        else:
-            folder = self.state_dir / "web-seats"
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            seats = ["--seats-file", str(folder / f"{digest[:32]}.json")]
-        return [address, "--ask-name", *seats]
+        seats = ["--seats-file", str(self.seats.tokens_file(seat))]
+        return [address, "--ask-name", *(["--fresh"] if fresh else []), *seats]
 
     async def start(self, bind: str = "0.0.0.0", port: int = DEFAULT_WEB_PORT) -> None:
+        self.bind = bind
         self.serve = KismetServe(self, host=bind, port=port, title="Kismet")
         self._runner = web.AppRunner(await self.serve._make_app(), access_log=None)
         await self._runner.setup()
@@ -185,6 +235,7 @@ class WebServer:
             await self._runner.cleanup()
             raise
         self.port = self._runner.addresses[0][1]  # (host, port, ...) of the one site
+        self.seats.start()
         log.info("web on %s:%s", bind, self.port)
 
     async def stop(self) -> None:
@@ -196,3 +247,25 @@ class WebServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+        await self.seats.stop()
+
+
+def host_name(host: str) -> str:
+    """The name or address in a Host header (or an origin's host[:port]), lower case, without
+    its port or an IPv6 address's brackets."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host[1:]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def is_loopback(text: str) -> bool:
+    return is_address(text) and ipaddress.ip_address(text).is_loopback

@@ -36,6 +36,7 @@ from textual_serve.download_manager import DownloadManager
 from kismet_tui.door_env import OUT_OF_MEMORY
 
 from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
+from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkedSession, ForkerUnavailable, SessionProcess, signal_group
 
 log = logging.getLogger("kismet.web")
@@ -123,7 +124,8 @@ class VisitorSession(AppService):
     def __init__(self, join_args: list[str], environment: dict[str, str], request: web.Request,
                  socket: web.WebSocketResponse, *, download_manager: DownloadManager,
                  address_space: int = SESSION_ADDRESS_SPACE,
-                 forker: DoorForker | None = None) -> None:
+                 forker: DoorForker | None = None,
+                 confinement: Rules | None = None) -> None:
         async def close() -> None:   # (aiohttp's close answers a bool nobody reads)
             await socket.close()
 
@@ -138,6 +140,7 @@ class VisitorSession(AppService):
         self.socket = socket
         self.address_space = address_space
         self.forker = forker
+        self.confinement = confinement   # the files it may open (server/session_sandbox.py)
         self.app: SessionProcess | None = None
         self.budget = KeyBudget()
         self.peer_checked = time.monotonic()
@@ -159,7 +162,7 @@ class VisitorSession(AppService):
         process = await self._forked(environment) or await asyncio.create_subprocess_exec(
             *self.spawn_command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True,
-            preexec_fn=functools.partial(limit_session_child, self.address_space))
+            preexec_fn=functools.partial(limit_session_child, self.address_space, self.confinement))
         self.app = process
         assert process.stdin is not None
         self._stdin = process.stdin
@@ -179,7 +182,8 @@ class VisitorSession(AppService):
             try:
                 session = await self.forker.spawn(
                     self.join_args, environment, (stdin_read, stdout_write, stderr_write),
-                    terminal=False, address_space=self.address_space)
+                    terminal=False, address_space=self.address_space,
+                    confinement=self.confinement)
             finally:
                 for fd in (stdin_read, stdout_write, stderr_write):
                     os.close(fd)

@@ -99,7 +99,7 @@ class ScriptedClient:
     async def _nothing(self, *args, **kwargs) -> None:
         return None
 
-    act = chat = ready = start = leave = list_tables = prelay = join_table = _nothing
+    act = chat = ready = start = leave = list_tables = prelay = join_table = mute_watchers = _nothing
     create_table = remove = close = _nothing
 
     async def records(self, view, ruleset=None, player=None, page=0) -> dict:

@@ -4,12 +4,17 @@ over ssh."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import asyncssh
 import pytest
 from textual.widgets import RichLog
 
+from kismet_tui.cli import solo_host
+from server.cli import default_state_dir
+from server.identity import KEY_FILE, HostIdentity
 from server.open_up import OpenHost
-from tests.netutil import connected, running_host
+from tests.netutil import connected, host_process, running_host, wait_until
 from tests.sshutil import ssh_login
 from tests.test_ui_dice import wait_for
 from tests.test_ui_games import make_app
@@ -55,3 +60,31 @@ async def test_the_key_is_not_offered_without_a_host_to_open(tmp_path):
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
             assert not app.screen.check_action("open_network", ())
             await client.close()
+
+
+async def test_invite_keeps_to_its_own_folder_never_a_running_kismet_hosts(tmp_path):
+    # A kismet-host runs on the default state folder (this session's, conftest's), holding
+    # its lock; `kismet` plays from its own folder and opens its doors with `o`.
+    with host_process(default_state_dir(), bots=0):
+        busy = Path(default_state_dir())
+        await wait_until(lambda: (busy / KEY_FILE).exists(), timeout=30)
+        key = (busy / KEY_FILE).read_bytes()
+        solo = tmp_path / "solo"
+        host, doors = solo_host(solo)
+        host.claim_state_folder()
+        await host.start("127.0.0.1", 0)
+        doors.port, doors.ssh_port, doors.announce = 0, 0, False
+        try:
+            await doors.open()
+            async with ssh_login(doors.ssh.port, "Cy") as cy:   # keyless: a seats file is kept
+                await cy.wait_for_text("Tables")
+                await wait_until(lambda: any((solo / "ssh-seats").rglob("*.json")), timeout=30)
+            # The door's key and the games' are kismet's own, in its own folder.
+            assert doors.ssh.fingerprint == HostIdentity.load(solo).fingerprint
+            assert host.store.identity.fingerprint == doors.ssh.fingerprint
+        finally:
+            await doors.stop()
+            await host.stop()
+        # Nothing of the Invite's in the running host's folder (which that host writes to).
+        assert (busy / KEY_FILE).read_bytes() == key
+        assert not [path for path in busy.rglob("*") if "seats" in path.name], list(busy.rglob("*"))

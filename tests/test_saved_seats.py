@@ -6,6 +6,7 @@ import pytest
 
 from kismet_tui.net import Client, RequestError
 from kismet_tui.saved_seats import Damaged, connect_keeping_seat, load_token, save_token
+from server.seat_files import held_tokens
 from server.ssh import key_proof
 from tests.netutil import connected, running_host, wait_until
 from tests.sshutil import open_solo_dice, ssh_host, ssh_login
@@ -117,3 +118,44 @@ async def test_a_restarted_client_process_takes_back_its_seat(tmp_path):
             assert stranger.token != again.token and stranger.seat is None
             await stranger.close()
             await again.close()
+
+
+async def test_seat_folders_go_with_the_players_they_belong_to(tmp_path):
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    async with ssh_host(tmp_path) as (host, ssh):
+        # A keyless login, in the lobby only: its folder goes soon after it leaves (the host
+        # has forgotten the player: nothing to come back to).
+        async with ssh_login(ssh.port, "Cy") as cy:
+            await cy.wait_for_text("Tables")
+            folders = tmp_path / "ssh-seats"
+            await wait_until(lambda: any(folders.glob("*/rejoin-tokens.json")), timeout=30)
+            (cy_folder,) = folders.iterdir()
+        await wait_until(lambda: not cy_folder.exists(), timeout=30)
+        # A player who drops from a game keeps theirs while the seat is held...
+        async with ssh_login(ssh.port, "Ana", key) as ana:
+            table = await open_solo_dice(ana, host)
+            ana.conn.abort()
+        await wait_until(lambda: table.game.away[0], timeout=30)
+        digest = ssh.seat_digest("Ana", key_proof(key))
+        await wait_until(lambda: not ssh.seats.in_use, timeout=30)
+        assert not ssh.seats.prune(digest) and (folders / digest / "rejoin-tokens.json").exists()
+        # ...and it goes with the seat (the table closed: the sweep, or this look, removes it).
+        host.close_table(table)
+        await wait_until(lambda: ssh.seats.prune(digest) or not (folders / digest).exists(), timeout=30)
+        assert not (folders / digest).exists()
+        assert held_tokens(host) == set()
+
+
+async def test_a_browsers_seat_folder_goes_when_it_leaves_holding_nothing(tmp_path):
+    from tests.test_web import THIS_BROWSER, sit_down_as, visiting, web_host
+
+    async with web_host(tmp_path) as (host, web):
+        async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:
+            await sit_down_as(visitor, "Ana")
+            await visitor.wait_for_text("Tables")
+            await wait_until(lambda: any((tmp_path / "web-seats").glob("*/rejoin-tokens.json")), timeout=30)
+        async with visiting(web) as anonymous:   # no secret: a folder for this visit only
+            await sit_down_as(anonymous, "Bo")
+            await anonymous.wait_for_text("Tables")
+            await wait_until(lambda: len(list((tmp_path / "web-seats").glob("*/rejoin-tokens.json"))) >= 1)
+        await wait_until(lambda: not any((tmp_path / "web-seats").iterdir()), timeout=30)

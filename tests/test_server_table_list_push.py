@@ -13,13 +13,14 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 @contextlib.asynccontextmanager
 async def pushes_to(client):
-    """The `tables` messages without `re` the client is sent from now on, as a list."""
+    """The whole list after each push the client is sent from now on (the client applies a
+    `tables_changed` and publishes it with the whole list under "tables")."""
     got: list[list[dict]] = []
     messages = client.messages()
 
     async def collect() -> None:
         async for message in messages:
-            if message.get("type") == "tables" and "re" not in message:
+            if message.get("type") in ("tables", "tables_changed") and "re" not in message:
                 got.append(message["tables"])
 
     task = asyncio.create_task(collect())

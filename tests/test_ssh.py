@@ -3,6 +3,7 @@ server and plays through the app it gets; everything else over that port is refu
 
 from __future__ import annotations
 
+import logging
 import stat
 
 import asyncssh
@@ -237,6 +238,54 @@ async def test_three_wrong_rejoin_codes_end_the_login_and_the_seat_stays(tmp_pat
             await wait_until(thief.closed.is_set, timeout=30)
         assert host.players[seat_token].conn is None and table.game.away[0]
         assert not any(p.name == "nora" and p.token != seat_token for p in host.players.values())
+
+
+async def code_asked(port: int, name: str, source: str):
+    """A keyless login as `name` from the loopback address `source`, at the question for the
+    code; returns (its connection, its Terminal)."""
+    conn = await connect(port, name, password="unused", local_addr=(source, 0))
+    _chan, term = await conn.create_session(Terminal, term_type="xterm", term_size=(80, 24),
+                                            encoding=None)
+    await term.wait_for_text(f"Rejoin code for {name}")
+    return conn, term
+
+
+async def test_rejoin_code_guesses_are_limited_per_address_and_per_name(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger="kismet.ssh")
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "nora") as nora, ssh_login(ssh.port, "cy") as cy:
+            code = rejoin_code_shown(nora)
+            await nora.wait_for_text("Tables")
+            await cy.wait_for_text("Tables")
+            wrong = b"2222-2222\r" if code != "2222-2222" else b"3333-3333\r"
+            # One address guesses at nora: a login's three tries, then two more at most.
+            conn, thief = await code_asked(ssh.port, "nora", "127.0.0.1")
+            for tries in range(3):
+                await thief.wait_for(lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1)
+                thief.press(wrong)
+            await thief.wait_for_text("Bye.")
+            conn.close()
+            conn, thief = await code_asked(ssh.port, "nora", "127.0.0.1")
+            thief.press(wrong)
+            await thief.wait_for(lambda: bytes(thief.received).count(b"pick a new name:") == 2)
+            thief.press(wrong)
+            await thief.wait_for_text("Too many tries: wait a minute.")
+            await wait_until(thief.closed.is_set, timeout=30)
+            conn.close()
+            # Per address: that address may not try cy's code either...
+            conn, thief = await code_asked(ssh.port, "cy", "127.0.0.1")
+            thief.press(wrong)
+            await thief.wait_for_text("Too many tries: wait a minute.")
+            conn.close()
+            # ...and per name: another address may not try nora's, even with the right code
+            # (a guess is not looked at, so the limit tells nothing).
+            conn, other = await code_asked(ssh.port, "nora", "127.0.0.2")
+            other.press(code.encode() + b"\r")
+            await other.wait_for_text("Too many tries: wait a minute.")
+            conn.close()
+            assert all(p.conn is not None for p in host.players.values() if p.name == "nora")
+    lines = [r for r in caplog.records if "rejoin code" in r.getMessage()]
+    assert len(lines) <= 2, [r.getMessage() for r in lines]
 
 
 async def test_a_key_does_not_open_a_keyless_players_seat(tmp_path):

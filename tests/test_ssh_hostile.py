@@ -213,8 +213,16 @@ async def test_a_frozen_app_ends_with_its_connection(tmp_path):
 
 def descendants_of(pid: int) -> list[int]:
     found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:
+        return found   # (ended while we looked)
+    for task in tasks:
+        try:
+            children = (task / "children").read_text().split()
+        except FileNotFoundError:
+            continue   # a thread that ended while we looked (the host's worker threads come and go)
+        for child in children:
             found += [int(child), *descendants_of(int(child))]
     return found
 

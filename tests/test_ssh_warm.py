@@ -8,8 +8,10 @@ run against forked sessions too: the test doors fork by default, as kismet-host 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+import time
 from pathlib import Path
 
 import asyncssh
@@ -161,3 +163,117 @@ async def test_a_warm_parent_that_cannot_start_leaves_the_doors_starting_their_o
             await ana.wait_for_text("Tables")
             app = only_app(ssh, "Ana")
             assert not isinstance(app.proc, ForkedSession) and parent_of(app.pid) == os.getpid()
+
+
+def forkers_of(host_pid: int) -> list[int]:
+    """The warm parents under a kismet-host process (its direct children)."""
+    found = []
+    for pid in Path(f"/proc/{host_pid}/task/{host_pid}/children").read_text().split():
+        with contextlib.suppress(FileNotFoundError):   # (a session that ended meanwhile)
+            if b"server.door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+    return found
+
+
+def parents_of(pids: list[int]) -> set[int]:
+    parents = set()
+    for pid in pids:
+        with contextlib.suppress(FileNotFoundError):
+            parents.add(parent_of(pid))
+    return parents
+
+
+def session_leaders(host_pid: int) -> list[int]:
+    """The sessions' apps and the warm parents under a kismet-host (each leads a session)."""
+    leaders = []
+    for pid in descendants_of(host_pid):
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+            if os.getsid(pid) == pid and Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z":
+                leaders.append(pid)
+    return leaders
+
+
+async def test_a_stuck_warm_parent_holds_up_no_login_and_is_replaced(tmp_path):
+    proc, ssh_port = kismet_host_with_ssh(tmp_path, "--max-sessions", "5")
+    stuck = None
+    try:
+        await wait_until(lambda: port_open(ssh_port), timeout=60)
+        async with ssh_login(ssh_port, "Ana", new_key()) as ana:
+            await ana.wait_for_text("Tables")   # (forked: the parent is warm)
+            (stuck,) = forkers_of(proc.pid)
+            ana_app = next(pid for pid in descendants_of(proc.pid) if parent_of(pid) == stuck)
+            os.kill(stuck, signal.SIGSTOP)
+            # Four logins at once while it answers nothing: each reaches its lobby (a process
+            # of its own, after the fork request's deadline); none holds a slot hanging, so
+            # with Ana they fill the five.
+            began = time.monotonic()
+            async with contextlib.AsyncExitStack() as logins:
+                players = [await logins.enter_async_context(ssh_login(ssh_port, name, new_key()))
+                           for name in ("Bo", "Cy", "Di", "Ed")]
+                waited = []
+                for player in players:
+                    await player.wait_for_text("Tables", timeout=30)
+                    waited.append(time.monotonic() - began)
+                print(f"\nlobbies with the warm parent stopped: {', '.join(f'{t:.1f}' for t in waited)} s")
+            # A new parent took over: the next login is forked by it, and Ana plays on.
+            await wait_until(lambda: len(forkers_of(proc.pid)) == 2, timeout=30)
+            await wait_until(lambda: len(session_leaders(proc.pid)) == 3, timeout=30)  # the four ended
+            (fresh,) = [pid for pid in forkers_of(proc.pid) if pid != stuck]
+            # (it may still be warming up, on a busy machine: a login meanwhile starts its own)
+            forked_by_fresh = False
+            for name in ("Fay", "Gus", "Hal"):
+                async with ssh_login(ssh_port, name, new_key()) as later:
+                    await later.wait_for_text("Tables", timeout=30)
+                    forked_by_fresh = fresh in parents_of(descendants_of(proc.pid))
+                if forked_by_fresh:
+                    break
+                await wait_until(lambda: len(session_leaders(proc.pid)) == 3, timeout=30)
+            assert forked_by_fresh
+            assert Path(f"/proc/{ana_app}").exists()
+            ana.press(b"n")
+            await ana.wait_for_text("Create")
+        # Ana gone, the stuck parent has no session left: it is ended.
+        await wait_until(lambda: not Path(f"/proc/{stuck}").exists()
+                         or Path(f"/proc/{stuck}/stat").read_text().split(") ")[1][0] == "Z", timeout=30)
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+async def test_a_storm_of_fork_requests_waits_for_room_none_falls_back(tmp_path):
+    from server.warm_doors import DoorForker, ForkerUnavailable
+
+    forker = DoorForker("storm")
+    await forker.start()
+    try:
+        await asyncio.wait_for(forker.ready.wait(), 120)
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            # Forty at once, each with an environment of 16 KiB (a host's is a few): far
+            # more than the socket holds (its send buffer, some 200 KiB).
+            env = {"PATH": os.environ["PATH"], "PADDING": "x" * 16384}
+            results = await asyncio.gather(*(
+                forker.spawn(["--help"], env, (null, null, null), terminal=False)
+                for _ in range(40)), return_exceptions=True)
+        finally:
+            os.close(null)
+        fell_back = [r for r in results if isinstance(r, ForkerUnavailable)]
+        assert not fell_back, fell_back[:3]
+        assert all(isinstance(r, ForkedSession) for r in results)
+        assert [await session.wait() for session in results] == [0] * 40
+        assert forker.restarts == 0
+        # Messages the socket has no room for wait for it, none is dropped: with the
+        # parent stopped, sixty signals (to no child of it) fill its socket...
+        parent = forker.parent
+        os.kill(parent.process.pid, signal.SIGSTOP)
+        try:
+            for _ in range(60):
+                parent.send_soon({"op": "signal", "pid": 1, "signal": 0})
+            await wait_until(lambda: parent.unsent > 0, timeout=10)
+        finally:
+            os.kill(parent.process.pid, signal.SIGCONT)
+        # ...and all go once it reads again.
+        await wait_until(lambda: parent.unsent == 0, timeout=30)
+        assert forker.parent is parent and parent.sock is not None
+    finally:
+        await forker.stop()

@@ -648,6 +648,47 @@ async def test_kismet_host_web_origin_names_the_page_let_in(tmp_path):
             await visitor.wait_for_text("Your name at the table")
 
 
+async def refused_status(port: int, host: str, origin: str) -> int | None:
+    """The status a websocket asked for at 127.0.0.1:`port` with these Host and Origin
+    headers is refused with (None: let in, then closed at once)."""
+    async with aiohttp.ClientSession() as session:
+        try:
+            ws = await session.ws_connect(f"http://127.0.0.1:{port}/ws",
+                                          headers={"Host": host, "Origin": origin})
+        except aiohttp.WSServerHandshakeError as refused:
+            return refused.status
+        await ws.close()
+        return None
+
+
+async def test_dns_rebinding_is_refused_the_hosts_own_names_let_in(tmp_path):
+    # A page at evil.example, its name pointed at this machine after it loaded, names
+    # itself in both headers; only this machine's addresses and --web-origin's names pass.
+    with web_host_process(tmp_path, "--web-origin", "https://kismet.example") as ports:
+        await wait_until_async(lambda: page_answers(ports.web_port))
+        port = ports.web_port
+        evil = f"evil.example:{port}"
+        assert await refused_status(port, evil, f"http://{evil}") == 403
+        assert await refused_status(port, evil, "https://kismet.example") == 403
+        assert await refused_status(port, "kismet.example.evil.example", "https://kismet.example") == 403
+        # The names it serves: --web-origin's, and the address the socket arrived at.
+        assert await refused_status(port, "kismet.example", "https://kismet.example") is None
+        assert await refused_status(port, f"127.0.0.1:{port}", "https://kismet.example") is None
+    with web_host_process(tmp_path) as ports:
+        await wait_until_async(lambda: page_answers(ports.web_port))
+        port = ports.web_port
+        assert await refused_status(port, f"evil.example:{port}", f"http://evil.example:{port}") == 403
+        for own in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            assert await refused_status(port, own, f"http://{own}") is None, own
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/ws", headers={
+                    "Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}",
+                    "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}) as response:
+                assert response.status == 403
+                assert "this host's own addresses" in await response.text()
+
+
 async def test_a_visitors_game_dies_with_a_killed_host(tmp_path):
     with web_host_process(tmp_path) as ports:
         await wait_until_async(lambda: page_answers(ports.web_port))

@@ -17,6 +17,10 @@ resolves the awaiting call, or with an `error`, which raises `RequestError(code,
 `ActionRefused` with the engine's words. `act_nowait()` sends without waiting (a refusal then
 arrives as an `error` message in `messages()`).
 
+The table list: after `list_tables()` the host pushes only the tables that changed
+(`tables_changed`); the client keeps the whole list in `listed` and publishes each push with
+the whole list added under "tables", so a reader never applies changes itself.
+
 The replica: the `game` message (header + events so far) is replayed; each `event` is applied
 in seq order, and the event message then published carries the engine's notes for it under
 `"notes"` (what happened, for move logs; [] for an event this replica did not apply). A gap in seq asks the host for a resync. The client sends its digest every
@@ -57,6 +61,8 @@ from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, kind_of
 from protocol.framing import FROM_HOST, encode, read_frame
 from protocol.logsign import PUBLIC_KEY_BYTES
+
+from .inbox import Inbox
 
 log = logging.getLogger("kismet.client")
 # The notes the replica made for one event, as kismet_tui.source.EventNotes names them (the
@@ -133,6 +139,9 @@ class Client:
         # them: no screen plays the game again).
         self.notes: list[EventNotes] = []
         self.seat: int | None = None
+        # The host's table list by id, in its order: the answer to `list_tables`, kept
+        # current by the host's `tables_changed` pushes.
+        self.listed: dict[int, Plain] = {}
         self.desyncs = 0
         self._address: tuple[str, int] | None = None
         self._reader: asyncio.StreamReader | None = None
@@ -140,7 +149,7 @@ class Client:
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[int, asyncio.Future] = {}
         self._next_id = 1
-        self._queues: list[asyncio.Queue] = []
+        self._queues: list[Inbox] = []
         self._offset_ms = 0.0
         self._best_rtt = float("inf")
         self._closing = False
@@ -327,8 +336,10 @@ class Client:
 
     # ---- messages in ------------------------------------------------------------------------
     def messages(self) -> AsyncIterator[dict]:
-        """Every host message (and connection change), after the client state was updated."""
-        queue: asyncio.Queue = asyncio.Queue()
+        """Every host message (and connection change), after the client state was updated.
+        Chat lines a slow listener has not taken are bounded (kismet_tui/net/inbox.py): past
+        that, they come as one `chat_skipped` with their count."""
+        queue = Inbox()
         self._queues.append(queue)
 
         async def iterate() -> AsyncIterator[dict]:
@@ -342,7 +353,7 @@ class Client:
 
     def _publish(self, message: dict) -> None:
         for queue in self._queues:
-            queue.put_nowait(message)
+            queue.put(message)
 
     def _dispatch(self, message: dict) -> None:
         kind = message.get("type")
@@ -352,6 +363,12 @@ class Client:
             self._on_game(message)
         elif kind == "table":
             self._on_table(message["table"])
+        elif kind == "tables":
+            self.listed = {}
+            self._on_tables_changed(message.get("tables"), [])
+        elif kind == "tables_changed":
+            self._on_tables_changed(message.get("changed"), message.get("removed"))
+            message["tables"] = list(self.listed.values())  # published: the whole list now
         elif kind == "desync":
             self.desyncs += 1
             self._awaiting_game = True
@@ -389,6 +406,16 @@ class Client:
         self.table = table
         self.seat = next((index for index, seat in enumerate(table["seats"])
                           if seat.get("client_id") == self.client_id), None)
+
+    def _on_tables_changed(self, changed: object, removed: object) -> None:
+        """A table the list has is replaced where it stands, a new one goes last (where the
+        host lists it: ids only grow), a removed one goes. A summary that did not change stays
+        the same object, so the lobby can tell which rows to draw again."""
+        for table_id in removed if isinstance(removed, list) else []:
+            self.listed.pop(table_id, None)
+        for entry in changed if isinstance(changed, list) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("id"), int):
+                self.listed[entry["id"]] = entry
 
     def _on_game(self, message: dict) -> None:
         header, events = message["header"], message["events"]
@@ -491,7 +518,9 @@ class Client:
                 future.set_exception(error)
 
     async def list_tables(self) -> list[dict]:
-        return (await self._request({"type": "list_tables"}))["tables"]
+        """The host's tables; from then on the host pushes what changes (`tables_changed`,
+        applied to `listed` and published with the whole list under "tables")."""
+        return (await self._request({"type": "list_tables", "changes": True}))["tables"]
 
     async def records(self, view: str, ruleset: str | None = None, player: str | None = None,
                       page: int = 0) -> dict:
@@ -540,6 +569,10 @@ class Client:
 
     async def chat(self, text: str) -> None:
         await self._request({"type": "chat", "text": text})
+
+    async def mute_watchers(self, muted: bool = True) -> None:
+        """Owner only: the watchers' chat off (or on again, muted=False)."""
+        await self._request({"type": "mute_watchers", "muted": muted})
 
     async def act(self, action: Mapping[str, Any]) -> dict:
         """Send a game action; returns the stamped event, or raises ActionRefused."""

@@ -9,6 +9,7 @@ legal_actions: `legal_now`), so the footer always says what may be pressed. Chat
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, Generic, TypeVar, cast
 
 from rich.text import Text
@@ -22,7 +23,8 @@ from textual.widgets import RichLog
 from protocol.leavers import Leavers
 
 from ..app_ref import OnKismetApp
-from ..messages import EventApplied, GameArrived, HostMessage, LeaveAsked, Refusal, RematchAsked, TableChanged
+from ..messages import (EventApplied, GameArrived, HostMessage, LeaveAsked, Refusal, RematchAsked, TableChanged,
+                        send)
 from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import Plain
@@ -30,7 +32,7 @@ from ..rules.game_types import HostAction
 from ..rules.refusal import words_of
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
-from ..widgets.chat import ChatInput
+from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from ..words.common import name_of
@@ -61,10 +63,14 @@ class MoveLog(RichLog):
     shrinks or grows shows whole sentences at the new width, not cut or narrow ones."""
 
     can_focus = False
-    KEEP = 1000  # lines kept to wrap again (the oldest are dropped: nobody scrolls that far)
+    # What it keeps, the oldest dropped (nobody scrolls that far), so that neither a long
+    # evening nor a flood of chat makes it grow without end: the lines it was told, to wrap
+    # again, and the lines on show (a long line wraps into several).
+    KEEP = 400
+    MAX_LINES = 1000
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+        super().__init__(max_lines=self.MAX_LINES, **kwargs)
         self.said: list[Text] = []
         self.wrapped_at = 0  # the width the lines on show were wrapped at
 
@@ -113,6 +119,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         Binding("r", "rematch", "Play again"),
         Binding("enter", "results", "Results"),
         ChatInput.TALK,
+        *MUTE,
         Binding("ctrl+l", "leave", "Leave"),
     ]
     # Keys that came alive join the footer this much later (see refresh_keys). The race
@@ -375,6 +382,8 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
             return live
         if action == "talk":
             return live and bool(self.client.table) and not any(c.is_open for c in self.query(ChatInput))
+        if action in ("mute_watchers", "unmute_watchers"):
+            return live and mute_offered(action, self.client.table, self.client.client_id)
         return True
 
     def action_rematch(self) -> None:
@@ -385,6 +394,12 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()
+
+    async def action_mute_watchers(self) -> None:
+        await send(self, partial(self.client.mute_watchers, True))
+
+    async def action_unmute_watchers(self) -> None:
+        await send(self, partial(self.client.mute_watchers, False))
 
     def action_leave(self) -> None:
         self.post_message(LeaveAsked())

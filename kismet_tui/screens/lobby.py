@@ -3,9 +3,11 @@
 Keys: n new table, enter sit down, s watch, y ready, g start, l leave, r refresh, t talk,
 h the records (screens/records.py).
 The table list is asked for once when the connection comes up (the app's `connection`,
-watched); after that the host pushes it whenever it changes (a `tables` message without
-`re`, docs/protocol.md), so nothing polls. Under a game the lobby keeps the newest list
-without drawing it, and draws it when it is shown again; `r` asks anew. Chat lines come in
+watched); after that the host pushes what changes (`tables_changed`, docs/protocol.md; the
+client applies it), so nothing polls, and only the rows that changed are drawn again (one
+connection churning at a table must not cost every lobby a redraw). Under a game the lobby
+keeps the newest list without drawing it, and draws it when it is shown again; `r` asks
+anew. Chat lines come in
 through the app's `chat_said`.
 """
 
@@ -20,6 +22,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, RichLog, Static
+from textual.coordinate import Coordinate
 from textual.widgets.data_table import ColumnKey
 
 from ..app_ref import OnKismetApp, kismet_app
@@ -30,7 +33,7 @@ from ..widgets.footer import KeyFooter
 from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
-from ..widgets.chat import ChatInput
+from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .game import MoveLog
@@ -79,6 +82,8 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
     if watchers:
         text.append(f"watching: {fit(', '.join(str(w.get('name')) for w in watchers), 60)}\n",
                     Style(color="bright_black"))
+    if table.get("watchers_muted"):
+        text.append("watchers' chat: off (the owner's m)\n", Style(color="bright_black"))
     return text
 
 
@@ -97,6 +102,19 @@ def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Te
     if unready:
         return Text(f"Seats not ready are freed in {left} s.\n", Style(color="bright_black"))
     return Text()
+
+
+def row_cells(entry: Plain, players_width: int) -> tuple[str, ...]:
+    """One table's row in the list, as words per column (COLUMNS)."""
+    seats = entry.get("seats") or []
+    return (str(entry.get("id")), str(entry.get("ruleset")), f"{len(seats)}/{entry.get('max_seats', '?')}",
+            str(entry.get("state", "")), fit(", ".join(str(s) for s in seats), players_width))
+
+
+def cell_text(label: str, words: str) -> Text:
+    # Text cells, never str: DataTable reads a str cell as markup, and these come from the
+    # host (names above all).
+    return Text(words, Style(color="bright_black")) if label == "players" else Text(words)
 
 
 class TableList(DataTable[Text]):
@@ -126,6 +144,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         # At a table its own keys fill the 80 columns' footer: r still refreshes, unshown.
         Binding("r", "refresh(False)", "Refresh", show=False),
         ChatInput.TALK,
+        *MUTE,
         Binding("o", "open_network", "Invite"),
         Binding("h", "records", "Records"),
     ]
@@ -141,6 +160,10 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         super().__init__()
         self.tables: list[Plain] = []
         self.tables_drawn = True  # False: a newer list came while another screen was shown
+        # The rows drawn, by key (the table's id as text): the summary each was drawn from and
+        # its cells' words; and the players' column width they were drawn for.
+        self.drawn: dict[str, tuple[Plain, tuple[str, ...]]] = {}
+        self.drawn_width = 0
         self.opened_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
@@ -201,7 +224,10 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     @on(HostMessage)
     def host_said(self, message: HostMessage) -> None:
-        if self.shown():
+        # The keys offered hang on the table we are at and the connection, never on the
+        # table list: a push of the list rebuilds no footer (that cost a lobby a tenth of a
+        # second per push while someone churned at a table).
+        if self.shown() and not isinstance(message, TablesListed):
             self.refresh_bindings()
 
     def connection_changed(self, connection: Connection) -> None:
@@ -220,21 +246,47 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         await send(self, self.client.list_tables)
 
     def draw_tables(self) -> None:
+        """Draw the list as `self.tables` has it now, one row per table keyed by its id. Only
+        what changed is drawn again: a row whose summary is the one drawn (the client keeps
+        an unchanged summary's object) is left alone, one whose cells read the same (a new
+        watcher, which the list does not show) too; a changed cell is updated in place, a
+        table gone loses its row, a new one (listed last) gets one. Only a new width, or
+        tables listed in another order than their rows, build the grid anew."""
         self.tables_drawn = True
         grid = self.query_one("#tables", TableList)
-        keep = grid.cursor_row
-        grid.clear()
-        for entry in self.tables:
-            seats = entry.get("seats") or []
-            players = Text(fit(", ".join(str(s) for s in seats), self.players_width()),
-                           Style(color="bright_black"))
-            # Text cells, never str: DataTable reads a str cell as markup, and these come
-            # from the host (names above all).
-            grid.add_row(Text(str(entry.get("id"))), Text(str(entry.get("ruleset"))),
-                         Text(f"{len(seats)}/{entry.get('max_seats', '?')}"),
-                         Text(str(entry.get("state", ""))), players, key=str(entry.get("id")))
-        if self.tables:
-            grid.move_cursor(row=min(keep, len(self.tables) - 1))
+        chosen, row = self.chosen_row_key(), grid.cursor_row
+        width = self.players_width()
+        wanted = {str(entry.get("id")): entry for entry in self.tables}
+        kept = [key for key in self.drawn if key in wanted]
+        if width != self.drawn_width or kept + [key for key in wanted if key not in self.drawn] != list(wanted):
+            grid.clear()
+            self.drawn, self.drawn_width = {}, width
+        for key in [key for key in self.drawn if key not in wanted]:
+            grid.remove_row(key)
+            del self.drawn[key]
+        for key, entry in wanted.items():
+            drawn = self.drawn.get(key)
+            if drawn is not None and drawn[0] is entry:
+                continue
+            cells = row_cells(entry, width)
+            if drawn is None:
+                grid.add_row(*(cell_text(label, cell) for (label, _), cell in zip(COLUMNS, cells)), key=key)
+            else:
+                for (label, _), before, now in zip(COLUMNS, drawn[1], cells):
+                    if before != now:
+                        grid.update_cell(key, label, cell_text(label, now))
+            self.drawn[key] = (entry, cells)
+        if self.drawn:  # the cursor stays on its table, or near where it was
+            target = grid.get_row_index(chosen) if chosen in self.drawn else min(row, len(self.drawn) - 1)
+            if grid.cursor_row != target:
+                grid.move_cursor(row=target)
+
+    def chosen_row_key(self) -> str | None:
+        """The key of the row under the cursor (a table's id as text), or None."""
+        grid = self.query_one("#tables", TableList)
+        if not grid.row_count:
+            return None
+        return grid.coordinate_to_cell_key(Coordinate(grid.cursor_row, 0)).row_key.value
 
     def players_width(self) -> int:
         """The room left for the players' names: the table's width less the other columns
@@ -275,10 +327,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             self.draw_my_table()
 
     def chosen_table_id(self) -> int | None:
-        grid = self.query_one("#tables", TableList)
-        if not self.tables or grid.cursor_row is None or grid.cursor_row >= len(self.tables):
-            return None
-        return self.tables[grid.cursor_row].get("id")
+        drawn = self.drawn.get(self.chosen_row_key() or "")
+        return drawn[0].get("id") if drawn is not None else None
 
     # ---- keys ----------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -291,6 +341,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             return table is not None
         if action == "refresh":
             return parameters == (table is None,)
+        if action in ("mute_watchers", "unmute_watchers"):
+            return mute_offered(action, table, self.my_id())
         if action == "open_network":
             # Only `kismet` alone has a host of its own to open, and only once.
             return self.kismet.open_to_network is not None and not self.opened_lines
@@ -384,3 +436,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()
+
+    async def action_mute_watchers(self) -> None:
+        await send(self, partial(self.client.mute_watchers, True))
+
+    async def action_unmute_watchers(self) -> None:
+        await send(self, partial(self.client.mute_watchers, False))

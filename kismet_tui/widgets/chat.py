@@ -1,4 +1,4 @@
-"""The chat line: hidden until `t`, sends on enter, hides again on escape.
+"""The chat line: hidden until `t`, sends on enter, hides again on escape; and the owner's `m`.
 
 It sits in the normal flow just above the footer (a second widget docked to the bottom
 would lie under the footer, out of sight).
@@ -6,6 +6,10 @@ would lie under the footer, out of sight).
 Chat text from other players is shown as plain Text, never as markup. What the player says
 goes up as a `ChatInput.Said` message; the app sends it to the host. It holds as much as
 the host takes (protocol.limits.MAX_CHAT) and says so when a key or a paste would pass it.
+
+The table's owner mutes the watchers' chat with `m` and lets them talk again with `m`
+(`MUTE`: two actions on one key, so the footer names what `m` does now; `mute_offered` says
+which is live). The host tells every member in words.
 """
 
 from __future__ import annotations
@@ -17,6 +21,21 @@ from textual.widgets import Input
 from protocol import limits
 
 from ..messages import Refusal
+from ..rules.base import Plain
+
+MUTE = [Binding("m", "mute_watchers", "Mute watchers"),
+        Binding("m", "unmute_watchers", "Let watchers talk")]
+
+
+def mute_offered(action: str, table: Plain | None, me: int | None) -> bool:
+    """Whether `action` (one of MUTE's) is a key now: at a table we own, turning the watchers'
+    chat the other way from how it is, and muting only while somebody watches."""
+    if not table or me is None or table.get("owner") != me or table.get("state") == "closed":
+        return False
+    muted = bool(table.get("watchers_muted"))
+    if action == "mute_watchers":
+        return not muted and bool(table.get("spectators"))
+    return muted
 
 
 class ChatInput(Input):
