@@ -8,7 +8,10 @@ background build of the optimal dice table ends the line ("Preparing the perfect
 40 %", kismet_tui.solver.background).
 
 Nothing here asks on a timer: the bar watches the app's `connection`, `notice` and
-`build_words` (KismetApp) and draws again when one of them changes. The one timer turns the
+`build_words` (KismetApp) and draws again when one of them changes. A game screen sets the
+game's clocks (`set_clock`: "Bo's turn: 42 s left", from its one 1 s timer); they follow
+the connection, before the place name, and the line is drawn again only when its words
+change. The one timer turns the
 pages of a notice too long for the line (each page ends in "…", the next starts with it),
 so every word of it is read, never cut off.
 """
@@ -93,9 +96,11 @@ class StatusBar(Static):
     def __init__(self, where: str = "") -> None:
         super().__init__("")
         self.where = where
+        self.clock = ""  # the game's clocks in words (kismet_tui/words/clocks.py)
         self.shown = ""
         self.paged: object = None  # the notice whose pages are turning
         self.page = 0
+        self.page_room = 76  # the cells the notice's pages were cut to
         self.page_timer: Timer | None = None
 
     def on_mount(self) -> None:
@@ -107,6 +112,11 @@ class StatusBar(Static):
     def on_resize(self) -> None:
         self.shown = ""  # what fits has changed
         self.refresh_status()
+
+    def set_clock(self, words: str) -> None:
+        if words != self.clock:
+            self.clock = words
+            self.refresh_status()
 
     def set_where(self, where: str) -> None:
         self.where = where
@@ -121,21 +131,33 @@ class StatusBar(Static):
         width = self.size.width or 80
         notice = app.notice
         if notice is not self.paged:
-            self.turn_pages(notice, width - 4)
+            self.turn_pages(notice, self.notice_room(width))
         if notice is not None:
-            # The notice takes the line: it is what the player must read now.
-            shown = pages(notice.words, width - 4)
+            # The notice takes the line: it is what the player must read now; only the
+            # game's clocks stay beside it (they are urgent too).
+            shown = pages(notice.words, self.page_room)
             text.append(" ")
             text.append(" " + shown[self.page % len(shown)] + " ", style=NOTICE_STYLE.get(notice.severity, "bold"))
+            if self.clock and self.page_room < width - 4:
+                text.append(f"  {glyph('│')}  ")
+                text.append(self.clock, style="bold bright_yellow")
         else:
             self.add_where(text, state, detail, width)
         if text.plain != self.shown:  # redraw only on change (a replay's tick sets its progress)
             self.shown = text.plain
             self.update(text)
 
+    def notice_room(self, width: int) -> int:
+        """The cells a notice's pages may take: the line less the game's clocks (and a few
+        cells for them to grow), unless that leaves too little to read."""
+        room = width - 4
+        if self.clock and room - (cell_len(self.clock) + 7) >= 24:
+            room -= cell_len(self.clock) + 7
+        return room
+
     def turn_pages(self, notice: Notice | None, width: int) -> None:
         """A new notice (or none): from its first page, turning them if it has more."""
-        self.paged, self.page = notice, 0
+        self.paged, self.page, self.page_room = notice, 0, width
         if self.page_timer is not None:
             self.page_timer.stop()
             self.page_timer = None
@@ -151,6 +173,9 @@ class StatusBar(Static):
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
         text.append(" " + connection_words(state, app.address, detail), style=colour)
+        if self.clock:  # the game's clocks come before the place: they are what is urgent
+            text.append(f"  {bar}  ")
+            text.append(self.clock, style="bold bright_yellow")
         # A background build's progress ends the line: in its short words rather than cut
         # the place name; only when even those do not fit does the place name give way.
         build = None
