@@ -476,10 +476,16 @@ class Table:
             return event
         self.reschedule()
         for seat in missed:
-            if self.state == PLAYING and not self.running.away[seat]:
+            if self.state == PLAYING and not self.running.away[seat] and self.someone_waits(seat):
                 self.mark_idle(seat, f"{self.seats[seat].name} missed {MISSES_TO_IDLE} turns: the host "
                                      "plays for them until they press a key.")
         return event
+
+    def someone_waits(self, seat: int) -> bool:
+        """Whether another human is here, who would wait on `seat` (bots never mind: a player
+        alone with bots is played for at each turn limit, never marked idle) [D31]."""
+        return any(index != seat and not other.bot and self.connected(other.token)
+                   for index, other in enumerate(self.seats))
 
     def mark_idle(self, seat: int, words: str) -> None:
         """Stamp a seat idle [D31] (the host plays its turns at once, until its player acts)

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from kismet_tui.bots.runner import bot_factory
+from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net import Client, RequestError
 from tests.netutil import connected, host_process, running_host, wait_until
 
@@ -23,6 +23,18 @@ def heard(client, kinds=("notice",)):
             if message["type"] in kinds and message.get("re") is None:
                 seen.append(message)
     return seen, asyncio.create_task(collect())
+
+
+async def with_a_player(owner, other, ruleset, options):
+    """`owner` opens a table; `other`, a person's client played by a greedy policy (the host
+    sees a human, who waits on the dawdler), sits down and is ready; `owner` starts."""
+    table = await owner.create_table(ruleset, options)
+    await other.join_table(table["id"])
+    loop = asyncio.create_task(BotLoop(other, "greedy", 0.01, rematches=False).run())
+    await wait_until(lambda: len(owner.table["seats"]) == 2 and owner.table["seats"][1]["ready"])
+    await owner.start()
+    await wait_until(lambda: owner.game is not None)
+    return table, loop
 
 
 def host_plays(client, seat):
@@ -47,13 +59,10 @@ def idle_marks(client, seat):
 
 
 async def test_a_dice_dawdler_is_played_for_marked_idle_and_back_on_a_key(tmp_path):
-    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
-        async with connected(host, "Ana") as ana:
-            table = await ana.create_table("dice", {"turn_limit_ms": 1000}, bots=["greedy"])
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
             told, task = heard(ana)
-            await ana.start()
-            await wait_until(lambda: ana.game is not None)
+            table, bo_plays = await with_a_player(ana, bo, "dice", {"turn_limit_ms": 1000})
             me = ana.seat
             # Ana does nothing: twice the host plays her turn when its limit passes...
             await wait_until(lambda: len(idle_marks(ana, me)) == 1, timeout=30)
@@ -61,8 +70,7 @@ async def test_a_dice_dawdler_is_played_for_marked_idle_and_back_on_a_key(tmp_pa
             assert len(played) == 2
             for event, notes in played:
                 assert notes[0]["why"] == "turn_limit" and notes[0]["limit_ms"] == 1000
-            # ...each no sooner than the limit after her turn began (the event before it).
-            for event, _ in played:
+                # ...each no sooner than the limit after her turn began (the event before it).
                 assert waited(ana, event) >= 1000
             # ...and then she is idle, told in words with everybody.
             await wait_until(lambda: any(m["code"] == "idle" for m in told))
@@ -77,20 +85,16 @@ async def test_a_dice_dawdler_is_played_for_marked_idle_and_back_on_a_key(tmp_pa
             # A key (the app sends `here`) brings her back.
             ana.here_nowait()
             await wait_until(lambda: not ana.game.idle[me] and not ana.game.away[me])
-            assert ana.events[-1]["action"] == {"type": "back", "seat": me} or any(
-                e["action"] == {"type": "back", "seat": me} for e in ana.events[-3:])
-            hosted = host.tables[table["id"]]
-            assert not hosted.running.away[me]
+            assert any(e["action"] == {"type": "back", "seat": me} for e in ana.events)
+            assert not host.tables[table["id"]].running.away[me]
+            bo_plays.cancel()
             task.cancel()
 
 
 async def test_any_action_of_an_idle_player_brings_them_back(tmp_path):
-    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
-        async with connected(host, "Ana") as ana:
-            await ana.create_table("dice", {"turn_limit_ms": 1000}, bots=["greedy"])
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
-            await ana.start()
-            await wait_until(lambda: ana.game is not None)
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
+            _, bo_plays = await with_a_player(ana, bo, "dice", {"turn_limit_ms": 1000})
             me = ana.seat
             await wait_until(lambda: ana.game.idle[me], timeout=30)
             # A move sent while idle: she is back first, then the move is judged (it may be
@@ -101,6 +105,19 @@ async def test_any_action_of_an_idle_player_brings_them_back(tmp_path):
                 assert "Not your turn" in refused.words
             await wait_until(lambda: not ana.game.away[me])
             assert any(e["action"] == {"type": "back", "seat": me} for e in ana.events)
+            bo_plays.cancel()
+
+
+async def test_a_player_alone_with_bots_is_played_for_but_never_marked_idle(tmp_path):
+    """Bots never mind waiting: nobody is marked idle where no other human waits."""
+    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
+        async with connected(host, "Ana") as ana:
+            await ana.create_table("dice", {"turn_limit_ms": 1000}, bots=["greedy"])
+            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await ana.start()
+            await wait_until(lambda: ana.game is not None)
+            await wait_until(lambda: len(host_plays(ana, ana.seat)) >= 3, timeout=30)
+            assert not idle_marks(ana, ana.seat) and not ana.game.away[ana.seat]
 
 
 async def test_the_owner_hands_an_idle_seat_to_a_bot_and_it_comes_back(tmp_path):
@@ -140,24 +157,25 @@ async def test_the_owner_hands_an_idle_seat_to_a_bot_and_it_comes_back(tmp_path)
 
 
 async def test_a_knock_dawdler_on_a_real_host_is_played_for_and_marked_idle(tmp_path):
-    """A real `kismet-host` process, a real client that does nothing and a bot: the pre-lay
-    and the turn run out, the host plays for her, and after two she is idle."""
+    """A real `kismet-host` process and two real clients: Bo plays, Ana does nothing; her
+    pre-lay and her turn run out, the host plays for her, and after two she is idle."""
     with host_process(tmp_path) as proc:
-        client = Client(reconnect=False)
-        await client.connect("127.0.0.1", proc.port, "Ana")
+        ana, bo = Client(reconnect=False), Client(reconnect=False)
+        await ana.connect("127.0.0.1", proc.port, "Ana")
+        await bo.connect("127.0.0.1", proc.port, "Bo")
         try:
             options = {"turn_limit_ms": 1000, "away_limit_ms": 1000, "knock_window_ms": 30}
-            await client.create_table("knock", options, bots=["greedy"])
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in client.table["seats"][1:]))
-            await client.start()
-            await wait_until(lambda: client.game is not None)
-            me = client.seat
-            await wait_until(lambda: len(idle_marks(client, me)) == 1, timeout=60)
-            notes = [n for per_event in client.notes for n in per_event]
+            _, bo_plays = await with_a_player(ana, bo, "knock", options)
+            me = ana.seat
+            await wait_until(lambda: len(idle_marks(ana, me)) == 1, timeout=60)
+            notes = [n for per_event in ana.notes for n in per_event]
             assert {"type": "prelay_defaulted", "seat": me, "limit_ms": 1000} in notes
             played = [n for n in notes if n.get("type") == "default_play" and n.get("seat") == me]
             assert played and played[0]["why"] == "turn_limit" and played[0]["limit_ms"] == 1000
-            client.here_nowait()
-            await wait_until(lambda: not client.game.away[me])
+            ana.here_nowait()
+            await wait_until(lambda: not ana.game.away[me])
+            assert any(e["action"] == {"type": "back", "seat": me} for e in ana.events)
+            bo_plays.cancel()
         finally:
-            await client.close()
+            await ana.close()
+            await bo.close()

@@ -304,10 +304,20 @@ async def test_the_build_words_never_cut_the_place_name(width, expected):
     app = KismetApp(snaps.dice_mid_game(), address="this computer")
     async with app.run_test(size=(width, 24 if width == 80 else 40)) as pilot:
         await snaps.until_screen("DiceScreen")(pilot)
+        # With no clock running (a game without a turn limit): the place name stays whole.
+        screen, bar = app.screen, app.screen.query_one(StatusBar)
+        show_clocks = screen.show_clocks
+        screen.show_clocks = lambda: None
+        bar.set_clock("")
         app.build_words = ("Preparing the perfect dice bot: 40 %", "Dice bot: 40 %")
         await pilot.pause()
-        shown = app.screen.query_one(StatusBar).shown
+        shown = bar.shown
         assert "dice · you are Ana" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
+        # A running clock is what matters now [D31]: it stays whole, the place name gives way.
+        show_clocks()
+        await pilot.pause()
+        shown = bar.shown
+        assert "Your turn: 1:00 left" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
 
 
 async def test_a_notice_too_long_for_the_line_is_shown_in_pages_not_cut():
@@ -321,17 +331,20 @@ async def test_a_notice_too_long_for_the_line_is_shown_in_pages_not_cut():
         bar = app.screen.query_one(StatusBar)
         app.notify(words, timeout=30)
         await pilot.pause()
+        # The game's clock stays beside the notice [D31]; the notice's pages are what is before it.
+        clock = "  │  Your turn: 1:00 left"
+        assert bar.shown.rstrip().endswith(clock)
         seen = [bar.shown]
-        assert seen[0].rstrip().endswith("…") and "Bot 2 (hard)," in seen[0]
+        assert seen[0].split(clock)[0].rstrip().endswith("…") and "waiting for" in seen[0]
 
         def turned() -> bool:
             if bar.shown not in seen:
                 seen.append(bar.shown)
-            return "start again." in bar.shown
+            return "again." in bar.shown
 
-        await wait_for(pilot, turned, what="the notice's second page")
+        await wait_for(pilot, turned, what="the notice's last page")
         assert all(len(line) <= 80 for line in seen)
-        read = " ".join(line.strip()[2:].strip() for line in seen).replace("…", " ")
+        read = " ".join(line.split(clock)[0].strip()[2:].strip() for line in seen).replace("…", " ")
         assert " ".join(read.split()) == words  # every word, in order, none lost
 
 
