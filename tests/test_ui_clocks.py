@@ -115,3 +115,49 @@ async def test_the_owner_hands_a_seat_to_a_bot_with_b(tmp_path):
                            what="the words")
             assert any(e["action"] == {"type": "away", "seat": bo.seat, "idle": True} for e in client.events)
             await client.close()
+
+
+def test_no_time_limit_is_shown_as_the_owners_choice():
+    from kismet_tui.screens.lobby import NO_LIMIT, render_my_table, time_limit_words
+
+    assert NO_LIMIT == "no time limit (chosen by the owner)"
+    assert time_limit_words(0) == NO_LIMIT
+    assert time_limit_words(60_000) == "60 s per turn"
+    assert time_limit_words(None) == ""  # race: its round limit, no turn limit
+    table = {"id": 3, "ruleset": "knock", "state": "lobby", "max_seats": 8, "owner": 1,
+             "options": {"turn_limit_ms": 0}, "seats": [{"name": "Ana", "client_id": 1}]}
+    assert NO_LIMIT in render_my_table(table, 1).plain
+    table["options"] = {"turn_limit_ms": 30_000}
+    assert "30 s per turn" in render_my_table(table, 1).plain
+
+
+async def test_the_table_list_says_which_tables_have_no_time_limit(tmp_path):
+    async with running_host(tmp_path) as host, connected(host, "Ana") as ana, connected(host, "Bo") as bo:
+        await ana.create_table("dice", {"turn_limit_ms": 0})
+        tables = await bo.list_tables()
+        assert [t["turn_limit_ms"] for t in tables] == [0]
+        await bo.create_table("knock")
+        tables = await ana.list_tables()
+        assert sorted(t["turn_limit_ms"] for t in tables) == [0, 30_000]
+
+
+async def test_a_clock_that_grows_beside_a_notice_is_never_cut():
+    """The notice came first, beside a short clock; then the clock grew (the host began to
+    play for you): the notice's pages are cut again so the clock's words stay whole."""
+    from kismet_tui.app import KismetApp
+    from kismet_tui.words.clocks import idle_words
+    from tests.test_ui_snapshots import dice_mid_game, until_screen
+
+    app = KismetApp(dice_mid_game(), address="this computer")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until_screen("DiceScreen")(pilot)
+        screen = app.screen
+        bar = screen.query_one(StatusBar)
+        screen.show_clocks = lambda: None  # this test sets the clock itself
+        bar.set_clock("Bo's turn: 9 s left")
+        app.notify("Ana missed 2 turns: the host plays for them until they press a key.", timeout=30)
+        await pilot.pause()
+        assert bar.shown.rstrip().endswith("Bo's turn: 9 s left"), bar.shown
+        bar.set_clock(idle_words(True))
+        await pilot.pause()
+        assert bar.shown.rstrip().endswith(idle_words(True)) and len(bar.shown) <= 100, bar.shown

@@ -130,7 +130,9 @@ class StatusBar(Static):
         text.append(glyph(mark), style=f"bold {colour}")
         width = self.size.width or 80
         notice = app.notice
-        if notice is not self.paged:
+        if notice is not self.paged or (notice is not None and not self.clock_fits(width)
+                                        and self.notice_room(width) != self.page_room):
+            # A new notice; or the clock grew past the room beside its pages: cut them again.
             self.turn_pages(notice, self.notice_room(width))
         if notice is not None:
             # The notice takes the line: it is what the player must read now; only the
@@ -138,7 +140,7 @@ class StatusBar(Static):
             shown = pages(notice.words, self.page_room)
             text.append(" ")
             text.append(" " + shown[self.page % len(shown)] + " ", style=NOTICE_STYLE.get(notice.severity, "bold"))
-            if self.clock and self.page_room < width - 4:
+            if self.clock and self.clock_fits(width):
                 text.append(f"  {glyph('│')}  ")
                 text.append(self.clock, style="bold bright_yellow")
         else:
@@ -154,6 +156,10 @@ class StatusBar(Static):
         if self.clock and room - (cell_len(self.clock) + 7) >= 24:
             room -= cell_len(self.clock) + 7
         return room
+
+    def clock_fits(self, width: int) -> bool:
+        """Whether the game's clocks fit beside the notice's pages as they were cut."""
+        return cell_len(self.clock) + 5 <= width - 4 - self.page_room
 
     def turn_pages(self, notice: Notice | None, width: int) -> None:
         """A new notice (or none): from its first page, turning them if it has more."""
