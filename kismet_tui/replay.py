@@ -154,6 +154,12 @@ class ReplaySource:
     async def remove(self, seat: int) -> NoReturn:
         await self.leave()
 
+    def here_nowait(self) -> NoReturn:
+        self.act_nowait({"type": "here"})
+
+    async def hand_to_bot(self, seat: int) -> NoReturn:
+        self.act_nowait({"type": "hand_to_bot"})
+
     async def records(self, view: str, ruleset: str | None = None, player: str | None = None,
                       page: int = 0) -> NoReturn:
         await self.leave()

@@ -227,6 +227,8 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     "reorder": {"order": (int_list(16), REQUIRED)},
     "remove": {"seat": (integer(0, 15), REQUIRED)},
     "act": {"action": (action_map, REQUIRED)},
+    "here": {},
+    "hand_to_bot": {"seat": (integer(0, 15), REQUIRED)},
     "chat": {"text": (chat_field, REQUIRED)},
     "mute_watchers": {"muted": (boolean, True)},
     "digest": {

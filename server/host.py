@@ -19,6 +19,7 @@ The jobs, each a module of its own; the request handlers take the host as a `Job
 - server/steering.py: the owner's removals and the unready-seat timers (`Steering`);
 - server/starting.py: a game's start, and the wait for the table's bots;
 - server/relay.py: the relay of moves (act) and the digest and resync checks;
+- server/idle.py: idle seats (here, the owner's hand_to_bot, back on any action) [D31];
 - server/resume.py: the table file a game's start writes, and resume at start-up;
 - server/table.py: one table, its game stamped, logged, broadcast, and its timers; it is
   given a `TableHost` (this host) and tells it of a game's end.
@@ -44,7 +45,7 @@ from kismet_tui.rules.refusal import Refusal
 from protocol.errors import ProtocolError
 from protocol.messages import parse_client, request_id
 
-from . import capacity, connection, handshake, lobby, records_request, relay, resume, starting
+from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
 from .door_pass import DoorPasses
@@ -89,6 +90,8 @@ HANDLERS: dict[str, Handler] = {
     "mute_watchers": lobby.on_mute_watchers,
     "start": starting.on_start,
     "act": relay.on_act,
+    "here": idle.on_here,
+    "hand_to_bot": idle.on_hand_to_bot,
     "digest": relay.on_digest,
     "resync": relay.on_resync,
     "records": records_request.on_records,

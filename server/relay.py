@@ -20,6 +20,7 @@ from protocol.framing import encode
 from protocol.errors import ProtocolError
 
 from .connection import Connection
+from .idle import bring_back
 from .lobby import seated
 from .table import PLAYING, Table
 
@@ -41,6 +42,7 @@ def on_act(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> None
     # [D20] A grab or knock before the dice could be seen is refused here, by the host's
     # clock, before the engine: it is never stamped, so it costs nothing and no log has it.
     table.throw_shown.check(table.ruleset, action, conn)
+    bring_back(table, seat)  # a player the host was playing for is back by acting [D31]
     table.stamp(seat, action, sender=conn, re=re)
 
 

@@ -30,6 +30,7 @@ from .chance import GameSecret
 from .evening import Evening
 from .chat import TableChat
 from .link import Link
+from .misses import MISSES_TO_IDLE, Misses
 from .reaction import Notes, ThrowShown, shows_a_throw
 from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
 from .store import GameWriter, Store, StoreError, why_of
@@ -151,6 +152,9 @@ class Table:
         self.grace: tuple[int, int] | None = None
         # Who may say how much here, and whether the owner muted the watchers (server/chat.py).
         self.chat = TableChat()
+        # The turns the host played in a row for each player who is here: two, and the seat
+        # is marked idle [D31] (server/misses.py).
+        self.misses = Misses()
 
     @property
     def running(self) -> Game:
@@ -198,6 +202,7 @@ class Table:
     def describe(self) -> dict:
         players = self.host.players
         away = self.game.away if self.game is not None and self.state == PLAYING else None
+        idle = self.game.idle if self.game is not None and self.state == PLAYING else None
 
         def client_id(token: str) -> int | None:
             player = players.get(token)
@@ -225,6 +230,8 @@ class Table:
                     "ready": seat.ready,
                     "connected": self.connected(seat.token),
                     "away": bool(away[index]) if away is not None else False,
+                    # Here but played for by the host until they act [D31].
+                    "idle": bool(idle[index]) if idle is not None else False,
                     "wins": self.host.evening.wins_of(self.evening_key(seat), now),
                     "outcome": self.outcomes.get(seat.token),
                 }
@@ -247,6 +254,8 @@ class Table:
             "spectators": len(self.watchers),
             "owner": owner.name if owner else None,
             "paused": self.paused_at is not None,
+            # 0: the owner chose no time limit [D31]; None: the game has no turn limit option.
+            "turn_limit_ms": self.options.get("turn_limit_ms"),
         }
 
     def broadcast(self, message: dict) -> None:
@@ -305,6 +314,7 @@ class Table:
             "players": [self.host.records_id_of(seat) for seat in self.seats],  # for the records
         }
         self.header, self.game, self.events = header, game, []
+        self.misses.clear()
         self.revealed = None
         self.outcomes = {}
         self.last_t = t0
@@ -328,6 +338,7 @@ class Table:
         """Take up a game from its log after a host restart: nobody is connected yet.
         A version-2 game needs its secret (from the table file) to go on drawing."""
         self.header, self.events = header, list(events)
+        self.misses.clear()
         if secret is not None:
             self.secret = secret
         game = self.game = self._rebuild()
@@ -447,7 +458,7 @@ class Table:
             if self.state != PLAYING or self.saving.held is not None:
                 break
             here = self.connected(seat.token)
-            if self.running.away[index] == here:
+            if self.running.away[index] == here and not self.running.idle[index]:
                 self.stamp(HOST, {"type": "back" if here else "away", "seat": index})
         if self.state == PLAYING and self.saving.held is None:
             self.send_table()
@@ -477,10 +488,15 @@ class Table:
         # since, and no client can ask for it before this handler returns.
         if is_checkpoint(event["seq"], notes, finished):
             self._remember_digest(event["seq"], game.digest())
+        missed = self.misses.see(event["seat"], event["action"], notes, game.away)
         if finished:
             self.finish_game()
-        else:
-            self.reschedule()
+            return event
+        self.reschedule()
+        for seat in missed:
+            if self.state == PLAYING and not self.running.away[seat] and self.someone_waits(seat):
+                self.mark_idle(seat, f"{self.seats[seat].name} missed {MISSES_TO_IDLE} turns: the host "
+                                     "plays for them until they press a key.")
         return event
 
     def evening_key(self, seat: Seat) -> str:
@@ -489,6 +505,20 @@ class Table:
             return f"bot {self.id} {seat.name}"
         found = self.host.records_id_of(seat)
         return f"player {found}" if found is not None else f"token {seat.token}"
+
+    def someone_waits(self, seat: int) -> bool:
+        """Whether another human is here, who would wait on `seat` (bots never mind: a player
+        alone with bots is played for at each turn limit, never marked idle) [D31]."""
+        return any(index != seat and not other.bot and self.connected(other.token)
+                   for index, other in enumerate(self.seats))
+
+    def mark_idle(self, seat: int, words: str) -> None:
+        """Stamp a seat idle [D31] (the host plays its turns at once, until its player acts)
+        and tell everybody at the table why."""
+        if self.stamp(HOST, {"type": "away", "seat": seat, "idle": True}) is None:
+            return  # (saving is paused: nothing was stamped)
+        self.send_table()
+        self.broadcast({"type": "notice", "code": "idle", "words": words})
 
     def finish_game(self) -> None:
         self.cancel_timer()

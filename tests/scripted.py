@@ -19,6 +19,11 @@ OPTIONS = {
     "race": {"countdown_ms": 3000, "round_limit_ms": 10000, "reveal_ms": 2000},
     "knock": {"knock_window_ms": 1500},
 }
+# The playouts are made without turn limits, so they stay the moves they were before every
+# turn had a limit [D31] (a limit makes the host's timeout one more random choice); the
+# replica plays them under the default limits, whose clocks the pictures then show.
+PLAYOUT_OPTIONS = {ruleset: {**options, "turn_limit_ms": 0} if ruleset != "race" else options
+                   for ruleset, options in OPTIONS.items()}
 
 
 def table_for(ruleset: str, names: list[str], state: str = "playing", ready: tuple = ()) -> dict:
@@ -60,11 +65,11 @@ class ScriptedClient:
         """The game after the first events of a seeded playout for which `until(game)` holds
         (None: the whole game, to its end)."""
         header = {"ruleset": ruleset, "seats": names, "seed": seed, "options": OPTIONS[ruleset], "t0": T0}
-        full = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=T0)
+        full = new_game(ruleset, names, seed, PLAYOUT_OPTIONS[ruleset], start_ms=T0)
         events = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=400)
         count = len(events)
         if until is not None:
-            probe = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=T0)
+            probe = new_game(ruleset, names, seed, PLAYOUT_OPTIONS[ruleset], start_ms=T0)
             for index, event in enumerate(events):
                 probe.apply(event["seat"], event["action"], event["t"])
                 if until(probe):
@@ -96,11 +101,14 @@ class ScriptedClient:
     def act_nowait(self, action) -> None:
         pass
 
+    def here_nowait(self) -> None:
+        pass
+
     async def _nothing(self, *args, **kwargs) -> None:
         return None
 
     act = chat = ready = start = leave = list_tables = prelay = join_table = mute_watchers = _nothing
-    create_table = remove = close = _nothing
+    create_table = remove = close = hand_to_bot = _nothing
 
     async def records(self, view, ruleset=None, player=None, page=0) -> dict:
         return canned_records(view, ruleset, player, page)

@@ -123,7 +123,10 @@ def test_out_of_turn_unknown_box_unknown_action_and_host_refusals():
     refused(g, 0, {"type": "away", "seat": 1}, "Only the host stamps")
     refused(g, HOST, {"type": "roll"}, "The host does not play.")
     refused(g, 2, {"type": "roll"}, "There is no seat 2")
-    refused(g, HOST, {"type": "timeout"}, "Nothing is waiting on a deadline.")
+    # Every turn has a limit by default [D31] (60 s): not passed yet.
+    refused(g, HOST, {"type": "timeout"}, "Too early: the deadline has not passed yet.")
+    unlimited = game(dice=[1, 2, 3, 4, 5], options={"turn_limit_ms": 0})
+    refused(unlimited, HOST, {"type": "timeout"}, "Nothing is waiting on a deadline.")
 
 
 def test_legal_actions_follow_the_turn():
@@ -397,13 +400,13 @@ def test_d18_away_player_is_played_for_after_the_away_limit():
     notes = g.apply(HOST, {"type": "timeout"}, 31000)
     # 3 of a Kind and Yarborough both score 27: the first in scorecard order wins the tie.
     assert notes == [
-        {"type": "timeout", "seat": 0},
+        {"type": "timeout", "seat": 0, "why": "away_limit", "limit_ms": 30000},
         {"type": "rolled", "seat": 0, "dice": [6, 6, 6, 5, 4], "roll": 1, "held": []},
         {"type": "scored", "seat": 0, "box": "three_of_a_kind", "points": 27,
          "dice": [6, 6, 6, 5, 4], "joker": False},
         {"type": "turn", "seat": 1},
     ]
-    assert g.next_deadline() is None  # seat 1 is here and there is no turn limit
+    assert g.next_deadline() == 31000 + 60000  # seat 1 is here: only the turn limit [D31]
 
 
 def test_d18_an_away_seat_plays_only_once_the_host_stamps_it_back():
@@ -443,7 +446,7 @@ def test_d18_default_play_includes_the_joker():
 
 
 def test_d18_away_limit_counts_from_the_later_of_turn_start_and_going_away():
-    g = game(dice=[1, 2, 3, 4, 6])
+    g = game(dice=[1, 2, 3, 4, 6], options={"turn_limit_ms": 0})
     g.apply(HOST, {"type": "away", "seat": 1}, 100)
     assert g.next_deadline() is None  # seat 0 moves and is here
     roll(g, 0, t=2000)
@@ -465,12 +468,13 @@ def test_d18_turn_limit_for_everybody():
     assert notes[2]["box"] == "yarborough" and g.current == 1
     assert g.next_deadline() == 14600
     refused(g, HOST, {"type": "timeout"}, "Too early", t=14599)
-    assert g.apply(HOST, {"type": "timeout"}, 14600)[0] == {"type": "timeout", "seat": 1}
+    assert g.apply(HOST, {"type": "timeout"}, 14600)[0] == {"type": "timeout", "seat": 1,
+                                                            "why": "turn_limit", "limit_ms": 10000}
 
 
 def test_options_defaults_and_refusals():
-    assert normalize_options({}) == {"away_limit_ms": 30000, "turn_limit_ms": 0}
-    assert normalize_options({"turn_limit_ms": 60000})["turn_limit_ms"] == 60000
+    assert normalize_options({}) == {"away_limit_ms": 30000, "turn_limit_ms": 60000}  # [D31]
+    assert normalize_options({"turn_limit_ms": 0})["turn_limit_ms"] == 0
     for bad, words in [({"speed": 1}, "no option called speed"),
                        ({"away_limit_ms": -1}, "between 0 and"),
                        ({"away_limit_ms": 1.5}, "whole number"),

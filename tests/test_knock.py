@@ -60,7 +60,7 @@ def knock(g, seat, card=None, t=None):
 
 def test_options_have_defaults_and_refuse_nonsense():
     assert normalize_options({}) == {"knock_window_ms": 1500, "away_limit_ms": 30_000,
-                                     "turn_limit_ms": 0, "rounds": 1,
+                                     "turn_limit_ms": 30_000, "rounds": 1,  # [D31]
                                      "chips": [6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6]}
     with pytest.raises(IllegalAction, match="no option called countdown_ms"):
         normalize_options({"countdown_ms": 3000})
@@ -105,8 +105,8 @@ def test_d13_reveals_that_do_not_match_or_break_the_rules_are_refused():
     refused(g, 1, {"type": "prelay", "commit": "ab"}, "time to choose a pre-lay is over")
     # Neither can ever reveal: at the deadline both keep an empty pre-lay.
     notes = act(g, HOST, TIMEOUT, 30_000)
-    assert notes[:2] == [{"type": "prelay_defaulted", "seat": 0},
-                         {"type": "prelay_defaulted", "seat": 1}]
+    assert notes[:2] == [{"type": "prelay_defaulted", "seat": 0, "limit_ms": 30_000},
+                         {"type": "prelay_defaulted", "seat": 1, "limit_ms": 30_000}]
     assert g.phase == "play" and g.laid == [[], []]
 
 
@@ -121,8 +121,8 @@ def test_d13_whoever_has_not_committed_by_the_away_limit_gets_an_empty_prelay():
     act(g, 1, {"type": "prelay", "commit": prelay_commitment([12], SALT)}, 2000)
     refused(g, HOST, TIMEOUT, "Too early", t=5999)
     notes = act(g, HOST, TIMEOUT, 6000)
-    assert notes == [{"type": "prelay_defaulted", "seat": 0},
-                     {"type": "prelay_defaulted", "seat": 2}]
+    assert notes == [{"type": "prelay_defaulted", "seat": 0, "limit_ms": 5000},
+                     {"type": "prelay_defaulted", "seat": 2, "limit_ms": 5000}]
     assert g.phase == "prelay_reveal" and g.next_deadline() == 11_000
     refused(g, 0, {"type": "reveal", "cards": [], "salt": SALT}, "Time ran out")
     act(g, 1, {"type": "reveal", "cards": [12], "salt": SALT}, 7000)
@@ -424,13 +424,13 @@ def test_rounds_add_up_and_ties_share():
 # ---- [D18] away players and the turn limit -------------------------------------------------------
 
 def test_d18_an_away_roller_is_played_for_after_the_away_limit():
-    g = game(seats=3, dice=[2, 3, 5], options={"away_limit_ms": 5000})
+    g = game(seats=3, dice=[2, 3, 5], options={"away_limit_ms": 5000, "turn_limit_ms": 0})
     assert g.next_deadline() is None                 # no turn limit: wait for a present player
     act(g, HOST, {"type": "away", "seat": 0}, 1000)
     assert g.next_deadline() == 6000
     refused(g, 0, {"type": "roll"}, "Seat 0 is marked away")
     notes = act(g, HOST, TIMEOUT, 6000)
-    assert notes[0] == {"type": "default_play", "seat": 0}
+    assert notes[0] == {"type": "default_play", "seat": 0, "why": "away_limit", "limit_ms": 5000}
     assert notes[1]["type"] == "rolled"
     assert notes[2] == {"type": "laid", "seat": 0, "cards": [5]}  # 5, 7, 8: the 5 has most chips
     assert g.turn == 1
@@ -456,7 +456,8 @@ def test_d18_joker_default_lays_the_match_and_the_richest_other_card():
 
 
 def test_d18_the_away_clock_starts_with_the_turn_and_back_stops_it():
-    g = game(seats=2, dice=[1, 2, 3], options={"away_limit_ms": 5000, "knock_window_ms": 0})
+    g = game(seats=2, dice=[1, 2, 3], options={"away_limit_ms": 5000, "knock_window_ms": 0,
+                                               "turn_limit_ms": 0})
     act(g, HOST, {"type": "away", "seat": 1}, 0)
     act(g, 0, {"type": "roll"}, 1000)
     act(g, 0, {"type": "pass"}, 4000)

@@ -165,7 +165,7 @@ def test_a_game_with_no_move_and_no_deadline_is_reported_stuck():
 def test_weights_steer_the_choice_by_action_type():
     # Weight 0 for scoring: a dice turn can then only roll, up to its third roll, and the
     # playout must get stuck rather than pick a move it was told never to pick.
-    game = new_game("dice", 1, 5, start_ms=0)
+    game = new_game("dice", 1, 5, {"turn_limit_ms": 0}, start_ms=0)  # (no timeout to score)
     with pytest.raises(RuntimeError):
         random_playout(game, SeededRNG(1), weights={"score": 0})
     assert game.view(0)["rolls_used"] == 3 and not any(game.view(0)["cards"][0].values())

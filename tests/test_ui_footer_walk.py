@@ -32,8 +32,9 @@ from tests.test_ui_end import footer_keys
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 
-# The footer's keys that are not the game's: help, quit, chat, leaving, and the end's keys.
-NOT_GAME_KEYS = {"f1", "question_mark", "ctrl+q", "t", "ctrl+l"}
+# The footer's keys that are not the game's: help, quit, chat, leaving, the owner's hand-over
+# of a seat to a bot (a request of the table, tests/test_ui_clocks.py), and the end's keys.
+NOT_GAME_KEYS = {"f1", "question_mark", "ctrl+q", "t", "ctrl+l", "b"}
 KNOCK_KEY_OF = {10: "0", 11: "minus", 12: "equals_sign"}
 STATES = 60  # the first events of each playout (all of a solo dice game): every phase comes up
 # A hidden key is pressed in every fourth state (another one each time), which keeps the

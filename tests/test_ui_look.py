@@ -305,10 +305,20 @@ async def test_the_build_words_never_cut_the_place_name(width, expected):
     app = KismetApp(snaps.dice_mid_game(), address="this computer")
     async with app.run_test(size=(width, 24 if width == 80 else 40)) as pilot:
         await snaps.until_screen("DiceScreen")(pilot)
+        # With no clock running (a game without a turn limit): the place name stays whole.
+        screen, bar = app.screen, app.screen.query_one(StatusBar)
+        show_clocks = screen.show_clocks
+        screen.show_clocks = lambda: None
+        bar.set_clock("")
         app.build_words = ("Preparing the perfect dice bot: 40 %", "Dice bot: 40 %")
         await pilot.pause()
-        shown = app.screen.query_one(StatusBar).shown
+        shown = bar.shown
         assert "dice · you are Ana" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
+        # A running clock is what matters now [D31]: it stays whole, the place name gives way.
+        show_clocks()
+        await pilot.pause()
+        shown = bar.shown
+        assert "Your turn: 1:00 left" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
 
 
 async def test_a_notice_too_long_for_the_line_is_shown_whole_at_once():
@@ -323,10 +333,14 @@ async def test_a_notice_too_long_for_the_line_is_shown_whole_at_once():
         await snaps.until_screen("DiceScreen")(pilot)
         bar = app.screen.query_one(StatusBar)
         app.notify(words, timeout=30)
-        await wait_for(pilot, lambda: bar.region.height == 2, what="the bar on two lines")
+        clock = "  │  Your turn: 1:00 left"
+        await wait_for(pilot, lambda: bar.region.height > 1, what="the bar on more lines")
         lines = bar.shown.splitlines()
-        assert len(lines) == 2 and all(len(line) <= 80 for line in lines), lines
-        read = " ".join(line.strip()[1:] if n == 0 else line for n, line in enumerate(lines))
+        # The game's clock stays beside the notice, at the end of its last line [D31].
+        assert lines[-1].rstrip().endswith(clock), lines
+        assert 1 < len(lines) <= 3 and all(len(line) <= 80 for line in lines), lines
+        read = " ".join(line.split(clock)[0].strip()[1:] if n == 0 else line.split(clock)[0]
+                        for n, line in enumerate(lines))
         assert " ".join(read.split()) == words  # every word, in order, none lost, no "…"
         assert bar.page_timer is None, "nothing turns"
         app.clear_notice(app.notice)

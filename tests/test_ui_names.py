@@ -40,9 +40,12 @@ async def test_knock_screen_cuts_long_names_with_an_ellipsis(tmp_path):
             expected = "Throw: Bartholomew Long…" if roller == 1 else "Throw: Bo Longername-Jo…"
             assert caption.startswith(expected), caption
             assert "…'s" not in caption
-            # The status line fits 80 columns: the help hint yields to the long name.
+            # The status line fits 80 columns: the help hint yields to the long name, and the
+            # long name to the turn's clock [D31] (cut with an ellipsis, or left out).
             status = str(app.screen.query_one("StatusBar").content)
-            assert "you are Bartholomew Longname" in status and len(status) <= 80, status
+            assert "turn: " in status and " left" in status and len(status) <= 80, status
+            assert ("you are" not in status or status.rstrip().endswith("…")
+                    or "you are Bartholomew Longname" in status), status
             others = str(app.screen.query_one("#others").content)
             assert "Bo Longer…" in others and "Bo Longern" not in others
             await client.close()

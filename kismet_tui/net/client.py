@@ -567,6 +567,14 @@ class Client:
         """Owner only, between games: free seat `seat` (0-based); its player is told."""
         await self._request({"type": "remove", "seat": seat})
 
+    def here_nowait(self) -> None:
+        """Say we are here (a key was pressed): the host stops playing our seat [D31]."""
+        self._send({"type": "here"})
+
+    async def hand_to_bot(self, seat: int) -> None:
+        """Owner only, during a game: the host plays seat `seat` until its player acts."""
+        await self._request({"type": "hand_to_bot", "seat": seat})
+
     async def chat(self, text: str) -> None:
         await self._request({"type": "chat", "text": text})
 

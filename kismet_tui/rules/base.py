@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Generic, Protocol, TypeVar, cast
 
-from .game_types import AwayAction, AwayNote, BackAction, BackNote, HostAction, Result
+from .game_types import AwayAction, AwayNote, BackAction, BackNote, HostAction, LimitWhy, Result
 
 from .refusal import ILLEGAL_NOW, MALFORMED, NOT_YET, NOT_YOURS, Refusal, RefusalKind
 
@@ -132,6 +132,8 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         # from it. Then: t_ms of the last applied event.
         self.now = start_ms
         self.away = [False] * seats
+        # Away but connected: played for at once, not after the away-limit [D31].
+        self.idle = [False] * seats
 
     # ---- the contract -------------------------------------------------------------------
     def apply(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
@@ -222,17 +224,24 @@ class Game(Generic[ActionT, NoteT, ViewT]):
     # ---- what every game does the same way ------------------------------------------------
     def _act_away(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
         who = self._target_seat(action)
+        idle = action.get("idle", False)
+        check(isinstance(idle, bool), "'idle' must be true or false.", MALFORMED)
         check(not self.finished, "The game is over.")
         check(not self.away[who], f"Seat {who} is already away.")
         self.away[who] = True
+        self.idle[who] = idle
         self._on_away(who, t_ms)
-        return [{"type": "away", "seat": who}]
+        note: AwayNote = {"type": "away", "seat": who}
+        if idle:
+            note["idle"] = True
+        return [note]
 
     def _act_back(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
         who = self._target_seat(action)
         check(not self.finished, "The game is over.")
         check(self.away[who], f"Seat {who} is not away.")
         self.away[who] = False
+        self.idle[who] = False
         self._on_back(who, t_ms)
         return [{"type": "back", "seat": who}]
 
@@ -248,6 +257,22 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         if not (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < self.seats):
             raise IllegalAction("Away and back events must name a seat at the table.", MALFORMED)
         return who
+
+    def _away_limit(self, seat: int) -> int:
+        """How long an away seat's turn waits before the host plays for it: the away-limit,
+        or nothing for an idle seat [D31]."""
+        return 0 if self.idle[seat] else int(self.options["away_limit_ms"])
+
+    def _limit_why(self, seat: int, turn_deadline: int | None, away_deadline: int | None) -> LimitWhy:
+        """Which limit made the host play for `seat`: the earlier of its two deadlines."""
+        if away_deadline is not None and (turn_deadline is None or away_deadline <= turn_deadline):
+            return "idle" if self.idle[seat] else "away_limit"
+        return "turn_limit"
+
+    def _idle_state(self) -> Plain:
+        """The idle marks for a snapshot: only while a seat is idle, so the digest of a game
+        that never had one is what it was before idle seats existed."""
+        return {"idle": list(self.idle)} if any(self.idle) else {}
 
     def _on_away(self, seat: int, t_ms: int) -> None:
         """Hook: a player dropped. Games restart the away-limit clock here if it is their turn."""

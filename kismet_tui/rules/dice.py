@@ -53,15 +53,18 @@ Chance is drawn only at these points, all through the game's RNG (`rng.die()`):
 2. Each roll: one die for each position not held, in position order 0..4.
 
 Options (`normalize_options`): `away_limit_ms` (default 30000, 0..86400000) and
-`turn_limit_ms` (default 0 = no limit, else 1000..86400000).
+`turn_limit_ms` (default 60000; 0 = no limit [D31], else 1000..86400000).
 `next_deadline()`: when the seat to move is away, `away_limit_ms` after their turn began or
-they went away, whichever is later; with a turn limit, `turn_limit_ms` after the turn began;
-the earlier of the two. None when neither applies or the game is over.
+they went away, whichever is later (nothing for an idle seat [D31]: its turn is played at
+once); with a turn limit, `turn_limit_ms` after the turn began; the earlier of the two. None
+when neither applies or the game is over. `clocks()` (also in the view) lists both, for
+countdowns.
 
 Notes returned by `apply` (in this order when several):
 (Declared as TypedDicts in dice_types.py, with the actions and the view; the
 words here say what the fields mean.)
-- `{"type": "timeout", "seat"}`: the host played the default for `seat`.
+- `{"type": "timeout", "seat", "why", "limit_ms"}`: the host played the default for `seat`
+  because `why` ("turn_limit", "away_limit" or "idle") passed; `limit_ms` is that limit.
 - `{"type": "rolled", "seat", "dice", "roll", "held"}`: `roll` is 1..3; `held` sorted positions.
 - `{"type": "scored", "seat", "box", "points", "dice", "joker"}`: `joker` true when the box
   was scored as a joker (a joker scratched in Straight or another number box says false).
@@ -100,6 +103,7 @@ from typing import Any
 
 from .base import (BaseNote, Chance, Game, IllegalAction, Plain, check, check_known_options,
                    int_option)
+from .game_types import Clock
 from .dice_types import (BoxPreview, DiceResult, LastScore, Note, PenaltyNote, PlayerAction,
                          RolledNote, Totals, View)
 from .refusal import MALFORMED, NOT_YOURS
@@ -244,6 +248,7 @@ def _points_when_met(box: str, total: int) -> int:
 # ---- the game ------------------------------------------------------------------------------
 
 DEFAULT_AWAY_LIMIT_MS = 30_000
+DEFAULT_TURN_LIMIT_MS = 60_000  # [D31]: three throws and a choice among 15 boxes
 MAX_LIMIT_MS = 86_400_000  # a day: anything longer is a typing mistake
 MIN_TURN_LIMIT_MS = 1_000
 
@@ -253,12 +258,12 @@ HOLDS = tuple(list(c) for size in range(5) for c in combinations(range(5), size)
 
 
 def normalize_options(options: Plain) -> Plain:
-    """The dice game's options with defaults: away_limit_ms (30000) and turn_limit_ms (0 =
-    no turn limit; otherwise at least 1000)."""
+    """The dice game's options with defaults: away_limit_ms (30000) and turn_limit_ms (60000;
+    0 = no turn limit [D31], otherwise at least 1000)."""
     check_known_options(options, {"away_limit_ms", "turn_limit_ms"}, "dice")
     away = int_option(options, "away_limit_ms", DEFAULT_AWAY_LIMIT_MS, 0, MAX_LIMIT_MS,
                       "The away-limit (away_limit_ms)")
-    turn = int_option(options, "turn_limit_ms", 0, 0, MAX_LIMIT_MS,
+    turn = int_option(options, "turn_limit_ms", DEFAULT_TURN_LIMIT_MS, 0, MAX_LIMIT_MS,
                       "The turn limit (turn_limit_ms)")
     if 0 < turn < MIN_TURN_LIMIT_MS:
         raise IllegalAction("The turn limit (turn_limit_ms) must be 0 for none, or at least "
@@ -452,7 +457,11 @@ class DiceGame(Game[PlayerAction, Note, View]):
     def _on_timeout(self, t_ms: int) -> list[Note]:
         """[D18] The default play for the seat to move: roll once if they have not rolled this
         turn, then score the open box that scores most (ties: first in scorecard order)."""
-        notes: list[Note] = [{"type": "timeout", "seat": self.current}]
+        turn, away = self._deadlines()
+        why = self._limit_why(self.current, turn, away)
+        limit = {"turn_limit": self.options["turn_limit_ms"], "away_limit": self.options["away_limit_ms"],
+                 "idle": 0}[why]
+        notes: list[Note] = [{"type": "timeout", "seat": self.current, "why": why, "limit_ms": limit}]
         if self.rolls == 0:
             notes.append(self._roll([]))
         notes.extend(self._score(self.best_box(), t_ms))
@@ -479,14 +488,30 @@ class DiceGame(Game[PlayerAction, Note, View]):
     def next_deadline(self) -> int | None:
         if self.over:
             return None
-        deadlines: list[int] = []
-        away_since = self.away_since[self.current]  # (set by _on_away whenever away)
-        if self.away[self.current] and away_since is not None:
-            since = max(self.turn_start, away_since)
-            deadlines.append(since + self.options["away_limit_ms"])
-        if self.options["turn_limit_ms"]:
-            deadlines.append(self.turn_start + self.options["turn_limit_ms"])
+        deadlines = [d for d in self._deadlines() if d is not None]
         return min(deadlines) if deadlines else None
+
+    def _deadlines(self) -> tuple[int | None, int | None]:
+        """The seat to move's turn deadline and away deadline (None where none runs)."""
+        turn = self.turn_start + self.options["turn_limit_ms"] if self.options["turn_limit_ms"] else None
+        away_since = self.away_since[self.current]  # (set by _on_away whenever away)
+        away = None
+        if self.away[self.current] and away_since is not None:
+            away = max(self.turn_start, away_since) + self._away_limit(self.current)
+        return turn, away
+
+    def clocks(self) -> list[Clock]:
+        """The limits running now, for countdowns [D31]: the turn's and, for an away seat,
+        its away-limit's."""
+        if self.over:
+            return []
+        turn, away = self._deadlines()
+        out: list[Clock] = []
+        if turn is not None:
+            out.append({"kind": "turn", "seat": self.current, "until": turn})
+        if away is not None:
+            out.append({"kind": "away", "seat": self.current, "until": away})
+        return out
 
     def _player_actions(self, seat: int, t_ms: int) -> list[PlayerAction]:
         # Nothing in a dice turn depends on the time: a move stamped after the turn limit is
@@ -561,7 +586,9 @@ class DiceGame(Game[PlayerAction, Note, View]):
             "turn": self.turns,
             "turn_started_ms": self.turn_start,
             "deadline_ms": self.next_deadline(),
+            "clocks": self.clocks(),
             "away": list(self.away),
+            "idle": list(self.idle),
             "last": LastScore(**self.last) if self.last else None,
             "options": dict(self.options),
             "result": self.result(),
@@ -586,6 +613,7 @@ class DiceGame(Game[PlayerAction, Note, View]):
             "turns": self.turns,
             "last": dict(self.last) if self.last else None,
             "over": self.over,
+            **self._idle_state(),
         }
 
 

@@ -7,7 +7,7 @@ type, fields and `Annotated` specs). What each field means: dice.py's docstring.
 
 from typing import Annotated, Literal, NotRequired, TypedDict, final
 
-from .game_types import AwayNote, BackNote, Flag, GameOverNote, HostAction, Result, Word, WholeList
+from .game_types import AwayNote, BackNote, Clock, Flag, LimitWhy, GameOverNote, HostAction, Result, Word, WholeList
 
 
 # ---- actions --------------------------------------------------------------------------------
@@ -38,6 +38,8 @@ SPOKEN: dict[str, str] = {}
 class TimeoutNote(TypedDict):
     type: Literal["timeout"]
     seat: int
+    why: LimitWhy
+    limit_ms: int
 
 
 class RolledNote(TypedDict):
@@ -135,7 +137,9 @@ class View(TypedDict):
     turn: int
     turn_started_ms: int
     deadline_ms: int | None
+    clocks: list[Clock]
     away: list[bool]
+    idle: list[bool]
     last: LastScore | None
     options: dict[str, int]
     result: DiceResult | None

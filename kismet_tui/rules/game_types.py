@@ -78,6 +78,9 @@ _SEAT_WORDS = "Away and back events must name a seat at the table."
 class AwayAction(TypedDict):
     type: Literal["away"]
     seat: Annotated[int, Whole(0, MAX_SEATS - 1, _SEAT_WORDS)]
+    # Connected but not playing (two turns missed, or handed to a bot by the owner) [D31]:
+    # the host plays for the seat as soon as its turn comes, with no away-limit to wait out.
+    idle: NotRequired[Annotated[bool, Flag("'idle' must be true or false.")]]
 
 
 @final
@@ -92,11 +95,25 @@ HostAction = TimeoutAction | AwayAction | BackAction
 class AwayNote(TypedDict):
     type: Literal["away"]
     seat: int
+    idle: NotRequired[bool]  # present (true) only for an idle seat [D31]
 
 
 class BackNote(TypedDict):
     type: Literal["back"]
     seat: int
+
+
+# Why the host played for a seat [D18, D31]: its turn limit passed, its away-limit passed
+# (it dropped), or it is idle (played at once).
+LimitWhy = Literal["turn_limit", "away_limit", "idle"]
+
+
+class Clock(TypedDict):
+    """One limit running now, for the screens' countdowns [D31]: what it limits, whose it is
+    (None: everybody's), and the host time it passes at."""
+    kind: Literal["turn", "away", "knock_window", "prelay"]
+    seat: int | None
+    until: int
 
 
 class GameOverNote(TypedDict):

@@ -60,21 +60,24 @@ most chips, ties to the higher number. [D17] On a joker throw a knocker lays onl
 Away players and limits [D18]
 -----------------------------
 The turn's seat, when away, is played for at `max(turn start, time they went away) +
-away_limit_ms`; with `turn_limit_ms` > 0 every turn is also played for at turn start +
-`turn_limit_ms` (whichever comes first; never before the knock window has passed). The
+away_limit_ms` (an idle seat [D31]: at `max(turn start, time it went idle)`); with
+`turn_limit_ms` > 0 every turn is also played for at turn start + `turn_limit_ms`
+(whichever comes first; never before the knock window has passed). `clocks()` (also in the
+view) lists the limits running, for countdowns. The
 default play: roll if not rolled yet, then lay the match with most chips (ties: the higher
 number; on a joker throw also the other open card with most chips) if there is one, else
 pass. An away seat's own actions are refused until the host stamps it back.
 
-Options: `knock_window_ms` 1500, `away_limit_ms` 30000, `turn_limit_ms` 0 (none), `rounds` 1,
+Options: `knock_window_ms` 1500, `away_limit_ms` 30000, `turn_limit_ms` 30000 (0: none [D31]), `rounds` 1,
 `chips` ([D7] table).
 
 Notes returned by apply
 -----------------------
 (Declared as TypedDicts in knock_types.py, with the actions and the view; the
 words here say what the fields mean.)
-`committed {seat}`, `prelay_defaulted {seat}` (empty pre-lay at the deadline),
-`revealed {seat, count}`, `prelays_done {first_roller}`, `default_play {seat}`,
+`committed {seat}`, `prelay_defaulted {seat, limit_ms}` (empty pre-lay at the deadline),
+`revealed {seat, count}`, `prelays_done {first_roller}`, `default_play {seat, why, limit_ms}`
+(why the host played: "turn_limit", "away_limit" or "idle", and that limit),
 `rolled {seat, roll, dice, targets, joker}`, `laid {seat, cards}`, `passed {seat}`,
 `knocked {seat, roll, case, judgement: "good" | "wrong" | "too_slow", laid: n or None,
 turned_up: {seat, card} or None}`, `turn {seat, roll_from}` (the next seat's turn, and the
@@ -84,14 +87,14 @@ time from which it may roll), `round_over {round, winners, minus}` and
 view(seat)
 ----------
     ruleset "knock", seats, you, phase ("prelay_commit" | "prelay_reveal" | "play" | "over"),
-    round, rounds, chips, deadline (host ms or None),
+    round, rounds, chips, deadline (host ms or None), clocks (the limits running),
     first_roller (this round's, or None before the pre-lays are done),
     turn (seat to roll or deciding, or None), stage ("roll" | "decide" | None),
     roll_from (host ms before which the turn's seat may not roll, or None),
     roll: None or {no, roller, dice, targets, joker, status: "deciding" | "laid" | "passed",
         laid: [numbers the roller laid], knocks: [{seat, t, case, judgement, laid,
         turned_up}] in stamp order, knocked: [seats]},
-    players: [{seat, back, away, open: [{number, chip, id}] ascending, open_chips,
+    players: [{seat, back, away, idle, open: [{number, chip, id}] ascending, open_chips,
         laid_count, laid: [numbers, bottom to top] for your own seat only (else None),
         committed, revealed, minus_points}],
     minus_points: totals so far, round_scores: [[minus per seat] per round played],
@@ -109,6 +112,7 @@ from typing import Any, Literal
 
 from . import cards
 from .base import Chance, Game, IllegalAction, Plain, canonical, check, whole_number_options
+from .game_types import Clock
 from .knock_types import (Case, Judgement, Knock, KnockResult, Note, Phase, Player,
                           PlayerAction, Roll, RollState, RoundScore, SeatCard, View)
 from .refusal import MALFORMED, NOT_YET, NOT_YOURS
@@ -123,7 +127,7 @@ _HEX = re.compile(r"[0-9a-f]{1,128}")
 OPTIONS = {
     "knock_window_ms": (1500, 0, 60_000, "The knock window (ms)"),
     "away_limit_ms": (30_000, 0, 3_600_000, "The away-limit (ms)"),
-    "turn_limit_ms": (0, 0, 3_600_000, "The turn limit (ms, 0 for none)"),
+    "turn_limit_ms": (30_000, 0, 3_600_000, "The turn limit (ms, 0 for none)"),  # [D31]
     "rounds": (1, 1, 50, "The number of rounds"),
 }
 
@@ -223,19 +227,40 @@ class KnockGame(Game[PlayerAction, Note, View]):
             return self.phase_started + away_limit
         if self.phase != "play":
             return None
-        limits: list[int] = []
-        if self.options["turn_limit_ms"] > 0:
-            limits.append(self.turn_started + self.options["turn_limit_ms"])
+        limits = [d for d in self._turn_deadlines() if d is not None]
+        return min(limits) if limits else None
+
+    def _turn_deadlines(self) -> tuple[int | None, int | None]:
+        """The turn's seat's turn deadline and away deadline (None where none runs), never
+        before the knock window of the turn before has passed [D15]."""
         turn = self._the_turn
+        deadlines: list[int | None] = [None, None]
+        if self.options["turn_limit_ms"] > 0:
+            deadlines[0] = self.turn_started + self.options["turn_limit_ms"]
         if self.away[turn]:
-            since = max(self.turn_started, self.away_since[turn] or 0)
-            limits.append(since + self.options["away_limit_ms"])
-        if not limits:
-            return None
-        deadline = min(limits)
+            deadlines[1] = max(self.turn_started, self.away_since[turn] or 0) + self._away_limit(turn)
         if self.stage == "roll" and self.roll_from is not None:
-            deadline = max(deadline, self.roll_from)
-        return deadline
+            deadlines = [None if d is None else max(d, self.roll_from) for d in deadlines]
+        return deadlines[0], deadlines[1]
+
+    def clocks(self) -> list[Clock]:
+        """The limits running now, for countdowns [D31]: the secret pre-lay's, or the turn's,
+        the away seat's and the knock window (while the next throw must wait for it)."""
+        if self.phase in ("prelay_commit", "prelay_reveal"):
+            return [{"kind": "prelay", "seat": None,
+                     "until": self.phase_started + self.options["away_limit_ms"]}]
+        if self.phase != "play":
+            return []
+        turn = self._the_turn
+        limit, away = self._turn_deadlines()
+        out: list[Clock] = []
+        if self.stage == "roll" and self.roll_from is not None and self.roll_from > self.turn_started:
+            out.append({"kind": "knock_window", "seat": None, "until": self.roll_from})
+        if limit is not None:
+            out.append({"kind": "turn", "seat": turn, "until": limit})
+        if away is not None:
+            out.append({"kind": "away", "seat": turn, "until": away})
+        return out
 
     def result(self) -> KnockResult | None:
         if self.phase != "over":
@@ -295,7 +320,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
             "turn": self.turn, "stage": self.stage, "turn_started": self.turn_started,
             "roll_from": self.roll_from, "roll": self.roll, "roll_count": self.roll_count,
             "minus": list(self.minus), "round_scores": [list(r) for r in self.round_scores],
-            "last_round": self.last_round,
+            "last_round": self.last_round, **self._idle_state(),
         }
 
     def view(self, seat: int | None) -> View:
@@ -303,6 +328,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
         for s in range(self.seats):
             players.append({
                 "seat": s, "back": cards.BACK_COLOURS[s], "away": self.away[s],
+                "idle": self.idle[s],
                 "open": [{"number": n, "chip": cards.chip(n, self.chips),
                           "id": cards.card_id(s, n)} for n in self.open[s]],
                 "open_chips": self._open_chips(s), "laid_count": len(self.laid[s]),
@@ -322,7 +348,8 @@ class KnockGame(Game[PlayerAction, Note, View]):
         return {
             "ruleset": "knock", "seats": self.seats, "you": seat, "phase": self.phase,
             "round": self.round, "rounds": self.options["rounds"], "chips": list(self.chips),
-            "deadline": self.next_deadline(), "first_roller": self.first_roller,
+            "deadline": self.next_deadline(), "clocks": self.clocks(),
+            "first_roller": self.first_roller,
             "turn": self.turn, "stage": self.stage, "roll_from": self.roll_from, "roll": roll,
             "players": players, "minus_points": list(self.minus),
             "round_scores": [list(r) for r in self.round_scores],
@@ -578,18 +605,24 @@ class KnockGame(Game[PlayerAction, Note, View]):
             for s in range(self.seats):
                 if self.commits[s] is None:
                     self.defaulted[s] = True
-                    notes.append({"type": "prelay_defaulted", "seat": s})
+                    notes.append({"type": "prelay_defaulted", "seat": s,
+                                  "limit_ms": self.options["away_limit_ms"]})
             return notes + self._after_commit(t_ms)
         if self.phase == "prelay_reveal":
             for s in range(self.seats):
                 if self.commits[s] is not None and self.reveals[s] is None:
                     self.commits[s] = None
                     self.defaulted[s] = True
-                    notes.append({"type": "prelay_defaulted", "seat": s})
+                    notes.append({"type": "prelay_defaulted", "seat": s,
+                                  "limit_ms": self.options["away_limit_ms"]})
             return notes + self._prelays_take_effect(t_ms)
         # [D18] the default play for the turn's seat (away, or out of turn time)
         seat = self._the_turn
-        notes.append({"type": "default_play", "seat": seat})
+        limit, away = self._turn_deadlines()
+        why = self._limit_why(seat, limit, away)
+        limit_ms = {"turn_limit": self.options["turn_limit_ms"],
+                    "away_limit": self.options["away_limit_ms"], "idle": 0}[why]
+        notes.append({"type": "default_play", "seat": seat, "why": why, "limit_ms": limit_ms})
         if self.stage == "roll":
             notes += self._roll(seat)
         matches = self._matches(seat)

@@ -7,7 +7,7 @@ type, fields and `Annotated` specs). What each field means: knock.py's docstring
 
 from typing import Annotated, Literal, NotRequired, TypedDict, final
 
-from .game_types import AwayNote, BackNote, GameOverNote, Hex, HostAction, Result, Whole, WholeList
+from .game_types import AwayNote, BackNote, Clock, GameOverNote, LimitWhy, Hex, HostAction, Result, Whole, WholeList
 
 _CARD_WORDS = "Say which card: its number, 2 to 12."
 
@@ -77,6 +77,7 @@ class CommittedNote(TypedDict):
 class PrelayDefaultedNote(TypedDict):
     type: Literal["prelay_defaulted"]
     seat: int
+    limit_ms: int
 
 
 class RevealedNote(TypedDict):
@@ -93,6 +94,8 @@ class PrelaysDoneNote(TypedDict):
 class DefaultPlayNote(TypedDict):
     type: Literal["default_play"]
     seat: int
+    why: LimitWhy
+    limit_ms: int
 
 
 class RolledNote(TypedDict):
@@ -192,6 +195,7 @@ class Player(TypedDict):
     seat: int
     back: str
     away: bool
+    idle: bool
     open: list[OpenCard]
     open_chips: int
     laid_count: int
@@ -210,6 +214,7 @@ class View(TypedDict):
     rounds: int
     chips: list[int]
     deadline: int | None
+    clocks: list[Clock]
     first_roller: int | None
     turn: int | None
     stage: Literal["roll", "decide"] | None

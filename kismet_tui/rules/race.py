@@ -178,7 +178,7 @@ class RaceGame(Game[PlayerAction, Note, View]):
             "winning": [list(p) for p in self.winning], "removed": list(self.removed),
             "dice": self.dice, "targets": list(self.targets),
             "grabs": [dict(g) for g in self.grabs], "passed": list(self.passed),
-            "last_round": self.last_round,
+            "last_round": self.last_round, **self._idle_state(),
         }
 
     def view(self, seat: int | None) -> View:

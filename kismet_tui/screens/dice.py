@@ -221,7 +221,9 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         Binding("down,j", "cursor(1)", "Box", show=False),
         Binding("enter", "score", "Score"),
         Binding("h", "hint", "Hint"),
+        GameScreen.HAND,
     ] + GameScreen.COMMON_BINDINGS
+    TURN_FIELD = "current"
     DEFAULT_CSS = """
     DiceScreen #scorecard { width: auto; height: 100%; padding: 0 1 0 0; }
     DiceScreen #right { width: 1fr; height: 100%; }

@@ -24,7 +24,7 @@ from protocol.leavers import Leavers
 
 from ..app_ref import OnKismetApp
 from ..messages import (EventApplied, GameArrived, HostMessage, LeaveAsked, Refusal, RematchAsked, TableChanged,
-                        send)
+                        send, send_ok)
 from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import Plain
@@ -32,10 +32,12 @@ from ..rules.game_types import HostAction
 from ..rules.refusal import words_of
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
+from ..widgets.glyphs import glyph
 from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from ..words.common import name_of
+from ..words.clocks import clock_words, idle_words
 from ..words.log import Line, event_lines, history_lines
 
 
@@ -122,6 +124,11 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         *MUTE,
         Binding("ctrl+l", "leave", "Leave"),
     ]
+    # The owner hands the seat on turn (another player's, who is idle) to the host [D31]:
+    # the dice and knock screens list it among their keys (the race has no turns to wait on).
+    HAND = Binding("b", "hand_to_bot", "To a bot")
+    # The view's field that says whose turn it is ("" for a game without turns).
+    TURN_FIELD = ""
     # Keys that came alive join the footer this much later (see refresh_keys). The race
     # screen sets it: the rebuild must not fall in the moment the dice land, when the
     # grabs need every millisecond (benchmarks/ui_grab_latency.py).
@@ -149,6 +156,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         self.legal_cache: list[ActionT | HostAction] = []
         self.logged_seq = 0       # the events whose notes the move log shows (by seq)
         self.rematch_said = ""    # the last "who wants another game" line logged
+        self.here_said = -1       # the host message after which we last said we are here
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -226,6 +234,10 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         self.redraw()
         self.refresh_keys()
         self.check_end()
+        # The clocks count down in the status line: one timer, once a second; the line is
+        # drawn again only when its words change.
+        self.set_interval(1.0, self.show_clocks)
+        self.show_clocks()
 
     # ---- what the host says (the app hands every message on; the kind's handler runs first)
     def following(self) -> bool:
@@ -257,6 +269,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         if self.is_mounted:
             self.redraw()
             self.refresh_keys()
+            self.show_clocks()
         self.check_end()
 
     def refresh_keys(self) -> None:
@@ -357,6 +370,57 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def redraw(self) -> None:
         raise NotImplementedError
 
+    # ---- clocks and idle seats [D31] -------------------------------------------------------
+    def show_clocks(self) -> None:
+        """The time left of every limit running, in the status line; for a player the host
+        is playing for, how to come back."""
+        game = self.game
+        if game is None or not self.is_mounted:
+            return
+        me = self.seat
+        if game.finished or not self.client.live:  # (a replay's limits are long past)
+            words = ""
+        elif me is not None and game.idle[me]:
+            words = idle_words(True)
+        else:
+            view = cast(Mapping[str, Any], self.view())
+            words = clock_words(view.get("clocks") or [], self.names, me, self.now_ms(), glyph("·"))
+        self.query_one(StatusBar).set_clock(words)
+
+    def on_key(self, event: events.Key) -> None:
+        """Any key of a player the host is playing for brings them back (the host stamps
+        them back; their key does what it does once they are)."""
+        game, me = self.game, self.seat
+        if (game is None or me is None or not game.idle[me] or game.finished
+                or not self.client.live or self.here_said == self.version):
+            return
+        self.here_said = self.version  # once until the host answers
+        try:
+            self.client.here_nowait()
+        except Exception as exc:  # not connected: say so
+            self.refuse(words_of(exc))
+
+    def hand_target(self) -> int | None:
+        """The seat the owner's `b` would hand to a bot: the seat on turn, when it is another
+        human's who is here and not yet played for."""
+        game, table = self.game, self.client.table or {}
+        if (not self.TURN_FIELD or game is None or game.finished or not self.client.live
+                or table.get("owner") is None or table.get("owner") != self.client.client_id):
+            return None
+        turn = cast(Mapping[str, Any], self.view()).get(self.TURN_FIELD)
+        seats = table.get("seats") or []
+        if not isinstance(turn, int) or turn == self.seat or not 0 <= turn < len(seats):
+            return None
+        entry = seats[turn]
+        if entry.get("bot") or game.away[turn]:
+            return None
+        return turn
+
+    async def action_hand_to_bot(self) -> None:
+        seat = self.hand_target()
+        if seat is not None:
+            await send_ok(self, partial(self.client.hand_to_bot, seat))
+
     # ---- acting ------------------------------------------------------------------------------
     def act(self, action: Plain) -> None:
         """Send an action at once, without waiting for the answer: in the race game a few
@@ -380,6 +444,8 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
             return over
         if action == "leave":
             return live
+        if action == "hand_to_bot":
+            return self.hand_target() is not None
         if action == "talk":
             return live and bool(self.client.table) and not any(c.is_open for c in self.query(ChatInput))
         if action in ("mute_watchers", "unmute_watchers"):

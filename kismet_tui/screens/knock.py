@@ -123,7 +123,9 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         Binding("k", "knock", "Knock"),
         Binding("enter", "confirm", "Confirm"),
         Binding("backspace", "undo", "Undo"),
+        GameScreen.HAND,
     ] + GameScreen.COMMON_BINDINGS
+    TURN_FIELD = "turn"
     DEFAULT_CSS = """
     KnockScreen #others { height: auto; max-height: 9; }
     KnockScreen #middle { height: 1fr; min-height: 6; }

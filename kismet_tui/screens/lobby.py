@@ -74,6 +74,10 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
     state = table.get("state", "")
     text.append(f"{state} {glyph('·')} {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
                 Style(color="bright_black"))
+    options = table.get("options")
+    limit = time_limit_words(options.get("turn_limit_ms") if isinstance(options, dict) else None)
+    if limit:
+        text.append(limit + "\n", Style(color="bright_yellow" if limit == NO_LIMIT else "bright_black"))
     owner = table.get("owner")
     for index, seat in enumerate(table.get("seats") or []):
         ready = seat.get("ready") or (seat.get("client_id") == owner and owner is not None)
@@ -87,7 +91,9 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
             tags.append("owner")
         if seat.get("bot"):
             tags.append("bot")
-        if not seat.get("connected", True) and not seat.get("bot"):
+        if seat.get("idle"):
+            tags.append("idle: the host plays")
+        elif not seat.get("connected", True) and not seat.get("bot"):
             tags.append("away")
         if tags:
             text.append(f" ({', '.join(tags)})", Style(color="bright_black"))
@@ -100,6 +106,19 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
     if table.get("watchers_muted"):
         text.append("watchers' chat: off (the owner's m)\n", Style(color="bright_black"))
     return text
+
+
+NO_LIMIT = "no time limit (chosen by the owner)"
+
+
+def time_limit_words(turn_limit_ms: object) -> str:
+    """A table's turn limit in words [D31]: "60 s per turn", or that the owner chose none
+    (so nobody sits down unaware); "" for a game without one (race: its round limit)."""
+    if not isinstance(turn_limit_ms, int) or isinstance(turn_limit_ms, bool):
+        return ""
+    if turn_limit_ms == 0:
+        return NO_LIMIT
+    return f"{turn_limit_ms / 1000:g} s per turn"
 
 
 def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Text:
@@ -122,9 +141,12 @@ def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Te
 def row_cells(entry: Plain, players_width: int) -> tuple[str, ...]:
     """One table's row in the list, as words per column (COLUMNS)."""
     seats = entry.get("seats") or []
+    who = ", ".join(str(s) for s in seats)
+    if time_limit_words(entry.get("turn_limit_ms")) == NO_LIMIT:  # said before anyone sits down [D31]
+        who = f"{NO_LIMIT}: {who}"
     return (str(entry.get("id")), str(entry.get("ruleset")), f"{len(seats)}/{entry.get('max_seats', '?')}",
             "paused" if entry.get("paused") else str(entry.get("state", "")),
-            fit(", ".join(str(s) for s in seats), players_width))
+            fit(who, players_width))
 
 
 def cell_text(label: str, words: str) -> Text:

@@ -46,10 +46,14 @@ def seconds(values_ms: list[int], none_word: str | None = None) -> list[tuple[st
     return out
 
 
+# Every game has a turn limit by default; the owner may choose a longer one, or none, which
+# everyone sees in the lobby before they sit down ([D31], docs/rules.md).
+NO_LIMIT = "none (shown to all)"
+
 # ruleset -> [(option name, label, [(shown, value)], default index)]
 OPTION_ROWS = {
     "dice": [
-        ("turn_limit_ms", "Time per turn", seconds([0, 30000, 60000, 120000], "no limit"), 0),
+        ("turn_limit_ms", "Time per turn", seconds([30000, 60000, 120000, 300000, 0], NO_LIMIT), 1),
     ],
     "race": [
         ("countdown_ms", "Countdown before a roll", seconds([1000, 2000, 3000, 5000]), 2),
@@ -58,6 +62,7 @@ OPTION_ROWS = {
     ],
     "knock": [
         ("rounds", "Rounds", [(str(n), n) for n in (1, 2, 3, 5, 10)], 0),
+        ("turn_limit_ms", "Time per turn", seconds([30000, 60000, 120000, 300000, 0], NO_LIMIT), 0),
         ("knock_window_ms", "Time to knock", seconds([1000, 1500, 2000, 3000, 5000]), 1),
     ],
 }

@@ -8,7 +8,10 @@ background build of the optimal dice table ends the line ("Preparing the perfect
 40 %", kismet_tui.solver.background).
 
 Nothing here asks on a timer: the bar watches the app's `connection`, `notice` and
-`build_words` (KismetApp) and draws again when one of them changes. A notice too long for
+`build_words` (KismetApp) and draws again when one of them changes. A game screen sets the
+game's clocks (`set_clock`: "Bo's turn: 42 s left", from its one 1 s timer); they follow
+the connection, before the place name (beside a notice's first line), and the line is drawn
+again only when its words change. A notice too long for
 the line is shown whole on up to NOTICE_LINES lines (the bar grows while it shows, then
 gives the rows back), so it is read at once, not in pieces; only a notice longer than that
 turns pages (each page ends in "…", the next starts with it), so no word is ever cut off.
@@ -109,9 +112,11 @@ class StatusBar(Static):
     def __init__(self, where: str = "") -> None:
         super().__init__("")
         self.where = where
+        self.clock = ""  # the game's clocks in words (kismet_tui/words/clocks.py)
         self.shown = ""
         self.paged: object = None  # the notice whose pages are turning
         self.page = 0
+        self.page_room = 76  # the cells the notice's lines were cut to
         self.page_timer: Timer | None = None
 
     def on_mount(self) -> None:
@@ -128,6 +133,11 @@ class StatusBar(Static):
         self.where = where
         self.refresh_status()
 
+    def set_clock(self, words: str) -> None:
+        if words != self.clock:
+            self.clock = words
+            self.refresh_status()
+
     def refresh_status(self) -> None:
         app = kismet_app(self)
         state, detail = app.connection.state, app.connection.detail
@@ -136,19 +146,33 @@ class StatusBar(Static):
         text.append(glyph(mark), style=f"bold {colour}")
         width = self.size.width or 80
         notice = app.notice
-        if notice is not self.paged:
-            self.turn_pages(notice, width - 4)
+        room = self.notice_room(notice.words, width) if notice is not None else width - 4
+        if notice is not self.paged or (notice is not None and room != self.page_room):
+            # A new notice; or the clock grew past the room beside it: cut it again.
+            self.turn_pages(notice, room)
         lines = 1
         if notice is not None:
             # The notice takes the line (and more, if it needs them): it is what the player
-            # must read now.
-            shown = notice_lines(notice.words, width - 4)
+            # must read now; only the game's clocks stay beside it, at the end of its last
+            # line where they fit, else under it (they are urgent too).
+            shown = notice_lines(notice.words, self.page_room)
             lines = min(len(shown), NOTICE_LINES)
             first = (self.page * NOTICE_LINES) % len(shown)
             style = NOTICE_STYLE.get(notice.severity, "bold")
-            for n, line in enumerate(shown[first:first + NOTICE_LINES]):
+            on_show = shown[first:first + NOTICE_LINES]
+            for n, line in enumerate(on_show):
                 text.append(" " if n == 0 else "\n   ")
-                text.append(" " + line + " " * (width - 5 - cell_len(line)), style=style)
+                clock = self.clock if n == len(on_show) - 1 and self.clock_fits(line, width) else ""
+                pad = 0 if clock and len(on_show) > 1 else self.page_room - 1 - cell_len(line)
+                text.append(" " + line + " " * pad, style=style)
+                if clock:
+                    text.append(f"  {glyph('│')}  ")
+                    text.append(clock, style="bold bright_yellow")
+            if self.clock and not clock and lines < NOTICE_LINES:
+                # No room beside the notice: the clocks take a line of their own under it.
+                text.append(f"\n     {glyph('│')}  ")
+                text.append(self.clock, style="bold bright_yellow")
+                lines += 1
         else:
             self.add_where(text, state, detail, width)
         if self.styles.height is None or self.styles.height.value != lines:
@@ -157,9 +181,25 @@ class StatusBar(Static):
             self.shown = text.plain
             self.update(text)
 
+    def notice_room(self, words: str, width: int) -> int:
+        """The cells a notice's lines may take: the line less the game's clocks (and a few
+        cells for them to grow) when it fits there on one line; else the whole line, on
+        more lines (the clocks then end its last line where they fit, else go under it)."""
+        room = width - 4
+        beside = room - (cell_len(self.clock) + 7)
+        if self.clock and beside >= 24 and len(pages(words, beside)) == 1:
+            return beside
+        return room
+
+    def clock_fits(self, line: str, width: int) -> bool:
+        """Whether the game's clocks fit after this line of the notice (on a notice of one
+        line: beside it as cut, padded to its room)."""
+        used = self.page_room if self.page_room < width - 4 else cell_len(line) + 1
+        return bool(self.clock) and cell_len(self.clock) + 5 <= width - 4 - used
+
     def turn_pages(self, notice: Notice | None, width: int) -> None:
         """A new notice (or none): from its first page, turning them if it has more."""
-        self.paged, self.page = notice, 0
+        self.paged, self.page, self.page_room = notice, 0, width
         if self.page_timer is not None:
             self.page_timer.stop()
             self.page_timer = None
@@ -175,6 +215,9 @@ class StatusBar(Static):
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
         text.append(" " + connection_words(state, app.address, detail), style=colour)
+        if self.clock:  # the game's clocks come before the place: they are what is urgent
+            text.append(f"  {bar}  ")
+            text.append(self.clock, style="bold bright_yellow")
         # A background build's progress ends the line: in its short words rather than cut
         # the place name; only when even those do not fit does the place name give way.
         build = None

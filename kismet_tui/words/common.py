@@ -30,8 +30,30 @@ def and_list(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
+def limit_words(ms: int) -> str:
+    """A limit as a person says it: "30 s", "1.5 s", "2 min"."""
+    if ms >= 60_000 and ms % 60_000 == 0:
+        return f"{ms // 60_000} min"
+    return f"{ms / 1000:g} s"
+
+
+def why_played(note: Mapping[str, Any], names: list[str]) -> str:
+    """Why the host played for a seat, from the engine's note [D31]: "the 30 s turn limit
+    passed"."""
+    who = name_of(names, note.get("seat"))
+    limit = limit_words(int(note.get("limit_ms") or 0))
+    why = note.get("why")
+    if why == "turn_limit":
+        return f"the {limit} turn limit passed"
+    if why == "away_limit":
+        return f"{who} is away and the {limit} away-limit passed"
+    return f"{who} is away until they press a key"
+
+
 def describe_common(note: CommonNote, names: list[str]) -> str | None:
     if note["type"] == "away":
+        if note.get("idle"):
+            return f"{name_of(names, note['seat'])} is away: the host plays for them until they press a key."
         return f"{name_of(names, note['seat'])} is away."
     if note["type"] == "back":
         return f"{name_of(names, note['seat'])} is back."

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..rules import dice
-from ..rules.dice_types import Note
-from .common import describe_common, faces, name_of
+from ..rules.dice_types import Note, TimeoutNote
+from .common import describe_common, faces, name_of, why_played
 
 
 def box_name(box: str) -> str:
@@ -32,6 +32,22 @@ def describe_dice(note: Note, names: list[str]) -> str | None:
         return f"{name_of(names, note['seat'])} throws again at once."
     if note["type"] == "turn":
         return f"{name_of(names, note['seat'])}'s turn."
-    if note["type"] == "timeout":
-        return f"Time is up for {name_of(names, note['seat'])}: the host plays for them."
+    if note["type"] == "timeout":  # (the host's move says why: describe_host_move)
+        return None
     return describe_common(note, names)
+
+
+def describe_host_move(note: Note, names: list[str], played: TimeoutNote) -> str | None:
+    """A move the host made for a seat (after its `timeout` note), saying why [D31]:
+    "The host scored 18 in Yarborough for root: the 30 s turn limit passed." None: not a
+    move of that seat's (the log says it as usual)."""
+    if note.get("seat") != played["seat"]:
+        return None
+    who = name_of(names, played["seat"])
+    if note["type"] == "rolled":
+        return f"The host throws {faces(note['dice'])} for {who}."
+    if note["type"] == "scored":
+        joker = " as a joker" if note["joker"] else ""
+        return (f"The host scored {note['points']} in {box_name(note['box'])}{joker} for {who}: "
+                f"{why_played(played, names)}.")
+    return None

@@ -13,8 +13,8 @@ from typing import cast
 
 from ..rules import dice_types, knock_types, race_types
 from .common import CommonNote, NoteData, describe_common
-from .dice import describe_dice
-from .knock import describe_knock
+from .dice import describe_dice, describe_host_move as dice_host_move
+from .knock import describe_host_move as knock_host_move, describe_knock
 from .race import describe_race
 
 # A line of the move log: its sentence and the seat it is about (None: nobody's).
@@ -47,11 +47,24 @@ def telling_order(notes: Sequence[NoteData]) -> list[NoteData]:
     return rest[:after] + ended + rest[after:]
 
 
+def host_move(ruleset: str, note: NoteData, names: list[str], played: NoteData | None) -> str | None:
+    """`note` as a move the host made for a seat, saying why (`played`: the event's note
+    that the host played, if any), or None when it is not one [D31]."""
+    if played is None or "why" not in played:
+        return None
+    if ruleset == "dice":
+        return dice_host_move(cast(dice_types.Note, note), names, cast(dice_types.TimeoutNote, played))
+    if ruleset == "knock":
+        return knock_host_move(cast(knock_types.Note, note), names, cast(knock_types.DefaultPlayNote, played))
+    return None
+
+
 def event_lines(ruleset: str, notes: Sequence[NoteData], names: list[str]) -> list[Line]:
     """The lines one event's notes make, in telling order."""
     lines: list[Line] = []
+    played = next((note for note in notes if note.get("type") in ("timeout", "default_play")), None)
     for note in telling_order(notes):
-        words = describe(ruleset, note, names)
+        words = host_move(ruleset, note, names, played) or describe(ruleset, note, names)
         if words:
             seat = note.get("seat")
             lines.append((words, seat if isinstance(seat, int) else None))

@@ -1,0 +1,46 @@
+"""The count behind idle seats (docs/rules.md [D31]): the turns the host played in a row for
+each seat whose player is here. A table keeps one (server/table.py) and marks a seat idle
+when it reaches MISSES_TO_IDLE; server/idle.py has the requests around it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+HOST_SEAT = -1  # the seat of host stamps (kismet_tui.rules.HOST)
+MISSES_TO_IDLE = 2
+# The notes that say the host played for a seat (dice, knock, knock's pre-lay).
+PLAYED_FOR = ("timeout", "default_play", "prelay_defaulted")
+
+
+class Misses:
+    """Turns the host played in a row for each seat whose player is here."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count: dict[int, int] = {}
+
+    def clear(self) -> None:
+        self.count.clear()
+
+    def see(self, seat: int, action: Mapping[str, Any], notes: Iterable[Mapping[str, Any]],
+            away: Sequence[bool]) -> list[int]:
+        """One stamped event: a player's own move clears their count; a timeout adds one to
+        each seat it played for that is not away. The seats that just reached the limit."""
+        if seat != HOST_SEAT:
+            self.count.pop(seat, None)
+            return []
+        if action.get("type") == "back":
+            self.count.pop(action.get("seat", -1), None)
+            return []
+        if action.get("type") != "timeout":
+            return []
+        reached = []
+        for note in notes:
+            who = note.get("seat")
+            if note.get("type") in PLAYED_FOR and isinstance(who, int) and not away[who]:
+                self.count[who] = self.count.get(who, 0) + 1
+                if self.count[who] >= MISSES_TO_IDLE:
+                    reached.append(who)
+        return reached
