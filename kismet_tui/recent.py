@@ -25,9 +25,9 @@ def solo_state_dir() -> Path:
 
 
 def game_folders() -> list[Path]:
-    from platformdirs import user_state_dir
+    from server.cli import default_state_dir
 
-    return [solo_state_dir() / "games", Path(user_state_dir("kismet")) / "games"]
+    return [solo_state_dir() / "games", Path(default_state_dir()) / "games"]
 
 
 def recent_games(folders: list[Path] | None = None, limit: int = 20) -> list[Path]:

@@ -62,8 +62,19 @@ class Listener(Door, Protocol):
 
 
 def default_state_dir() -> str:
-    from platformdirs import user_state_dir
-    return user_state_dir("kismet")
+    """The host's state folder when --state-dir names none: the user's state folder; where
+    the system has no state folder apart from the data folder (macOS, Windows), a `host`
+    folder in it, so the host's state never holds `kismet`'s solo folder or the player's own
+    files. A host that already keeps its state in the old place (its lock file is there)
+    goes on using it: nothing it kept is left behind."""
+    from pathlib import Path
+
+    from platformdirs import user_data_dir, user_state_dir
+
+    state = Path(user_state_dir("kismet"))
+    if state != Path(user_data_dir("kismet")) or (state / "host.lock").exists():
+        return str(state)
+    return str(state / "host")
 
 
 def join_lines(bind: str, port: int) -> list[str]:

@@ -67,3 +67,24 @@ def test_a_file_that_cannot_be_moved_is_read_where_it_is(folders, monkeypatch):
     monkeypatch.setattr(player_files.shutil, "move", refuse)
     assert saved_seats.default_path() == old
     old.unlink()
+
+
+def test_where_state_is_data_the_hosts_default_folder_holds_no_players_files(tmp_path, monkeypatch):
+    """On macOS and Windows the user's state folder is the data folder: the host's default
+    state then goes in a `host` folder of its own, so neither `kismet`'s solo folder nor the
+    player's own files sit inside a host's state (deleting it loses none of them); a host
+    that already kept its state in the old place (its lock file is there) stays there."""
+    from kismet_tui.recent import game_folders, solo_state_dir
+    from server.cli import default_state_dir
+
+    shared = tmp_path / "Application Support"
+    monkeypatch.setenv("XDG_STATE_HOME", str(shared))
+    monkeypatch.setenv("XDG_DATA_HOME", str(shared))
+    host = default_state_dir()
+    assert host == str(shared / "kismet" / "host")
+    for mine in (solo_state_dir(), *(module.default_path() for module in (player_key, saved_seats, known_hosts))):
+        assert not mine.is_relative_to(host), mine
+    assert shared / "kismet" / "host" / "games" in game_folders()
+    (shared / "kismet").mkdir(parents=True)
+    (shared / "kismet" / "host.lock").write_text("pid 1, port 7717\n")
+    assert default_state_dir() == str(shared / "kismet")
