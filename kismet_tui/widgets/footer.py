@@ -8,8 +8,11 @@ off; the compact style (one space less around each key) keeps it whole.
 Textual builds the whole footer anew (a new widget per key, each styled) whenever a screen
 refreshes its bindings, and the lobby does so on each message from the host, most of which
 change no key: at a session's start that was most of its CPU after its lobby was drawn
-(some 100 ms, several times a new door session's share of a storm of logins). So the keys
-drawn are remembered, and a refresh that would draw the same keys again draws nothing.
+(some 100 ms, more than its start to the lobby: a storm of door logins paid it 120 times).
+So the lobby's footer (`same_keys_once`) remembers the keys it drew, and a refresh that
+would draw the same keys again draws nothing. Only the lobby's, where a session starts and
+where idle players wait; the other screens keep Textual's way (their footers' rebuilds also
+redraw a box's screen, which the move log under the end box had relied on: screens/game.py).
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ Shown = tuple[str, str, str, bool, str]
 
 
 class KeyFooter(Footer):
-    def __init__(self) -> None:
+    def __init__(self, same_keys_once: bool = False) -> None:
         super().__init__(compact=ascii_mode())
+        self.same_keys_once = same_keys_once
         self.drawn: tuple[bool, tuple[Shown, ...]] | None = None   # the keys composed last
 
     def keys_of(self, screen: Screen) -> tuple[bool, tuple[Shown, ...]]:
@@ -36,11 +40,12 @@ class KeyFooter(Footer):
             for _node, binding, enabled, tooltip in screen.active_bindings.values() if binding.show)
 
     def bindings_changed(self, screen: Screen) -> None:
-        if self.drawn is not None and screen is self.screen and self.keys_of(screen) == self.drawn:
+        if (self.same_keys_once and self.drawn is not None and screen is self.screen
+                and self.keys_of(screen) == self.drawn):
             return   # the keys drawn are these
         super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:
-        if self._bindings_ready:
+        if self.same_keys_once and self._bindings_ready:
             self.drawn = self.keys_of(self.screen)
         yield from super().compose()
