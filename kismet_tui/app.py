@@ -18,9 +18,11 @@ it comes; `chat_lines` keeps the last ones for a screen that opens later).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
+import sys
 from functools import partial
-from typing import TYPE_CHECKING, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from rich.text import Text
 from textual import events, on, work
@@ -35,6 +37,7 @@ from .app_state import Connection, KismetState, Notice
 from .messages import (BuildChanged, ChatHeard, ChatSkipped, ConnectionChanged, ConnectionReported,
                        EventApplied, FairnessChecked, HostMessage, HostNotice, HostRefused, LeaveAsked,
                        Refusal, RematchAsked, TableChanged, host_message, send, send_ok)
+from .needs_terminal import NoTerminal, refusal
 from .net.inbox import skipped_words
 from .rematch import rematch_waiting
 from .rules.base import Plain
@@ -75,8 +78,8 @@ class KismetApp(KismetState):
 
     `connect` (async callable) is awaited once at start to open the connection. `quick` opens
     the new-table form at once and starts the game as soon as the table exists (local play).
-    `open_to_network`, when set (by `kismet`, whose host is its own), lets friends in and
-    returns the lines they should type (the lobby's `o`).
+    `invitation`, when set (by `kismet`, whose host is its own), is the lobby's Invite (`o`):
+    it asks, lets friends in, and closes again (kismet_tui/invite.py).
     """
 
     TITLE = "Kismet"
@@ -99,6 +102,9 @@ class KismetApp(KismetState):
         self.stop_listening: Callable[[], None] | None = None
         self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
         self.warming_up = False       # warm_up started (once, after the first screen)
+        self.reached = False          # the connection was made once
+        self.unreachable: str | None = None   # the words when it never could be
+        self.failed = False           # an error nobody caught ended it
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -106,6 +112,24 @@ class KismetApp(KismetState):
             self.theme = "ansi-dark"
         self.shown_game: object = None
         self.shown_key: tuple[object, object] | None = None
+
+    def run(self, *args: Any, headless: bool = False, **kwargs: Any) -> Any:
+        """Textual's run, refused with NoTerminal where no screen can be drawn
+        (kismet_tui/needs_terminal.py; the command says the words and exits 2)."""
+        if not headless:
+            why = refusal(sys.stdout)
+            if why is not None:
+                raise NoTerminal(why)
+        return super().run(*args, headless=headless, **kwargs)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An error nobody caught ends the app (Textual's way, exit code 1): its traceback
+        goes to the command's log file first (kismet_tui/command.py says where). Textual's
+        private hook, which door_child.py wraps too: pyproject.toml bounds Textual below 9."""
+        self.failed = True
+        if not isinstance(error, MemoryError):  # (nothing left to format it with)
+            logging.getLogger("kismet").error("the app stopped on an error", exc_info=error)
+        super()._handle_exception(error)
 
     def get_driver_class(self) -> type[Driver]:
         """A driver that survives its terminal going away (kismet_tui/terminal.py); in ASCII
@@ -196,14 +220,17 @@ class KismetApp(KismetState):
             stream = self.client.messages()  # listen before connecting: miss nothing
             if self.connect_fn is not None:
                 await self.connect_fn()
+            self.reached = True
             self.post_message(ConnectionChanged("connected", self.address))
             async for msg in stream:
                 message = host_message(msg)
                 if message is not None and self.room_for(message):
                     self.post_message(message)
         except OSError:
-            self.post_message(ConnectionChanged(
-                "closed", f"Could not reach a host at {self.address}. Is kismet-host running there?"))
+            words = f"Could not reach a host at {self.address}. Is kismet-host running there?"
+            if not self.reached:
+                self.unreachable = words  # the command exits 1 with these words (cli.py)
+            self.post_message(ConnectionChanged("closed", words))
             return
         except Exception as exc:  # refused (e.g. another protocol version): say so, keep the app
             self.post_message(ConnectionChanged("closed", f"{self.address}: {words_of(exc)}"))
@@ -430,14 +457,26 @@ class KismetApp(KismetState):
         you to the lobby, and says so. The answer to `leave` is a quiet one (no host message
         routes the screens), so the screens follow here."""
         table = self.client.table or {}
+        header = self.client.header or {}
+        me = self.client.client_id
         playing = table.get("state") == "playing" and self.client.seat is not None
         if not await send_ok(self, self.client.leave):
             return
         self.route()
         where = f"table {table['id']}" if table.get("id") is not None else "the table"
-        # (Short enough for the top line at 80 columns.)
-        self.notify(f"Back in the lobby. Your seat waits: sit at {where} again to take it back."
-                    if playing else f"You left {where}: back in the lobby.", markup=False)
+        if not playing:
+            self.notify(f"You left {where}: back in the lobby.", markup=False)
+            return
+        from .seat_waits import seat_waits_words
+
+        paused = False
+        if table.get("id") is not None:  # (`kismet`'s own host pauses a game with bots)
+            try:
+                paused = any(entry.get("id") == table["id"] and entry.get("paused")
+                             for entry in await self.client.list_tables())
+            except Exception:   # (the connection went: its own words say so)
+                pass
+        self.notify(seat_waits_words(table, header, me, where, paused), timeout=12, markup=False)
 
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner

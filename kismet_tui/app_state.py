@@ -3,7 +3,7 @@
 `KismetState` is the app's state with nothing of its behaviour: the game's source
 (`client`), the reactive attributes the status bar and the screens watch (`connection`,
 `notice`, `build_words`, `chat_said`) and the few plain ones they read (`address`,
-`chat_lines`, `open_to_network`, `replay_folder`). kismet_tui/app.py builds `KismetApp` on
+`chat_lines`, `invitation`, `replay_folder`). kismet_tui/app.py builds `KismetApp` on
 it; screens know only this class (through kismet_tui/app_ref.py) and tell the app what
 they want with messages (kismet_tui/messages.py), so no screen imports the app and the app
 may import every screen.
@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from rich.text import Text
 from textual.app import App
 from textual.reactive import var
 
+from .invite import Invitation
 from .source import GameSource
 
 
@@ -61,9 +61,11 @@ class KismetState(App[None]):
         # many were waiting (KismetApp.read_host): a flood never queues up without end.
         self.chat_waiting = 0
         self.chat_skipped = 0
-        # Set by `kismet`, whose host is its own: lets friends in and returns the lines they
-        # should type (the lobby's `o`).
-        self.open_to_network: Callable[[], Awaitable[list[str]]] | None = None
+        # Set by `kismet`, whose host is its own: the lobby's Invite (`o`) asks, then lets
+        # friends in, and closes again (kismet_tui/invite.py).
+        self.invitation: Invitation | None = None
+        # Set by `kismet` where it cannot let friends in (Windows): the lobby says these words.
+        self.invite_words: str | None = None
         # Where the game logs of this app's own host are (set by `kismet`), so the records
         # screen can replay a game; None for a remote host, whose logs stay there.
         self.replay_folder: Path | None = None

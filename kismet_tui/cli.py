@@ -18,7 +18,13 @@
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
 
-Each takes `--ascii` to draw with ASCII only; a locale without UTF-8 gets it by itself.
+Each takes `--ascii` to draw with ASCII only; a terminal without Unicode (a locale without
+UTF-8; on Windows, a console other than Windows Terminal) gets it by itself, and `--unicode`
+draws with Unicode whatever the terminal says. Each takes `--version`, `--log-file`,
+`--log-level` and `--completion` (kismet_tui/command.py). An error nobody caught ends a
+command with exit 1, a line of words and the traceback in its log file; `kismet-join` exits 1
+when the host cannot be reached; without a terminal that can draw, a drawing command exits 2
+with words (kismet_tui/needs_terminal.py).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .command import add_common_options, crashed, honest_exit, start_logging
 from .terminal import ends_with_its_terminal
 
 if TYPE_CHECKING:  # (each loads only when its command needs it)
@@ -58,15 +65,19 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 def add_ascii_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ascii", action="store_true",
-                        help="draw dice, cards and boxes with ASCII only (automatic when the "
-                             "locale has no UTF-8)")
+    drawing = parser.add_mutually_exclusive_group()
+    drawing.add_argument("--ascii", action="store_true",
+                         help="draw dice, cards and boxes with ASCII only (automatic when the "
+                              "terminal has no Unicode: a locale without UTF-8, or on Windows "
+                              "a console other than Windows Terminal)")
+    drawing.add_argument("--unicode", action="store_true",
+                         help="draw with Unicode even where the terminal seems not to have it")
 
 
 def set_drawing(args: argparse.Namespace) -> None:
-    from .widgets.glyphs import locale_has_utf8, use_ascii
+    from .widgets.glyphs import terminal_has_unicode, use_ascii
 
-    use_ascii(args.ascii or not locale_has_utf8())
+    use_ascii(args.ascii or not (args.unicode or terminal_has_unicode()))
 
 
 def discover_address(seconds: float = 2.0) -> str | None:
@@ -103,8 +114,7 @@ def discover_address(seconds: float = 2.0) -> str | None:
         print(f"Please type a number from 1 to {len(found)}.")
 
 
-@ends_with_its_terminal
-def join_main(argv: list[str] | None = None) -> int:
+def join_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
     parser.add_argument("address", nargs="?", default=None,
                         help="the host, as host:port (none: look for hosts on this network)")
@@ -116,7 +126,20 @@ def join_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats-file", default=None, help=argparse.SUPPRESS)
     # Ask for the name on screen first (kismet-host --web: a browser has no login name).
     parser.add_argument("--ask-name", action="store_true", help=argparse.SUPPRESS)
+    add_common_options(parser, "kismet-join")
+    return parser
+
+
+@honest_exit("kismet-join")
+@ends_with_its_terminal
+def join_main(argv: list[str] | None = None) -> int:
+    parser = join_parser()
     args = parser.parse_args(argv)
+    from .door_env import door_pass
+
+    # A door session (ssh, web) runs as the host's user: one player's records in a file all
+    # sessions share would be every player's to read. Its words go to the door instead.
+    start_logging("kismet-join", args, to_file=not door_pass())
     set_drawing(args)
     if args.address is None:
         args.address = discover_address()
@@ -127,7 +150,6 @@ def join_main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     from .app import KismetApp
-    from .door_env import door_pass
     from .net.client import Client
 
     # Asked on screen, the name offered is --name's, or none.
@@ -150,7 +172,19 @@ def join_main(argv: list[str] | None = None) -> int:
     if refused:
         print(f"kismet-join: {refused[0]} (--name picks another)", file=sys.stderr)
         return 1
-    return app.return_code or 0   # (1 when the app failed: the web door then says so)
+    if app.unreachable is not None:
+        print(f"kismet-join: {app.unreachable}", file=sys.stderr)
+        return 1
+    return ended(app, "kismet-join")   # (1 when the app failed: the web door then says so)
+
+
+def ended(app: KismetApp, command: str) -> int:
+    """The app's exit code; after an error that ended it (Textual's code 1, its traceback
+    in the log already), the line saying so and where the log is."""
+    code = app.return_code or 0
+    if app.failed:
+        return crashed(command)
+    return code
 
 
 async def join_by_name(app: KismetApp, client: Client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
@@ -211,18 +245,19 @@ def solo_host(state_dir: Path) -> tuple[Host, OpenHost]:
     claim_state_folder): the key that signs its games and that its ssh door shows (read when
     first needed: the first screen does not wait for cryptography; the same key each time,
     so friends who come back see no new one), and the ssh door's saved seats. Never a
-    `kismet-host`'s folder, which that host may be writing while it runs."""
+    `kismet-host`'s folder, which that host may be writing while it runs. A game with bots
+    pauses while its player is away, and is offered again at the next start, however this
+    one ended (server/table_share.py)."""
     from server import Host
     from server.identity import HostIdentity
     from server.open_up import OpenHost
 
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.when_needed(state_dir))
+                identity=HostIdentity.when_needed(state_dir), pause_alone=True)
     return host, OpenHost(host, state_dir)
 
 
-@ends_with_its_terminal
-def local_main(argv: list[str] | None = None) -> int:
+def local_parser() -> argparse.ArgumentParser:
     from .recent import solo_state_dir
 
     parser = argparse.ArgumentParser(prog="kismet", description="Play Kismet now, against bots.")
@@ -230,7 +265,17 @@ def local_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-dir", default=None,
                         help=f"keep the game logs here (default: {solo_state_dir()})")
     add_ascii_option(parser)
-    args = parser.parse_args(argv)
+    add_common_options(parser, "kismet")
+    return parser
+
+
+@honest_exit("kismet")
+@ends_with_its_terminal
+def local_main(argv: list[str] | None = None) -> int:
+    from .recent import solo_state_dir
+
+    args = local_parser().parse_args(argv)
+    start_logging("kismet", args)   # the embedded host's records go there too
     set_drawing(args)
     from .app import KismetApp
     from .net.client import Client
@@ -244,7 +289,6 @@ def local_main(argv: list[str] | None = None) -> int:
     except StateFolderBusy as exc:
         print(f"kismet: {exc}", file=sys.stderr)
         return 1
-    forget_unfinished_tables(state_dir)
     client = Client()
     from .player_key import player_key_for
 
@@ -254,9 +298,9 @@ def local_main(argv: list[str] | None = None) -> int:
         # (A closed terminal or a kill ends the app properly, logs closed: terminal.py.)
         await host.start("127.0.0.1", 0)
         assert host.port is not None  # a start that returned is listening
-        await client.connect("127.0.0.1", host.port, name)
         from .known_hosts import THIS_COMPUTER
 
+        await connect_solo(app, client, host.port, name, state_dir)
         remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify
 
     async def stop() -> None:
@@ -265,24 +309,45 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
-    app.open_to_network = doors.open
+    from server.open_up import WINDOWS_WORDS, doors_can_run
+
+    if doors_can_run():
+        app.invitation = doors
+    else:   # (Windows) no key to press; the lobby says how friends can play instead
+        app.invite_words = WINDOWS_WORDS
     app.replay_folder = state_dir / "games"
     app.run()
-    return 0
+    return ended(app, "kismet")
 
 
-def forget_unfinished_tables(state_dir: Path) -> None:
-    """A solo game left unfinished stays as a log to replay, but is not resumed: nobody
-    could take its seat back (the embedded host's rejoin tokens die with the process)."""
-    for record in (state_dir / "tables").glob("*.json"):
-        try:
-            record.unlink()
-        except OSError:
-            pass
+async def connect_solo(app: KismetApp, client: Client, port: int, name: str, state_dir: Path) -> None:
+    """Say hello to `kismet`'s own host with the token kept in its state folder, so a game
+    left unfinished last time (paused, quit, a closed terminal, a crash: the host resumed it
+    from the folder) is this player's again; it is offered in the lobby instead of the
+    new-table form."""
+    from .saved_seats import FILE_NAME, load_token, save_token
+
+    tokens = state_dir / FILE_NAME
+    saved = load_token(SOLO_ADDRESS, name, tokens)
+    await client.connect("127.0.0.1", port, name, saved if isinstance(saved, str) else None)
+    try:
+        if client.token is not None:
+            save_token(SOLO_ADDRESS, name, client.token, tokens)
+    except OSError:
+        pass  # a read-only folder: only the game left unfinished is not offered next time
+    paused = [entry["id"] for entry in await client.list_tables() if entry.get("paused")]
+    if paused:
+        app.quick = False  # the lobby offers the paused game first
+        which = f"table {paused[0]}" if len(paused) == 1 else "tables " + ", ".join(map(str, paused))
+        # (Fits the top line at 80 columns.)
+        app.notify(f"Your unfinished game waits at {which}: enter goes back, n leaves it.",
+                   timeout=20, markup=False)
 
 
-@ends_with_its_terminal
-def replay_main(argv: list[str] | None = None) -> int:
+SOLO_ADDRESS = "this computer"   # what the solo token is kept under
+
+
+def replay_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
     parser.add_argument("file", nargs="?", default=None,
                         help="a game log (a .kismet file); without it, choose a recent game")
@@ -295,7 +360,16 @@ def replay_main(argv: list[str] | None = None) -> int:
                              "fingerprint kismet-host prints at start); needed only for a "
                              "host you never joined from this computer")
     add_ascii_option(parser)
+    add_common_options(parser, "kismet-replay")
+    return parser
+
+
+@honest_exit("kismet-replay")
+@ends_with_its_terminal
+def replay_main(argv: list[str] | None = None) -> int:
+    parser = replay_parser()
     args = parser.parse_args(argv)
+    start_logging("kismet-replay", args)
     set_drawing(args)
     if args.host_key is not None and not args.verify:
         parser.error("--host-key goes with --verify.")
@@ -315,8 +389,9 @@ def replay_main(argv: list[str] | None = None) -> int:
         return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
     from .replay import ReplayApp
 
-    ReplayApp(header, events, speed=args.speed).run()
-    return 0
+    app = ReplayApp(header, events, speed=args.speed)
+    app.run()
+    return ended(app, "kismet-replay")
 
 
 def verify_file(path: Path, log: GameLog, host_key: str | None) -> int:

@@ -7,7 +7,7 @@ the player played at (kismet_tui/log_check.py). A host's key that changed is tol
 player in words, as ssh does, but play goes on (its owner may have made a new key): the new
 key is remembered and the old one kept in `earlier`, so games signed before still verify.
 
-Kept in the user's data folder (platformdirs user_data_dir, `known-hosts.json`, readable by
+Kept in the player's own folder (kismet_tui/player_files.py, `known-hosts.json`, readable by
 the user alone), never in a host's state folder:
 
     {"hosts": {"192.168.1.20:7717": {"key": "<64 hex digits>", "earlier": ["<hex>", ...]}}}
@@ -29,9 +29,9 @@ THIS_COMPUTER = "this computer"   # where `kismet`'s own host is remembered
 
 
 def default_path() -> Path:
-    from platformdirs import user_data_dir
+    from .player_files import path
 
-    return Path(user_data_dir("kismet")) / FILE_NAME
+    return path(FILE_NAME)  # the player's own folder (moved there from the old place)
 
 
 def _read(path: Path) -> dict[str, dict[str, object]]:

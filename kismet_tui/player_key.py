@@ -4,9 +4,10 @@
 turns it into a records id (server/records/proof.py) that only this secret gives, so two
 people with the same name keep apart records, and a player keeps theirs under a new name.
 One secret per host: a host never learns the secret another host knows the player by. Kept
-in the user's state folder, readable by the user alone, beside the rejoin tokens. A door
-session (ssh or browser, `KISMET_DOOR_PASS` set) sends none: it runs as the host's user, so
-this file would be the host's, and the door proves the player instead.
+in the player's own folder (kismet_tui/player_files.py), readable by the user alone, beside
+the rejoin tokens. A door session (ssh or browser, `KISMET_DOOR_PASS` set) sends none: it
+runs as the host's user, so this file would be the host's, and the door proves the player
+instead.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ FILE_NAME = "player-keys.json"
 
 
 def default_path() -> Path:
-    from platformdirs import user_state_dir
+    from .player_files import path
 
-    return Path(user_state_dir("kismet")) / FILE_NAME
+    return path(FILE_NAME)  # the player's own folder (moved there from the old place)
 
 
 def player_key_for(address: str, path: Path | None = None) -> str | None:

@@ -2,8 +2,8 @@
 
 Over ssh, a dropped connection kills the client process with it; the host keeps the seat for
 the token it gave, but a new process would not know that token. `kismet-join` therefore keeps
-one token per host address and player name in the user's state folder (readable by the user
-alone) and offers it on the next hello: the host gives the seat back. A token the host does
+one token per host address and player name in the player's own folder
+(kismet_tui/player_files.py, readable by the user alone) and offers it on the next hello: the host gives the seat back. A token the host does
 not know (it was restarted without its state, say) is harmless: the host greets a new player.
 
 A file that cannot be read as tokens (cut short, overwritten, not JSON) is `Damaged`: it is
@@ -25,9 +25,9 @@ FILE_NAME = "rejoin-tokens.json"
 
 
 def default_path() -> Path:
-    from platformdirs import user_state_dir
+    from .player_files import path
 
-    return Path(user_state_dir("kismet")) / FILE_NAME
+    return path(FILE_NAME)  # the player's own folder (moved there from the old place)
 
 
 def _key(address: str, name: str) -> str:

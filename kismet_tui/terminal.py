@@ -13,6 +13,10 @@ writer thread then fails on every write. Textual's own writer thread dies on the
 error, and the next full queue of frames blocks the app forever in its shutdown (seen: a
 process stuck for half an hour, deaf to SIGTERM). `GuardedDriver` gives the driver a writer
 that drops the frames of a terminal that is gone, and asks the app to exit the same way.
+
+Windows has no SIGHUP: there SIGTERM and SIGBREAK (ctrl+break) are the ending signals, and a
+console closed under the app ends the process by itself (Windows' close event gives a
+console program a few seconds and then ends it; the game logs lose nothing, as above).
 """
 
 from __future__ import annotations
@@ -26,7 +30,10 @@ import threading
 from typing import Any, Callable, TypeVar
 
 GRACE_S = 1.5  # time for a proper exit (logs closed, connection said goodbye) before the end
-ENDING_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+# The signals that end a command where the platform has them (SIGHUP: POSIX; SIGBREAK: Windows).
+ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGBREAK")
+                       if hasattr(signal, name))
+HUNG_UP = 128 + 1  # the exit code of a hang-up (SIGHUP is 1 wherever it exists)
 
 _app: Any = None          # the running KismetApp (set by the app itself, see running())
 _loop: asyncio.AbstractEventLoop | None = None   # the loop it runs on
@@ -125,7 +132,7 @@ def guarded(driver_class: type) -> type:
                 return
             except (OSError, ValueError):  # EIO, EPIPE; ValueError: the file was closed
                 pass
-            end_soon(128 + signal.SIGHUP, again_ends_now=False)
+            end_soon(HUNG_UP, again_ends_now=False)
             while self._queue.get() is not None:
                 pass
 

@@ -24,6 +24,8 @@ from typing import Any
 
 HOST_SEAT = -1                     # the seat of host stamps (kismet_tui.rules.base.HOST)
 DEFAULT_AWAY_LIMIT_MS = 30_000     # every game's default away limit (docs/rules.md)
+ALONE_AWAY_LIMIT_MS = 3_600_000    # an hour: the longest away limit with no other human
+BOTS_ALONE_CLOSE_MS = 60_000       # a running game left to its bots closes after a minute
 
 
 def away_limit_ms(header: Mapping[str, Any]) -> int:
@@ -33,6 +35,16 @@ def away_limit_ms(header: Mapping[str, Any]) -> int:
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
         return DEFAULT_AWAY_LIMIT_MS
     return limit
+
+
+def closes_after_ms(header: Mapping[str, Any], humans_seated: int, bots: bool) -> int:
+    """How long a running game whose humans have all left stays open (docs/rules.md [D23];
+    server/table_share.py): its away limit, an hour at most with no other human seated, a
+    minute at most with bots at it. The lobby tells a leaver the same figure."""
+    limit = away_limit_ms(header)
+    if humans_seated < 2:
+        limit = min(limit, ALONE_AWAY_LIMIT_MS)
+    return min(limit, BOTS_ALONE_CLOSE_MS) if bots else limit
 
 
 class Leavers:

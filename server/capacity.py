@@ -10,14 +10,21 @@ processes are capped by memory in server/door_limits.py.
 At start, `kismet-host` raises its soft file-descriptor limit to the hard one (Linux gives
 1,024 soft by default, often with a hard limit far above), then `connection_limit` takes the
 smaller of what the descriptors and half the machine's memory allow.
+
+Windows has neither `resource` nor `os.sysconf`: there no descriptor limit is raised (its
+sockets are handles, not C descriptors, with no small per-process cap), WINDOWS_FDS stands
+for one, and the memory is not known, so the descriptors alone decide.
 """
 
 from __future__ import annotations
 
 import os
-import resource
+import sys
 
 from protocol import limits
+
+if sys.platform != "win32":
+    import resource
 
 # A browser player's descriptors in the host process: websocket, stdin/stdout/stderr pipes of
 # its client process, and the client's connection back to the host.
@@ -30,12 +37,16 @@ RESERVED_FDS = limits.MAX_TABLES + 64
 MEMORY_PER_CONNECTION = limits.MAX_SEND_BUFFER + 256 * 1024
 # However little the machine reports, a host takes at least this many (a small game night).
 MIN_CONNECTIONS = 16
+# (Windows) the descriptors counted as this process's: room for about 1,600 connections.
+WINDOWS_FDS = 8192
 
 
 def raise_fd_limit() -> int:
     """Raise this process's soft RLIMIT_NOFILE to its hard limit (no privilege needed);
     return the soft limit in force after. An unlimited hard limit is taken as the kernel's
     per-process ceiling (fs.nr_open), which is what setrlimit accepts."""
+    if sys.platform == "win32":
+        return WINDOWS_FDS
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     target = hard if hard != resource.RLIM_INFINITY else _nr_open()
     if soft != resource.RLIM_INFINITY and soft < target:
@@ -57,6 +68,8 @@ def _nr_open() -> int:
 
 def physical_memory() -> int | None:
     """Bytes of memory on this machine, or None if the system does not say."""
+    if not hasattr(os, "sysconf"):   # Windows
+        return None
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError):
@@ -66,7 +79,9 @@ def physical_memory() -> int | None:
 def connection_limit(fd_limit: int | None = None, memory: int | None = None) -> int:
     """Connections the host holds: what its descriptors (`fd_limit`, default this process's
     soft RLIMIT_NOFILE) and half of `memory` (default the machine's) allow, the smaller."""
-    if fd_limit is None:
+    if fd_limit is None and sys.platform == "win32":
+        fd_limit = WINDOWS_FDS
+    elif fd_limit is None:
         fd_limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if fd_limit == resource.RLIM_INFINITY:
             fd_limit = _nr_open()

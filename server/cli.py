@@ -5,11 +5,20 @@
                 [--bots-per-player 7]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
                 [--max-sessions N] [--max-starting N] [--door-sessions warm|spawn]
-                [--no-announce]
+                [--no-announce] [--config FILE] [--log-file FILE] [--log-level LEVEL]
+    kismet-host --version | --completion bash|zsh|fish
+
+Every option can also be kept in a TOML file (server/host_config.py; `host.toml` in the
+user's config folder is read when it exists, --config names another); the command line wins.
 
 Prints a `kismet-join ADDR:PORT` line for each address of this machine, then serves until
 SIGINT or SIGTERM, when it closes every connection and flushes the logs. Unfinished games
 are resumed the next time a host starts on the same state folder.
+
+On Windows the host serves `kismet-join` players as anywhere, but --ssh and --web are
+refused in words: each of their sessions runs on a pseudo-terminal or under POSIX process
+limits Windows has not. Elsewhere the doors say at start what this system lacks for them
+(server/door_limits.py platform_lacks).
 """
 
 from __future__ import annotations
@@ -17,10 +26,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import logging
 import signal
 import sys
 from typing import TYPE_CHECKING, Protocol
+
+from kismet_tui.command import add_common_options, honest_exit, start_logging
 
 from .addresses import local_addresses
 
@@ -131,7 +141,10 @@ async def serve(args: argparse.Namespace) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except NotImplementedError:   # Windows' event loop: a plain handler wakes it instead
+            signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
     await stop.wait()
     print("Shutting down: closing connections and logs.")
     for door in reversed(doors):
@@ -168,7 +181,14 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
         if (words := sandbox.words()) is not None:
             print(words)
     forker = None
-    if (args.ssh is not None or args.web is not None) and getattr(args, "door_sessions", "warm") == "warm":
+    warm = getattr(args, "door_sessions", "warm") == "warm"
+    if args.ssh is not None or args.web is not None:
+        from .door_limits import has_pidfds, platform_lacks
+
+        for line in platform_lacks():   # (macOS, Linux before 5.3)
+            print(line)
+        warm = warm and has_pidfds()   # the warm parent's sessions are watched by pidfds
+    if warm and (args.ssh is not None or args.web is not None):
         from .warm_doors import DoorForker
 
         # One warm parent forks the sessions of both doors; it warms up while they open, and
@@ -305,8 +325,17 @@ def build_parser() -> argparse.ArgumentParser:
                              "wait their turn (default: 8 per core; 0: no limit)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
-    parser.add_argument("--log-level", default="INFO")
+    parser.add_argument("--config", default=None, metavar="FILE",
+                        help="read options from this TOML file (default: "
+                             f"{config_default_path()}, when it exists); the command line wins")
+    add_common_options(parser, "kismet-host")
     return parser
+
+
+def config_default_path() -> str:
+    from .host_config import default_path
+
+    return str(default_path())
 
 
 def reindex(state_dir: str) -> int:
@@ -345,22 +374,43 @@ def reindex(state_dir: str) -> int:
     return 0
 
 
+def refuse_doors_windows_lacks(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """On Windows, --ssh and --web end the command in words (exit 2): their sessions need a
+    pseudo-terminal and POSIX process limits. The host itself serves kismet-join players."""
+    if sys.platform != "win32":
+        return
+    for option, value in (("--ssh", args.ssh), ("--web", args.web)):
+        if value is not None:
+            parser.error(f"{option} is not available on Windows: its players' games would run "
+                         f"on this computer, which needs Linux or macOS. Friends join this host "
+                         f"with kismet-join; leave out {option}.")
+
+
+@honest_exit("kismet-host")
 def main(argv: list[str] | None = None) -> int:
+    from pathlib import Path
+
+    from .host_config import ConfigError, default_path, settings
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    config = Path(args.config) if args.config else default_path()
+    if args.config or config.is_file():
+        try:
+            parser.set_defaults(**settings(config, parser))
+        except ConfigError as exc:
+            parser.error(str(exc))
+        args = parser.parse_args(argv)  # the file's values as defaults: the command line wins
+    refuse_doors_windows_lacks(parser, args)
     if args.ssh_keys and args.ssh is None:
         parser.error("--ssh-keys goes with --ssh.")
     for option in ("keep_games", "tables_per_player", "bots_per_player", "max_per_address"):
         if getattr(args, option) < 0:
             parser.error(f"--{option.replace('_', '-')} is a count: 0 or more (0: no limit).")
     args.state_dir = args.state_dir or default_state_dir()
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    start_logging("kismet-host", args, to_stderr=True)
     use_uvloop()
-    try:
-        return asyncio.run(serve(args))
-    finally:
-        logging.shutdown()
+    return asyncio.run(serve(args))
 
 
 if __name__ == "__main__":

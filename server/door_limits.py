@@ -6,15 +6,28 @@ Whatever the remote side sends, that process must not take the machine: its term
 clamped, it runs under a hard address-space limit, it dies with the host (parent-death
 signal) and with its session (the door kills its process group), and the doors together hold
 at most `max_sessions` of them.
+
+What other systems lack (`platform_lacks` says it in words at the host's start):
+- macOS (and the BSDs) do not enforce RLIMIT_AS: there the session runs without it and
+  server/memory_watch.py ends it past the same limit instead, measured as resident memory;
+  the parent-death signal is Linux's too (the door's process-group kill still ends a session);
+- pidfds (Linux 5.3 and later) are what the warm parent's sessions are watched and signalled
+  by (server/warm_doors.py): without them each session starts a process of its own, which
+  asyncio watches with waitpid (`--door-sessions spawn`);
+- Windows runs no door at all (server/cli.py refuses --ssh and --web in words).
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
-import resource
 import signal
+import sys
 from collections.abc import Mapping, Sequence
+
+if sys.platform != "win32":
+    import resource
 
 from .door_starts import StartQueue
 
@@ -41,12 +54,42 @@ def clamp_size(cols: object, rows: object, default: tuple[int, int] = (80, 24)) 
     return min(width, MAX_COLS), min(height, MAX_ROWS)
 
 
+def address_space_limited() -> bool:
+    """This system enforces RLIMIT_AS on a session (Linux); elsewhere its memory is watched."""
+    return sys.platform.startswith("linux")
+
+
+def has_pidfds() -> bool:
+    """This system gives pidfds (Linux 5.3 and later): os.pidfd_open exists and works."""
+    if not hasattr(os, "pidfd_open") or not hasattr(signal, "pidfd_send_signal"):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError as exc:   # ENOSYS before Linux 5.3; EPERM under some sandboxes
+        return exc.errno not in (errno.ENOSYS, errno.EPERM)
+    return True
+
+
+def platform_lacks() -> list[str]:
+    """What this system lacks for the doors' sessions, in words for the host's start."""
+    lacks = []
+    if not address_space_limited():
+        lacks.append("This system cannot limit a door session's address space (RLIMIT_AS): the "
+                     "host watches each session's memory instead and ends one past its limit.")
+    if not has_pidfds():
+        lacks.append("This system has no pidfds: each ssh or web session starts a process of "
+                     "its own (a slower login).")
+    return lacks
+
+
 def limit_session_child(address_space: int = SESSION_ADDRESS_SPACE,
                         confinement: Sequence[Sequence[object]] | None = None) -> None:
     """Run in a door session's child between fork and exec (subprocess's preexec_fn): a hard
-    address-space limit, death when the host process goes, whatever the child is doing, and
-    its confinement (server/session_sandbox.py), which the interpreter it becomes keeps."""
-    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    address-space limit where the system enforces one (else the door watches its memory:
+    server/memory_watch.py), death when the host process goes, whatever the child is doing,
+    and its confinement (server/session_sandbox.py), which the interpreter it becomes keeps."""
+    if address_space_limited():
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     die_with_parent()
     from .session_sandbox import confine
 
@@ -72,7 +115,10 @@ def near_its_memory_limit(pid: int) -> bool:
     """Process `pid` has mapped (at its peak) more than 80% of its address-space limit. An
     app near its limit may die of a crash rather than a MemoryError (an allocation failing
     in C code, or its stack unable to grow): looked at while it runs, this tells such an end
-    from a plain crash. False when it cannot be told (the process is gone)."""
+    from a plain crash. False when it cannot be told (the process is gone, or the system has
+    no such limit: then server/memory_watch.py ends the session itself)."""
+    if not hasattr(resource, "prlimit"):   # (Linux only)
+        return False
     try:
         limit = resource.prlimit(pid, resource.RLIMIT_AS)[0]
         with open(f"/proc/{pid}/status", "rb") as status:
@@ -86,7 +132,7 @@ def default_max_sessions() -> int:
     """Door sessions this machine holds: half its memory at SESSION_BUDGET each (at least 8)."""
     try:
         pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError):
+    except (ValueError, OSError, AttributeError):   # (AttributeError: no sysconf, Windows)
         return 64
     return max(8, pages // 2 // SESSION_BUDGET)
 

@@ -59,7 +59,10 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         table = table_holding(host, token)
         if table is not None:  # a reserved bot seat, or a seat from before a restart
             player = new_player(host, msg["name"], token)
-            player.table = table
+            # A paused game is offered in the lobby, not taken up at hello: its player chooses.
+            seat = table.seat_of(token)
+            if table.paused_at is None or (seat is not None and table.seats[seat].bot):
+                player.table = table
     fixed = fixed_name(player) if player is not None else None
     if fixed is None:   # a name of one's own choosing: not one somebody else holds
         refusal = name_refusal(host, msg["name"], player.token if player is not None else None)

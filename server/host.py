@@ -101,7 +101,8 @@ class Host:
                  max_connections: int | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
                  identity: HostIdentity | None = None,
                  tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER,
-                 bots_per_player: int | None = DEFAULT_BOTS_PER_PLAYER) -> None:
+                 bots_per_player: int | None = DEFAULT_BOTS_PER_PLAYER,
+                 pause_alone: bool = False) -> None:
         # identity: the key that signs finished games (server/identity.py); None: the one
         # kept in state_dir.
         self.store = Store(state_dir, disk, identity=identity)
@@ -122,6 +123,9 @@ class Host:
         # Open tables one player may own (server/table_share.py; None: no cap).
         self.tables_per_player = tables_per_player
         self.bots_per_player = bots_per_player  # bots at the tables one player opened
+        # `kismet`'s own host: a game with one human pauses while they are away, and waits
+        # for them (server/table_share.py), across restarts too.
+        self.pause_alone = pause_alone
         # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
         self.door_passes = DoorPasses()
         self.bot_factory = bot_factory

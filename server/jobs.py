@@ -38,6 +38,9 @@ class Jobs(TableHost, Protocol):
     # were away, told at their next hello.
     set_aside: dict[str, str]
     client_ids: Iterator[int]   # the next player's client id
+    # `kismet`'s own host: a game with one human pauses while they are away
+    # (server/table_share.py), and is offered again after a restart.
+    pause_alone: bool
 
     @property
     def players(self) -> dict[str, Player]: ...  # by token

@@ -41,12 +41,13 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
                             f"sit at one of them, or try again later (a table closes when its "
                             f"players have left it).")
     keys = table_share.keys_of(host, conn)
-    table_share.check_share(host, keys)
     try:
         options = normalize_options(msg["ruleset"], msg["options"])
         cls = game_module(msg["ruleset"]).GAME
     except IllegalAction as exc:
         raise ProtocolError("bad_options", exc.words) from None
+    leave_paused(host, conn)
+    table_share.check_share(host, keys)
     bots = msg["bots"]
     if bots and not host.can_run_bots():
         raise ProtocolError("no_bots")
@@ -74,6 +75,19 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
         if seat.bot:
             host.spawn_bot(table, seat)
     conn.ok(re)
+
+
+def leave_paused(host: Jobs, conn: Connection) -> None:
+    """A new game instead of a paused one (`kismet`'s own host): the paused game is left for
+    good, closed unfinished with its player away, so the records rank them last
+    (protocol/leavers.py), and they are told so."""
+    player = conn.known_player
+    for table in list(host.tables.values()):
+        if table.paused_at is None or table.seat_of(player.token) is None:
+            continue
+        close_table(host, table)
+        conn.send({"type": "notice", "code": "left", "words":
+                   f"You left your paused game at table {table.id} for good: it counts as lost."})
 
 
 def bot_count(host: Jobs) -> int:
@@ -121,8 +135,14 @@ def arrive(host: Jobs, table: Table, player: Player, rejoin: bool) -> None:
     assert player.conn is not None
     if table.header is not None:
         player.conn.send(table.game_message())
+    going_on = table.paused_at is not None and seat is not None and not table.seats[seat].bot
+    if going_on:
+        table.go_on()  # its player is back: the clock runs again, as far from its deadline
     if table.state == PLAYING and seat is not None and table.running.away[seat]:
         table.stamp(-1, {"type": "back", "seat": seat})
+        table.send_table()
+    elif going_on:
+        table.reschedule()
         table.send_table()
     if table.pending_start is not None and not starting.bots_missing(table):
         starting.start_now(host, table)

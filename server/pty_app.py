@@ -8,7 +8,8 @@ of the host over loopback, so it crashes, leaks or blocks alone, never the host 
 player, and it needs no code of its own for being remote.
 
 What a session may cost is bounded here: the child runs under door_limits' address-space
-limit and parent-death signal, its window is clamped, and the keys reach it at a bounded
+limit (or, where the system has none, server/memory_watch.py's watch) and parent-death
+signal, its window is clamped, and the keys reach it at a bounded
 rate, the rest waiting in a bounded backlog the door stops reading beyond.
 """
 
@@ -26,9 +27,12 @@ import sys
 import termios
 from collections.abc import Callable, Mapping
 
-from .door_limits import (SESSION_ADDRESS_SPACE, child_environment, clamp_size, limit_session_child,
-                          near_its_memory_limit)
+from kismet_tui.door_env import OUT_OF_MEMORY
+
+from .door_limits import (SESSION_ADDRESS_SPACE, address_space_limited, child_environment, clamp_size,
+                          limit_session_child, near_its_memory_limit)
 from .door_starts import StartTurn
+from .memory_watch import MemoryWatch
 from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
 
@@ -90,6 +94,8 @@ class PtyApp:
         self._waiter: asyncio.Task[None] | None = None  # set by start() with proc
         self.near_memory_limit = False        # as last looked at, at most once a second
         self._memory_looked_at = 0.0
+        self.memory_watch: MemoryWatch | None = None   # where no RLIMIT_AS (macOS)
+        self.over_memory = False              # the watch ended it past its limit
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -111,7 +117,18 @@ class PtyApp:
         self.master = master
         os.set_blocking(master, False)
         loop.add_reader(master, self._readable)
+        if not address_space_limited():
+            self.memory_watch = MemoryWatch(proc.pid, self.address_space, self._over_memory)
         self._waiter = asyncio.create_task(self._wait(proc))
+
+    def _over_memory(self) -> None:
+        """The watch found the app past its limit: end it, as Linux's limit would have."""
+        if self.proc is not None and self.proc.returncode is None:
+            self.over_memory = True
+            try:
+                signal_group(self.proc, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     async def _forked(self, env: dict[str, str], slave: int) -> SessionProcess | None:
         """The session forked by the warm parent on the pty's `slave` side; None when there
@@ -218,8 +235,10 @@ class PtyApp:
         code = await proc.wait()
         if self.turn is not None:
             self.turn.end()
+        if self.memory_watch is not None:
+            self.memory_watch.stop()
         self._release()
-        self.on_exit(code)
+        self.on_exit(OUT_OF_MEMORY if self.over_memory else code)
 
     def _release(self) -> None:
         if self._later is not None:

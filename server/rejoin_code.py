@@ -4,11 +4,16 @@ A player who logs in over ssh without a key has nothing else to tell them from a
 types the same NAME, so at first sitting the door shows them a short code, and asks for it
 when that NAME comes back while its seat is held. The code is eight letters and digits from
 an alphabet without look-alikes (no 0/O, 1/I/L), shown as ABCD-EFGH and read back in any
-case, with or without the dash or spaces: some 2^39 codes, and a login gets three tries.
+case, with or without the dash or spaces: some 2^39 codes, and a login gets three tries,
+after which it is asked for another name (and not asked for that code again).
 
 Guesses are limited beyond the login too (`Guesses`): wrong codes from one address, and at
 one name from anywhere, a few a minute; past that the door says "Too many tries: wait a
 minute." without looking at the code, and logs that once, not every guess.
+
+The code is shown at login, before the game opens, and stays on screen until the player
+presses enter to say they have it; in the game the help (`?`) and the lobby's top line show
+it again (kismet_tui/door_env.py hands it to the app).
 """
 
 from __future__ import annotations
@@ -28,6 +33,14 @@ GUESS_WINDOW = 60.0
 TOO_MANY = "Too many tries: wait a minute."
 # Beyond this many addresses and names remembered, those with no recent guess are forgotten.
 REMEMBERED = 4096
+
+
+def first_words(name: str, code: str) -> str:
+    """What a keyless player reads at their first login, up to the enter that opens the game."""
+    return (f"\r\nYour rejoin code is {shown(code)}.\r\n"
+            f"Write it down: if your line drops, log in as {name} again and type it to take "
+            f"your seat back.\r\nIn the game, ? shows it again, and so does the lobby's top "
+            f"line.\r\nPress enter when you have it: ")
 
 
 def new_code() -> str:

@@ -192,7 +192,11 @@ def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
         raise
     host.tables[table.id] = table
     store.note_table_id(table.id)
+    # The last event before the restart (the away marks are later): down from here on.
+    stopped_at = events[-1]["t"] if events else header.get("t0", 0)
     table_share.look_again(host, table)  # nobody is back yet: it closes unless someone returns
+    if table.paused_at is not None:  # or pauses (`kismet`): its clock stood still since
+        table.paused_at = min(table.paused_at, stopped_at)
     for seat in table.seats:
         if seat.bot:
             host.spawn_bot(table, seat)

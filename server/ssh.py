@@ -1,7 +1,8 @@
 """`kismet-host --ssh`: play over ssh with nothing installed, and nothing else over that port.
 
 `ssh -p 2222 NAME@HOST` opens the Kismet app for NAME, as a member of this host. The server
-owns the ssh side only: who may log in (anyone, or the keys of `--ssh-keys`), refusing every
+owns the ssh side only: who may log in (anyone, or the keys of `--ssh-keys`; for `kismet`'s
+Invite, keys pasted for the evening and/or the evening's password), refusing every
 request but one terminal session per login (no exec, no subsystem such as sftp, no port,
 agent or X11 forwarding), the name (asked for in the terminal when NAME is taken or
 unusable), the host key (made once, kept in the state folder) and the seats of dropped
@@ -11,7 +12,7 @@ A dropped session is a dropped player: the host keeps the seat for the rejoin to
 client was given, and that token is saved per NAME and proof (server state folder,
 `ssh-seats/`, a folder each, removed once the host holds none of its tokens:
 server/seat_files.py): the client's key, or for a login without a key the rejoin code it was shown
-at first sitting (server/rejoin_code.py), asked for when that NAME comes back while its seat
+at first login (server/rejoin_code.py), asked for when that NAME comes back while its seat
 is held. So the same NAME with the same key or code takes the seat back, and somebody else
 typing that NAME does not. Wrong codes are limited per address and per name, a few a minute
 (rejoin_code.Guesses): past that a login is told "Too many tries: wait a minute."
@@ -27,10 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import logging
 import re
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +43,7 @@ from protocol import limits
 from protocol.text import clean_name
 
 from . import rejoin_code
-from .door_limits import SessionSlots, clamp_size
+from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .door_starts import StartTurn
 from .identity import HostIdentity
@@ -49,7 +51,7 @@ from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
 from .seat_files import SeatFolders
 from .session_sandbox import SessionSandbox, own_environment, session_rules
-from .ssh_keys import AuthorizedKeys
+from .ssh_keys import AuthorizedKeys, PastedKeys
 from .warm_doors import DoorForker
 
 if TYPE_CHECKING:
@@ -113,14 +115,21 @@ class SshServer:
     def __init__(self, host: Host, state_dir: str | Path, *, keys_file: str | Path | None = None,
                  max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
                  slots: SessionSlots | None = None, forker: DoorForker | None = None,
-                 sandbox: SessionSandbox | None = None) -> None:
+                 sandbox: SessionSandbox | None = None, keys: PastedKeys | None = None,
+                 password: str | None = None,
+                 session_address_space: int = SESSION_ADDRESS_SPACE) -> None:
         self.host = host
+        self.session_address_space = session_address_space   # each session's memory limit
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
         self.forker = forker   # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
         # None: an open host, anyone may play. Raises OSError when the file cannot be read.
-        self.authorized = AuthorizedKeys(keys_file) if keys_file else None
+        # `keys`: keys pasted for the evening instead (`kismet`'s Invite, server/open_up.py).
+        self.authorized: AuthorizedKeys | PastedKeys | None = AuthorizedKeys(keys_file) if keys_file else keys
+        # With a password, a login without a listed key must give it (keyless friends whom
+        # `kismet`'s Invite let in for the evening); without one, only listed keys, or anyone.
+        self.password = password
         self.cap = PeerCap(max_per_address, exempt_loopback)
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
@@ -216,21 +225,38 @@ class Gate(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         allowed = self.server.authorized
+        if allowed is None and self.server.password is not None:
+            return False  # a password alone: no key is let in without it
         if allowed is not None and not allowed.allows(key, self.address):
             return False
         self.key = key  # the client signs with the key it asked about last
         return True
 
     def kbdint_auth_supported(self) -> bool:
-        # An open host lets in players without any key, with no question asked.
-        return self.server.authorized is None
+        # An open host lets in players without any key, with no question asked; a host with
+        # an evening's password asks for it.
+        return self.server.authorized is None or self.server.password is not None
 
-    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> bool:
+    def get_kbdint_challenge(self, username: str, lang: str,
+                             submethods: str) -> bool | tuple[str, str, str, list[tuple[str, bool]]]:
         self.key = None
-        return True
+        if self.server.password is None:
+            return True
+        return ("Kismet", "The password of this evening's game (ask who invited you).", "",
+                [("Password: ", False)])
+
+    def validate_kbdint_response(self, username: str, responses: Sequence[str]) -> bool:
+        return len(responses) == 1 and self.validate_password(username, responses[0])
 
     def password_auth_supported(self) -> bool:
-        return False
+        return self.server.password is not None
+
+    def validate_password(self, username: str, password: str) -> bool:
+        expected = self.server.password
+        if expected is None:
+            return False
+        self.key = None
+        return hmac.compare_digest(password.strip().encode(), expected.encode())
 
     def session_requested(self) -> PlayerSession | bool:
         if self.session is not None:
@@ -336,10 +362,9 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.ask_name(problem)  # a name in the bots' form
         else:
             code = rejoin_code.new_code()
-            self.chan.write(f"\r\nYour rejoin code is {rejoin_code.shown(code)}. If your line drops, "
-                            f"log in as {name} again and type it to take your seat back (the help, "
-                            f"?, shows it too).\r\n".encode())
-            self.start_app(name, rejoin_code.identity(name, code), code)
+            self.chan.write(rejoin_code.first_words(name, code).encode())
+            # The code stays until the player says they have it: the app would cover it.
+            self.ask(lambda typed: self.start_app(name, rejoin_code.identity(name, code), code))
 
     def token_for(self, name: str, proof: str) -> str | Damaged | None:
         """The token saved for NAME with this proof: a str, None, or saved_seats.Damaged."""
@@ -377,8 +402,12 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.ask_name(problem)
 
     def ask_code(self, name: str, problem: str = "") -> None:
-        self.chan.write(f"\r\n{problem}Rejoin code for {name} (it was shown when you sat down),\r\n"
-                        f"or enter to pick a new name: ".encode())
+        if self.wrong_codes >= rejoin_code.TRIES:  # this login had its tries at NAME's code
+            self.ask_name(f"{problem}Somebody called {name} is already at this host, and this "
+                          "login has typed three wrong codes: please pick another name.")
+            return
+        self.chan.write(f"\r\n{problem}Rejoin code for {name} (shown when you first logged in "
+                        f"as {name}),\r\nor enter to pick a new name: ".encode())
         self.ask(lambda typed: self.code_given(name, typed))
 
     def code_given(self, name: str, typed: str) -> None:
@@ -408,10 +437,6 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                         name, self.gate.address)
             self.chan.write(f"\r\nThat is not the rejoin code for {name}. "
                             f"{rejoin_code.TOO_MANY}\r\n".encode())
-            self.chan.exit(1)
-            return
-        if self.wrong_codes >= rejoin_code.TRIES:
-            self.chan.write(f"\r\nThat is not the rejoin code for {name}. Bye.\r\n".encode())
             self.chan.exit(1)
             return
         self.ask_code(name, f"That is not the rejoin code for {name}.\r\n")
@@ -477,7 +502,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                           on_input_room=self.input_room, door_env=door_env,
                           client_env=dict(self.chan.get_environment()), forker=self.server.forker,
                           confinement=session_rules(self.server.sandbox, seats.parent),
-                          turn=self.turn)
+                          address_space=self.server.session_address_space, turn=self.turn)
         try:
             await self.app.start()
         except OSError as exc:

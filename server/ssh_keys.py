@@ -2,7 +2,8 @@
 
 Each line's options are honoured as OpenSSH means them, so a file written for sshd means
 here what it means there: `from=` lets the key in only from those addresses, `expiry-time=`
-not after that time. The game needs a terminal and runs nothing but itself, so a key that
+not after that time. `kismet`'s Invite lets in keys pasted on its screen the same way
+(`PastedKeys`). The game needs a terminal and runs nothing but itself, so a key that
 may have no terminal (`no-pty`, or `restrict` without `pty`) or may run only one command
 (`command=`) is not let in at all, and the host says so at start. The file is read again
 whenever it changes (its size, time or inode), at the next login: a removed key is out at
@@ -17,6 +18,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import asyncssh
 # The parser SSHAuthorizedKeys itself uses, one entry per line: its public API gives a key's
@@ -61,13 +63,20 @@ def refusal(options: dict) -> str | None:
 
 def read_lines(path: Path) -> tuple[list[KeyLine], list[str]]:
     """The keys of `path` that may play, and a plain line for each one that may not."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return parse_lines(text, lambda number: f"{path}, line {number}")
+
+
+def parse_lines(text: str, where_of: Callable[[int], str]) -> tuple[list[KeyLine], list[str]]:
+    """The keys of `text` (authorized_keys lines) that may play, and a plain line, starting
+    with `where_of(line number)`, for each one that may not."""
     keys: list[KeyLine] = []
     refused: list[str] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
-        where = f"{path}, line {number}"
+        where = where_of(number)
         try:
             entry = _SSHAuthorizedKeyEntry(line)
         except (ValueError, asyncssh.KeyImportError) as exc:
@@ -90,6 +99,31 @@ def read_lines(path: Path) -> tuple[list[KeyLine], list[str]]:
                 continue
         keys.append(KeyLine(number, entry, expires))
     return keys, refused
+
+
+def allowed(keys: list[KeyLine], key: asyncssh.SSHKey, address: str, now: float) -> bool:
+    """`key` is one of `keys` and may log in from `address` at `now`."""
+    for line in keys:
+        if line.entry.key != key:
+            continue
+        if line.expires is not None and now >= line.expires:
+            continue
+        try:
+            if line.entry.match_options(address, address, None):
+                return True
+        except ValueError:  # an address that is no IP address matches no from=
+            continue
+    return False
+
+
+class PastedKeys:
+    """Keys pasted for one evening (`kismet`'s Invite: friends' public key lines)."""
+
+    def __init__(self, text: str) -> None:
+        self.keys, self.refused = parse_lines(text, lambda number: f"Line {number}")
+
+    def allows(self, key: asyncssh.SSHKey, address: str, now: float | None = None) -> bool:
+        return allowed(self.keys, key, address, time.time() if now is None else now)
 
 
 class AuthorizedKeys:
@@ -127,15 +161,4 @@ class AuthorizedKeys:
     def allows(self, key: asyncssh.SSHKey, address: str, now: float | None = None) -> bool:
         """`key` may log in from `address` now (the file as it is now)."""
         self._fresh()
-        now = time.time() if now is None else now
-        for line in self.keys:
-            if line.entry.key != key:
-                continue
-            if line.expires is not None and now >= line.expires:
-                continue
-            try:
-                if line.entry.match_options(address, address, None):
-                    return True
-            except ValueError:  # an address that is no IP address matches no from=
-                continue
-        return False
+        return allowed(self.keys, key, address, time.time() if now is None else now)

@@ -139,6 +139,13 @@ class Table:
         self.ending: tuple[dict, Notes, Link | None, int | None] | None = None
         self._end_retry: asyncio.TimerHandle | None = None
         self._end_told = False  # members were told the end could not be saved yet
+        # A game paused while its one human is away (`kismet`'s own host, server/
+        # table_share.py): the host time it paused at; no timeout is stamped and no seat may
+        # act meanwhile. Its clock stood still, so the deadline pending when play goes on is
+        # moved on by the pause (`grace`: the engine's deadline, the one the host keeps).
+        self.paused_at: int | None = None
+        self._shift_pending: int | None = None
+        self.grace: tuple[int, int] | None = None
         # Who may say how much here, and whether the owner muted the watchers (server/chat.py).
         self.chat = TableChat()
 
@@ -203,6 +210,7 @@ class Table:
             "commit": self.secret.commit,
             "max_seats": self.max_seats(),
             "free_unready_at": self.free_unready_at,
+            "paused": self.paused_at is not None,
             "watchers_muted": self.chat.watchers_muted,
             "seats": [
                 {
@@ -233,6 +241,7 @@ class Table:
             "max_seats": self.max_seats(),
             "spectators": len(self.watchers),
             "owner": owner.name if owner else None,
+            "paused": self.paused_at is not None,
         }
 
     def broadcast(self, message: dict) -> None:
@@ -334,6 +343,10 @@ class Table:
             raise IllegalAction("No game is running at this table.")
         if self.saving.paused(seat, action):
             return None  # a host stamp is skipped: play resumed looks again at who is here
+        if self.paused_at is not None and not (seat == HOST and action.get("type") in ("away", "back")):
+            if seat == HOST:
+                return None  # (no timer runs while paused; a late one stamps nothing)
+            raise ProtocolError("paused", "This game is paused until its player comes back.")
         if self.ending is not None:  # the game is over; its end is on its way to the disk
             if seat == HOST:
                 return None
@@ -545,11 +558,41 @@ class Table:
             self._timer.cancel()
             self._timer = None
 
+    def pause(self) -> None:
+        """Stop the game's clock: no timeout, no move, until `go_on`."""
+        if self.paused_at is None:
+            self.paused_at = self.host.now_ms()
+            self.cancel_timer()
+            self.send_table()
+
+    def go_on(self) -> None:
+        """Play goes on after a pause: the deadline pending now is kept as far off as it was
+        when the game paused (the next `reschedule` takes it; see `deadline`)."""
+        if self.paused_at is None:
+            return
+        self._shift_pending = max(0, self.host.now_ms() - self.paused_at)
+        self.paused_at = None
+
+    def deadline(self) -> int | None:
+        """When the host stamps the next timeout: the engine's deadline, or, for the deadline
+        that was pending across a pause, that one moved on by the pause."""
+        deadline = self.running.next_deadline()
+        if deadline is None:
+            return None
+        if self._shift_pending is not None:
+            self.grace = (deadline, deadline + self._shift_pending)
+            self._shift_pending = None
+        if self.grace is not None:
+            if self.grace[0] == deadline:
+                return self.grace[1]
+            self.grace = None  # the game moved on: its new deadlines are after the pause
+        return deadline
+
     def reschedule(self) -> None:
         self.cancel_timer()
-        if self.state != PLAYING:
+        if self.state != PLAYING or self.paused_at is not None:
             return
-        deadline = self.running.next_deadline()
+        deadline = self.deadline()
         if deadline is None:
             return
         delay = max(0.0, (deadline - self.host.now_ms()) / 1000)
@@ -557,9 +600,9 @@ class Table:
 
     def _deadline_passed(self) -> None:
         self._timer = None
-        if self.state != PLAYING:
+        if self.state != PLAYING or self.paused_at is not None:
             return
-        deadline = self.running.next_deadline()
+        deadline = self.deadline()
         if deadline is None:
             return
         if self.host.now_ms() < deadline:

@@ -10,6 +10,10 @@ Three rules, each in plain words to the player it stops ([D23] in docs/rules.md)
   back) closes when its away limit passes; a human who comes back in time stops the clock.
 - A game with no other human at the table (alone, or with bots only) plays with an away
   limit of at most an hour, whatever the table asked for.
+- On `kismet`'s own host (`host.pause_alone`), a running game whose one human seat is away
+  pauses instead (server/table.py `pause`: no move, no timeout) until its player sits
+  down again; it never closes by itself, and stays on disk when the app ends, to be offered
+  at the next start. Opening another table leaves it for good (server/lobby.py).
 - Bots are shared the same way: the bots at the open tables a player opened count against
   their share (`host.bots_per_player`), and a running game with bots and no human connected
   closes after BOTS_ALONE_CLOSE_MS (or its away limit, if shorter), freeing its bots for
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 
 from protocol.errors import ProtocolError
+from protocol.leavers import ALONE_AWAY_LIMIT_MS, BOTS_ALONE_CLOSE_MS, closes_after_ms
 
 from .connection import Connection, address_of, is_loopback
 from .jobs import Jobs
@@ -28,9 +33,8 @@ from .table import PLAYING, Table
 
 DEFAULT_TABLES_PER_PLAYER = 3
 DEFAULT_BOTS_PER_PLAYER = 7       # one table's worth: a player sits at one table at a time
-BOTS_ALONE_CLOSE_MS = 60_000      # a running game left to its bots closes after a minute
-ALONE_AWAY_LIMIT_MS = 3_600_000   # an hour: the longest away limit with no other human
-DEFAULT_AWAY_LIMIT_MS = 30_000    # for a game whose options name none
+# (BOTS_ALONE_CLOSE_MS, a minute, and ALONE_AWAY_LIMIT_MS, an hour: protocol/leavers.py,
+# where the lobby reads them too.)
 TOLD_LATER_MOST = 1000            # players of closed tables still to be told at hello
 
 
@@ -100,15 +104,8 @@ def close_after_ms(table: Table) -> int:
     """How long a running game whose humans have all left stays open: its away limit (an
     hour at most with no other human, also for a game resumed from before this rule; a
     minute at most with bots at it, whose seats nobody else may have meanwhile)."""
-    options = table.running_header.get("options") or {}
-    limit = options.get("away_limit_ms", DEFAULT_AWAY_LIMIT_MS)
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
-        limit = DEFAULT_AWAY_LIMIT_MS
-    if humans_seated(table) < 2:
-        limit = min(limit, ALONE_AWAY_LIMIT_MS)
-    if any(seat.bot for seat in table.seats):
-        limit = min(limit, BOTS_ALONE_CLOSE_MS)
-    return limit
+    return closes_after_ms(table.running_header, humans_seated(table),
+                           any(seat.bot for seat in table.seats))
 
 
 def any_human_here(table: Table) -> bool:
@@ -121,6 +118,12 @@ def is_bot(table: Table, token: str) -> bool:
     return seat is not None and table.seats[seat].bot is not None
 
 
+def pauses_alone(host: Jobs, table: Table) -> bool:
+    """Whether this host pauses `table`'s game while its player is away: `kismet`'s own
+    host does, for a game with one human seat (the others bots)."""
+    return host.pause_alone and humans_seated(table) == 1
+
+
 def look_again(host: Jobs, table: Table) -> None:
     """A human left a running game, or it was resumed: with nobody human left at the table,
     its closing clock starts (once); with somebody back, it stops."""
@@ -128,6 +131,9 @@ def look_again(host: Jobs, table: Table) -> None:
         if table.abandoned is not None:
             table.abandoned.cancel()
             table.abandoned = None
+        return
+    if pauses_alone(host, table):
+        table.pause()
         return
     if table.abandoned is None:
         table.abandoned = asyncio.get_running_loop().call_later(

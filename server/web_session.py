@@ -4,7 +4,8 @@ their websocket reaches it, and its end.
 textual-serve's AppService runs the app through a shell and forwards whatever the socket
 sends as fast as it comes. Here the app is the door's direct child (no shell), in a session
 of its own (so its whole process group can be killed), under the door's limits (an
-address-space ceiling and death with the host: door_limits.limit_session_child). What the
+address-space ceiling, or server/memory_watch.py's watch where the system has none, and
+death with the host: door_limits.limit_session_child). What the
 visitor sends is bounded: sizes are clamped, every message is paid for from a budget of
 bytes per second, and while the app has not read what it was given (its stdin backlog is
 over a bound) the door stops reading the socket, so a flood slows only its sender. While it
@@ -35,8 +36,9 @@ from textual_serve.download_manager import DownloadManager
 
 from kismet_tui.door_env import OUT_OF_MEMORY
 
-from .door_limits import SESSION_ADDRESS_SPACE, clamp_size, limit_session_child
+from .door_limits import SESSION_ADDRESS_SPACE, address_space_limited, clamp_size, limit_session_child
 from .door_starts import StartTurn
+from .memory_watch import MemoryWatch
 from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkedSession, ForkerUnavailable, SessionProcess, signal_group
 
@@ -98,8 +100,11 @@ def peer_hung_up(request: web.Request) -> bool:
     sock = transport.get_extra_info("socket")
     if sock is None:
         return False
+    rdhup = getattr(select, "POLLRDHUP", None)
+    if rdhup is None:   # (Linux only: elsewhere the door sees it when it reads again)
+        return False
     poller = select.poll()
-    poller.register(sock.fileno(), select.POLLRDHUP)
+    poller.register(sock.fileno(), rdhup)
     return bool(poller.poll(0))
 
 
@@ -150,6 +155,8 @@ class VisitorSession(AppService):
         self.stderr_tail = b""
         self.leaving = False
         self.address_space_peak = 0   # the app's VmPeak in bytes, as last looked at
+        self.memory_watch: MemoryWatch | None = None   # where no RLIMIT_AS (macOS)
+        self.over_memory = False      # the watch ended it past its limit
         self.peak_looked_at = 0.0
 
     @property
@@ -167,6 +174,8 @@ class VisitorSession(AppService):
             stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True,
             preexec_fn=functools.partial(limit_session_child, self.address_space, self.confinement))
         self.app = process
+        if not address_space_limited():
+            self.memory_watch = MemoryWatch(process.pid, self.address_space, self._over_memory)
         assert process.stdin is not None
         self._stdin = process.stdin
         process.stdin.transport.set_write_buffer_limits(high=STDIN_BACKLOG)  # type: ignore[attr-defined]
@@ -319,6 +328,13 @@ class VisitorSession(AppService):
         while data := await stderr.read(4096):
             self.stderr_tail = (self.stderr_tail + data)[-STDERR_KEPT:]
 
+    def _over_memory(self) -> None:
+        """The watch found the app past its limit: end it, as Linux's limit would have."""
+        if self.app is not None and self.app.returncode is None:
+            self.over_memory = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal_group(self.app, signal.SIGKILL)
+
     async def _ended_by_itself(self, returncode: int) -> None:
         if returncode == 0:
             await self.socket.close()   # the player quit
@@ -326,7 +342,8 @@ class VisitorSession(AppService):
         # Python says MemoryError; C libraries "Cannot allocate memory", "Memory allocation
         # failed"; some abort or crash when an allocation fails under the limit; and some
         # die of a later error, having come close to the limit.
-        out_of_memory = (returncode == OUT_OF_MEMORY or b"memory" in self.stderr_tail.lower()
+        out_of_memory = (returncode == OUT_OF_MEMORY or self.over_memory
+                         or b"memory" in self.stderr_tail.lower()
                          or returncode in (-signal.SIGSEGV, -signal.SIGABRT)
                          or self.address_space_peak > 0.8 * self.address_space)
         last_line = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()[-1:] or ["-"]
@@ -352,6 +369,8 @@ class VisitorSession(AppService):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 signal_group(process, signal.SIGKILL)
         await process.wait()
+        if self.memory_watch is not None:
+            self.memory_watch.stop()
         if self._stdin is not None:
             self._stdin.close()
         if self._task is not None:

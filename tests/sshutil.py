@@ -73,6 +73,13 @@ async def open_solo_dice(player, host):
     return table
 
 
+async def have_the_code(player) -> None:
+    """A keyless player's rejoin code stays on screen until they press enter to say they have
+    it; this is that enter."""
+    await player.wait_for_text("Press enter when you have it")
+    player.press(b"\r")
+
+
 CODE = re.compile(rb"Your rejoin code is ([A-Z0-9]{4}-[A-Z0-9]{4})")
 
 

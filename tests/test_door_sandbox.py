@@ -18,7 +18,7 @@ from server.identity import KEY_FILE
 from server.pty_app import PtyApp
 from server.session_sandbox import landlock_abi
 from tests.netutil import connected, wait_until
-from tests.sshutil import kismet_host_with_ssh, ssh_host, ssh_login, start_lines
+from tests.sshutil import have_the_code, kismet_host_with_ssh, ssh_host, ssh_login, start_lines
 from tests.test_ssh_hostile import descendants_of, port_open
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180),
@@ -87,6 +87,7 @@ async def test_kismet_host_confines_its_ssh_sessions_and_says_nothing_against_it
     try:
         await wait_until(lambda: port_open(ssh_port), timeout=60)
         async with ssh_login(ssh_port, "Ana") as ana:
+            await have_the_code(ana)   # keyless: the rejoin code stays until enter
             await ana.wait_for_text("Tables")
             apps = [pid for pid in descendants_of(proc.pid) if os.getsid(pid) == pid
                     and Path(f"/proc/{pid}/status").read_text().count("PPid") and

@@ -14,6 +14,7 @@ import signal
 import struct
 import subprocess
 import termios
+import time
 
 import pyte
 import pytest
@@ -23,7 +24,7 @@ from server.pty_app import INPUT_BACKLOG, set_size
 from server.door_limits import MAX_COLS, MAX_ROWS
 from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import running_host, wait_until
-from tests.sshutil import open_solo_dice, rejoin_code_shown, ssh_host
+from tests.sshutil import have_the_code, open_solo_dice, rejoin_code_shown, ssh_host
 
 SSH = shutil.which("ssh")
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180),
@@ -145,8 +146,22 @@ async def test_openssh_without_a_key_gets_its_seat_back_only_with_its_code(tmp_p
     known = tmp_path / "known_hosts"
     async with ssh_host(tmp_path) as (host, ssh):
         async with openssh(ssh.port, "nora", known) as nora:
-            table = await open_solo_dice(nora, host)
+            await nora.wait_for_text("Press enter when you have it")
             code = rejoin_code_shown(nora)
+            # It stays: no game covers it until nora presses enter (it used to show for
+            # 0.2-0.7 s). A game would be on screen well within this second.
+            until = time.monotonic() + 1.0
+            while time.monotonic() < until:
+                assert f"Your rejoin code is {code}" in nora.text() and "Tables" not in nora.text()
+                await asyncio.sleep(0.05)
+            nora.press(b"\r")
+            # In the lobby's top line, and again on ?.
+            await nora.wait_for_text(f"your rejoin code {code}")
+            nora.press(b"?")
+            await nora.wait_for_text(f"Your rejoin code: {code}")
+            nora.press(b"\x1b")
+            await wait_until(lambda: "Your rejoin code:" not in nora.text(), timeout=30)
+            table = await open_solo_dice(nora, host)
         await wait_until(lambda: table.game.away[0], timeout=30)
         seat_token = table.seats[0].token
 
@@ -157,7 +172,7 @@ async def test_openssh_without_a_key_gets_its_seat_back_only_with_its_code(tmp_p
         assert host.players[seat_token].conn is None and table.game.away[0]
 
         async with openssh(ssh.port, "nora", known) as back:
-            await back.wait_for_text("Rejoin code for nora")
+            await back.wait_for_text("Rejoin code for nora (shown when you first logged in as nora)")
             back.press(code.encode() + b"\r")
             await back.wait_for_text("throws left")
             await wait_until(lambda: not table.game.away[0], timeout=30)

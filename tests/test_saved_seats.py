@@ -9,7 +9,7 @@ from kismet_tui.saved_seats import Damaged, connect_keeping_seat, load_token, sa
 from server.seat_files import held_tokens
 from server.ssh import key_proof
 from tests.netutil import connected, running_host, wait_until
-from tests.sshutil import open_solo_dice, ssh_host, ssh_login
+from tests.sshutil import have_the_code, open_solo_dice, ssh_host, ssh_login
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -126,6 +126,7 @@ async def test_seat_folders_go_with_the_players_they_belong_to(tmp_path):
         # A keyless login, in the lobby only: its folder goes soon after it leaves (the host
         # has forgotten the player: nothing to come back to).
         async with ssh_login(ssh.port, "Cy") as cy:
+            await have_the_code(cy)   # keyless: the rejoin code stays until enter
             await cy.wait_for_text("Tables")
             folders = tmp_path / "ssh-seats"
             await wait_until(lambda: any(folders.glob("*/rejoin-tokens.json")), timeout=30)

@@ -23,7 +23,10 @@ def all_bots_playing(client) -> bool:
 
 
 async def test_one_player_holds_at_most_their_share_of_bots_and_a_left_game_frees_them(tmp_path, monkeypatch):
+    from protocol import leavers
+
     monkeypatch.setattr(table_share, "BOTS_ALONE_CLOSE_MS", 1500)  # (a minute on a real host)
+    monkeypatch.setattr(leavers, "BOTS_ALONE_CLOSE_MS", 1500)
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01), max_bots=32) as host:
         async with connected(host, "Mallory", reconnect=False) as mallory:
             await mallory.create_table("dice", {"away_limit_ms": DAY_MS}, bots=7)

@@ -13,7 +13,7 @@ from server import Host
 from server.identity import KEY_FILE
 from server.ssh import SshServer, load_host_key
 from tests.netutil import wait_until
-from tests.sshutil import (Terminal, connect, open_solo_dice, rejoin_code_shown, ssh_host,
+from tests.sshutil import (Terminal, connect, have_the_code, open_solo_dice, rejoin_code_shown, ssh_host,
                            ssh_login, start_lines)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
@@ -93,6 +93,7 @@ async def test_open_host_lets_in_a_player_without_a_key(tmp_path):
         async with connect(ssh.port, "Bo", None, password="unused") as conn:
             chan, term = await conn.create_session(Terminal, term_type="xterm", term_size=(80, 24),
                                                    encoding=None)
+            await have_the_code(term)
             await term.wait_for_text("Tables")
             chan.close()
 
@@ -180,6 +181,7 @@ async def drop_from_a_dice_game(ssh, host, name):
     """A keyless player sits at a solo dice game, then the line drops; returns (table,
     their seat's token, the rejoin code they were shown)."""
     async with ssh_login(ssh.port, name) as term:
+        await have_the_code(term)
         table = await open_solo_dice(term, host)
         code = rejoin_code_shown(term)
         term.conn.abort()
@@ -194,7 +196,7 @@ async def test_a_keyless_seat_is_given_back_only_for_its_rejoin_code(tmp_path):
         # Somebody else without a key types the name: asked for the code, a wrong one (or
         # one that is not a code at all) gives nothing, and enter picks a new name.
         async with ssh_login(ssh.port, "nora") as thief:
-            await thief.wait_for_text("Rejoin code for nora (it was shown when you sat down),")
+            await thief.wait_for_text("Rejoin code for nora (shown when you first logged in as nora),")
             await thief.wait_for_text("or enter to pick a new name:")
             wrong = "ABCD-EFGH" if code != "ABCD-EFGH" else "HGFE-DCBA"
             thief.press(wrong.encode() + b"\r")
@@ -204,6 +206,7 @@ async def test_a_keyless_seat_is_given_back_only_for_its_rejoin_code(tmp_path):
             thief.press(b"\r")
             await thief.wait_for_text("Somebody called nora is already at this host.")
             thief.press(b"Eve\r")
+            await have_the_code(thief)     # Eve is new here: her own code
             await thief.wait_for_text("Tables")
             assert host.players[seat_token].conn is None and table.game.away[0]
 
@@ -219,7 +222,7 @@ async def test_a_keyless_seat_is_given_back_only_for_its_rejoin_code(tmp_path):
             await back.wait_for_text(f"Your rejoin code: {code}")
 
 
-async def test_three_wrong_rejoin_codes_end_the_login_and_the_seat_stays(tmp_path):
+async def test_three_wrong_rejoin_codes_lead_to_a_new_name_and_the_seat_stays(tmp_path):
     async with ssh_host(tmp_path) as (host, ssh):
         table, seat_token, code = await drop_from_a_dice_game(ssh, host, "nora")
         async with ssh_login(ssh.port, "nora") as thief:
@@ -227,8 +230,17 @@ async def test_three_wrong_rejoin_codes_end_the_login_and_the_seat_stays(tmp_pat
                 await thief.wait_for(lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1,
                                      what="the question for the code")
                 thief.press(b"2222-2222\r" if code != "2222-2222" else b"3333-3333\r")
-            await thief.wait_for_text("That is not the rejoin code for nora. Bye.")
-            await wait_until(thief.closed.is_set, timeout=30)
+            await thief.wait_for(lambda: b"typed three wrong codes: please pick another name."
+                                 in bytes(thief.received), what="the words")
+            await thief.wait_for_text("Your name at the table:")
+            # The same name again is not asked for its code a fourth time.
+            thief.press(b"nora\r")
+            await wait_until(lambda: bytes(thief.received).count(b"three wrong codes") == 2, timeout=30)
+            assert bytes(thief.received).count(b"pick a new name:") == 3
+            thief.press(b"Eve\r")
+            await have_the_code(thief)
+            await thief.wait_for_text("Tables")
+            assert not thief.closed.is_set()
         assert host.players[seat_token].conn is None and table.game.away[0]
         assert not any(p.name == "nora" and p.token != seat_token for p in host.players.values())
 
@@ -247,16 +259,19 @@ async def test_rejoin_code_guesses_are_limited_per_address_and_per_name(tmp_path
     caplog.set_level(logging.INFO, logger="kismet.ssh")
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "nora") as nora, ssh_login(ssh.port, "cy") as cy:
+            await have_the_code(nora)
+            await have_the_code(cy)
             code = rejoin_code_shown(nora)
             await nora.wait_for_text("Tables")
             await cy.wait_for_text("Tables")
             wrong = b"2222-2222\r" if code != "2222-2222" else b"3333-3333\r"
-            # One address guesses at nora: a login's three tries, then two more at most.
+            # One address guesses at nora: a login's three tries (then it is asked for another
+            # name), then two more at most.
             conn, thief = await code_asked(ssh.port, "nora", "127.0.0.1")
             for tries in range(3):
                 await thief.wait_for(lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1)
                 thief.press(wrong)
-            await thief.wait_for_text("Bye.")
+            await thief.wait_for_text("already at this host, and this login has typed three")
             conn.close()
             conn, thief = await code_asked(ssh.port, "nora", "127.0.0.1")
             thief.press(wrong)

@@ -27,7 +27,7 @@ from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, Sessio
 from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
 from server.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import ROOT, running_host, wait_until
-from tests.sshutil import (Terminal, connect, kismet_host_with_ssh, rejoin_code_shown, ssh_host,
+from tests.sshutil import (Terminal, connect, have_the_code, kismet_host_with_ssh, rejoin_code_shown, ssh_host,
                            ssh_login)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
@@ -381,6 +381,7 @@ async def test_a_door_pass_is_revoked_with_its_session(tmp_path):
 async def test_a_keyless_door_pass_names_its_code_not_the_code_itself(tmp_path):
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "nora") as term:
+            await have_the_code(term)
             await term.wait_for_text("Tables")
             code = rejoin_code_shown(term).replace("-", "")
             conn = next(iter(c for c in host.connections if c.player and c.player.name == "nora"))

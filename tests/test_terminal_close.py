@@ -36,8 +36,10 @@ COMMANDS = {
 class OnPty:
     """A command of kismet_tui.cli running on a new pty (its controlling terminal), 80x24."""
 
-    def __init__(self, command: str, args: list[str]) -> None:
-        code = f"import sys; from kismet_tui.cli import {COMMANDS[command]} as main; sys.exit(main(sys.argv[1:]))"
+    def __init__(self, command: str, args: list[str], before: str = "") -> None:
+        """`before`: Python run first in the child (a test's change to the program)."""
+        code = (f"import sys; {before}\nfrom kismet_tui.cli import {COMMANDS[command]} as main; "
+                f"sys.exit(main(sys.argv[1:]))")
         env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="80", LINES="24")
         self.pid, self.master = pty.fork()
         if self.pid == 0:  # the child: become the command

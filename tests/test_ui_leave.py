@@ -39,7 +39,7 @@ async def test_one_ctrl_l_reaches_the_lobby(tmp_path, where):
             if where == "game":
                 # The seat is kept while the game goes on (the host marks it away), and the
                 # notice says how to take it back.
-                assert any("take it back" in words for words in app.notices_shown)
+                assert any("Your seat waits 30 s" in words for words in app.notices_shown)
                 await wait_for(pilot, lambda: other.table["seats"][1]["away"], what="Ana away")
             else:
                 await wait_for(pilot, lambda: len(other.table["seats"]) == 1, what="Ana's seat freed")

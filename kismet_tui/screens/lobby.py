@@ -40,17 +40,32 @@ from .game import MoveLog
 from .remove import RemoveScreen, removable
 
 COLUMNS = [("#", 2), ("game", 5), ("seats", 5), ("state", 8), ("players", 20)]
+PAUSED_WORDS = "paused: enter to go back"
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
 
 
+def lobby_where(invite_open: bool = False) -> str:
+    """The status bar's place: the lobby, while Invite is open a word saying so, and a
+    keyless ssh player's rejoin code, kept in sight there (the help, `?`, shows it too)."""
+    from ..door_env import rejoin_code
+
+    code = rejoin_code()
+    if code:
+        return f"lobby · your rejoin code {code}"
+    return "lobby · Invite open: o closes it" if invite_open else "lobby"
+
+
 def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18,
-                    now_ms: int | None = None) -> Text:
+                    now_ms: int | None = None, paused: list[object] | None = None) -> Text:
     """The table you are at: game, options in words, each seat with its ready mark, and, once
     the owner asked to start, the seconds until seats still unready are freed (`now_ms`: the
-    host's clock)."""
+    host's clock). At no table: the paused games waiting for you (`paused`, table ids:
+    `kismet`'s own host pauses a game with bots while you are away from it)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     if not table:
         text.append("You are not at a table.\n\n", Style(bold=True))
+        for table_id in paused or []:
+            text.append(f"Table {table_id}: {PAUSED_WORDS}\n\n", Style(bold=True, color="bright_yellow"))
         text.append("n  make a new table\nenter  sit at the chosen one\ns  watch it", Style(color="bright_black"))
         return text
     ruleset = str(table.get("ruleset"))
@@ -108,7 +123,8 @@ def row_cells(entry: Plain, players_width: int) -> tuple[str, ...]:
     """One table's row in the list, as words per column (COLUMNS)."""
     seats = entry.get("seats") or []
     return (str(entry.get("id")), str(entry.get("ruleset")), f"{len(seats)}/{entry.get('max_seats', '?')}",
-            str(entry.get("state", "")), fit(", ".join(str(s) for s in seats), players_width))
+            "paused" if entry.get("paused") else str(entry.get("state", "")),
+            fit(", ".join(str(s) for s in seats), players_width))
 
 
 def cell_text(label: str, words: str) -> Text:
@@ -158,14 +174,15 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         super().__init__()
         self.tables: list[Plain] = []
         self.tables_drawn = True  # False: a newer list came while another screen was shown
+        self.paused_shown: list[object] = []  # the paused tables offered in #mytable
         # The rows drawn, by key (the table's id as text): the summary each was drawn from and
         # its cells' words; and the players' column width they were drawn for.
         self.drawn: dict[str, tuple[Plain, tuple[str, ...]]] = {}
         self.drawn_width = 0
-        self.opened_lines: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield StatusBar("lobby")
+        invitation = self.kismet.invitation
+        yield StatusBar(lobby_where(invitation is not None and invitation.is_open))
         with Horizontal():
             with Vertical(id="tables-pane"):
                 yield Static("Tables", classes="title")
@@ -189,6 +206,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         app = self.kismet
         for line in app.chat_lines:  # said before the lobby opened
             self.write_chat(line)
+        if app.invite_words:  # (Windows: no `o`) how friends can play instead
+            self.call_after_refresh(self.write_chat, Text(app.invite_words))
         self.watch(app, "chat_said", self.write_chat, init=False)
         self.watch(app, "connection", self.connection_changed, init=False)
         if app.connection.state == "connected":
@@ -214,6 +233,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         self.tables_drawn = False
         if self.shown():
             self.draw_tables()
+            paused = [entry.get("id") for entry in self.tables if entry.get("paused")]
+            if paused != self.paused_shown:  # (a paused game of yours is offered there)
+                self.draw_my_table()
 
     @on(TableChanged)
     def table_changed(self, message: TableChanged) -> None:
@@ -315,8 +337,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def draw_my_table(self) -> None:
         wide = self.app.size.width >= 110
+        paused = self.paused_shown = [entry.get("id") for entry in self.tables if entry.get("paused")]
         self.query_one("#mytable", Static).update(render_my_table(
-            self.my_table(), self.my_id(), 34 if wide else 18, self.client.host_time_ms()))
+            self.my_table(), self.my_id(), 34 if wide else 18, self.client.host_time_ms(), paused))
 
     def count_down(self) -> None:
         """Once a second while the owner's start waits for the unready: the seconds go down."""
@@ -340,8 +363,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         if action in ("mute_watchers", "unmute_watchers"):
             return mute_offered(action, table, self.my_id())
         if action == "open_network":
-            # Only `kismet` alone has a host of its own to open, and only once.
-            return self.kismet.open_to_network is not None and not self.opened_lines
+            # Only `kismet` alone has a host of its own to open (o opens, o again closes).
+            return self.kismet.invitation is not None
         if action not in ("ready", "start", "remove"):
             return True
         if table is None or table.get("state") == "playing":
@@ -414,21 +437,36 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         self.app.push_screen(RecordsScreen(ruleset=str((self.client.table or {}).get("ruleset") or "dice")))
 
     async def action_open_network(self) -> None:
-        """Let friends in: the embedded host listens on the network, over ssh too; the lines
-        they should type stay in the lobby's log."""
-        open_up = self.kismet.open_to_network
-        if open_up is None:
+        """Invite: ask first (kismet_tui/screens/invite.py), then show the lines to share in
+        the lobby's log; while open the top line says so, and `o` closes it again."""
+        invitation = self.kismet.invitation
+        if invitation is None:
             return  # the key is not shown then (check_action)
-        try:
-            self.opened_lines = await open_up()
-        except OSError as exc:
-            self.post_message(Refusal(f"Could not open this game to the network: {exc.strerror or exc}"))
-            return
         log = self.query_one("#lobbylog", RichLog)
-        for line in self.opened_lines:
-            log.write(Text(line))
-        self.kismet.notify("\n".join(self.opened_lines), title="Open to friends", timeout=15, markup=False)
-        self.refresh_bindings()
+        if invitation.is_open:
+            await invitation.close()
+            words = ("Invite closed: nobody new can come in; friends who played over ssh were "
+                     "disconnected (their seats wait as for any dropped player).")
+            log.write(Text(words))
+            self.kismet.notify(words, timeout=10, markup=False)
+            self.show_where()
+            return
+        from .invite import InviteScreen
+
+        def opened(lines: list[str] | None) -> None:
+            self.show_where()
+            if not lines:
+                return
+            for line in lines:
+                log.write(Text(line))
+            self.kismet.notify("Invite open: the lines to share are in the lobby; o closes it.",
+                               timeout=10, markup=False)
+
+        self.app.push_screen(InviteScreen(invitation), opened)
+
+    def show_where(self) -> None:
+        invitation = self.kismet.invitation
+        self.query_one(StatusBar).set_where(lobby_where(invitation is not None and invitation.is_open))
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()

@@ -149,7 +149,10 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         ruleset = None if self.view == "recent" else ("dice" if self.view == "best" else self.ruleset)
         answer = await send(self, lambda: self.client.records(
             self.view, ruleset, self.player if self.view == "player" else None, self.page))
-        if answer is None or not self.is_mounted:
+        # Still on the app: not `is_mounted`, which turns true only once on_mount (which asks
+        # this) has returned, and an answer that needs no waiting (a host in this process)
+        # may come before that. Python 3.12's asyncio runs it first, so is_mounted dropped it.
+        if answer is None or not self.is_attached:
             return
         self.answer = answer
         self.show()

@@ -1,8 +1,8 @@
 """Which characters the drawings use: Unicode (box drawing, pips, marks) or plain ASCII.
 
 A terminal whose locale has no UTF-8 (LANG=C, an old ssh client) shows box drawing and pips
-as garbage, so the commands switch to ASCII (`use_ascii(True)`) when the locale has no UTF-8
-or on `--ascii`. Then art.py draws dice and cards from ASCII pieces, the marks come from
+as garbage, so the commands switch to ASCII (`use_ascii(True)`) when the terminal has no
+Unicode (`terminal_has_unicode`: Windows Terminal, or a locale with UTF-8) or on `--ascii`. Then art.py draws dice and cards from ASCII pieces, the marks come from
 `glyph()`, and whatever else reaches the terminal (Textual's borders and scroll bars, the
 help's bullets, a name in another script) goes through `to_ascii` on its way out
 (KismetApp.get_driver_class), cell for cell, so nothing moves.
@@ -63,6 +63,15 @@ def ascii_mode() -> bool:
 def glyph(char: str) -> str:
     """`char` as the terminal can show it."""
     return ASCII.get(char, char) if _state["ascii"] else char
+
+
+def terminal_has_unicode(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the terminal shows Unicode: Windows Terminal does (it sets WT_SESSION, on
+    Windows and in a WSL shell alike); otherwise a locale naming UTF-8 says so (on Windows
+    only terminals such as mintty set one). Windows' old console, which sets neither, gets
+    ASCII; `--unicode` forces Unicode anywhere (kismet_tui/cli.py)."""
+    env = os.environ if environ is None else environ
+    return bool(env.get("WT_SESSION")) or locale_has_utf8(env)
 
 
 def locale_has_utf8(environ: Mapping[str, str] | None = None) -> bool:
