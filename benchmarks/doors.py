@@ -65,7 +65,7 @@ sys.path.insert(0, str(ROOT))   # server/ and tests/ (the OpenSSH and Chromium p
 MODES = ("spawn", "warm")
 # Words of the lobby's first full frame: its table pane, and its footer (drawn last); and
 # words of the web door's name prompt.
-LOBBY_WORDS = (b"make a new table", b"Sit down")
+LOBBY_WORDS = (b"make a new table", b"Sit")
 NAME_PROMPT = b"Your name at the table"
 # The keys to a thrown solo dice game, each with words of the screen it leads to.
 DICE_SETUP = [(b"n", b"Create"), (b"\r", b"Start"), (b"g", b"Throw"), (b"r", b"Hold")]
