@@ -101,6 +101,7 @@ class KismetApp(KismetState):
         self.notices_shown: list[str] = []
         self.stop_listening: Callable[[], None] | None = None
         self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
+        self.rematch_at: object = None  # ...at this table (a wish that does not follow to another)
         self.warming_up = False       # warm_up started (once, after the first screen)
         self.reached = False          # the connection was made once
         self.unreachable: str | None = None   # the words when it never could be
@@ -295,6 +296,11 @@ class KismetApp(KismetState):
 
     @on(TableChanged)
     def table_changed(self, message: TableChanged) -> None:
+        notice = self.notice
+        if notice is not None and notice.severity != "error" and notice.moment != self.table_moment():
+            # "Not everyone is ready: waiting for Bo" once Bo is ready, a chip table's words
+            # once the table exists, "another game as soon as Ana presses r" at a new table.
+            self.notice = None
         if self.rematch_wanted:
             self.run_worker(self.rematch_check(), group="rematch", exclusive=True)
 
@@ -379,11 +385,21 @@ class KismetApp(KismetState):
         words = message.plain if isinstance(message, Text) else str(message)
         # Long enough to read: a few seconds, more for more words.
         seconds = max(timeout or 0, 4.0 + len(words) / 20)
-        notice = Notice(words, severity)
+        notice = Notice(words, severity, self.table_moment())
         self.notice = notice
         self.notices_shown.append(words)
         del self.notices_shown[:-50]
         self.set_timer(seconds, lambda: self.clear_notice(notice), name="notice")
+
+    def table_moment(self) -> object:
+        """What a notice may be about at the table: which table, its state, who sits there
+        and who is ready (not who is connected or away: that moves on by itself)."""
+        table = self.client.table
+        if not table:
+            return None
+        seats = tuple((str(s.get("name")), bool(s.get("ready"))) for s in table.get("seats") or []
+                      if isinstance(s, dict))
+        return table.get("id"), table.get("state"), seats
 
     def drop_stale_notice(self) -> None:
         """Things moved on: a refusal or a word about what is coming goes (an error stays
@@ -486,7 +502,7 @@ class KismetApp(KismetState):
         if not await send_ok(self, self.client.ready):
             return
         if self.is_owner(table):
-            self.rematch_wanted = True
+            self.rematch_wanted, self.rematch_at = True, table.get("id")
             await self.rematch_check()
         else:
             owner = next((s.get("name") for s in table.get("seats") or []
@@ -500,6 +516,8 @@ class KismetApp(KismetState):
     async def rematch_check(self) -> None:
         """The owner asked for another game: start it as soon as every player wants one."""
         table = self.client.table or {}
+        if self.rematch_wanted and table.get("id") != self.rematch_at:
+            self.rematch_wanted = False  # the owner is at another table (or none) now
         if not self.rematch_wanted or table.get("state") == "playing" or not self.is_owner(table):
             return
         waiting = rematch_waiting(table)
@@ -540,7 +558,10 @@ class KismetApp(KismetState):
         if isinstance(self.screen, HelpScreen):
             self.pop_screen()
             return
-        self.push_screen(HelpScreen(self.current_ruleset()))
+        from .screens.end import EndScreen
+
+        # Over the end box, what its rating change means comes first.
+        self.push_screen(HelpScreen(self.current_ruleset(), rating_first=isinstance(self.screen, EndScreen)))
 
     def action_help_quit(self) -> None:
         """ctrl+c (Textual's binding): in a terminal it often means "stop", so say how."""

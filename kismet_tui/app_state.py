@@ -39,6 +39,9 @@ class Notice:
 
     words: str
     severity: str = "information"
+    # The table as it was when the notice was made (KismetApp.table_moment): a notice about
+    # a table goes once the table has moved on (somebody readied, a new table, a new game).
+    moment: object = None
 
 
 class KismetState(App[None]):

@@ -13,7 +13,8 @@
   1 naming what differs and where (also: the file cannot be read, a signing host's log has
   no signature, or a key never met, or not the one `--host-key` names, signed it), 2 when
   something cannot be checked (a log from before signing, a game that carries no
-  commitment, protocol version 1, or never ended) and nothing differs.
+  commitment, protocol version 1, a game that never ended, or a file cut short: "truncated")
+  and nothing differs.
   A file either command cannot read (missing, empty, not a game log, damaged) gets one line
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
@@ -193,16 +194,19 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
     taken is asked for again, with the host's words, when `ask`; otherwise the words go in
     `refused` and the app ends (join_main says them and exits 1)."""
     from .net import RequestError
-    from .saved_seats import connect_keeping_seat
+    from .saved_seats import connect_keeping_seat, last_name
     from .screens.ask_name import AskNameScreen
 
     problem = ""
+    if ask and not name and not fresh:  # the name typed here last time (a browser's: its own file)
+        name = last_name(f"{host}:{port}", seats) or ""
     while True:
         if ask:
             name = await app.push_screen_wait(AskNameScreen(name, problem))
         try:
             await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats,
                                        say=lambda words: app.notify(words, severity="warning"))
+            say_if_name_cut(app, name, client.name)
             news = remember_host_key(client, f"{host}:{port}")
             if news is not None:  # told, as ssh tells it, but play goes on
                 app.notify(news, title="This host's key changed", severity="warning", timeout=60)
@@ -215,6 +219,16 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
                 app.exit(return_code=1)
                 raise
             problem = exc.words
+
+
+def say_if_name_cut(app: KismetApp, asked: str, given: str | None) -> None:
+    """The host keeps MAX_NAME characters of a name: when it kept fewer than were asked for,
+    say so, and what the name is now."""
+    from protocol import limits
+
+    if len(asked.strip()) > limits.MAX_NAME and given is not None and given != asked.strip():
+        app.notify(f"A name holds up to {limits.MAX_NAME} characters: you are “{given}”.",
+                   severity="warning", timeout=10, markup=False)
 
 
 def remember_host_key(client: Client, address: str) -> str | None:
@@ -254,6 +268,7 @@ def solo_host(state_dir: Path) -> tuple[Host, OpenHost]:
 
     host = Host(state_dir=state_dir, bot_factory=bot_factory(),
                 identity=HostIdentity.when_needed(state_dir), pause_alone=True)
+    host.program = "kismet"  # (a second `kismet` on this folder is told it is one)
     return host, OpenHost(host, state_dir)
 
 
@@ -301,6 +316,7 @@ def local_main(argv: list[str] | None = None) -> int:
         from .known_hosts import THIS_COMPUTER
 
         await connect_solo(app, client, host.port, name, state_dir)
+        say_if_name_cut(app, name, client.name)
         remember_host_key(client, THIS_COMPUTER)  # its own host: the games it signs verify
 
     async def stop() -> None:
@@ -351,10 +367,14 @@ def replay_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
     parser.add_argument("file", nargs="?", default=None,
                         help="a game log (a .kismet file); without it, choose a recent game")
-    parser.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1)")
+    parser.add_argument("--speed", type=float, default=1.0,
+                        help="playback speed: 0.25, 0.5, 1 (the default), 2, 4, 8 or 16")
     parser.add_argument("--verify", action="store_true",
                         help="do not play: check the host's signature, every event, every die "
-                             "and card and the end (exit 0), or name what differs (exit 1)")
+                             "and card and the end (exit 0), or name what differs or cannot be "
+                             "read (exit 1), or what cannot be checked though nothing differs: "
+                             "an unfinished or truncated log, or one from before hosts signed "
+                             "(exit 2)")
     parser.add_argument("--host-key", default=None, metavar="SHA256:...",
                         help="with --verify: the log must be signed by this host key (the "
                              "fingerprint kismet-host prints at start); needed only for a "
@@ -373,6 +393,11 @@ def replay_main(argv: list[str] | None = None) -> int:
     set_drawing(args)
     if args.host_key is not None and not args.verify:
         parser.error("--host-key goes with --verify.")
+    from .replay import SPEEDS  # (the replay's: loaded for the playback anyway)
+
+    if args.speed not in SPEEDS:  # (+ and - step through these while it plays)
+        parser.error(f"--speed {args.speed:g} is not a speed the replay has: "
+                     f"{', '.join(f'{speed:g}' for speed in SPEEDS)}.")
     from .saved_game import UnreadableGame, playable, read_game
 
     path = args.file

@@ -3,6 +3,7 @@
     report = check_log(read_game_log(path), host_key="SHA256:..." or None)
     report.lines        # one line per check, or the first that failed
     report.exit_code    # 0 all good, 1 something differs, 2 something cannot be checked
+                        # (an unfinished game, a file cut short, a log from before signing)
 
 The checks:
 
@@ -107,7 +108,17 @@ def check_signed(log: GameLog, report: Report, host_key: str | None,
     record = log.signature
     if record is None:
         signing = signing_host_wrote(log)
-        if log.end is None:
+        if log.torn:  # the file was cut short: say so, not that the game never ended
+            cut_at = "after its end record" if log.end is not None else f"after event {len(log.events)}"
+            words = (f"Truncated: the file stops {log.torn} bytes into a record {cut_at}; "
+                     "what followed (")
+            words += ("its signature" if log.end is not None else "the rest of the game, its end and signature")
+            words += ") is missing, so it cannot be checked whole."
+            if log.end is not None and signing is not None:
+                report.bad(words)
+            else:
+                report.unchecked(words)
+        elif log.end is None:
             report.unchecked("Not signed: the game never ended.")
         elif signing is not None:
             report.bad(f"Not signed, but {signing}: hosts since protocol version "

@@ -5,7 +5,10 @@ runs at the chosen speed and each event is applied when the clock reaches its st
 longer than MAX_GAP_MS (a player thinking over a dice turn) are cut short so nothing stalls.
 The game screen watches as a spectator, so nothing can be sent.
 
-Keys: space pause/play, right (or n) one event forward, + and - speed, home from the start.
+Keys: space pause/play, right (or n) one event forward, left (or b) one event back (the
+replica is played again from the start to the event before: a moment, even for thousands),
++ and - speed, home from the start, end to the end, escape (or q) leaves: a replay opened
+from the records goes back to them.
 """
 
 from __future__ import annotations
@@ -81,6 +84,14 @@ class ReplaySource:
     def done(self) -> bool:
         return self.index >= len(self.events)
 
+    def rewind(self, to: int) -> None:
+        """The replica as it was after `to` events, without a word to anyone (a jump: the
+        screen is made again from the replica's notes)."""
+        self.restart()
+        to = max(0, min(len(self.events), to))
+        while self.index < to:
+            self.next_event()
+
     def next_event(self) -> dict:
         """Apply the next event to the replica and return it with its notes, as the network
         client publishes it."""
@@ -154,11 +165,18 @@ class ReplayApp(KismetApp):
         # One key, the word for what it does now (check_action keeps the other one off).
         Binding("space", "play_pause(True)", "Pause", priority=True),
         Binding("space", "play_pause(False)", "Play", priority=True),
-        Binding("n,right", "step", "Step"),
-        Binding("plus,equals_sign", "speed(1)", "Faster", key_display="+"),
-        Binding("minus", "speed(-1)", "Slower", key_display="-"),
+        # One footer entry for each pair (the second key of a pair works, unshown).
+        Binding("right,n", "step", "Step", key_display="←→"),
+        Binding("left,b", "step_back(True)", "Back", key_display="←"),  # (shown when → is off: at the end)
+        Binding("left,b", "step_back(False)", "Back", show=False),
+        Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+-"),
+        Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("home", "restart", "Restart"),
-        Binding("q", "quit", "Quit", show=False),
+        Binding("end", "to_end", "End"),
+        # Escape leaves (the screens' own escape, closing the end box or the help, comes
+        # first): a replay opened from the records goes back to them.
+        Binding("escape,q", "quit", "Quit", key_display="esc"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
 
     def __init__(self, header: Plain, events: list[Plain], speed: float = 1.0, paused: bool = False) -> None:
@@ -177,8 +195,10 @@ class ReplayApp(KismetApp):
         """The status bar's "12/30 events · 2x": how far the replay is, and how it runs."""
         source = self.source
         mode = "paused" if self.paused else f"{SPEEDS[self.speed_index]:g}x"
-        self.connection = Connection("replay", f"{source.index}/{len(source.events)} events · {mode}")
-        keys = (self.paused, source.done)
+        # The mark says it too: the pause sign while paused, the play sign while playing.
+        state = "replay-paused" if self.paused else "replay"
+        self.connection = Connection(state, f"{source.index}/{len(source.events)} events · {mode}")
+        keys = (self.paused, source.done, source.index == 0)
         if keys != getattr(self, "keys_for", None):  # the footer, only when its keys change
             self.keys_for = keys
             self.refresh_bindings()
@@ -201,8 +221,12 @@ class ReplayApp(KismetApp):
 
         if action == "play_pause" and isinstance(self.screen, HelpScreen):
             return False
-        if action in ("play_pause", "step", "speed") and self.source.done:
-            return False  # at the end only home (from the start) goes on
+        if action in ("play_pause", "step", "speed", "to_end") and self.source.done:
+            return False  # at the end only going back goes on
+        if action in ("step_back", "restart") and self.source.index == 0:
+            return False
+        if action == "step_back":
+            return parameters == (self.source.done,)
         if action == "play_pause":
             return parameters == (not self.paused,)  # "Pause" while playing, "Play" while paused
         return super().check_action(action, parameters)
@@ -215,15 +239,29 @@ class ReplayApp(KismetApp):
         self.paused = True
         self.publish([self.source.next_event()] if not self.source.done else [])
 
+    def action_step_back(self, shown: bool) -> None:
+        """One event back: the replica played again from the start to the event before."""
+        self.paused = True
+        self.jump(self.source.index - 1)
+
+    def action_to_end(self) -> None:
+        self.paused = True
+        self.jump(len(self.source.events))
+
+    def jump(self, to: int) -> None:
+        """The replay at event `to`, on a fresh screen (its move log written from the notes,
+        the end box up if the game is over)."""
+        self.source.rewind(to)
+        self.shown_key = None
+        self.route()
+        self.show_progress()
+
     def action_speed(self, step: int) -> None:
         self.speed_index = max(0, min(len(SPEEDS) - 1, self.speed_index + step))
         self.show_progress()
 
     def action_restart(self) -> None:
-        self.source.restart()
-        self.shown_key = None  # a fresh screen, as for a new game
-        self.route()
-        self.show_progress()
+        self.jump(0)
 
     async def action_quit(self) -> None:
         self.exit()

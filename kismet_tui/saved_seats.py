@@ -78,15 +78,32 @@ def load_token(address: str, name: str, path: Path | None = None) -> str | Damag
     return token if isinstance(token, str) else None
 
 
+def last_name(address: str, path: Path | None = None) -> str | None:
+    """The name last played under at this host from here (a browser's own file: the name
+    it typed before), to offer when a name is asked for again; None when there is none."""
+    try:  # (a damaged file is left for load_token, which sets it aside and says so)
+        data = json.loads((path or default_path()).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = data.get(_last_key(address)) if isinstance(data, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _last_key(address: str) -> str:
+    return f"{address}#last-name"  # (never a seat's key: those have a "/" after the address)
+
+
 def save_token(address: str, name: str, token: str, path: Path | None = None) -> None:
-    """Remember `token`; written whole to a private temporary file, then renamed over."""
+    """Remember `token` (and `name`, as the last one used here); written whole to a private
+    temporary file, then renamed over."""
     path = path or default_path()
     data = _read(path)
     if isinstance(data, Damaged):
         data = {}   # set aside (or unreadable): a good file starts again
-    if data.get(_key(address, name)) == token:
+    if data.get(_key(address, name)) == token and data.get(_last_key(address)) == name:
         return
     data[_key(address, name)] = token
+    data[_last_key(address)] = name
     write_private(path, data)
 
 

@@ -101,6 +101,7 @@ class GameLog:
     signed_digest: bytes = b""
     after_signature: int = 0
     marks: list[bytes] = field(default_factory=list)  # as the file's bytes give them
+    torn: int = 0  # bytes after the last whole record: a file cut short (or a host killed mid-write)
 
 
 def read_log_full(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain | None]:
@@ -119,7 +120,9 @@ def read_game_log(path: str | os.PathLike[str]) -> GameLog:
             raise LogError(f"{path} does not start with a game header")
         hasher.update(first_frame)
         log = GameLog(first["header"], first.get("host_key"))
+        whole = len(first_frame)
         for frame, record in frames:
+            whole += len(frame)
             kind = record.get("kind")
             if log.signature is not None:
                 log.after_signature += 1
@@ -141,5 +144,7 @@ def read_game_log(path: str | os.PathLike[str]) -> GameLog:
                 log.end = record
             else:
                 raise LogError(f"unknown record kind {kind!r}")
+        # iter_frames stops quietly at a torn tail: what it read and did not yield is it.
+        log.torn = stream.tell() - whole
     log.signed_digest = hasher.digest()
     return log

@@ -48,6 +48,7 @@ from . import capacity, connection, handshake, lobby, records_request, relay, re
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
 from .door_pass import DoorPasses
+from .evening import Evening
 from .identity import HostIdentity
 from .jobs import Jobs
 from .player import Player
@@ -109,11 +110,14 @@ class Host:
         # The records (server/records/): finished games, players, ratings, in SQLite, kept
         # by a worker thread; it also prunes the logs beyond keep_games.
         self.records = RecordIndex(state_dir, keep_games)
+        # Tonight's standings, across tables and restarts (server/evening.py).
+        self._evening = Evening(self.store)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.records_asked = records_request.RecordsAsked(self.records)  # the `records` request's
         # One host per state folder (server/state_lock.py): held from start (or an earlier
         # claim_state_folder) to stop.
         self.state_lock: StateLock | None = None
+        self.program = "kismet-host"  # the command it runs in, as a second one is told (`kismet`)
         # The connections and their limits (server/connection.py). Fair share: at most
         # max_per_address connections from one address (None: no cap), loopback exempt
         # unless cap_loopback. max_connections None: what this machine's descriptors and
@@ -177,7 +181,7 @@ class Host:
         """Take the state folder's lock, or raise StateFolderBusy (words naming the host that
         has it). start() claims it too; a caller that touches the folder first claims early."""
         if self.state_lock is None:
-            self.state_lock = StateLock.acquire(self.store.root)
+            self.state_lock = StateLock.acquire(self.store.root, self.program)
 
     async def start(self, bind: str = "0.0.0.0", port: int = 0) -> None:
         self.claim_state_folder()
@@ -262,6 +266,10 @@ class Host:
 
     def store_game(self, table: Table, header: dict) -> GameWriter:
         return resume.store_game(self, table, header)
+
+    @property
+    def evening(self) -> Evening:
+        return self._evening
 
     def records_id_of(self, seat: Seat) -> str | None:
         """The records' id of the player in `seat` (server/records/proof.py)."""

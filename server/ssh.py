@@ -67,7 +67,12 @@ DEFAULT_SSH_PORT = 2222
 INPUT_WINDOW = 64 * 1024
 # Back to a plain terminal (main screen, no mouse reports, a cursor) after an app that could
 # not tidy up, so the words after it can be read.
-PLAIN_TERMINAL = b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?25h\x1b[0m\r\n"
+# (What Textual turns on and off: mouse reports, focus events, bracketed paste, in-band
+# resizes, the kitty keyboard protocol, line wrap.)
+PLAIN_TERMINAL = (b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?1016l"
+                  b"\x1b[?1004l\x1b[?2004l\x1b[?2048l\x1b[<u\x1b[?7h\x1b[?25h\x1b[0m\r\n")
+HOST_STOPPED_WORDS = ("The host stopped. Your game is saved: log in again when it is back to "
+                      "take your seat.")
 OUT_OF_MEMORY_WORDS = "Your game used too much memory and was ended."
 CRASHED_WORDS = "Your game stopped unexpectedly. Log in again to go on: your seat is kept."
 NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
@@ -161,6 +166,7 @@ class SshServer:
             self._server.close()
         sessions = list(self.sessions)
         for session in sessions:
+            session.goodbye(HOST_STOPPED_WORDS)  # a plain terminal, not the board, is left
             session.gate.conn.close()   # the players' ssh clients end too
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
         if self._server is not None:
@@ -535,6 +541,17 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def resume_writing(self) -> None:
         if self.app is not None:
             self.app.resume_reading()
+
+    def goodbye(self, words: str) -> None:
+        """The session ends from this side while the app may still be drawing: the player's
+        terminal back to plain (the app has no chance to tidy it), and why."""
+        if not self.ended:
+            self.ended = True  # (nothing the app still draws reaches the player after this)
+            try:
+                self.chan.write(PLAIN_TERMINAL + f"{words}\r\n".encode())
+                self.chan.exit(0)
+            except (OSError, asyncssh.Error):
+                pass
 
     def app_ended(self, code: int) -> None:
         if not self.ended:

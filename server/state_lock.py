@@ -26,6 +26,7 @@ else:
 
 LOCK_NAME = "host.lock"
 LOCKED_BYTE = 1 << 20   # (Windows) the byte held, well past the holder's line
+HOST_PROGRAM = "kismet-host"
 
 
 class StateFolderBusy(Exception):
@@ -35,13 +36,16 @@ class StateFolderBusy(Exception):
 class StateLock:
     """The held lock of one state folder; `release()` (or the process ending) frees it."""
 
-    def __init__(self, fd: int, path: Path) -> None:
+    def __init__(self, fd: int, path: Path, program: str = HOST_PROGRAM) -> None:
         self._fd: int | None = fd
         self.path = path
+        self.program = program
 
     @classmethod
-    def acquire(cls, state_dir: str | Path) -> StateLock:
-        """The folder's lock, or StateFolderBusy naming the host that has it."""
+    def acquire(cls, state_dir: str | Path, program: str = HOST_PROGRAM) -> StateLock:
+        """The folder's lock, or StateFolderBusy naming the host that has it. `program` is
+        the command this host runs in (`kismet` plays alone on an embedded host), so a
+        second one is told which command to quit."""
         root = Path(state_dir)
         root.mkdir(parents=True, exist_ok=True)
         path = root / LOCK_NAME
@@ -50,15 +54,16 @@ class StateLock:
         try:
             _lock(fd)
         except BlockingIOError:
-            holder = _holder(fd)
+            holder, other = _holder(fd)
             os.close(fd)
+            stop = "quit it first" if other != HOST_PROGRAM else "stop it first"
             raise StateFolderBusy(
-                f"Another kismet-host ({holder}) is using the state folder {root}: "
-                f"stop it first, or give this one --state-dir.") from None
+                f"Another {other} ({holder}) is using the state folder {root}: "
+                f"{stop}, or give this one --state-dir.") from None
         except OSError:
             os.close(fd)
             raise
-        lock = cls(fd, path)
+        lock = cls(fd, path, program)
         lock.write(port=None)
         return lock
 
@@ -66,7 +71,8 @@ class StateLock:
         """Record this process (and its port, once it listens) for a second host to name."""
         if self._fd is None:
             return
-        text = f"pid {os.getpid()}" + (f", port {port}" if port is not None else "") + "\n"
+        text = f"pid {os.getpid()}" + (f", port {port}" if port is not None else "")
+        text += (f" ({self.program})" if self.program != HOST_PROGRAM else "") + "\n"
         os.ftruncate(self._fd, 0)
         if hasattr(os, "pwrite"):
             os.pwrite(self._fd, text.encode(), 0)
@@ -97,8 +103,9 @@ def _lock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
-def _holder(fd: int) -> str:
-    """"pid 4242, port 7717" as the holder wrote it, or why it cannot be said."""
+def _holder(fd: int) -> tuple[str, str]:
+    """("pid 4242, port 7717", its command) as the holder wrote them (a command other than
+    kismet-host after them in brackets), or why they cannot be said."""
     try:
         if hasattr(os, "pread"):
             data = os.pread(fd, 200, 0)
@@ -108,4 +115,7 @@ def _holder(fd: int) -> str:
         text = data.decode("utf-8", "replace").strip()
     except OSError:
         text = ""
-    return text or "it has not said its pid yet"
+    program = HOST_PROGRAM
+    if text.endswith(")") and " (" in text:
+        text, program = text[:-1].rsplit(" (", 1)
+    return text or "it has not said its pid yet", program

@@ -366,6 +366,18 @@ class Store:
         self.sync_soon(path)
         return writer
 
+    def save_evening(self, record: dict) -> None:
+        """Tonight's standings (server/evening.py), replaced whole; StoreError if the disk
+        refuses."""
+        _write_file(self.disk, self.root / "evening.json", json.dumps(record).encode(), sync=False)
+
+    def read_evening(self) -> object:
+        """What save_evening wrote last, as read (the caller checks its shape), or None."""
+        try:
+            return json.loads((self.root / "evening.json").read_text())
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
     def save_table(self, table_id: int, record: dict) -> None:
         data = json.dumps(record).encode()
         # 0600: the rejoin tokens are inside.

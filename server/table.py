@@ -27,6 +27,7 @@ from protocol.errors import ProtocolError
 from protocol.framing import encode
 
 from .chance import GameSecret
+from .evening import Evening
 from .chat import TableChat
 from .link import Link
 from .reaction import Notes, ThrowShown, shows_a_throw
@@ -80,6 +81,9 @@ class TableHost(Protocol):
 
     def records_id_of(self, seat: Seat) -> str | None: ...
 
+    @property
+    def evening(self) -> Evening: ...
+
     def store_game(self, table: Table, header: dict) -> GameWriter: ...
 
     def tables_changed(self) -> None:
@@ -130,7 +134,6 @@ class Table:
         self.abandoned: asyncio.TimerHandle | None = None
         # The evening's standings: games won since the table opened, by seat token; and the
         # last game's outcome from the records (rating and change, a new best), by token.
-        self.wins: dict[str, int] = {}
         self.outcomes: dict[str, dict] = {}
         # When the latest throw was written to each connection: the reaction floor [D20].
         self.throw_shown = ThrowShown()
@@ -200,6 +203,7 @@ class Table:
             player = players.get(token)
             return player.client_id if player is not None else None
 
+        now = self.host.now_ms()
         return {
             "id": self.id,
             "ruleset": self.ruleset,
@@ -211,6 +215,7 @@ class Table:
             "max_seats": self.max_seats(),
             "free_unready_at": self.free_unready_at,
             "paused": self.paused_at is not None,
+            "evening_since": self.host.evening.since(now),  # the seats' `wins` count from then
             "watchers_muted": self.chat.watchers_muted,
             "seats": [
                 {
@@ -220,7 +225,7 @@ class Table:
                     "ready": seat.ready,
                     "connected": self.connected(seat.token),
                     "away": bool(away[index]) if away is not None else False,
-                    "wins": self.wins.get(seat.token, 0),
+                    "wins": self.host.evening.wins_of(self.evening_key(seat), now),
                     "outcome": self.outcomes.get(seat.token),
                 }
                 for index, seat in enumerate(self.seats)
@@ -478,6 +483,13 @@ class Table:
             self.reschedule()
         return event
 
+    def evening_key(self, seat: Seat) -> str:
+        """Who a seat's player is in tonight's standings (server/evening.py)."""
+        if seat.bot:
+            return f"bot {self.id} {seat.name}"
+        found = self.host.records_id_of(seat)
+        return f"player {found}" if found is not None else f"token {seat.token}"
+
     def finish_game(self) -> None:
         self.cancel_timer()
         self.state = FINISHED
@@ -485,8 +497,9 @@ class Table:
         versioned = "commit" in self.running_header  # the game just finished
         tokens = [seat.token for seat in self.seats]  # the game's seats, before leavers go
         result: dict[str, Any] = dict(self.running.result() or {})
-        for winner in result.get("winners", []):
-            self.wins[tokens[winner]] = self.wins.get(tokens[winner], 0) + 1
+        keys = [self.evening_key(seat) for seat in self.seats]
+        self.host.evening.game_ended(int(self.running_header.get("t0", self.host.now_ms())), self.host.now_ms(),
+                                     len(keys), [keys[w] for w in result.get("winners", []) if w < len(keys)])
         if self.writer is not None:
             seed = self.secret.server_seed if versioned else None
             self.writer.finish(result, server_seed=seed)

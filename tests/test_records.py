@@ -288,3 +288,44 @@ def test_a_log_the_host_writes_after_the_records_started_is_left_to_the_host(tmp
     records.close()
     assert (games / "20260601-000000-table1-race.kismet").exists()
     assert dump(tmp_path / FILE_NAME)["games"] == []
+
+
+def test_bots_have_their_own_figures_a_page_lists_others_and_solo_is_no_win(tmp_path):
+    """Two medium bots at one game are one player whose games, wins and best count both
+    seats, shown as "Medium bot" (not the last seat's name); a player's page lists the others
+    it played with, never the player; a solo game is nobody's win."""
+    from kismet_tui.screens.records import columns_and_rows
+    from server.records import queries
+
+    games = tmp_path / "games"
+    games.mkdir()
+    medium = bot_id("medium")
+    paths = [
+        write_finished_log(games, "20260101-000000-table1-race.kismet", "race",
+                           ["Ana", "Bot 1 (medium)", "Bot 2 (medium)"], [ANA, medium, medium], [3, 9, 5],
+                           t0=0, t_end=5_000, table=1),
+        write_finished_log(games, "20260102-000000-table2-race.kismet", "race",
+                           ["Ana", "Bot 2 (medium)", "Bot 3 (medium)"], [ANA, medium, medium], [8, 2, 4],
+                           t0=10_000, t_end=15_000, table=2),
+        write_finished_log(games, "20260103-000000-table3-dice.kismet", "dice", ["Ana"], [ANA], [250],
+                           t0=20_000, t_end=25_000, table=3),
+    ]
+    index_live(tmp_path, paths)
+    db = sqlite3.connect(tmp_path / FILE_NAME)
+    games_, wins, best, total = db.execute("SELECT games, wins, best, total FROM standings "
+                                           "WHERE player_id = ? AND ruleset = 'race'", (medium,)).fetchone()
+    assert (games_, wins, best, total) == (4, 1, 9, 20)
+    assert db.execute("SELECT games, wins FROM standings WHERE player_id = ? AND ruleset = 'dice'",
+                      (ANA,)).fetchone() == (1, 0), "a solo game is no win"
+    page = queries.player(db, medium)
+    assert page["name"] == "Medium bot"
+    db.execute("UPDATE standings SET rated = 99")  # (listed on the leaderboard)
+    board = queries.leaderboard(db, "race")
+    assert {row["name"] for row in board["rows"]} == {"Ana", "Medium bot"}
+    mine = queries.player(db, ANA)
+    _, rows = columns_and_rows("player", {**mine, "rows": mine["rows"]})
+    with_column = [row[-1] for row in rows]
+    assert with_column[0] == "alone" and "won" not in rows[0][3]
+    assert all("Ana" not in words for words in with_column), with_column
+    assert "Bot 2 (medium), Bot 3 (medium)" in with_column[1]
+    db.close()

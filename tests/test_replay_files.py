@@ -208,3 +208,12 @@ def test_any_damage_to_a_log_is_played_or_refused_in_words(tmp_path, capsys, cut
     code, out, err = run(capsys, "--verify", str(path))
     assert code in (1, 2)   # a version-1 log: nothing to check against, at best
     assert_clean_lines(out + err)
+
+
+@pytest.mark.parametrize("speed", ["50", "3", "0"])
+def test_a_speed_the_replay_does_not_have_is_refused_in_words(tmp_path, capsys, speed):
+    with pytest.raises(SystemExit) as ended:
+        replay_main(["--speed", speed, str(tmp_path / "any.kismet")])
+    assert ended.value.code == 2
+    err = capsys.readouterr().err
+    assert f"--speed {speed} is not a speed the replay has: 0.25, 0.5, 1, 2, 4, 8, 16." in err, err

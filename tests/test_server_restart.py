@@ -72,6 +72,69 @@ async def test_host_killed_mid_game_resumes_with_no_event_lost(tmp_path):
         assert "kismet-join 127.0.0.1:" in output and "Shutting down" in output
 
 
+async def test_a_watcher_watches_again_after_a_host_restart(tmp_path):
+    """Players get their seats back after a restart; a watcher gets its place among the
+    watchers back too, on the same game, not the lobby."""
+    with host_process(tmp_path, bots=0) as proc:
+        ana, bo, zoe = Client(), Client(), Client()
+        await ana.connect("127.0.0.1", proc.port, "Ana")
+        await bo.connect("127.0.0.1", proc.port, "Bo")
+        await zoe.connect("127.0.0.1", proc.port, "Zoe")
+        table = await ana.create_table("dice", {"away_limit_ms": 60000})
+        await bo.join_table(table["id"])
+        await bo.ready()
+        await ana.start()
+        await zoe.join_table(table["id"], spectator=True)
+        await wait_until(lambda: zoe.game is not None and bo.game is not None)
+        await play_turn(ana, bo)
+        await wait_until(lambda: len(zoe.events) == len(ana.events))
+        watched = zoe.game
+
+        proc.kill()
+        await wait_until(lambda: zoe.state == "reconnecting")
+        assert zoe.table is not None and zoe.game is watched, "a dropped watcher keeps the board meanwhile"
+        proc.start()
+
+        await wait_until(lambda: ana.state == bo.state == zoe.state == "connected", timeout=20)
+        await wait_until(lambda: zoe.table is not None and zoe.table["id"] == table["id"]
+                         and any(w.get("name") == "Zoe" for w in zoe.table.get("spectators") or []),
+                         timeout=10)
+        assert zoe.seat is None
+        await play_turn(ana, bo)
+        await wait_until(lambda: zoe.game is not None and len(zoe.events) == len(ana.events), timeout=10)
+        assert zoe.game.digest() == ana.game.digest()
+        for client in (ana, bo, zoe):
+            await client.close()
+
+
+async def test_a_watcher_of_a_table_gone_is_told_and_back_in_the_lobby(tmp_path):
+    with host_process(tmp_path, bots=0) as proc:
+        ana, zoe = Client(), Client()
+        words = []
+        await ana.connect("127.0.0.1", proc.port, "Ana")
+        await zoe.connect("127.0.0.1", proc.port, "Zoe")
+        table = await ana.create_table("dice", {})
+        await zoe.join_table(table["id"], spectator=True)
+        await wait_until(lambda: zoe.table is not None)
+        messages = zoe.messages()
+
+        async def listen():
+            async for message in messages:
+                if message.get("type") == "notice":
+                    words.append(message.get("words"))
+
+        listening = asyncio.create_task(listen())
+        proc.kill()                      # a table with no game is not kept over a restart
+        await wait_until(lambda: zoe.state == "reconnecting")
+        proc.start()
+        await wait_until(lambda: zoe.state == "connected" and zoe.table is None, timeout=20)
+        await wait_until(lambda: bool(words), timeout=10)
+        assert f"table {table['id']}" in words[0].lower(), words
+        listening.cancel()
+        await ana.close()
+        await zoe.close()
+
+
 async def test_a_restarted_host_brings_its_bots_back_and_the_game_ends(tmp_path):
     from kismet_tui.bots.runner import BotLoop, bot_factory
     from tests.netutil import connected, running_host

@@ -59,3 +59,19 @@ async def test_the_solo_app_refuses_a_folder_in_use_before_touching_it(tmp_path,
         said = capsys.readouterr().err
         assert f"port {host.port}) is using the state folder {tmp_path}" in said
         assert (tmp_path / "tables" / "7.json").exists()  # not forgotten under its feet
+
+
+async def test_a_second_kismet_names_kismet_not_kismet_host(tmp_path, capsys):
+    from kismet_tui.cli import local_main
+
+    first = Host(state_dir=tmp_path)
+    first.program = "kismet"                 # as `kismet` runs its embedded host
+    await first.start("127.0.0.1", 0)
+    try:
+        assert local_main(["--state-dir", str(tmp_path)]) == 1
+        said = capsys.readouterr().err
+        assert said.startswith(f"kismet: Another kismet (pid {os.getpid()}, port {first.port}) is using "
+                               f"the state folder {tmp_path}: quit it first"), said
+        assert "kismet-host" not in said
+    finally:
+        await first.stop()

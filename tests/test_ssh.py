@@ -162,6 +162,13 @@ async def test_stopping_the_server_ends_every_session_and_its_app(tmp_path):
             await ssh.stop()
             await wait_until(term.closed.is_set, timeout=30)
             await wait_until(lambda: app.proc.returncode is not None, timeout=30)
+            # The player's terminal is given back plain (main screen, cursor, no mouse
+            # reports), with words, not left showing the board until they type `reset`.
+            received = bytes(term.received)
+            assert received.rfind(b"\x1b[?1049l") > received.rfind(b"\x1b[?1049h") >= 0
+            assert received.rfind(b"\x1b[?25h") > received.rfind(b"\x1b[?25l")
+            assert received.rfind(b"\x1b[?1000l") > received.rfind(b"\x1b[?1000h")
+            assert b"The host stopped" in received[received.rfind(b"\x1b[?1049l"):]
 
 
 def test_the_app_draws_for_the_players_terminal_not_the_hosts(monkeypatch):

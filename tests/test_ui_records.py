@@ -95,7 +95,7 @@ async def test_a_game_against_a_bot_shows_its_rating_change_and_standings_and_th
                            and "Your rating" in str(app.screen.query_one("#records-line").content),
                            what="the rating change in the end box")
             line = str(app.screen.query_one("#records-line").content)
-            assert "Tonight: Ana 0" in line and "Bot 1 (hard) 1" in line and "(-" in line
+            assert "Won tonight (since " in line and "Ana 0" in line and "Bot 1 (hard) 1" in line and "(-" in line
             await pilot.press("ctrl+l")  # to the lobby
             await wait_for(pilot, lambda: client.table is None, what="leaving the table")
             if type(app.screen).__name__ != "LobbyScreen":

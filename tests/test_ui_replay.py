@@ -84,7 +84,7 @@ async def test_replay_footer_fits_80_columns_and_space_pages_the_help(tmp_path):
         keys = list(app.screen.query("FooterKey"))
         assert keys and all(key.region.right <= 80 and key.region.width > 0 for key in keys), \
             [(key.description, key.region) for key in keys]
-        assert {"Play", "Step", "Restart", "Help", "Quit"} <= {key.description for key in keys}  # (paused)
+        assert {"Play", "Step", "End", "Help", "Quit"} <= {key.description for key in keys}  # (paused, at 0)
         await pilot.press("question_mark")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", what="help")
         scroll = app.screen.query_one("#help-scroll")
@@ -100,3 +100,47 @@ async def test_replay_footer_fits_80_columns_and_space_pages_the_help(tmp_path):
         assert "play again" not in words and "lobby" not in words, words
         shown = {key.description for key in app.screen.query("FooterKey")}
         assert "Play again" not in shown and "Lobby" not in shown, shown
+
+
+async def test_replay_steps_back_jumps_to_the_end_and_escape_leaves(tmp_path):
+    path = tmp_path / "game.kismet"
+    write_log(path, "knock", ["Ana", "Bo"], b"back-seed", {})
+    header, events, end = read_log_full(path)
+    app = ReplayApp(header, events, paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock", what="the knock screen")
+        bar = app.screen.query_one("StatusBar")
+        await wait_for(pilot, lambda: "‖" in str(bar.content) and "▶" not in str(bar.content),
+                       what="the pause sign while paused")
+        await pilot.press("right", "right", "right")
+        assert app.source.index == 3
+        await pilot.press("left")                       # one back: the replica as after two events
+        assert app.source.index == 2 and app.paused
+        fresh = ReplayApp(header, events, paused=True).source
+        fresh.rewind(2)
+        after_two = fresh.game.view(None)
+        assert app.source.game.view(None) == after_two
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock"
+                       and f"2/{len(events)} events" in str(app.screen.query_one("StatusBar").content),
+                       what="the count after a step back")
+        await pilot.press("space")
+        await wait_for(pilot, lambda: "▶" in str(app.screen.query_one("StatusBar").content),
+                       what="the play sign while playing")
+        await pilot.press("end")                        # to the end, at once
+        assert app.source.done and app.paused
+        assert app.source.game.result() == end["result"]
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
+                       and len(app.screen.query("#ranking")) > 0, 20, "the end screen")
+        await pilot.press("escape")                     # closes the end box, on the board
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock", what="the board")
+        await wait_for(pilot, lambda: "Back" in {key.description for key in app.screen.query("FooterKey")},
+                       what="the step back shown at the end")
+        await pilot.press("left")                       # and back from the end
+        assert app.source.index == len(events) - 1
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock", what="the board again")
+        await wait_for(pilot, lambda: {"Step", "End", "Quit", "Restart"} <= {key.description for key in app.screen.query("FooterKey")},
+                       what="the keys in the footer")
+        keys = list(app.screen.query("FooterKey"))
+        assert all(key.region.right <= 80 for key in keys), [(key.description, key.region) for key in keys]
+        await pilot.press("escape")                     # leaves the replay
+        await wait_for(pilot, lambda: app.return_code is not None or not app.is_running, what="the replay to end")

@@ -307,6 +307,31 @@ def test_an_unfinished_game_cannot_be_checked_yet(race_log, tmp_path, capsys):
     assert lines[1] == "Every event (5) is legal at its stamp, in order, from the seat that may make it."
 
 
+def test_a_truncated_log_says_truncated_and_exits_2_as_the_help_says(race_log, tmp_path, capsys):
+    """A file cut in the middle of a record is "truncated" (not "never ended"); it cannot be
+    checked whole: exit 2, which --help names, as README does."""
+    import contextlib
+    import io
+
+    path, _ = race_log
+    data = path.read_bytes()
+    recs = records(path)
+    head = b"".join(record_bytes(r) for r in recs[:6])      # the header and five events
+    cut = tmp_path / "cut.kismet"
+    cut.write_bytes(head + data[len(head):len(head) + 7])   # 7 bytes into the sixth event
+    code, lines = run_verify(cut, capsys)
+    assert code == 2, lines
+    assert lines[0] == ("Truncated: the file stops 7 bytes into a record after event 5; what "
+                        "followed (the rest of the game, its end and signature) is missing, so "
+                        "it cannot be checked whole."), lines
+    assert "never ended" not in " ".join(lines)
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
+        replay_main(["--help"])
+    words = " ".join(shown.getvalue().split())
+    assert "(exit 0)" in words and "(exit 1)" in words and "exit 2" in words, words
+
+
 def test_a_log_from_an_older_host_is_judged_on_the_rest(solo_dice_log, tmp_path, capsys):
     """Before signing (protocol version 2) a host wrote no signature, no key, no digest and
     no marks: such a log is judged on the rest, and cannot say who wrote it (exit 2)."""

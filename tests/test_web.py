@@ -58,6 +58,7 @@ async def test_the_page_is_served_and_points_at_the_address_used(tmp_path):
             async with session.get(f"http://127.0.0.1:{web.port}/static/js/textual.js") as response:
                 assert response.status == 200
     assert "<div>Kismet</div>" in page                      # the title textual-serve shows
+    assert "<title>Kismet</title>" in page                  # and the browser's tab
     assert f"ws://127.0.0.1:{web.port}/ws" in page
     assert f"ws://localhost:{web.port}/ws" in other
 

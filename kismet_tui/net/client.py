@@ -35,7 +35,8 @@ values do not fit is refused and resynced. When the game ends the host reveals i
 {"type": "fairness", "ok", "words"} with plain words for the players.
 
 If the connection drops (not by `close()`), the client reconnects with its token, backing
-off up to 5 s; the host gives the seat back. The state ("connecting", "connected",
+off up to 5 s; the host gives the seat back, and a watcher asks to watch its table again
+(after a host restart too; a table no longer there leaves it in the lobby, told why). The state ("connecting", "connected",
 "reconnecting", "closed") is `client.state`; each change calls `on_state(state, words)` and
 also appears in `messages()` as {"type": "connection", "state", "words"}.
 """
@@ -208,11 +209,30 @@ class Client:
         self.name = welcome.get("name", self.name)
         shown = welcome.get("host_key")
         self.host_key = shown if isinstance(shown, bytes) and len(shown) == PUBLIC_KEY_BYTES else None
-        if welcome.get("table") is None:
+        # A watcher has no seat for the host to keep: coming back (a dropped connection, a
+        # host restarted), it asks for its place among the table's watchers again and keeps
+        # the board meanwhile.
+        watching = self.table["id"] if self.table is not None and self.seat is None else None
+        if welcome.get("table") is None and watching is None:
             self._clear_table()
         self._tasks.append(asyncio.create_task(self._read_loop(reader)))
         self._publish(welcome)
+        if welcome.get("table") is None and watching is not None:
+            self._tasks.append(asyncio.create_task(self._watch_again(watching)))
         return welcome
+
+    async def _watch_again(self, table_id: int) -> None:
+        """Back among the watchers of `table_id`, or, if it cannot be watched now, in the
+        lobby with words saying why."""
+        try:
+            await self._request({"type": "join_table", "table": table_id, "spectator": True})
+        except RequestError as exc:
+            self._clear_table()
+            self._publish({"type": "notice", "code": "not_watching",
+                           "words": f"Table {table_id} cannot be watched now ({exc.words.rstrip('.')}): "
+                                    "you are in the lobby."})
+        except ConnectionLost:
+            pass  # dropped again: the next reconnect asks again
 
     async def close(self) -> None:
         """Close for good (no reconnect)."""

@@ -12,6 +12,8 @@ from textual.widgets import Input, Static
 from protocol import limits
 from protocol.text import clean_name
 
+from ..widgets.toosmall import TooSmall
+
 
 class AskNameScreen(ModalScreen[str]):
     """Dismissed with a usable name; a name the host would change is asked for again."""
@@ -35,9 +37,15 @@ class AskNameScreen(ModalScreen[str]):
                         id="ask-name")
             yield Static(self.problem, id="ask-problem")
             yield Static("enter: join the host", classes="hint")
+        yield TooSmall()  # (in a small window: the size it needs, not the box over those words)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if len(event.value) >= limits.MAX_NAME:  # the Input stops there: say why
+            self.query_one("#ask-problem", Static).update(
+                f"A name holds up to {limits.MAX_NAME} characters: the rest is not typed.")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

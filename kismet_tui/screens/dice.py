@@ -24,7 +24,7 @@ from textual.widgets import Static
 from ..rules import dice as rules
 from ..rules.base import AnyGame
 from ..rules.dice_types import Note, PlayerAction, View
-from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
 from ..widgets.names import fit, fits
@@ -176,15 +176,18 @@ def spaced_out(card: Text, height: int) -> Text:
     return out
 
 
-def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int] | None = None) -> Text:
+def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int] | None = None,
+                big: bool = False) -> Text:
     """The five dice and a label under each: its key, HELD, or what the hint suggests
-    ("hold?", "let go?"); a hint never changes what the player holds."""
+    ("hold?", "let go?"); a hint never changes what the player holds. `big`: the dice
+    drawn larger (BIG_DIE_WIDTH), for a screen with room to spare."""
     faces = view.get("dice") or []
     gap = 1 if view["seats"] <= 4 else 0
+    width = BIG_DIE_WIDTH if big else 7
     blocks = []
     for pos in range(5):
         face = faces[pos] if pos < len(faces) else None
-        blocks.append(die_lines(face, held=pos in held))
+        blocks.append(die_lines(face, held=pos in held, big=big))
     lines = side_by_side(blocks, gap=gap)
     labels = Text()
     for pos in range(5):
@@ -192,15 +195,15 @@ def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int]
             labels.append(" " * gap)
         hint = Style(color="bright_cyan", bold=True)
         if hint_hold is not None and pos in held and pos not in hint_hold:
-            labels.append("let go?".center(7), hint)
+            labels.append("let go?".center(width), hint)
         elif pos in held:
-            labels.append(f"{pos + 1} HELD".center(7), Style(color="black", bgcolor="yellow", bold=True))
+            labels.append(f"{pos + 1} HELD".center(width), Style(color="black", bgcolor="yellow", bold=True))
         elif hint_hold is not None and pos in hint_hold:
-            labels.append(f"{pos + 1} hold?".center(7), hint)
+            labels.append(f"{pos + 1} hold?".center(width), hint)
         elif show_keys:
-            labels.append(f"{pos + 1}".center(7), Style(color="bright_black"))
+            labels.append(f"{pos + 1}".center(width), Style(color="bright_black"))
         else:
-            labels.append(" " * 7)
+            labels.append(" " * width)
     lines.append(labels)
     return stack(lines)
 
@@ -289,8 +292,12 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
             self.query_one("#scorecard", Static).update(card, layout=card_width != self.card_width)
             self.card_width = card_width
+        big = big_dice(self.app.size.width, self.app.size.height)
+        dice = self.query_one("#dice", Lines)
+        if dice.styles.height is None or dice.styles.height.value != (BIG_DIE_HEIGHT if big else 5) + 1:
+            dice.styles.height = (BIG_DIE_HEIGHT if big else 5) + 1  # (the dice and their labels)
         self._draw("dice", render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
-                                       self.hint_hold))
+                                       self.hint_hold, big))
         self._draw("turn", self._turn_line(view))
         self.drawn["scorecard"] = card
 

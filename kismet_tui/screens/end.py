@@ -10,6 +10,7 @@ match, in plain words."""
 from __future__ import annotations
 
 from collections.abc import Collection
+from datetime import datetime
 
 from rich.style import Style
 from rich.text import Text
@@ -89,10 +90,15 @@ def render_result(ruleset: str, result: Plain, names: list[str], me: int | None,
     return text
 
 
+def clock_time(host_ms: int) -> str:
+    """A host time (ms since 1970) as this computer's clock shows it: "20:14"."""
+    return datetime.fromtimestamp(host_ms / 1000).strftime("%H:%M")
+
+
 def records_line(table: Plain | None, my_id: int | None) -> Text:
     """Under the ranking: my rating change or new personal best (once the host's records
-    took the game in), and the evening's standings at a table of several: games won per
-    seat since the table opened."""
+    took the game in), and the evening's standings at a table of several: games each seat's
+    player won at any of the host's tables since its evening began."""
     text = Text()
     seats = (table or {}).get("seats") or []
     mine = next((seat for seat in seats if my_id is not None and seat.get("client_id") == my_id), None)
@@ -104,7 +110,12 @@ def records_line(table: Plain | None, my_id: int | None) -> Text:
     if len(seats) > 1 and any(seat.get("wins") for seat in seats):
         if text:
             text.append("\n")
-        text.append("Tonight: " + f" {glyph('·')} ".join(
+        since = (table or {}).get("evening_since")
+        # A host since protocol 3's evening standings count every table since the evening
+        # began (server/evening.py); an older host's, this table's since it opened.
+        label = (f"Won tonight (since {clock_time(since)}): " if isinstance(since, int) and not isinstance(since, bool)
+                 else "Won at this table: ")
+        text.append(label + f" {glyph('·')} ".join(
             f"{fit(str(seat.get('name')), 14)} {seat.get('wins', 0)}" for seat in seats), Style(color="bright_black"))
     return text
 
@@ -140,6 +151,9 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         Binding("r", "rematch", "Play again"),
         Binding("escape,enter", "close", "See the board"),
         Binding("ctrl+l", "lobby", "Lobby"),
+        # A modal screen hides the app's keys: its help (which starts with what the rating
+        # change means) is offered here again.
+        Binding("f1,question_mark", "app.help", "Help", key_display="?"),
     ]
 
     def __init__(self, ruleset: str, result: Plain, names: list[str], me: int | None,

@@ -166,8 +166,8 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def compose_body(self) -> ComposeResult:
         raise NotImplementedError
 
-    def movelog(self) -> RichLog:
-        return self.query_one("#movelog", RichLog)
+    def movelog(self) -> MoveLog:
+        return self.query_one("#movelog", MoveLog)
 
     # ---- state ---------------------------------------------------------------------------
     @property
@@ -351,9 +351,13 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def log_refusal(self, words: str) -> None:
         """A refusal the app has shown, kept in the move log too. A refusal comes up as a
         message, a moment later: a screen being closed by then has no log to keep it (the
-        status line says it all the same)."""
-        if self.query("#movelog"):
-            self.log_line(words, "italic bright_yellow")
+        status line says it all the same). A key pressed again and again is told once."""
+        if not self.query("#movelog"):
+            return
+        said = self.movelog().said
+        if said and said[-1].plain == words:
+            return  # the same refusal again, nothing between: the log says it once
+        self.log_line(words, "italic bright_yellow")
 
     def redraw(self) -> None:
         raise NotImplementedError

@@ -32,21 +32,44 @@ Three games to play together: **dice** (Kismet 1964, five coloured dice and a sc
 | `s` | watch the chosen table |
 | `y` | say you are ready (again: not ready) |
 | `g` | start the game (the table's owner, once everyone is ready) |
+| `x` | remove a player from your table (the table's owner, between games) |
 | `l` | leave the table |
 | `r` | refresh the list of tables |
 | `t` | talk; `escape` leaves the chat line |
 | `m` | the table's owner, while somebody watches: mute the watchers' chat (again: let them talk) |
+| `h` | the records: leaderboards, recent games, your own, high scores; `enter` replays a game |
+| `o` | invite friends: open this computer's game to them (`kismet` alone) |
+| `?` | this help |
 | `ctrl+q` | quit |
 
 Inside a game, `?` shows that game's rules and keys.
 """
 
 
-def rules_text(ruleset: str | None) -> str:
-    """The help page for a game, or the lobby's page when no game is chosen."""
+RATING_HELP = """## Your rating
+
+The end box shows your rating in this game and how the game moved it: "1046 (+23)". The
+host rates every player it can recognise (by their key, never by name), bots too, one
+rating per game (dice, race, knock). Each game is judged by its places: beating someone
+moves you up and being beaten moves you down, more so against stronger players.
+
+The number is what the host is sure you are at least (openskill's skill less three times
+its doubt, scaled so a newcomer shows 1000). Each game makes the host surer of you, which
+raises the number by itself: so in your first games even a third place of four can gain a
+little ("+17"), and later the places alone move it. A solo game moves no rating; a player
+who left the game for good ranks last. The leaderboard (`h` in the lobby) lists a player
+after 3 rated games.
+"""
+
+
+def rules_text(ruleset: str | None, rating_first: bool = False) -> str:
+    """The help page for a game, or the lobby's page when no game is chosen. Every game's
+    page ends with what the end box's rating means; over the end box (`rating_first`) it
+    comes first, since that is what is in front of the player."""
     if ruleset not in GAMES:
         return LOBBY_HELP
-    return resources.files("kismet_tui.help").joinpath(f"{ruleset}.md").read_text(encoding="utf-8")
+    rules = resources.files("kismet_tui.help").joinpath(f"{ruleset}.md").read_text(encoding="utf-8")
+    return f"{RATING_HELP}\n{rules}" if rating_first else f"{rules}\n{RATING_HELP}"
 
 
 class HelpScreen(ModalScreen):
@@ -70,10 +93,10 @@ class HelpScreen(ModalScreen):
         Binding("pagedown,space", "page(1)", "Page down"),
     ]
 
-    def __init__(self, ruleset: str | None) -> None:
+    def __init__(self, ruleset: str | None, rating_first: bool = False) -> None:
         super().__init__()
         self.ruleset = ruleset
-        self.source = rules_text(ruleset)
+        self.source = rules_text(ruleset, rating_first)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-scroll", can_focus=True):

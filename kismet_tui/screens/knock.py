@@ -21,7 +21,7 @@ from textual.widgets import Static
 from ..messages import send
 from ..rules.knock_types import Note, PlayerAction, View
 from ..rules.knock import PRELAY_CHIP_LIMIT, prelay_problem
-from ..widgets.art import die_lines, seat_colour, side_by_side, stack
+from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit, possessive
 from .game import GameScreen, MoveLog
@@ -187,15 +187,20 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
                                                                self.knocks_shown))
         roll = view["roll"]
         dice = roll["dice"] if roll is not None else []
-        blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False) for i in range(3)]
+        big = big_dice(self.app.size.width, self.app.size.height)
+        width = 3 * BIG_DIE_WIDTH + 3 if big else DICE_WIDTH
+        box = self.query_one("#dice", Static)
+        if box.styles.width is None or box.styles.width.value != width:
+            box.styles.width, box.styles.height = width, (BIG_DIE_HEIGHT if big else 5) + 1
+        blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False, big=big) for i in range(3)]
         caption = Text()
         if roll is not None:
             roller: int = roll["roller"]
             joker = " JOKER" if roll["joker"] else ""
-            caption.append(possessive(names[roller], "throw", DICE_WIDTH - 1 - len(joker)),
+            caption.append(possessive(names[roller], "throw", width - 1 - len(joker)),
                            Style(color=seat_colour(roller), bold=True))
             caption.append(joker, Style(color="bright_magenta", bold=True))
-        self.query_one("#dice", Static).update(stack(side_by_side(blocks) + [caption]))
+        box.update(stack(side_by_side(blocks) + [caption]))
         if self.seat is not None:
             big = self.app.size.width >= BIG_HAND_WIDTH
             hand = self.query_one("#hand", Static)
@@ -331,7 +336,11 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             if number not in open_numbers:
                 self.refuse(f"Your {number} is not among your open cards.")
             elif self.joker_first is not None:
-                first, self.joker_first = self.joker_first, None
+                first = self.joker_first
+                if number == first:  # the same card again: the pick stands, the host would refuse it
+                    self.refuse(f"The {first} goes down already: choose one more card, or enter for none.")
+                    return
+                self.joker_first = None
                 self.act({"type": "lay", "card": first, "extra": number})
             elif roll is not None and roll["joker"] and number in roll["targets"] and len(open_numbers) > 1:
                 self.joker_first = number  # a joker throw: ask for the second card

@@ -136,7 +136,7 @@ def cell_text(label: str, words: str) -> Text:
 class TableList(DataTable[Text]):
     """The host's tables; enter sits down at the chosen one (shown in the footer)."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Sit down")]
+    BINDINGS = [Binding("enter", "select_cursor", "Sit")]  # (short: the lobby footer fits 80 columns)
     DEFAULT_CSS = """
     TableList { overflow-x: hidden; }
     """
@@ -156,7 +156,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         Binding("g", "start", "Start"),
         Binding("x", "remove", "Remove"),
         Binding("l", "leave", "Leave"),
-        Binding("r", "refresh", "Refresh"),
+        Binding("r", "refresh(True)", "Refresh"),
+        # At a table its own keys fill the 80 columns' footer: r still refreshes, unshown.
+        Binding("r", "refresh(False)", "Refresh", show=False),
         ChatInput.TALK,
         *MUTE,
         Binding("o", "open_network", "Invite"),
@@ -360,6 +362,8 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             return table is not None and not any(c.is_open for c in self.query(ChatInput))
         if action == "leave":
             return table is not None
+        if action == "refresh":
+            return parameters == (table is None,)
         if action in ("mute_watchers", "unmute_watchers"):
             return mute_offered(action, table, self.my_id())
         if action == "open_network":
@@ -427,7 +431,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         await send(self, self.client.leave)
         self.draw_my_table()
 
-    def action_refresh(self) -> None:
+    def action_refresh(self, shown: bool = True) -> None:
         if self.kismet.connection.state == "connected":
             self.fetch_tables()
 

@@ -264,7 +264,9 @@ class NewTableScreen(ModalScreen):
             if chips is None:
                 self.line = [key for key, _ in self.rows()].index("chips")
                 self.draw()
-                self.post_message(Refusal(f"The custom chip table is not complete yet. {problem}"))
+                typed = [word for word in self.chip_text.replace(",", " ").split() if word.isdigit()]
+                what = "is not complete yet" if len(typed) != 11 else "cannot be used"
+                self.post_message(Refusal(f"The custom chip table {what}. {problem}"))
                 return
         level = self.levels[self.level_index]
         client = kismet_app(self).client

@@ -61,7 +61,8 @@ def columns_and_rows(view: str, answer: Plain) -> tuple[list[tuple[str, int]], l
                   mark(r, r.get("player_left")),
                   change_words(r.get("change")),
                   fit(", ".join(str(s.get("name")) + (" (left)" if s.get("left") else "")
-                                for s in r.get("seats") or []), 30)]
+                                for s in r.get("seats") or [] if s.get("player") != answer.get("player"))
+                      or "alone", 30)]
                  for r in (with_my_seat(row, answer.get("player")) for row in rows)])
     return ([("when", 17), ("game", 6), ("players and scores", 50)],
             [[when(r.get("ended")), str(r.get("ruleset")),

@@ -42,7 +42,16 @@ def seat_colour(seat: int | None) -> str:
     return "white" if seat is None or seat < 0 else SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
 
-def die_lines(face: int | None, held: bool = False, coloured: bool = True) -> list[Text]:
+BIG_DIE_WIDTH, BIG_DIE_HEIGHT = 13, 7  # die_lines(big=True): for screens with room to spare
+BIG_DICE_ROOM = (150, 45)  # a screen at least this large draws big dice (a 120x40 one not)
+
+
+def big_dice(width: int, height: int) -> bool:
+    """Whether a screen of this size draws its dice big (the dice and knock screens)."""
+    return width >= BIG_DICE_ROOM[0] and height >= BIG_DICE_ROOM[1]
+
+
+def die_lines(face: int | None, held: bool = False, coloured: bool = True, big: bool = False) -> list[Text]:
     """A die five lines tall and seven wide: a light face with coloured pips, and (when
     `coloured`) the pips' colour written in the bottom edge ("black", "red", "green").
 
@@ -50,12 +59,49 @@ def die_lines(face: int | None, held: bool = False, coloured: bool = True) -> li
     The lines are shared between calls (a hold draws the dice again): copy one before
     changing it.
     """
-    return list(_die_lines(face, held, coloured, ascii_mode()))
+    return list(_die_lines(face, held, coloured, ascii_mode(), big))
 
 
-@lru_cache(maxsize=64)
-def _die_lines(face: int | None, held: bool, coloured: bool, plain: bool) -> tuple[Text, ...]:
-    return tuple(_draw_die(face, held, coloured, plain))
+@lru_cache(maxsize=128)
+def _die_lines(face: int | None, held: bool, coloured: bool, plain: bool, big: bool) -> tuple[Text, ...]:
+    lines = _draw_die(face, held, coloured, plain)
+    return tuple(_bigger(lines) if big else lines)
+
+
+def _bigger(lines: list[Text]) -> list[Text]:
+    """A die seven lines tall and thirteen wide (BIG_DIE_WIDTH) from the small one:
+    each pip row spread over the wider face (a space beside each pip, three between), a
+    blank row between pip rows, the edges drawn longer."""
+    top, *rows, bottom = lines
+
+    rule = top.plain[1]  # (the bottom edge may hold the colour word: the top's rule it is)
+
+    def longer(edge: Text) -> Text:  # the rule (or colour word) centred on a longer edge
+        corner = edge[:1]
+        pad = Text(rule * 3, corner.spans[0].style if corner.spans else edge.style)
+        return corner + pad + edge[1:-1] + pad + edge[-1:]
+
+    def spread(row: Text) -> Text:
+        side, pips, end = row[:1], row[1:-1], row[-1:]
+        blank = pips[1:2]  # (a face-coloured space)
+        out = side + blank
+        for col in range(3):
+            if col:
+                out += blank + blank + blank
+            out += pips[col * 2:col * 2 + 1]
+        return out + blank + end
+
+    def empty(row: Text) -> Text:
+        return row[:1] + Text(" " * (BIG_DIE_WIDTH - 2), row[1:2].spans[0].style if row[1:2].spans else row.style) \
+            + row[-1:]
+
+    out = [longer(top)]
+    for index, row in enumerate(rows):
+        if index:
+            out.append(empty(spread(row)))
+        out.append(spread(row))
+    out.append(longer(bottom))
+    return out
 
 
 def _draw_die(face: int | None, held: bool, coloured: bool, plain: bool) -> list[Text]:

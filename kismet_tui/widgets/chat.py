@@ -4,7 +4,8 @@ It sits in the normal flow just above the footer (a second widget docked to the 
 would lie under the footer, out of sight).
 
 Chat text from other players is shown as plain Text, never as markup. What the player says
-goes up as a `ChatInput.Said` message; the app sends it to the host.
+goes up as a `ChatInput.Said` message; the app sends it to the host. It holds as much as
+the host takes (protocol.limits.MAX_CHAT) and says so when a key or a paste would pass it.
 
 The table's owner mutes the watchers' chat with `m` and lets them talk again with `m`
 (`MUTE`: two actions on one key, so the footer names what `m` does now; `mute_offered` says
@@ -17,6 +18,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
+from protocol import limits
+
+from ..messages import Refusal
 from ..rules.base import Plain
 
 MUTE = [Binding("m", "mute_watchers", "Mute watchers"),
@@ -57,7 +61,7 @@ class ChatInput(Input):
 
     def __init__(self, id: str | None = "chat") -> None:
         super().__init__(placeholder="Say something, enter to send, escape to close", id=id,
-                         max_length=200)
+                         max_length=limits.MAX_CHAT)
 
     # Focusable only while open, so a closed chat line never swallows the game's keys.
     can_focus = False
@@ -84,6 +88,12 @@ class ChatInput(Input):
         self.remove_class("-open")
         self.can_focus = False
         self.screen.set_focus(None)
+
+    def restricted(self) -> None:
+        """A key or a paste that would pass the host's limit is not typed: say so (the
+        app shows it on the top line), rather than let the words stop without a word."""
+        self.post_message(Refusal(f"A chat line holds up to {limits.MAX_CHAT} characters: "
+                                  "that would make it longer, so it was not typed."))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -8,9 +8,10 @@ background build of the optimal dice table ends the line ("Preparing the perfect
 40 %", kismet_tui.solver.background).
 
 Nothing here asks on a timer: the bar watches the app's `connection`, `notice` and
-`build_words` (KismetApp) and draws again when one of them changes. The one timer turns the
-pages of a notice too long for the line (each page ends in "…", the next starts with it),
-so every word of it is read, never cut off.
+`build_words` (KismetApp) and draws again when one of them changes. A notice too long for
+the line is shown whole on up to NOTICE_LINES lines (the bar grows while it shows, then
+gives the rows back), so it is read at once, not in pieces; only a notice longer than that
+turns pages (each page ends in "…", the next starts with it), so no word is ever cut off.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ STATE_STYLE = {
     "reconnecting": ("◌", "bright_red"),
     "closed": ("×", "bright_red"),
     "replay": ("▶", "bright_cyan"),
+    "replay-paused": ("‖", "bright_cyan"),  # the pause sign: a paused replay does not play
 }
 NOTICE_STYLE = {
     "information": "bold black on bright_cyan",
@@ -40,7 +42,8 @@ NOTICE_STYLE = {
 
 
 LOCAL = "this computer"  # the address `kismet` (local play) gives the app
-PAGE_SECONDS = 3.0  # how long each page of a long notice shows
+PAGE_SECONDS = 5.0  # how long each page of a notice longer than NOTICE_LINES lines shows
+NOTICE_LINES = 3    # the most lines the bar grows to for one notice
 
 
 def pages(words: str, width: int) -> list[str]:
@@ -62,6 +65,17 @@ def pages(words: str, width: int) -> list[str]:
     return [fit(page, width) for page in out]
 
 
+def notice_lines(words: str, width: int) -> list[str]:
+    """`words` on lines of at most `width` cells, broken between words (pages(), whose
+    pieces say "…" where a sentence goes on: on lines one under another they are read as
+    one text, so the marks go)."""
+    dots = glyph("…")
+    lines = pages(words, width)
+    if len(lines) <= NOTICE_LINES:
+        lines = [line.removeprefix(f"{dots} ").removesuffix(f" {dots}") for line in lines]
+    return lines
+
+
 def connection_words(state: str, address: str, detail: str) -> str:
     """The connection as one short phrase after its mark: "connected to 127.0.0.1:7799",
     "reconnecting…", "on this computer". The client's own sentences ("Connected to ...")
@@ -77,6 +91,8 @@ def connection_words(state: str, address: str, detail: str) -> str:
         return f"reconnecting to {address}{dots}" if address and not local else f"reconnecting{dots}"
     if state == "closed":
         return detail or "disconnected"
+    if state == "replay-paused":
+        return f"replay {detail}".strip()
     return f"{state} {detail}".strip()
 
 
@@ -122,13 +138,21 @@ class StatusBar(Static):
         notice = app.notice
         if notice is not self.paged:
             self.turn_pages(notice, width - 4)
+        lines = 1
         if notice is not None:
-            # The notice takes the line: it is what the player must read now.
-            shown = pages(notice.words, width - 4)
-            text.append(" ")
-            text.append(" " + shown[self.page % len(shown)] + " ", style=NOTICE_STYLE.get(notice.severity, "bold"))
+            # The notice takes the line (and more, if it needs them): it is what the player
+            # must read now.
+            shown = notice_lines(notice.words, width - 4)
+            lines = min(len(shown), NOTICE_LINES)
+            first = (self.page * NOTICE_LINES) % len(shown)
+            style = NOTICE_STYLE.get(notice.severity, "bold")
+            for n, line in enumerate(shown[first:first + NOTICE_LINES]):
+                text.append(" " if n == 0 else "\n   ")
+                text.append(" " + line + " " * (width - 5 - cell_len(line)), style=style)
         else:
             self.add_where(text, state, detail, width)
+        if self.styles.height is None or self.styles.height.value != lines:
+            self.styles.height = lines
         if text.plain != self.shown:  # redraw only on change (a replay's tick sets its progress)
             self.shown = text.plain
             self.update(text)
@@ -139,7 +163,7 @@ class StatusBar(Static):
         if self.page_timer is not None:
             self.page_timer.stop()
             self.page_timer = None
-        if notice is not None and len(pages(notice.words, width)) > 1:
+        if notice is not None and len(notice_lines(notice.words, width)) > NOTICE_LINES:
             self.page_timer = self.set_interval(PAGE_SECONDS, self.next_page)
 
     def next_page(self) -> None:

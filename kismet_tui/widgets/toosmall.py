@@ -15,8 +15,16 @@ from textual.widgets import Static
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
-def too_small_words(width: int, height: int) -> Text:
+def too_small_words(width: int, height: int, web: bool = False) -> Text:
+    """What to do, in the words of where the app is drawn: a terminal, or a browser page
+    (`kismet-host --web`), which has no ctrl+q and whose text can be made smaller."""
     text = Text(justify="center")
+    if web:
+        text.append("This window is too small for Kismet.\n\n", style="bold")
+        text.append(f"It needs {MIN_WIDTH}x{MIN_HEIGHT} characters; it shows {width}x{height}.\n")
+        text.append("Make the browser window larger, or its text smaller (ctrl and -): the game "
+                    "goes on meanwhile and comes back as it is.")
+        return text
     text.append("This terminal is too small for Kismet.\n\n", style="bold")
     text.append(f"It needs {MIN_WIDTH}x{MIN_HEIGHT}; this one is {width}x{height}.\n")
     text.append("Make the window larger: the game goes on meanwhile and comes back as it is.\n\n")
@@ -42,4 +50,4 @@ class TooSmall(Static):
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.screen.set_class(small, "-too-small")
         if small:
-            self.update(too_small_words(width, height))
+            self.update(too_small_words(width, height, self.app.is_web))

@@ -17,8 +17,9 @@ ranked below every seat that stayed, whatever its score. A game the host closed 
 (everyone human left it) is rated too when somebody left it and somebody rated stayed: those
 who stayed share the first place, those who left the last; it moves ratings only (the games,
 wins, best and average scores count finished games). Solo games move no rating; they give
-high scores and personal bests. Bots at other levels are one player per level, but each of
-their seats is an opponent of its own.
+high scores and personal bests, and are nobody's win. Bots at other levels are one player
+per level ("Medium bot" on the pages: server/records/queries.py), each of their seats an
+opponent of its own; every seat of a level adds to that level's games, wins, best and total.
 """
 
 from __future__ import annotations
@@ -164,7 +165,7 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
             db.execute(
                 "INSERT INTO seats (game_id, seat, player_id, name, score, won, rating_before, "
                 "rating_after, personal_best, left_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, seat, player, name, game.scores[seat], int(seat in game.winners),
+                (game_id, seat, player, name, game.scores[seat], int(len(game.names) > 1 and seat in game.winners),
                  outcome.rating_before, outcome.rating_after, int(outcome.personal_best),
                  int(seat in game.left)))
             if player is not None:
@@ -229,23 +230,33 @@ def _rate_and_record(db: sqlite3.Connection, game: EndedGame, moved: list[int]) 
         new = model().rate(teams, scores=rating_scores(game, moved))
         rated = {seat: (team[0].mu, team[0].sigma) for seat, team in zip(moved, new)}
     counted = int(game.finished)  # games, wins, best and total count finished games only
+    # A solo game is nobody's win: there was nobody to beat.
+    can_win = len(game.names) > 1
+    # A bot level holding several seats is one player: each seat adds to what the ones before
+    # it in this game made of its standing (read once, above), not to the same old row.
+    current: dict[str, tuple[float, float, int, int, int, int, int]] = {}
     for seat in proven:
-        mu, sigma, games, wins, best, total, rated_games = before[seat]
-        new_mu, new_sigma = rated.get(seat, (mu, sigma))
+        player = game.players[seat]
+        assert player is not None  # (proven seats have a player)
+        mu, sigma = before[seat][:2]
+        _, _, games, wins, best, total, rated_games = current.get(player, before[seat])
+        new_mu, new_sigma = rated.get(seat, current.get(player, before[seat])[:2])
         score = game.scores[seat] if counted else 0
         outcome = outcomes[seat]
         outcome.personal_best = bool(counted) and games > 0 and score > best
         if seat in rated:
             outcome.rating_before, outcome.rating_after = shown_rating(mu, sigma), shown_rating(new_mu, new_sigma)
+        current[player] = (new_mu, new_sigma, games + counted,
+                           wins + int(counted and can_win and seat in game.winners),
+                           (max(best, score) if games else score) if counted else best, total + score,
+                           rated_games + int(seat in rated))
         db.execute(
             "INSERT INTO standings (player_id, ruleset, mu, sigma, rating, games, wins, best, total, rated) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET "
             "mu = excluded.mu, sigma = excluded.sigma, rating = excluded.rating, games = excluded.games, "
             "wins = excluded.wins, best = excluded.best, total = excluded.total, rated = excluded.rated",
-            (game.players[seat], game.ruleset, new_mu, new_sigma, shown_rating(new_mu, new_sigma),
-             games + counted, wins + int(counted and seat in game.winners),
-             (max(best, score) if games else score) if counted else best, total + score,
-             rated_games + int(seat in rated)))
+            (player, game.ruleset, *current[player][:2], shown_rating(*current[player][:2]),
+             *current[player][2:]))
     return outcomes
 
 

@@ -18,6 +18,14 @@ PAGE_SIZE = 10
 VIEWS = ("leaderboard", "recent", "player", "best")
 
 
+def shown_name(player_id: str, name: str) -> str:
+    """A player's name on the pages: a bot level is one player ("bot:medium"), shown as
+    "Medium bot", not under whichever seat name ("Bot 2 (medium)") it had last."""
+    if player_id.startswith("bot:"):
+        return f"{player_id[4:].capitalize()} bot"
+    return name
+
+
 def _page(rows: list) -> tuple[list, bool]:
     return rows[:PAGE_SIZE], len(rows) > PAGE_SIZE
 
@@ -36,7 +44,7 @@ def leaderboard(db: sqlite3.Connection, ruleset: str, page: int = 0) -> dict:
         "ORDER BY s.rating DESC, s.player_id DESC LIMIT ? OFFSET ?",
         (ruleset, *_limits(page))).fetchall()
     rows, more = _page(rows)
-    return {"rows": [{"player": pid, "name": name, "bot": bool(bot), "rating": rating, "games": games,
+    return {"rows": [{"player": pid, "name": shown_name(pid, name), "bot": bool(bot), "rating": rating, "games": games,
                       "wins": wins, "best": best} for pid, name, bot, rating, games, wins, best in rows],
             "more": more}
 
@@ -95,7 +103,7 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0) -> dict:
         game.update(score=score, won=bool(won), best=bool(best), finished=bool(finished),
                     change=after - before if before is not None and after is not None else None)
         games.append(game)
-    return {"found": True, "player": player_id, "name": found[0], "bot": bool(found[1]),
+    return {"found": True, "player": player_id, "name": shown_name(player_id, found[0]), "bot": bool(found[1]),
             "standings": standings, "rows": games, "more": more}
 
 
