@@ -27,7 +27,8 @@ Targets (issue 23) are printed beside the figures. A host without `--door-sessio
 the warm parent landed) exits with a usage error: then only today's spawned sessions run,
 and the script says so. Every process it starts is ended when it ends, on ctrl+c too.
 
-    python benchmarks/doors.py [--modes spawn warm] [--logins 10] [--storm 120] [--ssh-players 1 10 20]
+    python benchmarks/doors.py [--modes spawn warm] [--logins 10] [--storm 120] [--max-starting N]
+        [--ssh-players 1 10 20]
         [--visitors 1 5 10] [--chromium-runs 3] [--idle 200] [--active 20] [--presses 20]
         [--quick]
 
@@ -64,7 +65,7 @@ sys.path.insert(0, str(ROOT))   # server/ and tests/ (the OpenSSH and Chromium p
 MODES = ("spawn", "warm")
 # Words of the lobby's first full frame: its table pane, and its footer (drawn last); and
 # words of the web door's name prompt.
-LOBBY_WORDS = (b"make a new table", b"Sit down")
+LOBBY_WORDS = (b"make a new table", b"Sit")
 NAME_PROMPT = b"Your name at the table"
 # The keys to a thrown solo dice game, each with words of the screen it leads to.
 DICE_SETUP = [(b"n", b"Create"), (b"\r", b"Start"), (b"g", b"Throw"), (b"r", b"Hold")]
@@ -221,7 +222,8 @@ class Host:
     """`kismet-host --ssh --web` on 127.0.0.1 in `mode`, in a session (process group) of its
     own, its output in a file."""
 
-    def __init__(self, mode: str, folder: Path, max_sessions: int, with_mode_option: bool):
+    def __init__(self, mode: str, folder: Path, max_sessions: int, with_mode_option: bool,
+                 max_starting: int | None = None):
         self.mode = mode
         self.folder = folder
         self.port, self.ssh_port, self.web_port = free_port(), free_port(), free_port()
@@ -232,6 +234,8 @@ class Host:
                    XDG_DATA_HOME=str(home / ".local/share"), XDG_STATE_HOME=str(home / ".local/state"),
                    XDG_CACHE_HOME=str(home / ".cache"), PYTHONPATH=str(ROOT))
         option = ["--door-sessions", mode] if with_mode_option else []
+        if max_starting is not None:
+            option += ["--max-starting", str(max_starting)]
         with self.output.open("wb") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(self.port),
@@ -706,7 +710,8 @@ async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_
     """The figures of one mode, each printed as it is measured; None when this host has no
     --door-sessions."""
     machine_before = machine_used_kib()
-    host = Host(mode, folder, max(args.idle + args.active, args.storm) + 20, with_mode_option)
+    host = Host(mode, folder, max(args.idle + args.active, args.storm) + 20, with_mode_option,
+                args.max_starting)
     lines: list[str] = []
 
     def shown(new: list[str]) -> None:
@@ -809,6 +814,8 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
     parser.add_argument("--logins", type=int, default=10, help="logins timed one at a time, per client (0: none)")
     parser.add_argument("--storm", type=int, default=120, help="ssh logins all at once (0: none)")
+    parser.add_argument("--max-starting", type=int, default=None,
+                        help="the host's --max-starting (sessions starting at once; default: the host's own)")
     parser.add_argument("--ssh-players", type=int, nargs="*", default=[1, 10, 20])
     parser.add_argument("--visitors", type=int, nargs="*", default=[1, 5, 10])
     parser.add_argument("--chromium-runs", type=int, default=3,

@@ -4,7 +4,7 @@
                 [--max-per-address 8] [--cap-loopback] [--keep-games N] [--tables-per-player 3]
                 [--bots-per-player 7]
                 [--ssh [PORT]] [--ssh-keys FILE] [--web [PORT]] [--web-origin ORIGIN]
-                [--max-sessions N] [--door-sessions warm|spawn]
+                [--max-sessions N] [--max-starting N] [--door-sessions warm|spawn]
                 [--no-announce] [--config FILE] [--log-file FILE] [--log-level LEVEL]
     kismet-host --version | --completion bash|zsh|fish
 
@@ -182,7 +182,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     from .door_limits import SessionSlots
 
     # One cap on the sessions of both doors: each runs a client process on this machine.
-    slots = SessionSlots(getattr(args, "max_sessions", None))
+    slots = SessionSlots(getattr(args, "max_sessions", None), getattr(args, "max_starting", None))
     sandbox = None
     if args.ssh is not None or args.web is not None:
         from .session_sandbox import SessionSandbox
@@ -331,6 +331,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-sessions", type=int, default=None, metavar="N",
                         help="most players over ssh and the web at once, together (default: from "
                              "this machine's memory, 64 MB each over half of it; 0: no cap)")
+    parser.add_argument("--max-starting", type=int, default=None, metavar="N",
+                        help="most ssh and web sessions starting at once, together; the others "
+                             "wait their turn (default: 8 per core; 0: no limit)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--config", default=None, metavar="FILE",

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 if sys.platform != "win32":
     import resource
 
+from .door_starts import StartQueue
+
 # A window larger than any real screen (a 4K monitor in a tiny font is about 480x135).
 MAX_COLS = 500
 MAX_ROWS = 200
@@ -137,11 +139,13 @@ def default_max_sessions() -> int:
 
 class SessionSlots:
     """The doors' sessions under one cap: `take` before a session's client starts, `give_back`
-    when it has ended. Shared by every door of one host."""
+    when it has ended; and how many of them start at once (`starts`, server/door_starts.py:
+    `starting` at most, eight per core by default). Shared by every door of one host."""
 
-    def __init__(self, limit: int | None = None) -> None:
+    def __init__(self, limit: int | None = None, starting: int | None = None) -> None:
         self.limit = default_max_sessions() if limit is None else limit
         self.taken = 0
+        self.starts = StartQueue(starting)
 
     def take(self) -> bool:
         if self.limit > 0 and self.taken >= self.limit:

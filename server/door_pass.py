@@ -13,7 +13,8 @@ the session ends.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from kismet_tui.door_env import PASS_VARIABLE
 
@@ -29,6 +30,9 @@ class DoorPass:
     door: str        # "ssh" or "web"
     address: str
     identity: str = ""
+    # Called when the host answers the session's table list (its lobby is being drawn: the
+    # end of its start-up, server/door_starts.py).
+    listed: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
 
 class DoorPasses:
@@ -37,10 +41,11 @@ class DoorPasses:
     def __init__(self) -> None:
         self._passes: dict[str, DoorPass] = {}
 
-    def issue(self, door: str, address: str, identity: str = "") -> str:
+    def issue(self, door: str, address: str, identity: str = "",
+              listed: Callable[[], None] | None = None) -> str:
         """A new secret for one session; hand it to the client in ENVIRONMENT_NAME."""
         secret = secrets.token_urlsafe(24)
-        self._passes[secret] = DoorPass(door, address, identity)
+        self._passes[secret] = DoorPass(door, address, identity, listed)
         return secret
 
     def find(self, secret: str | None) -> DoorPass | None:

@@ -1,7 +1,8 @@
 """One remote player's `kismet-join`, run on a pseudo-terminal of its own.
 
 The ssh server starts one of these per session and pipes bytes between the ssh channel and
-the pty's master side: the player's keys go in, the app's screen comes out, a window change
+the pty's master side: the player's keys go in, the app's screen comes out (its first frames also tell the doors' start queue when its
+start-up is over, server/door_starts.py), a window change
 becomes a TIOCSWINSZ (the kernel then sends the app SIGWINCH). The app is an ordinary client
 of the host over loopback, so it crashes, leaks or blocks alone, never the host or another
 player, and it needs no code of its own for being remote.
@@ -30,6 +31,7 @@ from kismet_tui.door_env import OUT_OF_MEMORY
 
 from .door_limits import (SESSION_ADDRESS_SPACE, address_space_limited, child_environment, clamp_size,
                           limit_session_child, near_its_memory_limit)
+from .door_starts import StartTurn
 from .memory_watch import MemoryWatch
 from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
@@ -69,7 +71,8 @@ class PtyApp:
                  on_input_room: Callable[[], None] | None = None,
                  address_space: int = SESSION_ADDRESS_SPACE,
                  forker: DoorForker | None = None,
-                 confinement: Rules | None = None) -> None:
+                 confinement: Rules | None = None,
+                 turn: StartTurn | None = None) -> None:
         self.args = args
         self.term = term
         self.client_env = client_env
@@ -81,6 +84,7 @@ class PtyApp:
         self.address_space = address_space
         self.forker = forker
         self.confinement = confinement        # the files it may open (server/session_sandbox.py)
+        self.turn = turn                      # its start-up's turn (server/door_starts.py), told what it draws
         self.proc: SessionProcess | None = None
         self.master: int | None = None        # the pty's side we hold; None once released
         self._pending = bytearray()
@@ -157,6 +161,8 @@ class PtyApp:
             asyncio.get_running_loop().remove_reader(master)
             return
         self._look_at_memory()
+        if self.turn is not None:
+            self.turn.drew()
         self.on_output(data)
 
     def _look_at_memory(self) -> None:
@@ -227,6 +233,8 @@ class PtyApp:
 
     async def _wait(self, proc: SessionProcess) -> None:
         code = await proc.wait()
+        if self.turn is not None:
+            self.turn.end()
         if self.memory_watch is not None:
             self.memory_watch.stop()
         self._release()

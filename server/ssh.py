@@ -45,6 +45,7 @@ from protocol.text import clean_name
 from . import rejoin_code
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
+from .door_starts import StartTurn
 from .identity import HostIdentity
 from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
@@ -304,6 +305,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         self.door_pass: str | None = None     # issued for the app, revoked at the end
         self.seat_digest: str | None = None   # its seat folder's, while the app uses it
         self.reading = True                   # False while the app's key backlog is full
+        self.turn: StartTurn | None = None    # its start-up's turn (server/door_starts.py)
+        self.ahead: int | None = None         # logins starting before it, as last shown
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
@@ -483,6 +486,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             return
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
+        # A storm of logins starts a few at a time (server/door_starts.py): wait for a turn.
+        self.turn = self.server.slots.starts.turn()
+        await self.turn.wait(self.show_place)
+        if self.ended:
+            return
         seats = self.server.seats_file(name, proof)
         self.seat_digest = self.server.seat_digest(name, proof)
         self.server.seats.using(self.seat_digest)
@@ -490,7 +498,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
         # The pass tells the host who this player really is (address, key or code): it
         # counts them against their own address, not loopback's.
-        self.door_pass = self.server.host.door_passes.issue("ssh", self.gate.address, proof)
+        self.door_pass = self.server.host.door_passes.issue("ssh", self.gate.address, proof,
+                                                            listed=self.turn.listed)
         door_env = {ENVIRONMENT_NAME: self.door_pass, **own_environment(seats.parent)}
         if code:
             door_env[REJOIN_CODE_VARIABLE] = rejoin_code.shown(code)
@@ -499,14 +508,21 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                           on_input_room=self.input_room, door_env=door_env,
                           client_env=dict(self.chan.get_environment()), forker=self.server.forker,
                           confinement=session_rules(self.server.sandbox, seats.parent),
-                          address_space=self.server.session_address_space)
+                          address_space=self.server.session_address_space, turn=self.turn)
         try:
             await self.app.start()
         except OSError as exc:
+            self.turn.end()
             self.chan.write(f"Sorry, the game could not start here: {exc}\r\n".encode())
             self.chan.exit(1)
             return
         log.info("%s plays over ssh from %s (pid %s)", name, self.gate.address, self.app.pid)
+
+    def show_place(self, ahead: int) -> None:
+        """How many logins start before this one, on the line the cursor is on."""
+        if not self.ended and ahead != self.ahead:
+            self.ahead = ahead
+            self.show(f"\r\x1b[KStarting your game: {ahead} ahead of you.".encode())
 
     def show(self, data: bytes) -> None:
         """The app's screen output, to the player (unless the line has just gone)."""
@@ -584,6 +600,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     async def end(self) -> None:
         """The ssh side is gone: hang up on the app (the host keeps the seat)."""
         self.ended = True
+        if self.turn is not None:
+            self.turn.end()   # (waiting for it, or starting: the next login's turn)
         try:
             if self.app is not None:
                 await self.app.close()

@@ -46,7 +46,7 @@ from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .seat_files import SeatFolders
 from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .warm_doors import DoorForker
-from .web_session import VisitorLeft, VisitorSession, tell_and_close
+from .web_session import VisitorLeft, VisitorSession, peer_hung_up, tell_and_close
 
 if TYPE_CHECKING:
     from .host import Host
@@ -137,8 +137,16 @@ class KismetServe(Server):
     async def play(self, request: web.Request, socket: web.WebSocketResponse, address: str,
                    visitor: str | None) -> None:
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
+        # A storm of visitors starts a few at a time (server/door_starts.py): wait for a turn.
+        turn = self.door.slots.starts.turn() if self.door.slots is not None else None
+        if turn is not None:
+            await turn.wait()
+            if peer_hung_up(request):   # (gone while waiting: the turn passes on at once)
+                turn.end()
+                return
         passes = self.door.host.door_passes
-        door_pass = passes.issue("web", address, f"web {digest}" if digest else "")
+        door_pass = passes.issue("web", address, f"web {digest}" if digest else "",
+                                 listed=turn.listed if turn is not None else None)
         seat = digest[:32] if digest else self.door.seats.once()
         self.door.seats.using(seat)
         folder = self.door.seats.folder(seat)
@@ -147,7 +155,8 @@ class KismetServe(Server):
                                  request, socket, download_manager=self.download_manager,
                                  address_space=self.door.session_address_space,
                                  forker=self.door.forker,
-                                 confinement=session_rules(self.door.sandbox, folder))
+                                 confinement=session_rules(self.door.sandbox, folder),
+                                 turn=turn)
         self.door.sessions.add(session)
         try:
             await session.start(*clamp_size(request.query.get("width"), request.query.get("height")))
@@ -158,6 +167,8 @@ class KismetServe(Server):
         except Exception:
             log.exception("a web visitor's session failed")
         finally:
+            if turn is not None:
+                turn.end()
             passes.revoke(door_pass)
             await session.end()
             await socket.close()

@@ -37,6 +37,7 @@ from textual_serve.download_manager import DownloadManager
 from kismet_tui.door_env import OUT_OF_MEMORY
 
 from .door_limits import SESSION_ADDRESS_SPACE, address_space_limited, clamp_size, limit_session_child
+from .door_starts import StartTurn
 from .memory_watch import MemoryWatch
 from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkedSession, ForkerUnavailable, SessionProcess, signal_group
@@ -130,7 +131,8 @@ class VisitorSession(AppService):
                  socket: web.WebSocketResponse, *, download_manager: DownloadManager,
                  address_space: int = SESSION_ADDRESS_SPACE,
                  forker: DoorForker | None = None,
-                 confinement: Rules | None = None) -> None:
+                 confinement: Rules | None = None,
+                 turn: StartTurn | None = None) -> None:
         async def close() -> None:   # (aiohttp's close answers a bool nobody reads)
             await socket.close()
 
@@ -146,6 +148,7 @@ class VisitorSession(AppService):
         self.address_space = address_space
         self.forker = forker
         self.confinement = confinement   # the files it may open (server/session_sandbox.py)
+        self.turn = turn   # its start-up's turn (server/door_starts.py), told what it draws
         self.app: SessionProcess | None = None
         self.budget = KeyBudget()
         self.peer_checked = time.monotonic()
@@ -295,6 +298,8 @@ class VisitorSession(AppService):
             await self._ended_by_itself(await process.wait())
 
     async def on_data(self, payload: bytes) -> None:
+        if self.turn is not None:
+            self.turn.drew()
         self._look_at_peak()
         await super().on_data(payload)
 

@@ -39,7 +39,7 @@ async def session_screen(ssh, host, seats_file: Path, own: Path, *, forked: bool
     try:
         text = lambda: " ".join(line.strip() for line in screen.display)
         deadline = asyncio.get_running_loop().time() + 60
-        while "Sit down" not in text() or ("Tables" not in text()):
+        while "Sit" not in text() or ("Tables" not in text()):
             assert not ended.is_set(), text()
             assert asyncio.get_running_loop().time() < deadline, text()
             await asyncio.sleep(0.05)

@@ -36,6 +36,7 @@ web = 8181
 web-origin = "https://kismet.example"
 door-sessions = "spawn"
 max-sessions = 10
+max-starting = 3
 no-announce = true
 log-file = "/var/log/kismet/host.log"
 log-level = "WARNING"
@@ -59,6 +60,7 @@ def test_every_option_of_the_command_line_can_be_in_the_file(tmp_path):
     assert (args.keep_games, args.tables_per_player, args.bots_per_player) == (50, 1, 2)
     assert args.ssh == 2222 and args.web == 8181       # true: the option's own port
     assert (args.web_origin, args.door_sessions, args.max_sessions) == ("https://kismet.example", "spawn", 10)
+    assert args.max_starting == 3
     assert (args.log_file, args.log_level) == ("/var/log/kismet/host.log", "warning")
     # Every option a host has (but the one-off actions) is one the file may hold.
     in_file = {line.split(" = ")[0] for line in EVERY_OPTION.strip().splitlines()}

@@ -82,6 +82,11 @@ class MoveLog(RichLog):
             self.said.append(content)
             del self.said[:-self.KEEP]
         super().write(content, width, expand, shrink, scroll_end, animate)
+        if self.is_attached and self.screen is not self.app.screen:
+            # Under a box (the end of the game): Textual draws a screen seen behind another
+            # again only when the one on top is drawn, so this line, and the scroll to it,
+            # would not show until the box changes.
+            self.call_after_refresh(self.app.screen.refresh)
         return self
 
     def on_resize(self, event: events.Resize) -> None:

@@ -216,7 +216,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         yield MoveLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
         yield TooSmall()
-        yield KeyFooter()
+        yield KeyFooter(same_keys_once=True)   # (redrawn only when its keys change)
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", TableList)
