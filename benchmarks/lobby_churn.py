@@ -131,6 +131,25 @@ async def key_presses(app: PtyApp, out: Output, presses: int) -> list[float]:
     return times
 
 
+async def arrow_presses(app: PtyApp, out: Output, presses: int, first_id: int) -> list[float]:
+    """Seconds from each arrow key to the row it moved to drawn highlighted (the lightest
+    key of the lobby: two rows redrawn). The cursor starts on the first table, whose id is
+    `first_id` (ids follow each other); the highlight is the theme's cursor background
+    (colour 32 on a 256-colour terminal), as the row's first cell is drawn."""
+    times = []
+    position = 0
+    for n in range(presses * 2):
+        key, step = (b"\x1b[B", 1) if n % 2 == 0 else (b"\x1b[A", -1)
+        position += step
+        since = len(out.data)
+        start = time.perf_counter()
+        app.write(key)
+        await out.wait_for(f"48;5;32m {first_id + position}  ".encode(), since, 120)
+        times.append(time.perf_counter() - start)
+        await asyncio.sleep(0.3)
+    return times
+
+
 async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str, float]:
     state = tempfile.mkdtemp(prefix="kismet-churn-")
     port = free_port()
@@ -185,6 +204,8 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
         cpu1, _ = window_cpu()
         quiet = (cpu1 - cpu0) * 100 / args.seconds
         quiet_presses = await key_presses(key_app, key_out, args.presses)
+        first_id = (await owners[0].request({"type": "list_tables"}, 3))["tables"][0]["id"]
+        quiet_arrows = await arrow_presses(key_app, key_out, args.presses, first_id)
 
         stop = asyncio.Event()
         listed = (await owners[0].request({"type": "list_tables"}, 2))["tables"]
@@ -198,6 +219,7 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
         drawn = [(len(out.data) - before) for out, before in zip(outputs, drawn0)]
         host1, took = cpu_s(host.pid), time.monotonic() - began
         presses = await key_presses(key_app, key_out, args.presses)
+        arrows = await arrow_presses(key_app, key_out, args.presses, first_id)
         stop.set()
         sent, churn_conn = await churner
         churn_conn.close()
@@ -212,6 +234,9 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
             "key_quiet": statistics.median(quiet_presses) * 1000,
             "key_median": statistics.median(presses) * 1000,
             "key_worst": max(presses) * 1000,
+            "arrow_quiet": statistics.median(quiet_arrows) * 1000,
+            "arrow_median": statistics.median(arrows) * 1000,
+            "arrow_worst": max(arrows) * 1000,
             "churn_rate": sent / (time.monotonic() - began + 1),
             "refused": churn_conn.refused,
         }
@@ -233,7 +258,10 @@ def show(label: str, tree: Path, figures: dict[str, float], lobbies: int) -> Non
           f"(most {figures['bytes_max'] / 1024:.1f} KiB); drawn on its terminal: "
           f"{figures['drawn'] / 1024:.1f} KiB")
     print(f"  key press: median {figures['key_quiet']:.0f} ms with nothing happening; under churn "
-          f"median {figures['key_median']:.0f} ms, worst {figures['key_worst']:.0f} ms")
+          f"median {figures['key_median']:.0f} ms, worst {figures['key_worst']:.0f} ms (n, escape)")
+    print(f"  arrow key to the table it moved to: median {figures['arrow_quiet']:.0f} ms with nothing "
+          f"happening; under churn median {figures['arrow_median']:.0f} ms, worst "
+          f"{figures['arrow_worst']:.0f} ms")
     print(f"  host CPU under churn: {figures['host']:.1f}%; churn {figures['churn_rate']:.0f} "
           f"messages/s, {figures['refused']:.0f} refused for pace")
 
