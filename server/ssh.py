@@ -27,6 +27,7 @@ real address, not as loopback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -71,6 +72,8 @@ INPUT_WINDOW = 64 * 1024
 # resizes, the kitty keyboard protocol, line wrap.)
 PLAIN_TERMINAL = (b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?1016l"
                   b"\x1b[?1004l\x1b[?2004l\x1b[?2048l\x1b[<u\x1b[?7h\x1b[?25h\x1b[0m\r\n")
+# How long a stopping host waits for the players' ssh clients to show its goodbye.
+GOODBYE_WAIT_S = 2.0
 HOST_STOPPED_WORDS = ("The host stopped. Your game is saved: log in again when it is back to "
                       "take your seat.")
 OUT_OF_MEMORY_WORDS = "Your game used too much memory and was ended."
@@ -167,6 +170,14 @@ class SshServer:
         sessions = list(self.sessions)
         for session in sessions:
             session.goodbye(HOST_STOPPED_WORDS)  # a plain terminal, not the board, is left
+        # OpenSSH quits at the connection's "disconnect" without writing out what it has
+        # received and not yet shown: so the goodbye's channel is closed first (its client
+        # has then shown it), for a moment at most, and only then the connections.
+        with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.gather(
+                *(session.chan.wait_closed() for session in sessions), return_exceptions=True),
+                GOODBYE_WAIT_S)
+        for session in sessions:
             session.gate.conn.close()   # the players' ssh clients end too
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
         if self._server is not None:

@@ -113,11 +113,26 @@ def knock_prelay():
     return ScriptedClient.at("knock", ["Ana", "Bot 1 (medium)"], until=lambda g: g.phase == "prelay_commit")
 
 
+def knock_owned_and_watched():
+    """The owner of a knock table of people, somebody watching, on another's throw: the
+    footer's longest line (its keys: card, knock, b to hand the throw to a bot, talk, mute
+    the watchers, leave, quit, help were 88 cells, cutting the help key off)."""
+    from tests.scripted import ScriptedClient
+
+    def another_throw(game):
+        roll = game.view(0).get("roll") or {}
+        return roll.get("roller") not in (None, 0) and roll.get("status") == "deciding"
+
+    client = ScriptedClient.at("knock", ["Ana", "Bo", "Cy"], until=another_throw)
+    client.table["spectators"] = [{"name": "Wes", "client_id": 9}]
+    return client
+
+
 @pytest.mark.ui
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("drawing", ["ascii", "unicode"])
 @pytest.mark.parametrize("scene", ["lobby_client", "dice_mid_game", "race_mid_round", "knock_mid_game",
-                                   "knock_prelay"])
+                                   "knock_prelay", "knock_owned_and_watched"])
 async def test_every_footer_fits_80_columns(scene, drawing):
     """The footer lists the keys that work now, the help key last; at 80 columns it must all
     show, drawn in ASCII too, where keys are named in words (no "⌫" on a LANG=C terminal: the
@@ -130,7 +145,8 @@ async def test_every_footer_fits_80_columns(scene, drawing):
 
     glyphs.use_ascii(drawing == "ascii")
     try:
-        client = knock_prelay() if scene == "knock_prelay" else getattr(test_ui_snapshots, scene)()
+        client = (globals()[scene]() if scene in ("knock_prelay", "knock_owned_and_watched")
+                  else getattr(test_ui_snapshots, scene)())
         app = KismetApp(client, address="this computer")
         async with app.run_test(size=(80, 24)) as pilot:
             def keys():

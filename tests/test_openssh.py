@@ -11,6 +11,7 @@ import pty
 import resource
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import termios
@@ -24,7 +25,8 @@ from server.pty_app import INPUT_BACKLOG, set_size
 from server.door_limits import MAX_COLS, MAX_ROWS
 from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import running_host, wait_until
-from tests.sshutil import have_the_code, open_solo_dice, rejoin_code_shown, ssh_host
+from tests.sshutil import (have_the_code, kismet_host_with_ssh, open_solo_dice, rejoin_code_shown,
+                           ssh_host)
 
 SSH = shutil.which("ssh")
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180),
@@ -302,3 +304,37 @@ async def test_openssh_an_app_out_of_memory_ends_in_words(tmp_path, client_key):
                     await asyncio.sleep(0.01)
             await wait_until(lambda: OUT_OF_MEMORY_WORDS in player.text(), timeout=30)
             assert b"Traceback" not in player.received
+
+
+
+@pytest.mark.parametrize("doors", ["warm", "spawn"])
+async def test_openssh_players_see_the_goodbye_when_a_real_host_stops(tmp_path, doors):
+    # OpenSSH quits at once on the ssh "disconnect" message, without writing out what it
+    # has received and not yet shown: a host that wrote its goodbye and closed at once left
+    # the board on the player's screen (and their terminal in the app's modes) until `reset`.
+    proc, port = kismet_host_with_ssh(tmp_path, "--door-sessions", doors)
+    try:
+        await wait_until(lambda: port_open(port), timeout=60)
+        async with contextlib.AsyncExitStack() as stack:
+            players = [await stack.enter_async_context(openssh(port, name, tmp_path / "known_hosts"))
+                       for name in ("Ana", "Bo")]
+            for player in players:
+                await player.wait_for_text("Press enter when you have it")
+                player.press(b"\r")
+                await player.wait_for_text("Tables")
+            proc.send_signal(signal.SIGTERM)
+            for player in players:
+                await wait_until(lambda: player.proc.poll() is not None, timeout=30)
+                await wait_until(lambda: "The host stopped" in player.text(), timeout=5)
+                received = bytes(player.received)
+                assert received.rfind(b"\x1b[?1049l") > received.rfind(b"\x1b[?1049h") >= 0
+                assert received.rfind(b"\x1b[?1000l") > received.rfind(b"\x1b[?1000h")
+    finally:
+        proc.kill()
+        proc.wait(30)
+
+
+def port_open(port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+        return True
+    return False

@@ -35,3 +35,13 @@ def test_the_dice_help_says_what_a_hints_figure_is():
     assert "(≈352)" in words and "final score to expect" in words
     assert "## Your rating" in words  # (at the end, where the game's own help is first)
     assert not words.startswith("## Your rating")
+
+
+@pytest.mark.parametrize("ruleset", ["dice", "knock"])
+def test_the_help_of_a_game_with_turns_names_the_owners_b(ruleset):
+    # The dice and knock screens bind `b` (the owner hands the seat on turn to a bot, [D31]);
+    # their help's key table did not list it.
+    from kismet_tui.screens.help import rules_text
+
+    words = " ".join(rules_text(ruleset).split())
+    assert "| `b` | the table's owner, on another player's turn: hand their seat to a bot" in words

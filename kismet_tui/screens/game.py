@@ -8,6 +8,7 @@ legal_actions: `legal_now`), so the footer always says what may be pressed. Chat
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from functools import partial
 from typing import Any, Generic, TypeVar, cast
@@ -126,7 +127,10 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         Binding("r", "rematch", "Play again"),
         Binding("enter", "results", "Results"),
         ChatInput.TALK,
-        *MUTE,
+        # The game's keys fill the footer: m (the owner's, while somebody watches) still
+        # mutes the watchers, unshown, as the help and the lobby's footer say, so the help
+        # key is never cut off at 80 columns.
+        *[dataclasses.replace(binding, show=False) for binding in MUTE],
         Binding("ctrl+l", "leave", "Leave"),
     ]
     # The owner hands the seat on turn (another player's, who is idle) to the host [D31]:
