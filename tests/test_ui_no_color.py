@@ -89,9 +89,10 @@ async def test_dice_without_colour_is_played_and_sends_no_colour(tmp_path, monke
 
 
 @pytest.mark.parametrize("variable, value", [("NO_COLOR", "1"), ("TERM", "xterm-mono")])
-async def test_real_kismet_in_a_terminal_without_colour(monkeypatch, variable, value):
+async def test_real_kismet_in_a_terminal_without_colour(monkeypatch, tmp_path, variable, value):
     """The real `kismet` on a pty: a dice game opened from the start-up form and thrown,
-    with not one colour code in all it wrote."""
+    with not one colour code in all it wrote. Each run plays from a solo folder of its own:
+    a game another run left unfinished would be offered instead of the form."""
     import fcntl
     import os
     import pty
@@ -106,7 +107,8 @@ async def test_real_kismet_in_a_terminal_without_colour(monkeypatch, variable, v
     env[variable] = value
     pid, fd = pty.fork()
     if pid == 0:  # the child: the real command, as a player starts it
-        os.execve(sys.executable, [sys.executable, "-c", "from kismet_tui.cli import local_main; local_main()"], env)
+        os.execve(sys.executable, [sys.executable, "-c", "import sys; from kismet_tui.cli import local_main; "
+                                   "local_main(sys.argv[1:])", "--state-dir", str(tmp_path / "solo")], env)
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     screen = pyte.Screen(80, 24)
     stream = pyte.ByteStream(screen)
