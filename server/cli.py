@@ -333,7 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "this machine's memory, 64 MB each over half of it; 0: no cap)")
     parser.add_argument("--max-starting", type=int, default=None, metavar="N",
                         help="most ssh and web sessions starting at once, together; the others "
-                             "wait their turn (default: 8 per core; 0: no limit)")
+                             "wait their turn (default: 32 per core; 0: no limit)")
     parser.add_argument("--no-announce", action="store_true",
                         help="do not announce this host on the LAN (kismet-join then needs the address)")
     parser.add_argument("--config", default=None, metavar="FILE",

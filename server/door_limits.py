@@ -140,7 +140,7 @@ def default_max_sessions() -> int:
 class SessionSlots:
     """The doors' sessions under one cap: `take` before a session's client starts, `give_back`
     when it has ended; and how many of them start at once (`starts`, server/door_starts.py:
-    `starting` at most, eight per core by default). Shared by every door of one host."""
+    `starting` at most, 32 per core by default). Shared by every door of one host."""
 
     def __init__(self, limit: int | None = None, starting: int | None = None) -> None:
         self.limit = default_max_sessions() if limit is None else limit

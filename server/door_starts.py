@@ -8,7 +8,7 @@ to their lobbies on two busy cores. Let in a few at a time, each starts at its o
 the last lobby is drawn when the sum of those is spent.
 
 So the doors share one StartQueue (held by their SessionSlots): at most `limit` sessions
-(eight per core by default, `kismet-host --max-starting N`) are in their start-up at once;
+(32 per core by default, `kismet-host --max-starting N`) are in their start-up at once;
 the others wait their turn, in
 the order they came, with their ssh channel open and a line on their terminal saying how
 many are ahead of them. A session's start-up is from its turn (then it is forked) to the
@@ -17,13 +17,15 @@ longer than START_TURN_SECONDS: a session that never gets there (a client that c
 reach the host, say) holds nobody up for longer. A session that ends gives its turn back
 at once, whether it had it or was waiting for it.
 
-Why eight per core, not one or two: a start is a chain of steps (fork, connect, hello, the
-table list, the drawing), each waiting for the CPU behind the machine's other work, so on a
-busy machine one start takes most of a second of wall time for its tenth of a second of
-CPU; and the scheduler shares the cores among running processes, so a few sessions starting
-get a few shares. Measured on a 2-core machine at load 8-15 (benchmarks/doors.py --storm
-120): 4 at once drew the last lobby at 33.7 s, 16 at once at 12.8 s, no limit at 12.2 s.
-The limit is there so that a far larger storm does not start hundreds at once.
+Why 32 per core, not one or two: a start is a chain of steps (fork, connect, hello, the
+table list, the drawing), each waiting for the CPU behind the machine's other work, so one
+start takes most of a second of wall time for its tenth of a second of CPU; and the
+scheduler shares the cores among running processes, so a few sessions starting get a few
+shares. Measured on a 2-core machine at load 8-15 (benchmarks/doors.py --storm 120): 4 at
+once drew the last lobby at 33.7 s, 16 at once at 12.8 s, no limit at 12.2 s; on the same
+machine with nothing else running, 16 at once at 15.6 s, 64 at once at 10.3 s, no limit at
+10.4 s. A limit a storm of a hundred does not reach costs it nothing; it is there so that a
+far larger storm does not start hundreds at once.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from collections.abc import Callable
 # The most a session's start-up may hold a turn (a session alone reaches its lobby in a
 # quarter of a second; a crowded machine takes some seconds).
 START_TURN_SECONDS = 5.0
-STARTS_PER_CORE = 8
+STARTS_PER_CORE = 32
 
 
 def default_limit() -> int:
