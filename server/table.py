@@ -93,8 +93,9 @@ class TableHost(Protocol):
     def game_ended(self, table: Table, log_path: Path, tokens: list[str]) -> None:
         """A game's log is finished on disk; `tokens` are its seats' players."""
 
-    def close_table(self, table: Table) -> None:
-        """Nobody but bots is left at the table once its game ended: it closes."""
+    def close_table(self, table: Table, words: str | None = None) -> None:
+        """The table closes (nobody but bots is left at it once its game ended, or its
+        players all left it); its watchers are told `words`."""
 
 
 class Table:
@@ -543,7 +544,7 @@ class Table:
         if self.owner is None or self.seat_of(self.owner) is None:
             self.pass_ownership()
         if self.owner is None:  # nobody but bots is left: the table closes
-            self.host.close_table(self)
+            self.host.close_table(self, f"Table {self.id} closed: its last player left.")
             return
         self.send_table()
 
