@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from kismet_tui.rules import HOST
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode
 
 from .link import Link
@@ -79,7 +79,7 @@ class Saving:
         self.words = pause_words(exc)
         table.cancel_timer()
         log.error("table %s: cannot save event %s (%s); play paused", table.id, event["seq"], exc.why)
-        frame = encode({"type": "error", "code": "cannot_save", "words": self.words})
+        frame = encode(error_message("cannot_save", self.words))
         for conn in table.connections():
             if conn is not sender:
                 conn.send_bytes(frame)

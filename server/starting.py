@@ -82,7 +82,7 @@ def start_now(host: Jobs, table: Table) -> None:
     try:
         check_seat_count(table)
     except ProtocolError as exc:
-        table.broadcast({"type": "error", "code": exc.code, "words": exc.words})
+        table.broadcast(exc.message())
         return
     start_game(table)
 

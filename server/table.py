@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode
 
 from .chance import GameSecret
@@ -93,8 +93,9 @@ class TableHost(Protocol):
     def game_ended(self, table: Table, log_path: Path, tokens: list[str]) -> None:
         """A game's log is finished on disk; `tokens` are its seats' players."""
 
-    def close_table(self, table: Table) -> None:
-        """Nobody but bots is left at the table once its game ended: it closes."""
+    def close_table(self, table: Table, words: str | None = None) -> None:
+        """The table closes (nobody but bots is left at it once its game ended, or its
+        players all left it); its watchers are told `words`."""
 
 
 class Table:
@@ -430,8 +431,7 @@ class Table:
             log.error("table %s: cannot flush the game's end to the disk (%s); trying again", self.id, why)
             if not self._end_told:
                 self._end_told = True
-                self.broadcast({"type": "error", "code": "cannot_save",
-                                "words": pause_words(StoreError(why))})
+                self.broadcast(error_message("cannot_save", pause_words(StoreError(why))))
             self._end_retry = asyncio.get_running_loop().call_later(RETRY_S, self._flush_end)
             return
         event, notes, sender, re = self.ending
@@ -544,7 +544,7 @@ class Table:
         if self.owner is None or self.seat_of(self.owner) is None:
             self.pass_ownership()
         if self.owner is None:  # nobody but bots is left: the table closes
-            self.host.close_table(self)
+            self.host.close_table(self, f"Table {self.id} closed: its last player left.")
             return
         self.send_table()
 
@@ -669,7 +669,7 @@ class Table:
         for seat, was in zip(self.seats, ready):
             seat.ready = was
         self.send_table()
-        frame = encode({"type": "error", "code": "cannot_start", "words": words})
+        frame = encode(error_message("cannot_start", words))
         for conn in self.connections():
             if conn is not told:
                 conn.send_bytes(frame)
