@@ -62,9 +62,10 @@ ENGINE_KINDS = ("illegal_now", "not_yet", "not_yours")  # `illegal`'s kinds: the
 ASYNC = pytest.mark.asyncio(loop_scope="module")
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
-# Rows whose outcome the `replies` branch (issue 29, points 2, 3 and 6) decides: on this
-# branch the host does not yet answer them as the doc says. strict: once the host does, the
-# mark fails, and the lead takes the row out of this set at the merge. Rows that pass here
+# Rows whose outcome the `replies` branch (issue 29, points 2, 3 and 6) decides, while the
+# host does not yet answer them as the doc says: each a strict xfail (row key -> why), so
+# that once the host does, the mark fails and the row is taken out of this set. Empty since
+# that branch's errors carry their kinds (merged: no_records, the copies of cannot_start). Rows that pass here
 # but whose answer that branch may change (then change the row in docs/protocol.md):
 # - "seated in a dice game with Bo, its turn, the host's disk full": point 3, a move refused
 #   for the disk (`cannot_save` re; the sender gets no other error now);
@@ -72,10 +73,6 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 #   `ok` (no bot here: the row with a bot to wait for is not written, this host runs none).
 # Points 5 (a token outliving its table) and 11 (spectator-only tables) have no row.
 REPLIES_DEPENDENT: dict[str, str] = {
-    'in the lobby of a host whose records cannot be read | {"type": "records", "view": "recent", "id": 1}':
-        "point 2: `no_records` carries no kind yet",
-    "owning a dice table, Bo ready, the host's disk full | {\"type\": \"start\", \"id\": 1}":
-        "point 2: the copy of `cannot_start` to the other members carries no kind yet",
 }
 
 
