@@ -358,7 +358,9 @@ async def silent(env: Env) -> AsyncIterator[Scene]:
             ana = await made.new("Ana")
 
             async def keep_silent(scene: Scene) -> None:
-                limits.IDLE_TIMEOUT_S = 0.3   # put back below; the host's sweep reads it
+                # Lowered only now, once Ana's hello is answered (the host's sweep reads it
+                # every second); `patched` below puts the real limit back after the row.
+                limits.IDLE_TIMEOUT_S = 0.3
 
             with patched(limits, "IDLE_TIMEOUT_S", limits.IDLE_TIMEOUT_S):
                 yield Scene(ana, trigger=keep_silent)
