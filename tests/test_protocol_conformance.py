@@ -87,10 +87,11 @@ class Item:
     kind: str | None = None
     re: str = ""
     words: str | None = None
+    many: bool = False    # `table`+: one or more in a row (pushes while the host waits)
 
 
 CLOSED = Item("closed")
-ITEM = r'(?:closed|`\w+`(?: `\w+`)?(?: \[\w+\])?(?: re nil| re)?(?: "[^"]*")?)'
+ITEM = r'(?:closed|`\w+`\+?(?: `\w+`)?(?: \[\w+\])?(?: re nil| re)?(?: "[^"]*")?)'
 PARTS = re.compile(rf"(?:(\w+): )?({ITEM}(?:, {ITEM})*)")
 
 
@@ -111,10 +112,11 @@ class Row:
 def parse_item(text: str) -> Item:
     if text == "closed":
         return CLOSED
-    found = re.fullmatch(r'`(\w+)`(?: `(\w+)`)?(?: \[(\w+)\])?(?: (re nil|re))?(?: "([^"]*)")?', text)
+    found = re.fullmatch(r'`(\w+)`(\+?)(?: `(\w+)`)?(?: \[(\w+)\])?(?: (re nil|re))?(?: "([^"]*)")?',
+                         text)
     assert found, f"cannot read {text!r}"
-    kind, code, refusal, mark, words = found.groups()
-    return Item(kind, code, refusal, mark or "", words)
+    kind, many, code, refusal, mark, words = found.groups()
+    return Item(kind, code, refusal, mark or "", words, many == "+")
 
 
 def code_table(doc: str) -> dict[str, str]:
@@ -300,8 +302,10 @@ async def players(env: Env, host=None) -> AsyncIterator[Players]:
         made.close()
 
 
-async def table_of(owner: Peer, ruleset: str = "dice", options: dict | None = None) -> int:
-    got = await owner.ask({"type": "create_table", "ruleset": ruleset, "options": options})
+async def table_of(owner: Peer, ruleset: str = "dice", options: dict | None = None,
+                   bots: int = 0) -> int:
+    got = await owner.ask({"type": "create_table", "ruleset": ruleset, "options": options,
+                           "bots": bots})
     return next(m for m in got if m["type"] == "table")["table"]["id"]
 
 
@@ -470,6 +474,18 @@ async def with_bo(env: Env) -> AsyncIterator[Scene]:
             await bo.ask({"type": "ready"})
         await made.settle()
         yield Scene(ana, {"Bo": bo}, {"$table": table})
+
+
+@where("owning a dice table with a bot it has just asked for")
+async def with_a_bot(env: Env) -> AsyncIterator[Scene]:
+    from kismet_tui.bots.runner import bot_factory
+
+    async with running_host(env.tmp.mktemp("bots"), bot_factory=bot_factory(), max_bots=2) as host:
+        async with players(env, host) as made:
+            ana = await made.new("Ana")
+            # No settling: the row's start goes out before the bot can have said it is ready.
+            table = await table_of(ana, "dice", None, bots=1)
+            yield Scene(ana, {}, {"$table": table})
 
 
 @where("owning a dice table, Bo ready, the host's disk full")
@@ -671,7 +687,7 @@ def mark_of(message: dict) -> str:
 
 def as_item(message: dict, expected: Item) -> Item:
     if message["type"] != "error":
-        return Item(message["type"], re=mark_of(message))
+        return Item(message["type"], re=mark_of(message), many=expected.many)
     return Item("error", message.get("code"), message.get("kind"), mark_of(message),
                 message.get("words") if expected.words is not None else None)
 
@@ -713,6 +729,9 @@ async def play(row: Row, env: Env, codes: dict[str, str]) -> None:
             peer = scene.sender if who == "Ana" else scene.others[who]
             got, closed = await answer_of(peer, items)
             named = [m for m in got if m["type"] in {i.type for i in items}]
+            named = [m for n, m in enumerate(named) if not (  # `type`+: one stands for a run
+                n and m["type"] == named[n - 1]["type"] and any(
+                    i.many and i.type == m["type"] and i.re == mark_of(m) for i in items))]
             shown = [as_item(m, i) for m, i in zip(named, items, strict=False)] + [
                 Item(m["type"]) for m in named[len(items):]]
             assert (shown + ([CLOSED] if closed else []),) == (list(items),), (
