@@ -123,6 +123,9 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
+        # Who asked for that start, and their request's id: answered once the game starts or
+        # cannot (docs/protocol.md: `ok` after `table` and `game`).
+        self.start_asked: tuple[Link, int | None] | None = None
         # The host time at which seats still unready are freed, once the owner asked to
         # start (server/steering.py); shown to members so the unready see it coming.
         self.free_unready_at: int | None = None
@@ -687,6 +690,10 @@ class Table:
         if self.pending_start is not None:
             self.pending_start.cancel()
             self.pending_start = None
+        if self.start_asked is not None:
+            asker, re = self.start_asked
+            self.start_asked = None
+            asker.send(error_message("cannot_start", "The table closed before its game could start.", re))
         if self.writer is not None:
             self.writer.close()
             self.writer = None
