@@ -123,6 +123,9 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
+        # Who asked for that start, and their request's id: answered once the game starts or
+        # cannot (docs/protocol.md: `ok` after `table` and `game`).
+        self.start_asked: tuple[Link, int | None] | None = None
         # The host time at which seats still unready are freed, once the owner asked to
         # start (server/steering.py); shown to members so the unready see it coming.
         self.free_unready_at: int | None = None
@@ -395,8 +398,14 @@ class Table:
         try:
             ended = self.save_event(event, sync=False)  # on disk before anyone sees it
         except StoreError as exc:
-            self.saving.hold(event, notes, sender, re, exc)  # raises for a player's action
-            return event
+            if seat == HOST:
+                self.saving.hold(event, notes, exc)  # the host's own stamp goes out later
+                return event
+            # A player's move is refused for good, not played later in silence: undone (the
+            # log, which nobody was shown beyond, rebuilds the game and its stream), so one
+            # sent again once play goes on is its first, never a second throw.
+            self.game = self._rebuild()
+            raise self.saving.refuse(exc, sender) from None
         if ended:
             self.ending = (event, notes, sender, re)
             self._flush_end()
@@ -449,18 +458,27 @@ class Table:
             record["server_seed"] = self.secret.server_seed
         return record
 
-    def play_resumed(self, event: dict, notes: Notes) -> None:
-        """The disk took the event that was held (server/saving.py): it goes out, and each
-        seat is marked away or back as its player is now (they dropped or came back while
-        play was paused)."""
-        self._publish(event, notes)
+    def probe_disk(self, size: int) -> None:
+        """Whether the disk takes `size` bytes more of the game's log now (StoreError if
+        not), the log left as it was (server/saving.py, with no event held)."""
+        if self.writer is not None:
+            self.writer.probe(size)
+
+    def play_resumed(self, held: tuple[dict, Notes] | None) -> None:
+        """The disk takes writes again (server/saving.py): the event that was held, if any,
+        goes out, and each seat is marked away or back as its player is now (they dropped or
+        came back while play was paused)."""
+        if held is not None:
+            self._publish(*held)
+        elif self.state == PLAYING:
+            self.reschedule()  # (no event went out to start the clock again)
         for index, seat in enumerate(list(self.seats)):
-            if self.state != PLAYING or self.saving.held is not None:
+            if self.state != PLAYING or self.saving.waiting:
                 break
             here = self.connected(seat.token)
             if self.running.away[index] == here and not self.running.idle[index]:
                 self.stamp(HOST, {"type": "back" if here else "away", "seat": index})
-        if self.state == PLAYING and self.saving.held is None:
+        if self.state == PLAYING and not self.saving.waiting:
             self.send_table()
 
     def _publish(self, event: dict, notes: Notes, sender: Link | None = None,
@@ -687,6 +705,10 @@ class Table:
         if self.pending_start is not None:
             self.pending_start.cancel()
             self.pending_start = None
+        if self.start_asked is not None:
+            asker, re = self.start_asked
+            self.start_asked = None
+            asker.send(error_message("cannot_start", "The table closed before its game could start.", re))
         if self.writer is not None:
             self.writer.close()
             self.writer = None
