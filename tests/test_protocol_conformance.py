@@ -65,13 +65,10 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 # Rows whose outcome the `replies` branch (issue 29, points 2, 3 and 6) decides, while the
 # host does not yet answer them as the doc says: each a strict xfail (row key -> why), so
 # that once the host does, the mark fails and the row is taken out of this set. Empty since
-# that branch's errors carry their kinds (merged: no_records, the copies of cannot_start). Rows that pass here
-# but whose answer that branch may change (then change the row in docs/protocol.md):
-# - "seated in a dice game with Bo, its turn, the host's disk full": point 3, a move refused
-#   for the disk (`cannot_save` re; the sender gets no other error now);
-# - "owning a dice table, Bo seated and ready" + start: point 6, the order `table`, `game`,
-#   `ok` (no bot here: the row with a bot to wait for is not written, this host runs none).
-# Points 5 (a token outliving its table) and 11 (spectator-only tables) have no row.
+# that branch was merged (up to 1145f9d): errors carry their kinds (no_records, the copies of
+# cannot_start), a move the disk refused is refused for good (the `cannot_save` row), and
+# start answers `ok` after `table` and `game` when it waits for a bot (the bot row). Points 5
+# (a token outliving its table) and 11 (spectator-only tables) have no row here.
 REPLIES_DEPENDENT: dict[str, str] = {
 }
 
