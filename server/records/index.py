@@ -45,8 +45,7 @@ UNRATED_BOTS = frozenset({bot_id("random")})
 # cannot change the ratings under the records, and docs/protocol.md ("Records") can state
 # them: mu and sigma a newcomer's start, beta the spread of one performance, kappa the floor
 # of a variance, tau the uncertainty added to sigma before each game.
-MODEL = {"mu": 25.0, "sigma": 25.0 / 3, "beta": 25.0 / 6, "kappa": 0.0001, "tau": 25.0 / 300,
-         "limit_sigma": False, "balance": False}
+MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 0.0001, 25.0 / 300
 
 
 @functools.cache
@@ -55,7 +54,8 @@ def model() -> Any:
     stays off the solo app's way to its first screen."""
     from openskill.models import PlackettLuce
 
-    return PlackettLuce(**MODEL)
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=TAU, limit_sigma=False,
+                        balance=False)
 
 
 # The shown rating: openskill's ordinal (mu - 3 sigma, what the player is surely at least),
