@@ -41,13 +41,21 @@ from .proof import bot_id
 UNRATED_BOTS = frozenset({bot_id("random")})
 
 
+# The model's parameters, named here (they are openskill's defaults) so a newer openskill
+# cannot change the ratings under the records, and docs/protocol.md ("Records") can state
+# them: mu and sigma a newcomer's start, beta the spread of one performance, kappa the floor
+# of a variance, tau the uncertainty added to sigma before each game.
+MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 0.0001, 25.0 / 300
+
+
 @functools.cache
 def model() -> Any:
     """openskill's Plackett-Luce model, made at the first rating: its import (about 14 ms)
     stays off the solo app's way to its first screen."""
     from openskill.models import PlackettLuce
 
-    return PlackettLuce()
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=TAU, limit_sigma=False,
+                        balance=False)
 
 
 # The shown rating: openskill's ordinal (mu - 3 sigma, what the player is surely at least),
