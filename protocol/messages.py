@@ -203,7 +203,7 @@ def bots_field(value: object, field: str) -> list[str]:
         for level in levels:
             if level not in BOT_LEVELS:
                 raise _bad(f"There is no bot level '{level}'. The levels are: "
-                           f"{', '.join(BOT_LEVELS)}.")
+                           f"{', '.join(sorted(BOT_LEVELS))}.")
         return levels
     raise _bad(f"'{field}' must be a number of bots or a list of bot levels.")
 
