@@ -496,8 +496,10 @@ async def start_on_full_disk(env: Env) -> AsyncIterator[Scene]:
             await bo.ask({"type": "ready"})
             await made.settle()
             disk.fail("ENOSPC")
-            yield Scene(ana, {"Bo": bo}, {"$table": table})
-            disk.heal()
+            try:
+                yield Scene(ana, {"Bo": bo}, {"$table": table})
+            finally:
+                disk.heal()   # so the host stops as usual, the row passed or not
 
 
 @where("watching Bo's dice table, the watchers muted")
@@ -549,8 +551,10 @@ async def move_on_full_disk(env: Env) -> AsyncIterator[Scene]:
             owner, other, table = await game_of(made)
             mover = [owner, other][host.tables[table].running.current]
             disk.fail("ENOSPC")
-            yield Scene(mover, {"Bo": other if mover is owner else owner}, {"$table": table})
-            disk.heal()
+            try:
+                yield Scene(mover, {"Bo": other if mover is owner else owner}, {"$table": table})
+            finally:
+                disk.heal()
 
 
 class HeldDisk(Disk):
