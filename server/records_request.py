@@ -23,7 +23,7 @@ import time
 from collections.abc import Collection
 from typing import Protocol
 
-from protocol.errors import ERRORS, ProtocolError
+from protocol.errors import ProtocolError, error_message
 
 from .connection import Connection, Gate, address_of, is_loopback
 from .records import RecordIndex, queries
@@ -138,7 +138,7 @@ def _send(waiting: dict[Connection, int], conn: Connection, msg: dict, re: int |
         return
     if isinstance(answer, BaseException):
         log.warning("a records request failed: %s", answer)
-        conn.send({"type": "error", "re": re, "code": "no_records", "words": ERRORS["no_records"]})
+        conn.send(error_message("no_records", re=re))
         return
     conn.send({"type": "records", "re": re, "view": msg["view"], "ruleset": msg["ruleset"],
                "page": msg["page"], "me": me, **answer})
