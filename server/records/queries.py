@@ -11,6 +11,7 @@ by tests/test_records_plans.py); a deep page reads the index up to its offset.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Collection
 
 from protocol.errors import ProtocolError
@@ -81,7 +82,7 @@ def recent(db: sqlite3.Connection, ruleset: str | None = None, page: int = 0) ->
 
 
 def player(db: sqlite3.Connection, player_id: str, page: int = 0,
-           levels: Collection[str] | None = None) -> dict:
+           levels: Collection[str] | None = None, now_ms: int | None = None) -> dict:
     """One player's page: name, standing per ruleset (rating, games, wins, best, average),
     and their games, newest first, with their score and rating change. A bot level that is
     neither one of the host's `levels` nor in the records is an unknown value: bad_message."""
@@ -114,8 +115,32 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0,
         game.update(score=score, won=bool(won), best=bool(best), finished=bool(finished),
                     change=after - before if before is not None and after is not None else None)
         games.append(game)
+    for standing in standings:
+        if standing["ruleset"] == "race":
+            standing["reaction"] = reaction_trend(db, player_id, now_ms)
     return {"found": True, "player": player_id, "name": shown_name(player_id, found[0]), "bot": bool(found[1]),
             "standings": standings, "rows": games, "more": more}
+
+
+# The race reactions on a player's page: the medians of their last games, and their fastest
+# median over the last 30 days (a month, whatever the calendar and the time zone).
+TREND_GAMES = 12
+MONTH_MS = 30 * 24 * 3600 * 1000
+
+
+def reaction_trend(db: sqlite3.Connection, player_id: str, now_ms: int | None = None) -> dict:
+    """{"recent_ms": medians of the last TREND_GAMES race games with a grab, oldest first,
+    "fastest_month_ms": the lowest median of the last 30 days or None}."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    recent = db.execute(
+        "SELECT s.reaction_ms FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? AND s.reaction_ms IS NOT NULL AND g.ruleset = 'race' "
+        "ORDER BY s.game_id DESC LIMIT ?", (player_id, TREND_GAMES)).fetchall()
+    month = db.execute(
+        "SELECT MIN(s.reaction_ms) FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? AND s.reaction_ms IS NOT NULL AND g.ruleset = 'race' "
+        "AND g.ended_ms >= ?", (player_id, now_ms - MONTH_MS)).fetchone()[0]
+    return {"recent_ms": [ms for (ms,) in reversed(recent)], "fastest_month_ms": month}
 
 
 def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None) -> dict:
