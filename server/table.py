@@ -513,9 +513,15 @@ class Table:
         self.reschedule()
         for seat in missed:
             if self.state == PLAYING and not self.running.away[seat] and self.someone_waits(seat):
-                self.mark_idle(seat, f"{self.seats[seat].name} missed {MISSES_TO_IDLE} turns: the host "
-                                     "plays for them until they press a key.")
+                self.mark_idle(seat, self.idle_words(self.seats[seat].name))
         return event
+
+    def idle_words(self, name: str) -> str:
+        """What everybody is told when a seat is marked idle [D31]."""
+        if self.ruleset == "race":  # (no turns: rounds that ran out)
+            return (f"{name} let {MISSES_TO_IDLE} rounds run out: the host counts them as "
+                    "passing until they press a key.")
+        return f"{name} missed {MISSES_TO_IDLE} turns: the host plays for them until they press a key."
 
     def evening_key(self, seat: Seat) -> str:
         """Who a seat's player is in tonight's standings (server/evening.py)."""
