@@ -43,6 +43,8 @@ from .terminal import ends_with_its_terminal
 if TYPE_CHECKING:  # (each loads only when its command needs it)
     from protocol.gamelog import GameLog
 
+    from .rules.base import Plain
+
     from .app import KismetApp
     from .bots.runner import BotFactory
     from .net.client import Client
@@ -379,6 +381,11 @@ def replay_parser() -> argparse.ArgumentParser:
                         help="with --verify: the log must be signed by this host key (the "
                              "fingerprint kismet-host prints at start); needed only for a "
                              "host you never joined from this computer")
+    parser.add_argument("--review", action="store_true",
+                        help="do not play: print what the game's log says of each player (race: "
+                             "reaction times; knock: missed chances; docs/review.md)")
+    parser.add_argument("--json", action="store_true",
+                        help="with --review: as JSON, one object per player")
     add_ascii_option(parser)
     add_common_options(parser, "kismet-replay")
     return parser
@@ -393,6 +400,10 @@ def replay_main(argv: list[str] | None = None) -> int:
     set_drawing(args)
     if args.host_key is not None and not args.verify:
         parser.error("--host-key goes with --verify.")
+    if args.json and not args.review:
+        parser.error("--json goes with --review.")
+    if args.review and args.verify:
+        parser.error("--review and --verify are two different runs: choose one.")
     from .replay import SPEEDS  # (the replay's: loaded for the playback anyway)
 
     if args.speed not in SPEEDS:  # (+ and - step through these while it plays)
@@ -409,6 +420,8 @@ def replay_main(argv: list[str] | None = None) -> int:
         if args.verify:
             return verify_file(path, read_game(path), args.host_key)
         header, events = playable(path)
+        if args.review:
+            return review_file(header, events, args.json)
     except UnreadableGame as exc:
         print(f"kismet-replay: {exc.words}", file=sys.stderr)
         return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
@@ -417,6 +430,27 @@ def replay_main(argv: list[str] | None = None) -> int:
     app = ReplayApp(header, events, speed=args.speed)
     app.run()
     return ended(app, "kismet-replay")
+
+
+def review_file(header: Plain, events: list[Plain], as_json: bool) -> int:
+    """Print --review's figures (kismet_tui/review): text, or JSON with --json."""
+    import json
+
+    from .review.words import learned_json, learned_lines
+
+    ruleset = str(header.get("ruleset"))
+    if as_json:
+        print(json.dumps({"ruleset": ruleset, "players": learned_json(ruleset, header, events)},
+                         indent=1))
+        return 0
+    title, lines = learned_lines(ruleset, header, events, width=20)
+    if not lines:
+        print(f"kismet-replay: nothing to review in a {ruleset} game yet.", file=sys.stderr)
+        return 2
+    print(title)
+    for line in lines:
+        print("  " + line)
+    return 0
 
 
 def verify_file(path: Path, log: GameLog, host_key: str | None) -> int:

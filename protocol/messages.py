@@ -18,7 +18,10 @@ from .errors import ProtocolError
 from .plain import Plain
 from .text import clean_chat, clean_name
 
-MAX_RULESET = 32
+RULESETS = ("dice", "race", "knock")
+# The bot levels every game has (kismet_tui/bots POLICIES; tests/test_protocol_conformance.py
+# checks the two agree). An unknown one is a field out of its range: `bad_message`.
+BOT_LEVELS = ("random", "greedy", "easy", "medium", "hard")
 MAX_LEVEL = 16
 
 
@@ -196,7 +199,12 @@ def bots_field(value: object, field: str) -> list[str]:
     if isinstance(value, list):
         if len(value) > limits.MAX_BOTS_PER_TABLE:
             raise _bad(f"At most {limits.MAX_BOTS_PER_TABLE} bots per table.")
-        return [text(MAX_LEVEL, clean_chat)(level, field) for level in value]
+        levels = [text(MAX_LEVEL, clean_chat)(level, field) for level in value]
+        for level in levels:
+            if level not in BOT_LEVELS:
+                raise _bad(f"There is no bot level '{level}'. The levels are: "
+                           f"{', '.join(sorted(BOT_LEVELS))}.")
+        return levels
     raise _bad(f"'{field}' must be a number of bots or a list of bot levels.")
 
 
@@ -219,7 +227,6 @@ REQUIRED = object()
 
 RECORDS_VIEWS = ("leaderboard", "recent", "player", "best")  # server/records/queries.py
 MAX_RECORDS_PAGE = 10_000
-RULESETS = ("dice", "race", "knock")
 
 
 def one_of(choices: tuple[str, ...]) -> Callable[[object, str], str]:
@@ -252,7 +259,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     # `changes`: pushes after the answer carry only what changed (`tables_changed`).
     "list_tables": {"changes": (boolean, False)},
     "create_table": {
-        "ruleset": (text(MAX_RULESET, clean_chat), REQUIRED),
+        "ruleset": (one_of(RULESETS), REQUIRED),
         "options": (options_map, None),
         "bots": (bots_field, []),
     },

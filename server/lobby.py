@@ -60,7 +60,7 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
     known = host.bot_levels()
     for level in bots:
         if known is not None and level not in known:
-            raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
+            raise ProtocolError("bad_message", f"There is no bot level '{level}' on this host. "
                                 f"The levels are: {', '.join(sorted(known))}.")
     table = Table(host, host.store.allocate_table_id(), msg["ruleset"], options, player.token)
     table.opened_by = keys

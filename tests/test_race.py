@@ -194,6 +194,17 @@ def test_d10_the_named_card_id_must_still_lie_there():
     assert g.grabs[0]["card"] == g.circle[3]
 
 
+def test_an_id_no_card_of_the_game_has_is_malformed_not_a_card_that_left():
+    g = game(dice=[2, 3, 5], circle=ONE_EACH)   # two seats: cards 0 to 21
+    roll_now(g)
+    for named in (22, 50, 87, 88):
+        refused(g, 0, {"type": "grab", "card": 3, "id": named},
+                f"There is no card {named} in this game: its cards are 0 to 21.")
+        with pytest.raises(IllegalAction) as caught:
+            g.apply(0, {"type": "grab", "card": 3, "id": named}, g.now)
+        assert (caught.value.code, caught.value.kind) == ("bad_action", "malformed")
+
+
 def test_refusals_of_grabs_are_in_plain_words():
     g = game(dice=[2, 3, 5], circle=ONE_EACH)
     roll_now(g)

@@ -39,7 +39,8 @@ Actions
 -------
 - `{"type": "grab", "card": pos}`: grab the card at position `pos` (0..10) of the circle.
   An optional `"id": card` must name the card lying there, or the grab is refused ("That card
-  has left the circle"): clients send it so that a grab aimed at one card can never land on
+  has left the circle"; an id that no card of this game has is malformed: "There is no card
+  88 in this game"): clients send it so that a grab aimed at one card can never land on
   another. A grab is final. A card someone grabbed first is refused, at no cost, and the
   player may grab another [D10]. Any card may be grabbed; a wrong one costs at the reveal.
 - `{"type": "pass"}`: "I see no match" [D11]; no more grabs this round.
@@ -238,6 +239,11 @@ class RaceGame(Game[PlayerAction, Note, View]):
             raise IllegalAction("There is no card at that place.")
         if "id" in action:
             named = action["id"]
+            if isinstance(named, int) and not isinstance(named, bool) \
+                    and not 0 <= named < cards.CARDS_PER_SET * self.seats:
+                # Never a card of this game: not one that has left (no state would take it).
+                raise IllegalAction(f"There is no card {named} in this game: its cards are 0 to "
+                                    f"{cards.CARDS_PER_SET * self.seats - 1}.", MALFORMED)
             check(isinstance(named, int) and not isinstance(named, bool) and named == card,
                   "That card has left the circle: look again.")
         holder = next((g["seat"] for g in self.grabs if g["pos"] == pos), None)

@@ -24,6 +24,7 @@ from textual.widgets import Static
 from ..app_ref import OnKismetApp
 from ..messages import FairnessChecked, LeaveAsked, RematchAsked, TableChanged
 from ..rematch import rematch_line
+from ..review.words import learned_lines
 from ..rules.base import Plain
 from ..rules.verify import Verification
 from ..widgets.footer import KeyFooter
@@ -141,11 +142,12 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
        beside it (the board's rows above and below stay whole). */
     EndScreen > #band { width: 100%; height: auto; max-height: 100%; align: center middle; background: $background; }
     EndScreen #band > Vertical {
-        width: 64; height: auto; max-height: 100%;
+        width: 64; height: auto; max-height: 100%; overflow-y: auto;
         border: heavy $accent; background: $surface; padding: 1 2;
     }
     EndScreen #rematch { color: $warning; height: auto; }
     EndScreen #records-line { height: auto; }
+    EndScreen #learned { height: auto; }
     """
     BINDINGS = [
         Binding("r", "rematch", "Play again"),
@@ -174,11 +176,28 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             records = Static(line_now, id="records-line")
             records.display = bool(line_now)  # no empty line before the host has a word
             yield records
+            learned_now = self.learned_text()
+            learned = Static(learned_now, id="learned")
+            learned.display = bool(learned_now)
+            yield learned
             yield Static(Text(self.rematch_words()), id="rematch")
             yield Static(Text(end_keys(self.can_rematch(), self.client.live), style="bright_black"),
                          id="end-keys")
         yield TooSmall()
         yield KeyFooter()
+
+    def learned_text(self) -> Text:
+        """What the game's log says of each player (kismet_tui/review): race reactions or
+        knock's missed chances; nothing for a game without a log to read."""
+        header = self.client.header
+        if not header:
+            return Text()
+        title, lines = learned_lines(self.ruleset, header, self.client.applied_events())
+        if not lines:
+            return Text()
+        text = Text(title + "\n", style="bold")
+        text.append("\n".join(lines))
+        return text
 
     def can_rematch(self) -> bool:
         return self.me is not None and self.client.live

@@ -24,6 +24,7 @@ from ..messages import send
 from ..rules.base import Plain
 from ..widgets.footer import KeyFooter
 from ..widgets.names import fit
+from ..widgets.sparkline import sparkline
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 
@@ -85,6 +86,23 @@ def mark(row: Plain, left: object) -> str:
     return "won" if row.get("won") else ("best" if row.get("best") else "")
 
 
+def reaction_words(reaction: object) -> str:
+    """A race standing's second line: the median reaction of the last game, its trend over
+    the last games, and the fastest median of the month (docs/review.md, "Race")."""
+    if not isinstance(reaction, dict):
+        return ""
+    recent = [ms for ms in reaction.get("recent_ms") or [] if isinstance(ms, int) and not isinstance(ms, bool)]
+    if not recent:
+        return ""
+    words = f"\n         reaction {recent[-1] / 1000:.2f} s"
+    if len(recent) > 1:
+        words += f"  {sparkline(recent)} (last {len(recent)})"
+    fastest = reaction.get("fastest_month_ms")
+    if isinstance(fastest, int) and not isinstance(fastest, bool):
+        words += f"  month's best {fastest / 1000:.2f} s"
+    return words
+
+
 def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if view == "player" and answer is not None:
@@ -99,6 +117,7 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
             rated = standing.get("rated")
             if isinstance(rated, int) and rated < MIN_RATED_GAMES:
                 text.append(f"  (on the leaderboard after {MIN_RATED_GAMES} rated games)", style="bright_black")
+            text.append(reaction_words(standing.get("reaction")), style="bright_black")
         return text
     text.append(TITLES[view], style="bold")
     if view in ("leaderboard", "best"):
