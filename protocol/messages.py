@@ -108,12 +108,14 @@ def check_body(message: Plain, read: Collection[str]) -> None:
     nesting of at most MAX_DEPTH levels (the body is the first), whole numbers within
     MIN_INT..MAX_INT, no floats, no binary data. The fields in `read` (the message's own,
     `type` and `id`) were checked by their checkers, each at least as strictly (entropy, the
-    only binary value, among them), so a field the host ignores carries no more than one it
-    reads."""
+    only binary value, among them) but for a text's bytes, which are counted here, so a
+    field the host ignores carries no more than one it reads."""
     for key, value in message.items():
         if not isinstance(key, str):
             raise _bad("A message may have only text keys, not binary ones.")
         if key in read:
+            if isinstance(value, str):  # (its checker counted characters, not bytes)
+                _text_within(value, key, None)
             continue
         if len(key) * 4 > limits.MAX_TEXT_BYTES and len(key.encode()) > limits.MAX_TEXT_BYTES:
             raise _bad(f"A message holds a key longer than {limits.MAX_TEXT_BYTES} bytes.")

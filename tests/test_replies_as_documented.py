@@ -236,6 +236,17 @@ def _deep(levels: int) -> object:
     return value
 
 
+async def test_a_read_text_is_held_to_4096_bytes_too(tmp_path):
+    """A chat line is counted in characters (1,200 before cleaning): 1,100 tag characters
+    (4 bytes each, and cleaned away) are still over the body's 4,096 bytes."""
+    async with running_host(tmp_path) as host:
+        (ana,) = await peers(host, "Ana")
+        await ana.ask({"type": "create_table", "ruleset": "dice"}, 1)
+        answer = await ana.ask({"type": "chat", "text": "\U000e0041" * 1100}, 2)
+        assert answer["code"] == "bad_message" and "4096 bytes" in answer["words"], answer
+        await ana.close()
+
+
 @pytest.mark.parametrize("extra, words", [
     ({"junk": "x" * (4097)}, "'junk' holds a text longer than 4096 bytes"),
     ({"junk": "é" * 2049}, "'junk' holds a text longer than 4096 bytes"),
