@@ -324,6 +324,20 @@ def test_d18_an_away_players_grab_is_refused_until_they_are_back():
     assert g.grabs[0]["seat"] == 2
 
 
+def test_d32_an_away_player_passes_only_while_away_and_back_in_time_may_grab():
+    """[D32] Away in the middle of a round, the round stops waiting for them; back before
+    it ends, they play it like everyone (their pass or grab is still theirs to make)."""
+    g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
+    roll_now(g)
+    grab(g, 0, 3)
+    g.apply(HOST, {"type": "away", "seat": 2}, g.now + 10)
+    assert g.phase == "grabbing" and g.view(None)["done"] == [True, False, True]
+    g.apply(HOST, {"type": "back", "seat": 2}, g.now + 20)
+    assert g.view(None)["done"] == [True, False, False]
+    grab(g, 2, 5)
+    assert [grab_["seat"] for grab_ in g.grabs] == [0, 2] and g.phase == "grabbing"
+
+
 def test_d18_a_roll_with_everybody_away_ends_its_round_at_once():
     g = game(seats=2, dice=[2, 3, 5], circle=ONE_EACH)
     g.apply(HOST, {"type": "away", "seat": 0}, 10)

@@ -12,7 +12,8 @@ Phases, and what ends them
 - The roll: if no card of the circle shows a target, all 11 leave the game and 11 new ones
   are dealt [D9] (or the game ends), then `pause`. Otherwise `grabbing`.
 - `grabbing`: deadline = roll time + `round_limit_ms` [D12]. Ends at once when every player
-  has grabbed or passed (an away player counts as passed [D18]), when no ungrabbed card
+  has grabbed or passed (an away player counts as passed while away [D18]; back in time, they
+  may still grab or pass [D32]), when no ungrabbed card
   showing a target is left, or on the host's timeout. Then the reveal, in grab order: a right
   card goes on top of its grabber's winning pile; a wrong card stays in the circle, and its
   grabber slides the top card of their winning pile (if any) under the draw pile. Then the
