@@ -78,7 +78,7 @@ def test_a_bad_decision_costs_points_and_names_the_best_choice(V):
     assert hold.card["aces"] == 0 and hold.cost > 5
     assert review.seats[0].costliest() == [scratch, hold]
     assert scratch.line() == f"Turn 1: scored Aces 0; best was score Kismet 80, -{scratch.cost:.1f}"
-    assert hold.line() == f"Turn 2: held 1 2 and threw again; best was hold 6 6 6 and throw again, -{hold.cost:.1f}"
+    assert hold.line() == f"Turn 2: held 1 2, threw again; best was hold 6 6 6 and throw again, -{hold.cost:.1f}"
 
 
 def test_a_turn_the_clock_played_is_graded_as_the_clocks(V):

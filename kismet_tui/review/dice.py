@@ -45,14 +45,14 @@ class Choice:
     points: int = 0              # "score": what the dice scored there
 
     def words(self, past: bool = False) -> str:
-        """"hold 6 6 6 and throw again", "score Full House 25" (past: "held ... threw",
+        """"hold 6 6 6 and throw again", "score Full House 25" (past: "held 6 6 6, threw again",
         "scored ...")."""
         if self.kind == "score":
             return f"{'scored' if past else 'score'} {rules.BOX_NAMES[self.box]} {self.points}"
         if not self.hold:
             return "threw all five again" if past else "throw all five again"
         faces = " ".join(map(str, self.hold))
-        return f"held {faces} and threw again" if past else f"hold {faces} and throw again"
+        return f"held {faces}, threw again" if past else f"hold {faces} and throw again"
 
     def plain(self) -> dict[str, Any]:
         if self.kind == "score":
