@@ -45,14 +45,13 @@ from .command import add_common_options, crashed, honest_exit, start_logging
 from .terminal import ends_with_its_terminal
 
 if TYPE_CHECKING:  # (each loads only when its command needs it)
-    import numpy as np
-
     from protocol.gamelog import GameLog
     from protocol.plain import Plain
 
     from .app import KismetApp
     from .bots.runner import BotFactory
     from .net.client import Client
+    from .review.optimal import Table
     from server import Host
     from server.open_up import OpenHost
 
@@ -463,13 +462,13 @@ def review_file(path: Path, header: Plain, events: list[Plain], *, as_json: bool
     return 0
 
 
-def review_table(build: bool) -> np.ndarray | None:
+def review_table(build: bool) -> Table | None:
     """The perfect player's table for a review, or None once the user has been told why not.
     Not built yet: with --build-table (or a yes at a terminal) it is built here with a
     progress line; otherwise the words say how."""
-    from .solver import table
+    from .review import optimal
 
-    V, problem = table.load_checked(table.cache_path())
+    V, _problem = optimal.load_checked()
     if V is not None:
         return V
     if not build and sys.stdin.isatty() and sys.stderr.isatty():
@@ -484,8 +483,8 @@ def review_table(build: bool) -> np.ndarray | None:
               "guesses without it. Build it (about 10 s, once) with kismet-replay --review "
               "--build-table FILE, or python -m kismet_tui.solver.", file=sys.stderr)
         return None
-    return table.ensure_built(
-        progress=table.text_progress(sys.stderr),
+    return optimal.build_here(
+        progress=optimal.text_progress(),
         on_wait=lambda: print("Another program is building the table: waiting.", file=sys.stderr),
         on_damaged=lambda why: print(f"The cached table is damaged ({why}): building it again.",
                                      file=sys.stderr))

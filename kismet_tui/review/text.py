@@ -36,7 +36,7 @@ def seat_summary(seat: SeatReview) -> str:
 
 def end_lines(seat: SeatReview) -> list[str]:
     """The end box's lines for one seat: the game's cost, then its costliest decisions."""
-    lines = [f"Your dice, graded by the perfect player: {seat.total_cost:.1f} points given up."]
+    lines = [f"Your dice review: {seat.total_cost:.1f} points given up to the perfect player."]
     costliest = seat.costliest()
     if not costliest:
         lines.append("Every decision was a best one.")
