@@ -117,3 +117,30 @@ async def test_before_the_table_is_built_it_offers_to_wait_and_then_shows_the_re
         await wait_for(pilot, lambda: app.screen.review is not None, what="the review once built")
         assert app.screen.review.seats[0].total_cost == pytest.approx(review.seats[0].total_cost, abs=1e-3)
         assert not app.screen.query_one("#review-wait").display
+
+
+async def test_the_records_open_the_review_of_a_dice_game_kept_here(solo_game, tmp_path):
+    from tests.review_util import write_log
+    from tests.scripted import canned_records
+    from tests.test_ui_records import open_records
+    from tests.test_ui_snapshots import app_for, lobby_client
+
+    header, events, review = solo_game
+    best = canned_records("best")["rows"][0]      # the high scores: solo dice games
+    write_log(tmp_path / best["log"], header, events)
+    app = app_for(lobby_client())
+    app.replay_folder = tmp_path
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_records("2")(pilot)               # the recent games: a race game first
+        await pilot.press("v")
+        await wait_for(pilot, lambda: "Only dice games have a review." in app.notices_shown, what="the words")
+        records = app.screen
+        await pilot.press("4")
+        await wait_for(pilot, lambda: records.view == "best" and records.answer and records.answer["view"] == "best",
+                       what="the high scores")
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.review is not None,
+                       what="the review from the records")
+        assert app.screen.review.seats[0].total_cost == pytest.approx(review.seats[0].total_cost)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is records, what="the records again")
