@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kismet_tui.bots import dice_levels
-from kismet_tui.rules import apply_event, game_from_header
 from kismet_tui.review.dice import Choice, NotADiceGame, optimal_table, review_dice_game
+from kismet_tui.rules import apply_event, game_from_header
 from tests.review_util import play_dice
 
 
