@@ -5,7 +5,8 @@ records rate it so (protocol/leavers.py).
 
 Under the ranking, one line says whether the game's chance was verified (the client checked
 the revealed seed against the commit and every die and card, net/client.py), or what did not
-match, in plain words."""
+match, in plain words. After a dice game the box also gives your dice review's cost and its
+three costliest decisions (screens/review.py EndReview); `v` opens the whole review."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from ..review.words import learned_lines
 from ..rules.base import Plain
 from ..rules.verify import Verification
 from ..widgets.footer import KeyFooter
+from .review import EndReview, ReviewScreen
 from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.toosmall import TooSmall
@@ -148,11 +150,14 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
     EndScreen #rematch { color: $warning; height: auto; }
     EndScreen #records-line { height: auto; }
     EndScreen #learned { height: auto; }
+    EndScreen #band > Vertical.with-review { width: 78; }
+    EndScreen #end-review { height: auto; margin-top: 1; }
     """
     BINDINGS = [
         Binding("r", "rematch", "Play again"),
         Binding("escape,enter", "close", "See the board"),
         Binding("ctrl+l", "lobby", "Lobby"),
+        Binding("v", "review", "Review"),
         # A modal screen hides the app's keys: its help (which starts with what the rating
         # change means) is offered here again.
         Binding("f1,question_mark", "app.help", "Help", key_display="?"),
@@ -168,7 +173,8 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         self.left = left  # the seats whose players left the game for good
 
     def compose(self) -> ComposeResult:
-        with Container(id="band"), Vertical():
+        # A dice game's box is wider: the review's lines of the costliest decisions fit whole.
+        with Container(id="band"), Vertical(classes="with-review" if self.ruleset == "dice" else ""):
             yield Static(render_result(self.ruleset, self.result, self.names, self.me, self.left), id="ranking")
             line = fairness_text(self.client.verification)
             yield Static(line or "", id="fairness")
@@ -180,6 +186,8 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             learned = Static(learned_now, id="learned")
             learned.display = bool(learned_now)
             yield learned
+            if self.ruleset == "dice" and self.client.header is not None:
+                yield EndReview(self.client.header, self.client.applied_events(), self.reviewed_seat())
             yield Static(Text(self.rematch_words()), id="rematch")
             yield Static(Text(end_keys(self.can_rematch(), self.client.live), style="bright_black"),
                          id="end-keys")
@@ -198,6 +206,12 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         text = Text(title + "\n", style="bold")
         text.append("\n".join(lines))
         return text
+
+    def reviewed_seat(self) -> int | None:
+        """Whose dice the box reviews: mine, or a solo game's seat (None: each seat's cost)."""
+        if self.me is not None:
+            return self.me
+        return 0 if len(self.names) == 1 else None
 
     def can_rematch(self) -> bool:
         return self.me is not None and self.client.live
@@ -227,7 +241,15 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             return self.can_rematch()
         if action == "lobby":
             return self.client.live
+        if action == "review":
+            return self.ruleset == "dice" and self.client.header is not None
         return True
+
+    def action_review(self) -> None:
+        """The whole review, on a screen of its own (screens/review.py)."""
+        if self.client.header is not None:
+            self.app.push_screen(ReviewScreen(self.client.header, self.client.applied_events(),
+                                              self.reviewed_seat() or 0, build=True))
 
     def action_rematch(self) -> None:
         self.post_message(RematchAsked())

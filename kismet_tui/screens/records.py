@@ -4,12 +4,13 @@ player's own page, and the solo dice high scores.
 Keys: 1 leaderboard, 2 recent games, 3 my page, 4 high scores; g the next game (dice, race,
 knock); → and ← (or page down and up) the next and the previous page; enter opens the chosen
 row (a player's page from the leaderboard; the replay of a game, when its log is on this
-computer); escape back. Every page is one `records` request (docs/protocol.md, "Records").
+computer); v the review of a dice game kept on this computer (screens/review.py); escape back. Every page is one `records` request (docs/protocol.md, "Records").
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -137,6 +138,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         Binding("right,pagedown", "page(1)", "Next", show=False),
         Binding("left,pageup", "page(-1)", "Back", show=False),
         Binding("enter", "open_row", "Open"),
+        Binding("v", "review_row", "Review", show=False),   # (said under the table, for dice games)
         Binding("escape", "close", "Lobby"),
     ]
     DEFAULT_CSS = """
@@ -187,8 +189,8 @@ class RecordsScreen(OnKismetApp, Screen[None]):
             table.add_column(label, width=width)
         for row in rows:
             table.add_row(*row)
-        hints = {"leaderboard": "enter: their page", "recent": "enter: replay", "player": "enter: replay",
-                 "best": "enter: replay"}
+        hints = {"leaderboard": "enter: their page", "recent": "enter: replay · v: a dice game's review",
+                 "player": "enter: replay · v: a dice game's review", "best": "enter: replay · v: review"}
         words = "Nothing here yet." if not rows else hints[self.view]
         if not rows and self.view == "leaderboard":
             words = (f"Nobody here yet: a player is listed once {MIN_RATED_GAMES} of their games "
@@ -237,23 +239,55 @@ class RecordsScreen(OnKismetApp, Screen[None]):
             return
         self.replay(row.get("log"))
 
-    def replay(self, log_name: object) -> None:
-        """Play back a game whose log is on this computer (the solo host's folder); a remote
-        host's games are replayed where they are kept."""
+    def local_log(self, log_name: object, how: str) -> Path | None:
+        """The path of a game's log on this computer (the solo host's folder), or None once
+        the player is told why not; `how` is the command that does it at the host."""
         folder = self.kismet.replay_folder
         if not isinstance(log_name, str):
             self.app.notify("That game's replay was removed (the host keeps only the newest).", markup=False)
-            return
+            return None
         if folder is None or not (folder / log_name).exists():
-            self.app.notify(f"That replay is kept on the host: kismet-replay {log_name} plays it there.",
+            self.app.notify(f"That replay is kept on the host: {how} {log_name} does it there.",
                             markup=False)
+            return None
+        return folder / log_name
+
+    def replay(self, log_name: object) -> None:
+        """Play back a game whose log is on this computer; a remote host's games are replayed
+        where they are kept."""
+        path = self.local_log(log_name, "kismet-replay")
+        if path is None:
             return
         import subprocess
         import sys
 
         with self.app.suspend():
             subprocess.run([sys.executable, "-c", "import sys; from kismet_tui.cli import replay_main; "
-                            "sys.exit(replay_main(sys.argv[1:]))", str(folder / log_name)], check=False)
+                            "sys.exit(replay_main(sys.argv[1:]))", str(path)], check=False)
+
+    def action_review_row(self) -> None:
+        """The dice review of the chosen game (screens/review.py), when its log is here."""
+        row = self.chosen()
+        if row is None or self.view == "leaderboard":
+            return
+        if self.view != "best" and row.get("ruleset") != "dice":
+            self.app.notify("Only dice games have a review.", markup=False)
+            return
+        path = self.local_log(row.get("log"), "kismet-replay --review")
+        if path is None:
+            return
+        from ..saved_game import UnreadableGame, playable
+        from .review import ReviewScreen
+
+        try:
+            header, events = playable(path)
+        except UnreadableGame as exc:
+            self.app.notify(exc.words, markup=False)
+            return
+        seats = [s.get("player") for s in row.get("seats") or []]
+        mine = (self.answer or {}).get("player") if self.view == "player" else None
+        seat = seats.index(mine) if mine is not None and mine in seats else 0
+        self.app.push_screen(ReviewScreen(header, events, seat))
 
     def action_close(self) -> None:
         self.dismiss()
