@@ -84,11 +84,13 @@ def test_build_table_builds_it_with_a_progress_line_then_reviews(game_log, optim
     assert captured.out.startswith("Dice review:")
 
 
-def test_only_dice_games_are_reviewed_and_the_options_go_together(tmp_path, capsys):
+def test_a_race_game_gets_its_own_review_and_the_options_go_together(tmp_path, capsys):
     race = write_log(tmp_path / "race.kismet", {"ruleset": "race", "seats": ["Ana", "Bo"], "seed": 1,
                                                  "options": {}, "t0": 0}, [], finished=False)
-    assert replay_main(["--review", str(race)]) == 2
-    assert "only dice games are reviewed" in capsys.readouterr().err
+    # No table needed: race is reviewed by its reaction times (docs/review.md, "Race").
+    assert replay_main(["--review", str(race)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("How fast") and "Ana" in out and "no grabs" in out
     with pytest.raises(SystemExit):
         replay_main(["--json", str(race)])
     assert "go with --review" in capsys.readouterr().err
