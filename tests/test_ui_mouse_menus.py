@@ -16,9 +16,11 @@ from textual.widgets._footer import FooterKey
 
 from kismet_tui.replay import ReplayApp
 from kismet_tui.screens.ask_name import AskNameScreen
+from kismet_tui.screens.help import HelpScreen
 from kismet_tui.screens.new_table import NewTableScreen
 from kismet_tui.screens.records import RecordsScreen
 from kismet_tui.screens.remove import Member, RemoveScreen
+from kismet_tui.widgets.chat import ChatInput
 from tests.netutil import connected, running_host
 from tests.scripted import ScriptedClient
 from tests.test_ui_dice import wait_for
@@ -33,7 +35,7 @@ def where_it_acts(app, action: str) -> tuple[int, int] | None:
     screen = app.screen
     for y in range(app.size.height):
         for x in range(app.size.width):
-            if screen.get_style_at(x, y).meta.get("@click") == action:
+            if screen.get_style_at(x, y).meta.get("click") == action:
                 return x, y
     return None
 
@@ -79,6 +81,9 @@ async def test_the_lobby_by_clicks_sits_leaves_and_makes_a_table(tmp_path):
             await click_row(pilot, 0)
             await wait_for(pilot, lambda: any("leave it (l)" in words for words in app.notices_shown),
                            what="why a second table is not joined")
+            await click_on(pilot, "screen.talk")                 # the chat line opens, as with t
+            await wait_for(pilot, lambda: app.screen.query_one(ChatInput).has_focus, what="the chat line")
+            await pilot.press("escape")
             await click_on(pilot, "screen.ready(True)")
             await wait_for(pilot, lambda: client.table["seats"][1].get("ready"), what="Ana ready")
             await click_on(pilot, "screen.leave")
@@ -119,10 +124,21 @@ async def test_the_form_goes_back_by_its_button_and_the_solo_form_plays():
                        what="the lobby")
         app.call_later(app.push_screen, NewTableScreen(quick=True))   # (kismet's solo form)
         await wait_for(pilot, lambda: isinstance(app.screen, NewTableScreen), what="the solo form")
-        assert where_it_acts(app, "screen.create") is not None
         assert "[Play]" in str(app.screen.query_one("#form").content)
+        # The button under the mouse is lit, and only while the mouse is there.
+        spot = where_it_acts(app, "screen.create")
+        assert spot is not None and not app.screen.get_style_at(*spot).reverse
+        await pilot.hover(offset=spot)
+        await wait_for(pilot, lambda: app.screen.get_style_at(*spot).reverse, what="the lit button")
+        await pilot.hover(offset=(0, 0))
+        await wait_for(pilot, lambda: not app.screen.get_style_at(*spot).reverse, what="the light gone")
         await click_on(pilot, "screen.cancel")
         await wait_for(pilot, lambda: not isinstance(app.screen, NewTableScreen), what="back to the lobby")
+        # The lobby's Help button, and the help's footer key that closes it.
+        await click_on(pilot, "app.help")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        await pilot.click(next(key for key in app.screen.query(FooterKey) if key.key == "escape"))
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="the help closed")
 
 
 async def test_records_tabs_pages_and_back_by_clicks():
@@ -150,6 +166,7 @@ async def test_records_tabs_pages_and_back_by_clicks():
                        what="the high scores")
         await click_on(pilot, "screen.view('leaderboard')")
         await wait_for(pilot, lambda: records.answer["view"] == "leaderboard", what="the leaderboard again")
+        assert records.query_one("#records-table").has_focus   # the buttons took no key from it
         # A row: one click chooses it, a second opens it (a leaderboard row: that player's page).
         await pilot.click("#records-table", offset=(6, 2))
         await pilot.pause()

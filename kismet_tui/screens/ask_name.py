@@ -13,7 +13,7 @@ from textual.widgets import Input, Static
 from protocol import limits
 from protocol.text import clean_name
 
-from ..widgets.clicks import button
+from ..widgets.clicks import ClickText, button
 from ..widgets.toosmall import TooSmall
 
 
@@ -41,7 +41,7 @@ class AskNameScreen(ModalScreen[str]):
             hint = Text()
             button(hint, "Join", "screen.join")
             hint.append("  enter")
-            yield Static(hint, classes="hint")
+            yield ClickText(hint, classes="hint")
         yield TooSmall()  # (in a small window: the size it needs, not the box over those words)
 
     def on_mount(self) -> None:

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Static, TextArea
 
 from ..invite import Invitation, InviteChoice, InviteRefused
-from ..widgets.clicks import button
+from ..widgets.clicks import ClickText, button
 from ..widgets.footer import KeyFooter
 
 
@@ -60,7 +60,7 @@ class InviteScreen(ModalScreen[list[str] | None]):
             hint.append(" ctrl+o  ·  ")
             button(hint, "Cancel", "screen.cancel")
             hint.append(" escape opens nothing")
-            yield Static(hint, id="invite-keys-help")
+            yield ClickText(hint, id="invite-keys-help")
             yield Static("", id="invite-problem")
         yield KeyFooter()
 

@@ -27,7 +27,7 @@ from ..messages import Refusal, send_ok
 from ..rules import IllegalAction
 from ..rules.base import Plain
 from ..rules.cards import DEFAULT_CHIPS, chips_option
-from ..widgets.clicks import button, on_click
+from ..widgets.clicks import ClickText, acts, button
 from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 
@@ -160,7 +160,7 @@ class NewTableScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Container(id="band"), Vertical():
-            yield Static(id="form")
+            yield ClickText(id="form")
         yield TooSmall()
         yield KeyFooter()
 
@@ -188,14 +188,14 @@ class NewTableScreen(ModalScreen):
             chosen = index == self.line
             # By mouse: a line's label chooses it, the chosen one's arrows change its value
             # (the keys' own actions, widgets/clicks.py).
-            go = on_click(f"screen.go({index})")
+            go = acts(f"screen.go({index})")
             text.append("▶ " if chosen else "  ", Style(color="bright_yellow") + go)
             text.append(f"{label:<24}", go)
             value = Style(reverse=chosen, bold=chosen)
             if chosen:
-                text.append("◀", value + on_click("screen.change(-1)"))
-                text.append(f" {self.value_of(key)} ", value + on_click("screen.change(1)"))
-                text.append("▶", value + on_click("screen.change(1)"))
+                text.append("◀", value + acts("screen.change(-1)"))
+                text.append(f" {self.value_of(key)} ", value + acts("screen.change(1)"))
+                text.append("▶", value + acts("screen.change(1)"))
             else:
                 text.append(f"  {self.value_of(key)}", value + go)
             text.append("\n")

@@ -24,7 +24,7 @@ from protocol.limits import MIN_RATED_GAMES
 from ..app_ref import OnKismetApp
 from ..messages import send
 from ..rules.base import Plain
-from ..widgets.clicks import button
+from ..widgets.clicks import ClickText, button
 from ..widgets.footer import KeyFooter
 from ..widgets.names import fit
 from ..widgets.sparkline import sparkline
@@ -185,10 +185,10 @@ class RecordsScreen(OnKismetApp, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar("records")
-        yield Static(tabs(self.view, self.ruleset), id="records-tabs")
+        yield ClickText(tabs(self.view, self.ruleset), id="records-tabs")
         yield Static(id="records-heading")
         yield DataTable(id="records-table", cursor_type="row", zebra_stripes=False)
-        yield Static("", id="records-words")
+        yield ClickText("", id="records-words")
         yield TooSmall()
         yield KeyFooter()
 

@@ -18,11 +18,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from ..rules.base import Plain
 from ..widgets.art import seat_colour
-from ..widgets.clicks import button, on_click
+from ..widgets.clicks import ClickText, acts, button
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
@@ -66,7 +65,7 @@ class RemoveScreen(ModalScreen[int | None]):
         text = Text()
         text.append("Remove whom from the table?\n\n", Style(bold=True))
         for number, member in enumerate(self.members, 1):
-            pick = on_click(f"screen.pick({number - 1})")   # a click on the line: that player
+            pick = acts(f"screen.pick({number - 1})")   # a click on the line: that player
             text.append(f" {number}  ", Style(bold=True) + pick)
             text.append(fit(member.name, 24), Style(color=seat_colour(member.seat), bold=True) + pick)
             text.append("  ready" if member.ready else "  not ready",
@@ -76,7 +75,7 @@ class RemoveScreen(ModalScreen[int | None]):
                     f"A number (or a click) removes that player {glyph('·')} ", Style(color="bright_black"))
         button(text, "Keep everyone", "screen.keep")
         with Vertical():
-            yield Static(text, id="remove-list")
+            yield ClickText(text, id="remove-list")
         yield KeyFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -1,34 +1,41 @@
 """What the mouse clicks outside the games: words that act, and a bar of buttons.
 
-A click runs the same action a key runs, through the same gate: a span of text carries
-Textual's `@click` meta ("screen.page(1)"), and Textual runs it with `run_action`, which
-asks the screen's (or app's) `check_action` first, as a key's binding does. So whatever
-the key may not do now, the click may not either; and a button is drawn only while its
-action is offered (`offered`), the footer's guarantee for clickable things: what is shown
-acts, what is hidden does not. Textual draws a hovered link in its hover colours (where
-the terminal reports the mouse's motion), which is how a clickable thing shows it.
+A click runs the same action a key runs, through the same gate: a span of text carries its
+action in its style's meta (`acts("screen.page(1)")`), and the widget drawing it (a
+`ClickText`) runs it with Textual's `run_action`, which asks the screen's (or app's)
+`check_action` first, as a key's binding does. So whatever the key may not do now, the
+click may not either; and a button is drawn only while its action is offered (`offered`),
+the footer's guarantee for clickable things: what is shown acts, what is hidden does not.
+
+The span under the mouse is lit (where the terminal reports the mouse's motion) in the
+style of the `click-text--hover` component (reversed: seen in every terminal, with colour
+or without). Not Textual's own `@click` links: those are drawn in the link colour and
+underlined, which would turn a form's every line into a link; these keep the look their
+screen gives them.
 """
 
 from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
-from textual import actions
+from textual import actions, events
 from textual.dom import DOMNode
+from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Static
 
+CLICK = "click"   # the meta key of a span's action
 
-def on_click(action: str) -> Style:
+
+def acts(action: str) -> Style:
     """The style that makes a span run `action` when clicked ("screen.create")."""
-    return Style.from_meta({"@click": action})
+    return Style.from_meta({CLICK: action})
 
 
 def button(text: Text, label: str, action: str, style: Style | str = "bold") -> None:
     """Append `label` to `text` as a button: in brackets (clear in every terminal, colour
     or not, Unicode or ASCII), acting on a click."""
-    text.append(f"[{label}]", Style.parse(style) + on_click(action) if isinstance(style, str)
-                else style + on_click(action))
+    text.append(f"[{label}]", (Style.parse(style) if isinstance(style, str) else style) + acts(action))
 
 
 def offered(node: Widget, action: str) -> bool:
@@ -39,7 +46,55 @@ def offered(node: Widget, action: str) -> bool:
     return bool(target.check_action(name, parameters))
 
 
-class ActionBar(Static):
+class ClickText(Static):
+    """A Static whose spans made with `acts` run their action on a click, the one under the
+    mouse lit."""
+
+    COMPONENT_CLASSES = {"click-text--hover"}
+    DEFAULT_CSS = """
+    ClickText > .click-text--hover { text-style: reverse underline; }
+    """
+
+    def __init__(self, content: VisualType = "", id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(content, id=id, classes=classes)
+        self.words: VisualType = content   # as given, without the hover's light
+        self.hovered: str | None = None    # the action of the span under the mouse
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        self.words = content
+        super().update(self.lit(), layout=layout)
+
+    def lit(self) -> VisualType:
+        """The words, the spans of the hovered action in the hover's style."""
+        words = self.words
+        if self.hovered is None or not isinstance(words, Text):
+            return words
+        text = words.copy()
+        light = self.get_component_rich_style("click-text--hover", partial=True)
+        for span in words.spans:
+            if isinstance(span.style, Style) and span.style.meta.get(CLICK) == self.hovered:
+                text.stylize(light, span.start, span.end)
+        return text
+
+    def hover(self, action: str | None) -> None:
+        if action != self.hovered:
+            self.hovered = action
+            super().update(self.lit(), layout=False)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self.hover(event.style.meta.get(CLICK))
+
+    def on_leave(self, event: events.Leave) -> None:
+        self.hover(None)
+
+    async def on_click(self, event: events.Click) -> None:
+        action = event.style.meta.get(CLICK)
+        if isinstance(action, str):
+            event.stop()
+            await self.run_action(action)   # (run_action asks check_action, as for a key)
+
+
+class ActionBar(ClickText):
     """A line of buttons, one per action the screen offers now, drawn again whenever the
     screen's keys change (its `bindings_updated_signal`, as the footer is)."""
 

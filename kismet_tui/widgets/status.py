@@ -23,11 +23,10 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 from textual.timer import Timer
-from textual.widgets import Static
 
 from ..app_ref import kismet_app
 from ..app_state import Notice
-from .clicks import button, offered
+from .clicks import ClickText, button, offered
 from .glyphs import glyph
 from .names import fit
 
@@ -108,7 +107,7 @@ def connection_words(state: str, address: str, detail: str) -> str:
     return f"{state} {detail}".strip()
 
 
-class StatusBar(Static):
+class StatusBar(ClickText):
     DEFAULT_CSS = """
     StatusBar {
         dock: top;
