@@ -253,3 +253,29 @@ async def test_the_player_to_remove_is_picked_by_a_click():
         await pilot.pause()
         await click_on(pilot, "screen.keep")
         assert app.answers == [12, None]
+
+
+@pytest.mark.network
+async def test_invite_by_clicks_says_why_nothing_opens_and_cancels(tmp_path):
+    from server.open_up import OpenHost
+
+    async with running_host(tmp_path) as host:
+        doors = OpenHost(host, tmp_path, port=0, ssh_port=0, announce=False, bind="127.0.0.1")
+        app, client = make_app(host, "Ana")
+        app.invitation = doors
+        try:
+            async with app.run_test(size=(100, 40)) as pilot:
+                await wait_for(pilot, lambda: client.state == "connected"
+                               and where_it_acts(app, "screen.open_network") is not None, what="the Invite button")
+                await click_on(pilot, "screen.open_network")
+                await wait_for(pilot, lambda: type(app.screen).__name__ == "InviteScreen", what="the question")
+                await click_on(pilot, "screen.open")               # nothing chosen: why, in words
+                await wait_for(pilot, lambda: "let nobody in" in str(app.screen.query_one("#invite-problem").render()),
+                               what="the words")
+                assert doors.ssh is None and not doors.is_open
+                await click_on(pilot, "screen.cancel")
+                await wait_for(pilot, lambda: type(app.screen).__name__ == "LobbyScreen", what="the lobby")
+                assert not doors.is_open
+                await client.close()
+        finally:
+            await doors.close()
