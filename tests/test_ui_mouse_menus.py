@@ -17,6 +17,7 @@ from textual.widgets._footer import FooterKey
 from kismet_tui.replay import ReplayApp
 from kismet_tui.screens.ask_name import AskNameScreen
 from kismet_tui.screens.help import HelpScreen
+from kismet_tui.screens.lobby import BUTTONS
 from kismet_tui.screens.new_table import NewTableScreen
 from kismet_tui.screens.records import RecordsScreen
 from kismet_tui.screens.remove import Member, RemoveScreen
@@ -52,6 +53,18 @@ def shown_buttons(app) -> str:
     return str(app.screen.query_one("#lobby-buttons").content)
 
 
+def buttons_and_footer(app) -> tuple[set[str], set[str]]:
+    """The actions of the lobby's buttons drawn now, and of the footer's keys that act now
+    (as the footer names them: the table list's enter sits down; quitting has no button)."""
+    bar = app.screen.query_one("#lobby-buttons")
+    same = {"join(False)": "select_cursor"}
+    buttons = {same.get(action.split(".", 1)[1], action.split(".", 1)[1])
+               for label, action in BUTTONS if label in bar.drawn}
+    footer = {binding.action for _node, binding, enabled, _tip in app.screen.active_bindings.values()
+              if binding.show and enabled} - {"quit"}
+    return buttons, footer
+
+
 async def click_row(pilot, row: int) -> None:
     """A click on a row of the lobby's table list (the header is the first line)."""
     await pilot.click("#tables", offset=(4, row + 1))
@@ -67,6 +80,9 @@ async def test_the_lobby_by_clicks_sits_leaves_and_makes_a_table(tmp_path):
             await wait_for(pilot, lambda: client.state == "connected" and bool(app.screen.tables),
                            what="the table list")
             assert "[Sit]" in shown_buttons(app) and "[Leave]" not in shown_buttons(app)
+            # The buttons are the footer's keys that act: what is shown acts, what is hidden does not.
+            buttons, footer = buttons_and_footer(app)
+            assert buttons == footer, (buttons, footer)
             # One click chooses the row, a second on it sits down (as enter does).
             await click_row(pilot, 0)
             assert client.table is None
@@ -77,6 +93,8 @@ async def test_the_lobby_by_clicks_sits_leaves_and_makes_a_table(tmp_path):
             await wait_for(pilot, lambda: "[Leave]" in shown_buttons(app), what="the table's buttons")
             assert "[Sit]" not in shown_buttons(app) and "[New table]" not in shown_buttons(app)
             assert where_it_acts(app, "screen.join(False)") is None
+            buttons, footer = buttons_and_footer(app)
+            assert buttons == footer, (buttons, footer)
             # A click on a row there sits nowhere else, and says why.
             await click_row(pilot, 0)
             await wait_for(pilot, lambda: any("leave it (l)" in words for words in app.notices_shown),
