@@ -42,6 +42,9 @@ Three games to play together: **dice** (Kismet 1964, five coloured dice and a sc
 | `?` | this help |
 | `ctrl+q` | quit |
 
+By mouse: a click on a table chooses it, a second sits down; the buttons over the chat do
+what their keys do, and so does a click on a key in the bottom line.
+
 Inside a game, `?` shows that game's rules and keys.
 """
 

@@ -4,7 +4,10 @@ player's own page, and the solo dice high scores.
 Keys: 1 leaderboard, 2 recent games, 3 my page, 4 high scores; g the next game (dice, race,
 knock); → and ← (or page down and up) the next and the previous page; enter opens the chosen
 row (a player's page from the leaderboard; the replay of a game, when its log is on this
-computer); v the review of a dice game kept on this computer (screens/review.py); escape back. Every page is one `records` request (docs/protocol.md, "Records").
+computer); v the review of a dice game kept on this computer (screens/review.py); escape
+back. By mouse: the buttons over the table (the views, the game, back to
+the lobby), a click on a row chooses it and a second click opens it, and the page buttons
+under it turn the pages. Every page is one `records` request (docs/protocol.md, "Records").
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from protocol.limits import MIN_RATED_GAMES
 from ..app_ref import OnKismetApp
 from ..messages import send
 from ..rules.base import Plain
+from ..widgets.clicks import ClickText, button
 from ..widgets.footer import KeyFooter
 from ..widgets.names import fit
 from ..widgets.sparkline import sparkline
@@ -128,6 +132,35 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
     return text
 
 
+TABS = [("leaderboard", "Leaders"), ("recent", "Recent"), ("player", "Mine"), ("best", "High scores")]
+
+
+def tabs(view: str, ruleset: str) -> Text:
+    """The line of buttons over the records (the mouse's 1-4, g and escape): the view shown
+    is lit, the game's button names the game whose leaderboard is shown."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for name, label in TABS:
+        button(text, label, f"screen.view('{name}')", "bold reverse" if name == view else "bold")
+        text.append(" ")
+    text.append(" ")
+    button(text, f"game: {ruleset}", "screen.next_ruleset")
+    text.append("  ")
+    button(text, "Lobby", "screen.close")
+    return text
+
+
+def page_words(words: str, more: bool, page: int) -> Text:
+    """The line under the table: what enter does, and the page buttons there are."""
+    text = Text(words)
+    if more:
+        text.append("   ")
+        button(text, "→ next page", "screen.page(1)", "")
+    if page:
+        text.append("   ")
+        button(text, "← previous page", "screen.page(-1)", "")
+    return text
+
+
 class RecordsScreen(OnKismetApp, Screen[None]):
     BINDINGS = [
         Binding("1", "view('leaderboard')", "Leaders"),
@@ -142,6 +175,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         Binding("escape", "close", "Lobby"),
     ]
     DEFAULT_CSS = """
+    RecordsScreen #records-tabs { height: 1; padding: 0 1; }
     RecordsScreen #records-heading { height: auto; padding: 0 1; }
     RecordsScreen DataTable { height: 1fr; }
     RecordsScreen #records-words { height: 1; padding: 0 1; color: $text-muted; }
@@ -154,9 +188,10 @@ class RecordsScreen(OnKismetApp, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar("records")
+        yield ClickText(tabs(self.view, self.ruleset), id="records-tabs")
         yield Static(id="records-heading")
         yield DataTable(id="records-table", cursor_type="row", zebra_stripes=False)
-        yield Static("", id="records-words")
+        yield ClickText("", id="records-words")
         yield TooSmall()
         yield KeyFooter()
 
@@ -195,11 +230,8 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         if not rows and self.view == "leaderboard":
             words = (f"Nobody here yet: a player is listed once {MIN_RATED_GAMES} of their games "
                      "moved their rating.")
-        if answer.get("more"):
-            words += "   → next page"
-        if self.page:
-            words += "   ← previous page"
-        self.query_one("#records-words", Static).update(words)
+        self.query_one("#records-tabs", Static).update(tabs(self.view, self.ruleset))
+        self.query_one("#records-words", Static).update(page_words(words, bool(answer.get("more")), self.page))
 
     def action_view(self, view: str) -> None:
         self.view, self.page = view, 0
