@@ -129,3 +129,64 @@ def test_the_page_words_and_the_sparkline() -> None:
         assert sparkline([1, 8]) == "_#"
     finally:
         use_ascii(False)
+
+
+@pytest.fixture
+def optimal_V(optimal_cache, monkeypatch):
+    """The optimal table where the host's records find it (the review never builds one)."""
+    from kismet_tui.bots import dice_levels
+    from kismet_tui.review.dice import optimal_table
+
+    path, _ = optimal_cache
+    monkeypatch.setenv("KISMET_SOLVER_CACHE", str(path.parent))
+    found = optimal_table()
+    monkeypatch.setattr(dice_levels, "_optimal", found)
+    return found
+
+
+def dice_logs(games: Path, count: int = 2, ana: str = "hard") -> list[Path]:
+    """`count` dice games of Ana (played by the `ana` bot's policy) against an easy bot."""
+    from tests.review_util import play_dice, write_log as write_dice
+
+    paths = []
+    for n in range(count):
+        header, events = play_dice([ana, "easy"], seed=11 + n, names=["Ana", "Bot 1 (easy)"])
+        header.update(players=[ANA, bot_id("easy")], t0=1_000 + n * DAY_MS)
+        events = [{**event, "t": event["t"] + n * DAY_MS} for event in events]
+        paths.append(write_dice(games / f"2026020{n}-000000-table{n + 1}-dice.kismet", header, events))
+    return paths
+
+
+def test_each_dice_seat_keeps_its_review_cost_and_the_page_its_average(tmp_path: Path, optimal_V) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    index(tmp_path, dice_logs(games))
+    db = sqlite3.connect(tmp_path / FILE_NAME)
+    costs = db.execute("SELECT s.seat, s.dice_cost_centi FROM seats s JOIN games g ON g.id = s.game_id "
+                       "ORDER BY g.started_ms, s.seat").fetchall()
+    assert [cost for seat, cost in costs if seat == 0] == [0, 0], "the perfect player gives up nothing"
+    easy = [cost for seat, cost in costs if seat == 1]
+    assert all(cost > 100 for cost in easy), easy
+    page = queries.player(db, bot_id("easy"))
+    review = next(s for s in page["standings"] if s["ruleset"] == "dice")["review"]
+    assert review == {"recent_centi": easy, "average_centi": round(sum(easy) / 2)}
+    assert next(s for s in queries.player(db, ANA)["standings"] if s["ruleset"] == "dice")["review"] == \
+        {"recent_centi": [0, 0], "average_centi": 0}
+    db.close()
+
+
+def test_without_the_optimal_table_a_dice_game_has_no_cost_and_the_page_says_nothing(
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "no-table-here"))
+    games = tmp_path / "games"
+    games.mkdir()
+    index(tmp_path, dice_logs(games, count=1, ana="medium"))
+    db = sqlite3.connect(tmp_path / FILE_NAME)
+    assert db.execute("SELECT dice_cost_centi FROM seats").fetchall() == [(None,), (None,)]
+    review = next(s for s in queries.player(db, ANA)["standings"] if s["ruleset"] == "dice")["review"]
+    assert review == {"recent_centi": [], "average_centi": None}
+    from kismet_tui.screens.records import cost_words
+    assert cost_words(review) == ""
+    assert cost_words({"recent_centi": [1230, 410], "average_centi": 820}) == \
+        "\n         gives up 8.2 points a game  █▁ (last 2, lower is better)"
+    db.close()

@@ -91,6 +91,21 @@ def mark(row: Plain, left: object) -> str:
     return "won" if row.get("won") else ("best" if row.get("best") else "")
 
 
+def cost_words(review: object) -> str:
+    """A dice standing's second line: the points a game's decisions gave up to the perfect
+    player on average, and their trend over the last games (docs/review.md)."""
+    if not isinstance(review, dict):
+        return ""
+    recent = [c for c in review.get("recent_centi") or [] if isinstance(c, int) and not isinstance(c, bool)]
+    average = review.get("average_centi")
+    if not recent or not isinstance(average, int) or isinstance(average, bool):
+        return ""
+    words = f"\n         gives up {average / 100:.1f} points a game"
+    if len(recent) > 1:
+        words += f"  {sparkline(recent)} (last {len(recent)}, lower is better)"
+    return words
+
+
 def reaction_words(reaction: object) -> str:
     """A race standing's second line: the median reaction of the last game, its trend over
     the last games, and the fastest median of the month (docs/review.md, "Race")."""
@@ -123,6 +138,7 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
             if isinstance(rated, int) and rated < MIN_RATED_GAMES:
                 text.append(f"  (on the leaderboard after {MIN_RATED_GAMES} rated games)", style="bright_black")
             text.append(reaction_words(standing.get("reaction")), style="bright_black")
+            text.append(cost_words(standing.get("review")), style="bright_black")
         return text
     text.append(TITLES[view], style="bold")
     if view in ("leaderboard", "best"):

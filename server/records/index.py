@@ -84,6 +84,8 @@ class EndedGame:
     left: list[int] = field(default_factory=list)  # seats that left for good (protocol/leavers.py)
     # Each seat's median race reaction in ms (kismet_tui/review/race.py); None where it has none.
     reactions: list[int | None] = field(default_factory=list)
+    # Each seat's dice review cost in hundredths of a point (kismet_tui/review/dice.py).
+    dice_costs: list[int | None] = field(default_factory=list)
 
 
 def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
@@ -102,8 +104,8 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
                     leavers = Leavers(header) if isinstance(header, dict) else None
                 elif kind == "event":
                     last_t = record.get("t")
-                    if isinstance(header, dict) and header.get("ruleset") == "race":
-                        events.append(record)  # (read for the reactions: seat_reactions)
+                    if isinstance(header, dict) and header.get("ruleset") in ("race", "dice"):
+                        events.append(record)  # (read for the review: seat_reactions, seat_dice_costs)
                     if leavers is not None:
                         leavers.see(record)
                 elif kind == "end":
@@ -129,7 +131,29 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
                      [str(p) if p else None for p in players], [int(s) for s in scores],
                      [int(w) for w in winners], finished=had_end,
                      left=leavers.left(had_end) if leavers is not None else [],
-                     reactions=seat_reactions(header, events, len(names)))
+                     reactions=seat_reactions(header, events, len(names)),
+                     dice_costs=seat_dice_costs(header, events, len(names)) if had_end else [])
+
+
+def seat_dice_costs(header: dict[str, Any], events: list[dict[str, Any]], seats: int) -> list[int | None]:
+    """Each seat's dice review cost, in hundredths of a point (kismet_tui/review/dice.py):
+    None for other games, and for every seat while the optimal table is not built (a review
+    never guesses; `--reindex` once it is built fills them), or for a log the engine cannot
+    play."""
+    if header.get("ruleset") != "dice":
+        return [None] * seats
+    from kismet_tui.review import optimal  # (numpy and the table: only for a dice game)
+    from kismet_tui.review.dice import review_dice_game
+
+    V = optimal.loaded()
+    if V is None:
+        return [None] * seats
+    try:
+        review = review_dice_game(header, events, V)
+    except Exception:  # (a log from an old or odd host: the game is still a record)
+        return [None] * seats
+    costs: list[int | None] = [round(seat.total_cost * 100) for seat in review.seats]
+    return costs if len(costs) == seats else [None] * seats
 
 
 def seat_reactions(header: dict[str, Any], events: list[dict[str, Any]], seats: int) -> list[int | None]:
@@ -192,10 +216,12 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
             player, outcome = game.players[seat], outcomes[seat]
             db.execute(
                 "INSERT INTO seats (game_id, seat, player_id, name, score, won, rating_before, "
-                "rating_after, personal_best, left_game, reaction_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "rating_after, personal_best, left_game, reaction_ms, dice_cost_centi) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, seat, player, name, game.scores[seat], int(len(game.names) > 1 and seat in game.winners),
                  outcome.rating_before, outcome.rating_after, int(outcome.personal_best),
-                 int(seat in game.left), game.reactions[seat] if game.reactions else None))
+                 int(seat in game.left), game.reactions[seat] if game.reactions else None,
+                 game.dice_costs[seat] if game.dice_costs else None))
             if player is not None:
                 db.execute(
                     "INSERT INTO players (id, name, is_bot, last_ms) VALUES (?, ?, ?, ?) "

@@ -118,6 +118,8 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0,
     for standing in standings:
         if standing["ruleset"] == "race":
             standing["reaction"] = reaction_trend(db, player_id, now_ms)
+        elif standing["ruleset"] == "dice":
+            standing["review"] = cost_trend(db, player_id)
     return {"found": True, "player": player_id, "name": shown_name(player_id, found[0]), "bot": bool(found[1]),
             "standings": standings, "rows": games, "more": more}
 
@@ -128,19 +130,37 @@ TREND_GAMES = 12
 MONTH_MS = 30 * 24 * 3600 * 1000
 
 
+def _last_figures(db: sqlite3.Connection, player_id: str, column: str, ruleset: str) -> list[int]:
+    """A seats column's figure (one of the review's, named by this module, never by a
+    request) in the player's last TREND_GAMES games of `ruleset` that have one, oldest first."""
+    rows = db.execute(
+        f"SELECT s.{column} FROM seats s JOIN games g ON g.id = s.game_id "
+        f"WHERE s.player_id = ? AND s.{column} IS NOT NULL AND g.ruleset = ? "
+        "ORDER BY s.game_id DESC LIMIT ?", (player_id, ruleset, TREND_GAMES)).fetchall()
+    return [figure for (figure,) in reversed(rows)]
+
+
+def cost_trend(db: sqlite3.Connection, player_id: str) -> dict:
+    """{"recent_centi": the dice review cost of the player's last TREND_GAMES reviewed dice
+    games, in hundredths of a point, oldest first, "average_centi": over all their reviewed
+    dice games, or None}."""
+    average = db.execute(
+        "SELECT AVG(s.dice_cost_centi) FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? AND s.dice_cost_centi IS NOT NULL AND g.ruleset = 'dice'",
+        (player_id,)).fetchone()[0]
+    return {"recent_centi": _last_figures(db, player_id, "dice_cost_centi", "dice"),
+            "average_centi": None if average is None else round(average)}
+
+
 def reaction_trend(db: sqlite3.Connection, player_id: str, now_ms: int | None = None) -> dict:
     """{"recent_ms": medians of the last TREND_GAMES race games with a grab, oldest first,
     "fastest_month_ms": the lowest median of the last 30 days or None}."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
-    recent = db.execute(
-        "SELECT s.reaction_ms FROM seats s JOIN games g ON g.id = s.game_id "
-        "WHERE s.player_id = ? AND s.reaction_ms IS NOT NULL AND g.ruleset = 'race' "
-        "ORDER BY s.game_id DESC LIMIT ?", (player_id, TREND_GAMES)).fetchall()
     month = db.execute(
         "SELECT MIN(s.reaction_ms) FROM seats s JOIN games g ON g.id = s.game_id "
         "WHERE s.player_id = ? AND s.reaction_ms IS NOT NULL AND g.ruleset = 'race' "
         "AND g.ended_ms >= ?", (player_id, now_ms - MONTH_MS)).fetchone()[0]
-    return {"recent_ms": [ms for (ms,) in reversed(recent)], "fastest_month_ms": month}
+    return {"recent_ms": _last_figures(db, player_id, "reaction_ms", "race"), "fastest_month_ms": month}
 
 
 def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None) -> dict:

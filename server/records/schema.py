@@ -20,7 +20,7 @@ SCHEMA_VERSION = 3
 
 # The first version whose every row follows today's rules: its ratings (version 2: only
 # distinct players rated, random bots never, a leaver ranked last: server/records/index.py)
-# and its seats' figures read from the logs (version 3: race reactions). A file from before
+# and its seats' figures read from the logs (version 3: race reactions, dice review costs). A file from before
 # is migrated, then rebuilt from the logs, so every row in it follows them.
 BUILT_BY_TODAYS_RULES = 3
 
@@ -111,10 +111,13 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "DROP INDEX games_by_top_score",
     ),
     # Version 3: what a player learns from their games (kismet_tui/review, docs/review.md),
-    # read from each log when it is indexed: a race seat's median reaction in ms (NULL for
-    # other games, a seat that never grabbed, or a log the engine cannot play).
+    # read from each log when it is indexed: a race seat's median reaction in ms, and a dice
+    # seat's review cost in hundredths of a point (NULL for other games, a seat that never
+    # grabbed, a dice game indexed before the optimal table was built, or a log the engine
+    # cannot play).
     2: (
         "ALTER TABLE seats ADD COLUMN reaction_ms INTEGER",
+        "ALTER TABLE seats ADD COLUMN dice_cost_centi INTEGER",
     ),
 }
 
