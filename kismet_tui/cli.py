@@ -18,6 +18,10 @@
   A file either command cannot read (missing, empty, not a game log, damaged) gets one line
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
+  `kismet-replay --review [--json] FILE` prints the dice review instead (kismet_tui/review/,
+  docs/review.md): each decision of each seat graded by the perfect player. Before the
+  optimal table is built it asks to build it (at a terminal), builds it with
+  `--build-table`, or says how (exit 2): it never guesses.
 
 Each takes `--ascii` to draw with ASCII only; a terminal without Unicode (a locale without
 UTF-8; on Windows, a console other than Windows Terminal) gets it by itself, and `--unicode`
@@ -42,10 +46,12 @@ from .terminal import ends_with_its_terminal
 
 if TYPE_CHECKING:  # (each loads only when its command needs it)
     from protocol.gamelog import GameLog
+    from protocol.plain import Plain
 
     from .app import KismetApp
     from .bots.runner import BotFactory
     from .net.client import Client
+    from .review.optimal import Table
     from server import Host
     from server.open_up import OpenHost
 
@@ -379,6 +385,16 @@ def replay_parser() -> argparse.ArgumentParser:
                         help="with --verify: the log must be signed by this host key (the "
                              "fingerprint kismet-host prints at start); needed only for a "
                              "host you never joined from this computer")
+    parser.add_argument("--review", action="store_true",
+                        help="do not play: print what the game's log teaches each player: dice, "
+                             "each decision graded by the perfect player; race, reaction times; "
+                             "knock, missed chances (docs/review.md)")
+    parser.add_argument("--json", action="store_true",
+                        help="with --review: print it as JSON (dice: one object per decision; "
+                             "race and knock: one per player)")
+    parser.add_argument("--build-table", action="store_true",
+                        help="with --review: if the perfect player's table is not built yet, "
+                             "build it first (about 10 s, once) instead of saying how")
     add_ascii_option(parser)
     add_common_options(parser, "kismet-replay")
     return parser
@@ -393,6 +409,10 @@ def replay_main(argv: list[str] | None = None) -> int:
     set_drawing(args)
     if args.host_key is not None and not args.verify:
         parser.error("--host-key goes with --verify.")
+    if (args.json or args.build_table) and not args.review:
+        parser.error("--json and --build-table go with --review.")
+    if args.review and args.verify:
+        parser.error("--review and --verify are two things: ask for one at a time.")
     from .replay import SPEEDS  # (the replay's: loaded for the playback anyway)
 
     if args.speed not in SPEEDS:  # (+ and - step through these while it plays)
@@ -409,6 +429,8 @@ def replay_main(argv: list[str] | None = None) -> int:
         if args.verify:
             return verify_file(path, read_game(path), args.host_key)
         header, events = playable(path)
+        if args.review:
+            return review_file(path, header, events, as_json=args.json, build=args.build_table)
     except UnreadableGame as exc:
         print(f"kismet-replay: {exc.words}", file=sys.stderr)
         return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
@@ -417,6 +439,81 @@ def replay_main(argv: list[str] | None = None) -> int:
     app = ReplayApp(header, events, speed=args.speed)
     app.run()
     return ended(app, "kismet-replay")
+
+
+def review_file(path: Path, header: Plain, events: list[Plain], *, as_json: bool, build: bool) -> int:
+    """Print the dice review of a game (kismet_tui/review/): exit 0, or 2 with words when the
+    game is not a dice game or the perfect player's table is not built (it never guesses)."""
+    from .review.dice import NotADiceGame, review_dice_game
+    from .review.text import review_json, review_lines
+    from .saved_game import shown
+
+    if header.get("ruleset") in ("race", "knock"):
+        return review_race_or_knock(header, events, as_json)
+    if header.get("ruleset") != "dice":
+        print(f"kismet-replay: {shown(path)} is a game of {header.get('ruleset')}: it has no "
+              "review.", file=sys.stderr)
+        return 2
+    V = review_table(build)
+    if V is None:
+        return 2
+    try:
+        review = review_dice_game(header, events, V)
+    except NotADiceGame as exc:  # (checked above; the review's own word, should it differ)
+        print(f"kismet-replay: {exc}", file=sys.stderr)
+        return 2
+    print(review_json(review) if as_json else "\n".join(review_lines(review)))
+    return 0
+
+
+def review_table(build: bool) -> Table | None:
+    """The perfect player's table for a review, or None once the user has been told why not.
+    Not built yet: with --build-table (or a yes at a terminal) it is built here with a
+    progress line; otherwise the words say how."""
+    from .review import optimal
+
+    V, _problem = optimal.load_checked()
+    if V is not None:
+        return V
+    if not build and sys.stdin.isatty() and sys.stderr.isatty():
+        print("The perfect player's table is not built yet: the review grades against it. "
+              "Building it takes about 10 seconds, once.", file=sys.stderr)
+        try:
+            build = input("Build it now and wait? [Y/n] ").strip().lower() in ("", "y", "yes")
+        except EOFError:
+            build = False
+    if not build:
+        print("kismet-replay: the perfect player's table is not built yet, and the review never "
+              "guesses without it. Build it (about 10 s, once) with kismet-replay --review "
+              "--build-table FILE, or python -m kismet_tui.solver.", file=sys.stderr)
+        return None
+    return optimal.build_here(
+        progress=optimal.text_progress(),
+        on_wait=lambda: print("Another program is building the table: waiting.", file=sys.stderr),
+        on_damaged=lambda why: print(f"The cached table is damaged ({why}): building it again.",
+                                     file=sys.stderr))
+
+
+def review_race_or_knock(header: Plain, events: list[Plain], as_json: bool) -> int:
+    """Print a race or knock game's figures (kismet_tui/review/race.py, knock.py): text, or
+    JSON with --json."""
+    import json
+
+    from .review.words import learned_json, learned_lines
+
+    ruleset = str(header.get("ruleset"))
+    if as_json:
+        print(json.dumps({"ruleset": ruleset, "players": learned_json(ruleset, header, events)},
+                         indent=1))
+        return 0
+    title, lines = learned_lines(ruleset, header, events, width=20)
+    if not lines:
+        print(f"kismet-replay: nothing to review in a {ruleset} game yet.", file=sys.stderr)
+        return 2
+    print(title)
+    for line in lines:
+        print("  " + line)
+    return 0
 
 
 def verify_file(path: Path, log: GameLog, host_key: str | None) -> int:

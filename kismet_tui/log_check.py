@@ -21,7 +21,11 @@ The checks:
 4. **The end**: the end record's result (and, from hosts that write it, the digest of the
    whole end state) is what the events give.
 
-After a failure in 2-4 the later ones are not tried (they would only repeat it).
+After a failure in 2-4 the later ones are not tried (they would only repeat it), with one
+exception that names the edit rather than its consequence: when the engine refuses an event
+only because a value before it was changed (the engine took the changed value; the seed gives
+another), the chance step's words about that earlier event replace the refusal. A result that
+differs is said field by field, with both values.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from protocol.plain import Plain
 
 from .rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
 from .rules.base import HOST
-from .rules.verify import verify
+from .rules.verify import Verification, verify
 
 OK, DIFFERS, UNCHECKED = 0, 1, 2
 
@@ -44,6 +48,8 @@ OK, DIFFERS, UNCHECKED = 0, 1, 2
 class Report:
     lines: list[str] = field(default_factory=list)
     exit_code: int = OK
+    # The seq of the event the engine refused (check_events), if it refused one.
+    refused_at: int | None = None
 
     def good(self, words: str) -> None:
         self.lines.append(words)
@@ -69,8 +75,15 @@ def check_log(log: GameLog, host_key: str | None = None,
     seed = (log.end or {}).get("server_seed")
     said = len(report.lines)
     # (The chance step redraws only with a commit to check the seed against.)
-    game = check_events(log, report, can_redraw=seed is not None and "commit" in log.header)
+    can_redraw = seed is not None and "commit" in log.header
+    game = check_events(log, report, can_redraw)
     if game is None and len(report.lines) > said:  # refused, and said why
+        if can_redraw and report.refused_at is not None:
+            earlier = verify(log.header, log.events, seed)
+            if edited_before(earlier, report.refused_at):
+                # A value changed earlier is the edit; the refusal only follows from it.
+                report.lines[-1] = (f"{earlier.words} (Event {report.refused_at} no longer "
+                                    f"replays after it.)")
         return report
     chance = verify(log.header, log.events, seed)
     if chance.ok:
@@ -83,6 +96,13 @@ def check_log(log: GameLog, host_key: str | None = None,
     if game is not None:
         check_end(log, game, report)
     return report
+
+
+def edited_before(chance: Verification, refused_at: int | None) -> bool:
+    """Whether the chance check found a changed value in an event before the one the engine
+    refused: a value the engine takes (a first roller, a die) but the seed does not give."""
+    return (not chance.ok and refused_at is not None and isinstance(chance.seq, int)
+            and 0 < chance.seq < refused_at)
 
 
 SIGNING_VERSION = 3   # hosts of this protocol version (the header's `version`) sign every game
@@ -229,6 +249,8 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
         try:
             apply_event(game, event)
         except IllegalAction as exc:
+            seq = event.get("seq")
+            report.refused_at = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
             at = f" at {_ms(event.get('t'), header.get('t0'))}"
             _refused(report, where, event.get("chance"), exc, can_redraw, at)
             return None
@@ -264,8 +286,8 @@ def check_end(log: GameLog, game: Game, report: Report) -> None:
         return
     logged = end.get("result")
     if logged != replayed:
-        report.bad(f"The end record's result is not what the events give: it says "
-                   f"{_result_words(logged)}, the events give {_result_words(replayed)}.")
+        report.bad(f"The end record's result is not what the events give: "
+                   f"{_result_difference(logged, replayed)}.")
         return
     digest = end.get("digest")
     if digest is not None and digest != game.digest():
@@ -273,6 +295,22 @@ def check_end(log: GameLog, game: Game, report: Report) -> None:
                    f"{last}: something in the game's state was changed.")
         return
     report.good(f"The end record matches the replay: {_result_words(replayed)}.")
+
+
+def _result_difference(logged: object, replayed: Mapping[str, object]) -> str:
+    """Each field where the end record's result differs from the replay's, with both values
+    (`scores` and `winners` first, then the game's own fields as the replay lists them)."""
+    if not isinstance(logged, dict):
+        return f"it says {logged!r}, the events give {_result_words(replayed)}"
+    said = []
+    for name, value in replayed.items():
+        if name not in logged:
+            said.append(f"it has no {name}, the events give {value!r}")
+        elif logged[name] != value:
+            said.append(f"in {name} it says {logged[name]!r}, the events give {value!r}")
+    said += [f"it has {name} {logged[name]!r}, which the events do not give"
+             for name in logged if name not in replayed]
+    return "; ".join(said)
 
 
 def _result_words(result: object) -> str:

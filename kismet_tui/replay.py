@@ -7,8 +7,8 @@ The game screen watches as a spectator, so nothing can be sent.
 
 Keys: space pause/play, right (or n) one event forward, left (or b) one event back (the
 replica is played again from the start to the event before: a moment, even for thousands),
-+ and - speed, home from the start, end to the end, escape (or q) leaves: a replay opened
-from the records goes back to them.
++ and - speed, home from the start, end to the end, v the dice review (screens/review.py),
+escape (or q) leaves: a replay opened from the records goes back to them.
 """
 
 from __future__ import annotations
@@ -178,6 +178,10 @@ class ReplayApp(KismetApp):
         Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+-"),
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("home", "restart", "Restart"),
+        # A dice game's review (screens/review.py): shown at the end, where the footer has
+        # room (and the end box says it too); the key works all along.
+        Binding("v", "review(True)", "Review"),
+        Binding("v", "review(False)", "Review", show=False),
         Binding("end", "to_end", "End"),
         # Escape leaves (the screens' own escape, closing the end box or the help, comes
         # first): a replay opened from the records goes back to them.
@@ -224,9 +228,16 @@ class ReplayApp(KismetApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Over the help page, space pages down (the help's own key), not play/pause.
         from .screens.help import HelpScreen
+        from .screens.review import ReviewScreen
 
         if action == "play_pause" and isinstance(self.screen, HelpScreen):
             return False
+        if isinstance(self.screen, ReviewScreen) and action in (
+                "play_pause", "step", "step_back", "speed", "restart", "to_end"):
+            return False   # the review's own keys step there
+        if action == "review":
+            return ((self.source.header or {}).get("ruleset") == "dice" and parameters == (self.source.done,)
+                    and not isinstance(self.screen, (HelpScreen, ReviewScreen)))
         if action in ("play_pause", "step", "speed", "to_end") and self.source.done:
             return False  # at the end only going back goes on
         if action in ("step_back", "restart") and self.source.index == 0:
@@ -261,6 +272,14 @@ class ReplayApp(KismetApp):
         self.shown_key = None
         self.route()
         self.show_progress()
+
+    def action_review(self, shown: bool) -> None:
+        """The dice review of the whole game, wherever the replay stands."""
+        from .screens.review import ReviewScreen
+
+        self.paused = True
+        self.show_progress()
+        self.push_screen(ReviewScreen(self.source.header or {}, self.source.events))
 
     def action_speed(self, step: int) -> None:
         self.speed_index = max(0, min(len(SPEEDS) - 1, self.speed_index + step))

@@ -107,3 +107,21 @@ class ProtocolError(Refusal):
         # The request this refusal answers, when it is known before the message is parsed
         # (a body refused for a limit still names its `id`: protocol.framing).
         self.re: int | None = None
+
+    def message(self, re: int | None = None) -> dict[str, object]:
+        """The `error` message that says this refusal: code, kind and words, and `re` when
+        it answers a request. The host builds every error it sends here, so none lacks a
+        kind, whoever it goes to (the sender or a table's other members)."""
+        message: dict[str, object] = {"type": "error", "code": self.code, "kind": self.kind,
+                                      "words": self.words}
+        if re is not None:
+            message["re"] = re
+        return message
+
+
+def error_message(code: str, words: str | None = None, re: int | None = None,
+                  kind: RefusalKind | None = None) -> dict[str, object]:
+    """An `error` message (docs/protocol.md, "Error codes"): the code, its kind (the code's
+    own unless given: the engine's refusals say theirs), the words (the code's default
+    unless given), and `re` when it answers a request."""
+    return ProtocolError(code, words, kind=kind).message(re)

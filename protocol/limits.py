@@ -29,7 +29,8 @@ MAX_BIN_LEN = 256
 # Host frames carry whole logs: longer arrays, but the same care.
 MAX_HOST_ARRAY_LEN = 200_000
 MAX_HOST_MAP_LEN = 4096
-MAX_DEPTH = 8                  # nesting of maps/lists inside a client message
+MAX_DEPTH = 8                  # levels of maps/lists in a client body (the body itself is 1)
+MAX_TEXT_BYTES = 4096          # UTF-8 bytes of any one text (or key) in a client body
 MAX_VALUE_TEXT = 256           # characters of one text inside options or an action
 MIN_INT, MAX_INT = -(2**53 - 1), 2**53 - 1  # whole numbers a client may send (JSON-safe)
 

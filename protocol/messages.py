@@ -10,7 +10,7 @@ carries back as `re`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TypeGuard, cast
 
 from . import limits
@@ -18,7 +18,10 @@ from .errors import ProtocolError
 from .plain import Plain
 from .text import clean_chat, clean_name
 
-MAX_RULESET = 32
+RULESETS = ("dice", "race", "knock")
+# The bot levels every game has (kismet_tui/bots POLICIES; tests/test_protocol_conformance.py
+# checks the two agree). An unknown one is a field out of its range: `bad_message`.
+BOT_LEVELS = ("random", "greedy", "easy", "medium", "hard")
 MAX_LEVEL = 16
 
 
@@ -99,33 +102,72 @@ def optional(checker: Checker) -> Checker:
     return check
 
 
-def plain_data(value: object, field: str, depth: int = 0) -> object:
-    """Maps with text keys, lists, text, whole numbers, booleans and nil: what game actions
-    and options are made of. No floats (game state holds none), no bytes, no binary keys."""
-    if depth > limits.MAX_DEPTH:
-        raise _bad(f"'{field}' is nested too deeply (at most {limits.MAX_DEPTH} levels).")
-    if value is None or isinstance(value, bool):
-        return value
+def check_body(message: Plain, read: Collection[str]) -> None:
+    """The limits on every field of a client body (docs/protocol.md, "Framing"), for the
+    fields the host did not read: text keys only, texts and keys of at most MAX_TEXT_BYTES,
+    nesting of at most MAX_DEPTH levels (the body is the first), whole numbers within
+    MIN_INT..MAX_INT, no floats, no binary data. The fields in `read` (the message's own,
+    `type` and `id`) were checked by their checkers, each at least as strictly (entropy, the
+    only binary value, among them) but for a text's bytes, which are counted here, so a
+    field the host ignores carries no more than one it reads."""
+    for key, value in message.items():
+        if not isinstance(key, str):
+            raise _bad("A message may have only text keys, not binary ones.")
+        if key in read:
+            if isinstance(value, str):  # (its checker counted characters, not bytes)
+                _text_within(value, key, None)
+            continue
+        if len(key) * 4 > limits.MAX_TEXT_BYTES and len(key.encode()) > limits.MAX_TEXT_BYTES:
+            raise _bad(f"A message holds a key longer than {limits.MAX_TEXT_BYTES} bytes.")
+        _within_limits(value, key, 2, None)
+
+
+def _within_limits(value: object, field: str, level: int, max_chars: int | None) -> object:
+    """`value` (at nesting `level` if it is a map or a list) within the body limits, and its
+    texts (keys too) within `max_chars` characters if given; a copy of it."""
     if isinstance(value, str):
-        if len(value) > limits.MAX_VALUE_TEXT:
-            raise _bad(f"'{field}' holds a text longer than {limits.MAX_VALUE_TEXT} characters.")
+        _text_within(value, field, max_chars)
+        return value
+    if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
         if not limits.MIN_INT <= value <= limits.MAX_INT:
             raise _bad(f"'{field}' holds a number too large for the host.")
         return value
+    if isinstance(value, (list, dict)) and level > limits.MAX_DEPTH:
+        raise _bad(f"'{field}' is nested too deeply (at most {limits.MAX_DEPTH} levels, "
+                   f"the message itself the first).")
     if isinstance(value, list):
-        return [plain_data(item, field, depth + 1) for item in value]
+        return [_within_limits(item, field, level + 1, max_chars) for item in value]
     if isinstance(value, dict):
-        for key in value:
+        copy = {}
+        for key, item in value.items():
             if not isinstance(key, str):
                 raise _bad(f"'{field}' may have only text keys, not binary ones.")
-        return {key: plain_data(item, field, depth + 1) for key, item in value.items()}
+            _text_within(key, field, max_chars)
+            copy[key] = _within_limits(item, field, level + 1, max_chars)
+        return copy
     if isinstance(value, float):
         raise _bad(f"'{field}' holds a fraction: the host takes only whole numbers.")
     if isinstance(value, bytes):
         raise _bad(f"'{field}' holds binary data: the host takes only text there.")
     raise _bad(f"'{field}' may hold only maps, lists, text, whole numbers and true/false.")
+
+
+def _text_within(text: str, field: str, max_chars: int | None) -> None:
+    if len(text) * 4 <= limits.MAX_TEXT_BYTES and (max_chars is None or len(text) <= max_chars):
+        return  # (the common case, at the cost of two comparisons)
+    if max_chars is not None and len(text) > max_chars:
+        raise _bad(f"'{field}' holds a text longer than {max_chars} characters.")
+    if len(text.encode()) > limits.MAX_TEXT_BYTES:
+        raise _bad(f"'{field}' holds a text longer than {limits.MAX_TEXT_BYTES} bytes.")
+
+
+def plain_data(value: object, field: str) -> object:
+    """A copy of a field of the body: maps with text keys, lists, text, whole numbers,
+    booleans and nil (what game actions and options are made of), within the body limits
+    (check_body), each text and key in it at most MAX_VALUE_TEXT characters."""
+    return _within_limits(value, field, 2, limits.MAX_VALUE_TEXT)
 
 
 def plain_map(value: object, field: str) -> Plain:
@@ -157,7 +199,12 @@ def bots_field(value: object, field: str) -> list[str]:
     if isinstance(value, list):
         if len(value) > limits.MAX_BOTS_PER_TABLE:
             raise _bad(f"At most {limits.MAX_BOTS_PER_TABLE} bots per table.")
-        return [text(MAX_LEVEL, clean_chat)(level, field) for level in value]
+        levels = [text(MAX_LEVEL, clean_chat)(level, field) for level in value]
+        for level in levels:
+            if level not in BOT_LEVELS:
+                raise _bad(f"There is no bot level '{level}'. The levels are: "
+                           f"{', '.join(sorted(BOT_LEVELS))}.")
+        return levels
     raise _bad(f"'{field}' must be a number of bots or a list of bot levels.")
 
 
@@ -180,7 +227,6 @@ REQUIRED = object()
 
 RECORDS_VIEWS = ("leaderboard", "recent", "player", "best")  # server/records/queries.py
 MAX_RECORDS_PAGE = 10_000
-RULESETS = ("dice", "race", "knock")
 
 
 def one_of(choices: tuple[str, ...]) -> Callable[[object, str], str]:
@@ -213,7 +259,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     # `changes`: pushes after the answer carry only what changed (`tables_changed`).
     "list_tables": {"changes": (boolean, False)},
     "create_table": {
-        "ruleset": (text(MAX_RULESET, clean_chat), REQUIRED),
+        "ruleset": (one_of(RULESETS), REQUIRED),
         "options": (options_map, None),
         "bots": (bots_field, []),
     },
@@ -246,6 +292,10 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
 }
 
 
+# type -> the fields parse_client reads in it: its own, and `type` and `id` (every message's).
+READ = {kind: frozenset(schema) | {"type", "id"} for kind, schema in CLIENT_MESSAGES.items()}
+
+
 def parse_client(message: object) -> Plain:
     """A validated copy of one client message, defaults filled, or ProtocolError."""
     if not isinstance(message, dict):
@@ -268,4 +318,7 @@ def parse_client(message: object) -> Plain:
             raise _bad(f"A '{kind}' message needs '{field}'.")
         else:
             parsed[field] = list(default) if isinstance(default, list) else default
+    # The fields it reads have said what was wrong with them in their own words; the body
+    # limits hold for every other field too.
+    check_body(message, READ[kind])
     return parsed

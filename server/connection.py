@@ -29,7 +29,7 @@ from typing import cast
 
 from kismet_tui.rules.refusal import RefusalKind
 from protocol import limits
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, error_message
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import request_id
 
@@ -201,12 +201,7 @@ class Connection(asyncio.Protocol):
               kind: RefusalKind | None = None) -> None:
         """Send an `error`: the code, its kind (the code's own unless given: the engine's
         refusals say theirs) and words (docs/protocol.md, "Error codes")."""
-        err = ProtocolError(code, words, kind=kind)
-        message: dict[str, object] = {"type": "error", "code": code, "kind": err.kind,
-                                      "words": err.words}
-        if re is not None:
-            message["re"] = re
-        self.send(message)
+        self.send(error_message(code, words, re, kind))
 
     def within_rate(self, now: float | None = None) -> bool:
         """Token bucket: True if this message may be handled now (`now`: the monotonic clock

@@ -25,7 +25,7 @@ from . import connection, lobby, table_share
 from .records.proof import proof_of
 from .connection import Connection
 from .jobs import Jobs
-from .player import Player
+from .player import Player, ToldLater
 from .table import PLAYING, Table
 
 
@@ -63,13 +63,17 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
             seat = table.seat_of(token)
             if table.paused_at is None or (seat is not None and table.seats[seat].bot):
                 player.table = table
+    # A player whose table closed while they were away, or was set aside at a restart, comes
+    # back as themselves: the same token (and client id, while the host runs), told why.
+    kept = host.set_aside.get(token) if token and player is None else None
     fixed = fixed_name(player) if player is not None else None
     if fixed is None:   # a name of one's own choosing: not one somebody else holds
         refusal = name_refusal(host, msg["name"], player.token if player is not None else None)
         if refusal is not None:
             raise ProtocolError("name_taken", refusal)
     if player is None:
-        player = new_player(host, msg["name"])
+        player = (new_player(host, msg["name"]) if kept is None
+                  else new_player(host, msg["name"], token, kept.client_id))
     if player.conn is not None and player.conn is not conn:
         old = player.conn
         player.conn = None  # so its closing does not mark the seat away
@@ -89,7 +93,7 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     if table is not None:
         lobby.arrive(host, table, player, rejoin=True)
     elif token and token in host.set_aside:
-        conn.error("no_table", host.set_aside.pop(token))
+        conn.error("no_table", host.set_aside.pop(token).words)
 
 
 def on_ping(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
@@ -168,8 +172,10 @@ def fixed_name(player: Player) -> str | None:
     return None
 
 
-def new_player(host: Jobs, name: str, token: str | None = None) -> Player:
-    player = Player(token or secrets.token_urlsafe(18), next(host.client_ids), name)
+def new_player(host: Jobs, name: str, token: str | None = None,
+               client_id: int | None = None) -> Player:
+    player = Player(token or secrets.token_urlsafe(18),
+                    next(host.client_ids) if client_id is None else client_id, name)
     host.players[player.token] = player
     return player
 

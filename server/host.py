@@ -52,7 +52,7 @@ from .door_pass import DoorPasses
 from .evening import Evening
 from .identity import HostIdentity
 from .jobs import Jobs
-from .player import Player
+from .player import Player, ToldLater
 from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id
@@ -154,7 +154,7 @@ class Host:
         # were away, server/table_share.py), told at hello.
         self.resumed: list[str] = []
         self.set_aside_lines: list[str] = []
-        self.set_aside: dict[str, str] = {}
+        self.set_aside: dict[str, ToldLater] = {}
         self._mono0 = time.monotonic()
         self._wall0 = int(time.time() * 1000)
 
@@ -298,8 +298,8 @@ class Host:
         table.outcomes = {tokens[o.seat]: o.shown() for o in outcomes if o.seat < len(tokens)}
         table.send_table()
 
-    def close_table(self, table: Table) -> None:
-        lobby.close_table(self, table)
+    def close_table(self, table: Table, words: str | None = None) -> None:
+        lobby.close_table(self, table, words)
 
     # ---- from server/connection.py -----------------------------------------------------------
     def _ended(self, conn: Connection) -> None:

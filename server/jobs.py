@@ -15,7 +15,7 @@ from typing import Protocol
 
 from .connection import Gate
 from .door_pass import DoorPasses
-from .player import Player
+from .player import Player, ToldLater
 from .records import RecordIndex
 from .steering import Steering
 from .table import Seat, Table, TableHost
@@ -36,7 +36,7 @@ class Jobs(TableHost, Protocol):
     bots_per_player: int | None   # bots at the tables one player opened (None: no cap)
     # Token -> words for the players of a set-aside table, or of a game closed while they
     # were away, told at their next hello.
-    set_aside: dict[str, str]
+    set_aside: dict[str, ToldLater]
     client_ids: Iterator[int]   # the next player's client id
     # `kismet`'s own host: a game with one human pauses while they are away
     # (server/table_share.py), and is offered again after a restart.

@@ -60,7 +60,7 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
     known = host.bot_levels()
     for level in bots:
         if known is not None and level not in known:
-            raise ProtocolError("bad_options", f"There is no bot level '{level}'. "
+            raise ProtocolError("bad_message", f"There is no bot level '{level}' on this host. "
                                 f"The levels are: {', '.join(sorted(known))}.")
     table = Table(host, host.store.allocate_table_id(), msg["ruleset"], options, player.token)
     table.opened_by = keys
@@ -174,16 +174,19 @@ def depart(host: Jobs, player: Player) -> None:
             del table.seats[seat]
     if table.owner == player.token and (table.state != PLAYING or seat is None):
         table.pass_ownership()
-    if table.state != PLAYING and not table_share.any_human_here(table):
-        close_table(host, table)
+    if table.state != PLAYING and not table_share.any_player_here(table):
+        close_table(host, table, f"Table {table.id} closed: its last player left.")
         return
     if table.state == PLAYING:
         table_share.look_again(host, table)
     table.send_table()
 
 
-def close_table(host: Jobs, table: Table) -> None:
+def close_table(host: Jobs, table: Table, words: str | None = None) -> None:
+    """The table closes; its members still here (watchers) are told `words` first, if any."""
     unfinished = table.writer.path if table.writer is not None else None  # a game everyone left
+    if words is not None:
+        table.broadcast({"type": "notice", "code": "closed", "words": words})
     table.state = "closed"
     table.broadcast({"type": "table", "table": table.describe()})
     for token in list(table.member_tokens()):

@@ -4,6 +4,8 @@ forgets them)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .link import Link
 from .records.proof import player_id
 from .table import Table
@@ -27,3 +29,11 @@ class Player:
     def records_id(self) -> str | None:
         """The records' id of this player (server/records/proof.py), or None: unproven."""
         return player_id(self.proof) if self.proof else None
+
+
+class ToldLater(NamedTuple):
+    """What a player whose table is gone is told at their next hello, and the client id they
+    come back with (None: theirs is not known, as after a restart)."""
+
+    words: str
+    client_id: int | None

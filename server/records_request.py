@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Collection
 from typing import Protocol
 
-from protocol.errors import ERRORS, ProtocolError
+from protocol.errors import ProtocolError, error_message
 
 from .connection import Connection, Gate, address_of, is_loopback
 from .records import RecordIndex, queries
@@ -87,6 +88,8 @@ class RecordsHost(Protocol):
     @property
     def records_asked(self) -> RecordsAsked: ...
 
+    def bot_levels(self) -> Collection[str] | None: ...
+
 
 def askers_of(host: RecordsHost, conn: Connection) -> tuple[str, ...]:
     """Whose allowance a request takes from: the player's, and their address's where the
@@ -119,7 +122,8 @@ def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -
         if not loop.is_closed():
             loop.call_soon_threadsafe(_send, waiting, conn, msg, re, me, answer)
 
-    asked.records.ask(lambda db: queries.answer(db, msg, me), answered, asker=keys[-1])
+    levels = host.bot_levels()
+    asked.records.ask(lambda db: queries.answer(db, msg, me, levels), answered, asker=keys[-1])
 
 
 def _send(waiting: dict[Connection, int], conn: Connection, msg: dict, re: int | None,
@@ -129,9 +133,12 @@ def _send(waiting: dict[Connection, int], conn: Connection, msg: dict, re: int |
         waiting[conn] = left
     if conn.closed:
         return
+    if isinstance(answer, ProtocolError):  # a value the records do not know (a bot level)
+        conn.error(answer.code, answer.words, re)
+        return
     if isinstance(answer, BaseException):
         log.warning("a records request failed: %s", answer)
-        conn.send({"type": "error", "re": re, "code": "no_records", "words": ERRORS["no_records"]})
+        conn.send(error_message("no_records", re=re))
         return
     conn.send({"type": "records", "re": re, "view": msg["view"], "ruleset": msg["ruleset"],
                "page": msg["page"], "me": me, **answer})

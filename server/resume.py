@@ -24,6 +24,7 @@ from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_c
 from . import table_share
 from .chance import GameSecret
 from .jobs import Jobs
+from .player import ToldLater
 from .store import GameWriter
 from .table import Seat, Table
 
@@ -116,9 +117,9 @@ def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
             if isinstance(record, dict) and isinstance(record.get("id"), int):
                 store.note_table_id(record["id"])
             for token in tokens:
-                host.set_aside[token] = (
+                host.set_aside[token] = ToldLater(
                     f"Your table {table_id} could not be taken up again after the host "
-                    f"restarted: {reason}. It was set aside; please join or open another.")
+                    f"restarted: {reason}. It was set aside; please join or open another.", None)
     return resumed, set_aside
 
 

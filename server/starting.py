@@ -14,7 +14,7 @@ import asyncio
 import logging
 
 from kismet_tui.rules import game_module
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, error_message
 
 from . import steering, table_share
 from .chance import valid_entropy
@@ -49,12 +49,14 @@ def on_start(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     if bots_missing(table):
         # Bots are real clients and may still be connecting: a game started now would
         # open with every bot "away" and "back" in the log. Wait for them, briefly.
+        # The answer waits too: `ok` comes after the game's `table` and `game`, as always.
         table.pending_start = asyncio.get_running_loop().call_later(
             BOT_SEATING_WAIT_S, start_now, host, table)
-    else:
-        words = start_game(table, told=conn)
-        if words is not None:
-            raise ProtocolError("cannot_start", words)
+        table.start_asked = (conn, re)
+        return
+    words = start_game(table, told=conn)
+    if words is not None:
+        raise ProtocolError("cannot_start", words)
     conn.ok(re)
 
 
@@ -73,18 +75,31 @@ def bots_missing(table: Table) -> bool:
 
 
 def start_now(host: Jobs, table: Table) -> None:
-    """Start a game whose start waited for its bots (all seated, or the wait ran out)."""
+    """Start a game whose start waited for its bots (all seated, or the wait ran out), and
+    answer the owner's `start` only now: `ok` after `table` and `game`, or the error."""
     if table.pending_start is not None:
         table.pending_start.cancel()
         table.pending_start = None
+    asker, re = table.start_asked or (None, None)
+    table.start_asked = None
     if table.state in (PLAYING, "closed") or host.tables.get(table.id) is not table:
-        return
+        return  # (a table that closed answered its asker as it closed)
     try:
         check_seat_count(table)
     except ProtocolError as exc:
-        table.broadcast({"type": "error", "code": exc.code, "words": exc.words})
+        for conn in table.connections():
+            if conn is not asker:
+                conn.send(exc.message())
+        if asker is not None:
+            asker.send(exc.message(re))
         return
-    start_game(table)
+    words = start_game(table, told=asker)
+    if asker is None:
+        return
+    if words is None:
+        asker.ok(re)
+    else:
+        asker.send(error_message("cannot_start", words, re))
 
 
 def start_game(table: Table, told: Link | None = None) -> str | None:

@@ -260,6 +260,21 @@ class GameWriter:
         self._torn = False
         self.size += len(data)
 
+    def probe(self, size: int) -> None:
+        """Whether the disk takes `size` bytes after the records now: written, then cut off
+        again (StoreError if it does not), so the log, its hash and marks stay as they were.
+        (A crash between the two leaves a torn tail, which reading drops.)"""
+        try:
+            write_all(self.disk, self.fd, bytes(size), self.size, verify=self._torn)
+        except StoreError:
+            self._torn = True
+            raise
+        try:
+            os.ftruncate(self.fd, self.size)
+        except OSError as exc:
+            self._torn = True  # the next write cuts it back first (write_all's verify)
+            raise StoreError(why_of(exc), exc.errno) from None
+
     def _signature(self) -> bytes:
         """The signature record over every byte so far. A key read only now
         (HostIdentity.when_needed) that cannot be used holds the end like a failed write:

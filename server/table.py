@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode
 
 from .chance import GameSecret
@@ -93,8 +93,9 @@ class TableHost(Protocol):
     def game_ended(self, table: Table, log_path: Path, tokens: list[str]) -> None:
         """A game's log is finished on disk; `tokens` are its seats' players."""
 
-    def close_table(self, table: Table) -> None:
-        """Nobody but bots is left at the table once its game ended: it closes."""
+    def close_table(self, table: Table, words: str | None = None) -> None:
+        """The table closes (nobody but bots is left at it once its game ended, or its
+        players all left it); its watchers are told `words`."""
 
 
 class Table:
@@ -122,6 +123,9 @@ class Table:
         self._timer: asyncio.TimerHandle | None = None
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
+        # Who asked for that start, and their request's id: answered once the game starts or
+        # cannot (docs/protocol.md: `ok` after `table` and `game`).
+        self.start_asked: tuple[Link, int | None] | None = None
         # The host time at which seats still unready are freed, once the owner asked to
         # start (server/steering.py); shown to members so the unready see it coming.
         self.free_unready_at: int | None = None
@@ -394,8 +398,14 @@ class Table:
         try:
             ended = self.save_event(event, sync=False)  # on disk before anyone sees it
         except StoreError as exc:
-            self.saving.hold(event, notes, sender, re, exc)  # raises for a player's action
-            return event
+            if seat == HOST:
+                self.saving.hold(event, notes, exc)  # the host's own stamp goes out later
+                return event
+            # A player's move is refused for good, not played later in silence: undone (the
+            # log, which nobody was shown beyond, rebuilds the game and its stream), so one
+            # sent again once play goes on is its first, never a second throw.
+            self.game = self._rebuild()
+            raise self.saving.refuse(exc, sender) from None
         if ended:
             self.ending = (event, notes, sender, re)
             self._flush_end()
@@ -430,8 +440,7 @@ class Table:
             log.error("table %s: cannot flush the game's end to the disk (%s); trying again", self.id, why)
             if not self._end_told:
                 self._end_told = True
-                self.broadcast({"type": "error", "code": "cannot_save",
-                                "words": pause_words(StoreError(why))})
+                self.broadcast(error_message("cannot_save", pause_words(StoreError(why))))
             self._end_retry = asyncio.get_running_loop().call_later(RETRY_S, self._flush_end)
             return
         event, notes, sender, re = self.ending
@@ -449,18 +458,27 @@ class Table:
             record["server_seed"] = self.secret.server_seed
         return record
 
-    def play_resumed(self, event: dict, notes: Notes) -> None:
-        """The disk took the event that was held (server/saving.py): it goes out, and each
-        seat is marked away or back as its player is now (they dropped or came back while
-        play was paused)."""
-        self._publish(event, notes)
+    def probe_disk(self, size: int) -> None:
+        """Whether the disk takes `size` bytes more of the game's log now (StoreError if
+        not), the log left as it was (server/saving.py, with no event held)."""
+        if self.writer is not None:
+            self.writer.probe(size)
+
+    def play_resumed(self, held: tuple[dict, Notes] | None) -> None:
+        """The disk takes writes again (server/saving.py): the event that was held, if any,
+        goes out, and each seat is marked away or back as its player is now (they dropped or
+        came back while play was paused)."""
+        if held is not None:
+            self._publish(*held)
+        elif self.state == PLAYING:
+            self.reschedule()  # (no event went out to start the clock again)
         for index, seat in enumerate(list(self.seats)):
-            if self.state != PLAYING or self.saving.held is not None:
+            if self.state != PLAYING or self.saving.waiting:
                 break
             here = self.connected(seat.token)
             if self.running.away[index] == here and not self.running.idle[index]:
                 self.stamp(HOST, {"type": "back" if here else "away", "seat": index})
-        if self.state == PLAYING and self.saving.held is None:
+        if self.state == PLAYING and not self.saving.waiting:
             self.send_table()
 
     def _publish(self, event: dict, notes: Notes, sender: Link | None = None,
@@ -495,9 +513,15 @@ class Table:
         self.reschedule()
         for seat in missed:
             if self.state == PLAYING and not self.running.away[seat] and self.someone_waits(seat):
-                self.mark_idle(seat, f"{self.seats[seat].name} missed {MISSES_TO_IDLE} turns: the host "
-                                     "plays for them until they press a key.")
+                self.mark_idle(seat, self.idle_words(self.seats[seat].name))
         return event
+
+    def idle_words(self, name: str) -> str:
+        """What everybody is told when a seat is marked idle [D31]."""
+        if self.ruleset == "race":  # (no turns: rounds that ran out)
+            return (f"{name} let {MISSES_TO_IDLE} rounds run out: the host counts them as "
+                    "passing until they press a key.")
+        return f"{name} missed {MISSES_TO_IDLE} turns: the host plays for them until they press a key."
 
     def evening_key(self, seat: Seat) -> str:
         """Who a seat's player is in tonight's standings (server/evening.py)."""
@@ -544,7 +568,7 @@ class Table:
         if self.owner is None or self.seat_of(self.owner) is None:
             self.pass_ownership()
         if self.owner is None:  # nobody but bots is left: the table closes
-            self.host.close_table(self)
+            self.host.close_table(self, f"Table {self.id} closed: its last player left.")
             return
         self.send_table()
 
@@ -669,7 +693,7 @@ class Table:
         for seat, was in zip(self.seats, ready):
             seat.ready = was
         self.send_table()
-        frame = encode({"type": "error", "code": "cannot_start", "words": words})
+        frame = encode(error_message("cannot_start", words))
         for conn in self.connections():
             if conn is not told:
                 conn.send_bytes(frame)
@@ -687,6 +711,10 @@ class Table:
         if self.pending_start is not None:
             self.pending_start.cancel()
             self.pending_start = None
+        if self.start_asked is not None:
+            asker, re = self.start_asked
+            self.start_asked = None
+            asker.send(error_message("cannot_start", "The table closed before its game could start.", re))
         if self.writer is not None:
             self.writer.close()
             self.writer = None

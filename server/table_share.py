@@ -29,6 +29,7 @@ from protocol.leavers import ALONE_AWAY_LIMIT_MS, BOTS_ALONE_CLOSE_MS, closes_af
 
 from .connection import Connection, address_of, is_loopback
 from .jobs import Jobs
+from .player import ToldLater
 from .table import PLAYING, Table
 
 DEFAULT_TABLES_PER_PLAYER = 3
@@ -108,9 +109,10 @@ def close_after_ms(table: Table) -> int:
                            any(seat.bot for seat in table.seats))
 
 
-def any_human_here(table: Table) -> bool:
-    return any(table.connected(token) for token in table.member_tokens()
-               if not is_bot(table, token))
+def any_player_here(table: Table) -> bool:
+    """Whether a human who holds a seat is connected. The players keep a table open; a
+    watcher holds no seat, so keeps none open (no owner would be left to start a game)."""
+    return any(seat.bot is None and table.connected(seat.token) for seat in table.seats)
 
 
 def is_bot(table: Table, token: str) -> bool:
@@ -127,7 +129,7 @@ def pauses_alone(host: Jobs, table: Table) -> bool:
 def look_again(host: Jobs, table: Table) -> None:
     """A human left a running game, or it was resumed: with nobody human left at the table,
     its closing clock starts (once); with somebody back, it stops."""
-    if table.state != PLAYING or any_human_here(table):
+    if table.state != PLAYING or any_player_here(table):
         if table.abandoned is not None:
             table.abandoned.cancel()
             table.abandoned = None
@@ -142,11 +144,12 @@ def look_again(host: Jobs, table: Table) -> None:
 
 def _close_abandoned(host: Jobs, table: Table) -> None:
     table.abandoned = None
-    if host.tables.get(table.id) is not table or any_human_here(table):
+    if host.tables.get(table.id) is not table or any_player_here(table):
         return
     humans = [token for token in table.member_tokens() if not is_bot(table, token)]
     limit_s = close_after_ms(table) / 1000
-    host.close_table(table)
+    host.close_table(table, f"Table {table.id} closed: its players left and none came back "
+                            f"within {limit_s:g} s.")
     words = (f"Your table {table.id} closed while everyone was away from it: nobody came back "
              f"within its away limit ({limit_s:g} s). Please join or open another.")
     for token in humans:
@@ -155,7 +158,7 @@ def _close_abandoned(host: Jobs, table: Table) -> None:
             continue  # connected, or at another table: they left this one themselves
         # Their seat is gone: nothing to come back to but these words, said at their next
         # hello (server/handshake.py).
-        host.players.pop(token, None)
-        host.set_aside[token] = words
+        gone = host.players.pop(token, None)
+        host.set_aside[token] = ToldLater(words, gone.client_id if gone is not None else None)
     while len(host.set_aside) > TOLD_LATER_MOST:  # the oldest untold go first
         del host.set_aside[next(iter(host.set_aside))]

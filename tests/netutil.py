@@ -106,10 +106,41 @@ async def wait_until(predicate, timeout: float = 30.0, step: float = 0.01):
         await asyncio.sleep(step)
 
 
+def digests_checked(monkeypatch) -> list[tuple[object, int]]:
+    """Every digest a host in this process has answered, as (connection, seq), from now on: a
+    test waits until each client's digest of the last event is in before it reads
+    `host.desyncs`, rather than sleeping and reading a count that may not be final yet."""
+    from server import host as host_module
+
+    checked: list[tuple[object, int]] = []
+    answer = host_module.HANDLERS["digest"]
+
+    def recorded(host, conn, msg, re) -> None:
+        answer(host, conn, msg, re)
+        checked.append((conn, msg["seq"]))
+
+    monkeypatch.setitem(host_module.HANDLERS, "digest", recorded)
+    return checked
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A port on 127.0.0.1 for a server this test starts in another process, held for it.
+
+    A port that was merely free a moment ago can be taken before the server binds it (by
+    another xdist worker's server or by an outgoing connection): so it is left in TIME_WAIT,
+    by a connection accepted on it and closed from this side. For about a minute the kernel
+    then hands it to nobody asking for any port (bind to 0, connect), while a server naming
+    it with SO_REUSEADDR, as asyncio's, asyncssh's and aiohttp's servers do, binds it at once.
+    """
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)) as client:
+            accepted, _ = listener.accept()
+            accepted.close()   # closed first: this end, on `port`, waits out TIME_WAIT
+    return port
 
 
 class HostProcess:

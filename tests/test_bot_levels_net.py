@@ -9,9 +9,48 @@ import pytest
 
 from kismet_tui.bots import dice_levels
 from kismet_tui.bots.runner import BotLoop, bot_factory
-from tests.netutil import FAST, connected, running_host, wait_until
+from protocol.errors import ProtocolError
+from protocol.limits import REACTION_FLOOR_MS
+from server.reaction import FLOOR_S, ThrowShown
+from tests.netutil import FAST, connected, digests_checked, running_host, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
+
+
+def answers_and_refusals(monkeypatch) -> tuple[list[tuple[bool, float]], list[bool]]:
+    """What the bots' grabs and knocks were, and why the host refused any as too quick [D20]:
+    (whether the bot's game had not moved since it chose it, ms since its client saw the
+    throw) for each sent, and for each refused whether the connection had been shown an
+    earlier throw at least the floor before the action came (a race lost to the next throw,
+    which a bot on a busy machine can lose, however long it looked)."""
+    answers: list[tuple[bool, float]] = []
+    refusals: list[bool] = []
+    send = BotLoop._send
+
+    def sending(self, action, chosen_on) -> None:
+        if action.get("type") in ("grab", "knock"):
+            answers.append((self._game_state() == chosen_on, self.client.since_throw_ms()))
+        send(self, action, chosen_on)
+
+    earlier: dict[int, dict] = {}
+    begin, check = ThrowShown.begin, ThrowShown.check
+
+    def beginning(self) -> None:
+        earlier[id(self)] = dict(self.written)
+        begin(self)
+
+    def checking(self, ruleset, action, conn) -> None:
+        try:
+            check(self, ruleset, action, conn)
+        except ProtocolError:
+            shown = earlier.get(id(self), {}).get(conn)
+            refusals.append(shown is not None and conn.last_heard - shown >= FLOOR_S)
+            raise
+
+    monkeypatch.setattr(BotLoop, "_send", sending)
+    monkeypatch.setattr(ThrowShown, "begin", beginning)
+    monkeypatch.setattr(ThrowShown, "check", checking)
+    return answers, refusals
 
 
 # The turn games seat the three levels together. In the race game the quickest hand takes
@@ -26,6 +65,8 @@ TABLES = [("dice", ["easy", "medium", "hard"], "hard"), ("knock", ["easy", "medi
                          ids=["dice", "knock", "race-easy", "race-medium", "race-hard"])
 async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, caplog, ruleset, bots, owner_level):
     caplog.set_level(logging.WARNING, logger="kismet.bots")
+    checked = digests_checked(monkeypatch)
+    answers, refusals = answers_and_refusals(monkeypatch)
     # As on a fresh machine: the hard dice bot falls back to the heuristic table.
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(dice_levels, "_optimal", None)
@@ -46,10 +87,17 @@ async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, caplog, r
             # Every seat made moves of its own (nobody only sat there timing out).
             movers = {event["seat"] for event in hosted.events if event.get("seat", -1) >= 0}
             assert movers == {0, 1, 2, 3}
-            await asyncio.sleep(0.1)  # the bots' last digests arrive
+            # Every replica's digest of the last event (three bots, Ana's, the watcher's) has
+            # been compared with the host's, and none differed.
+            final = len(hosted.events)
+            await wait_until(lambda: len({conn for conn, seq in checked if seq == final}) == 5)
             assert host.desyncs == 0
             # Bots act only when their action is legal, at 100 times their speed too (the
             # knock window is waited out): no refusal was left unexplained.
             assert not [r for r in caplog.records if "refused although legal" in r.getMessage()]
-            # And no grab or knock came before the bot could have seen the dice [D20].
-            assert hosted.throw_shown.refused == 0
+            # And no grab or knock came before the bot could have seen the dice [D20]: each
+            # one sent on the game it was chosen on left at least the floor after its throw,
+            # and each the host refused as too quick had lost a race with the next throw (the
+            # bot had seen the throw it answered, but the next one reached the host first).
+            assert not [since for fresh, since in answers if fresh and since < REACTION_FLOOR_MS]
+            assert refusals == [True] * hosted.throw_shown.refused

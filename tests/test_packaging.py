@@ -105,7 +105,7 @@ def test_the_sdist_holds_the_licence_and_tests_that_run(built, tmp_path):
     assert ours <= theirs, f"not in the sdist: {sorted(map(str, ours - theirs))[:10]}"
     # Its tests run there, on its own code: the architecture, the docs' citations, the
     # golden pictures.
-    done = call(sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+    done = call(sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:randomly", "-p", "no:cacheprovider",
                 "tests/test_import_graph.py", "tests/test_citations.py", "tests/test_golden_render.py",
                 cwd=tree, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
     assert " passed" in done.stdout and "failed" not in done.stdout

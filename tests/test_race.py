@@ -194,6 +194,17 @@ def test_d10_the_named_card_id_must_still_lie_there():
     assert g.grabs[0]["card"] == g.circle[3]
 
 
+def test_an_id_no_card_of_the_game_has_is_malformed_not_a_card_that_left():
+    g = game(dice=[2, 3, 5], circle=ONE_EACH)   # two seats: cards 0 to 21
+    roll_now(g)
+    for named in (22, 50, 87, 88):
+        refused(g, 0, {"type": "grab", "card": 3, "id": named},
+                f"There is no card {named} in this game: its cards are 0 to 21.")
+        with pytest.raises(IllegalAction) as caught:
+            g.apply(0, {"type": "grab", "card": 3, "id": named}, g.now)
+        assert (caught.value.code, caught.value.kind) == ("bad_action", "malformed")
+
+
 def test_refusals_of_grabs_are_in_plain_words():
     g = game(dice=[2, 3, 5], circle=ONE_EACH)
     roll_now(g)
@@ -311,6 +322,20 @@ def test_d18_an_away_players_grab_is_refused_until_they_are_back():
     g.apply(HOST, {"type": "back", "seat": 2}, g.now)
     grab(g, 2, 3)
     assert g.grabs[0]["seat"] == 2
+
+
+def test_d32_an_away_player_passes_only_while_away_and_back_in_time_may_grab():
+    """[D32] Away in the middle of a round, the round stops waiting for them; back before
+    it ends, they play it like everyone (their pass or grab is still theirs to make)."""
+    g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
+    roll_now(g)
+    grab(g, 0, 3)
+    g.apply(HOST, {"type": "away", "seat": 2}, g.now + 10)
+    assert g.phase == "grabbing" and g.view(None)["done"] == [True, False, True]
+    g.apply(HOST, {"type": "back", "seat": 2}, g.now + 20)
+    assert g.view(None)["done"] == [True, False, False]
+    grab(g, 2, 5)
+    assert [grab_["seat"] for grab_ in g.grabs] == [0, 2] and g.phase == "grabbing"
 
 
 def test_d18_a_roll_with_everybody_away_ends_its_round_at_once():

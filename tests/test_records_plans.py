@@ -80,7 +80,7 @@ def test_a_file_of_the_previous_schema_is_migrated_and_keeps_its_solo_players(tm
     db.commit()
     db.close()
     db = connect(path)
-    assert migrate(db) == 1 and SCHEMA_VERSION == 2
+    assert migrate(db) == 1 and SCHEMA_VERSION == 3
     best = queries.best(db, "dice", ANA)
     assert [(row["name"], row["score"]) for row in best["rows"]] == [("Ana", 280)]
     names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}

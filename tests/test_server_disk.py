@@ -1,6 +1,6 @@
 """Every write is checked: a short write, a full, read-only or failing disk pauses the table
-(nothing unsaved is shown to anyone), tells its players in words, and play goes on by itself
-once writes succeed; a game is never shown finished before its end record is on disk; a start
+(nothing unsaved is shown to anyone; a player's move it met is refused for good, to be made
+again), tells its players in words, and play goes on by itself once writes succeed; a game is never shown finished before its end record is on disk; a start
 that cannot be saved leaves the table where it was; the host will not start on a folder it
 cannot write. Faults come from a FaultyDisk under the writer, and, as root, a real tiny tmpfs."""
 
@@ -27,6 +27,7 @@ WORDS = {
     "EIO": "The host cannot save this game right now: its disk reports an input/output error. "
            "Play goes on when it can write again.",
 }
+NOT_PLAYED = " Your move was not played: make it again then."
 
 
 def errors_of(client):
@@ -61,7 +62,7 @@ async def test_an_event_that_cannot_be_saved_is_shown_to_nobody_and_play_resumes
         disk.fail(fault)
         with pytest.raises(RequestError) as refused:
             await mover.act({"type": "roll", "hold": []})
-        assert refused.value.code == "cannot_save" and refused.value.words == WORDS[fault]
+        assert refused.value.code == "cannot_save" and refused.value.words == WORDS[fault] + NOT_PLAYED
         await wait_until(lambda: told)
         assert told[0]["code"] == "cannot_save" and told[0]["words"] == WORDS[fault]
         # Nothing unsaved reached anyone, and the log holds no half record.
@@ -71,10 +72,13 @@ async def test_an_event_that_cannot_be_saved_is_shown_to_nobody_and_play_resumes
         # Everybody is refused in the same words while the disk refuses writes.
         with pytest.raises(RequestError) as refused:
             await other.act({"type": "roll", "hold": []})
-        assert refused.value.words == WORDS[fault]
+        assert refused.value.words == WORDS[fault] + NOT_PLAYED
         disk.heal()
-        await wait_until(lambda: len(other.events) == before + 1 and len(mover.events) == before + 1)
         await wait_until(lambda: any(m["type"] == "notice" for m in told))
+        # The refused roll was not played later: its player makes it again.
+        assert len(other.events) == len(mover.events) == before
+        await mover.act({"type": "roll", "hold": []})
+        await wait_until(lambda: len(other.events) == before + 1)
         assert other.events[-1]["action"] == {"type": "roll", "hold": []}
         await mover.act({"type": "score", "box": mover.game.best_box()})
         await wait_until(lambda: len(other.events) == before + 2)
@@ -104,6 +108,8 @@ async def test_a_game_is_never_shown_finished_before_its_end_record_is_on_disk(t
         assert end is None and torn == 0
         assert host.tables and next(iter(host.tables.values())).state == "playing"
         disk.heal()
+        await wait_until(lambda: host.tables and not next(iter(host.tables.values())).saving.waiting)
+        await ana.act({"type": "score", "box": ana.game.best_box()})  # made again: it counts now
         await wait_until(lambda: ana.game.finished)
         _header, events, end, _torn = host.store.read_game(the_log(tmp_path))
         assert end is not None and end["result"] == ana.game.result() and events == ana.events
@@ -220,11 +226,15 @@ async def test_a_real_full_disk_pauses_the_game_and_loses_nothing(tiny_tmpfs):
                 break
             if mover.game.finished:
                 break
-        assert paused is not None and paused.words == WORDS["ENOSPC"]
+        assert paused is not None and paused.words == WORDS["ENOSPC"] + NOT_PLAYED
         seen = len(ana.events)
         _header, events, end, torn = Store(tiny_tmpfs).read_game(the_log(tiny_tmpfs))
         assert events == ana.events and torn == 0 and end is None
-        filler.unlink()  # room again: play goes on by itself
+        filler.unlink()  # room again: play goes on by itself, and the move is made again
+        await wait_until(lambda: not next(iter(host.tables.values())).saving.waiting)
+        mover = next(p for p in players if p.game.current == p.seat)
+        await mover.act({"type": "roll", "hold": []} if mover.game.rolls == 0
+                        else {"type": "score", "box": mover.game.best_box()})
         await wait_until(lambda: len(ana.events) == seen + 1)
         _header, events, _end, torn = Store(tiny_tmpfs).read_game(the_log(tiny_tmpfs))
         assert events == ana.events and torn == 0

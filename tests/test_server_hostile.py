@@ -221,4 +221,4 @@ async def test_player_facing_refusals_use_plain_words(tmp_path):
             await bo.leave()
             with pytest.raises(RequestError) as err:
                 await bo.create_table("poker")
-            assert err.value.code == "bad_options" and "poker" in err.value.words
+            assert err.value.code == "bad_message" and "ruleset" in err.value.words

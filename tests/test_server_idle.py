@@ -179,3 +179,53 @@ async def test_a_knock_dawdler_on_a_real_host_is_played_for_and_marked_idle(tmp_
         finally:
             await ana.close()
             await bo.close()
+
+
+async def test_a_race_walk_away_is_marked_idle_and_rounds_stop_waiting_for_them(tmp_path):
+    """Race has no turns: a player who lets two rounds in a row run out (cards to take, and
+    no grab and no pass of theirs) is marked idle, so the next rounds end as soon as the
+    others are done instead of waiting out the round limit; a key brings them back."""
+    async with running_host(tmp_path) as host:
+        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
+            told, task = heard(ana)
+            table = await ana.create_table("race", {"countdown_ms": 100, "round_limit_ms": 1500,
+                                                    "reveal_ms": 100})
+            await bo.join_table(table["id"])
+            await bo.ready(True)
+            await wait_until(lambda: len(ana.table["seats"]) == 2 and ana.table["seats"][1]["ready"])
+            await ana.start()
+            await wait_until(lambda: ana.game is not None and bo.game is not None)
+            me = ana.seat
+
+            async def bo_passes_every_round():
+                """Bo sees no match, ever: only Ana could end a round early."""
+                while True:
+                    view = bo.game.view(bo.seat)
+                    if view["phase"] == "grabbing" and not view["done"][bo.seat]:
+                        try:
+                            await bo.act({"type": "pass"})
+                        except RequestError:
+                            pass  # (the round ended meanwhile)
+                    await asyncio.sleep(0.02)
+
+            bo_plays = asyncio.create_task(bo_passes_every_round())
+            await wait_until(lambda: len(idle_marks(ana, me)) == 1, timeout=60)
+            await wait_until(lambda: any(m["code"] == "idle" for m in told))
+            assert [m["words"] for m in told if m["code"] == "idle"] == [
+                "Ana let 2 rounds run out: the host counts them as passing until they press a key."]
+            # The two rounds before the mark ran to their limit, with no move of Ana's.
+            mark = ana.events.index(idle_marks(ana, me)[0])
+            assert round_ends(ana, 0, mark) == ["time_up", "time_up"]
+            assert not any(e["seat"] == me for e in ana.events[:mark])
+            # Idle, she counts as passing: a round ends as soon as Bo has passed.
+            await wait_until(lambda: "all_done" in round_ends(ana, mark, len(ana.events)), timeout=60)
+            ana.here_nowait()
+            await wait_until(lambda: not ana.game.away[me])
+            bo_plays.cancel()
+            task.cancel()
+
+
+def round_ends(client, start, stop):
+    """Why each race round ended among the client's events start..stop."""
+    return [note["why"] for notes in client.notes[start:stop] for note in notes
+            if note.get("type") == "round_ended"]

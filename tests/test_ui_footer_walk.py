@@ -45,6 +45,9 @@ STATES = 60  # the first events of each playout (all of a solo dice game): every
 # A hidden key is pressed in every fourth state (another one each time), which keeps the
 # walk's time about what it was while the hidden keys of every phase still get pressed.
 HIDDEN_EVERY = 4
+# Each walk is cut into parts, one test each, so that parallel workers share it (pytest -n):
+# a part plays the states before its own through without pressing, then presses in its own.
+PARTS = 3
 
 
 class RefereeClient(ScriptedClient):
@@ -224,12 +227,13 @@ async def press_every_listed_key(pilot, app, client, refusals: list[str], where:
     return pressed
 
 
+@pytest.mark.parametrize("part", range(PARTS), ids=[f"part{n + 1}" for n in range(PARTS)])
 @pytest.mark.parametrize("ruleset, names", [
     ("dice", ["Ana"]),        # solo: the whole game, down to its last open box
     ("race", ["Ana", "Bo", "Cy"]),
     ("knock", ["Ana", "Bo", "Cy"]),
 ])
-async def test_every_key_the_footer_lists_is_accepted(ruleset, names):
+async def test_every_key_the_footer_lists_is_accepted(ruleset, names, part):
     seed = f"footer-{ruleset}".encode()
     header = {"ruleset": ruleset, "seats": names, "seed": seed, "options": OPTIONS[ruleset], "t0": 1_000_000}
     full = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=header["t0"])
@@ -243,11 +247,15 @@ async def test_every_key_the_footer_lists_is_accepted(ruleset, names):
         await wait_for(pilot, lambda: getattr(app.screen, "game", None) is client.game, what="the game screen")
         game = client.game
         last_t = header["t0"]
-        for index, event in enumerate(playout[:STATES]):
+        walked = playout[:STATES]
+        first, end = len(walked) * part // PARTS, len(walked) * (part + 1) // PARTS
+        for index, event in enumerate(walked[:end]):
             # At the time the next move came; in knock also just after the last event, while
             # the knock window may still be open (nothing else in the games moves with time
-            # alone: their deadlines come as the host's timeout events).
-            for clock in sorted({last_t, event["t"]} if ruleset == "knock" else {event["t"]}):
+            # alone: their deadlines come as the host's timeout events). The states before
+            # this part's are only played through, the way the host tells them.
+            clocks = sorted({last_t, event["t"]} if ruleset == "knock" else {event["t"]})
+            for clock in clocks if index >= first else ():
                 client.clock_ms = clock
                 pressed += await press_every_listed_key(pilot, app, client, refusals,
                                                         f"{ruleset} before event {index + 1} at {clock}",
@@ -261,4 +269,4 @@ async def test_every_key_the_footer_lists_is_accepted(ruleset, names):
                            app.screen.logged_seq >= event["seq"], what="the event on screen")
             if game.finished:
                 break
-    assert pressed > 30, "the walk pressed hardly any key: it tests nothing"
+    assert pressed > 30 // PARTS, "the walk pressed hardly any key: it tests nothing"

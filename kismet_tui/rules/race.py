@@ -12,7 +12,8 @@ Phases, and what ends them
 - The roll: if no card of the circle shows a target, all 11 leave the game and 11 new ones
   are dealt [D9] (or the game ends), then `pause`. Otherwise `grabbing`.
 - `grabbing`: deadline = roll time + `round_limit_ms` [D12]. Ends at once when every player
-  has grabbed or passed (an away player counts as passed [D18]), when no ungrabbed card
+  has grabbed or passed (an away player counts as passed while away [D18]; back in time, they
+  may still grab or pass [D32]), when no ungrabbed card
   showing a target is left, or on the host's timeout. Then the reveal, in grab order: a right
   card goes on top of its grabber's winning pile; a wrong card stays in the circle, and its
   grabber slides the top card of their winning pile (if any) under the draw pile. Then the
@@ -38,7 +39,8 @@ Actions
 -------
 - `{"type": "grab", "card": pos}`: grab the card at position `pos` (0..10) of the circle.
   An optional `"id": card` must name the card lying there, or the grab is refused ("That card
-  has left the circle"): clients send it so that a grab aimed at one card can never land on
+  has left the circle"; an id that no card of this game has is malformed: "There is no card
+  88 in this game"): clients send it so that a grab aimed at one card can never land on
   another. A grab is final. A card someone grabbed first is refused, at no cost, and the
   player may grab another [D10]. Any card may be grabbed; a wrong one costs at the reveal.
 - `{"type": "pass"}`: "I see no match" [D11]; no more grabs this round.
@@ -237,6 +239,11 @@ class RaceGame(Game[PlayerAction, Note, View]):
             raise IllegalAction("There is no card at that place.")
         if "id" in action:
             named = action["id"]
+            if isinstance(named, int) and not isinstance(named, bool) \
+                    and not 0 <= named < cards.CARDS_PER_SET * self.seats:
+                # Never a card of this game: not one that has left (no state would take it).
+                raise IllegalAction(f"There is no card {named} in this game: its cards are 0 to "
+                                    f"{cards.CARDS_PER_SET * self.seats - 1}.", MALFORMED)
             check(isinstance(named, int) and not isinstance(named, bool) and named == card,
                   "That card has left the circle: look again.")
         holder = next((g["seat"] for g in self.grabs if g["pos"] == pos), None)

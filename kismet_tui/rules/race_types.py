@@ -18,7 +18,7 @@ class GrabAction(TypedDict):
     type: Literal["grab"]
     card: Annotated[int, Whole(0, 10, "Say which card of the circle to grab: a place from 0 to 10.")]
     id: NotRequired[Annotated[int, Whole(0, MAX_SEATS * 11 - 1,
-                                         "That card has left the circle: look again.")]]
+                                         "There is no such card: card ids go from 0 to 87.")]]
 
 
 @final

@@ -84,10 +84,15 @@ def replay_with_stream(header: Plain, events: Iterable[Plain],
     except (KeyError, TypeError, ValueError) as exc:
         return Verification(False, f"The game's header cannot be read ({exc}).", 0)
     drawn = rng.take_drawn()
+    if not isinstance(header.get("chance") or [], list):
+        return Verification(False, "The game's start: its chance is not a list of values.", 0)
     if list(header.get("chance") or []) != drawn:
         return Verification(False, _difference("The game's start", header.get("chance"), drawn), 0)
     for event in events:
         where = describe_event(header, event)
+        if not isinstance(event.get("chance") or [], list):
+            return Verification(False, f"{where}: its chance is not a list of values.",
+                                event.get("seq"))
         mark = rng.mark()
         try:
             game.apply(event["seat"], event["action"], event["t"])

@@ -3,6 +3,7 @@ visitors of `kismet-host --web`, who have no login name the host could use)."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -12,6 +13,7 @@ from textual.widgets import Input, Static
 from protocol import limits
 from protocol.text import clean_name
 
+from ..widgets.clicks import ClickText, button
 from ..widgets.toosmall import TooSmall
 
 
@@ -36,7 +38,10 @@ class AskNameScreen(ModalScreen[str]):
             yield Input(value=self.default, placeholder="your name", max_length=limits.MAX_NAME,
                         id="ask-name")
             yield Static(self.problem, id="ask-problem")
-            yield Static("enter: join the host", classes="hint")
+            hint = Text()
+            button(hint, "Join", "screen.join")
+            hint.append("  enter")
+            yield ClickText(hint, classes="hint")
         yield TooSmall()  # (in a small window: the size it needs, not the box over those words)
 
     def on_mount(self) -> None:
@@ -49,7 +54,11 @@ class AskNameScreen(ModalScreen[str]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        name = event.value.strip()
+        self.action_join()
+
+    def action_join(self) -> None:
+        """Enter in the name's field, or a click on Join: the name typed, if usable."""
+        name = self.query_one(Input).value.strip()
         if not name:
             self.query_one("#ask-problem", Static).update("Please type a name.")
         elif clean_name(name) != name:

@@ -6,7 +6,8 @@ records rate it so (protocol/leavers.py).
 
 Under the ranking, one line says whether the game's chance was verified (the client checked
 the revealed seed against the commit and every die and card, net/client.py), or what did not
-match, in plain words."""
+match, in plain words. After a dice game the box also gives your dice review's cost and its
+three costliest decisions (screens/review.py EndReview); `v` opens the whole review."""
 
 from __future__ import annotations
 
@@ -25,11 +26,13 @@ from textual.widgets import Static
 from ..app_ref import OnKismetApp
 from ..messages import FairnessChecked, LeaveAsked, RematchAsked, TableChanged
 from ..rematch import rematch_line
+from ..review.words import learned_lines
 from ..rules.base import Plain
 from ..rules.verify import Verification
 from ..widgets.footer import KeyFooter
+from .review import EndReview, ReviewScreen
 from ..widgets.art import seat_colour
-from ..widgets.clicks import ClickText, button
+from ..widgets.links import LinkText, button
 from ..widgets.glyphs import glyph
 from ..widgets.toosmall import TooSmall
 from ..widgets.names import fit
@@ -144,16 +147,20 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
        beside it (the board's rows above and below stay whole). */
     EndScreen > #band { width: 100%; height: auto; max-height: 100%; align: center middle; background: $background; }
     EndScreen #band > Vertical {
-        width: 64; height: auto; max-height: 100%;
+        width: 64; height: auto; max-height: 100%; overflow-y: auto;
         border: heavy $accent; background: $surface; padding: 1 2;
     }
     EndScreen #rematch { color: $warning; height: auto; }
     EndScreen #records-line { height: auto; }
+    EndScreen #learned { height: auto; }
+    EndScreen #band > Vertical.with-review { width: 78; }
+    EndScreen #end-review { height: auto; margin-top: 1; }
     """
     BINDINGS = [
         Binding("r", "rematch", "Play again"),
         Binding("escape,enter", "close", "See the board"),
         Binding("ctrl+l", "lobby", "Lobby"),
+        Binding("v", "review", "Review"),
         # A modal screen hides the app's keys: its help (which starts with what the rating
         # change means) is offered here again.
         Binding("f1,question_mark", "app.help", "Help", key_display="?"),
@@ -169,7 +176,8 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         self.left = left  # the seats whose players left the game for good
 
     def compose(self) -> ComposeResult:
-        with Container(id="band"), Vertical():
+        # A dice game's box is wider: the review's lines of the costliest decisions fit whole.
+        with Container(id="band"), Vertical(classes="with-review" if self.ruleset == "dice" else ""):
             yield Static(render_result(self.ruleset, self.result, self.names, self.me, self.left), id="ranking")
             line = fairness_text(self.client.verification)
             yield Static(line or "", id="fairness")
@@ -177,10 +185,35 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             records = Static(line_now, id="records-line")
             records.display = bool(line_now)  # no empty line before the host has a word
             yield records
+            learned_now = self.learned_text()
+            learned = Static(learned_now, id="learned")
+            learned.display = bool(learned_now)
+            yield learned
+            if self.ruleset == "dice" and self.client.header is not None:
+                yield EndReview(self.client.header, self.client.applied_events(), self.reviewed_seat())
             yield Static(Text(self.rematch_words()), id="rematch")
-            yield ClickText(end_keys(self.can_rematch(), self.client.live), id="end-keys")
+            yield LinkText(end_keys(self.can_rematch(), self.client.live), id="end-keys")
         yield TooSmall()
         yield KeyFooter()
+
+    def learned_text(self) -> Text:
+        """What the game's log says of each player (kismet_tui/review): race reactions or
+        knock's missed chances; nothing for a game without a log to read."""
+        header = self.client.header
+        if not header:
+            return Text()
+        title, lines = learned_lines(self.ruleset, header, self.client.applied_events())
+        if not lines:
+            return Text()
+        text = Text(title + "\n", style="bold")
+        text.append("\n".join(lines))
+        return text
+
+    def reviewed_seat(self) -> int | None:
+        """Whose dice the box reviews: mine, or a solo game's seat (None: each seat's cost)."""
+        if self.me is not None:
+            return self.me
+        return 0 if len(self.names) == 1 else None
 
     def can_rematch(self) -> bool:
         return self.me is not None and self.client.live
@@ -210,7 +243,15 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             return self.can_rematch()
         if action == "lobby":
             return self.client.live
+        if action == "review":
+            return self.ruleset == "dice" and self.client.header is not None
         return True
+
+    def action_review(self) -> None:
+        """The whole review, on a screen of its own (screens/review.py)."""
+        if self.client.header is not None:
+            self.app.push_screen(ReviewScreen(self.client.header, self.client.applied_events(),
+                                              self.reviewed_seat() or 0, build=True))
 
     def action_rematch(self) -> None:
         self.post_message(RematchAsked())

@@ -42,7 +42,7 @@ from ..source import GameSource
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import glyph
 from ..widgets.chat import MUTE, ChatInput, mute_offered
-from ..widgets.clicks import button_row
+from ..widgets.links import button_row
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from ..words.common import name_of

@@ -5,7 +5,8 @@ words: kismet_tui/invite.py `what_opens`), takes friends' public keys pasted one
 (as in an authorized_keys file), and offers a password for the evening for friends without
 a key, and, apart, the game's own port for kismet-join, which asks nothing. ctrl+o opens
 as chosen (the box stays, with the host's words, when the choice lets nobody in or cannot
-open); escape opens nothing. It is dismissed with the lines to share, or None.
+open); escape opens nothing (the box's Open and Cancel buttons are the same, by mouse). It
+is dismissed with the lines to share, or None.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Static, TextArea
 
 from ..invite import Invitation, InviteChoice, InviteRefused
+from ..widgets.clicks import ClickText, button
 from ..widgets.footer import KeyFooter
 
 
@@ -53,7 +55,12 @@ class InviteScreen(ModalScreen[list[str] | None]):
             yield Checkbox("A password for tonight, for friends without a key", id="invite-password")
             yield Checkbox("Also the game's own port for kismet-join (anyone on this network)",
                            id="invite-join")
-            yield Static("ctrl+o opens  ·  escape opens nothing", id="invite-keys-help")
+            hint = Text()
+            button(hint, "Open", "screen.open")
+            hint.append(" ctrl+o  ·  ")
+            button(hint, "Cancel", "screen.cancel")
+            hint.append(" escape opens nothing")
+            yield ClickText(hint, id="invite-keys-help")
             yield Static("", id="invite-problem")
         yield KeyFooter()
 

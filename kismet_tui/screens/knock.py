@@ -24,7 +24,7 @@ from ..rules.base import Plain
 from ..rules.knock_types import Note, PlayerAction, View
 from ..rules.knock import PRELAY_CHIP_LIMIT, prelay_problem
 from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
-from ..widgets.clicks import ClickText, linked
+from ..widgets.links import LinkText, linked
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
 from ..widgets.names import fit, possessive
@@ -154,7 +154,7 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
             yield Static(id="say")
             yield Lines(id="buttons")
-            yield ClickText(id="hand")
+            yield LinkText(id="hand")
 
     def on_resize(self) -> None:
         if self.game is not None:

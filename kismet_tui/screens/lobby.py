@@ -34,11 +34,31 @@ from ..widgets.art import seat_colour
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from ..widgets.chat import MUTE, ChatInput, mute_offered
+from ..widgets.clicks import ActionBar
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .game import MoveLog
 from .remove import RemoveScreen, removable
 
+# The lobby's buttons (the mouse's way to its keys, kismet_tui/widgets/clicks.py): each is
+# drawn only while its key acts, in the order a player meets them.
+BUTTONS = [
+    ("Sit", "screen.join(False)"),
+    ("Watch", "screen.join(True)"),
+    ("New table", "screen.new_table"),
+    ("Ready", "screen.ready(True)"),
+    ("Not ready", "screen.ready(False)"),
+    ("Start", "screen.start"),
+    ("Remove", "screen.remove"),
+    ("Talk", "screen.talk"),
+    ("Mute watchers", "screen.mute_watchers"),
+    ("Let watchers talk", "screen.unmute_watchers"),
+    ("Leave", "screen.leave"),
+    ("Refresh", "screen.refresh(True)"),
+    ("Records", "screen.records"),
+    ("Invite", "screen.open_network"),
+    ("Help", "app.help"),
+]
 COLUMNS = [("#", 2), ("game", 5), ("seats", 5), ("state", 8), ("players", 20)]
 PAUSED_WORDS = "paused: enter to go back"
 GAME_NAMES = {"dice": "dice (1964)", "race": "race (1997)", "knock": "knock (1997)"}
@@ -192,6 +212,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     LobbyScreen .title { height: 1; text-style: bold; color: $accent; }
     LobbyScreen DataTable { height: 1fr; }
     LobbyScreen #lobbylog { height: 6; border-top: solid $primary; }
+    LobbyScreen #lobby-buttons { height: 1; }
     """
 
     def __init__(self) -> None:
@@ -213,6 +234,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
                 yield TableList(id="tables", cursor_type="row", zebra_stripes=False)
             with Vertical(id="table-pane"):
                 yield Static(id="mytable")
+        yield ActionBar(BUTTONS, id="lobby-buttons")
         yield MoveLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
         yield TooSmall()
@@ -417,9 +439,13 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     async def on_data_table_row_selected(self, event: TableList.RowSelected) -> None:
         # The focused table takes enter for itself: selecting a row means sitting down there.
+        # (Enter is no key at a table; a click on the chosen row still selects it: say why.)
         event.stop()
-        if self.my_table() is None:
+        table = self.my_table()
+        if table is None:
             await self.action_join(False)
+        else:
+            self.post_message(Refusal(f"You are at table {table.get('id')}: leave it (l) to sit at another."))
 
     async def action_ready(self, ready: bool) -> None:
         await send(self, partial(self.client.ready, ready))
@@ -452,6 +478,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     async def action_leave(self) -> None:
         await send(self, self.client.leave)
         self.draw_my_table()
+        # No message from the table tells a player who left it: the keys (and buttons) of
+        # the lobby away from a table are offered now.
+        self.refresh_bindings()
 
     def action_refresh(self, shown: bool = True) -> None:
         if self.kismet.connection.state == "connected":

@@ -1,6 +1,8 @@
 """The new-table form: game, bots, and the game's options, all with arrow keys.
 
-up/down chooses a line, left/right changes its value, enter creates the table. With
+up/down chooses a line, left/right changes its value, enter creates the table; by mouse, a
+click on a line chooses it, on its arrows (or value) changes it, and the buttons under the
+form create the table or go back. With
 `quick=True` (local play) the game starts as soon as the table exists. The card games' chip
 table is a line too: a preset, or "custom", whose 11 numbers are typed right on the form
 (digits and spaces, backspace erases) and checked as they are typed.
@@ -25,6 +27,7 @@ from ..messages import Refusal, send_ok
 from ..rules import IllegalAction
 from ..rules.base import Plain
 from ..rules.cards import DEFAULT_CHIPS, chips_option
+from ..widgets.clicks import ClickText, acts, button
 from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 
@@ -157,7 +160,7 @@ class NewTableScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Container(id="band"), Vertical():
-            yield Static(id="form")
+            yield ClickText(id="form")
         yield TooSmall()
         yield KeyFooter()
 
@@ -183,28 +186,40 @@ class NewTableScreen(ModalScreen):
         text.append("Play a game now\n\n" if self.quick else "A new table\n\n", Style(bold=True))
         for index, (key, label) in enumerate(self.rows()):
             chosen = index == self.line
-            text.append("▶ " if chosen else "  ", Style(color="bright_yellow"))
-            text.append(f"{label:<24}")
-            text.append(f"◀ {self.value_of(key)} ▶" if chosen else f"  {self.value_of(key)}",
-                        Style(reverse=chosen, bold=chosen))
+            # By mouse: a line's label chooses it, the chosen one's arrows change its value
+            # (the keys' own actions, widgets/clicks.py).
+            go = acts(f"screen.go({index})")
+            text.append("▶ " if chosen else "  ", Style(color="bright_yellow") + go)
+            text.append(f"{label:<24}", go)
+            value = Style(reverse=chosen, bold=chosen)
+            if chosen:
+                text.append("◀", value + acts("screen.change(-1)"))
+                text.append(f" {self.value_of(key)} ", value + acts("screen.change(1)"))
+                text.append("▶", value + acts("screen.change(1)"))
+            else:
+                text.append(f"  {self.value_of(key)}", value + go)
             text.append("\n")
             if key == "chips":
-                self.draw_chips(text, chosen)
+                self.draw_chips(text, chosen, go)
         text.append("\n" + GAME_LINES[self.ruleset] + "\n", Style(color="bright_black"))
         if self.ruleset != "dice" and self.bots == 0 and self.quick:
             text.append("This game needs at least one other player: add a bot.\n", Style(color="yellow"))
-        text.append("\nenter: " + ("play" if self.quick else "create the table") + "  ·  escape: back",
-                    Style(color="bright_black"))
+        text.append("\n")
+        button(text, "Play" if self.quick else "Create the table", "screen.create")
+        text.append("  enter  ·  ", Style(color="bright_black"))
+        button(text, "Back", "screen.cancel")
+        text.append("  escape", Style(color="bright_black"))
         self.query_one("#form", Static).update(text)
 
-    def draw_chips(self, text: Text, chosen: bool) -> None:
-        """The chip table under its line: the preset's values, or the custom entry."""
-        text.append(f"{'':<4}{'for 2 to 12':<24}", Style(color="bright_black"))
+    def draw_chips(self, text: Text, chosen: bool, go: Style) -> None:
+        """The chip table under its line: the preset's values, or the custom entry (a
+        click on it chooses its line, `go`, where the keys type)."""
+        text.append(f"{'':<4}{'for 2 to 12':<24}", Style(color="bright_black") + go)
         preset = CHIP_PRESETS[self.chip_preset][1]
         if preset is not None:  # every preset but "custom", which is typed in
-            text.append(chip_words(preset) + "\n", Style(color="bright_black"))
+            text.append(chip_words(preset) + "\n", Style(color="bright_black") + go)
             return
-        text.append(self.chip_text, Style(bold=True, underline=True))
+        text.append(self.chip_text, Style(bold=True, underline=True) + go)
         text.append("▏" if chosen else "", Style(color="bright_yellow", blink=True))
         text.append("\n")
         _, problem = self.chips()
@@ -233,6 +248,12 @@ class NewTableScreen(ModalScreen):
     def action_move(self, step: int) -> None:
         self.line = (self.line + step) % len(self.rows())
         self.draw()
+
+    def action_go(self, line: int) -> None:
+        """Choose a line (by mouse: a click on it)."""
+        if 0 <= line < len(self.rows()):
+            self.line = line
+            self.draw()
 
     def action_change(self, step: int) -> None:
         key = self.rows()[self.line][0]

@@ -23,7 +23,7 @@ from textual.widgets import Static
 from ..rules.base import Plain
 from ..rules.race_types import Note, PlayerAction, View
 from ..widgets.art import big_card_lines, card_lines, die_lines, seat_colour, side_by_side
-from ..widgets.clicks import ClickText, clickable
+from ..widgets.links import LinkText, clickable
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from .game import GameScreen, MoveLog
@@ -66,7 +66,7 @@ class Canvas:
         self.cells = [[(" ", Style())] * width for _ in range(height)]
 
     def blit(self, lines: list[Text], x: int, y: int, link: Style | None = None) -> None:
-        """Draw `lines` with their top-left at (x, y); `link` (widgets/clicks.py) added to
+        """Draw `lines` with their top-left at (x, y); `link` (widgets/links.py) added to
         every cell they cover makes the piece clickable."""
         linked: dict[Style, Style] = {}  # one combined style per style: runs stay runs (text())
         for dy, line in enumerate(lines):
@@ -221,8 +221,8 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
     def compose_body(self) -> ComposeResult:
         with Horizontal():
             with Container(id="board"):
-                yield ClickText(id="circle")
-                yield ClickText(id="clock")
+                yield LinkText(id="circle")
+                yield LinkText(id="clock")
             with Vertical(id="side"):
                 yield Static(id="players")
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)

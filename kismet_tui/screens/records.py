@@ -4,12 +4,16 @@ player's own page, and the solo dice high scores.
 Keys: 1 leaderboard, 2 recent games, 3 my page, 4 high scores; g the next game (dice, race,
 knock); → and ← (or page down and up) the next and the previous page; enter opens the chosen
 row (a player's page from the leaderboard; the replay of a game, when its log is on this
-computer); escape back. Every page is one `records` request (docs/protocol.md, "Records").
+computer); v the review of a dice game kept on this computer (screens/review.py); escape
+back. By mouse: the buttons over the table (the views, the game, back to
+the lobby), a click on a row chooses it and a second click opens it, and the page buttons
+under it turn the pages. Every page is one `records` request (docs/protocol.md, "Records").
 """
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,8 +26,10 @@ from protocol.limits import MIN_RATED_GAMES
 from ..app_ref import OnKismetApp
 from ..messages import send
 from ..rules.base import Plain
+from ..widgets.clicks import ClickText, button
 from ..widgets.footer import KeyFooter
 from ..widgets.names import fit
+from ..widgets.sparkline import sparkline
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 
@@ -85,6 +91,23 @@ def mark(row: Plain, left: object) -> str:
     return "won" if row.get("won") else ("best" if row.get("best") else "")
 
 
+def reaction_words(reaction: object) -> str:
+    """A race standing's second line: the median reaction of the last game, its trend over
+    the last games, and the fastest median of the month (docs/review.md, "Race")."""
+    if not isinstance(reaction, dict):
+        return ""
+    recent = [ms for ms in reaction.get("recent_ms") or [] if isinstance(ms, int) and not isinstance(ms, bool)]
+    if not recent:
+        return ""
+    words = f"\n         reaction {recent[-1] / 1000:.2f} s"
+    if len(recent) > 1:
+        words += f"  {sparkline(recent)} (last {len(recent)})"
+    fastest = reaction.get("fastest_month_ms")
+    if isinstance(fastest, int) and not isinstance(fastest, bool):
+        words += f"  month's best {fastest / 1000:.2f} s"
+    return words
+
+
 def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if view == "player" and answer is not None:
@@ -99,12 +122,42 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
             rated = standing.get("rated")
             if isinstance(rated, int) and rated < MIN_RATED_GAMES:
                 text.append(f"  (on the leaderboard after {MIN_RATED_GAMES} rated games)", style="bright_black")
+            text.append(reaction_words(standing.get("reaction")), style="bright_black")
         return text
     text.append(TITLES[view], style="bold")
     if view in ("leaderboard", "best"):
         text.append(f"  {ruleset if view == 'leaderboard' else 'solo dice'}", style="bright_black")
     if answer is not None:
         text.append(f"  page {answer.get('page', 0) + 1}", style="bright_black")
+    return text
+
+
+TABS = [("leaderboard", "Leaders"), ("recent", "Recent"), ("player", "Mine"), ("best", "High scores")]
+
+
+def tabs(view: str, ruleset: str) -> Text:
+    """The line of buttons over the records (the mouse's 1-4, g and escape): the view shown
+    is lit, the game's button names the game whose leaderboard is shown."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    for name, label in TABS:
+        button(text, label, f"screen.view('{name}')", "bold reverse" if name == view else "bold")
+        text.append(" ")
+    text.append(" ")
+    button(text, f"game: {ruleset}", "screen.next_ruleset")
+    text.append("  ")
+    button(text, "Lobby", "screen.close")
+    return text
+
+
+def page_words(words: str, more: bool, page: int) -> Text:
+    """The line under the table: what enter does, and the page buttons there are."""
+    text = Text(words)
+    if more:
+        text.append("   ")
+        button(text, "→ next page", "screen.page(1)", "")
+    if page:
+        text.append("   ")
+        button(text, "← previous page", "screen.page(-1)", "")
     return text
 
 
@@ -118,9 +171,11 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         Binding("right,pagedown", "page(1)", "Next", show=False),
         Binding("left,pageup", "page(-1)", "Back", show=False),
         Binding("enter", "open_row", "Open"),
+        Binding("v", "review_row", "Review", show=False),   # (said under the table, for dice games)
         Binding("escape", "close", "Lobby"),
     ]
     DEFAULT_CSS = """
+    RecordsScreen #records-tabs { height: 1; padding: 0 1; }
     RecordsScreen #records-heading { height: auto; padding: 0 1; }
     RecordsScreen DataTable { height: 1fr; }
     RecordsScreen #records-words { height: 1; padding: 0 1; color: $text-muted; }
@@ -133,9 +188,10 @@ class RecordsScreen(OnKismetApp, Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield StatusBar("records")
+        yield ClickText(tabs(self.view, self.ruleset), id="records-tabs")
         yield Static(id="records-heading")
         yield DataTable(id="records-table", cursor_type="row", zebra_stripes=False)
-        yield Static("", id="records-words")
+        yield ClickText("", id="records-words")
         yield TooSmall()
         yield KeyFooter()
 
@@ -168,17 +224,14 @@ class RecordsScreen(OnKismetApp, Screen[None]):
             table.add_column(label, width=width)
         for row in rows:
             table.add_row(*row)
-        hints = {"leaderboard": "enter: their page", "recent": "enter: replay", "player": "enter: replay",
-                 "best": "enter: replay"}
+        hints = {"leaderboard": "enter: their page", "recent": "enter: replay · v: a dice game's review",
+                 "player": "enter: replay · v: a dice game's review", "best": "enter: replay · v: review"}
         words = "Nothing here yet." if not rows else hints[self.view]
         if not rows and self.view == "leaderboard":
             words = (f"Nobody here yet: a player is listed once {MIN_RATED_GAMES} of their games "
                      "moved their rating.")
-        if answer.get("more"):
-            words += "   → next page"
-        if self.page:
-            words += "   ← previous page"
-        self.query_one("#records-words", Static).update(words)
+        self.query_one("#records-tabs", Static).update(tabs(self.view, self.ruleset))
+        self.query_one("#records-words", Static).update(page_words(words, bool(answer.get("more")), self.page))
 
     def action_view(self, view: str) -> None:
         self.view, self.page = view, 0
@@ -218,23 +271,55 @@ class RecordsScreen(OnKismetApp, Screen[None]):
             return
         self.replay(row.get("log"))
 
-    def replay(self, log_name: object) -> None:
-        """Play back a game whose log is on this computer (the solo host's folder); a remote
-        host's games are replayed where they are kept."""
+    def local_log(self, log_name: object, how: str) -> Path | None:
+        """The path of a game's log on this computer (the solo host's folder), or None once
+        the player is told why not; `how` is the command that does it at the host."""
         folder = self.kismet.replay_folder
         if not isinstance(log_name, str):
             self.app.notify("That game's replay was removed (the host keeps only the newest).", markup=False)
-            return
+            return None
         if folder is None or not (folder / log_name).exists():
-            self.app.notify(f"That replay is kept on the host: kismet-replay {log_name} plays it there.",
+            self.app.notify(f"That replay is kept on the host: {how} {log_name} does it there.",
                             markup=False)
+            return None
+        return folder / log_name
+
+    def replay(self, log_name: object) -> None:
+        """Play back a game whose log is on this computer; a remote host's games are replayed
+        where they are kept."""
+        path = self.local_log(log_name, "kismet-replay")
+        if path is None:
             return
         import subprocess
         import sys
 
         with self.app.suspend():
             subprocess.run([sys.executable, "-c", "import sys; from kismet_tui.cli import replay_main; "
-                            "sys.exit(replay_main(sys.argv[1:]))", str(folder / log_name)], check=False)
+                            "sys.exit(replay_main(sys.argv[1:]))", str(path)], check=False)
+
+    def action_review_row(self) -> None:
+        """The dice review of the chosen game (screens/review.py), when its log is here."""
+        row = self.chosen()
+        if row is None or self.view == "leaderboard":
+            return
+        if self.view != "best" and row.get("ruleset") != "dice":
+            self.app.notify("Only dice games have a review.", markup=False)
+            return
+        path = self.local_log(row.get("log"), "kismet-replay --review")
+        if path is None:
+            return
+        from ..saved_game import UnreadableGame, playable
+        from .review import ReviewScreen
+
+        try:
+            header, events = playable(path)
+        except UnreadableGame as exc:
+            self.app.notify(exc.words, markup=False)
+            return
+        seats = [s.get("player") for s in row.get("seats") or []]
+        mine = (self.answer or {}).get("player") if self.view == "player" else None
+        seat = seats.index(mine) if mine is not None and mine in seats else 0
+        self.app.push_screen(ReviewScreen(header, events, seat))
 
     def action_close(self) -> None:
         self.dismiss()

@@ -2,8 +2,8 @@
 
 Between games the owner may free any other player's seat (the host tells that player why,
 and they may not sit at this table again). The box lists those players, the ones not ready
-first since they are the ones a table waits for; a number key picks one, enter the first,
-escape keeps everyone. It is dismissed with the chosen player's client id, not a seat
+first since they are the ones a table waits for; a number key (or a click on the line) picks
+one, enter the first, escape (or the button) keeps everyone. It is dismissed with the chosen player's client id, not a seat
 number: seats move when someone leaves, and the lobby looks the seat up again at the moment
 it asks the host.
 """
@@ -18,10 +18,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from ..rules.base import Plain
 from ..widgets.art import seat_colour
+from ..widgets.clicks import ClickText, acts, button
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
@@ -65,15 +65,17 @@ class RemoveScreen(ModalScreen[int | None]):
         text = Text()
         text.append("Remove whom from the table?\n\n", Style(bold=True))
         for number, member in enumerate(self.members, 1):
-            text.append(f" {number}  ", Style(bold=True))
-            text.append(fit(member.name, 24), Style(color=seat_colour(member.seat), bold=True))
-            text.append("  ready\n" if member.ready else "  not ready\n",
-                        Style(color="bright_black" if member.ready else "bright_yellow"))
+            pick = acts(f"screen.pick({number - 1})")   # a click on the line: that player
+            text.append(f" {number}  ", Style(bold=True) + pick)
+            text.append(fit(member.name, 24), Style(color=seat_colour(member.seat), bold=True) + pick)
+            text.append("  ready" if member.ready else "  not ready",
+                        Style(color="bright_black" if member.ready else "bright_yellow") + pick)
+            text.append("\n")
         text.append(f"\nThey are told, and cannot sit here again.\n"
-                    f"A number removes that player {glyph('·')} escape keeps everyone.",
-                    Style(color="bright_black"))
+                    f"A number (or a click) removes that player {glyph('·')} ", Style(color="bright_black"))
+        button(text, "Keep everyone", "screen.keep")
         with Vertical():
-            yield Static(text, id="remove-list")
+            yield ClickText(text, id="remove-list")
         yield KeyFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -52,6 +52,11 @@ def to_ascii(text: str) -> str:
     return NON_ASCII.sub(_cell, text)
 
 
+def ascii_drawing() -> bool:
+    """Whether the drawings are ASCII now."""
+    return _state["ascii"]
+
+
 def use_ascii(on: bool) -> None:
     _state["ascii"] = bool(on)
 

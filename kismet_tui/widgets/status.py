@@ -8,7 +8,8 @@ background build of the optimal dice table ends the line ("Preparing the perfect
 40 %", kismet_tui.solver.background).
 
 Nothing here asks on a timer: the bar watches the app's `connection`, `notice` and
-`build_words` (KismetApp) and draws again when one of them changes. A game screen sets the
+`build_words` (KismetApp) and draws again when one of them changes. In a replay the line
+holds its buttons (start, back, pause or play, on, end), those that act now. A game screen sets the
 game's clocks (`set_clock`: "Bo's turn: 42 s left", from its one 1 s timer); they follow
 the connection, before the place name (beside a notice's first line), and the line is drawn
 again only when its words change. A notice too long for
@@ -22,10 +23,10 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.text import Text
 from textual.timer import Timer
-from textual.widgets import Static
 
 from ..app_ref import kismet_app
 from ..app_state import Notice
+from .clicks import ClickText, button, offered
 from .glyphs import glyph
 from .names import fit
 
@@ -44,6 +45,13 @@ NOTICE_STYLE = {
 }
 
 
+# A replay's buttons on this line (the app's actions: kismet_tui/replay.py), in the order of
+# a tape's: to the start, one back, pause or play, one on, to the end.
+REPLAY_BUTTONS = [
+    ("|<", "app.restart"), ("<", "app.step_back(True)"), ("<", "app.step_back(False)"),
+    ("Pause", "app.play_pause(True)"), ("Play", "app.play_pause(False)"),
+    (">", "app.step"), (">|", "app.to_end"),
+]
 LOCAL = "this computer"  # the address `kismet` (local play) gives the app
 PAGE_SECONDS = 5.0  # how long each page of a notice longer than NOTICE_LINES lines shows
 NOTICE_LINES = 3    # the most lines the bar grows to for one notice
@@ -99,7 +107,7 @@ def connection_words(state: str, address: str, detail: str) -> str:
     return f"{state} {detail}".strip()
 
 
-class StatusBar(Static):
+class StatusBar(ClickText):
     DEFAULT_CSS = """
     StatusBar {
         dock: top;
@@ -215,6 +223,8 @@ class StatusBar(Static):
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
         text.append(" " + connection_words(state, app.address, detail), style=colour)
+        if state in ("replay", "replay-paused"):
+            self.add_replay_buttons(text)
         if self.clock:  # the game's clocks come before the place: they are what is urgent
             text.append(f"  {bar}  ")
             text.append(self.clock, style="bold bright_yellow")
@@ -238,6 +248,14 @@ class StatusBar(Static):
         text.append(helper, style="dim")
         if build:
             text.append(build, style="bold yellow" if "%" in build else "bright_green")
+
+    def add_replay_buttons(self, text: Text) -> None:
+        """A replay's keys as buttons after its progress, those that act now (at the end,
+        only going back): the mouse's home, ←, space, → and end (kismet_tui/replay.py)."""
+        for label, action in REPLAY_BUTTONS:
+            if offered(self, action):
+                text.append(" ")
+                button(text, label, action, "bold bright_cyan")
 
     @staticmethod
     def _build_words(build: tuple[str, str] | None, room: int) -> str | None:

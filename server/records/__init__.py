@@ -40,7 +40,7 @@ from protocol.gamelog import LogError
 
 from .index import SeatOutcome, ended_logs_in_order, index_game, index_log, read_ended
 from .jobs import GAME, STOP, Job, JobQueue
-from .schema import RATED_BY_TODAYS_RULES, NewerSchema, migrate
+from .schema import BUILT_BY_TODAYS_RULES, NewerSchema, migrate
 
 log = logging.getLogger("kismet.host")
 
@@ -72,10 +72,10 @@ def open_checked(path: Path, damaged_dir: Path) -> tuple[sqlite3.Connection, lis
         if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             raise sqlite3.DatabaseError("its pages do not check out")
         found = migrate(db)
-        if 0 < found < RATED_BY_TODAYS_RULES:
+        if 0 < found < BUILT_BY_TODAYS_RULES:
             words.append(f"The records were made by an older host (records version {found}): "
-                         "rebuilding them from the game logs, so every rating follows today's rules.")
-        return db, words, fresh or 0 < found < RATED_BY_TODAYS_RULES
+                         "rebuilding them from the game logs, so every rating and figure follows today's rules.")
+        return db, words, fresh or 0 < found < BUILT_BY_TODAYS_RULES
     except (sqlite3.DatabaseError, NewerSchema) as exc:
         if db is not None:
             db.close()

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kismet_tui.review.race import race_reactions
 from protocol.gamelog import LogError, iter_records
 from protocol.leavers import Leavers
 from protocol.text import clean_name
@@ -41,13 +42,21 @@ from .proof import bot_id
 UNRATED_BOTS = frozenset({bot_id("random")})
 
 
+# The model's parameters, named here (they are openskill's defaults) so a newer openskill
+# cannot change the ratings under the records, and docs/protocol.md ("Records") can state
+# them: mu and sigma a newcomer's start, beta the spread of one performance, kappa the floor
+# of a variance, tau the uncertainty added to sigma before each game.
+MU, SIGMA, BETA, KAPPA, TAU = 25.0, 25.0 / 3, 25.0 / 6, 0.0001, 25.0 / 300
+
+
 @functools.cache
 def model() -> Any:
     """openskill's Plackett-Luce model, made at the first rating: its import (about 14 ms)
     stays off the solo app's way to its first screen."""
     from openskill.models import PlackettLuce
 
-    return PlackettLuce()
+    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=TAU, limit_sigma=False,
+                        balance=False)
 
 
 # The shown rating: openskill's ordinal (mu - 3 sigma, what the player is surely at least),
@@ -73,6 +82,8 @@ class EndedGame:
     winners: list[int]
     finished: bool = True  # False: closed unfinished (everyone left; no end record)
     left: list[int] = field(default_factory=list)  # seats that left for good (protocol/leavers.py)
+    # Each seat's median race reaction in ms (kismet_tui/review/race.py); None where it has none.
+    reactions: list[int | None] = field(default_factory=list)
 
 
 def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
@@ -81,6 +92,7 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
     header = end = None
     table_id, last_t = 0, None
     leavers: Leavers | None = None
+    events: list[dict[str, Any]] = []
     try:
         with open(path, "rb") as stream:
             for record in iter_records(stream):
@@ -90,6 +102,8 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
                     leavers = Leavers(header) if isinstance(header, dict) else None
                 elif kind == "event":
                     last_t = record.get("t")
+                    if isinstance(header, dict) and header.get("ruleset") == "race":
+                        events.append(record)  # (read for the reactions: seat_reactions)
                     if leavers is not None:
                         leavers.see(record)
                 elif kind == "end":
@@ -114,7 +128,21 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
                      int(last_t if last_t is not None else started), names,
                      [str(p) if p else None for p in players], [int(s) for s in scores],
                      [int(w) for w in winners], finished=had_end,
-                     left=leavers.left(had_end) if leavers is not None else [])
+                     left=leavers.left(had_end) if leavers is not None else [],
+                     reactions=seat_reactions(header, events, len(names)))
+
+
+def seat_reactions(header: dict[str, Any], events: list[dict[str, Any]], seats: int) -> list[int | None]:
+    """Each seat's median reaction in a race game (None for other games, a seat that never
+    grabbed, and a log the engine cannot play through: the figures are a record's extra, never
+    a reason to refuse it)."""
+    if header.get("ruleset") != "race":
+        return [None] * seats
+    try:
+        found = race_reactions(header, events)
+    except Exception:  # (a log from an old or odd host: the game is still a record)
+        return [None] * seats
+    return [seat.median_ms for seat in found] if len(found) == seats else [None] * seats
 
 
 @dataclass
@@ -164,10 +192,10 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
             player, outcome = game.players[seat], outcomes[seat]
             db.execute(
                 "INSERT INTO seats (game_id, seat, player_id, name, score, won, rating_before, "
-                "rating_after, personal_best, left_game) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "rating_after, personal_best, left_game, reaction_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, seat, player, name, game.scores[seat], int(len(game.names) > 1 and seat in game.winners),
                  outcome.rating_before, outcome.rating_after, int(outcome.personal_best),
-                 int(seat in game.left)))
+                 int(seat in game.left), game.reactions[seat] if game.reactions else None))
             if player is not None:
                 db.execute(
                     "INSERT INTO players (id, name, is_bot, last_ms) VALUES (?, ?, ?, ?) "

@@ -11,7 +11,10 @@ by tests/test_records_plans.py); a deep page reads the index up to its offset.
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Collection
 
+from protocol.errors import ProtocolError
 from protocol.limits import MIN_RATED_GAMES
 
 PAGE_SIZE = 10
@@ -78,11 +81,20 @@ def recent(db: sqlite3.Connection, ruleset: str | None = None, page: int = 0) ->
     return {"rows": [_game_row(row, seats[row[0]]) for row in rows], "more": more}
 
 
-def player(db: sqlite3.Connection, player_id: str, page: int = 0) -> dict:
+def player(db: sqlite3.Connection, player_id: str, page: int = 0,
+           levels: Collection[str] | None = None, now_ms: int | None = None) -> dict:
     """One player's page: name, standing per ruleset (rating, games, wins, best, average),
-    and their games, newest first, with their score and rating change."""
+    and their games, newest first, with their score and rating change. A bot level that is
+    neither one of the host's `levels` nor in the records is an unknown value: bad_message."""
     found = db.execute("SELECT name, is_bot FROM players WHERE id = ?", (player_id,)).fetchone()
     if found is None:
+        level = player_id.removeprefix("bot:")
+        if player_id.startswith("bot:") and level not in (levels or ()):
+            known = set(levels or ()) | {row[0].removeprefix("bot:") for row in db.execute(
+                "SELECT id FROM players WHERE is_bot = 1")}
+            raise ProtocolError("bad_message", f"There is no bot level '{level}'"
+                                + (f". The levels are: {', '.join(sorted(known))}." if known
+                                   else ": this host has no bots."))
         return {"found": False, "rows": [], "more": False}
     standings = [{"ruleset": ruleset, "rating": rating, "games": games, "wins": wins, "best": best,
                   "average": round(total / games) if games else 0, "rated": rated}
@@ -103,8 +115,32 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0) -> dict:
         game.update(score=score, won=bool(won), best=bool(best), finished=bool(finished),
                     change=after - before if before is not None and after is not None else None)
         games.append(game)
+    for standing in standings:
+        if standing["ruleset"] == "race":
+            standing["reaction"] = reaction_trend(db, player_id, now_ms)
     return {"found": True, "player": player_id, "name": shown_name(player_id, found[0]), "bot": bool(found[1]),
             "standings": standings, "rows": games, "more": more}
+
+
+# The race reactions on a player's page: the medians of their last games, and their fastest
+# median over the last 30 days (a month, whatever the calendar and the time zone).
+TREND_GAMES = 12
+MONTH_MS = 30 * 24 * 3600 * 1000
+
+
+def reaction_trend(db: sqlite3.Connection, player_id: str, now_ms: int | None = None) -> dict:
+    """{"recent_ms": medians of the last TREND_GAMES race games with a grab, oldest first,
+    "fastest_month_ms": the lowest median of the last 30 days or None}."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    recent = db.execute(
+        "SELECT s.reaction_ms FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? AND s.reaction_ms IS NOT NULL AND g.ruleset = 'race' "
+        "ORDER BY s.game_id DESC LIMIT ?", (player_id, TREND_GAMES)).fetchall()
+    month = db.execute(
+        "SELECT MIN(s.reaction_ms) FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? AND s.reaction_ms IS NOT NULL AND g.ruleset = 'race' "
+        "AND g.ended_ms >= ?", (player_id, now_ms - MONTH_MS)).fetchone()[0]
+    return {"recent_ms": [ms for (ms,) in reversed(recent)], "fastest_month_ms": month}
 
 
 def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None) -> dict:
@@ -118,17 +154,20 @@ def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = 
         "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.name, s.score FROM games g "
         "JOIN seats s ON s.game_id = g.id WHERE g.ruleset = ? AND " + who +
         "ORDER BY g.top_score DESC, g.id LIMIT ?", (ruleset, *args, PAGE_SIZE)).fetchall()
-    return {"rows": [{**_game_row(row[:5], []), "name": row[5], "score": row[6]} for row in rows],
-            "more": False}
+    seats = _seats_of(db, [row[0] for row in rows])
+    return {"rows": [{**_game_row(row[:5], seats[row[0]]), "name": row[5], "score": row[6]}
+                     for row in rows], "more": False}
 
 
-def answer(db: sqlite3.Connection, request: dict, me: str | None) -> dict:
-    """The rows for a checked `records` request; `me` is the asker's records id."""
+def answer(db: sqlite3.Connection, request: dict, me: str | None,
+           levels: Collection[str] | None = None) -> dict:
+    """The rows for a checked `records` request; `me` is the asker's records id, `levels`
+    the host's bot levels (None: it runs no bots)."""
     view, page = request["view"], request["page"]
     if view == "leaderboard":
         return leaderboard(db, request["ruleset"] or "dice", page)
     if view == "recent":
         return recent(db, request["ruleset"], page)
     if view == "player":
-        return player(db, request["player"] or me or "", page)
+        return player(db, request["player"] or me or "", page, levels)
     return best(db, request["ruleset"] or "dice", request["player"])

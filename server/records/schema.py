@@ -13,15 +13,16 @@ import sqlite3
 
 from protocol.limits import MIN_RATED_GAMES
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # MIN_RATED_GAMES (protocol/limits.py) is in the leaderboard's partial index (migration 1
 # below): changing it takes a migration that makes that index again.
 
-# The first version whose ratings follow today's rules (only distinct players rated, random
-# bots never, a leaver ranked last: server/records/index.py). A file from before is migrated,
-# then rebuilt from the logs, so every rating in it follows them.
-RATED_BY_TODAYS_RULES = 2
+# The first version whose every row follows today's rules: its ratings (version 2: only
+# distinct players rated, random bots never, a leaver ranked last: server/records/index.py)
+# and its seats' figures read from the logs (version 3: race reactions). A file from before
+# is migrated, then rebuilt from the logs, so every row in it follows them.
+BUILT_BY_TODAYS_RULES = 3
 
 # MIGRATIONS[n] takes a database at version n to n + 1 (version 0: an empty file).
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -108,6 +109,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "DROP INDEX games_by_end",
         "DROP INDEX games_by_ruleset",
         "DROP INDEX games_by_top_score",
+    ),
+    # Version 3: what a player learns from their games (kismet_tui/review, docs/review.md),
+    # read from each log when it is indexed: a race seat's median reaction in ms (NULL for
+    # other games, a seat that never grabbed, or a log the engine cannot play).
+    2: (
+        "ALTER TABLE seats ADD COLUMN reaction_ms INTEGER",
     ),
 }
 
