@@ -458,6 +458,8 @@ async def test_the_pointer_over_a_die_or_a_box_highlights_that_one():
     link hover): every cell of the die under it, and no other cell."""
     from textual.geometry import Region
 
+    from kismet_tui.widgets.links import LIT
+
     client = dice_at(mine_thrown_once)
     app, refusals = running(client)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -473,5 +475,9 @@ async def test_the_pointer_over_a_die_or_a_box_highlights_that_one():
         assert all(row[x:x + 7] == "#" * 7 and row.count("#") == 7 for row in rows), rows
         x, y = where(screen.drawn["scorecard"], SHORT["sixes"])
         await pilot.hover("#scorecard", offset=(x + 1, y))
-        await wait_for(pilot, lambda: card.highlight_link_id, what="the box highlighted")
-        assert card.hover_style.meta["@click"] == "screen.click(\"choose('sixes')\")"
+        action = "screen.click(\"choose('sixes')\")"
+        await wait_for(pilot, lambda: card.hovered == action, what="the box highlighted")
+        row = "".join(("#" if segment.style and segment.style.underline == LIT.underline else ".") * len(segment.text)
+                      for segment in card.render_lines(Region(0, y, card.size.width, 1))[0])
+        width = len(screen.drawn["scorecard"].plain.split("\n")[y])
+        assert row[:width] == "#" * width and "#" not in row[width:], row   # the whole row, no other

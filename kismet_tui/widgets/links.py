@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
+from textual.visual import VisualType
 from textual.widgets import Static
 
 # One Style per action, kept: a Style's link id is drawn at random when it is made, and the
@@ -60,11 +62,52 @@ def button_row(buttons: list[tuple[str, str | None]], gap: int = 2) -> Text:
 class LinkText(Static):
     """A Static whose clickable things keep their own look: Textual draws a Static's
     clickable text in its link style (underlined, in one colour: a scorecard's colours
-    would go); the pointer over a thing still highlights it."""
+    would go). The thing under the pointer is lit here, whole: Textual's own light follows a
+    link id that a Static's text gets anew for each style it is drawn in, so it would light
+    a box's name and not its points."""
+
+    def __init__(self, content: VisualType = "", *, id: str | None = None) -> None:
+        super().__init__(content, id=id)
+        self.words: VisualType = content   # as given, without the light
+        self.hovered: str | None = None    # the action of the thing under the pointer
 
     @property
     def link_style(self) -> Style:
         return NO_LINK_STYLE
 
+    @property
+    def link_style_hover(self) -> Style:
+        return NO_LINK_STYLE
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        self.words = content
+        super().update(self.lit(), layout=layout)
+
+    def lit(self) -> VisualType:
+        """The words, every span of the hovered action lit."""
+        words = self.words
+        if self.hovered is None or not isinstance(words, Text):
+            return words
+        text = words.copy()
+        for span in words.spans:
+            if isinstance(span.style, Style) and span.style.meta.get("@click") == self.hovered:
+                text.stylize(LIT, span.start, span.end)
+        return text
+
+    def hover(self, action: str | None) -> None:
+        if action != self.hovered:
+            self.hovered = action
+            super().update(self.lit(), layout=False)
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        action = event.style.meta.get("@click")
+        self.hover(action if isinstance(action, str) else None)
+
+    def on_leave(self, event: events.Leave) -> None:
+        self.hover(None)
+
 
 NO_LINK_STYLE = Style()
+# The light on the thing under the pointer: Textual's link-hover colours, underlined too so
+# that it shows without colour (NO_COLOR).
+LIT = Style(color="bright_white", bgcolor="bright_blue", underline=True)
