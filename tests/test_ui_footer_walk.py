@@ -4,7 +4,10 @@ pressing, in each state, every key that the footer's game entries stand for, and
 engine accept what it sends; checking that every kind of move the engine lists for the seat
 has its key in the footer; and pressing one of the keys the footer hides (in every fourth
 state, a different one each time, so the walk costs little more), which must send nothing the
-engine accepts and change nothing on the screen.
+engine accepts and change nothing on the screen. The same of buttons (issue 32): in each
+state the buttons on screen are exactly those of the footer's keys that have one, and in
+every fourth state a button not shown, clicked anyway (a click on its way as the state
+changed), sends nothing the engine accepts and changes nothing.
 
 The app is seat 0 of a ScriptedClient (tests/scripted.py) whose sends go to a referee: a copy
 of the game's engine, the same engine the host applies, so "accepted" means the host would
@@ -19,6 +22,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from rich.style import Style
+from textual.actions import parse as parse_action
 
 from kismet_tui.app import KismetApp
 from kismet_tui.messages import host_message
@@ -121,6 +126,29 @@ def game_keys(screen) -> set[str]:
             and any(b.action.split("(")[0] not in ("rematch", "results") for b in bindings)}
 
 
+# The key actions each game screen has a button for, and the widget that draws them.
+BUTTONS = {"dice": ({"roll", "score", "hint"}, "#buttons"),
+           "race": ({"pass"}, "#clock"),
+           "knock": ({"roll", "pass", "knock", "confirm", "undo"}, "#buttons")}
+
+
+def buttons_shown(screen) -> set[str]:
+    """The key actions of the buttons drawn (read from the `@click` of their text)."""
+    widget = screen.query_one(BUTTONS[screen.RULESET][1])
+    text = getattr(widget, "text", None) or widget.content
+    shown = set()
+    for span in text.spans:
+        if isinstance(span.style, Style) and span.style.meta.get("@click"):
+            inner = parse_action(span.style.meta["@click"])[2][0]   # screen.click('roll') -> roll
+            shown.add(parse_action(inner)[1])
+    return shown
+
+
+def footer_actions(app) -> set[str]:
+    return {parse_action(active.binding.action)[1] for active in app.screen.active_bindings.values()
+            if active.enabled and active.binding.show}
+
+
 def screen_choices(screen) -> tuple:
     """What a key may change on the screen alone, without sending anything."""
     return (frozenset(getattr(screen, "held", ())), getattr(screen, "cursor", None),
@@ -151,7 +179,23 @@ async def press_every_listed_key(pilot, app, client, refusals: list[str], where:
     legal = client.game.legal_actions(client.seat, max(client.clock_ms, client.game.now))
     missing = entries_the_engine_needs(screen.RULESET, legal) - set(listed)
     assert not missing, f"{where}: the engine takes {legal} but the footer ({listed}) hides {missing}"
+    actions, _ = BUTTONS[screen.RULESET]
+    shown = buttons_shown(screen)
+    assert shown == actions & footer_actions(app), \
+        f"{where}: the buttons {sorted(shown)} are not those of the footer's keys ({listed})"
     pressed = 0
+    if turn % HIDDEN_EVERY == 0 and actions - shown:
+        hidden_buttons = sorted(actions - shown)
+        action = hidden_buttons[turn // HIDDEN_EVERY % len(hidden_buttons)]
+        saved = screen_choices(screen)
+        client.sent.clear()
+        await screen.action_click(action)
+        await pilot.pause()
+        accepted = [sent for sent, reason in client.sent if reason is None]
+        assert not accepted, f"{where}: hidden button {action} sent {accepted}, which the engine takes"
+        assert screen_choices(screen) == saved, f"{where}: hidden button {action} changed the screen"
+        refusals.clear()
+        pressed += 1
     offered = [key for entry in listed for key in keys_behind(entry, screen.RULESET, screen.view())]
     hidden = sorted(game_keys(screen) - set(offered))
     if hidden and turn % HIDDEN_EVERY == 0:
