@@ -1,0 +1,212 @@
+"""The browser door on a phone: a real headless Chromium with a touch screen of 844x390 (a
+phone held sideways) fits the game's 80x24, asks to be turned in portrait, sends taps as
+clicks and the key bar's keys as keys, brings no keyboard up but for a text field, and a solo
+dice game and a race round are played by taps alone. Each game leaves a screenshot in the
+test's folder (its path is printed; PHONE_SHOTS=folder copies them there too)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.netutil import wait_until
+from tests.test_web import browser_page, needs_chromium, web_host
+
+pytestmark = [pytest.mark.network, pytest.mark.timeout(240), needs_chromium]
+
+PHONE = (844, 390)          # a phone held sideways, in CSS pixels
+MIN_COLS, MIN_ROWS = 80, 24  # kismet_tui/widgets/toosmall.py
+
+
+class Phone:
+    """The page in a touch-screen Chromium, read from xterm.js's own buffer (what it shows,
+    at whatever size the page fitted it) and driven by touches."""
+
+    def __init__(self, tools) -> None:
+        self.tools = tools
+
+    async def evaluate(self, expression: str):
+        return await self.tools.evaluate(expression)
+
+    async def screen(self) -> list[str]:
+        lines = await self.evaluate("""(() => {
+            const view = typeof kismetTouch !== "undefined" && kismetTouch.view();
+            if (!view) return [];
+            const buffer = view.terminal.buffer.active, out = [];
+            for (let row = 0; row < view.terminal.rows; row++) {
+              const line = buffer.getLine(buffer.viewportY + row);
+              out.push(line ? line.translateToString(true) : "");
+            }
+            return out;
+        })()""")
+        return lines or []
+
+    async def wait_for(self, words: str, timeout: float = 60.0) -> list[str]:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            lines = await self.screen()
+            if any(words in line for line in lines):
+                return lines
+            if asyncio.get_running_loop().time() > deadline:
+                shown = "\n".join(lines)
+                raise AssertionError(f"the phone never showed {words!r}; it shows:\n{shown}")
+            await asyncio.sleep(0.1)
+
+    async def tap_at(self, x: float, y: float) -> None:
+        """One finger down and up at (x, y) CSS pixels: the browser makes it a click."""
+        await self.tools.call("Input.dispatchTouchEvent", type="touchStart",
+                              touchPoints=[{"x": x, "y": y}])
+        await self.tools.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
+
+    async def cell_box(self) -> dict:
+        return json.loads(await self.evaluate("""(() => {
+            const screen = document.querySelector('.xterm-screen').getBoundingClientRect();
+            const terminal = kismetTouch.view().terminal;
+            return JSON.stringify({x: screen.left, y: screen.top, w: screen.width / terminal.cols,
+                                   h: screen.height / terminal.rows});
+        })()"""))
+
+    async def tap_cell(self, col: int, row: int) -> None:
+        box = await self.cell_box()
+        await self.tap_at(box["x"] + (col + 0.5) * box["w"], box["y"] + (row + 0.5) * box["h"])
+
+    async def tap_text(self, words: str, *, last: bool = False, timeout: float = 60.0) -> None:
+        """Tap the middle of `words` where the screen shows them (the lowest such place with
+        `last`: the footer, say, under a body naming the same thing)."""
+        lines = await self.wait_for(words, timeout)
+        places = [(line.find(words), row) for row, line in enumerate(lines) if words in line]
+        col, row = places[-1] if last else places[0]
+        await self.tap_cell(col + len(words) // 2, row)
+
+    async def tap_key(self, name: str) -> None:
+        """Tap the key bar's button for the key `name` (escape, tab, enter, question_mark)."""
+        box = json.loads(await self.evaluate(f"""(() => {{
+            const r = document.querySelector('#keys button[data-key="{name}"]').getBoundingClientRect();
+            return JSON.stringify({{x: r.left + r.width / 2, y: r.top + r.height / 2}});
+        }})()"""))
+        await self.tap_at(box["x"], box["y"])
+
+    async def keyboard_mode(self) -> str | None:
+        """What the hidden textarea asks of a soft keyboard (none: no keyboard comes up)."""
+        return await self.evaluate(
+            "document.querySelector('.xterm-helper-textarea').getAttribute('inputmode')")
+
+    async def size(self) -> dict:
+        return json.loads(await self.evaluate("""JSON.stringify({
+            cols: kismetTouch.view().terminal.cols, rows: kismetTouch.view().terminal.rows,
+            font: Number(document.body.dataset.fontSize), turn: document.body.classList.contains('-turn'),
+            bar: document.getElementById('keys').offsetHeight, socket: window.__kismetSocketUrl})"""))
+
+    async def screenshot(self, path: Path) -> Path:
+        shot = await self.tools.call("Page.captureScreenshot", format="png")
+        path.write_bytes(base64.b64decode(shot["data"]))
+        print(f"phone screenshot: {path}")
+        if os.environ.get("PHONE_SHOTS"):
+            folder = Path(os.environ["PHONE_SHOTS"])
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, folder / path.name)
+        return path
+
+
+@contextlib.asynccontextmanager
+async def phone(tmp_path: Path, web, width: int = PHONE[0], height: int = PHONE[1], *, touch: bool = True):
+    """The door's page opened in a Chromium emulating a phone's screen (`touch`) or a
+    desktop window of that size."""
+    async with browser_page(tmp_path / "chromium") as tools:
+        await tools.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
+                         deviceScaleFactor=2 if touch else 1, mobile=touch)
+        if touch:
+            await tools.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
+        await tools.call("Page.navigate", url=f"http://127.0.0.1:{web.port}/")
+        yield Phone(tools)
+
+
+async def sign_in(phone: Phone, name: str) -> None:
+    """Tap the name field, type the name as a soft keyboard does, and tap Enter on the key bar."""
+    await phone.wait_for("Your name at the table")
+    await phone.tap_text("your name")
+    await wait_until_page(phone, "document.activeElement.classList.contains('xterm-helper-textarea')")
+    for _ in range(5):   # (the field may be drawn a moment before it has the focus)
+        await phone.tools.call("Input.insertText", text=name)
+        with contextlib.suppress(AssertionError):
+            await phone.wait_for(name, timeout=5)
+            break
+    await phone.tap_key("enter")
+    await phone.wait_for("Tables")
+
+
+async def test_a_phone_held_sideways_fits_80x24_above_a_key_bar(tmp_path):
+    async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
+        await page.wait_for("Your name at the table")
+        size = await page.size()
+        assert size["cols"] >= MIN_COLS and size["rows"] >= MIN_ROWS, size
+        assert size["font"] >= 9 and not size["turn"] and size["bar"] > 0, size
+        # The app's first size (the socket's address) is the fitted one, not a 16 px guess.
+        assert f"width={size['cols']}&height={size['rows']}" in size["socket"]
+        assert "too small" not in "\n".join(await page.screen())
+
+
+async def test_a_phone_in_portrait_is_asked_to_turn_and_fits_once_turned(tmp_path):
+    async with web_host(tmp_path) as (host, web), phone(tmp_path, web, PHONE[1], PHONE[0]) as page:
+        await page.wait_for("Your name at the table")
+        assert (await page.size())["turn"]
+        assert await page.evaluate(
+            "getComputedStyle(document.querySelector('.turn-dialog')).display") == "flex"
+        await page.tools.call("Emulation.setDeviceMetricsOverride", width=PHONE[0], height=PHONE[1],
+                              deviceScaleFactor=2, mobile=True)
+        await wait_until_page(page, "!document.body.classList.contains('-turn')")
+        size = await page.size()
+        assert size["cols"] >= MIN_COLS and size["rows"] >= MIN_ROWS, size
+        assert await page.evaluate(
+            "getComputedStyle(document.querySelector('.turn-dialog')).display") == "none"
+
+
+async def test_a_desktop_window_keeps_its_font_and_has_no_key_bar(tmp_path):
+    async with web_host(tmp_path) as (host, web), phone(tmp_path, web, 1200, 800, touch=False) as page:
+        await page.wait_for("Your name at the table")
+        size = await page.size()
+        assert size["font"] == 16 and size["bar"] == 0 and not size["turn"], size
+        assert await page.keyboard_mode() == "text"
+
+
+async def test_taps_are_clicks_and_the_keyboard_is_asked_for_only_in_a_text_field(tmp_path):
+    async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
+        await page.wait_for("Your name at the table")
+        await wait_until_page(page, "document.body.classList.contains('-typing')")
+        assert await page.keyboard_mode() == "text"     # the name field: the keyboard may come
+        await sign_in(page, "Tapper")
+        await wait_until(lambda: any(p.name == "Tapper" for p in host.players.values()))
+        await wait_until_page(page, "!document.body.classList.contains('-typing')")
+        assert await page.keyboard_mode() == "none"     # the lobby: a tap brings no keyboard
+        await page.tap_text("New table", last=True)     # the footer's key, tapped
+        await page.wait_for("Create")
+        assert await page.keyboard_mode() == "none"
+        await page.tap_key("escape")                    # the key bar's Escape closes the form
+        await page.wait_for("New table")
+        lines = await page.screen()
+        assert not any("Create" in line for line in lines), "\n".join(lines)
+
+
+async def test_the_key_bar_opens_and_closes_the_help(tmp_path):
+    async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
+        await sign_in(page, "Helpy")
+        await page.tap_key("question_mark")
+        await page.wait_for("esc")
+        lines = await page.screen()
+        await page.tap_key("escape")
+        await page.wait_for("New table")
+        assert lines != await page.screen()
+
+
+async def wait_until_page(page: Phone, expression: str, timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await page.evaluate(expression):
+        assert asyncio.get_running_loop().time() < deadline, f"never: {expression}"
+        await asyncio.sleep(0.05)
