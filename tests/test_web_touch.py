@@ -2,7 +2,7 @@
 phone held sideways) fits the game's 80x24, asks to be turned in portrait, sends taps as
 clicks and the key bar's keys as keys, brings no keyboard up but for a text field, and a solo
 dice game and a race round are played by taps alone. Each game leaves a screenshot in the
-test's folder (its path is printed; PHONE_SHOTS=folder copies them there too)."""
+test's folder, its path printed, and in the folder TEST_ARTIFACTS names if set (CI sets it)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.netutil import wait_until
+from server.table import PLAYING
+from tests.netutil import connected, looked_at_the_dice, wait_until
 from tests.test_web import browser_page, needs_chromium, web_host
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(240), needs_chromium]
@@ -108,8 +109,8 @@ class Phone:
         shot = await self.tools.call("Page.captureScreenshot", format="png")
         path.write_bytes(base64.b64decode(shot["data"]))
         print(f"phone screenshot: {path}")
-        if os.environ.get("PHONE_SHOTS"):
-            folder = Path(os.environ["PHONE_SHOTS"])
+        if os.environ.get("TEST_ARTIFACTS"):
+            folder = Path(os.environ["TEST_ARTIFACTS"])
             folder.mkdir(parents=True, exist_ok=True)
             shutil.copy(path, folder / path.name)
         return path
@@ -120,8 +121,10 @@ async def phone(tmp_path: Path, web, width: int = PHONE[0], height: int = PHONE[
     """The door's page opened in a Chromium emulating a phone's screen (`touch`) or a
     desktop window of that size."""
     async with browser_page(tmp_path / "chromium") as tools:
+        # (device scale 1: an emulated scale of 2 leaves xterm.js's canvas at half its size,
+        # which a real 2x screen does not: checked with --force-device-scale-factor=2)
         await tools.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                         deviceScaleFactor=2 if touch else 1, mobile=touch)
+                         deviceScaleFactor=1, mobile=touch)
         if touch:
             await tools.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
         await tools.call("Page.navigate", url=f"http://127.0.0.1:{web.port}/")
@@ -160,7 +163,7 @@ async def test_a_phone_in_portrait_is_asked_to_turn_and_fits_once_turned(tmp_pat
         assert await page.evaluate(
             "getComputedStyle(document.querySelector('.turn-dialog')).display") == "flex"
         await page.tools.call("Emulation.setDeviceMetricsOverride", width=PHONE[0], height=PHONE[1],
-                              deviceScaleFactor=2, mobile=True)
+                              deviceScaleFactor=1, mobile=True)
         await wait_until_page(page, "!document.body.classList.contains('-turn')")
         size = await page.size()
         assert size["cols"] >= MIN_COLS and size["rows"] >= MIN_ROWS, size
@@ -210,3 +213,72 @@ async def wait_until_page(page: Phone, expression: str, timeout: float = 30.0) -
     while not await page.evaluate(expression):
         assert asyncio.get_running_loop().time() < deadline, f"never: {expression}"
         await asyncio.sleep(0.05)
+
+
+
+def footer(lines: list[str]) -> str:
+    """The screen's footer (its last line with words): the keys it offers now."""
+    return next((line for line in reversed(lines) if line.strip()), "")
+
+
+async def wait_for_footer(page: Phone, words: str, present: bool = True, timeout: float = 60.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while (words in footer(await page.screen())) != present:
+        if asyncio.get_running_loop().time() > deadline:
+            shown = "\n".join(await page.screen())
+            raise AssertionError(f"the footer never {'showed' if present else 'lost'} {words!r}:\n{shown}")
+        await asyncio.sleep(0.05)
+
+
+async def test_a_solo_dice_game_is_played_to_its_end_by_taps_alone(tmp_path):
+    async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
+        await sign_in(page, "Solo")
+        await page.tap_text("New table", last=True)      # the form: dice, no bots, as it opens
+        await page.tap_text("Create", last=True)
+        await page.tap_text("Start", last=True)
+        (solo,) = [p for p in host.players.values() if p.name == "Solo"]
+        await wait_until(lambda: solo.table is not None and solo.table.state == PLAYING)
+        table = solo.table
+        # The quickest game: each turn one throw, then the box the screen offers is scored.
+        for turn in range(15):
+            await wait_for_footer(page, "Throw")
+            await wait_for_footer(page, "Score", present=False)
+            await page.tap_text("Throw", last=True)
+            await wait_for_footer(page, "Score")
+            await page.tap_text("Score", last=True)
+        await wait_until(lambda: table.state != PLAYING, timeout=60)
+        await page.wait_for("Play again")
+        await page.screenshot(tmp_path / "phone-dice.png")
+
+
+
+
+async def test_a_race_round_is_played_by_taps_alone(tmp_path):
+    async with web_host(tmp_path) as (host, web), connected(host, "Bo") as bo, phone(tmp_path, web) as page:
+        await sign_in(page, "Racer")
+        await bo.create_table("race", {"countdown_ms": 1000})
+        await page.wait_for("race")
+        await page.tap_text("Sit", last=True)              # at the table the lobby has chosen
+        (racer,) = [p for p in host.players.values() if p.name == "Racer"]
+        await wait_until(lambda: racer.table is not None)
+        await page.tap_text("Ready", last=True)
+        await bo.ready()
+        await wait_until(lambda: all(seat.ready for seat in racer.table.seats if not seat.bot))
+        await bo.start()
+        await wait_until(lambda: racer.table.state == PLAYING)
+        game = racer.table.game
+        assert game is not None
+        await page.wait_for("GRAB!")
+        await looked_at_the_dice(bo)
+        await bo.act({"type": "pass"})
+        await page.tap_text("Pass", last=True)
+        # Both have passed, the phone by its tap (Bo's client by a message): the round ends
+        # at once, not at its time limit.
+        table = racer.table
+
+        def passes() -> set[int]:
+            return {event["seat"] for event in table.events
+                    if (event.get("action") or {}).get("type") == "pass"}
+        await wait_until(lambda: len(passes()) == 2)
+        await wait_until(lambda: game.round > 1 or game.phase != "grabbing")
+        await page.screenshot(tmp_path / "phone-race.png")
