@@ -1,6 +1,8 @@
 """The dice game's screen: five big dice, every player's scorecard side by side, the move log.
 
-Keys: 1-5 hold/release a die, r throw, up/down choose a box, enter score it, h hint.
+Keys: 1-5 hold/release a die, r throw, up/down choose a box, enter score it, h hint. By
+mouse: a click on a die holds or releases it, on a box chooses it and on the chosen box scores
+it; Throw, Score and Hint are buttons (each a key's action, by GameScreen.action_click).
 The scorecard shows, in the column of the player to move, what the dice would score in each
 open box (dim, with a dot; in a colour box the colour's letter, b r g, instead of the dot),
 and the Basic section's progress towards the bonus. Each die has its colour written on it.
@@ -15,16 +17,16 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..rules import dice as rules
-from ..rules.base import AnyGame
+from ..rules.base import AnyGame, Plain
 from ..rules.dice_types import Note, PlayerAction, View
 from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
+from ..widgets.clicks import clickable, linked
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
 from ..widgets.names import fit, fits
@@ -104,8 +106,9 @@ def fitting_colour(box: str, dice: list[int] | None, points: int) -> str | None:
 
 
 def render_scorecard(view: View, names: list[str], me: int | None, cursor: str | None,
-                     room: int = 80, hint_box: str | None = None) -> Text:
-    """The scorecard of every seat side by side: one row per box, then bonus and total."""
+                     room: int = 80, hint_box: str | None = None, clicks: bool = False) -> Text:
+    """The scorecard of every seat side by side: one row per box, then bonus and total.
+    `clicks`: a click on a box's row chooses that box (a player's card, not a watcher's)."""
     seats = view["seats"]
     label, width, full = widths(seats, names, room)
     box_label = rules.BOX_NAMES if full else SHORT if label >= LABEL_WIDTH else NARROW
@@ -121,6 +124,7 @@ def render_scorecard(view: View, names: list[str], me: int | None, cursor: str |
 
     def box_row(box: str) -> None:
         chosen = box == cursor
+        start = len(out)
         label_style = Style(reverse=chosen, color="bright_cyan" if box == hint_box else None,
                             bold=box == hint_box)
         out.append(f"{box_label[box][:label]:<{label}}", label_style)
@@ -138,6 +142,8 @@ def render_scorecard(view: View, names: list[str], me: int | None, cursor: str |
                 out.append(f"{cell:>{width}}", style)
             else:
                 out.append(f"{'':>{width}}")
+        if clicks:
+            out.stylize(clickable(f'click("choose({box!r})")'), start, len(out))
         out.append("\n")
 
     for box in rules.BASIC_BOXES:
@@ -177,22 +183,25 @@ def spaced_out(card: Text, height: int) -> Text:
 
 
 def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int] | None = None,
-                big: bool = False) -> Text:
+                big: bool = False, clicks: bool = False) -> Text:
     """The five dice and a label under each: its key, HELD, or what the hint suggests
     ("hold?", "let go?"); a hint never changes what the player holds. `big`: the dice
-    drawn larger (BIG_DIE_WIDTH), for a screen with room to spare."""
+    drawn larger (BIG_DIE_WIDTH), for a screen with room to spare. `clicks`: a click on a
+    die (or its label) holds or releases it."""
     faces = view.get("dice") or []
     gap = 1 if view["seats"] <= 4 else 0
     width = BIG_DIE_WIDTH if big else 7
     blocks = []
     for pos in range(5):
         face = faces[pos] if pos < len(faces) else None
-        blocks.append(die_lines(face, held=pos in held, big=big))
+        block = die_lines(face, held=pos in held, big=big)
+        blocks.append(linked(block, f"click('hold({pos})')") if clicks else block)
     lines = side_by_side(blocks, gap=gap)
     labels = Text()
     for pos in range(5):
         if pos:
             labels.append(" " * gap)
+        start = len(labels)
         hint = Style(color="bright_cyan", bold=True)
         if hint_hold is not None and pos in held and pos not in hint_hold:
             labels.append("let go?".center(width), hint)
@@ -204,6 +213,8 @@ def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int]
             labels.append(f"{pos + 1}".center(width), Style(color="bright_black"))
         else:
             labels.append(" " * width)
+        if clicks:
+            labels.stylize(clickable(f"click('hold({pos})')"), start, len(labels))
     lines.append(labels)
     return stack(lines)
 
@@ -229,6 +240,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
     DiceScreen #right { width: 1fr; height: 100%; }
     DiceScreen #dice { height: 6; width: 100%; }
     DiceScreen #turn { height: 2; width: 100%; }
+    DiceScreen #buttons { height: 1; width: 100%; }
     """
 
     def __init__(self) -> None:
@@ -263,6 +275,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             with Vertical(id="right"):
                 yield Lines(id="dice")
                 yield Lines(id="turn")
+                yield Lines(id="buttons")
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
 
     # ---- drawing -----------------------------------------------------------------------------
@@ -288,7 +301,8 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         # player's hold costs the host machine): the dice and the turn line have fixed sizes,
         # and the scorecard's width changes only with the seats, the names or the room.
         # What did not change is not drawn again (a hold redraws the dice alone).
-        card = render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box)
+        card = render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box,
+                                clicks=me is not None)
         card = spaced_out(card, self.app.size.height - 3)  # (the status line, the footer, a chat line)
         if card != self.drawn.get("scorecard"):
             card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
@@ -299,9 +313,15 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         if dice.styles.height is None or dice.styles.height.value != (BIG_DIE_HEIGHT if big else 5) + 1:
             dice.styles.height = (BIG_DIE_HEIGHT if big else 5) + 1  # (the dice and their labels)
         self._draw("dice", render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
-                                       self.hint_hold, big))
+                                       self.hint_hold, big, clicks=me is not None))
         self._draw("turn", self._turn_line(view))
+        self.draw_buttons()
         self.drawn["scorecard"] = card
+
+    def draw_buttons(self) -> None:
+        """Throw, Score and Hint, those offered now (GameScreen.buttons)."""
+        if self.game is not None and self.is_mounted:
+            self._draw("buttons", self.buttons([("Throw", "roll"), ("Score", "score"), ("Hint", "hint")]))
 
     def _draw(self, widget_id: str, text: Text) -> None:
         """Show `text` in a widget of fixed size (no layout pass), if it changed."""
@@ -366,9 +386,37 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             return len({a["box"] for a in legal if a["type"] == "score"}) > 1
         if action == "score":
             return "score" in self.legal_kinds()
+        if action == "choose":  # (a click on a box: choose it, and on the chosen one score it)
+            return any(a["type"] == "score" and a["box"] == parameters[0] for a in legal)
         if action == "hint":
             return bool(legal) and _advisor() is not None
         return super().check_action(action, parameters)
+
+    def answer_not_offered(self, name: str, params: tuple[object, ...]) -> bool:
+        # With all five held the footer drops `r` (nothing to throw); a player who presses
+        # it (or clicks Throw) anyway hears why rather than nothing.
+        if name == "roll" and len(self.held) == 5 and "roll" in self.legal_kinds():
+            self.refuse(ALL_HELD)
+            return True
+        return False
+
+    def engine_action(self, name: str, params: tuple[object, ...]) -> Plain | None:
+        if name == "roll":
+            return {"type": "roll", "hold": sorted(self.held) if self.view().get("dice") else []}
+        if name == "hold":  # (what holding it would mean: a throw that keeps it)
+            return {"type": "roll", "hold": [params[0]]}
+        if name == "choose":
+            return {"type": "score", "box": params[0]}
+        if name == "score":
+            return {"type": "score", "box": self.cursor or ""}
+        if name == "hint":  # (a hint is for a move of ours: if none, the engine says why)
+            return {"type": "roll", "hold": []}
+        return None
+
+    def why_not(self, name: str, params: tuple[object, ...]) -> str:
+        if name == "hint" and self.legal_now():
+            return "The hint is not ready yet: try again in a moment."
+        return super().why_not(name, params)
 
     def action_hold(self, pos: int) -> None:
         self.held ^= {pos}
@@ -383,14 +431,6 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             return
         self.act({"type": "roll", "hold": hold})
 
-    def on_key(self, event: events.Key) -> None:
-        # With all five held the footer drops `r` (nothing to throw), so the binding does not
-        # run; a player who presses it anyway hears why rather than nothing.
-        if event.key == "r" and self.game is not None and len(self.held) == 5 \
-                and "roll" in self.legal_kinds():
-            event.stop()
-            self.refuse(ALL_HELD)
-
     def action_cursor(self, step: int) -> None:
         view = self.view()
         boxes = self._open_boxes(view)
@@ -398,6 +438,14 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             return
         index = boxes.index(self.cursor) if self.cursor in boxes else 0
         self.cursor = boxes[(index + step) % len(boxes)]
+        self.redraw()
+
+    async def action_choose(self, box: str) -> None:
+        """A click on a box: the chosen box scores, another becomes the chosen one."""
+        if box == self.cursor:
+            await self.action_score()
+            return
+        self.cursor = box
         self.redraw()
 
     async def action_score(self) -> None:

@@ -4,10 +4,16 @@ A game screen draws only from the source's replica (`app.client.game.view(seat)`
 client being a kismet_tui.source.GameSource), redrawn after every host message. Keys that
 cannot do anything right now are hidden from the footer (check_action, from the engine's
 legal_actions: `legal_now`), so the footer always says what may be pressed. Chat lines come in through the app's `chat_said`, watched.
+
+The mouse: what a key does, a click on its thing does (a die, a box, a card, a button), by
+one path (`action_click`): the text drawn for the thing carries a `@click` that names the
+key's action; the click runs it when check_action offers it (as the footer would), and when
+not, says why as the key would (`answer_not_offered`) or in the engine's own words (`why_not`).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping
 from functools import partial
@@ -15,6 +21,7 @@ from typing import Any, Generic, TypeVar, cast
 
 from rich.text import Text
 from textual import events, on
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -30,11 +37,12 @@ from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import Plain
 from ..rules.game_types import HostAction
-from ..rules.refusal import words_of
+from ..rules.refusal import Refusal as EngineRefusal, words_of
 from ..source import GameSource
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import glyph
 from ..widgets.chat import MUTE, ChatInput, mute_offered
+from ..widgets.clicks import button_row
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from ..words.common import name_of
@@ -294,6 +302,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         gained_only = self.keys_signature is not None and all(
             bool(new) or not old for old, new in zip(self.keys_signature, signature))
         self.keys_signature = signature
+        self.draw_buttons()  # (at once: a few cells, not the footer's rebuild)
         if gained_only and self.NEW_KEYS_LATER_S:
             if self.keys_timer is None:
                 self.keys_timer = self.set_timer(self.NEW_KEYS_LATER_S, self.late_keys)
@@ -397,8 +406,20 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         self.query_one(StatusBar).set_clock(words)
 
     def on_key(self, event: events.Key) -> None:
-        """Any key of a player the host is playing for brings them back (the host stamps
-        them back; their key does what it does once they are)."""
+        """Any key of a player the host is playing for brings them back. A game key the
+        footer hides (no binding of it acts now) may still say why (answer_not_offered)."""
+        self.back_if_idle()
+        bindings = self._bindings.key_to_bindings.get(event.key, ())
+        actions = [parse_action(binding.action)[1:] for binding in bindings]
+        if self.game is None or not actions or any(self.check_action(name, params) for name, params in actions):
+            return  # (a binding acts, or the key is not the screen's)
+        name, params = actions[0]
+        if self.answer_not_offered(name, params):
+            event.stop()
+
+    def back_if_idle(self) -> None:
+        """A player the host is playing for is back at a key or a click (the host stamps them
+        back; what they pressed does what it does once they are)."""
         game, me = self.game, self.seat
         if (game is None or me is None or not game.idle[me] or game.finished
                 or not self.client.live or self.here_said == self.version):
@@ -429,6 +450,59 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         seat = self.hand_target()
         if seat is not None:
             await send_ok(self, partial(self.client.hand_to_bot, seat))
+
+    # ---- the mouse -------------------------------------------------------------------------
+    async def action_click(self, action: str) -> None:
+        """A click on a die, a box, a card or a button that stands for the key action
+        `action` ("hold(2)"): the one path every click takes. Offered now (check_action, the
+        engine's legal_actions, as the footer shows it), it runs as the key's binding would;
+        else it does nothing but say why: what its key says when pressed anyway, or the
+        engine's own words for the move it stands for."""
+        self.back_if_idle()
+        _namespace, name, params = parse_action(action)
+        if self.check_action(name, params):
+            await self.run_action(action)
+        elif not self.answer_not_offered(name, params):
+            self.refuse(self.why_not(name, params))
+
+    def answer_not_offered(self, name: str, params: tuple[object, ...]) -> bool:
+        """Hook: an action not offered now, asked for anyway (its key pressed, its thing
+        clicked): a screen that has something to say says it (or sends the move, so that the
+        host says it) and returns True; False: nothing to say."""
+        return False
+
+    def engine_action(self, name: str, params: tuple[object, ...]) -> Plain | None:
+        """Hook: the engine's move a screen action stands for (for the engine's words on
+        why it is refused), or None."""
+        return None
+
+    def why_not(self, name: str, params: tuple[object, ...]) -> str:
+        """Why a click does nothing now: the engine's refusal of the move it stands for,
+        tried on a copy of the replica (the host would say the same)."""
+        game, me = self.game, self.seat
+        if game is None or me is None:
+            return "You are watching this game: only its players play."
+        if not self.client.live:
+            return "This is a replay: nothing can be played."
+        move = self.engine_action(name, params)
+        if move is not None:
+            try:
+                copy.deepcopy(game).apply(me, move, max(self.now_ms(), game.now))
+            except EngineRefusal as refusal:
+                return refusal.words
+        if game.finished:
+            return "The game is over."
+        return "That does nothing now."
+
+    def draw_buttons(self) -> None:
+        """Hook: draw the screen's buttons again (what may be pressed has changed)."""
+
+    def buttons(self, row: list[tuple[str, str]]) -> Text:
+        """A row of buttons (label, key action): a button shows only while check_action
+        offers its action (its key is in the footer); one not offered leaves its place
+        blank, so that no other button moves under a pointer about to click."""
+        return button_row([(label, f"click({action!r})") if self.check_action(*parse_action(action)[1:])
+                           else (label, None) for label, action in row])
 
     # ---- acting ------------------------------------------------------------------------------
     def act(self, action: Plain) -> None:
