@@ -35,7 +35,9 @@ class TypingSignal:
         self.told: bool | None = None
 
     def update(self, app: App[Any]) -> None:
-        if not app.is_web:
+        # (A blurred app lets go of its focused field and takes it back when focused: the
+        # page is not being typed into meanwhile, so that says nothing.)
+        if not app.is_web or not app.app_focus:
             return
         typing = typing_field_focused(app)
         if typing == self.told:

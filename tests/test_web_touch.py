@@ -192,28 +192,25 @@ async def test_taps_are_clicks_and_the_keyboard_is_asked_for_only_in_a_text_fiel
         await page.wait_for("Create")
         assert await page.keyboard_mode() == "none"
         await page.tap_key("escape")                    # the key bar's Escape closes the form
-        await page.wait_for("New table")
-        lines = await page.screen()
-        assert not any("Create" in line for line in lines), "\n".join(lines)
-
-
-async def test_the_key_bar_opens_and_closes_the_help(tmp_path):
-    async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
-        await sign_in(page, "Helpy")
-        await page.tap_key("question_mark")
-        await page.wait_for("esc")
-        lines = await page.screen()
+        await wait_for_footer(page, "New table")
+        await page.tap_key("question_mark")             # its ? opens the help, Esc closes it
+        await wait_for_footer(page, "Close help")
         await page.tap_key("escape")
-        await page.wait_for("New table")
-        assert lines != await page.screen()
+        await wait_for_footer(page, "New table")
 
 
-async def wait_until_page(page: Phone, expression: str, timeout: float = 30.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await page.evaluate(expression):
-        assert asyncio.get_running_loop().time() < deadline, f"never: {expression}"
-        await asyncio.sleep(0.05)
+# The dice game's boxes as its card lists them (each name's first line on the screen is its).
+BOXES = ("Aces", "Deuces", "Treys", "Fours", "Fives", "Sixes", "2 Pair Same Color", "3 of a Kind",
+         "Straight", "Flush", "Full House", "Full House Same Color", "4 of a Kind", "Yarborough",
+         "Kismet")
 
+
+async def tap_box(page: Phone, name: str) -> None:
+    """Tap the scorecard's line for the box `name` (its name starts the line)."""
+    lines = await page.screen()
+    (row,) = [row for row, line in enumerate(lines)
+              if line.startswith(name) and line[len(name):].startswith("  ")]
+    await page.tap_cell(len(name) // 2, row)
 
 
 def footer(lines: list[str]) -> str:
@@ -221,13 +218,18 @@ def footer(lines: list[str]) -> str:
     return next((line for line in reversed(lines) if line.strip()), "")
 
 
-async def wait_for_footer(page: Phone, words: str, present: bool = True, timeout: float = 60.0) -> None:
+async def wait_until_shown(page: Phone, condition, timeout: float = 60.0) -> None:
+    """Wait until `condition(lines)` holds of what the phone shows."""
     deadline = asyncio.get_running_loop().time() + timeout
-    while (words in footer(await page.screen())) != present:
+    while not condition(lines := await page.screen()):
         if asyncio.get_running_loop().time() > deadline:
-            shown = "\n".join(await page.screen())
-            raise AssertionError(f"the footer never {'showed' if present else 'lost'} {words!r}:\n{shown}")
+            shown = "\n".join(lines)
+            raise AssertionError(f"the phone never showed what was waited for; it shows:\n{shown}")
         await asyncio.sleep(0.05)
+
+
+async def wait_for_footer(page: Phone, words: str, present: bool = True) -> None:
+    await wait_until_shown(page, lambda lines: (words in footer(lines)) == present)
 
 
 async def test_a_solo_dice_game_is_played_to_its_end_by_taps_alone(tmp_path):
@@ -239,13 +241,26 @@ async def test_a_solo_dice_game_is_played_to_its_end_by_taps_alone(tmp_path):
         (solo,) = [p for p in host.players.values() if p.name == "Solo"]
         await wait_until(lambda: solo.table is not None and solo.table.state == PLAYING)
         table = solo.table
-        # The quickest game: each turn one throw, then the box the screen offers is scored.
-        for turn in range(15):
+        # The quickest game: each turn the Throw button under the dice, then a free box
+        # tapped twice (chosen, then scored), the boxes in the card's order. The first turn
+        # also holds a die and releases it, by tapping it.
+        for turn, box in enumerate(BOXES):
             await wait_for_footer(page, "Throw")
             await wait_for_footer(page, "Score", present=False)
-            await page.tap_text("Throw", last=True)
+            await page.tap_text("Throw")                    # the button, above the footer
             await wait_for_footer(page, "Score")
-            await page.tap_text("Score", last=True)
+            if turn == 0:
+                await page.tap_text("╭─────╮")             # the first die: held
+                await page.wait_for("HELD")
+                await page.tap_text("┏━━━━━┓")             # and released
+                await wait_until_shown(page, lambda lines: not any("HELD" in line for line in lines))
+            events = len(table.events)
+            await tap_box(page, box)
+            await tap_box(page, box)
+
+            def scored(since: int = events) -> bool:
+                return any(event["action"].get("type") == "score" for event in table.events[since:])
+            await wait_until(scored)
         await wait_until(lambda: table.state != PLAYING, timeout=60)
         await page.wait_for("Play again")
         await page.screenshot(tmp_path / "phone-dice.png")
@@ -281,4 +296,13 @@ async def test_a_race_round_is_played_by_taps_alone(tmp_path):
                     if (event.get("action") or {}).get("type") == "pass"}
         await wait_until(lambda: len(passes()) == 2)
         await wait_until(lambda: game.round > 1 or game.phase != "grabbing")
+        await page.wait_for("Racer passes")
         await page.screenshot(tmp_path / "phone-race.png")
+
+
+async def wait_until_page(page: Phone, expression: str, timeout: float = 30.0) -> None:
+    """Wait until the page's JavaScript `expression` is true."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await page.evaluate(expression):
+        assert asyncio.get_running_loop().time() < deadline, f"never: {expression}"
+        await asyncio.sleep(0.05)
