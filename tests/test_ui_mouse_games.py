@@ -18,6 +18,7 @@ from kismet_tui.app import KismetApp
 from kismet_tui.rules import IllegalAction
 from kismet_tui.screens.dice import ALL_HELD, SHORT, load_advisor
 from tests.test_ui_dice import wait_for
+from tests.scripted import OPTIONS, T0, table_for
 from tests.test_ui_footer_walk import RefereeClient
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
@@ -206,3 +207,271 @@ async def test_a_hidden_button_does_nothing_and_all_five_held_says_why_as_r_does
         await pilot.press("r")
         await wait_for(pilot, lambda: refusals, what="r's word")
         assert refusals == [ALL_HELD] and not client.sent
+
+
+# ---- race -----------------------------------------------------------------------------------
+THREE = ["Ana", "Bo", "Cy"]
+
+
+class StampedReferee(RefereeClient):
+    """Also notes which way each action went: `act_nowait` is the path a key's grab takes,
+    written to the host at once (the host stamps it when it arrives, and applies the
+    reaction floor to it [D20]); `act` would wait for the answer first."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.paths: list[str] = []
+
+    def act_nowait(self, action) -> None:
+        self.paths.append("nowait")
+        super().act_nowait(action)
+
+    async def act(self, action) -> None:
+        self.paths.append("wait")
+        await super().act(action)
+
+
+def race_at(until) -> StampedReferee:
+    return StampedReferee.at("race", THREE, until=until)
+
+
+def grabbing_mine_open(game) -> bool:
+    view = game.view(0)
+    return view["phase"] == "grabbing" and not view["done"][0] and view["round"] >= 1
+
+
+def counting_down(game) -> bool:
+    view = game.view(0)
+    return view["phase"] == "countdown" and view["round"] >= 1
+
+
+def card_offset(pos: int) -> tuple[int, int]:
+    from kismet_tui.screens.race import PLACES
+    x, y = PLACES[pos]
+    return x + 3, y + 1
+
+
+async def grab_by_click_and_by_key(key: bool) -> tuple[list, list, list]:
+    client = race_at(grabbing_mine_open)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "RaceScreen")
+        pos = next(card["pos"] for card in screen.view()["circle"] if card is not None)
+        if key:
+            await pilot.press("abcdefghijk"[pos])
+        else:
+            await pilot.click("#circle", offset=card_offset(pos))
+        await wait_for(pilot, lambda: client.sent, what="the grab sent")
+        return client.sent, client.paths, refusals
+
+
+async def test_a_click_on_a_card_grabs_it_as_its_key_does():
+    sent, paths, refusals = await grab_by_click_and_by_key(key=False)
+    assert len(sent) == 1 and sent[0][0]["type"] == "grab" and sent[0][1] is None, sent
+    assert paths == ["nowait"] and not refusals
+    assert (sent, paths) == (await grab_by_click_and_by_key(key=True))[:2], "the click sends what the key sends"
+
+
+async def test_a_card_clicked_in_the_countdown_is_sent_for_the_hosts_words_as_its_key_is():
+    client = race_at(counting_down)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "RaceScreen")
+        assert "Pass" not in str(screen.query_one("#clock").content)
+        pos = next(card["pos"] for card in screen.view()["circle"] if card is not None)
+        await pilot.click("#circle", offset=card_offset(pos))
+        await wait_for(pilot, lambda: client.sent, what="the early grab sent")
+        (action, reason), = client.sent
+        assert action["type"] == "grab" and action["card"] == pos and reason, client.sent
+        assert client.paths == ["nowait"]
+
+
+async def test_pass_is_a_button_while_grabbing():
+    client = race_at(grabbing_mine_open)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "RaceScreen")
+        clock = screen.query_one("#clock")
+        await wait_for(pilot, lambda: "Pass" in str(clock.content), what="the Pass button")
+        x = (clock.size.width - len(" Pass ")) // 2 + 2
+        await pilot.click("#clock", offset=(x, 1))
+        await wait_for(pilot, lambda: client.sent, what="the pass sent")
+        assert accepted(client) == [{"type": "pass"}] and not refusals
+
+
+# ---- knock ----------------------------------------------------------------------------------
+def knock_at(until) -> RefereeClient:
+    return RefereeClient.at("knock", THREE, until=until)
+
+
+def legal_for_me(game) -> list[dict]:
+    return game.legal_actions(0, game.now + 250)   # (the frozen clock: ScriptedClient.at)
+
+
+def hand_offset(number: int) -> tuple[int, int]:
+    return (number - 2) * 7 + 2, 1   # (six cells a card, a space between, at 80x24)
+
+
+async def click_button(pilot, screen, label: str) -> None:
+    x, y = where(screen.query_one("#buttons").text, label)
+    await pilot.click("#buttons", offset=(x + 1, y))
+
+
+async def test_cards_clicked_are_laid_in_advance_undone_and_confirmed():
+    header = {"ruleset": "knock", "seats": THREE, "seed": b"mouse", "options": OPTIONS["knock"], "t0": T0}
+    client = RefereeClient(header, [], table_for("knock", THREE), clock_ms=T0 + 250)   # the game's start
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "KnockScreen")
+        chips = screen.view()["chips"]
+        first, second = sorted(range(2, 13), key=lambda n: chips[n - 2])[:2]   # within the chip limit
+        await pilot.click("#hand", offset=hand_offset(first))
+        await wait_for(pilot, lambda: screen.chosen == [first], what="a card picked by a click")
+        await pilot.click("#hand", offset=hand_offset(second))
+        await wait_for(pilot, lambda: screen.chosen == [first, second], what="another picked by a click")
+        await click_button(pilot, screen, "Undo")
+        await wait_for(pilot, lambda: screen.chosen == [first], what="Undo by its button")
+        await click_button(pilot, screen, "Confirm")
+        await wait_for(pilot, lambda: client.sent, what="the pre-lay sent")
+        assert [reason for _, reason in client.sent] == [None] and client.sent[0][0]["type"] == "prelay"
+        assert not refusals
+
+
+def deciding_a_lay(game) -> bool:
+    legal = legal_for_me(game)
+    return (game.view(0)["phase"] == "play" and not (game.view(0)["roll"] or {}).get("joker")
+            and any(a["type"] == "lay" and "extra" not in a for a in legal))
+
+
+async def test_a_card_clicked_on_your_throw_is_laid_and_pass_is_a_button():
+    client = knock_at(deciding_a_lay)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "KnockScreen")
+        lay = next(a for a in legal_for_me(client.game) if a["type"] == "lay" and "extra" not in a)
+        await pilot.click("#hand", offset=hand_offset(lay["card"]))
+        await wait_for(pilot, lambda: client.sent, what="the lay sent")
+        assert accepted(client) == [{"type": "lay", "card": lay["card"]}] and not refusals
+        client.sent.clear()
+        await click_button(pilot, screen, "Pass")
+        await wait_for(pilot, lambda: client.sent, what="the pass sent")
+        assert accepted(client) == [{"type": "pass"}] and not refusals
+
+
+def knock_with_a_card(game) -> bool:
+    return any(a["type"] == "knock" and "card" in a for a in legal_for_me(game))
+
+
+async def test_a_card_clicked_on_anothers_throw_knocks_with_it_and_knock_is_a_button():
+    client = knock_at(knock_with_a_card)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "KnockScreen")
+        knock = next(a for a in legal_for_me(client.game) if a["type"] == "knock" and "card" in a)
+        await pilot.click("#hand", offset=hand_offset(knock["card"]))
+        await wait_for(pilot, lambda: client.sent, what="the knock sent")
+        assert accepted(client) == [{"type": "knock", "card": knock["card"]}] and not refusals
+        client.sent.clear()
+        await click_button(pilot, screen, "Knock")
+        await wait_for(pilot, lambda: client.sent, what="the knock sent")
+        assert accepted(client) == [{"type": "knock"}] and not refusals
+        assert "Confirm" not in screen.query_one("#buttons").text.plain
+        await screen.action_click("confirm")   # a hidden button (a click on its way) does nothing
+        await wait_for(pilot, lambda: refusals, what="the word on Confirm")
+        assert len(client.sent) == 1 and refusals[0].startswith("Nothing to confirm now")
+
+
+async def test_throw_is_a_button():
+    client = knock_at(lambda game: game.view(0)["phase"] == "play" and game.view(0)["turn"] == 0
+                      and game.view(0)["stage"] == "roll")
+    client.clock_ms = max(client.game.view(0).get("roll_from") or 0, client.clock_ms) + 10   # the knock window past
+    assert {"type": "roll"} in client.game.legal_actions(0, client.clock_ms)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "KnockScreen")
+        await click_button(pilot, screen, "Throw")
+        await wait_for(pilot, lambda: client.sent, what="the throw sent")
+        assert accepted(client) == [{"type": "roll"}] and not refusals
+
+
+async def test_a_card_clicked_with_nothing_to_knock_on_says_the_engines_words():
+    def waiting(game) -> bool:
+        view = game.view(0)
+        return view["phase"] == "play" and view["turn"] != 0 and not legal_for_me(game)
+
+    client = knock_at(waiting)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "KnockScreen")
+        number = next(card["number"] for card in screen.view()["players"][0]["open"])
+        await pilot.click("#hand", offset=hand_offset(number))
+        await wait_for(pilot, lambda: refusals, what="a word on the card")
+        assert not client.sent and refusals[0] and "seat" not in refusals[0]
+        assert screen.query_one("#buttons").text.plain.strip() == "", "no buttons while nothing can be done"
+
+
+async def test_the_jokers_second_card_by_click():
+    from kismet_tui.messages import host_message
+    from tests.test_ui_knock_joker import ScriptedSeat, joker_game
+
+    game, seed = joker_game()
+    client = ScriptedSeat(game, {"ruleset": "knock", "seats": ["Ana", "Bo"], "seed": seed, "t0": 0})
+    app = KismetApp(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.route()
+        screen = await open_game(pilot, app, "KnockScreen")
+        game.apply(0, {"type": "roll"}, 30)
+        app.post_message(host_message({"type": "event", "seq": 5, "t": 30, "seat": 0, "action": {"type": "roll"}}))
+        await wait_for(pilot, lambda: screen.check_action("card", (8,)), what="the joker throw on screen")
+        await pilot.click("#hand", offset=hand_offset(8))
+        await wait_for(pilot, lambda: screen.joker_first == 8, what="the target picked by a click")
+        assert client.sent == []
+        await pilot.click("#hand", offset=hand_offset(5))
+        await wait_for(pilot, lambda: client.sent, what="the lay")
+        assert client.sent == [{"type": "lay", "card": 8, "extra": 5}]
+
+
+# ---- the end box ----------------------------------------------------------------------------
+async def test_the_end_boxs_keys_are_buttons():
+    from kismet_tui.screens.end import end_keys
+
+    client = RefereeClient.at("dice", TWO)   # the whole game: the end box is up
+    app, refusals = running(client)
+    asked: list[str] = []
+
+    async def rematch() -> None:
+        asked.append("rematch")
+
+    app.rematch = rematch  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = await open_game(pilot, app, "EndScreen")
+        line = end_keys(True, True).plain
+        await pilot.click("#end-keys", offset=(line.index("play again"), 0))
+        await wait_for(pilot, lambda: asked, what="another game asked for by a click")
+        await pilot.click("#end-keys", offset=(line.index("see the board"), 0))
+        await wait_for(pilot, lambda: app.screen is not box, what="the box closed by a click")
+        assert type(app.screen).__name__ == "DiceScreen" and not refusals
+
+
+async def test_the_pointer_over_a_die_or_a_box_highlights_that_one():
+    """Where the terminal reports motion, the thing under the pointer is highlighted (Textual's
+    link hover): every cell of the die under it, and no other cell."""
+    from textual.geometry import Region
+
+    client = dice_at(mine_thrown_once)
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_game(pilot, app, "DiceScreen")
+        dice, card = screen.query_one("#dice"), screen.query_one("#scorecard")
+        await pilot.hover("#dice", offset=die_offset(2))
+        await wait_for(pilot, lambda: dice.highlight_link_id, what="the die highlighted")
+        lit = dice.link_style_hover.bgcolor
+        rows = ["".join(("#" if segment.style and segment.style.bgcolor == lit else ".") * len(segment.text)
+                        for segment in strip)
+                for strip in dice.render_lines(Region(0, 0, dice.size.width, dice.size.height))]
+        x = die_offset(2)[0] - 3
+        assert all(row[x:x + 7] == "#" * 7 and row.count("#") == 7 for row in rows), rows
+        x, y = where(screen.drawn["scorecard"], SHORT["sixes"])
+        await pilot.hover("#scorecard", offset=(x + 1, y))
+        await wait_for(pilot, lambda: card.highlight_link_id, what="the box highlighted")
+        assert card.hover_style.meta["@click"] == "screen.click(\"choose('sixes')\")"

@@ -26,7 +26,7 @@ from ..rules import dice as rules
 from ..rules.base import AnyGame, Plain
 from ..rules.dice_types import Note, PlayerAction, View
 from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
-from ..widgets.clicks import clickable, linked
+from ..widgets.clicks import ClickText, clickable, linked
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
 from ..widgets.names import fit, fits
@@ -271,7 +271,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
 
     def compose_body(self) -> ComposeResult:
         with Horizontal():
-            yield Static(id="scorecard")
+            yield ClickText(id="scorecard")
             with Vertical(id="right"):
                 yield Lines(id="dice")
                 yield Lines(id="turn")

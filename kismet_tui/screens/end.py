@@ -1,4 +1,5 @@
-"""The end of a game: ranking and scores, a rematch at the same table, or back to the lobby.
+"""The end of a game: ranking and scores, a rematch at the same table, or back to the lobby,
+by key or by the buttons under the ranking.
 
 A seat whose player left the game for good is ranked last and says "left the game": the
 records rate it so (protocol/leavers.py).
@@ -28,6 +29,7 @@ from ..rules.base import Plain
 from ..rules.verify import Verification
 from ..widgets.footer import KeyFooter
 from ..widgets.art import seat_colour
+from ..widgets.clicks import ClickText, button
 from ..widgets.glyphs import glyph
 from ..widgets.toosmall import TooSmall
 from ..widgets.names import fit
@@ -120,15 +122,16 @@ def records_line(table: Plain | None, my_id: int | None) -> Text:
     return text
 
 
-def end_keys(can_rematch: bool, can_leave: bool) -> str:
-    """The line under the ranking: the keys that work here, in words."""
+def end_keys(can_rematch: bool, can_leave: bool) -> Text:
+    """The line under the ranking: the keys that work here, in words, each a button that does
+    what its key does (a key that does nothing here has no button)."""
     parts = []
     if can_rematch:
-        parts.append("r: play again")
-    parts.append("escape: see the board")
+        parts.append(button("r: play again", "rematch"))
+    parts.append(button("escape: see the board", "close"))
     if can_leave:
-        parts.append("ctrl+l: lobby")
-    return f"  {glyph('·')}  ".join(parts)
+        parts.append(button("ctrl+l: lobby", "lobby"))
+    return Text("  ").join(parts)
 
 
 class EndScreen(OnKismetApp, ModalScreen[None]):
@@ -175,8 +178,7 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             records.display = bool(line_now)  # no empty line before the host has a word
             yield records
             yield Static(Text(self.rematch_words()), id="rematch")
-            yield Static(Text(end_keys(self.can_rematch(), self.client.live), style="bright_black"),
-                         id="end-keys")
+            yield ClickText(end_keys(self.can_rematch(), self.client.live), id="end-keys")
         yield TooSmall()
         yield KeyFooter()
 

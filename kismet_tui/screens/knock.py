@@ -3,7 +3,9 @@
 Your cards keep their places (2 on the left, 12 on the right) and their keys: 2..9, 0 for 10,
 - for 11, = for 12. What a card's key does depends on the moment: before the first throw it
 picks the card to lay in advance; on your turn it lays the card; on another player's throw it
-knocks with it. r throws, p passes, k knocks letting the game choose the card.
+knocks with it. r throws, p passes, k knocks letting the game choose the card. By mouse: a
+click on a card does what its key does; Throw, Pass, Knock, Confirm and Undo are buttons
+(each a key's action, by GameScreen.action_click).
 """
 
 from __future__ import annotations
@@ -12,17 +14,19 @@ from functools import partial
 
 from rich.style import Style
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ..messages import send
+from ..rules.base import Plain
 from ..rules.knock_types import Note, PlayerAction, View
 from ..rules.knock import PRELAY_CHIP_LIMIT, prelay_problem
 from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
+from ..widgets.clicks import ClickText, linked
 from ..widgets.glyphs import glyph
+from ..widgets.lines import Lines
 from ..widgets.names import fit, possessive
 from .game import GameScreen, MoveLog
 
@@ -73,6 +77,7 @@ BIG_HAND_WIDTH = 112
 
 
 def render_hand(view: View, me: int, chosen: list[int], big: bool = False) -> Text:
+    """Your eleven cards in their places; a click on one does what its key does."""
     player = view["players"][me]
     open_cards = {card["number"]: card["chip"] for card in player["open"]}
     blocks = []
@@ -81,7 +86,7 @@ def render_hand(view: View, me: int, chosen: list[int], big: bool = False) -> Te
             card = mini_card(number, open_cards.get(number), True, f"#{chosen.index(number) + 1}", "bright_green")
         else:
             card = mini_card(number, open_cards.get(number), number in open_cards)
-        blocks.append(big_card(card) if big else card)
+        blocks.append(linked(big_card(card) if big else card, f"click('card({number})')"))
     return stack(side_by_side(blocks, gap=1))
 
 
@@ -131,6 +136,7 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
     KnockScreen #middle { height: 1fr; min-height: 6; }
     KnockScreen #dice { width: 25; height: 6; }
     KnockScreen #say { height: 2; }
+    KnockScreen #buttons { height: 1; }
     KnockScreen #hand { height: 3; }
     """
 
@@ -147,7 +153,8 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
                 yield Static(id="dice")
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
             yield Static(id="say")
-            yield Static(id="hand")
+            yield Lines(id="buttons")
+            yield ClickText(id="hand")
 
     def on_resize(self) -> None:
         if self.game is not None:
@@ -211,6 +218,17 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         else:
             self.query_one("#hand", Static).update(Text("You are watching.", Style(color="bright_black")))
         self.query_one("#say", Static).update(self.say(view))
+        self.draw_buttons()
+
+    def draw_buttons(self) -> None:
+        """The buttons of the keys offered now (GameScreen.buttons), for a player."""
+        if self.game is None or not self.is_mounted:
+            return
+        row = self.buttons([("Throw", "roll"), ("Pass", "pass"), ("Knock", "knock"), ("Confirm", "confirm"),
+                            ("Undo", "undo")]) if self.seat is not None else Text()
+        buttons = self.query_one("#buttons", Lines)
+        if row != buttons.text:
+            buttons.show(row)
 
     def say(self, view: View) -> Text:
         """The one or two lines that tell the player what they can do now."""
@@ -304,18 +322,33 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             return choosing and bool(self.chosen)
         return super().check_action(action, parameters)
 
-    # ---- keys ----------------------------------------------------------------------------
-    def on_key(self, event: events.Key) -> None:
-        """Your throw is not offered while the others may still knock [D15], but an r then
-        still hears why: sent, the host answers in words ("Wait: others may still knock")."""
-        if self.game is None:
-            return
+    # ---- keys and clicks ---------------------------------------------------------------------
+    def answer_not_offered(self, name: str, params: tuple[object, ...]) -> bool:
+        """Your throw is not offered while the others may still knock [D15], but an r (or a
+        click on Throw) then still hears why: sent, the host answers in words ("Wait: others
+        may still knock")."""
         view = self.view()
-        if (event.key == "r" and self.seat is not None and view.get("phase") == "play"
-                and view.get("turn") == self.seat and view.get("stage") == "roll"
-                and not self.check_action("roll", ())):
-            event.stop()
+        if (name == "roll" and self.seat is not None and view.get("phase") == "play"
+                and view.get("turn") == self.seat and view.get("stage") == "roll"):
             self.action_roll()
+            return True
+        return False
+
+    def engine_action(self, name: str, params: tuple[object, ...]) -> Plain | None:
+        if name in ("roll", "pass", "knock"):
+            return {"type": name}
+        if name == "card":  # on your throw a lay, else a knock naming the card
+            view = self.view()
+            laying = view.get("turn") == self.seat and view.get("stage") != "roll"
+            return {"type": "lay" if laying else "knock", "card": params[0]}
+        return None
+
+    def why_not(self, name: str, params: tuple[object, ...]) -> str:
+        if self.seat is not None and name == "confirm":
+            return "Nothing to confirm now: Confirm lays a joker throw's one card, or your cards laid in advance."
+        if self.seat is not None and name == "undo":
+            return "Nothing to undo: no card is chosen to lay in advance."
+        return super().why_not(name, params)
 
     def action_roll(self) -> None:
         self.act({"type": "roll"})

@@ -1,12 +1,16 @@
 """The race game's screen: the circle of 11 cards around the three dice, one key per card.
 
-Keys a..k grab the card with that letter (one key press sends the grab), p passes. The
+Keys a..k grab the card with that letter (one key press sends the grab), p passes; a click
+on a card grabs it and the Pass button under the clock passes, by the same action as the key
+(GameScreen.action_click), sent the moment the click is read. The
 countdown to the roll and the time left to grab are drawn from the engine's deadline and the
 client's estimate of the host's clock, ten times a second. Which cards match is never marked
 while the round runs: seeing it is the game.
 """
 
 from __future__ import annotations
+
+from typing import cast
 
 from rich.style import Style
 from rich.text import Text
@@ -16,8 +20,10 @@ from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
 from textual.widgets import Static
 
+from ..rules.base import Plain
 from ..rules.race_types import Note, PlayerAction, View
 from ..widgets.art import big_card_lines, card_lines, die_lines, seat_colour, side_by_side
+from ..widgets.clicks import ClickText, clickable
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from .game import GameScreen, MoveLog
@@ -59,7 +65,10 @@ class Canvas:
         self.width, self.height = width, height
         self.cells = [[(" ", Style())] * width for _ in range(height)]
 
-    def blit(self, lines: list[Text], x: int, y: int) -> None:
+    def blit(self, lines: list[Text], x: int, y: int, link: Style | None = None) -> None:
+        """Draw `lines` with their top-left at (x, y); `link` (widgets/clicks.py) added to
+        every cell they cover makes the piece clickable."""
+        linked: dict[Style, Style] = {}  # one combined style per style: runs stay runs (text())
         for dy, line in enumerate(lines):
             row = y + dy
             if not 0 <= row < self.height:
@@ -69,6 +78,8 @@ class Canvas:
                 span_style = span.style if isinstance(span.style, Style) else Style.parse(span.style)
                 for i in range(span.start, min(span.end, len(styles))):
                     styles[i] = span_style
+            if link is not None:
+                styles = [linked.setdefault(style, style + link) for style in styles]
             for dx, char in enumerate(line.plain):
                 col = x + dx
                 if 0 <= col < self.width:
@@ -104,9 +115,10 @@ def seconds_left(deadline: int | None, now: int) -> str:
     return f"{left / 1000:.1f}"
 
 
-def render_circle(view: View, names: list[str], layout: Layout = NORMAL) -> Text:
+def render_circle(view: View, names: list[str], layout: Layout = NORMAL, clicks: bool = False) -> Text:
     """The cards and the dice; the clock lines in the middle are a widget of their own
-    (render_clock), so the countdown never redraws the whole circle."""
+    (render_clock), so the countdown never redraws the whole circle. `clicks`: a click on a
+    card grabs it."""
     canvas = Canvas(layout.width, layout.height)
     draw = big_card_lines if layout.big else card_lines
     phase = view.get("phase")
@@ -119,7 +131,8 @@ def render_circle(view: View, names: list[str], layout: Layout = NORMAL) -> Text
         state = "grabbed" if owner is not None else "open"
         canvas.blit(draw(card["number"], card["chip"], KEYS[pos],
                          owner=names[owner] if owner is not None else None,
-                         owner_colour=seat_colour(owner), state=state), x, y)
+                         owner_colour=seat_colour(owner), state=state), x, y,
+                    clickable(f"click('grab({pos})')") if clicks else None)
     # The dice in the middle: dim before the first roll and during the countdown.
     dice = view.get("dice") or []
     fresh = phase in ("grabbing", "pause", "over")
@@ -132,8 +145,9 @@ def render_circle(view: View, names: list[str], layout: Layout = NORMAL) -> Text
     return canvas.text()
 
 
-def render_clock(view: View, names: list[str], me: int | None, now_ms: int) -> Text:
-    """Two centred lines under the dice: the countdown, the time to grab, or the reveal."""
+def render_clock(view: View, names: list[str], me: int | None, now_ms: int, buttons: Text | None = None) -> Text:
+    """Two centred lines under the dice: the countdown, the time to grab, or the reveal;
+    while grabbing, the second line holds `buttons` (Pass)."""
     phase = view.get("phase")
     status = Text()
     detail = Text()
@@ -149,6 +163,8 @@ def render_clock(view: View, names: list[str], me: int | None, now_ms: int) -> T
         elif me is not None:
             status.append(f"You passed {glyph('·')} ", Style(bold=True))
         status.append(f"{seconds_left(view.get('deadline'), now_ms)} s left")
+        if buttons is not None:
+            detail = buttons
     elif phase == "pause":
         status.append(reveal_words(view, names), Style(bold=True))
         detail.append(f"next round in {seconds_left(view.get('deadline'), now_ms)} s", Style(color="bright_black"))
@@ -205,8 +221,8 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
     def compose_body(self) -> ComposeResult:
         with Horizontal():
             with Container(id="board"):
-                yield Static(id="circle")
-                yield Static(id="clock")
+                yield ClickText(id="circle")
+                yield ClickText(id="clock")
             with Vertical(id="side"):
                 yield Static(id="players")
                 yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
@@ -234,7 +250,9 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
 
     def tick(self) -> None:
         """Ten times a second: the clock lines only, and only when they read differently."""
-        clock = render_clock(self.view(), self.names, self.seat, self.now_ms())
+        view = self.view()
+        buttons = self.buttons([("Pass", "pass")]) if view.get("phase") == "grabbing" else None
+        clock = render_clock(view, self.names, self.seat, self.now_ms(), buttons)
         if clock.plain != self.clock_shown:
             self.clock_shown = clock.plain
             self.query_one("#clock", Static).update(clock, layout=False)
@@ -242,7 +260,8 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
     def redraw(self) -> None:
         view = self.view()
         # The circle has a fixed size: no relayout needed, which keeps a redraw cheap.
-        self.circle.update(render_circle(view, self.names, self.geometry), layout=False)
+        self.circle.update(render_circle(view, self.names, self.geometry, clicks=self.seat is not None),
+                           layout=False)
         self.clock_shown = None
         self.tick()
         room = self.app.size.width - self.geometry.width  # the side panel's width
@@ -267,18 +286,29 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
             return action in self.legal_kinds()
         return super().check_action(action, parameters)
 
-    def on_key(self, event: events.Key) -> None:
+    def answer_not_offered(self, name: str, params: tuple[object, ...]) -> bool:
         """A grab or a pass in the countdown is not offered (no a-k in the footer then), but
-        a hand that is too quick still hears why: sent, the host answers in words."""
-        if event.key not in (*KEYS, "p") or self.game is None or self.seat is None:
-            return
-        if self.view().get("phase") != "countdown":
-            return  # offered (the binding acts), or nothing to say
-        event.stop()
-        if event.key == "p":
+        a hand that is too quick (a key or a click) still hears why: sent, the host answers
+        in words."""
+        if name not in ("grab", "pass") or self.seat is None or self.view().get("phase") != "countdown":
+            return False  # nothing to say
+        if name == "pass":
             self.action_pass()
         else:
-            self.action_grab(KEYS.index(event.key))
+            self.action_grab(int(cast(int, params[0])))
+        return True
+
+    def engine_action(self, name: str, params: tuple[object, ...]) -> Plain | None:
+        if name == "pass":
+            return {"type": "pass"}
+        if name == "grab":
+            card = self.view()["circle"][cast(int, params[0])]
+            return {"type": "grab", "card": params[0], **({"id": card["id"]} if card is not None else {})}
+        return None
+
+    def draw_buttons(self) -> None:
+        if self.game is not None and self.is_mounted:
+            self.tick()
 
     def action_grab(self, pos: int) -> None:
         view = self.view()

@@ -4,13 +4,15 @@ Textual runs the action a style under the pointer names when it is clicked (its 
 on the screen that shows it, and draws the thing in its `link-style-hover` colours while the
 pointer is over it, where the terminal reports motion. The game screens name one action,
 `click`, with the key's action inside, so a click is judged exactly as its key is
-(screens/game.py); the end box names its keys' actions directly.
+(screens/game.py); the end box names its keys' actions directly. Text drawn through a
+Static is drawn as a link (underlined, in the link colour) unless it is a `ClickText`.
 """
 
 from __future__ import annotations
 
 from rich.style import Style
 from rich.text import Text
+from textual.widgets import Static
 
 # One Style per action, kept: a Style's link id is drawn at random when it is made, and the
 # hover highlight follows the id, so a thing drawn again (every hold redraws the dice) must
@@ -52,3 +54,16 @@ def button_row(buttons: list[tuple[str, str | None]], gap: int = 2) -> Text:
     is not there, its place left blank."""
     return Text(" " * gap).join(button(label, action) if action is not None else Text(" " * (len(label) + 2))
                                 for label, action in buttons)
+
+
+class ClickText(Static):
+    """A Static whose clickable things keep their own look: Textual draws a Static's
+    clickable text in its link style (underlined, in one colour: a scorecard's colours
+    would go); the pointer over a thing still highlights it."""
+
+    @property
+    def link_style(self) -> Style:
+        return NO_LINK_STYLE
+
+
+NO_LINK_STYLE = Style()
