@@ -283,20 +283,37 @@ async def test_a_race_round_is_played_by_taps_alone(tmp_path):
         await wait_until(lambda: racer.table.state == PLAYING)
         game = racer.table.game
         assert game is not None
-        await page.wait_for("GRAB!")
-        await looked_at_the_dice(bo)
-        await bo.act({"type": "pass"})
-        await page.tap_text("Pass", last=True)
-        # Both have passed, the phone by its tap (Bo's client by a message): the round ends
-        # at once, not at its time limit.
         table = racer.table
 
-        def passes() -> set[int]:
-            return {event["seat"] for event in table.events
-                    if (event.get("action") or {}).get("type") == "pass"}
-        await wait_until(lambda: len(passes()) == 2)
-        await wait_until(lambda: game.round > 1 or game.phase != "grabbing")
-        await page.wait_for("Racer passes")
+        def acted(round_: int) -> dict[int, str]:
+            """Who grabbed or passed in round `round_` (by seat), as the host logged it."""
+            return {event["seat"]: event["action"]["type"] for event in table.events[starts[round_]:]
+                    if (event.get("action") or {}).get("type") in ("grab", "pass")}
+        # Round by round until the dice show a card on the table: the phone taps Pass (the
+        # button under the cards) while none does, then grabs that card by tapping it. Bo's
+        # client passes each round, so each ends as soon as the phone has acted.
+        starts: dict[int, int] = {}
+        for round_ in range(1, 9):
+            await wait_until(lambda: game.round == round_ and game.phase == "grabbing", timeout=60)
+            await page.wait_for("GRAB!")
+            starts[round_] = len(table.events)
+            await looked_at_the_dice(bo)
+            await bo.act({"type": "pass"})
+            targets = [card["pos"] for card in game.view(None)["circle"] if card is not None and card["target"]]
+            if targets:
+                label = f"┌{'abcdefghijk'[targets[0]]}─"
+                lines = await page.screen()
+                (col, row) = next((line.find(label), row) for row, line in enumerate(lines) if label in line)
+                await page.tap_cell(col + 3, row + 1)   # the card's number, under its letter
+                await wait_until(lambda: "grab" in acted(round_).values())
+                break
+            await page.tap_text("Pass")
+            await wait_until(lambda: "pass" in acted(round_).values() and len(acted(round_)) == 2)
+            await page.wait_for("Racer passes")
+        else:
+            pytest.fail("eight rounds and the dice never showed a card on the table")
+        await wait_until(lambda: game.round > round_ or game.phase != "grabbing")
+        await page.wait_for("Racer takes")
         await page.screenshot(tmp_path / "phone-race.png")
 
 
