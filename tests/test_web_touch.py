@@ -145,17 +145,6 @@ async def sign_in(phone: Phone, name: str) -> None:
     await phone.wait_for("Tables")
 
 
-async def test_a_phone_held_sideways_fits_80x24_above_a_key_bar(tmp_path):
-    async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
-        await page.wait_for("Your name at the table")
-        size = await page.size()
-        assert size["cols"] >= MIN_COLS and size["rows"] >= MIN_ROWS, size
-        assert size["font"] >= 9 and not size["turn"] and size["bar"] > 0, size
-        # The app's first size (the socket's address) is the fitted one, not a 16 px guess.
-        assert f"width={size['cols']}&height={size['rows']}" in size["socket"]
-        assert "too small" not in "\n".join(await page.screen())
-
-
 async def test_a_phone_in_portrait_is_asked_to_turn_and_fits_once_turned(tmp_path):
     async with web_host(tmp_path) as (host, web), phone(tmp_path, web, PHONE[1], PHONE[0]) as page:
         await page.wait_for("Your name at the table")
@@ -179,9 +168,15 @@ async def test_a_desktop_window_keeps_its_font_and_has_no_key_bar(tmp_path):
         assert await page.keyboard_mode() == "text"
 
 
-async def test_taps_are_clicks_and_the_keyboard_is_asked_for_only_in_a_text_field(tmp_path):
+async def test_a_phone_held_sideways_fits_taps_and_asks_for_a_keyboard_only_to_type(tmp_path):
     async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
         await page.wait_for("Your name at the table")
+        # 80x24 fits above the key bar, at a font that can be read.
+        size = await page.size()
+        assert size["cols"] >= MIN_COLS and size["rows"] >= MIN_ROWS, size
+        assert size["font"] >= 9 and not size["turn"] and size["bar"] > 0, size
+        # The app's first size (the socket's address) is the fitted one, not a 16 px guess.
+        assert f"width={size['cols']}&height={size['rows']}" in size["socket"]
         await wait_until_page(page, "document.body.classList.contains('-typing')")
         assert await page.keyboard_mode() == "text"     # the name field: the keyboard may come
         await sign_in(page, "Tapper")
