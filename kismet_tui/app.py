@@ -45,6 +45,7 @@ from .rules.refusal import words_of
 from .solver import background
 from .source import GameSource
 from .widgets.chat import ChatInput
+from .web_typing import TypingSignal
 from .widgets.colours import send_colour_or_not
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ class KismetApp(KismetState):
         self.reached = False          # the connection was made once
         self.unreachable: str | None = None   # the words when it never could be
         self.failed = False           # an error nobody caught ended it
+        self.typing_signal = TypingSignal()   # a browser page told when a text field is focused
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -163,6 +165,7 @@ class KismetApp(KismetState):
     def on_mount(self) -> None:
         terminal.running(self)  # SIGHUP and SIGTERM now ask this app to exit
         self.check_size()
+        self.screen_change_signal.subscribe(self, lambda _screen: self.typing_signal.update(self))
         # The build tells us from its own thread; the message brings the news to ours.
         self.stop_listening = background.listen(self.build_moved_on)
         self.read_build()
@@ -172,6 +175,13 @@ class KismetApp(KismetState):
         terminal.running(None)
         if self.stop_listening is not None:
             self.stop_listening()
+
+    # ---- a browser page's soft keyboard (kismet_tui/web_typing.py) ----------------------
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.typing_signal.update(self)
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.typing_signal.update(self)
 
     # ---- the terminal's size -------------------------------------------------------------
     def on_resize(self, event: events.Resize) -> None:

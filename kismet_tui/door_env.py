@@ -1,6 +1,7 @@
 """What a door and its session's child agree on: the environment the door hands the child
-(its door pass, a keyless player's rejoin code) and the exit status that says the child ran
-out of memory.
+(its door pass, a keyless player's rejoin code), the exit status that says the child ran
+out of memory, and the web door's one message of the child's own (whether a text field has
+the focus: kismet_tui/web_typing.py sends it, server/web_session.py hands it to the page).
 
 Both sides import this module (server/ssh.py and server/door_pass.py on the door's side,
 the client's cli, player key and help on the child's), so it imports nothing of either:
@@ -19,6 +20,9 @@ OUT_OF_MEMORY = 86
 PASS_VARIABLE = "KISMET_DOOR_PASS"
 # A keyless ssh player's rejoin code, for the app to show where it stays readable.
 REJOIN_CODE_VARIABLE = "KISMET_REJOIN_CODE"
+# The meta packet's type by which a web door's child says whether a text field has the focus
+# ({"type": TYPING_META, "typing": bool}); the page is sent [TYPING_META, bool].
+TYPING_META = "kismet_typing"
 
 
 def door_pass() -> str | None:

@@ -34,7 +34,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from kismet_tui.door_env import OUT_OF_MEMORY
+from kismet_tui.door_env import OUT_OF_MEMORY, TYPING_META
 
 from .door_limits import SESSION_ADDRESS_SPACE, address_space_limited, clamp_size, limit_session_child
 from .door_starts import StartTurn
@@ -318,9 +318,13 @@ class VisitorSession(AppService):
                         self.address_space_peak = int(line.split()[1]) * 1024
 
     async def on_meta(self, data: bytes) -> None:
+        meta = json.loads(data)
         # The app says "exit" just before its process ends, well or not (Textual says it
         # after an error too): the socket is closed by run(), once the end tells which.
-        if json.loads(data).get("type") == "exit":
+        if meta.get("type") == "exit":
+            return
+        if meta.get("type") == TYPING_META:   # a text field has the focus, or has lost it
+            await self.remote_write_str(json.dumps([TYPING_META, meta.get("typing") is True]))
             return
         await super().on_meta(data)
 
