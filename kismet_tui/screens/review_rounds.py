@@ -35,7 +35,7 @@ class StepsReviewScreen(Screen[None]):
     STEP = "step"
     DEFAULT_CSS = """
     StepsReviewScreen #steps-heading { height: auto; padding: 0 1; }
-    StepsReviewScreen #steps-body { height: 1fr; padding: 0 1; }
+    StepsReviewScreen #steps-body { height: 1fr; padding: 0 1; margin-top: 1; }
     StepsReviewScreen #steps-buttons { height: 1; padding: 0 1; }
     StepsReviewScreen #steps-buttons Button { margin-right: 2; }
     """
