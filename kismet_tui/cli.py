@@ -503,8 +503,7 @@ def review_race_or_knock(header: Plain, events: list[Plain], as_json: bool) -> i
 
     ruleset = str(header.get("ruleset"))
     if as_json:
-        print(json.dumps({"ruleset": ruleset, "players": learned_json(ruleset, header, events)},
-                         indent=1))
+        print(json.dumps({"ruleset": ruleset, **learned_json(ruleset, header, events)}, indent=1))
         return 0
     title, lines = learned_lines(ruleset, header, events, width=20)
     if not lines:

@@ -7,7 +7,7 @@ The game screen watches as a spectator, so nothing can be sent.
 
 Keys: space pause/play, right (or n) one event forward, left (or b) one event back (the
 replica is played again from the start to the event before: a moment, even for thousands),
-+ and - speed, home from the start, end to the end, v the dice review (screens/review.py),
++ and - speed, home from the start, end to the end, v the review (screens/review.py),
 escape (or q) leaves: a replay opened from the records goes back to them.
 """
 
@@ -178,7 +178,7 @@ class ReplayApp(KismetApp):
         Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+-"),
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("home", "restart", "Restart"),
-        # A dice game's review (screens/review.py): shown at the end, where the footer has
+        # The game's review (screens/review.py): shown at the end, where the footer has
         # room (and the end box says it too); the key works all along.
         Binding("v", "review(True)", "Review"),
         Binding("v", "review(False)", "Review", show=False),
@@ -228,16 +228,16 @@ class ReplayApp(KismetApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Over the help page, space pages down (the help's own key), not play/pause.
         from .screens.help import HelpScreen
-        from .screens.review import ReviewScreen
+        from .screens.review import REVIEWED, is_review
 
         if action == "play_pause" and isinstance(self.screen, HelpScreen):
             return False
-        if isinstance(self.screen, ReviewScreen) and action in (
+        if is_review(self.screen) and action in (
                 "play_pause", "step", "step_back", "speed", "restart", "to_end"):
             return False   # the review's own keys step there
         if action == "review":
-            return ((self.source.header or {}).get("ruleset") == "dice" and parameters == (self.source.done,)
-                    and not isinstance(self.screen, (HelpScreen, ReviewScreen)))
+            return ((self.source.header or {}).get("ruleset") in REVIEWED and parameters == (self.source.done,)
+                    and not isinstance(self.screen, HelpScreen) and not is_review(self.screen))
         if action in ("play_pause", "step", "speed", "to_end") and self.source.done:
             return False  # at the end only going back goes on
         if action in ("step_back", "restart") and self.source.index == 0:
@@ -274,12 +274,12 @@ class ReplayApp(KismetApp):
         self.show_progress()
 
     def action_review(self, shown: bool) -> None:
-        """The dice review of the whole game, wherever the replay stands."""
-        from .screens.review import ReviewScreen
+        """The review of the whole game, wherever the replay stands."""
+        from .screens.review import review_screen
 
         self.paused = True
         self.show_progress()
-        self.push_screen(ReviewScreen(self.source.header or {}, self.source.events))
+        self.push_screen(review_screen(self.source.header or {}, self.source.events))
 
     def action_speed(self, step: int) -> None:
         self.speed_index = max(0, min(len(SPEEDS) - 1, self.speed_index + step))

@@ -224,3 +224,48 @@ async def test_the_end_box_shows_a_line_per_player(ruleset: str, title: str) -> 
         # The box still fits the smallest screen: its keys line shows.
         await wait_for(pilot, lambda: app.screen.query_one("#end-keys").region.height >= 1,
                        what="the end keys on screen")
+
+
+def test_the_rounds_and_throws_add_up_to_the_totals_and_go_into_the_json(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kismet_tui.review.knock import read_knock
+    from kismet_tui.review.race import read_race
+
+    log = race(3)
+    events = random_playout(log.game, SeededRNG(b"rounds"), max_gap_ms=3000)
+    seats, rounds = read_race(log.header, events)
+    assert rounds and [r.round for r in rounds] == sorted(r.round for r in rounds)
+    for seat in seats:   # each round's part of a seat adds up to its totals
+        mine = [r.seats[seat.seat] for r in rounds]
+        assert [m.reaction_ms for m in mine if m.did == "grab"] == seat.reactions_ms
+        assert sum(m.missed for m in mine) == seat.missed
+        assert sum(m.right is True for m in mine) == seat.right
+        assert sum(m.right is False for m in mine) == seat.wrong
+    for one in rounds:
+        assert one.wiped or all(m.card is None or 2 <= m.card <= 12 for m in one.seats)
+    log.events = events
+    write_log(tmp_path / "race.kismet", log)
+    assert replay_main([str(tmp_path / "race.kismet"), "--review", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["players"] == [s.as_json() for s in seats]
+    assert report["rounds"] == [r.as_json() for r in rounds]
+
+    # Knock: the throw of the first knock test, where all three things happened.
+    log, a, b = knock_opening()
+    t = 10_000
+    log.stamp(a, {"type": "roll"}, t)
+    log.stamp(a, {"type": "pass"}, t + 500)
+    log.stamp(b, {"type": "roll"}, t + 3000)
+    log.stamp(b, {"type": "lay", "card": log.game._matches(b)[0]}, t + 3500)  # type: ignore[attr-defined]
+    log.stamp(a, {"type": "roll"}, t + 6000)
+    log.stamp(b, {"type": "knock"}, t + 6500)
+    chances, throws = read_knock(log.header, log.events)
+    first, laid, knocked = throws
+    assert first.roller == a and first.overlooked and first.missed_by == [b] and first.notable
+    assert laid.laid and not laid.notable                        # a plain lay: nothing to learn
+    assert [(k.seat, k.judgement, k.cost) for k in knocked.knocks] == [(b, "wrong", chances[b].wrong_cost)]
+    write_log(tmp_path / "knock.kismet", log)
+    assert replay_main([str(tmp_path / "knock.kismet"), "--review", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [t["no"] for t in report["throws"]] == [first.no, knocked.no]
+    assert report["throws"][0]["overlooked"] == first.overlooked and report["throws"][0]["missed_by"] == [b]

@@ -131,9 +131,7 @@ async def test_the_records_open_the_review_of_a_dice_game_kept_here(solo_game, t
     app = app_for(lobby_client())
     app.replay_folder = tmp_path
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_records("2")(pilot)               # the recent games: a race game first
-        await pilot.press("v")
-        await wait_for(pilot, lambda: "Only dice games have a review." in app.notices_shown, what="the words")
+        await open_records("2")(pilot)               # (the race game's review: test_ui_review_rounds.py)
         records = app.screen
         await pilot.press("4")
         await wait_for(pilot, lambda: records.view == "best" and records.answer and records.answer["view"] == "best",

@@ -13,6 +13,9 @@ For each seat:
   target still lay ungrabbed when it acted (passed or grabbed a wrong card) or, for a seat
   that did nothing, when the round ended: a card that was there for it.
 A wiped round (no target anywhere) gives nobody a reaction or a miss.
+
+`race_rounds` gives the same game round by round (the review screen's, and `--review
+--json`'s `rounds`): the dice, the targets, and what each seat did in each round.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any, cast
 
-from ..rules import apply_event
+from ..rules import apply_event, cards
 from ..rules.race import RaceGame
 from .log import played_from
 
@@ -57,6 +60,37 @@ class SeatReactions:
                 "rounds": self.rounds}
 
 
+@dataclass
+class SeatRound:
+    """What one seat did in one round: a grab, a pass or nothing."""
+    seat: int
+    did: str = "nothing"              # "grab", "pass" or "nothing"
+    card: int | None = None           # the number on the grabbed card
+    right: bool | None = None         # the grab's reveal (None before it, or without a grab)
+    reaction_ms: int | None = None    # from the throw to the grab
+    missed: bool = False              # it ended the round without a right card though one was there
+
+    def as_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "did": self.did, "card": self.card, "right": self.right,
+                "reaction_ms": self.reaction_ms, "missed": self.missed}
+
+
+@dataclass
+class RaceRound:
+    """One round of a race game: the throw and each seat's part in it."""
+    round: int
+    dice: list[int]
+    targets: list[int]
+    seats: list[SeatRound]
+    wiped: bool = False     # no target anywhere: the circle was wiped, nobody could grab
+    ended: bool = False     # the round ended in the log (a log cut short may end mid-round)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"round": self.round, "dice": list(self.dice), "targets": list(self.targets),
+                "wiped": self.wiped, "ended": self.ended,
+                "seats": [seat.as_json() for seat in self.seats]}
+
+
 def _open_targets(game: RaceGame) -> set[int]:
     """The places of the circle whose card shows a target and is not grabbed yet."""
     if game.phase != "grabbing":
@@ -68,8 +102,19 @@ def _open_targets(game: RaceGame) -> set[int]:
 
 def race_reactions(header: Plain, events: Sequence[Plain]) -> list[SeatReactions]:
     """Each seat's reactions in the race game logged as `header` + `events`."""
+    return read_race(header, events)[0]
+
+
+def race_rounds(header: Plain, events: Sequence[Plain]) -> list[RaceRound]:
+    """The race game logged as `header` + `events`, round by round."""
+    return read_race(header, events)[1]
+
+
+def read_race(header: Plain, events: Sequence[Plain]) -> tuple[list[SeatReactions], list[RaceRound]]:
+    """Each seat's reactions and the game round by round, read in one pass over the log."""
     game, players = played_from(header, RaceGame)
     seats = [SeatReactions(seat, name, bot) for seat, name, bot in players]
+    rounds: list[RaceRound] = []
     shown_at: int | None = None           # the stamp of this round's throw
     had_a_chance: dict[int, bool] = {}    # seat -> a target lay open when it acted
     for event in events:
@@ -85,13 +130,25 @@ def race_reactions(header: Plain, events: Sequence[Plain]) -> list[SeatReactions
                 case "rolled":
                     shown_at = int(event["t"])
                     had_a_chance = {}
+                    rounds.append(RaceRound(int(note["round"]), list(note["dice"]), list(note["targets"]),
+                                            [SeatRound(one.seat) for one in seats]))
+                case "wiped" if rounds:
+                    rounds[-1].wiped = rounds[-1].ended = True
+                case "passed" if rounds:
+                    rounds[-1].seats[note["seat"]].did = "pass"
                 case "grabbed" if shown_at is not None:
-                    seats[note["seat"]].reactions_ms.append(int(event["t"]) - shown_at)
+                    reaction = int(event["t"]) - shown_at
+                    seats[note["seat"]].reactions_ms.append(reaction)
+                    if rounds:
+                        rounds[-1].seats[note["seat"]] = SeatRound(
+                            note["seat"], "grab", cards.number_of(note["card"]), None, reaction)
                 case "revealed":
                     if note["right"]:
                         seats[note["seat"]].right += 1
                     else:
                         seats[note["seat"]].wrong += 1
+                    if rounds:
+                        rounds[-1].seats[note["seat"]].right = bool(note["right"])
                 case "round_ended":
                     open_at_end = bool(open_before - grabbed_now)
                     right = {n["seat"] for n in notes if n.get("type") == "revealed" and n["right"]}
@@ -99,4 +156,8 @@ def race_reactions(header: Plain, events: Sequence[Plain]) -> list[SeatReactions
                         one.rounds += 1
                         if one.seat not in right and had_a_chance.get(one.seat, open_at_end):
                             one.missed += 1
-    return seats
+                            if rounds:
+                                rounds[-1].seats[one.seat].missed = True
+                    if rounds:
+                        rounds[-1].ended = True
+    return seats, rounds

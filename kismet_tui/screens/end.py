@@ -7,7 +7,8 @@ records rate it so (protocol/leavers.py).
 Under the ranking, one line says whether the game's chance was verified (the client checked
 the revealed seed against the commit and every die and card, net/client.py), or what did not
 match, in plain words. After a dice game the box also gives your dice review's cost and its
-three costliest decisions (screens/review.py EndReview); `v` opens the whole review."""
+three costliest decisions (screens/review.py EndReview); `v` opens the whole review (a race
+or knock game's too: screens/review_rounds.py)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from ..review.words import learned_lines
 from ..rules.base import Plain
 from ..rules.verify import Verification
 from ..widgets.footer import KeyFooter
-from .review import EndReview, ReviewScreen
+from .review import REVIEWED, EndReview, review_screen
 from ..widgets.art import seat_colour
 from ..widgets.links import LinkText, button
 from ..widgets.glyphs import glyph
@@ -244,14 +245,14 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         if action == "lobby":
             return self.client.live
         if action == "review":
-            return self.ruleset == "dice" and self.client.header is not None
+            return self.ruleset in REVIEWED and self.client.header is not None
         return True
 
     def action_review(self) -> None:
         """The whole review, on a screen of its own (screens/review.py)."""
         if self.client.header is not None:
-            self.app.push_screen(ReviewScreen(self.client.header, self.client.applied_events(),
-                                              self.reviewed_seat() or 0, build=True))
+            self.app.push_screen(review_screen(self.client.header, self.client.applied_events(),
+                                               self.reviewed_seat() or 0, build=True))
 
     def action_rematch(self) -> None:
         self.post_message(RematchAsked())

@@ -37,7 +37,7 @@ Three games to play together: **dice** (Kismet 1964, five coloured dice and a sc
 | `r` | refresh the list of tables |
 | `t` | talk; `escape` leaves the chat line |
 | `m` | the table's owner, while somebody watches: mute the watchers' chat (again: let them talk) |
-| `h` | the records: leaderboards, recent games, your own, high scores; `enter` replays a game, `v` reviews a dice game |
+| `h` | the records: leaderboards, recent games, your own, high scores; `enter` replays a game, `v` reviews a game |
 | `o` | invite friends: open this computer's game to them (`kismet` alone) |
 | `?` | this help |
 | `ctrl+q` | quit |

@@ -4,7 +4,7 @@ player's own page, and the solo dice high scores.
 Keys: 1 leaderboard, 2 recent games, 3 my page, 4 high scores; g the next game (dice, race,
 knock); → and ← (or page down and up) the next and the previous page; enter opens the chosen
 row (a player's page from the leaderboard; the replay of a game, when its log is on this
-computer); v the review of a dice game kept on this computer (screens/review.py); escape
+computer); v the review of a game kept on this computer (screens/review.py); escape
 back. By mouse: the buttons over the table (the views, the game, back to
 the lobby), a click on a row chooses it and a second click opens it, and the page buttons
 under it turn the pages. Every page is one `records` request (docs/protocol.md, "Records").
@@ -187,7 +187,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         Binding("right,pagedown", "page(1)", "Next", show=False),
         Binding("left,pageup", "page(-1)", "Back", show=False),
         Binding("enter", "open_row", "Open"),
-        Binding("v", "review_row", "Review", show=False),   # (said under the table, for dice games)
+        Binding("v", "review_row", "Review", show=False),   # (said under the table)
         Binding("escape", "close", "Lobby"),
     ]
     DEFAULT_CSS = """
@@ -240,8 +240,8 @@ class RecordsScreen(OnKismetApp, Screen[None]):
             table.add_column(label, width=width)
         for row in rows:
             table.add_row(*row)
-        hints = {"leaderboard": "enter: their page", "recent": "enter: replay · v: a dice game's review",
-                 "player": "enter: replay · v: a dice game's review", "best": "enter: replay · v: review"}
+        hints = {"leaderboard": "enter: their page", "recent": "enter: replay · v: review",
+                 "player": "enter: replay · v: review", "best": "enter: replay · v: review"}
         words = "Nothing here yet." if not rows else hints[self.view]
         if not rows and self.view == "leaderboard":
             words = (f"Nobody here yet: a player is listed once {MIN_RATED_GAMES} of their games "
@@ -314,18 +314,19 @@ class RecordsScreen(OnKismetApp, Screen[None]):
                             "sys.exit(replay_main(sys.argv[1:]))", str(path)], check=False)
 
     def action_review_row(self) -> None:
-        """The dice review of the chosen game (screens/review.py), when its log is here."""
+        """The review of the chosen game (screens/review.py), when its log is here."""
+        from .review import REVIEWED, review_screen
+
         row = self.chosen()
         if row is None or self.view == "leaderboard":
             return
-        if self.view != "best" and row.get("ruleset") != "dice":
-            self.app.notify("Only dice games have a review.", markup=False)
+        if self.view != "best" and row.get("ruleset") not in REVIEWED:
+            self.app.notify("Only dice, race and knock games have a review.", markup=False)
             return
         path = self.local_log(row.get("log"), "kismet-replay --review")
         if path is None:
             return
         from ..saved_game import UnreadableGame, playable
-        from .review import ReviewScreen
 
         try:
             header, events = playable(path)
@@ -335,7 +336,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         seats = [s.get("player") for s in row.get("seats") or []]
         mine = (self.answer or {}).get("player") if self.view == "player" else None
         seat = seats.index(mine) if mine is not None and mine in seats else 0
-        self.app.push_screen(ReviewScreen(header, events, seat))
+        self.app.push_screen(review_screen(header, events, seat))
 
     def action_close(self) -> None:
         self.dismiss()

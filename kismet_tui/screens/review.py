@@ -10,6 +10,8 @@ build it and wait (solver/background.py, the same build the hard bot starts); it
 with the estimate.
 
 `EndReview` is the end box's part: the seat's cost and its three costliest decisions.
+`review_screen` opens the review of any game: this one for dice, screens/review_rounds.py's
+for race and knock.
 """
 
 from __future__ import annotations
@@ -35,6 +37,30 @@ NOT_BUILT_END = ("The dice review waits for the perfect player's table, not buil
                  "10 s, once). v: build it and wait.")
 NOT_BUILT = ("The perfect player's table is not built yet: the review grades against it and "
              "never guesses. Building it takes about 10 seconds, once.")
+
+
+REVIEWED = ("dice", "race", "knock")   # the rulesets with a review
+
+
+def review_screen(header: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
+                  seat: int = 0, build: bool = False) -> Screen[None]:
+    """The review screen of the game logged as `header` + `events` (one of REVIEWED);
+    `seat` and `build` are the dice review's (ReviewScreen)."""
+    from .review_rounds import KnockReviewScreen, RaceReviewScreen
+
+    ruleset = header.get("ruleset")
+    if ruleset == "race":
+        return RaceReviewScreen(header, events)
+    if ruleset == "knock":
+        return KnockReviewScreen(header, events)
+    return ReviewScreen(header, events, seat, build)
+
+
+def is_review(screen: object) -> bool:
+    """The screen is a review (of any game): its own keys step there."""
+    from .review_rounds import StepsReviewScreen
+
+    return isinstance(screen, (ReviewScreen, StepsReviewScreen))
 
 
 def card_text(card: Mapping[str, int | None]) -> Text:
