@@ -18,10 +18,11 @@
   A file either command cannot read (missing, empty, not a game log, damaged) gets one line
   saying so (exit 1 for --verify, 2 for playback: kismet_tui/saved_game.py); whatever is
   printed from a file is cleaned first.
-  `kismet-replay --review [--json] FILE` prints the dice review instead (kismet_tui/review/,
-  docs/review.md): each decision of each seat graded by the perfect player. Before the
-  optimal table is built it asks to build it (at a terminal), builds it with
-  `--build-table`, or says how (exit 2): it never guesses.
+  `kismet-replay --review [--json] FILE` prints the game's review instead (kismet_tui/review/,
+  docs/review.md): dice, each decision of each seat graded by the perfect player; race,
+  reaction times; knock, missed chances. Before the optimal table is built a dice review
+  asks to build it (at a terminal), builds it with `--build-table`, or says how (exit 2):
+  it never guesses.
 
 Each takes `--ascii` to draw with ASCII only; a terminal without Unicode (a locale without
 UTF-8; on Windows, a console other than Windows Terminal) gets it by itself, and `--unicode`
