@@ -481,3 +481,20 @@ async def test_the_pointer_over_a_die_or_a_box_highlights_that_one():
                       for segment in card.render_lines(Region(0, y, card.size.width, 1))[0])
         width = len(screen.drawn["scorecard"].plain.split("\n")[y])
         assert row[:width] == "#" * width and "#" not in row[width:], row   # the whole row, no other
+
+
+async def test_a_double_tap_selects_no_text_on_the_board_or_in_the_end_box():
+    """Two quick taps (a phone's, or a fast double click) on a box or the end box select
+    nothing: no text is lit as a selection over the game (seen in the web door on a phone)."""
+    client = RefereeClient.at("dice", TWO)   # the whole game: the end box is up
+    app, refusals = running(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        box = await open_game(pilot, app, "EndScreen")
+        await pilot.click("#ranking", offset=(6, 2), times=2)
+        await pilot.pause()
+        assert not box.selections, "the end box's words were selected"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "DiceScreen", what="the board")
+        await pilot.click(offset=(10, 5), times=2)
+        await pilot.pause()
+        assert not app.screen.selections, "the board's words were selected"

@@ -142,6 +142,9 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
     """The ranking over the board. Closing it (escape) keeps the end's keys on the game
     screen (r, enter for this box again); every member sees who wants another game."""
 
+    # Two quick taps on a phone (a double click) would light the box's words as a selection.
+    ALLOW_SELECT = False
+
     DEFAULT_CSS = """
     EndScreen { align: center middle; }
     /* The box sits in a band as wide as the screen: no cut-off words of the board show

@@ -124,6 +124,9 @@ NoteT = TypeVar("NoteT", bound=Mapping[str, object])
 class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     """Subclasses set RULESET, compose their body in compose_body() and draw in redraw()."""
 
+    # The board is played by clicks and taps: a double one must not select its words.
+    ALLOW_SELECT = False
+
     RULESET = ""
     # Nothing takes the focus by itself: the game's keys (arrows included) belong to the
     # screen, not to the move log.
