@@ -155,7 +155,10 @@ class SshServer:
         self._server = await asyncssh.create_server(
             lambda: Gate(self), bind, port, server_host_keys=[self.host_key],
             encoding=None, x11_forwarding=False, agent_forwarding=False, allow_scp=False,
-            line_editor=False, sftp_factory=None, window=INPUT_WINDOW)
+            line_editor=False, sftp_factory=None, window=INPUT_WINDOW,
+            # A host started again on its ssh port while old connections wait out TIME_WAIT
+            # binds it (asyncssh 2.14, the floor, leaves it off; asyncio has it on for TCP).
+            reuse_address=True)
         self.port = self._server.sockets[0].getsockname()[1]
         self.seats.start()
         log.info("ssh on %s:%s, key %s", bind, self.port, self.fingerprint)

@@ -160,7 +160,7 @@ class HostProcess:
              "--no-announce"],  # tests tell nobody on the LAN about their hosts
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60   # a busy machine is slow to start Python, not wrong
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"kismet-host exited: {self.proc.stdout.read()}")

@@ -22,7 +22,8 @@ from tests.netutil import connected, looked_at_the_dice, running_host, start_tog
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
-TOO_QUICK = re.compile(r"Too quick: the dice were shown 0\.\d\d s ago\. Look first, then (grab|knock)\.")
+# (Any number of seconds: with the floor raised for a test, a busy machine may take over one.)
+TOO_QUICK = re.compile(r"Too quick: the dice were shown \d+\.\d\d s ago\. Look first, then (grab|knock)\.")
 
 
 def send_now(client, action: dict) -> asyncio.Future:

@@ -160,7 +160,9 @@ async def test_the_unready_player_is_told_and_sees_the_seconds_go(tmp_path):
 
             await wait_for(pilot, lambda: seconds_shown() is not None, what="the countdown")
             first = seconds_shown()
-            assert first is not None and 28 <= first <= 30
+            # (31 at most: the app counts on its estimate of the host's clock, which on a busy
+            # machine may run a moment behind, and rounds the seconds up.)
+            assert first is not None and 28 <= first <= 31
             assert any("Ana wants to start: say you are ready within 30 s" in words
                        for words in app.notices_shown), app.notices_shown
             await wait_for(pilot, lambda: (seconds_shown() or first) < first, what="a second less")

@@ -143,19 +143,22 @@ async def test_the_table_list_says_which_tables_have_no_time_limit(tmp_path):
         assert sorted(t["turn_limit_ms"] for t in tables) == [0, 30_000]
 
 
-async def test_a_clock_that_grows_beside_a_notice_is_never_cut():
+async def test_a_clock_that_grows_beside_a_notice_is_never_cut(monkeypatch):
     """The notice came first, beside a short clock; then the clock grew (the host began to
     play for you): the clock's words stay whole, under the notice when no longer beside it."""
     from kismet_tui.app import KismetApp
+    from kismet_tui.screens.game import GameScreen
     from kismet_tui.words.clocks import idle_words
     from tests.test_ui_snapshots import dice_mid_game, until_screen
 
+    # This test sets the clock itself: the screen's own once-a-second clock (an interval made
+    # when it mounts, which a slow machine lets fire mid-test) shows nothing.
+    monkeypatch.setattr(GameScreen, "show_clocks", lambda self: None)
     app = KismetApp(dice_mid_game(), address="this computer")
     async with app.run_test(size=(100, 30)) as pilot:
         await until_screen("DiceScreen")(pilot)
         screen = app.screen
         bar = screen.query_one(StatusBar)
-        screen.show_clocks = lambda: None  # this test sets the clock itself
         bar.set_clock("Bo's turn: 9 s left")
         app.notify("Ana missed 2 turns: the host plays for them until they press a key.", timeout=30)
         await pilot.pause()

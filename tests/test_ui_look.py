@@ -197,10 +197,12 @@ async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
         await snaps.until_screen("DiceScreen")(pilot)
         assert "Play" in footer_words(app) and "Pause" not in footer_words(app)
         await pilot.press("space")
-        assert "Pause" in footer_words(app) and "Play" not in footer_words(app)
+        await wait_for(pilot, lambda: "Pause" in footer_words(app) and "Play" not in footer_words(app),
+                       what="Pause in the footer")
         await pilot.press("space")
-        assert "Play" in footer_words(app)
-        app.publish([app.source.next_event() for _ in source.events])
+        await wait_for(pilot, lambda: "Play" in footer_words(app), what="Play in the footer")
+        # The rest of the game at once (a few events may have played while it was playing).
+        app.publish([app.source.next_event() for _ in range(len(source.events) - app.source.index)])
         await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end")
         await pilot.press("escape")  # the board, with the replay's footer
         await wait_for(pilot, lambda: type(app.screen).__name__ == "DiceScreen", what="the board")
@@ -299,23 +301,27 @@ def test_a_name_too_long_loses_its_remark_before_it_is_cut():
 
 
 @pytest.mark.parametrize("width, expected", [(80, "Dice bot: 40 %"), (120, "Preparing the perfect dice bot: 40 %")])
-async def test_the_build_words_never_cut_the_place_name(width, expected):
+async def test_the_build_words_never_cut_the_place_name(width, expected, monkeypatch):
+    from kismet_tui.screens.game import GameScreen
     from kismet_tui.widgets.status import StatusBar
 
+    # The screen's clock, switched off until the test says (its once-a-second interval, made
+    # when the screen mounts, may fire mid-test on a slow machine).
+    clocks_on, show_clocks = [False], GameScreen.show_clocks
+    monkeypatch.setattr(GameScreen, "show_clocks", lambda self: show_clocks(self) if clocks_on[0] else None)
     app = KismetApp(snaps.dice_mid_game(), address="this computer")
     async with app.run_test(size=(width, 24 if width == 80 else 40)) as pilot:
         await snaps.until_screen("DiceScreen")(pilot)
         # With no clock running (a game without a turn limit): the place name stays whole.
         screen, bar = app.screen, app.screen.query_one(StatusBar)
-        show_clocks = screen.show_clocks
-        screen.show_clocks = lambda: None
         bar.set_clock("")
         app.build_words = ("Preparing the perfect dice bot: 40 %", "Dice bot: 40 %")
         await pilot.pause()
         shown = bar.shown
         assert "dice · you are Ana" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
         # A running clock is what matters now [D31]: it stays whole, the place name gives way.
-        show_clocks()
+        clocks_on[0] = True
+        screen.show_clocks()
         await pilot.pause()
         shown = bar.shown
         assert "Your turn: 1:00 left" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
