@@ -512,7 +512,10 @@ class Table:
             return event
         self.reschedule()
         for seat in missed:
-            if self.state == PLAYING and not self.running.away[seat] and self.someone_waits(seat):
+            # (A bot is the host's own player, never idle: a slow one in a short race round
+            # lets rounds run out and would then never grab again.)
+            if (self.state == PLAYING and not self.seats[seat].bot and not self.running.away[seat]
+                    and self.someone_waits(seat)):
                 self.mark_idle(seat, self.idle_words(self.seats[seat].name))
         return event
 

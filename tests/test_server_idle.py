@@ -229,3 +229,38 @@ def round_ends(client, start, stop):
     """Why each race round ended among the client's events start..stop."""
     return [note["why"] for notes in client.notes[start:stop] for note in notes
             if note.get("type") == "round_ended"]
+
+
+async def test_a_bot_slower_than_the_race_round_is_never_marked_idle(tmp_path):
+    """A bot is the host's own player: one whose reaction is slower than a short round limit
+    lets rounds run out, and is still a bot, never marked idle (then it would count as
+    passing, and never grab again)."""
+    # (Bots at their own pace: a greedy bot takes longer than half a second to grab.)
+    async with running_host(tmp_path, bot_factory=bot_factory()) as host, connected(host, "Ana") as ana:
+        await ana.create_table("race", {"countdown_ms": 50, "round_limit_ms": 500, "reveal_ms": 20},
+                               bots=["greedy"])
+        await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+        await ana.start()
+        await wait_until(lambda: ana.game is not None)
+
+        def rounds_run_out() -> int:
+            return sum(1 for notes in ana.notes for note in notes
+                       if note.get("type") == "round_ended" and note["why"] == "time_up")
+
+        async def ana_passes():
+            while True:
+                view = ana.game.view(ana.seat)
+                if view["phase"] == "grabbing" and not view["done"][ana.seat]:
+                    try:
+                        await ana.act({"type": "pass"})
+                    except RequestError:
+                        pass
+                await asyncio.sleep(0.01)
+
+        passing = asyncio.create_task(ana_passes())
+        bot = 1 - ana.seat
+        await wait_until(lambda: rounds_run_out() >= 3 or idle_marks(ana, bot) or ana.game.finished,
+                         timeout=60)
+        passing.cancel()
+        assert not idle_marks(ana, bot)
+        assert rounds_run_out() >= 3, "the bot was quicker than the round: nothing shown"
