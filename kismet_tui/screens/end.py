@@ -255,7 +255,13 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         """The whole review, on a screen of its own (screens/review.py)."""
         if self.client.header is not None:
             self.app.push_screen(review_screen(self.client.header, self.client.applied_events(),
-                                               self.reviewed_seat() or 0, build=True))
+                                               self.reviewed_seat() or 0, build=True),
+                                 lambda _: self.review_back())
+
+    def review_back(self) -> None:
+        """The dice review's lines, if the table was built meanwhile."""
+        for review in self.query(EndReview):
+            review.table_maybe_built()
 
     def action_rematch(self) -> None:
         self.post_message(RematchAsked())
