@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import on
@@ -101,6 +102,9 @@ def clock_time(host_ms: int) -> str:
     return datetime.fromtimestamp(host_ms / 1000).strftime("%H:%M")
 
 
+END_BOX_TEXT_WIDTH = 58   # the box's 64 cells less its border and padding (EndScreen's CSS)
+
+
 def records_line(table: Plain | None, my_id: int | None) -> Text:
     """Under the ranking: my rating change or new personal best (once the host's records
     took the game in), and the evening's standings at a table of several: games each seat's
@@ -121,8 +125,16 @@ def records_line(table: Plain | None, my_id: int | None) -> Text:
         # began (server/evening.py); an older host's, this table's since it opened.
         label = (f"Won tonight (since {clock_time(since)}): " if isinstance(since, int) and not isinstance(since, bool)
                  else "Won at this table: ")
-        text.append(label + f" {glyph('·')} ".join(
-            f"{fit(str(seat.get('name')), 14)} {seat.get('wins', 0)}" for seat in seats), Style(color="bright_black"))
+        # Broken between players, never inside one (not "... · Bo" and "0" a line below).
+        line, dot = label, f" {glyph('·')} "
+        for n, seat in enumerate(seats):
+            entry = f"{fit(str(seat.get('name')), 14)} {seat.get('wins', 0)}"
+            if n and cell_len(line + dot + entry) > END_BOX_TEXT_WIDTH:
+                text.append(line + f" {glyph('·')}\n", Style(color="bright_black"))
+                line = entry
+            else:
+                line += (dot if n else "") + entry
+        text.append(line, Style(color="bright_black"))
     return text
 
 
