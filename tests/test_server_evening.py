@@ -87,3 +87,14 @@ def test_the_evening_standings_break_between_players_never_inside_one():
     assert END_BOX_TEXT_WIDTH == 58
     assert all(len(line) <= END_BOX_TEXT_WIDTH for line in lines), lines
     assert any(line.endswith("Bo 0") for line in lines), lines
+
+
+def test_a_ranking_row_that_left_stays_on_one_line_in_the_box():
+    """Bo, idle at the end of a race, read "3. Bo  0 points  (you)  left the" and "game" on
+    the next line: with short names the name column narrows, so the row fits the box."""
+    from kismet_tui.screens.end import END_BOX_TEXT_WIDTH, render_result
+
+    result = {"scores": [30, 51, 0], "winners": [1]}
+    lines = render_result("race", result, ["root", "Bot 1 (medium)", "Bo"], 2, left=[2]).plain.splitlines()
+    assert all(len(line) <= END_BOX_TEXT_WIDTH for line in lines), lines
+    assert any(line.endswith("(you)  left the game") for line in lines), lines

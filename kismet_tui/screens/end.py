@@ -82,12 +82,16 @@ def render_result(ruleset: str, result: Plain, names: list[str], me: int | None,
         text.append("Game over\n\n", Style(bold=True))
     unit = "minus points" if ruleset == "knock" else "points"
     minus = result.get("minus_points") if ruleset == "knock" else None
-    for place, seat, score in ranking(ruleset, result, left):
+    rows = ranking(ruleset, result, left)
+    # The names' column is as wide as the longest name (at most 20): with short names a row
+    # with "(you)  left the game" still fits the box.
+    width = min(20, max((cell_len(names[seat]) for _, seat, _ in rows), default=0))
+    for place, seat, score in rows:
         if minus is not None and seat < len(minus):
             score = minus[seat]  # shown as the game counts them: 33 minus points, not -33
         mark = glyph("★") if seat in winners else " "
         text.append(f" {mark} {place}. ", Style(bold=seat in winners))
-        text.append(fit(names[seat], 20, pad=True), Style(color=seat_colour(seat), bold=True))
+        text.append(fit(names[seat], width, pad=True), Style(color=seat_colour(seat), bold=True))
         text.append(f" {score:>5} {unit}")
         if seat == me:
             text.append("  (you)", Style(color="bright_black"))
