@@ -190,3 +190,18 @@ def test_without_the_optimal_table_a_dice_game_has_no_cost_and_the_page_says_not
     assert cost_words({"recent_centi": [1230, 410], "average_centi": 820}) == \
         "\n         gives up 8.2 points a game  █▁ (last 2, lower is better)"
     db.close()
+
+
+def test_a_player_page_heading_fits_80_columns_before_three_rated_games():
+    """A new player's page at 80x24 read "... average 30  (on the leaderboard" and "after 3
+    rated games)" on the next line: that word now has a line of its own, every line fits."""
+    from kismet_tui.screens.records import heading
+
+    answer = {"found": True, "name": "root", "standings": [
+        {"ruleset": "knock", "rating": 927, "wins": 0, "games": 1, "best": -11, "average": -11, "rated": 1},
+        {"ruleset": "race", "rating": 1062, "wins": 0, "games": 1, "best": 30, "average": 30, "rated": 1,
+         "reaction": {"recent_ms": [1148], "fastest_month_ms": 1148}},
+        {"ruleset": "dice", "rating": 1004, "wins": 12, "games": 140, "best": 315, "average": 215, "rated": 2}]}
+    lines = heading("player", "dice", answer).plain.splitlines()
+    assert all(len(line) <= 78 for line in lines), lines
+    assert sum("on the leaderboard after 3 rated games" in line for line in lines) == 3, lines

@@ -73,3 +73,28 @@ def test_the_end_box_says_since_when_it_counts():
     assert line.startswith("Won tonight (since 20:14): Ana 2"), line
     older = records_line({"seats": table["seats"]}, 1).plain
     assert older.startswith("Won at this table: "), older
+
+
+def test_the_evening_standings_break_between_players_never_inside_one():
+    """The race box at 80x24 read "... · Bo" and "0" on the next line: the standings now
+    break between players, each line within the box (58 cells inside its border)."""
+    from kismet_tui.screens.end import END_BOX_TEXT_WIDTH, records_line
+
+    table = {"evening_since": 1_800_000_000_000, "seats": [
+        {"name": "root", "wins": 0, "client_id": 1, "outcome": {"rating": 1062, "change": 62}},
+        {"name": "Bot 1 (medium)", "wins": 1, "client_id": None}, {"name": "Bo", "wins": 0, "client_id": 2}]}
+    lines = records_line(table, 1).plain.splitlines()
+    assert END_BOX_TEXT_WIDTH == 58
+    assert all(len(line) <= END_BOX_TEXT_WIDTH for line in lines), lines
+    assert any(line.endswith("Bo 0") for line in lines), lines
+
+
+def test_a_ranking_row_that_left_stays_on_one_line_in_the_box():
+    """Bo, idle at the end of a race, read "3. Bo  0 points  (you)  left the" and "game" on
+    the next line: with short names the name column narrows, so the row fits the box."""
+    from kismet_tui.screens.end import END_BOX_TEXT_WIDTH, render_result
+
+    result = {"scores": [30, 51, 0], "winners": [1]}
+    lines = render_result("race", result, ["root", "Bot 1 (medium)", "Bo"], 2, left=[2]).plain.splitlines()
+    assert all(len(line) <= END_BOX_TEXT_WIDTH for line in lines), lines
+    assert any(line.endswith("(you)  left the game") for line in lines), lines

@@ -224,3 +224,34 @@ async def test_a_hint_without_the_optimal_table_says_it_is_an_estimate(tmp_path,
             await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
             assert "python -m kismet_tui.solver" in app.screen.source
             await client.close()
+
+
+async def test_after_each_throw_enter_offers_the_best_box_until_the_player_chooses(tmp_path):
+    """A new player pressed enter after a second throw and scratched 3 of a Kind: the box
+    picked for the first throw stayed picked ("enter: 0 in 3 of a Kind"). Until the player
+    chooses a box themselves, each throw picks the best one again; their own choice stays."""
+    async with running_host(tmp_path) as host:
+        async with solo_dice(host) as (app, pilot, client):
+            game, screen = client.game, app.screen
+
+            def best_points() -> int:
+                preview = game.view(0)["preview"]
+                return max(entry["points"] for box, entry in preview.items() if game.view(0)["cards"][0][box] is None)
+
+            for turn in range(4):
+                for throw in (1, 2, 3):
+                    await pilot.press("r")
+                    await wait_for(pilot, lambda: game.view(0)["rolls_used"] == throw, what=f"throw {throw}")
+                    await pilot.pause()
+                    assert game.view(0)["preview"][screen.cursor]["points"] == best_points(), (turn, throw)
+                await pilot.press("enter")
+                await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 0, what="the score")
+            await pilot.press("r")
+            await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 1, what="a throw")
+            await pilot.press("down")
+            mine = screen.cursor
+            await pilot.press("r")
+            await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 2, what="a throw")
+            await pilot.pause()
+            assert screen.cursor == mine, "the player's own choice stays"
+            await client.close()

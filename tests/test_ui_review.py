@@ -142,3 +142,33 @@ async def test_the_records_open_the_review_of_a_dice_game_kept_here(solo_game, t
         assert app.screen.review.seats[0].total_cost == pytest.approx(review.seats[0].total_cost)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is records, what="the records again")
+
+
+async def test_the_end_box_gives_the_review_once_the_table_was_built_from_it(
+        solo_game, optimal_cache, tmp_path, monkeypatch):
+    """Built from the end box (v, then wait), the table is there when the player comes back:
+    the box gives the cost and the costliest three, not the word that it is not built."""
+    header, events, review = solo_game
+    source, _ = optimal_cache
+    (tmp_path / "cache").mkdir()
+    monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(dice_levels, "_optimal", None)
+    stand_in = ("import shutil, sys; s, d = sys.argv[1:]; "
+                "shutil.copy(s[:-4] + '.json', d[:-4] + '.json'); shutil.copy(s, d); print('ready', d)")
+    target = table.cache_path()
+    monkeypatch.setattr(background, "build_command",
+                        lambda: [sys.executable, "-c", stand_in, str(source), str(target)])
+    app = ReplayApp(header, events, paused=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="the dice screen")
+        await pilot.press("end")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
+                       and len(app.screen.query("#end-review")) > 0, what="the end box")
+        assert "not built yet" in text_of(app, "#end-review")
+        await pilot.press("v")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.review is not None,
+                       what="the review once built")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box again")
+        await wait_for(pilot, lambda: "given up" in text_of(app, "#end-review"), what="the review's lines")
+        assert f"{review.seats[0].total_cost:.1f} points given up" in " ".join(text_of(app, "#end-review").split())

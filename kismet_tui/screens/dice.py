@@ -1,6 +1,7 @@
 """The dice game's screen: five big dice, every player's scorecard side by side, the move log.
 
-Keys: 1-5 hold/release a die, r throw, up/down choose a box, enter score it, h hint. By
+Keys: 1-5 hold/release a die, r throw, up/down choose a box (each throw offers the best
+one until the player chooses), enter score it, h hint. By
 mouse: a click on a die holds or releases it, on a box chooses it and on the chosen box scores
 it; Throw, Score and Hint are buttons (each a key's action, by GameScreen.action_click).
 The scorecard shows, in the column of the player to move, what the dice would score in each
@@ -247,6 +248,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         super().__init__()
         self.held: set[int] = set()
         self.cursor: str | None = None
+        self.cursor_chosen = False  # the player moved the cursor themselves this turn
         self.last_turn_key: tuple[object, object] | None = None
         self.card_width = -1  # the scorecard's drawn width: a layout pass when it changes
         self.drawn: dict[str, Text] = {}  # what each widget shows now
@@ -287,13 +289,16 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             self.last_turn_key = turn_key
             self.held = set()
             self.cursor = None
+            self.cursor_chosen = False
         if not view.get("dice"):
             self.held = set()
         if self.hint_key != (view.get("turn"), view.get("current"), view.get("rolls_used")):
             self.hint_hold, self.hint_box = None, None  # a new throw: the hint is stale
         me = self.seat
         if self.my_turn(view) and view.get("can_score"):
-            if self.cursor is None or not self._open(view, self.cursor):
+            # Until the player chooses a box, each throw offers the best one again (the box
+            # picked for an earlier throw may be worth nothing now: enter would scratch it).
+            if self.cursor is None or not self._open(view, self.cursor) or not self.cursor_chosen:
                 self.cursor = self._best_box(view)
         elif not self.my_turn(view):
             self.cursor = None
@@ -438,6 +443,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             return
         index = boxes.index(self.cursor) if self.cursor in boxes else 0
         self.cursor = boxes[(index + step) % len(boxes)]
+        self.cursor_chosen = True
         self.redraw()
 
     async def action_choose(self, box: str) -> None:
@@ -446,6 +452,7 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             await self.action_score()
             return
         self.cursor = box
+        self.cursor_chosen = True
         self.redraw()
 
     async def action_score(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import on
@@ -81,12 +82,16 @@ def render_result(ruleset: str, result: Plain, names: list[str], me: int | None,
         text.append("Game over\n\n", Style(bold=True))
     unit = "minus points" if ruleset == "knock" else "points"
     minus = result.get("minus_points") if ruleset == "knock" else None
-    for place, seat, score in ranking(ruleset, result, left):
+    rows = ranking(ruleset, result, left)
+    # The names' column is as wide as the longest name (at most 20): with short names a row
+    # with "(you)  left the game" still fits the box.
+    width = min(20, max((cell_len(names[seat]) for _, seat, _ in rows), default=0))
+    for place, seat, score in rows:
         if minus is not None and seat < len(minus):
             score = minus[seat]  # shown as the game counts them: 33 minus points, not -33
         mark = glyph("★") if seat in winners else " "
         text.append(f" {mark} {place}. ", Style(bold=seat in winners))
-        text.append(fit(names[seat], 20, pad=True), Style(color=seat_colour(seat), bold=True))
+        text.append(fit(names[seat], width, pad=True), Style(color=seat_colour(seat), bold=True))
         text.append(f" {score:>5} {unit}")
         if seat == me:
             text.append("  (you)", Style(color="bright_black"))
@@ -99,6 +104,9 @@ def render_result(ruleset: str, result: Plain, names: list[str], me: int | None,
 def clock_time(host_ms: int) -> str:
     """A host time (ms since 1970) as this computer's clock shows it: "20:14"."""
     return datetime.fromtimestamp(host_ms / 1000).strftime("%H:%M")
+
+
+END_BOX_TEXT_WIDTH = 58   # the box's 64 cells less its border and padding (EndScreen's CSS)
 
 
 def records_line(table: Plain | None, my_id: int | None) -> Text:
@@ -121,8 +129,16 @@ def records_line(table: Plain | None, my_id: int | None) -> Text:
         # began (server/evening.py); an older host's, this table's since it opened.
         label = (f"Won tonight (since {clock_time(since)}): " if isinstance(since, int) and not isinstance(since, bool)
                  else "Won at this table: ")
-        text.append(label + f" {glyph('·')} ".join(
-            f"{fit(str(seat.get('name')), 14)} {seat.get('wins', 0)}" for seat in seats), Style(color="bright_black"))
+        # Broken between players, never inside one (not "... · Bo" and "0" a line below).
+        line, dot = label, f" {glyph('·')} "
+        for n, seat in enumerate(seats):
+            entry = f"{fit(str(seat.get('name')), 14)} {seat.get('wins', 0)}"
+            if n and cell_len(line + dot + entry) > END_BOX_TEXT_WIDTH:
+                text.append(line + f" {glyph('·')}\n", Style(color="bright_black"))
+                line = entry
+            else:
+                line += (dot if n else "") + entry
+        text.append(line, Style(color="bright_black"))
     return text
 
 
@@ -255,7 +271,13 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         """The whole review, on a screen of its own (screens/review.py)."""
         if self.client.header is not None:
             self.app.push_screen(review_screen(self.client.header, self.client.applied_events(),
-                                               self.reviewed_seat() or 0, build=True))
+                                               self.reviewed_seat() or 0, build=True),
+                                 lambda _: self.review_back())
+
+    def review_back(self) -> None:
+        """The dice review's lines, if the table was built meanwhile."""
+        for review in self.query(EndReview):
+            review.table_maybe_built()
 
     def action_rematch(self) -> None:
         self.post_message(RematchAsked())

@@ -119,6 +119,7 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
             text.append(f" ({', '.join(tags)})", Style(color="bright_black"))
         text.append("\n")
     text.append_text(unready_countdown(table, my_id, now_ms))
+    text.append_text(all_ready_words(table, my_id))
     watchers = table.get("spectators") or []
     if watchers:
         text.append(f"watching: {fit(', '.join(str(w.get('name')) for w in watchers), 60)}\n",
@@ -154,8 +155,23 @@ def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Te
         return Text(f"Start asked: press y within {left} s\nor your seat is freed.\n",
                     Style(bold=True, color="bright_yellow"))
     if unready:
-        return Text(f"Seats not ready are freed in {left} s.\n", Style(color="bright_black"))
+        return Text(f"Seats not ready are freed\nin {left} s.\n", Style(color="bright_black"))
     return Text()
+
+
+def all_ready_words(table: Plain, my_id: int | None) -> Text:
+    """In the lobby, once every other player is ready: the owner is told that their start is
+    all that is awaited (the host never starts by itself), the others whom they wait for."""
+    seats = table.get("seats") or []
+    owner = table.get("owner")
+    others = [seat for seat in seats if not seat.get("bot") and seat.get("client_id") != owner]
+    if table.get("state") != "lobby" or owner is None or not others or not all(s.get("ready") for s in others):
+        return Text()
+    if my_id == owner:
+        return Text("Everyone is ready:\ng starts the game.\n", Style(bold=True, color="bright_green"))
+    names = [str(seat.get("name")) for seat in seats if seat.get("client_id") == owner]
+    return Text(f"Everyone is ready: waiting for\n{fit(names[0] if names else 'the owner', 18)} to start.\n",
+                Style(color="bright_black"))
 
 
 def row_cells(entry: Plain, players_width: int) -> tuple[str, ...]:

@@ -136,7 +136,9 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
                         f"average {standing['average']}", style="bright_black")
             rated = standing.get("rated")
             if isinstance(rated, int) and rated < MIN_RATED_GAMES:
-                text.append(f"  (on the leaderboard after {MIN_RATED_GAMES} rated games)", style="bright_black")
+                # A line of its own: beside the figures it would not fit 80 columns.
+                text.append(f"\n         on the leaderboard after {MIN_RATED_GAMES} rated games ({rated} so far)",
+                            style="bright_black")
             text.append(reaction_words(standing.get("reaction")), style="bright_black")
             text.append(cost_words(standing.get("review")), style="bright_black")
         return text

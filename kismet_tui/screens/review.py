@@ -326,6 +326,16 @@ class EndReview(Static):
         if self.built:
             self.run_worker(self.work_out, thread=True, exclusive=True, group="end-review")
 
+    def table_maybe_built(self) -> None:
+        """Back from the review screen, where the player may have had the table built: the
+        box then gives the lines it could not give before."""
+        from ..review import optimal
+
+        if not self.built and optimal.built_now():
+            self.built = True
+            self.update(Text("Working out your dice review...", style="bright_black"))
+            self.run_worker(self.work_out, thread=True, exclusive=True, group="end-review")
+
     def work_out(self) -> None:
         from ..review import optimal
         from ..review.dice import review_dice_game

@@ -11,7 +11,7 @@ Nothing here asks on a timer: the bar watches the app's `connection`, `notice` a
 `build_words` (KismetApp) and draws again when one of them changes. In a replay the line
 holds its buttons (start, back, pause or play, on, end), those that act now. A game screen sets the
 game's clocks (`set_clock`: "Bo's turn: 42 s left", from its one 1 s timer); they follow
-the connection, before the place name (beside a notice's first line), and the line is drawn
+the connection (whose address gives way when they would not fit beside it), before the place name (beside a notice's first line), and the line is drawn
 again only when its words change. A notice too long for
 the line is shown whole on up to NOTICE_LINES lines (the bar grows while it shows, then
 gives the rows back), so it is read at once, not in pieces; only a notice longer than that
@@ -222,7 +222,12 @@ class StatusBar(ClickText):
         app = kismet_app(self)
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
-        text.append(" " + connection_words(state, app.address, detail), style=colour)
+        words = connection_words(state, app.address, detail)
+        if state == "connected" and self.clock and text.cell_len + 6 + cell_len(words) + cell_len(self.clock) > width:
+            # The clocks are urgent ("The host plays for you: press any key to come back.")
+            # and the mark still says connected: the address gives way, not their words.
+            words = ""
+        text.append(" " + words, style=colour)
         if state in ("replay", "replay-paused"):
             self.add_replay_buttons(text)
         if self.clock:  # the game's clocks come before the place: they are what is urgent
