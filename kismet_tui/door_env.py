@@ -12,6 +12,7 @@ not import it back (tests/test_import_graph.py).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 # Exit status of a door child that ran out of memory (its address-space limit).
 OUT_OF_MEMORY = 86
@@ -23,6 +24,19 @@ REJOIN_CODE_VARIABLE = "KISMET_REJOIN_CODE"
 # The meta packet's type by which a web door's child says whether a text field has the focus
 # ({"type": TYPING_META, "typing": bool}); the page is sent [TYPING_META, bool].
 TYPING_META = "kismet_typing"
+
+
+# The folder that holds this copy's packages (kismet_tui, protocol, server): a site-packages,
+# or a checkout's root when it runs from one.
+PACKAGES_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+def from_our_packages(code: str) -> str:
+    """`code` for `python -c`, importing this copy of Kismet first. `python -c` puts the
+    working folder first on the import path: a host started from a folder holding a checkout
+    would otherwise hand its players that folder's code (which the session's sandbox may not
+    even let them read)."""
+    return f"import sys; sys.path[0] = {PACKAGES_ROOT!r}; {code}"
 
 
 def door_pass() -> str | None:

@@ -27,7 +27,7 @@ import sys
 import termios
 from collections.abc import Callable, Mapping
 
-from kismet_tui.door_env import OUT_OF_MEMORY
+from kismet_tui.door_env import OUT_OF_MEMORY, from_our_packages
 
 from .door_limits import (SESSION_ADDRESS_SPACE, address_space_limited, child_environment, clamp_size,
                           limit_session_child, near_its_memory_limit)
@@ -40,8 +40,8 @@ log = logging.getLogger("kismet.ssh")
 
 # The child takes the pty as its controlling terminal (it is a session leader through
 # start_new_session), so window changes reach it as SIGWINCH and a hang-up as SIGHUP.
-JOIN_CODE = ("import fcntl, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
-             "from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))")
+JOIN_CODE = from_our_packages("import fcntl, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+                              "from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))")
 
 # What a session may feed its app. A person types under 30 keys a second and a mouse drag
 # sends some 100 reports of about 12 bytes; a paste comes at once. More than that waits

@@ -35,6 +35,8 @@ import sys
 import time
 from typing import Union
 
+from kismet_tui.door_env import from_our_packages
+
 from .door_limits import FORKER_MESSAGE_BYTES, SESSION_ADDRESS_SPACE, child_environment, die_with_parent
 from .session_sandbox import Rules
 
@@ -60,7 +62,7 @@ STATUS_WAIT_SECONDS = 1.0
 # A forker that dies this many times in a row before it is ready is not started again (it
 # cannot warm up here: an import fails, say); the doors then start their own processes.
 FAILED_STARTS_GIVEN_UP = 3
-FORKER_CODE = "import sys; from server.door_forker import main; sys.exit(main())"
+FORKER_CODE = from_our_packages("from server.door_forker import main; sys.exit(main())")
 
 
 class ForkerUnavailable(Exception):

@@ -34,7 +34,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from kismet_tui.door_env import OUT_OF_MEMORY, TYPING_META
+from kismet_tui.door_env import OUT_OF_MEMORY, TYPING_META, from_our_packages
 
 from .door_limits import SESSION_ADDRESS_SPACE, address_space_limited, clamp_size, limit_session_child
 from .door_starts import StartTurn
@@ -59,7 +59,7 @@ QUIT_GRACE_SECONDS = 2.0
 STDERR_KEPT = 8 * 1024   # the end of the app's error output, to tell why it stopped
 # The visitor's app, started anew (--door-sessions spawn, or no warm parent at hand). The
 # forked one runs kismet_tui.door_child.run, which ends a MemoryError with OUT_OF_MEMORY.
-JOIN_CODE = "import sys; from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))"
+JOIN_CODE = from_our_packages("from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))")
 
 MEMORY_WORDS = ("Your game used more memory than this host gives one player, so it was "
                 "stopped. Reload the page and type the same name to take your seat back.")
