@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from rich.text import Text
 from textual import events, on, work
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.driver import Driver
 
 from protocol import limits
@@ -129,6 +130,12 @@ class KismetApp(KismetState):
         """An error nobody caught ends the app (Textual's way, exit code 1): its traceback
         goes to the command's log file first (kismet_tui/command.py says where). Textual's
         private hook, which door_child.py wraps too: pyproject.toml bounds Textual below 9."""
+        if terminal.ending() and isinstance(error, NoMatches):
+            # Asked to end while a screen was still being set up (ctrl+c in the first
+            # moments): Textual is taking the widgets down, and a screen that looks for one
+            # meets it gone. That is the exit going on, not a crash.
+            logging.getLogger("kismet").info("a screen met its widgets gone as the app exited: %s", error)
+            return
         self.failed = True
         if not isinstance(error, MemoryError):  # (nothing left to format it with)
             logging.getLogger("kismet").error("the app stopped on an error", exc_info=error)

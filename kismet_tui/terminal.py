@@ -64,6 +64,11 @@ def ends_with_its_terminal(main: F) -> F:
     return run  # type: ignore[return-value]
 
 
+def ending() -> bool:
+    """Whether a signal (ctrl+c, a closed terminal) has asked this program to end."""
+    return _ending
+
+
 def running(app: Any) -> None:
     """The app tells us, from its event loop, that it runs (None: it stopped): the signals
     now ask it to exit. Asked to end while it was starting, it exits at once."""

@@ -185,7 +185,10 @@ async def browser_page(user_data_dir):
     try:
         async with aiohttp.ClientSession() as session:
             targets = []
-            for _ in range(300):
+            # (Chromium starts in a second or two on a quiet machine; beside a busy suite it
+            # can take far longer: wait while it runs, up to a generous bound.)
+            deadline = asyncio.get_running_loop().time() + 90
+            while browser.poll() is None and asyncio.get_running_loop().time() < deadline:
                 with contextlib.suppress(aiohttp.ClientError):
                     async with session.get(f"http://127.0.0.1:{debug_port}/json") as response:
                         targets = [t for t in await response.json() if t.get("type") == "page"]

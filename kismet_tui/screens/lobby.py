@@ -257,10 +257,6 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         yield KeyFooter(same_keys_once=True)   # (redrawn only when its keys change)
 
     def on_mount(self) -> None:
-        if self.app.return_code is not None:
-            # Asked to exit while starting (ctrl+c in the first moments): the app is taking
-            # its widgets down, and the table list may be gone already.
-            return
         table = self.query_one("#tables", TableList)
         # Fixed widths: the table's own measuring waits for an idle moment a busy lobby may
         # not have, and then cut "playing" to "playi".
