@@ -14,6 +14,10 @@ from .race import RaceRound, SeatReactions, race_reactions, read_race
 
 Plain = Mapping[str, Any]
 
+# The titles over the lines, in the end box and on the review screens.
+RACE_TITLE = "How fast: the median time from the throw to a grab"
+KNOCK_TITLE = "Chances missed"
+
 
 def seconds(ms: int | None) -> str:
     """0.41 s; "-" when there is no time."""
@@ -54,10 +58,10 @@ def learned_lines(ruleset: str, header: Plain, events: Sequence[Plain],
     dice review has its own lines) or a log the engine cannot replay."""
     try:
         if ruleset == "race":
-            return ("How fast: the median time from the throw to a grab",
+            return (RACE_TITLE,
                     [race_line(seat, width) for seat in race_reactions(header, events)])
         if ruleset == "knock":
-            return ("Chances missed",
+            return (KNOCK_TITLE,
                     [knock_line(seat, width) for seat in knock_chances(header, events)])
     except (ValueError, KeyError, TypeError):
         return "", []

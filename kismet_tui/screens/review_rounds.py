@@ -133,10 +133,10 @@ class RaceReviewScreen(StepsReviewScreen):
 
     def read(self) -> None:
         from ..review.race import read_race
-        from ..review.words import race_line, race_round_lines
+        from ..review.words import RACE_TITLE, race_line, race_round_lines
 
         seats, rounds = read_race(self.header, self.events)
-        self.title_line = "How fast: the median time from the throw to a grab"
+        self.title_line = RACE_TITLE
         self.players = [race_line(seat) for seat in seats]
         self.steps = [(f"Round {one.round}", race_round_lines(one, seats)) for one in rounds]
 
@@ -154,10 +154,10 @@ class KnockReviewScreen(StepsReviewScreen):
 
     def read(self) -> None:
         from ..review.knock import read_knock
-        from ..review.words import knock_line, knock_throw_lines
+        from ..review.words import KNOCK_TITLE, knock_line, knock_throw_lines
 
         seats, throws = read_knock(self.header, self.events)
-        self.title_line = "Chances missed"
+        self.title_line = KNOCK_TITLE
         self.players = [knock_line(seat) for seat in seats]
         rounds = len({throw.round for throw in throws}) > 1
         self.steps = [(f"Throw {throw.no}" + (f", round {throw.round}" if rounds else ""),
