@@ -24,13 +24,16 @@ def per_action_ns() -> float:
     def check_all() -> None:
         for ruleset, action in ACTIONS:
             build_action(ruleset, action)
+
     return min(timeit.repeat(check_all, number=ROUNDS, repeat=3)) / (ROUNDS * len(ACTIONS)) * 1e9
 
 
 def main() -> None:
     runs = [per_action_ns() for _ in range(RUNS)]
-    print(f"build_action: {statistics.median(runs):.0f} ns per action "
-          f"(median of {RUNS} runs, {len(ACTIONS)} kinds)")
+    print(
+        f"build_action: {statistics.median(runs):.0f} ns per action "
+        f"(median of {RUNS} runs, {len(ACTIONS)} kinds)"
+    )
 
 
 if __name__ == "__main__":

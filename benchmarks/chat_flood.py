@@ -51,6 +51,7 @@ LOST_AFTER_S = 10.0
 
 # ---- the flood (its own process) ---------------------------------------------------------------
 
+
 async def flood(port: int, watchers: int, rate: float, seconds: float, ready, counts) -> None:
     loop = asyncio.get_running_loop()
     peers: list[Peer] = []
@@ -62,9 +63,13 @@ async def flood(port: int, watchers: int, rate: float, seconds: float, ready, co
 
     for n in range(watchers):
         _transport, peer = await loop.create_connection(Peer, "127.0.0.1", port)
-        await peer.ask({"type": "hello", "version": PROTOCOL_VERSION, "name": f"Watcher {n}"}, "welcome")
+        await peer.ask(
+            {"type": "hello", "version": PROTOCOL_VERSION, "name": f"Watcher {n}"}, "welcome"
+        )
         tables = (await peer.ask({"type": "list_tables", "id": 1}, "tables"))["tables"]
-        await peer.ask({"type": "join_table", "table": tables[0]["id"], "spectator": True, "id": 2}, "ok")
+        await peer.ask(
+            {"type": "join_table", "table": tables[0]["id"], "spectator": True, "id": 2}, "ok"
+        )
         peer.on_message = heard
         peers.append(peer)
     ready.set()
@@ -90,6 +95,7 @@ def flood_process(port: int, watchers: int, rate: float, seconds: float, ready, 
 
 
 # ---- the player ----------------------------------------------------------------------------------
+
 
 async def press_loop(app: PtyApp, out: Output, until: float) -> tuple[list[float], int]:
     """Hold and release die 1 until `until` (monotonic): the holds' times (ms), and how many
@@ -123,7 +129,7 @@ async def watch_memory(pid: int, samples: list[int], stop: asyncio.Event) -> Non
             samples.append(kb)
         try:
             await asyncio.wait_for(stop.wait(), 0.5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 
@@ -132,9 +138,28 @@ async def run_tree(label: str, tree: Path, args: argparse.Namespace) -> None:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(tree)}
     host = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--state-dir", state, "--bots", "0", "--no-announce", "--log-level", "WARNING"],
-        cwd=state, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            state,
+            "--bots",
+            "0",
+            "--no-announce",
+            "--log-level",
+            "WARNING",
+        ],
+        cwd=state,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     app: PtyApp | None = None
     flooder: multiprocessing.Process | None = None
     try:
@@ -147,8 +172,14 @@ async def run_tree(label: str, tree: Path, args: argparse.Namespace) -> None:
         # the current folder, which comes first on its path: so not this script's tree.
         os.environ["PYTHONPATH"] = str(tree)
         os.chdir(state)
-        app = PtyApp([f"127.0.0.1:{port}", "--name", "Player", "--fresh"], term="xterm-256color",
-                     cols=80, rows=24, on_output=out.feed, on_exit=ended.append)
+        app = PtyApp(
+            [f"127.0.0.1:{port}", "--name", "Player", "--fresh"],
+            term="xterm-256color",
+            cols=80,
+            rows=24,
+            on_output=out.feed,
+            on_exit=ended.append,
+        )
         await app.start()
         await out.wait_for(b"Tables", 0, 120)
         for keys, words in SETUP:
@@ -160,8 +191,11 @@ async def run_tree(label: str, tree: Path, args: argparse.Namespace) -> None:
         quiet_kb = pss_kb(pid)
         context = multiprocessing.get_context("spawn")
         ready, counts = context.Event(), context.Queue()
-        flooder = context.Process(target=flood_process, daemon=True,
-                                  args=(port, args.watchers, args.rate, args.seconds, ready, counts))
+        flooder = context.Process(
+            target=flood_process,
+            daemon=True,
+            args=(port, args.watchers, args.rate, args.seconds, ready, counts),
+        )
         flooder.start()
         if not await asyncio.to_thread(ready.wait, 60):
             raise SystemExit(f"{label}: the watchers did not sit down")
@@ -180,18 +214,24 @@ async def run_tree(label: str, tree: Path, args: argparse.Namespace) -> None:
         p99 = times[min(len(times) - 1, int(len(times) * 0.99))] if times else float("nan")
         growth = (max(samples or [quiet_kb]) - quiet_kb) / 1024
         print(f"{label} ({tree}):")
-        print(f"  flood: {args.watchers} watchers x {args.rate:g} lines/s for {flood_s:.0f} s: "
-              f"{sent} lines sent, {refused} refused by the host")
+        print(
+            f"  flood: {args.watchers} watchers x {args.rate:g} lines/s for {flood_s:.0f} s: "
+            f"{sent} lines sent, {refused} refused by the host"
+        )
         if times:
-            print(f"  key (hold, to the screen): p50 {statistics.median(times):.0f} ms, p99 {p99:.0f} ms, "
-                  f"max {times[-1]:.0f} ms; {within} of {len(times) + lost} within 100 ms, "
-                  f"{lost} not answered within {LOST_AFTER_S:.0f} s")
+            print(
+                f"  key (hold, to the screen): p50 {statistics.median(times):.0f} ms, p99 {p99:.0f} ms, "
+                f"max {times[-1]:.0f} ms; {within} of {len(times) + lost} within 100 ms, "
+                f"{lost} not answered within {LOST_AFTER_S:.0f} s"
+            )
         else:
             print(f"  key (hold): none of {lost} presses answered within {LOST_AFTER_S:.0f} s")
-        print(f"  app memory (PSS): {quiet_kb / 1024:.1f} MiB before, largest "
-              f"{max(samples or [0]) / 1024:.1f} MiB, {end_kb / 1024:.1f} MiB at the end: "
-              f"+{growth:.1f} MiB, {growth * 60 / flood_s:.1f} MiB a minute"
-              + (f"; the app ENDED (exit {ended[0]})" if ended else ""))
+        print(
+            f"  app memory (PSS): {quiet_kb / 1024:.1f} MiB before, largest "
+            f"{max(samples or [0]) / 1024:.1f} MiB, {end_kb / 1024:.1f} MiB at the end: "
+            f"+{growth:.1f} MiB, {growth * 60 / flood_s:.1f} MiB a minute"
+            + (f"; the app ENDED (exit {ended[0]})" if ended else "")
+        )
     finally:
         if flooder is not None:
             flooder.join(10)
@@ -208,8 +248,12 @@ async def run_tree(label: str, tree: Path, args: argparse.Namespace) -> None:
 
 async def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--baseline", type=Path, metavar="DIR",
-                        help="another checkout to measure after this one (say, main)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="DIR",
+        help="another checkout to measure after this one (say, main)",
+    )
     parser.add_argument("--watchers", type=int, default=8)
     parser.add_argument("--rate", type=float, default=38.0, help="chat lines a second per watcher")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the flood")

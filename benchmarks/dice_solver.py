@@ -82,16 +82,28 @@ def measure_build(algorithm: str, out: str) -> None:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     np.save(out, V)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"wall": wall, "cpu": cpu, "peak_mb": peak,
-                      "value": float(V[upper_index(0, 0), lower_index(0, False)])}))
+    print(
+        json.dumps(
+            {
+                "wall": wall,
+                "cpu": cpu,
+                "peak_mb": peak,
+                "value": float(V[upper_index(0, 0), lower_index(0, False)]),
+            }
+        )
+    )
 
 
 def build_runs(algorithm: str, runs: int, folder: str) -> tuple[dict, np.ndarray]:
     figures = []
     out = os.path.join(folder, f"{algorithm}.npy")
     for _ in range(runs):
-        done = subprocess.run([sys.executable, __file__, "--measure", algorithm, out],
-                              capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--measure", algorithm, out],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         figures.append(json.loads(done.stdout.strip().splitlines()[-1]))
     median = {key: statistics.median(f[key] for f in figures) for key in figures[0]}
     return median, np.load(out)
@@ -101,15 +113,21 @@ def compare_builds(args) -> None:
     cores = os.cpu_count()
     with tempfile.TemporaryDirectory() as folder:
         fast, V_fast = build_runs("fast", args.runs, folder)
-        print(f"Build, fast algorithm:     {fast['wall']:6.1f} s wall  {fast['cpu']:6.1f} s CPU  "
-              f"{fast['peak_mb']:5.0f} MB peak  (median of {args.runs}; {cores} cores)  value {fast['value']:.4f}")
+        print(
+            f"Build, fast algorithm:     {fast['wall']:6.1f} s wall  {fast['cpu']:6.1f} s CPU  "
+            f"{fast['peak_mb']:5.0f} MB peak  (median of {args.runs}; {cores} cores)  value {fast['value']:.4f}"
+        )
         if args.no_baseline:
             return
         ref, V_ref = build_runs("reference", args.baseline_runs, folder)
-        print(f"Build, previous algorithm: {ref['wall']:6.1f} s wall  {ref['cpu']:6.1f} s CPU  "
-              f"{ref['peak_mb']:5.0f} MB peak  (median of {args.baseline_runs})  value {ref['value']:.4f}")
-        print(f"   ratio previous / fast:  {ref['wall'] / fast['wall']:5.1f}x wall  "
-              f"{ref['cpu'] / fast['cpu']:5.1f}x CPU")
+        print(
+            f"Build, previous algorithm: {ref['wall']:6.1f} s wall  {ref['cpu']:6.1f} s CPU  "
+            f"{ref['peak_mb']:5.0f} MB peak  (median of {args.baseline_runs})  value {ref['value']:.4f}"
+        )
+        print(
+            f"   ratio previous / fast:  {ref['wall'] / fast['wall']:5.1f}x wall  "
+            f"{ref['cpu'] / fast['cpu']:5.1f}x CPU"
+        )
         print(f"   largest difference between the two tables: {np.abs(V_fast - V_ref).max():.1e}")
 
 
@@ -133,7 +151,9 @@ def main() -> None:
         started = time.perf_counter()
         V = table.load()
         loads.append(time.perf_counter() - started)
-    print(f"Load time:             {statistics.median(loads) * 1000:.0f} ms (median of 5), {table.cache_path()}")
+    print(
+        f"Load time:             {statistics.median(loads) * 1000:.0f} ms (median of 5), {table.cache_path()}"
+    )
     start_u, start_l = upper_index(0, 0), lower_index(0, False)
     value = info.get("game_value", float(V[start_u, start_l]))
     print(f"Optimal expected score of solitaire Kismet: {value:.4f}")
@@ -143,11 +163,15 @@ def main() -> None:
     seconds = time.perf_counter() - started
     print(f"Optimal policy, solver model:  {interval(sims)}  [{seconds:.0f} s]")
     half = 1.96 * sims.std(ddof=1) / np.sqrt(len(sims))
-    print(f"   the table's value is {'INSIDE' if abs(sims.mean() - value) <= half else 'OUTSIDE'} that interval")
+    print(
+        f"   the table's value is {'INSIDE' if abs(sims.mean() - value) <= half else 'OUTSIDE'} that interval"
+    )
 
     times = decision_times(V)
-    print(f"Decision time:         {statistics.median(times) * 1000:.2f} ms median, "
-          f"{max(times) * 1000:.2f} ms worst of {len(times)}")
+    print(
+        f"Decision time:         {statistics.median(times) * 1000:.2f} ms median, "
+        f"{max(times) * 1000:.2f} ms worst of {len(times)}"
+    )
 
     dice_levels._optimal = V
     hard = engine_games("hard", args.engine_games, 10_000)
@@ -158,11 +182,17 @@ def main() -> None:
     real_load = dice_levels.table.load_checked
     dice_levels.table.load_checked = lambda *a, **k: (None, "missing")  # as if not built
     try:
-        print(f"hard without table (heuristic): {interval(engine_games('hard', args.engine_games, 20_000))}")
-        print(f"medium, real engine:           {interval(engine_games('medium', args.engine_games, 30_000))}")
+        print(
+            f"hard without table (heuristic): {interval(engine_games('hard', args.engine_games, 20_000))}"
+        )
+        print(
+            f"medium, real engine:           {interval(engine_games('medium', args.engine_games, 30_000))}"
+        )
     finally:
         dice_levels.table.load_checked = real_load
-    print(f"easy (greedy), real engine:    {interval(engine_games('easy', max(args.engine_games, 2000), 40_000))}")
+    print(
+        f"easy (greedy), real engine:    {interval(engine_games('easy', max(args.engine_games, 2000), 40_000))}"
+    )
 
 
 if __name__ == "__main__":

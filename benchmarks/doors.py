@@ -59,7 +59,7 @@ import aiohttp
 import asyncssh
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))   # server/ and tests/ (the OpenSSH and Chromium players)
+sys.path.insert(0, str(ROOT))  # server/ and tests/ (the OpenSSH and Chromium players)
 
 
 MODES = ("spawn", "warm")
@@ -69,11 +69,11 @@ LOBBY_WORDS = (b"make a new table", b"Sit")
 NAME_PROMPT = b"Your name at the table"
 # The keys to a thrown solo dice game, each with words of the screen it leads to.
 DICE_SETUP = [(b"n", b"Create"), (b"\r", b"Start"), (b"g", b"Throw"), (b"r", b"Hold")]
-PAUSE_S = (0.5, 1.5)       # a player's pause between two keys
-LOGIN_BATCH = 10           # sessions logged in at once while filling the host
-MEMORY_FLOOR_KIB = 6 * 1024 * 1024   # stop adding idle players when the machine has less left
+PAUSE_S = (0.5, 1.5)  # a player's pause between two keys
+LOGIN_BATCH = 10  # sessions logged in at once while filling the host
+MEMORY_FLOOR_KIB = 6 * 1024 * 1024  # stop adding idle players when the machine has less left
 TIMEOUT_S = 120.0
-IDLE_WINDOW_S = 5.0        # how long idle players' CPU is watched
+IDLE_WINDOW_S = 5.0  # how long idle players' CPU is watched
 
 TARGET_LOGIN_S = 0.25
 TARGET_SSH_MIB = 16.0
@@ -85,6 +85,7 @@ T = TypeVar("T")
 
 
 # ---- processes and their memory, from /proc ------------------------------------------------
+
 
 def proc_fields(pid: int) -> list[str]:
     """The fields of /proc/PID/stat after the command name (state is [0], ppid [1])."""
@@ -151,6 +152,7 @@ def mib(kib: float) -> str:
 @dataclass
 class Memory:
     """The PSS of the processes under the host, over `players`."""
+
     players: int
     processes: int
     pss_kib: int
@@ -161,25 +163,34 @@ class Memory:
     @classmethod
     def of(cls, host_pid: int, players: int) -> Memory:
         figures = [rollup(pid) for pid in descendants(host_pid)]
-        return cls(players, len(figures), sum(f.get("Pss", 0) for f in figures),
-                   sum(f.get("Pss_Anon", 0) for f in figures),
-                   sum(f.get("Pss_File", 0) for f in figures), rollup(host_pid).get("Pss", 0))
+        return cls(
+            players,
+            len(figures),
+            sum(f.get("Pss", 0) for f in figures),
+            sum(f.get("Pss_Anon", 0) for f in figures),
+            sum(f.get("Pss_File", 0) for f in figures),
+            rollup(host_pid).get("Pss", 0),
+        )
 
     def per_player_kib(self) -> float:
         return self.pss_kib / max(1, self.players)
 
     def words(self) -> str:
         each = max(1, self.players)
-        return (f"PSS {mib(self.per_player_kib())} a player ({mib(self.anon_kib / each)} anonymous,"
-                f" {mib(self.file_kib / each)} file-backed; {self.processes} processes under the host)")
+        return (
+            f"PSS {mib(self.per_player_kib())} a player ({mib(self.anon_kib / each)} anonymous,"
+            f" {mib(self.file_kib / each)} file-backed; {self.processes} processes under the host)"
+        )
 
 
 # ---- the processes this run starts, all ended at its end -----------------------------------
+
 
 @dataclass
 class Started:
     """Every process started here, and every one seen under a host, to end at the end: by
     (pid, start time), so a pid used again by another process is left alone."""
+
     groups: list[subprocess.Popen[bytes]] = field(default_factory=list)
     seen: set[tuple[int, str]] = field(default_factory=set)
 
@@ -222,28 +233,64 @@ class Host:
     """`kismet-host --ssh --web` on 127.0.0.1 in `mode`, in a session (process group) of its
     own, its output in a file."""
 
-    def __init__(self, mode: str, folder: Path, max_sessions: int, with_mode_option: bool,
-                 max_starting: int | None = None):
+    def __init__(
+        self,
+        mode: str,
+        folder: Path,
+        max_sessions: int,
+        with_mode_option: bool,
+        max_starting: int | None = None,
+    ):
         self.mode = mode
         self.folder = folder
         self.port, self.ssh_port, self.web_port = free_port(), free_port(), free_port()
         home = folder / "home"
         home.mkdir(parents=True)
         self.output = folder / "host-output.txt"
-        env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"),
-                   XDG_DATA_HOME=str(home / ".local/share"), XDG_STATE_HOME=str(home / ".local/state"),
-                   XDG_CACHE_HOME=str(home / ".cache"), PYTHONPATH=str(ROOT))
+        env = dict(
+            os.environ,
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_DATA_HOME=str(home / ".local/share"),
+            XDG_STATE_HOME=str(home / ".local/state"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            PYTHONPATH=str(ROOT),
+        )
         option = ["--door-sessions", mode] if with_mode_option else []
         if max_starting is not None:
             option += ["--max-starting", str(max_starting)]
         with self.output.open("wb") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(self.port),
-                 "--ssh", str(self.ssh_port), "--web", str(self.web_port),
-                 "--state-dir", str(folder / "state"), "--bots", "0", "--no-announce",
-                 "--max-sessions", str(max_sessions), "--log-level", "WARNING", *option],
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "server.cli",
+                    "--bind",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--ssh",
+                    str(self.ssh_port),
+                    "--web",
+                    str(self.web_port),
+                    "--state-dir",
+                    str(folder / "state"),
+                    "--bots",
+                    "0",
+                    "--no-announce",
+                    "--max-sessions",
+                    str(max_sessions),
+                    "--log-level",
+                    "WARNING",
+                    *option,
+                ],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         STARTED.groups.append(self.proc)
 
     @property
@@ -301,6 +348,7 @@ async def quiet(host_pid: int, most_s: float = 15.0) -> None:
 
 # ---- players ----------------------------------------------------------------------------------
 
+
 class Output:
     """What one session has drawn so far, and a way to wait for words in what comes next."""
 
@@ -326,8 +374,10 @@ class Output:
         deadline = time.monotonic() + timeout
         while words not in self.data[since:] or len(self.data) == since:
             if self.closed:
-                raise RuntimeError(f"the session ended before {words!r}:\n"
-                                   f"{self.data[-400:].decode(errors='replace')}")
+                raise RuntimeError(
+                    f"the session ended before {words!r}:\n"
+                    f"{self.data[-400:].decode(errors='replace')}"
+                )
             self.changed.clear()
             left = deadline - time.monotonic()
             if left <= 0:
@@ -363,10 +413,12 @@ class SshPlayer:
 
     @classmethod
     async def log_in(cls, port: int, name: str, key: asyncssh.SSHKey) -> SshPlayer:
-        conn = await asyncssh.connect("127.0.0.1", port, username=name, known_hosts=None,
-                                      client_keys=[key], agent_path=None)
-        _, session = await conn.create_session(SshTerminal, term_type="xterm-256color",
-                                               term_size=(80, 24), encoding=None)
+        conn = await asyncssh.connect(
+            "127.0.0.1", port, username=name, known_hosts=None, client_keys=[key], agent_path=None
+        )
+        _, session = await conn.create_session(
+            SshTerminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+        )
         assert isinstance(session, SshTerminal)
         return cls(conn, session)
 
@@ -440,8 +492,11 @@ class Visitor:
     async def visit(cls, session: aiohttp.ClientSession, port: int) -> tuple[float, Visitor]:
         """One visitor, timed from the connect to the name prompt drawn."""
         start = time.perf_counter()
-        ws = await session.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24",
-                                      headers={"Origin": f"http://127.0.0.1:{port}"}, max_msg_size=0)
+        ws = await session.ws_connect(
+            f"http://127.0.0.1:{port}/ws?width=80&height=24",
+            headers={"Origin": f"http://127.0.0.1:{port}"},
+            max_msg_size=0,
+        )
         visitor = cls(ws)
         await visitor.out.wait_for(NAME_PROMPT)
         return time.perf_counter() - start, visitor
@@ -460,6 +515,7 @@ class Visitor:
 
 
 # ---- figures ------------------------------------------------------------------------------------
+
 
 def quantile(values: Sequence[float], share: float) -> float:
     ordered = sorted(values)
@@ -487,9 +543,11 @@ async def close_all(players: Sequence[SshPlayer]) -> None:
 
 def login_line(client: str, times: Sequence[float]) -> str:
     median = statistics.median(times)
-    return (f"ssh login to a drawn lobby ({client}): median {median:.3f} s, p90"
-            f" {quantile(times, 0.9):.3f} s of {len(times)}   [<= {TARGET_LOGIN_S} s:"
-            f" {verdict(median <= TARGET_LOGIN_S, median, TARGET_LOGIN_S)}]")
+    return (
+        f"ssh login to a drawn lobby ({client}): median {median:.3f} s, p90"
+        f" {quantile(times, 0.9):.3f} s of {len(times)}   [<= {TARGET_LOGIN_S} s:"
+        f" {verdict(median <= TARGET_LOGIN_S, median, TARGET_LOGIN_S)}]"
+    )
 
 
 async def measure_logins(host: Host, logins: int, ssh: Path | None) -> list[str]:
@@ -515,8 +573,10 @@ async def measure_logins(host: Host, logins: int, ssh: Path | None) -> list[str]
 
 async def measure_ssh_memory(host: Host, counts: Sequence[int]) -> list[str]:
     base = len(descendants(host.pid))
-    lines = [f"  under the host with nobody logged in: {base} processes,"
-             f" PSS {mib(Memory.of(host.pid, 1).pss_kib)}"]
+    lines = [
+        f"  under the host with nobody logged in: {base} processes,"
+        f" PSS {mib(Memory.of(host.pid, 1).pss_kib)}"
+    ]
     for count in counts:
         host_before = rollup(host.pid).get("Pss", 0)
         start = time.perf_counter()
@@ -527,11 +587,16 @@ async def measure_ssh_memory(host: Host, counts: Sequence[int]) -> list[str]:
         memory = Memory.of(host.pid, count)
         STARTED.watch(host.pid)
         each = memory.per_player_kib() / 1024
-        target = (f"   [<= {TARGET_SSH_MIB:.0f} MiB at 20: {verdict(each <= TARGET_SSH_MIB, each, TARGET_SSH_MIB)}]"
-                  if count >= 20 else "")
-        lines.append(f"ssh, {count:3d} logged in: {memory.words()}; host grew"
-                     f" {(memory.host_kib - host_before) / 1024:+.1f} MiB; every lobby drawn"
-                     f" {drawn_s:.1f} s after the first connect{target}")
+        target = (
+            f"   [<= {TARGET_SSH_MIB:.0f} MiB at 20: {verdict(each <= TARGET_SSH_MIB, each, TARGET_SSH_MIB)}]"
+            if count >= 20
+            else ""
+        )
+        lines.append(
+            f"ssh, {count:3d} logged in: {memory.words()}; host grew"
+            f" {(memory.host_kib - host_before) / 1024:+.1f} MiB; every lobby drawn"
+            f" {drawn_s:.1f} s after the first connect{target}"
+        )
         await close_all(players)
         await host.settle(base)
     return lines
@@ -542,7 +607,9 @@ async def measure_web(host: Host, counts: Sequence[int]) -> list[str]:
     lines = []
     async with aiohttp.ClientSession() as session:
         for count in counts:
-            arrived = await asyncio.gather(*(Visitor.visit(session, host.web_port) for _ in range(count)))
+            arrived = await asyncio.gather(
+                *(Visitor.visit(session, host.web_port) for _ in range(count))
+            )
             times = [took for took, _ in arrived]
             # Memory is counted once they play: named, in the lobby.
             await asyncio.gather(*(visitor.sit_down(NAMES("w")) for _, visitor in arrived))
@@ -552,11 +619,15 @@ async def measure_web(host: Host, counts: Sequence[int]) -> list[str]:
             worst, each = max(times), memory.per_player_kib() / 1024
             target = ""
             if count >= 10:
-                target = (f"   [<= {TARGET_WEB_S} s: {verdict(worst <= TARGET_WEB_S, worst, TARGET_WEB_S)};"
-                          f" <= {TARGET_WEB_MIB:.0f} MiB: {verdict(each <= TARGET_WEB_MIB, each, TARGET_WEB_MIB)}]")
-            lines.append(f"browser, {count:3d} visitor(s) at once: first screen median"
-                         f" {statistics.median(times):.2f} s, slowest {worst:.2f} s; in the lobby:"
-                         f" {memory.words()}{target}")
+                target = (
+                    f"   [<= {TARGET_WEB_S} s: {verdict(worst <= TARGET_WEB_S, worst, TARGET_WEB_S)};"
+                    f" <= {TARGET_WEB_MIB:.0f} MiB: {verdict(each <= TARGET_WEB_MIB, each, TARGET_WEB_MIB)}]"
+                )
+            lines.append(
+                f"browser, {count:3d} visitor(s) at once: first screen median"
+                f" {statistics.median(times):.2f} s, slowest {worst:.2f} s; in the lobby:"
+                f" {memory.words()}{target}"
+            )
             await asyncio.gather(*(visitor.close() for _, visitor in arrived))
             await host.settle(base)
     return lines
@@ -573,7 +644,7 @@ async def measure_chromium(host: Host, runs: int, profile: Path) -> list[str]:
     times = []
     async with browser_page(profile) as tools:
         for _ in range(runs):
-            tools.screen = None                      # a new page: a new screen
+            tools.screen = None  # a new page: a new screen
             start = time.perf_counter()
             await tools.call("Page.navigate", url=f"http://127.0.0.1:{host.web_port}/")
             while NAME_PROMPT.decode() not in await tools.screen_text():
@@ -581,10 +652,12 @@ async def measure_chromium(host: Host, runs: int, profile: Path) -> list[str]:
                     raise TimeoutError("Chromium never showed the name prompt")
                 await asyncio.sleep(0.01)
             times.append(time.perf_counter() - start)
-            await tools.call("Page.navigate", url="about:blank")   # the visitor leaves
+            await tools.call("Page.navigate", url="about:blank")  # the visitor leaves
             await host.settle(base)
-    return [f"browser, 1 visitor in headless Chromium: page to first screen median"
-            f" {statistics.median(times):.2f} s, slowest {max(times):.2f} s of {runs}"]
+    return [
+        f"browser, 1 visitor in headless Chromium: page to first screen median"
+        f" {statistics.median(times):.2f} s, slowest {max(times):.2f} s of {runs}"
+    ]
 
 
 async def dice_ready(player: SshPlayer) -> None:
@@ -640,23 +713,35 @@ async def measure_storm(host: Host, logins: int) -> list[str]:
     leaders = [pid for pid in descendants(host.pid) if os.getsid(pid) == pid]
     host_cpu = cpu_s([host.pid]) - host_cpu
     # (a forked session's command line is its warm parent's; the parent is the host's child)
-    parents = [pid for pid in leaders if proc_fields(pid)[1] == str(host.pid)
-               and b"door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    parents = [
+        pid
+        for pid in leaders
+        if proc_fields(pid)[1] == str(host.pid)
+        and b"door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    ]
     sessions = [pid for pid in leaders if pid not in parents]
     sessions_cpu = cpu_s(sessions)
     spawned = sum(1 for pid in sessions if proc_fields(pid)[1] == str(host.pid))
     await close_all(players)
     await host.settle(base)
-    line = (f"storm of {logins} ssh logins at once: lobby drawn median {statistics.median(times):.1f} s,"
-            f" p90 {times[int(len(times) * 0.9) - 1]:.1f} s, slowest {times[-1]:.1f} s"
-            f" (target under 10 s); {spawned} started a process of their own; CPU to get there:"
-            f" the host {host_cpu:.1f} s, the sessions {sessions_cpu:.1f} s"
-            f" ({sessions_cpu / max(1, len(players)) * 1000:.0f} ms each)")
+    line = (
+        f"storm of {logins} ssh logins at once: lobby drawn median {statistics.median(times):.1f} s,"
+        f" p90 {times[int(len(times) * 0.9) - 1]:.1f} s, slowest {times[-1]:.1f} s"
+        f" (target under 10 s); {spawned} started a process of their own; CPU to get there:"
+        f" the host {host_cpu:.1f} s, the sessions {sessions_cpu:.1f} s"
+        f" ({sessions_cpu / max(1, len(players)) * 1000:.0f} ms each)"
+    )
     return [line + (f"; {len(failed)} failed: {failed[0]!r}" if failed else "")]
 
 
-async def measure_idle_and_active(host: Host, idle: int, active: int, presses: int,
-                                  machine_before_kib: int, shown: Callable[[list[str]], None]) -> list[str]:
+async def measure_idle_and_active(
+    host: Host,
+    idle: int,
+    active: int,
+    presses: int,
+    machine_before_kib: int,
+    shown: Callable[[list[str]], None],
+) -> list[str]:
     """The idle players' own cost is `shown` at once: the key presses that follow may not
     finish on a machine they have filled."""
     idle_players: list[SshPlayer] = []
@@ -665,11 +750,15 @@ async def measure_idle_and_active(host: Host, idle: int, active: int, presses: i
     try:
         while len(idle_players) < idle:
             if meminfo_kib("MemAvailable") < MEMORY_FLOOR_KIB:
-                lines.append(f"  (stopped at {len(idle_players)} idle players: the machine had under"
-                             f" {mib(MEMORY_FLOOR_KIB)} left)")
+                lines.append(
+                    f"  (stopped at {len(idle_players)} idle players: the machine had under"
+                    f" {mib(MEMORY_FLOOR_KIB)} left)"
+                )
                 break
             batch = min(LOGIN_BATCH, idle - len(idle_players))
-            idle_players += [player for _, player in await in_batches(batch, lambda: asyncssh_login(host))]
+            idle_players += [
+                player for _, player in await in_batches(batch, lambda: asyncssh_login(host))
+            ]
             STARTED.watch(host.pid)
         if idle_players:
             # What idle players cost while nobody plays: their lobbies ask for the table list
@@ -680,38 +769,60 @@ async def measure_idle_and_active(host: Host, idle: int, active: int, presses: i
             await asyncio.sleep(IDLE_WINDOW_S)
             took = time.perf_counter() - start
             spent, host_spent = cpu_s(sessions) - before, cpu_s([host.pid]) - host_before
-            shown([f"  idle: {spent / took / len(idle_players) * 1000:.1f} ms of CPU a second"
-                   f" each ({spent / took:.2f} of a CPU for {len(idle_players)}; the host"
-                   f" {host_spent / took:.2f}); the machine's use grew"
-                   f" {mib(machine_used_kib() - machine_before_kib)}"])
-        active_players = [player for _, player in await in_batches(active, lambda: asyncssh_login(host))]
+            shown(
+                [
+                    f"  idle: {spent / took / len(idle_players) * 1000:.1f} ms of CPU a second"
+                    f" each ({spent / took:.2f} of a CPU for {len(idle_players)}; the host"
+                    f" {host_spent / took:.2f}); the machine's use grew"
+                    f" {mib(machine_used_kib() - machine_before_kib)}"
+                ]
+            )
+        active_players = [
+            player for _, player in await in_batches(active, lambda: asyncssh_login(host))
+        ]
         await asyncio.gather(*(dice_ready(player) for player in active_players))
         await quiet(host.pid)
-        held = await asyncio.gather(*(press_loop(player, presses, paces(index))
-                                      for index, player in enumerate(active_players)))
+        held = await asyncio.gather(
+            *(
+                press_loop(player, presses, paces(index))
+                for index, player in enumerate(active_players)
+            )
+        )
         memory = Memory.of(host.pid, len(idle_players) + len(active_players))
         STARTED.watch(host.pid)
         times = [took for result in held for took in result]
         p99 = quantile(times, 0.99)
-        lines.insert(0, f"{len(idle_players)} idle + {len(active_players)} active ssh players: key press to"
-                        f" screen p50 {statistics.median(times):.1f} ms, p99 {p99:.1f} ms, max"
-                        f" {max(times):.1f} ms ({len(times)} holds)   [p99 < {TARGET_P99_MS:.0f} ms:"
-                        f" {verdict(p99 < TARGET_P99_MS, p99, TARGET_P99_MS)}]")
-        lines.insert(1, f"  memory: host {mib(memory.host_kib)}, its sessions {mib(memory.pss_kib)}"
-                        f" ({memory.words()}); the machine's use grew"
-                        f" {mib(machine_used_kib() - machine_before_kib)} to {mib(machine_used_kib())}")
+        lines.insert(
+            0,
+            f"{len(idle_players)} idle + {len(active_players)} active ssh players: key press to"
+            f" screen p50 {statistics.median(times):.1f} ms, p99 {p99:.1f} ms, max"
+            f" {max(times):.1f} ms ({len(times)} holds)   [p99 < {TARGET_P99_MS:.0f} ms:"
+            f" {verdict(p99 < TARGET_P99_MS, p99, TARGET_P99_MS)}]",
+        )
+        lines.insert(
+            1,
+            f"  memory: host {mib(memory.host_kib)}, its sessions {mib(memory.pss_kib)}"
+            f" ({memory.words()}); the machine's use grew"
+            f" {mib(machine_used_kib() - machine_before_kib)} to {mib(machine_used_kib())}",
+        )
     finally:
         await close_all(idle_players + active_players)
     return lines
 
 
-async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_option: bool,
-                   ssh: Path | None) -> list[str] | None:
+async def run_mode(
+    mode: str, args: argparse.Namespace, folder: Path, with_mode_option: bool, ssh: Path | None
+) -> list[str] | None:
     """The figures of one mode, each printed as it is measured; None when this host has no
     --door-sessions."""
     machine_before = machine_used_kib()
-    host = Host(mode, folder, max(args.idle + args.active, args.storm) + 20, with_mode_option,
-                args.max_starting)
+    host = Host(
+        mode,
+        folder,
+        max(args.idle + args.active, args.storm) + 20,
+        with_mode_option,
+        args.max_starting,
+    )
     lines: list[str] = []
 
     def shown(new: list[str]) -> None:
@@ -722,28 +833,48 @@ async def run_mode(mode: str, args: argparse.Namespace, folder: Path, with_mode_
     try:
         if not await host.started():
             return None
-        how = ("one kismet-join interpreter per session" if mode == "spawn"
-               else "sessions forked from the warm parent")
+        how = (
+            "one kismet-join interpreter per session"
+            if mode == "spawn"
+            else "sessions forked from the warm parent"
+        )
         print(f"\n== {mode}: {how}" + ("" if with_mode_option else " (the host's only way)"))
         await quiet(host.pid)
-        base = len(descendants(host.pid))    # the warm parent, or nothing
+        base = len(descendants(host.pid))  # the warm parent, or nothing
         parts: list[tuple[str, bool, Callable[[], Awaitable[list[str]]]]] = [
             ("ssh logins", bool(args.logins), lambda: measure_logins(host, args.logins, ssh)),
             ("a storm of ssh logins", bool(args.storm), lambda: measure_storm(host, args.storm)),
-            ("ssh players' memory", bool(args.ssh_players),
-             lambda: measure_ssh_memory(host, args.ssh_players)),
+            (
+                "ssh players' memory",
+                bool(args.ssh_players),
+                lambda: measure_ssh_memory(host, args.ssh_players),
+            ),
             ("browser visitors", bool(args.visitors), lambda: measure_web(host, args.visitors)),
-            ("a visitor in Chromium", bool(args.chromium_runs),
-             lambda: measure_chromium(host, args.chromium_runs, folder / "chromium")),
-            ("idle and active ssh players", bool(args.idle or args.active),
-             lambda: measure_idle_and_active(host, args.idle, args.active, args.presses,
-                                             machine_before, shown))]
+            (
+                "a visitor in Chromium",
+                bool(args.chromium_runs),
+                lambda: measure_chromium(host, args.chromium_runs, folder / "chromium"),
+            ),
+            (
+                "idle and active ssh players",
+                bool(args.idle or args.active),
+                lambda: measure_idle_and_active(
+                    host, args.idle, args.active, args.presses, machine_before, shown
+                ),
+            ),
+        ]
         for what, wanted, measure in parts:
             if not wanted:
                 continue
             try:
                 shown(await measure())
-            except (TimeoutError, RuntimeError, OSError, asyncssh.Error, aiohttp.ClientError) as exc:
+            except (
+                TimeoutError,
+                RuntimeError,
+                OSError,
+                asyncssh.Error,
+                aiohttp.ClientError,
+            ) as exc:
                 # One part that cannot finish (a machine too busy) still leaves the others.
                 shown([f"{what}: not measured: {type(exc).__name__}: {exc}"])
                 await host.settle(base)
@@ -758,8 +889,11 @@ def openssh_key(folder: Path) -> Path | None:
         return None
     folder.mkdir()
     key_file = folder / "id_ed25519"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key_file)],
-                   check=True, stdin=subprocess.DEVNULL)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key_file)],
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
     return key_file
 
 
@@ -778,26 +912,32 @@ def print_side_by_side(figures: dict[str, list[str]]) -> None:
 
 
 async def run(args: argparse.Namespace) -> None:
-    print(f"{os.cpu_count()} CPUs, {mib(meminfo_kib('MemTotal'))} of memory, load average"
-          f" {os.getloadavg()[0]:.1f} at the start; the machine uses {mib(machine_used_kib())}")
+    print(
+        f"{os.cpu_count()} CPUs, {mib(meminfo_kib('MemTotal'))} of memory, load average"
+        f" {os.getloadavg()[0]:.1f} at the start; the machine uses {mib(machine_used_kib())}"
+    )
     with tempfile.TemporaryDirectory(prefix="kismet-doors-") as temp:
         folder = Path(temp)
         # This process's HOME too (OpenSSH's), so nothing of the user's ~/.ssh is read.
         os.environ["HOME"] = str(folder)
         ssh = openssh_key(folder / "openssh")
-        supported: bool | None = None    # whether this kismet-host takes --door-sessions
+        supported: bool | None = None  # whether this kismet-host takes --door-sessions
         figures: dict[str, list[str]] = {}
         for mode in args.modes:
             if supported is False and mode != "spawn":
-                print(f"(No `{mode}` run: this kismet-host has no --door-sessions, the warm parent"
-                      f" has not landed.)")
+                print(
+                    f"(No `{mode}` run: this kismet-host has no --door-sessions, the warm parent"
+                    f" has not landed.)"
+                )
                 continue
             lines = await run_mode(mode, args, folder / mode, supported is not False, ssh)
             if lines is None:
                 supported = False
-                print("(This kismet-host has no --door-sessions (it exits with a usage error):"
-                      " the warm parent has not landed. Every session is spawned, as today.)",
-                      flush=True)
+                print(
+                    "(This kismet-host has no --door-sessions (it exits with a usage error):"
+                    " the warm parent has not landed. Every session is spawned, as today.)",
+                    flush=True,
+                )
                 if mode == "spawn":
                     lines = await run_mode(mode, args, folder / "spawn-today", False, ssh)
             else:
@@ -812,20 +952,35 @@ async def run(args: argparse.Namespace) -> None:
 def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
-    parser.add_argument("--logins", type=int, default=10, help="logins timed one at a time, per client (0: none)")
+    parser.add_argument(
+        "--logins", type=int, default=10, help="logins timed one at a time, per client (0: none)"
+    )
     parser.add_argument("--storm", type=int, default=120, help="ssh logins all at once (0: none)")
-    parser.add_argument("--max-starting", type=int, default=None,
-                        help="the host's --max-starting (sessions starting at once; default: the host's own)")
+    parser.add_argument(
+        "--max-starting",
+        type=int,
+        default=None,
+        help="the host's --max-starting (sessions starting at once; default: the host's own)",
+    )
     parser.add_argument("--ssh-players", type=int, nargs="*", default=[1, 10, 20])
     parser.add_argument("--visitors", type=int, nargs="*", default=[1, 5, 10])
-    parser.add_argument("--chromium-runs", type=int, default=3,
-                        help="visits timed in a real headless Chromium (0: none)")
+    parser.add_argument(
+        "--chromium-runs",
+        type=int,
+        default=3,
+        help="visits timed in a real headless Chromium (0: none)",
+    )
     parser.add_argument("--idle", type=int, default=200, help="idle ssh players held (0: none)")
-    parser.add_argument("--active", type=int, default=20, help="ssh players pressing keys among them")
+    parser.add_argument(
+        "--active", type=int, default=20, help="ssh players pressing keys among them"
+    )
     parser.add_argument("--presses", type=int, default=20, help="timed holds per active player")
-    parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 2 logins, 1 and 2 players, 1 visitor (and 1 in Chromium), 2 idle"
-                             " + 1 active, 3 presses")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run: 2 logins, 1 and 2 players, 1 visitor (and 1 in Chromium), 2 idle"
+        " + 1 active, 3 presses",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.logins, args.ssh_players, args.visitors, args.chromium_runs = 2, [1, 2], [1], 1

@@ -54,7 +54,9 @@ def available_rulesets() -> list[str]:
     return found
 
 
-def play_games(ruleset: str, seats: int, budget: float, first_seed: int) -> tuple[float, int, int, int]:
+def play_games(
+    ruleset: str, seats: int, budget: float, first_seed: int
+) -> tuple[float, int, int, int]:
     """Play random games one after another for about `budget` seconds;
     (seconds, events, finished games, unfinished games)."""
     events = finished = unfinished = 0
@@ -62,8 +64,11 @@ def play_games(ruleset: str, seats: int, budget: float, first_seed: int) -> tupl
     start = time.perf_counter()
     while time.perf_counter() - start < budget:
         game = new_game(ruleset, seats, seed)
-        events += len(random_playout(game, SeededRNG(seed), max_steps=MAX_STEPS,
-                                     **PLAYOUT_STYLE.get(ruleset, {})))
+        events += len(
+            random_playout(
+                game, SeededRNG(seed), max_steps=MAX_STEPS, **PLAYOUT_STYLE.get(ruleset, {})
+            )
+        )
         finished += game.finished
         unfinished += not game.finished
         seed += 1
@@ -75,8 +80,9 @@ def record_logs(ruleset: str, seats: int, events: int) -> list[tuple[dict, list,
     logs, total, seed = [], 0, 10_000
     while total < events:
         game = new_game(ruleset, seats, seed, start_ms=1000)
-        log = random_playout(game, SeededRNG(seed), max_steps=MAX_STEPS,
-                             **PLAYOUT_STYLE.get(ruleset, {}))
+        log = random_playout(
+            game, SeededRNG(seed), max_steps=MAX_STEPS, **PLAYOUT_STYLE.get(ruleset, {})
+        )
         header = {"ruleset": ruleset, "seats": seats, "seed": seed, "options": {}, "t0": 1000}
         logs.append((header, log, game.digest()))
         total += len(log)
@@ -117,8 +123,10 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10_000, help="events in the replay log")
     args = parser.parse_args()
     rulesets = available_rulesets()
-    print(f"Engine benchmark: Python {platform.python_version()}, {args.seats} seats, "
-          f"default options; median of {args.runs} runs")
+    print(
+        f"Engine benchmark: Python {platform.python_version()}, {args.seats} seats, "
+        f"default options; median of {args.runs} runs"
+    )
     # A yardstick for reading the figures on a shared or busy machine (idle, recent x86:
     # well under 1 us).
     yardstick = min(timeit.repeat("sum(range(100))", number=20_000, repeat=5)) / 20_000
@@ -126,18 +134,25 @@ def main() -> None:
 
     print(f"\nRandom legal games (random_playout, games played for {args.seconds} s a run):")
     for ruleset in rulesets:
-        runs = [play_games(ruleset, args.seats, args.seconds, 1 + run * 1000)
-                for run in range(args.runs)]
+        runs = [
+            play_games(ruleset, args.seats, args.seconds, 1 + run * 1000)
+            for run in range(args.runs)
+        ]
         games = statistics.median(r[2] / r[0] for r in runs)
         events = statistics.median(r[1] / r[0] for r in runs)
         played = sum(r[2] + r[3] for r in runs)
         unfinished = sum(r[3] for r in runs)
-        note = (f"; {unfinished} of {played} games unfinished after {MAX_STEPS:,} events"
-                if unfinished else f"; {played} games")
+        note = (
+            f"; {unfinished} of {played} games unfinished after {MAX_STEPS:,} events"
+            if unfinished
+            else f"; {played} games"
+        )
         print(f"  {ruleset:6} {games:9.1f} games/s   ({events:9,.0f} events/s{note})")
 
-    print(f"\nReplay of a log of at least {args.events:,} events "
-          "(whole games one after another, each rebuilt from its header, digest checked):")
+    print(
+        f"\nReplay of a log of at least {args.events:,} events "
+        "(whole games one after another, each rebuilt from its header, digest checked):"
+    )
     for ruleset in rulesets:
         logs = record_logs(ruleset, args.seats, args.events)
         total = sum(len(log) for _, log, _ in logs)
@@ -150,13 +165,17 @@ def main() -> None:
             revealed_runs.append(replay_all(chance_logs))
         for label, runs in (("seeded stream", seeded_runs), ("revealed chance", revealed_runs)):
             seconds = statistics.median(runs)
-            print(f"  {ruleset:6} {label:15} {total:,} events in {what}: {seconds * 1000:8.1f} ms   "
-                  f"({total / seconds:9,.0f} events/s; {seconds * 1e4 / total * 1000:.1f} ms "
-                  "per 10,000 events)")
+            print(
+                f"  {ruleset:6} {label:15} {total:,} events in {what}: {seconds * 1000:8.1f} ms   "
+                f"({total / seconds:9,.0f} events/s; {seconds * 1e4 / total * 1000:.1f} ms "
+                "per 10,000 events)"
+            )
         ratio = statistics.median(r / s for r, s in zip(revealed_runs, seeded_runs))
         best = min(revealed_runs) / min(seeded_runs)
-        print(f"  {ruleset:6} revealed / seeded: {ratio:.3f} (median of the per-run ratios; "
-              f"{best:.3f} best against best)")
+        print(
+            f"  {ruleset:6} revealed / seeded: {ratio:.3f} (median of the per-run ratios; "
+            f"{best:.3f} best against best)"
+        )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,10 @@ class LagProbe:
     def worst_between(self, start: float, end: float) -> tuple[float, float]:
         """(longest lag, longest CPU stretch) of the runs between `start` and `end`."""
         window = [(late, cpu) for when, late, cpu in self.samples if start <= when <= end]
-        return (max((late for late, _cpu in window), default=0.0),
-                max((cpu for _late, cpu in window), default=0.0))
+        return (
+            max((late for late, _cpu in window), default=0.0),
+            max((cpu for _late, cpu in window), default=0.0),
+        )
 
 
 def fill(games: Path, count: int) -> None:
@@ -86,6 +88,7 @@ def records_drained(records) -> None:
 
 async def paced(call):
     from kismet_tui.net.client import RequestError
+
     while True:
         try:
             return await call()
@@ -153,13 +156,17 @@ def main() -> None:
     for label, count in (("empty folder", 0), (f"{args.kept} kept", args.kept)):
         with tempfile.TemporaryDirectory() as state_dir:
             fill(Path(state_dir) / "games", count)
-            results[label] = asyncio.run(game_end_stalls(Path(state_dir), max(args.kept, 1), args.games))
+            results[label] = asyncio.run(
+                game_end_stalls(Path(state_dir), max(args.kept, 1), args.games)
+            )
     for label, stalls in results.items():
         lag, cpu, idle = ([s[k] for s in stalls] for k in range(3))
-        print(f"game end, {label:12}: loop lag median {statistics.median(lag):6.2f} ms "
-              f"(worst {max(lag):6.2f}; idle floor {statistics.median(idle):5.2f}, worst "
-              f"{max(idle):5.2f})   loop CPU stretch median {statistics.median(cpu):5.2f} ms "
-              f"(worst {max(cpu):5.2f})")
+        print(
+            f"game end, {label:12}: loop lag median {statistics.median(lag):6.2f} ms "
+            f"(worst {max(lag):6.2f}; idle floor {statistics.median(idle):5.2f}, worst "
+            f"{max(idle):5.2f})   loop CPU stretch median {statistics.median(cpu):5.2f} ms "
+            f"(worst {max(cpu):5.2f})"
+        )
     print(f"({args.games} games each; host from {args.root})")
 
 

@@ -102,8 +102,11 @@ async def measure(acts: int, runs: int) -> dict:
                     send(conns[0], {"type": "start", "entropy": os.urandom(16)})
                     starts.append(time.process_time() - began)
                 game = table.game
-                action = ({"type": "roll", "hold": []} if game.rolls == 0
-                          else {"type": "score", "box": game.best_box()})
+                action = (
+                    {"type": "roll", "hold": []}
+                    if game.rolls == 0
+                    else {"type": "score", "box": game.best_box()}
+                )
                 began = time.process_time()
                 send(conns[game.current], {"type": "act", "action": action, "id": 5})
                 spent += time.process_time() - began
@@ -113,16 +116,26 @@ async def measure(acts: int, runs: int) -> dict:
         starts.clear()
         per_act = [await play(acts) for _ in range(runs)]
         await host.stop()
-    return {"act_median": statistics.median(per_act) * 1e6, "act_least": min(per_act) * 1e6,
-            "start_median": statistics.median(starts) * 1e6, "starts": len(starts)}
+    return {
+        "act_median": statistics.median(per_act) * 1e6,
+        "act_least": min(per_act) * 1e6,
+        "start_median": statistics.median(starts) * 1e6,
+        "starts": len(starts),
+    }
 
 
 def run_in(root: Path, acts: int, runs: int) -> dict:
     """The measurement in a process of its own, importing the host from `root`."""
     env = dict(os.environ, PYTHONPATH=str(root))
-    out = subprocess.run([sys.executable, __file__, "--acts", str(acts), "--runs", str(runs),
-                          "--child"], cwd=root, env=env, capture_output=True, text=True,
-                         timeout=600, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--acts", str(acts), "--runs", str(runs), "--child"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout
     return dict((key, float(value)) for key, value in (line.split("=") for line in out.split()))
 
 
@@ -130,8 +143,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--acts", type=int, default=4000)
     parser.add_argument("--runs", type=int, default=7)
-    parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
-                        help="also measure the host from this source tree (before a change)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also measure the host from this source tree (before a change)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -140,14 +158,20 @@ def main() -> None:
         return
     trees = {"host": ROOT, **({"before": args.baseline} if args.baseline else {})}
     results = {name: run_in(tree, args.acts, args.runs) for name, tree in trees.items()}
-    print(f"the host's CPU per act (4 members, dice), {args.runs} runs of {args.acts} acts; per game start")
+    print(
+        f"the host's CPU per act (4 members, dice), {args.runs} runs of {args.acts} acts; per game start"
+    )
     for name, r in results.items():
-        print(f"{name:7} act: median {r['act_median']:6.1f} us, least {r['act_least']:6.1f} us;"
-              f"  start: median {r['start_median']:7.0f} us ({r['starts']:.0f} starts)")
+        print(
+            f"{name:7} act: median {r['act_median']:6.1f} us, least {r['act_least']:6.1f} us;"
+            f"  start: median {r['start_median']:7.0f} us ({r['starts']:.0f} starts)"
+        )
     if args.baseline:
         h, b = results["host"], results["before"]
-        print(f"host/before: act {h['act_median'] / b['act_median']:.2f}x, "
-              f"start {h['start_median'] / b['start_median']:.2f}x")
+        print(
+            f"host/before: act {h['act_median'] / b['act_median']:.2f}x, "
+            f"start {h['start_median'] / b['start_median']:.2f}x"
+        )
 
 
 if __name__ == "__main__":

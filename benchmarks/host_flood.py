@@ -79,7 +79,7 @@ class Peer(asyncio.Protocol):
             end = start + 4 + length
             if len(self.buffer) < end:
                 break
-            message = msgpack.unpackb(bytes(self.buffer[start + 4:end]), raw=False)
+            message = msgpack.unpackb(bytes(self.buffer[start + 4 : end]), raw=False)
             start = end
             future = self.waiting.pop(message.get("type"), None)
             if future is not None and not future.done():
@@ -107,11 +107,14 @@ async def open_peer(port: int, name: str) -> Peer:
 
 # ---- the flooders (their own process) --------------------------------------------------------
 
+
 async def flood(port: int, count: int, pattern: str, ready, stop) -> None:
     peers = []
     for n in range(count):
         peer = await open_peer(port, f"Flood {n}")
-        await peer.ask({"type": "create_table", "ruleset": "dice", "options": {}, "bots": 0, "id": 1}, "ok")
+        await peer.ask(
+            {"type": "create_table", "ruleset": "dice", "options": {}, "bots": 0, "id": 1}, "ok"
+        )
         await peer.ask({"type": "start", "id": 2}, "game")
         peers.append(peer)
     ready.set()
@@ -133,6 +136,7 @@ def flood_process(port: int, count: int, pattern: str, ready, stop) -> None:
 
 
 # ---- the honest pinger -----------------------------------------------------------------------
+
 
 async def ping_for(port: int, seconds: float) -> list[float]:
     """Round trips (ms) of a ping every PING_EVERY_S for `seconds`."""
@@ -176,9 +180,27 @@ def start_host(root: Path, state_dir: str) -> tuple[subprocess.Popen, int]:
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(root))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--state-dir", state_dir, "--bots", "0", "--no-announce", "--log-level", "WARNING"],
-        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            state_dir,
+            "--bots",
+            "0",
+            "--no-announce",
+            "--log-level",
+            "WARNING",
+        ],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
@@ -196,7 +218,9 @@ def one_run(root: Path, flooders: int, seconds: float, pattern: str) -> tuple[tu
         try:
             alone = figures(asyncio.run(ping_for(port, seconds)))
             ready, stop = multiprocessing.Event(), multiprocessing.Event()
-            flooding = multiprocessing.Process(target=flood_process, args=(port, flooders, pattern, ready, stop))
+            flooding = multiprocessing.Process(
+                target=flood_process, args=(port, flooders, pattern, ready, stop)
+            )
             flooding.start()
             if not ready.wait(120):
                 raise SystemExit("the flooders did not get their tables in time")
@@ -219,13 +243,17 @@ def main() -> None:
     parser.add_argument("--pattern", choices=sorted(PATTERNS), default="burst")
     parser.add_argument("--root", type=Path, default=ROOT, help="source tree to run the host from")
     args = parser.parse_args()
-    results = [one_run(args.root, args.flooders, args.seconds, args.pattern) for _ in range(args.runs)]
+    results = [
+        one_run(args.root, args.flooders, args.seconds, args.pattern) for _ in range(args.runs)
+    ]
     for label, index in (("alone", 0), ("flooded", 1)):
         p50, p99, worst = (statistics.median(r[index][k] for r in results) for k in range(3))
         print(f"ping {label:8} p50 {p50:7.2f} ms   p99 {p99:7.2f} ms   max {worst:7.2f} ms")
     ratio = statistics.median(r[1][1] / r[0][1] for r in results)
-    print(f"p99 flooded / alone: {ratio:.1f}x  ({args.flooders} flooders, {args.pattern}, {args.runs} runs, "
-          f"host from {args.root})")
+    print(
+        f"p99 flooded / alone: {ratio:.1f}x  ({args.flooders} flooders, {args.pattern}, {args.runs} runs, "
+        f"host from {args.root})"
+    )
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ def cut_frames(buffer: bytearray) -> list[dict]:
         end = start + 4 + length
         if len(buffer) < end:
             break
-        messages.append(msgpack.unpackb(bytes(buffer[start + 4:end]), raw=False))
+        messages.append(msgpack.unpackb(bytes(buffer[start + 4 : end]), raw=False))
         start = end
     del buffer[:start]
     return messages
@@ -107,6 +107,7 @@ def new_event_loop_policy() -> str:
 
 
 # ---- the bare relay (its own process) --------------------------------------------------------
+
 
 async def relay_main(port: int) -> None:
     """Read a frame, stamp seq and time, write it to the table's members. It reads in its
@@ -128,8 +129,15 @@ async def relay_main(port: int) -> None:
                     seqs.setdefault(self.table, 0)
                     continue
                 seqs[self.table] += 1
-                frame = encode({"type": "event", "seq": seqs[self.table], "t": int(time.time() * 1000),
-                                "seat": self.seat, "action": msg["action"]})
+                frame = encode(
+                    {
+                        "type": "event",
+                        "seq": seqs[self.table],
+                        "t": int(time.time() * 1000),
+                        "seat": self.seat,
+                        "action": msg["action"],
+                    }
+                )
                 for member in tables[self.table]:
                     member.write(frame)
 
@@ -139,6 +147,7 @@ async def relay_main(port: int) -> None:
 
 
 # ---- the load ------------------------------------------------------------------------------------
+
 
 class Conn(asyncio.Protocol):
     """One client connection. Frames are cut out of `data_received` and handed to
@@ -213,8 +222,11 @@ class TableLoad:
         if self.stop or self.game.finished:
             return
         seat = self.game.current
-        action = ({"type": "roll", "hold": []} if self.game.rolls == 0
-                  else {"type": "score", "box": self.game.best_box()})
+        action = (
+            {"type": "roll", "hold": []}
+            if self.game.rolls == 0
+            else {"type": "score", "box": self.game.best_box()}
+        )
         if self.interval_s == 0:  # saturated: at once
             asyncio.get_running_loop().call_soon(self.send, seat, action)
             return
@@ -295,21 +307,47 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def run_load(port: int, pid: int, kind: str, tables: int, clients: int, seconds: float,
-                   interval_ms: int, lockstep: bool) -> dict:
+async def run_load(
+    port: int,
+    pid: int,
+    kind: str,
+    tables: int,
+    clients: int,
+    seconds: float,
+    interval_ms: int,
+    lockstep: bool,
+) -> dict:
     stats = {"receipts": [], "slowest": [], "events": 0, "games": 0, "slow_down": 0}
     loads = []
-    header = {"ruleset": "dice", "seats": [f"p{i}" for i in range(clients)], "seed": b"benchmark-seed!!",
-              "options": {}, "t0": 0}
+    header = {
+        "ruleset": "dice",
+        "seats": [f"p{i}" for i in range(clients)],
+        "seed": b"benchmark-seed!!",
+        "options": {},
+        "t0": 0,
+    }
     for index in range(tables):
         conns = [await open_conn(port) for _ in range(clients)]
-        load = TableLoad(index, conns, interval_ms / 1000, lockstep, stats,
-                         relay_header=header if kind == "relay" else None)
+        load = TableLoad(
+            index,
+            conns,
+            interval_ms / 1000,
+            lockstep,
+            stats,
+            relay_header=header if kind == "relay" else None,
+        )
         if kind == "host":
             for seat, conn in enumerate(conns):
-                await request(conn, {"type": "hello", "version": PROTOCOL_VERSION,
-                                     "name": f"t{index}s{seat}"}, "welcome")
-            table = (await request(conns[0], {"type": "create_table", "ruleset": "dice", "id": 1}, "table"))["table"]
+                await request(
+                    conn,
+                    {"type": "hello", "version": PROTOCOL_VERSION, "name": f"t{index}s{seat}"},
+                    "welcome",
+                )
+            table = (
+                await request(
+                    conns[0], {"type": "create_table", "ruleset": "dice", "id": 1}, "table"
+                )
+            )["table"]
             await request(conns[0], {"type": "ping", "id": 2}, "pong")  # the ok of create
             for conn in conns[1:]:
                 await request(conn, {"type": "join_table", "table": table["id"], "id": 1}, "ok")
@@ -323,8 +361,9 @@ async def run_load(port: int, pid: int, kind: str, tables: int, clients: int, se
         for member, conn in enumerate(load.conns):
             while not conn.inbox.empty():  # lobby chatter from the set-up
                 conn.inbox.get_nowait()
-            conn.on_message = (lambda received_at, message, load=load, member=member:
-                               load.on_message(member, received_at, message))
+            conn.on_message = lambda received_at, message, load=load, member=member: (
+                load.on_message(member, received_at, message)
+            )
         if kind == "host":
             load.conns[0].send({"type": "start", "entropy": os.urandom(16)})
         else:
@@ -356,11 +395,14 @@ def pct(values, q):
 def summarize(stats, elapsed, cpu):
     return {
         "events_per_s": stats["events"] / elapsed,
-        "p50": pct(stats["receipts"], 0.50), "p99": pct(stats["receipts"], 0.99),
+        "p50": pct(stats["receipts"], 0.50),
+        "p99": pct(stats["receipts"], 0.99),
         "worst": max(stats["receipts"], default=float("nan")) * 1000,
-        "slowest_p50": pct(stats["slowest"], 0.50), "slowest_p99": pct(stats["slowest"], 0.99),
+        "slowest_p50": pct(stats["slowest"], 0.50),
+        "slowest_p99": pct(stats["slowest"], 0.99),
         "cpu_us": cpu / stats["events"] * 1e6 if stats["events"] else float("nan"),
-        "games": stats["games"], "slow_down": stats["slow_down"],
+        "games": stats["games"],
+        "slow_down": stats["slow_down"],
     }
 
 
@@ -382,20 +424,47 @@ def host_launch(unpaced: bool, profile: str | None) -> list[str]:
     code += "from server.cli import main\n"
     if profile is None:
         return ["-c", code + "sys.exit(main(sys.argv[1:]))\n"]
-    return ["-c", code + ("import cProfile\nprofiler = cProfile.Profile()\nprofiler.enable()\n"
-                          "try:\n    main(sys.argv[1:])\nfinally:\n    profiler.disable()\n"
-                          f"    profiler.dump_stats({profile!r})\n")]
+    return [
+        "-c",
+        code
+        + (
+            "import cProfile\nprofiler = cProfile.Profile()\nprofiler.enable()\n"
+            "try:\n    main(sys.argv[1:])\nfinally:\n    profiler.disable()\n"
+            f"    profiler.dump_stats({profile!r})\n"
+        ),
+    ]
 
 
-def spawn(kind: str, port: int, state_dir: str, extra=(), unpaced: bool = False,
-          root: Path = ROOT, profile: str | None = None) -> subprocess.Popen:
+def spawn(
+    kind: str,
+    port: int,
+    state_dir: str,
+    extra=(),
+    unpaced: bool = False,
+    root: Path = ROOT,
+    profile: str | None = None,
+) -> subprocess.Popen:
     """The host (`extra`: more kismet-host options; `root`: the source tree it runs from;
     `profile`: a file for its cProfile stats) or the bare relay, listening on `port`."""
     env = dict(os.environ, PYTHONPATH=str(root))
     if kind == "host":
         launch = host_launch(unpaced, profile)
-        cmd = [sys.executable, *launch, "--bind", "127.0.0.1", "--port", str(port), "--no-announce",
-               "--state-dir", state_dir, "--bots", "0", "--log-level", "WARNING", *extra]
+        cmd = [
+            sys.executable,
+            *launch,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-announce",
+            "--state-dir",
+            state_dir,
+            "--bots",
+            "0",
+            "--log-level",
+            "WARNING",
+            *extra,
+        ]
     else:
         cmd = [sys.executable, __file__, "--serve-relay", str(port)]
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL)
@@ -426,37 +495,66 @@ def measure(args, mode: str) -> dict:
             with tempfile.TemporaryDirectory() as state_dir:
                 port = free_port()
                 server = "relay" if kind == "relay" else "host"
-                proc = spawn(server, port, state_dir, unpaced=not paced,
-                             root=args.baseline if kind == "before" else ROOT)
+                proc = spawn(
+                    server,
+                    port,
+                    state_dir,
+                    unpaced=not paced,
+                    root=args.baseline if kind == "before" else ROOT,
+                )
                 try:
-                    figures[kind].append(asyncio.run(run_load(
-                        port, proc.pid, server, args.tables, args.clients, seconds, interval_ms,
-                        args.lockstep)))
+                    figures[kind].append(
+                        asyncio.run(
+                            run_load(
+                                port,
+                                proc.pid,
+                                server,
+                                args.tables,
+                                args.clients,
+                                seconds,
+                                interval_ms,
+                                args.lockstep,
+                            )
+                        )
+                    )
                 finally:
                     proc.terminate()
                     proc.wait(10)
-    return {kind: {key: statistics.median(r[key] for r in runs) for key in runs[0]}
-            for kind, runs in figures.items()}
+    return {
+        kind: {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+        for kind, runs in figures.items()
+    }
 
 
 def profile_host(args, mode: str) -> None:
     """One more run of this host at `mode`'s pace under cProfile: the stats go to
     `--profile`, and the host's own functions that took the most time are printed."""
     import pstats
+
     paced = mode == "paced"
     with tempfile.TemporaryDirectory() as state_dir:
         port = free_port()
         proc = spawn("host", port, state_dir, unpaced=not paced, profile=str(args.profile))
         try:
-            result = asyncio.run(run_load(
-                port, proc.pid, "host", args.tables, args.clients,
-                args.paced_seconds if paced else args.saturated_seconds,
-                args.interval_ms if paced else 0, args.lockstep))
+            result = asyncio.run(
+                run_load(
+                    port,
+                    proc.pid,
+                    "host",
+                    args.tables,
+                    args.clients,
+                    args.paced_seconds if paced else args.saturated_seconds,
+                    args.interval_ms if paced else 0,
+                    args.lockstep,
+                )
+            )
         finally:
             proc.terminate()  # kismet-host stops on SIGTERM, and the stats are written
             proc.wait(30)
-    print(f"\nprofile ({mode}, under cProfile, which slows it: {result['events_per_s']:.0f} events/s) "
-          f"in {args.profile}; the host's functions by cumulative time, set-up included:")
+    print(
+        f"\nprofile ({mode}, under cProfile, which slows it: {result['events_per_s']:.0f} events/s) "
+        f"in {args.profile}; the host's functions by cumulative time, set-up included:"
+    )
     stats = pstats.Stats(str(args.profile))
     stats.sort_stats("cumulative").print_stats(r"(server|protocol|kismet_tui)/", 30)
 
@@ -464,26 +562,36 @@ def profile_host(args, mode: str) -> None:
 def report(mode: str, med: dict, args) -> None:
     if mode == "paced":
         pace = "every" if args.lockstep else "about every"
-        title = (f"paced: one action per table {pace} {args.interval_ms} ms"
-                 f"{' in lock-step' if args.lockstep else ' (jittered)'}, {args.paced_seconds:g} s")
+        title = (
+            f"paced: one action per table {pace} {args.interval_ms} ms"
+            f"{' in lock-step' if args.lockstep else ' (jittered)'}, {args.paced_seconds:g} s"
+        )
     else:
         title = f"saturated: the next action as soon as the last event is seen, {args.saturated_seconds:g} s"
     print(f"\n{title}")
-    print(f"{'':7}{'events/s':>9}{'p50 ms':>8}{'p99 ms':>8}{'worst':>8}{'slowest p50':>12}{'p99':>8}"
-          f"{'CPU/event':>11}{'games':>7}")
+    print(
+        f"{'':7}{'events/s':>9}{'p50 ms':>8}{'p99 ms':>8}{'worst':>8}{'slowest p50':>12}{'p99':>8}"
+        f"{'CPU/event':>11}{'games':>7}"
+    )
     for kind in kinds(args):
         m = med[kind]
-        print(f"{kind:7}{m['events_per_s']:9.0f}{m['p50']:8.2f}{m['p99']:8.2f}{m['worst']:8.1f}"
-              f"{m['slowest_p50']:12.2f}{m['slowest_p99']:8.2f}{m['cpu_us']:9.0f}us{m['games']:7.0f}")
+        print(
+            f"{kind:7}{m['events_per_s']:9.0f}{m['p50']:8.2f}{m['p99']:8.2f}{m['worst']:8.1f}"
+            f"{m['slowest_p50']:12.2f}{m['slowest_p99']:8.2f}{m['cpu_us']:9.0f}us{m['games']:7.0f}"
+        )
     if args.baseline:
         h, b = med["host"], med["before"]
-        print(f"host/before: p50 {h['p50'] / b['p50']:.2f}x, p99 {h['p99'] / b['p99']:.2f}x, "
-              f"events/s {h['events_per_s'] / b['events_per_s']:.2f}x, "
-              f"CPU per event {h['cpu_us'] / b['cpu_us']:.2f}x  (before: {args.baseline})")
+        print(
+            f"host/before: p50 {h['p50'] / b['p50']:.2f}x, p99 {h['p99'] / b['p99']:.2f}x, "
+            f"events/s {h['events_per_s'] / b['events_per_s']:.2f}x, "
+            f"CPU per event {h['cpu_us'] / b['cpu_us']:.2f}x  (before: {args.baseline})"
+        )
     h, r = med["host"], med["relay"]
-    print(f"host/relay: p50 {h['p50'] / r['p50']:.2f}x, p99 {h['p99'] / r['p99']:.2f}x, "
-          f"worst {h['worst'] / r['worst']:.2f}x, events/s {h['events_per_s'] / r['events_per_s']:.2f}x, "
-          f"CPU per event {h['cpu_us'] / r['cpu_us']:.2f}x")
+    print(
+        f"host/relay: p50 {h['p50'] / r['p50']:.2f}x, p99 {h['p99'] / r['p99']:.2f}x, "
+        f"worst {h['worst'] / r['worst']:.2f}x, events/s {h['events_per_s'] / r['events_per_s']:.2f}x, "
+        f"CPU per event {h['cpu_us'] / r['cpu_us']:.2f}x"
+    )
     if h["slow_down"]:
         print(f"note: the host rate-limited {h['slow_down']:.0f} messages")
 
@@ -492,19 +600,39 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--modes", default="paced,saturated",
-                        help="which paces to measure, comma-separated: paced, saturated")
-    parser.add_argument("--paced-seconds", type=float, default=16.0,
-                        help="measured window at the paced rate (long enough for game ends)")
+    parser.add_argument(
+        "--modes",
+        default="paced,saturated",
+        help="which paces to measure, comma-separated: paced, saturated",
+    )
+    parser.add_argument(
+        "--paced-seconds",
+        type=float,
+        default=16.0,
+        help="measured window at the paced rate (long enough for game ends)",
+    )
     parser.add_argument("--saturated-seconds", type=float, default=6.0)
     parser.add_argument("--interval-ms", type=int, default=100)
-    parser.add_argument("--lockstep", action="store_true",
-                        help="every table acts on the same tick (bursts of N actions)")
+    parser.add_argument(
+        "--lockstep",
+        action="store_true",
+        help="every table acts on the same tick (bursts of N actions)",
+    )
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
-                        help="also measure the host from this source tree (before a change)")
-    parser.add_argument("--profile", type=Path, default=None, metavar="FILE",
-                        help="then profile the host at the first pace with cProfile (stats to FILE)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also measure the host from this source tree (before a change)",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="then profile the host at the first pace with cProfile (stats to FILE)",
+    )
     parser.add_argument("--serve-relay", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     loop_name = new_event_loop_policy()
@@ -515,8 +643,10 @@ def main() -> None:
     for mode in modes:
         if mode not in ("paced", "saturated"):
             parser.error(f"--modes: {mode!r} is neither paced nor saturated")
-    print(f"{args.tables} tables x {args.clients} clients, {args.runs} runs (medians), {loop_name} loops; "
-          f"latency from the sender's write to each member's receipt; CPU: the server process's")
+    print(
+        f"{args.tables} tables x {args.clients} clients, {args.runs} runs (medians), {loop_name} loops; "
+        f"latency from the sender's write to each member's receipt; CPU: the server process's"
+    )
     for mode in modes:
         report(mode, measure(args, mode), args)
     if args.profile is not None:

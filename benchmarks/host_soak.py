@@ -40,8 +40,14 @@ def sample(pid: int, games: Path, began: float) -> dict:
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return {"t": time.monotonic() - began, "rss_mb": rss_kb / 1024, "fds": fds,
-            "logs": len(logs), "logs_mb": size / 1e6, "cpu_s": cpu_s}
+    return {
+        "t": time.monotonic() - began,
+        "rss_mb": rss_kb / 1024,
+        "fds": fds,
+        "logs": len(logs),
+        "logs_mb": size / 1e6,
+        "cpu_s": cpu_s,
+    }
 
 
 async def soak(args) -> None:
@@ -56,27 +62,35 @@ async def soak(args) -> None:
         while True:
             samples.append(sample(proc.pid, games, began))
             s = samples[-1]
-            print(f"  t={s['t']:6.0f}s  rss={s['rss_mb']:6.1f} MB  fds={s['fds']:4d}  "
-                  f"logs={s['logs']:5d} ({s['logs_mb']:.2f} MB)  host cpu={s['cpu_s']:.0f}s", flush=True)
+            print(
+                f"  t={s['t']:6.0f}s  rss={s['rss_mb']:6.1f} MB  fds={s['fds']:4d}  "
+                f"logs={s['logs']:5d} ({s['logs_mb']:.2f} MB)  host cpu={s['cpu_s']:.0f}s",
+                flush=True,
+            )
             await asyncio.sleep(args.sample_s)
 
     task = asyncio.create_task(sampler())
     try:
-        result = await host_load.run_load(port, proc.pid, "host", args.tables, args.clients, args.seconds,
-                                          args.interval_ms, False)
+        result = await host_load.run_load(
+            port, proc.pid, "host", args.tables, args.clients, args.seconds, args.interval_ms, False
+        )
     finally:
         task.cancel()
         proc.terminate()
         proc.wait(10)
-    print(f"\n{args.tables * args.clients} connections, {args.seconds:.0f} s: "
-          f"{result['events_per_s']:.0f} events/s, p50 {result['p50']:.1f} ms, p99 {result['p99']:.1f} ms")
+    print(
+        f"\n{args.tables * args.clients} connections, {args.seconds:.0f} s: "
+        f"{result['events_per_s']:.0f} events/s, p50 {result['p50']:.1f} ms, p99 {result['p99']:.1f} ms"
+    )
     # The first sample after the warm-up minute against the last.
     settled = next((s for s in samples if s["t"] >= 60), samples[0])
     last = samples[-1]
     for key, unit in (("rss_mb", "MB"), ("fds", ""), ("logs", ""), ("logs_mb", "MB")):
         ratio = last[key] / settled[key] if settled[key] else float("nan")
-        print(f"{key:8s} at {settled['t']:4.0f}s: {settled[key]:8.1f}{unit}   at {last['t']:4.0f}s: "
-              f"{last[key]:8.1f}{unit}   ratio {ratio:.3f}")
+        print(
+            f"{key:8s} at {settled['t']:4.0f}s: {settled[key]:8.1f}{unit}   at {last['t']:4.0f}s: "
+            f"{last[key]:8.1f}{unit}   ratio {ratio:.3f}"
+        )
 
 
 def main() -> None:

@@ -53,9 +53,11 @@ def main() -> int:
         for module in sorted(edges):
             print(f"{module} -> {', '.join(sorted(edges[module])) or '(none)'}")
         print()
-    print(f"{len(edges)} modules, {sum(len(targets) for targets in edges.values())} imports "
-          f"between them, {len(found)} circles "
-          f"({sum(len(circle.modules) for circle in found)} modules in circles)")
+    print(
+        f"{len(edges)} modules, {sum(len(targets) for targets in edges.values())} imports "
+        f"between them, {len(found)} circles "
+        f"({sum(len(circle.modules) for circle in found)} modules in circles)"
+    )
     if found:
         print(describe_circles(graph, found))
     try:
@@ -66,8 +68,10 @@ def main() -> int:
     print(f"{len(forbidden)} imports the packages table does not allow")
     for line in forbidden:
         print(f"    {line}")
-    print(f"graph and circles built in {statistics.median(wall) * 1000:.0f} ms, "
-          f"{statistics.median(cpu) * 1000:.0f} ms of CPU (medians of {args.runs})")
+    print(
+        f"graph and circles built in {statistics.median(wall) * 1000:.0f} ms, "
+        f"{statistics.median(cpu) * 1000:.0f} ms of CPU (medians of {args.runs})"
+    )
     return 0
 
 

@@ -56,8 +56,9 @@ from server.pty_app import PtyApp  # noqa: E402
 def received(port: int) -> dict[int, int]:
     """Bytes each process has received on its connections to the host at `port` (ss's
     tcp_info `bytes_received`, per socket, summed by the owning process)."""
-    out = subprocess.run(["ss", "-tinpH", "dst", f"127.0.0.1:{port}"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["ss", "-tinpH", "dst", f"127.0.0.1:{port}"], capture_output=True, text=True, check=True
+    ).stdout
     totals: dict[int, int] = {}
     pid = None
     for line in out.splitlines():
@@ -73,7 +74,7 @@ def received(port: int) -> dict[int, int]:
 class Raw:
     """A bare protocol connection that reads (and drops) whatever it is sent."""
 
-    async def open(self, port: int, name: str) -> "Raw":
+    async def open(self, port: int, name: str) -> Raw:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
         self.send({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name, "id": 0})
         self.answers: dict[int, asyncio.Future[dict]] = {}
@@ -113,7 +114,9 @@ async def churn(port: int, table_id: int, stop: asyncio.Event) -> tuple[int, Raw
         kind = "leave" if sent % 2 else "join_table"
         churner.send({"type": kind, "table": table_id, "spectator": True})
         sent += 1
-        await asyncio.sleep(max(0.0, began + sent / (limits.RATE_PER_SECOND - 2) - time.monotonic()))
+        await asyncio.sleep(
+            max(0.0, began + sent / (limits.RATE_PER_SECOND - 2) - time.monotonic())
+        )
     return sent, churner
 
 
@@ -155,10 +158,30 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
     port = free_port()
     os.environ["PYTHONPATH"] = str(tree)  # the host's, and the apps' (read when each starts)
     host = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--state-dir", state, "--bots", "0", "--no-announce", "--log-level", "WARNING",
-         "--tables-per-player", "0"],
-        cwd=state, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            state,
+            "--bots",
+            "0",
+            "--no-announce",
+            "--log-level",
+            "WARNING",
+            "--tables-per-player",
+            "0",
+        ],
+        cwd=state,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     owners: list[Raw] = []
     apps: list[PtyApp] = []
     outputs: list[Output] = []
@@ -177,9 +200,14 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
             for var in ("XDG_STATE_HOME", "XDG_DATA_HOME"):
                 os.environ[var] = os.path.join(state, f"lobby-{number}", var.lower())
             out = Output()
-            app = PtyApp([f"127.0.0.1:{port}", "--name", f"Lobby {number}", "--fresh"],
-                         term="xterm-256color", cols=100, rows=30, on_output=out.feed,
-                         on_exit=lambda code: None)
+            app = PtyApp(
+                [f"127.0.0.1:{port}", "--name", f"Lobby {number}", "--fresh"],
+                term="xterm-256color",
+                cols=100,
+                rows=30,
+                on_output=out.feed,
+                on_exit=lambda code: None,
+            )
             await app.start()
             apps.append(app)
             outputs.append(out)
@@ -187,8 +215,10 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
             try:
                 await out.wait_for(b"dice", 0, 120)  # the table list drawn
             except TimeoutError:
-                raise SystemExit(f"{label}: a lobby never drew the tables; it showed: "
-                                 f"{bytes(out.data[-2000:])!r}") from None
+                raise SystemExit(
+                    f"{label}: a lobby never drew the tables; it showed: "
+                    f"{bytes(out.data[-2000:])!r}"
+                ) from None
         await asyncio.sleep(3)  # the first redraws settle
         pids = [app.pid for app in apps if app.pid is not None]
         key_app, key_out = apps[0], outputs[0]
@@ -252,18 +282,28 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
 
 def show(label: str, tree: Path, figures: dict[str, float], lobbies: int) -> None:
     print(f"{label} ({tree}):")
-    print(f"  {lobbies} idle lobbies, CPU together: {figures['quiet']:.1f}% of a core with nothing "
-          f"happening, {figures['churn']:.1f}% under churn")
-    print(f"  bytes read a second per lobby under churn: {figures['bytes_mean'] / 1024:.1f} KiB "
-          f"(most {figures['bytes_max'] / 1024:.1f} KiB); drawn on its terminal: "
-          f"{figures['drawn'] / 1024:.1f} KiB")
-    print(f"  key press: median {figures['key_quiet']:.0f} ms with nothing happening; under churn "
-          f"median {figures['key_median']:.0f} ms, worst {figures['key_worst']:.0f} ms (n, escape)")
-    print(f"  arrow key to the table it moved to: median {figures['arrow_quiet']:.0f} ms with nothing "
-          f"happening; under churn median {figures['arrow_median']:.0f} ms, worst "
-          f"{figures['arrow_worst']:.0f} ms")
-    print(f"  host CPU under churn: {figures['host']:.1f}%; churn {figures['churn_rate']:.0f} "
-          f"messages/s, {figures['refused']:.0f} refused for pace")
+    print(
+        f"  {lobbies} idle lobbies, CPU together: {figures['quiet']:.1f}% of a core with nothing "
+        f"happening, {figures['churn']:.1f}% under churn"
+    )
+    print(
+        f"  bytes read a second per lobby under churn: {figures['bytes_mean'] / 1024:.1f} KiB "
+        f"(most {figures['bytes_max'] / 1024:.1f} KiB); drawn on its terminal: "
+        f"{figures['drawn'] / 1024:.1f} KiB"
+    )
+    print(
+        f"  key press: median {figures['key_quiet']:.0f} ms with nothing happening; under churn "
+        f"median {figures['key_median']:.0f} ms, worst {figures['key_worst']:.0f} ms (n, escape)"
+    )
+    print(
+        f"  arrow key to the table it moved to: median {figures['arrow_quiet']:.0f} ms with nothing "
+        f"happening; under churn median {figures['arrow_median']:.0f} ms, worst "
+        f"{figures['arrow_worst']:.0f} ms"
+    )
+    print(
+        f"  host CPU under churn: {figures['host']:.1f}%; churn {figures['churn_rate']:.0f} "
+        f"messages/s, {figures['refused']:.0f} refused for pace"
+    )
 
 
 async def main() -> None:
@@ -278,8 +318,10 @@ async def main() -> None:
     if args.baseline is not None:
         trees["baseline"] = args.baseline.resolve()
     trees["this tree"] = ROOT
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; "
-          f"{args.tables} tables, {args.lobbies} lobbies, windows of {args.seconds:.0f} s")
+    print(
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; "
+        f"{args.tables} tables, {args.lobbies} lobbies, windows of {args.seconds:.0f} s"
+    )
     for label, tree in trees.items():
         show(label, tree, await measure(label, tree, args), args.lobbies)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

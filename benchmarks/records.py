@@ -54,12 +54,25 @@ def build(path: Path, games: int, players: int, seed: int = 1) -> float:
         ruleset = RULESETS[n % 3]
         seats = 1 if ruleset == "dice" and n % 2 else rng.randint(2, 4)
         chosen = rng.sample(range(players), seats)
-        scores = [rng.randint(0, 30) if ruleset != "dice" else rng.randint(150, 330) for _ in chosen]
+        scores = [
+            rng.randint(0, 30) if ruleset != "dice" else rng.randint(150, 330) for _ in chosen
+        ]
         best = max(scores)
         t += rng.randint(1_000, 60_000)
-        index_game(db, EndedGame(f"{n:08d}-table{n % 200}-{ruleset}.kismet", ruleset, n % 200, t - 600_000, t,
-                                 [f"Player {p}" for p in chosen], [ids[p] for p in chosen], scores,
-                                 [s for s, score in enumerate(scores) if score == best]))
+        index_game(
+            db,
+            EndedGame(
+                f"{n:08d}-table{n % 200}-{ruleset}.kismet",
+                ruleset,
+                n % 200,
+                t - 600_000,
+                t,
+                [f"Player {p}" for p in chosen],
+                [ids[p] for p in chosen],
+                scores,
+                [s for s, score in enumerate(scores) if score == best],
+            ),
+        )
     db.close()
     return time.perf_counter() - began
 
@@ -103,8 +116,13 @@ def template_games() -> dict[str, tuple[dict, list[dict], dict]]:
         game = new_game(ruleset, names, b"bench-" + ruleset.encode(), {}, start_ms=0)
         # (knock's watchers would knock at random for ever: weighted as its docstring says)
         weights = {"knock": 1} if ruleset == "knock" else None
-        events = random_playout(game, SeededRNG(b"play-" + ruleset.encode()), max_gap_ms=800,
-                                weights=weights, default_weight=24 if weights else 1)
+        events = random_playout(
+            game,
+            SeededRNG(b"play-" + ruleset.encode()),
+            max_gap_ms=800,
+            weights=weights,
+            default_weight=24 if weights else 1,
+        )
         header = {"ruleset": ruleset, "seats": names, "options": {}, "t0": 0}
         made[ruleset] = (header, events, {"result": game.result()})
     return made
@@ -141,12 +159,22 @@ def time_reindex(logs: int, players: int, runs: int) -> None:
         took = []
         for _ in range(runs):
             began = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "server.cli", "--state-dir", state, "--reindex"],
-                           cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-m", "server.cli", "--state-dir", state, "--reindex"],
+                cwd=ROOT,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             took.append(time.perf_counter() - began)
-        rows = sqlite3.connect(Path(state) / FILE_NAME).execute("SELECT COUNT(*) FROM games").fetchone()[0]
-        print(f"  kismet-host --reindex: {statistics.median(took):.2f} s median of {runs} "
-              f"(runs {', '.join(f'{t:.2f}' for t in took)}; {rows} games indexed)")
+        rows = (
+            sqlite3.connect(Path(state) / FILE_NAME)
+            .execute("SELECT COUNT(*) FROM games")
+            .fetchone()[0]
+        )
+        print(
+            f"  kismet-host --reindex: {statistics.median(took):.2f} s median of {runs} "
+            f"(runs {', '.join(f'{t:.2f}' for t in took)}; {rows} games indexed)"
+        )
 
 
 def main() -> None:
@@ -160,17 +188,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as state:
         path = Path(state) / FILE_NAME
         took = build(path, args.games, args.players)
-        print(f"Built {args.games} games among {args.players} players in {took:.1f} s "
-              f"({took / args.games * 1000:.2f} ms a game on the records' thread).")
+        print(
+            f"Built {args.games} games among {args.players} players in {took:.1f} s "
+            f"({took / args.games * 1000:.2f} ms a game on the records' thread)."
+        )
         print("Pages (one records request each):")
         time_pages(path, args.players)
         print("A game's end on the host's event loop, with that database:")
-        stalls = asyncio.run(game_end_stalls(Path(state), 10 ** 9, args.game_ends))
+        stalls = asyncio.run(game_end_stalls(Path(state), 10**9, args.game_ends))
         cpu, idle = [s[1] for s in stalls], [s[2] for s in stalls]
-        print(f"  loop CPU stretch median {statistics.median(cpu):.2f} ms (worst {max(cpu):.2f}); "
-              f"idle lag floor median {statistics.median(idle):.2f} ms")
+        print(
+            f"  loop CPU stretch median {statistics.median(cpu):.2f} ms (worst {max(cpu):.2f}); "
+            f"idle lag floor median {statistics.median(idle):.2f} ms"
+        )
         db = sqlite3.connect(path)
-        print(f"  ({db.execute('SELECT COUNT(*) FROM games').fetchone()[0]} games in the records after)")
+        print(
+            f"  ({db.execute('SELECT COUNT(*) FROM games').fetchone()[0]} games in the records after)"
+        )
     print("Rebuilding from logs:")
     time_reindex(args.logs, args.players, args.runs)
 

@@ -50,7 +50,7 @@ from protocol import encode, limits  # noqa: E402
 from protocol.framing import FROM_HOST, read_frame  # noqa: E402
 
 # Run in the measured checkout (its own schema code makes the file), fed the figures on argv.
-BUILDER = r'''
+BUILDER = r"""
 import random, sqlite3, sys, time
 from server.records import connect
 from server.records.proof import player_id
@@ -94,7 +94,7 @@ if "solo_player" in [row[1] for row in db.execute("PRAGMA table_info(games)")]:
 db.commit()
 db.close()
 print(f"{time.perf_counter() - began:.1f}")
-'''
+"""
 
 # The flood's pages: the costly ones (a sort of every game of a ruleset before; deep pages).
 FLOOD = [
@@ -137,8 +137,12 @@ class Flooder:
         self.answered = self.refused = 0
 
     async def run(self, port: int, stop: asyncio.Event, number: int) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=("127.0.0.1", 0))
-        writer.write(encode({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": f"Flood {number}"}))
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", port, local_addr=("127.0.0.1", 0)
+        )
+        writer.write(
+            encode({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": f"Flood {number}"})
+        )
         assert (await read_frame(reader, FROM_HOST))["type"] == "welcome"
         waiting = asyncio.Semaphore(4)
         sent = 0
@@ -158,7 +162,9 @@ class Flooder:
             while not stop.is_set():
                 await waiting.acquire()
                 sent += 1
-                writer.write(encode({"type": "records", "id": sent, **FLOOD[(sent + number) % len(FLOOD)]}))
+                writer.write(
+                    encode({"type": "records", "id": sent, **FLOOD[(sent + number) % len(FLOOD)]})
+                )
                 await asyncio.sleep(1 / 30)  # under the host's 40 messages a second per connection
         finally:
             reading.cancel()
@@ -180,7 +186,9 @@ async def play_dice(bo: Client, cy: Client) -> float:
         async for message in bo.messages():
             if not ended and bo.game is not None and bo.game.finished:
                 ended = time.perf_counter()
-            if message.get("type") == "table" and all(s.get("outcome") for s in message["table"]["seats"]):
+            if message.get("type") == "table" and all(
+                s.get("outcome") for s in message["table"]["seats"]
+            ):
                 rated = time.perf_counter()
                 return
 
@@ -230,20 +238,47 @@ async def phase(port: int, seconds: float, flood: bool) -> dict:
     await asyncio.gather(*tasks, return_exceptions=True)
     for client in (honest, bo, cy):
         await client.close()
-    return {"page_median_ms": statistics.median(pages) * 1000, "page_worst_ms": max(pages) * 1000,
-            "pages": len(pages), "rating_s": rating,
-            "flood_answered": sum(f.answered for f in flooders), "flood_refused": sum(f.refused for f in flooders)}
+    return {
+        "page_median_ms": statistics.median(pages) * 1000,
+        "page_worst_ms": max(pages) * 1000,
+        "pages": len(pages),
+        "rating_s": rating,
+        "flood_answered": sum(f.answered for f in flooders),
+        "flood_refused": sum(f.refused for f in flooders),
+    }
 
 
 def start_host(checkout: Path, state: Path, cap: bool) -> tuple[subprocess.Popen, int]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = dict(os.environ, PYTHONPATH=str(checkout), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(
+        os.environ, PYTHONPATH=str(checkout), PYTHONUNBUFFERED="1", PYTHONDONTWRITEBYTECODE="1"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port), "--state-dir",
-         str(state), "--bots", "0", "--keep-games", "0", "--no-announce"] + (["--cap-loopback"] if cap else []),
-        cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            str(state),
+            "--bots",
+            "0",
+            "--keep-games",
+            "0",
+            "--no-announce",
+        ]
+        + (["--cap-loopback"] if cap else []),
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert proc.stdout is not None
     began = time.perf_counter()
     for line in proc.stdout:  # the records are open (and migrated) once it says how to join
@@ -257,25 +292,42 @@ def run_checkout(label: str, checkout: Path, args: argparse.Namespace) -> dict:
     print(f"{label}: {checkout}")
     state = Path(tempfile.mkdtemp(prefix="records-flood-"))
     try:
-        built = subprocess.run([sys.executable, "-B", "-c", BUILDER, str(state / "records.sqlite3"), str(args.games),
-                                str(args.players)], cwd=checkout, env=dict(os.environ, PYTHONPATH=str(checkout)),
-                               check=True, capture_output=True, text=True)
+        built = subprocess.run(
+            [
+                sys.executable,
+                "-B",
+                "-c",
+                BUILDER,
+                str(state / "records.sqlite3"),
+                str(args.games),
+                str(args.players),
+            ],
+            cwd=checkout,
+            env=dict(os.environ, PYTHONPATH=str(checkout)),
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         size = (state / "records.sqlite3").stat().st_size / 1e6
         print(f"    built {args.games} games in {built.stdout.strip()} s ({size:.0f} MB)")
         proc, port = start_host(checkout, state, not args.uncapped)
         try:
-            figures = {"quiet": asyncio.run(phase(port, args.seconds, flood=False)),
-                       "flood": asyncio.run(phase(port, args.seconds, flood=True))}
+            figures = {
+                "quiet": asyncio.run(phase(port, args.seconds, flood=False)),
+                "flood": asyncio.run(phase(port, args.seconds, flood=True)),
+            }
         finally:
             proc.terminate()
             proc.wait(20)
     finally:
         shutil.rmtree(state, ignore_errors=True)
     for name, f in figures.items():
-        print(f"    {name:5}: leaderboard page median {f['page_median_ms']:8.1f} ms, worst "
-              f"{f['page_worst_ms']:8.1f} ms ({f['pages']} pages); a game's rating "
-              f"{f['rating_s']:.3f} s after its end; flood requests answered {f['flood_answered']}, "
-              f"refused {f['flood_refused']}")
+        print(
+            f"    {name:5}: leaderboard page median {f['page_median_ms']:8.1f} ms, worst "
+            f"{f['page_worst_ms']:8.1f} ms ({f['pages']} pages); a game's rating "
+            f"{f['rating_s']:.3f} s after its end; flood requests answered {f['flood_answered']}, "
+            f"refused {f['flood_refused']}"
+        )
     return figures
 
 
@@ -285,8 +337,11 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=6.0, help="load per phase")
     parser.add_argument("--baseline", type=Path, default=None, help="another checkout to run too")
-    parser.add_argument("--uncapped", action="store_true",
-                        help="no --cap-loopback: each flood connection is a player of its own")
+    parser.add_argument(
+        "--uncapped",
+        action="store_true",
+        help="no --cap-loopback: each flood connection is a player of its own",
+    )
     args = parser.parse_args()
     if args.baseline is not None:
         run_checkout("baseline", args.baseline.resolve(), args)

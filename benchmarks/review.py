@@ -29,8 +29,10 @@ from kismet_tui.review.dice import review_dice_game  # noqa: E402
 from kismet_tui.solver import table  # noqa: E402
 from tests.review_util import play_dice  # noqa: E402
 
-GAMES = [("solo, medium bot", ["medium"], 5), ("four seats: hard, medium, easy, medium",
-                                                 ["hard", "medium", "easy", "medium"], 6)]
+GAMES = [
+    ("solo, medium bot", ["medium"], 5),
+    ("four seats: hard, medium, easy, medium", ["hard", "medium", "easy", "medium"], 6),
+]
 
 
 def main() -> int:
@@ -57,9 +59,11 @@ def main() -> int:
             walls.append(time.perf_counter() - wall)
             cpus.append(time.process_time() - cpu)
         decisions = len(review.decisions())
-        print(f"{label}: {len(events)} events, {decisions} decisions: median "
-              f"{statistics.median(walls) * 1000:.0f} ms wall, {statistics.median(cpus) * 1000:.0f} ms CPU "
-              f"({statistics.median(walls) / decisions * 1000:.2f} ms a decision)")
+        print(
+            f"{label}: {len(events)} events, {decisions} decisions: median "
+            f"{statistics.median(walls) * 1000:.0f} ms wall, {statistics.median(cpus) * 1000:.0f} ms CPU "
+            f"({statistics.median(walls) / decisions * 1000:.2f} ms a decision)"
+        )
     return 0
 
 

@@ -65,10 +65,27 @@ def kismet_host(tree: Path):
 def start_host(tree: Path, state: Path) -> tuple[subprocess.Popen, int]:
     port, ssh_port = free_port(), free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--ssh", str(ssh_port), "--state-dir", str(state), "--bots", "0", "--no-announce"],
-        cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--ssh",
+            str(ssh_port),
+            "--state-dir",
+            str(state),
+            "--bots",
+            "0",
+            "--no-announce",
+        ],
+        cwd=tree,
+        env=dict(os.environ, PYTHONPATH=str(tree)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     import socket
 
@@ -103,10 +120,31 @@ async def flood(tree: Path, seconds: float) -> dict:
         before = memory_mb(proc.pid)
         with open(payload, "rb") as keys:
             client = subprocess.Popen(
-                ["ssh", "-tt", "-p", str(ssh_port), "-i", str(key), "-o", "IdentitiesOnly=yes",
-                 "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                 "-o", "BatchMode=yes", "-F", "/dev/null", "-l", "Mallory", "127.0.0.1"],
-                stdin=keys, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                [
+                    "ssh",
+                    "-tt",
+                    "-p",
+                    str(ssh_port),
+                    "-i",
+                    str(key),
+                    "-o",
+                    "IdentitiesOnly=yes",
+                    "-o",
+                    "StrictHostKeyChecking=no",
+                    "-o",
+                    "UserKnownHostsFile=/dev/null",
+                    "-o",
+                    "BatchMode=yes",
+                    "-F",
+                    "/dev/null",
+                    "-l",
+                    "Mallory",
+                    "127.0.0.1",
+                ],
+                stdin=keys,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             peak, last = await watch(proc.pid, seconds)
             client.kill()
             client.wait()
@@ -122,11 +160,17 @@ async def resize(tree: Path, seconds: float, size: tuple[int, int] = (100000, 10
     with kismet_host(tree) as (proc, ssh_port, _):
         await asyncio.sleep(1.0)
         before = memory_mb(proc.pid)
-        async with asyncssh.connect("127.0.0.1", ssh_port, username="Mallory", known_hosts=None,
-                                    client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
-                                    agent_path=None) as conn:
-            chan, _ = await conn.create_session(Quiet, term_type="xterm-256color",
-                                                term_size=size, encoding=None)
+        async with asyncssh.connect(
+            "127.0.0.1",
+            ssh_port,
+            username="Mallory",
+            known_hosts=None,
+            client_keys=[asyncssh.generate_private_key("ssh-ed25519")],
+            agent_path=None,
+        ) as conn:
+            chan, _ = await conn.create_session(
+                Quiet, term_type="xterm-256color", term_size=size, encoding=None
+            )
             await asyncio.sleep(seconds / 2)
             chan.change_terminal_size(*size)
             peak, last = await watch(proc.pid, seconds / 2)
@@ -138,10 +182,12 @@ def line(what: str, runs: list[dict]) -> str:
     def median(pick):
         return statistics.median(pick(run) for run in runs)
 
-    return (f"{what:6} host {median(lambda r: r['before'][0]):6.0f} -> peak "
-            f"{median(lambda r: r['peak'][0]):6.0f} MB; session children "
-            f"{median(lambda r: r['before'][1]):6.0f} -> peak {median(lambda r: r['peak'][1]):6.0f}"
-            f" (end {median(lambda r: r['last'][1]):6.0f}) MB   (median of {len(runs)})")
+    return (
+        f"{what:6} host {median(lambda r: r['before'][0]):6.0f} -> peak "
+        f"{median(lambda r: r['peak'][0]):6.0f} MB; session children "
+        f"{median(lambda r: r['before'][1]):6.0f} -> peak {median(lambda r: r['peak'][1]):6.0f}"
+        f" (end {median(lambda r: r['last'][1]):6.0f}) MB   (median of {len(runs)})"
+    )
 
 
 async def main() -> None:

@@ -99,7 +99,7 @@ class Output:
                 raise TimeoutError(f"no {words!r} on screen")
             try:
                 await asyncio.wait_for(self.changed.wait(), left)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
 
@@ -121,8 +121,14 @@ class SshPlayer(asyncssh.SSHClientSession):
 class PtyPlayer:
     def __init__(self, address: str, name: str):
         self.out = Output()
-        self.app = PtyApp([address, "--name", name, "--fresh"], term="xterm-256color", cols=80,
-                          rows=24, on_output=self.out.feed, on_exit=lambda code: None)
+        self.app = PtyApp(
+            [address, "--name", name, "--fresh"],
+            term="xterm-256color",
+            cols=80,
+            rows=24,
+            on_output=self.out.feed,
+            on_exit=lambda code: None,
+        )
 
     def send(self, keys: bytes) -> None:
         self.app.write(keys)
@@ -135,7 +141,7 @@ async def set_up(player) -> None:
         await player.out.wait_for(words, since, 120)
 
 
-PAUSE = [0.5, 1.5]   # seconds a player waits between two keys (--pause)
+PAUSE = [0.5, 1.5]  # seconds a player waits between two keys (--pause)
 
 
 async def press_loop(player, presses: int, rng: random.Random) -> list[float]:
@@ -149,7 +155,7 @@ async def press_loop(player, presses: int, rng: random.Random) -> list[float]:
         times.append((time.perf_counter() - start) * 1000)
         await asyncio.sleep(rng.uniform(*PAUSE))
         since = len(player.out.data)
-        player.send(b"1")                                # release: wait for the redraw
+        player.send(b"1")  # release: wait for the redraw
         await player.out.wait_for(b"", since)
         while len(player.out.data) == since:
             await asyncio.sleep(0.005)
@@ -159,8 +165,10 @@ async def press_loop(player, presses: int, rng: random.Random) -> list[float]:
 def summary(times: list[float]) -> str:
     times = sorted(times)
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-    return (f"p50 {statistics.median(times):6.1f} ms  p99 {p99:6.1f} ms  max {times[-1]:6.1f} ms"
-            f"  ({len(times)} holds)")
+    return (
+        f"p50 {statistics.median(times):6.1f} ms  p99 {p99:6.1f} ms  max {times[-1]:6.1f} ms"
+        f"  ({len(times)} holds)"
+    )
 
 
 async def run_ssh(host_pid: int, ssh_port: int, sessions: int, presses: int) -> None:
@@ -169,10 +177,17 @@ async def run_ssh(host_pid: int, ssh_port: int, sessions: int, presses: int) -> 
     started = time.perf_counter()
     for index in range(sessions):
         key = asyncssh.generate_private_key("ssh-ed25519")
-        conn = await asyncssh.connect("127.0.0.1", ssh_port, username=f"p{sessions}x{index}",
-                                      known_hosts=None, client_keys=[key], agent_path=None)
-        chan, player = await conn.create_session(SshPlayer, term_type="xterm-256color",
-                                                 term_size=(80, 24), encoding=None)
+        conn = await asyncssh.connect(
+            "127.0.0.1",
+            ssh_port,
+            username=f"p{sessions}x{index}",
+            known_hosts=None,
+            client_keys=[key],
+            agent_path=None,
+        )
+        chan, player = await conn.create_session(
+            SshPlayer, term_type="xterm-256color", term_size=(80, 24), encoding=None
+        )
         conns.append(conn)
         players.append(player)
     await asyncio.gather(*(p.out.wait_for(b"Tables", 0, 120) for p in players))
@@ -189,11 +204,13 @@ async def run_ssh(host_pid: int, ssh_port: int, sessions: int, presses: int) -> 
     rss = [rss_kb(pid) for pid in kids]
     times = [t for result in results for t in result]
     print(f"ssh, {sessions:2d} session(s): {summary(times)}")
-    print(f"    per session: PSS {statistics.mean(pss) / 1024:5.1f} MiB, RSS {statistics.mean(rss) / 1024:5.1f} MiB"
-          f" ({len(kids)} kismet-join processes); host grew {(pss_kb(host_pid) - host_before) / 1024:+.1f} MiB;"
-          f" all lobbies drawn {ready_s:.1f} s after the first login;"
-          f" CPU while pressing: apps {apps_cpu:.2f} s, host and ssh {host_cpu:.2f} s"
-          f" ({per_press:.1f} ms a key press)")
+    print(
+        f"    per session: PSS {statistics.mean(pss) / 1024:5.1f} MiB, RSS {statistics.mean(rss) / 1024:5.1f} MiB"
+        f" ({len(kids)} kismet-join processes); host grew {(pss_kb(host_pid) - host_before) / 1024:+.1f} MiB;"
+        f" all lobbies drawn {ready_s:.1f} s after the first login;"
+        f" CPU while pressing: apps {apps_cpu:.2f} s, host and ssh {host_cpu:.2f} s"
+        f" ({per_press:.1f} ms a key press)"
+    )
     for conn in conns:
         conn.close()
     for conn in conns:
@@ -211,8 +228,10 @@ async def run_baseline(port: int, presses: int) -> list[float]:
     await asyncio.sleep(1.0)
     times = await press_loop(player, presses, random.Random(0))
     pid = player.app.pid
-    print(f"baseline, kismet-join on a pty without ssh: {summary(times)};"
-          f" PSS {pss_kb(pid) / 1024:.1f} MiB, RSS {rss_kb(pid) / 1024:.1f} MiB")
+    print(
+        f"baseline, kismet-join on a pty without ssh: {summary(times)};"
+        f" PSS {pss_kb(pid) / 1024:.1f} MiB, RSS {rss_kb(pid) / 1024:.1f} MiB"
+    )
     await player.app.close()
     return times
 
@@ -221,23 +240,50 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", type=int, nargs="+", default=[1, 10, 20])
     parser.add_argument("--presses", type=int, default=20, help="holds per player")
-    parser.add_argument("--pause", type=float, nargs=2, default=list(PAUSE), metavar=("MIN", "MAX"),
-                        help="seconds between a player's keys (default 0.5 1.5, a player's pace)")
+    parser.add_argument(
+        "--pause",
+        type=float,
+        nargs=2,
+        default=list(PAUSE),
+        metavar=("MIN", "MAX"),
+        help="seconds between a player's keys (default 0.5 1.5, a player's pace)",
+    )
     args = parser.parse_args()
     PAUSE[:] = args.pause
     state = tempfile.mkdtemp(prefix="kismet-bench-")
     port, ssh_port = free_port(), free_port()
     host = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--ssh", str(ssh_port), "--state-dir", state, "--bots", "0", "--no-announce",
-         "--log-level", "WARNING"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--ssh",
+            str(ssh_port),
+            "--state-dir",
+            state,
+            "--bots",
+            "0",
+            "--no-announce",
+            "--log-level",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         while "host's ssh key" not in (line := host.stdout.readline()):
             if not line:
                 raise SystemExit("kismet-host did not start")
-        print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start;"
-              f" {PAUSE[0]}-{PAUSE[1]} s between a player's keys")
+        print(
+            f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start;"
+            f" {PAUSE[0]}-{PAUSE[1]} s between a player's keys"
+        )
         await run_baseline(port, args.presses)
         for sessions in args.sessions:
             await run_ssh(host.pid, ssh_port, sessions, args.presses)

@@ -88,24 +88,40 @@ def cpu_seconds(pid: int) -> float:
     return total_ns / 1e9
 
 
-def time_to_words(command: list[str], words: str, extra_env: dict[str, str] | None = None,
-                  timeout: float = 30.0) -> tuple[float, float, bytes]:
+def time_to_words(
+    command: list[str], words: str, extra_env: dict[str, str] | None = None, timeout: float = 30.0
+) -> tuple[float, float, bytes]:
     """Seconds from exec to `words` on the screen, the CPU seconds the child had spent by
     then, and every byte written until then."""
     home = HOME
     env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PYTHONPYCACHEPREFIX=BYTECODE, HOME=home, TERM="xterm-256color", COLUMNS="80", LINES="24",
-               XDG_DATA_HOME=f"{home}/data", XDG_STATE_HOME=f"{home}/state",
-               XDG_CACHE_HOME=f"{home}/cache", XDG_CONFIG_HOME=f"{home}/config",
-               **(extra_env or {}))
+    env.update(
+        PYTHONPYCACHEPREFIX=BYTECODE,
+        HOME=home,
+        TERM="xterm-256color",
+        COLUMNS="80",
+        LINES="24",
+        XDG_DATA_HOME=f"{home}/data",
+        XDG_STATE_HOME=f"{home}/state",
+        XDG_CACHE_HOME=f"{home}/cache",
+        XDG_CONFIG_HOME=f"{home}/config",
+        **(extra_env or {}),
+    )
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     screen = pyte.Screen(80, 24)
     stream = pyte.ByteStream(screen)
     output = bytearray()
     started = time.perf_counter()
-    child = subprocess.Popen(command, stdin=slave, stdout=slave, stderr=slave, env=env,
-                             start_new_session=True, close_fds=True)
+    child = subprocess.Popen(
+        command,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        close_fds=True,
+    )
     os.close(slave)
     try:
         while True:
@@ -118,8 +134,9 @@ def time_to_words(command: list[str], words: str, extra_env: dict[str, str] | No
             try:
                 chunk = os.read(master, 65536)
             except OSError:  # the child closed the pty: it ended before its screen
-                raise RuntimeError(f"{command[0]} ended before {words!r}:\n"
-                                   + "\n".join(screen.display)) from None
+                raise RuntimeError(
+                    f"{command[0]} ended before {words!r}:\n" + "\n".join(screen.display)
+                ) from None
             output += chunk
             stream.feed(chunk)
             if any(words in line for line in screen.display):
@@ -148,8 +165,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs of each command (default 9)")
     parser.add_argument("--baseline", type=Path, help="another checkout whose kismet is timed too")
-    parser.add_argument("--imports", action="store_true",
-                        help="also list what `kismet` imports before its first screen")
+    parser.add_argument(
+        "--imports",
+        action="store_true",
+        help="also list what `kismet` imports before its first screen",
+    )
     args = parser.parse_args()
     kismet = kismet_command()
     # name -> (command, the words of its first screen, extra environment)
@@ -158,30 +178,41 @@ def main() -> None:
         "bare Textual app": ([sys.executable, "-c", BARE_APP], BARE_WORDS, {}),
     }
     if args.baseline is not None:
-        commands["kismet, baseline"] = (kismet, KISMET_WORDS, {"PYTHONPATH": str(args.baseline.resolve())})
+        commands["kismet, baseline"] = (
+            kismet,
+            KISMET_WORDS,
+            {"PYTHONPATH": str(args.baseline.resolve())},
+        )
     for command, words, env in commands.values():
         time_to_words(command, words, env)  # once unmeasured: the bytecode caches are written
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for _ in range(args.runs):
         for name, (command, words, env) in commands.items():
             runs[name].append(time_to_words(command, words, env)[:2])
-    print(f"to the first screen, 80x24, median of {args.runs} runs each (wall; CPU of the process):")
+    print(
+        f"to the first screen, 80x24, median of {args.runs} runs each (wall; CPU of the process):"
+    )
     medians = {}
     for name, measured in runs.items():
         wall = [w for w, _ in measured]
         cpu = [c for _, c in measured]
         medians[name] = statistics.median(wall), statistics.median(cpu)
-        print(f"  {name:17} {medians[name][0]:.3f} s (min {min(wall):.3f}, max {max(wall):.3f});"
-              f"  CPU {medians[name][1]:.3f} s")
+        print(
+            f"  {name:17} {medians[name][0]:.3f} s (min {min(wall):.3f}, max {max(wall):.3f});"
+            f"  CPU {medians[name][1]:.3f} s"
+        )
     bare_wall, bare_cpu = medians["bare Textual app"]
     for name in commands:
         if name != "bare Textual app":
             wall, cpu = medians[name]
-            print(f"  {name} / bare: {wall / bare_wall:.2f}x wall, {cpu / bare_cpu:.2f}x CPU"
-                  f"   (target: at most 1.5x)")
+            print(
+                f"  {name} / bare: {wall / bare_wall:.2f}x wall, {cpu / bare_cpu:.2f}x CPU"
+                f"   (target: at most 1.5x)"
+            )
     if args.imports:
-        output = time_to_words(kismet, KISMET_WORDS, {"PYTHONPROFILEIMPORTTIME": "1",
-                                                      "PYTHONPATH": str(ROOT)})[2]
+        output = time_to_words(
+            kismet, KISMET_WORDS, {"PYTHONPROFILEIMPORTTIME": "1", "PYTHONPATH": str(ROOT)}
+        )[2]
         print("\nslowest top-level imports before kismet's first screen (cumulative, self):")
         for cumulative, own, module in slowest_imports(output):
             print(f"  {cumulative / 1000:7.1f} ms  {own / 1000:7.1f} ms  {module}")

@@ -54,7 +54,9 @@ async def measure(rounds: int) -> tuple[list[float], list[float]]:
         stamped, drawn = [], []
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: client.state == "connected")
-            await other.create_table("race", {"countdown_ms": 300, "round_limit_ms": 1500, "reveal_ms": 200})
+            await other.create_table(
+                "race", {"countdown_ms": 300, "round_limit_ms": 1500, "reveal_ms": 200}
+            )
             await client.join_table(other.table["id"])
             await client.ready()
             await until(pilot, lambda: other.table["seats"][1]["ready"])
@@ -71,11 +73,19 @@ async def measure(rounds: int) -> tuple[list[float], list[float]]:
                 await until(pilot, lambda: client.since_throw_ms() >= REACTION_FLOOR_MS)
                 start = time.perf_counter()
                 press(app, "abcdefghijk"[pos])
-                await until(pilot, lambda: any(g["seat"] == 1 for g in game.view(1)["grabs"]) or game.phase != "grabbing")
+                await until(
+                    pilot,
+                    lambda: (
+                        any(g["seat"] == 1 for g in game.view(1)["grabs"])
+                        or game.phase != "grabbing"
+                    ),
+                )
                 stamped.append((time.perf_counter() - start) * 1000)
                 if game.phase == "grabbing":
                     circle = app.screen.query_one("#circle")
-                    await until(pilot, lambda: "Ana" in str(circle.content) or game.phase != "grabbing")
+                    await until(
+                        pilot, lambda: "Ana" in str(circle.content) or game.phase != "grabbing"
+                    )
                     drawn.append((time.perf_counter() - start) * 1000)
                 await until(pilot, lambda: game.phase != "grabbing", 30)
             await client.close()
@@ -89,11 +99,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     stamped, drawn = asyncio.run(measure(args.rounds))
-    for label, values in (("key press -> grab stamped and in the replica", stamped),
-                          ("key press -> grab drawn on the card", drawn)):
+    for label, values in (
+        ("key press -> grab stamped and in the replica", stamped),
+        ("key press -> grab drawn on the card", drawn),
+    ):
         if values:
-            print(f"{label}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
-                  f"over {len(values)} rounds")
+            print(
+                f"{label}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
+                f"over {len(values)} rounds"
+            )
 
 
 if __name__ == "__main__":

@@ -36,8 +36,14 @@ async def solo_dice_app(port: int, tree: Path, name: str) -> PtyApp:
     """A kismet-join from `tree` on its own pty, at a thrown solo dice game."""
     out = Output()
     os.environ["PYTHONPATH"] = str(tree)  # read when the child's environment is made
-    app = PtyApp([f"127.0.0.1:{port}", "--name", name, "--fresh"], term="xterm-256color",
-                 cols=80, rows=24, on_output=out.feed, on_exit=lambda code: None)
+    app = PtyApp(
+        [f"127.0.0.1:{port}", "--name", name, "--fresh"],
+        term="xterm-256color",
+        cols=80,
+        rows=24,
+        on_output=out.feed,
+        on_exit=lambda code: None,
+    )
     await app.start()
     await out.wait_for(b"Tables", 0, 120)
     for keys, words in SETUP:
@@ -60,10 +66,27 @@ async def main() -> None:
     port = free_port()
     os.chdir(state)  # the apps import from PYTHONPATH, not from the current folder
     host = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--state-dir", state, "--bots", "0", "--no-announce", "--log-level", "WARNING"],
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            state,
+            "--bots",
+            "0",
+            "--no-announce",
+            "--log-level",
+            "WARNING",
+        ],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     apps: dict[str, PtyApp] = {}
     try:
         while "listening" not in (line := host.stdout.readline()):
@@ -78,14 +101,20 @@ async def main() -> None:
             before = {label: cpu_s(app.pid) for label, app in apps.items()}
             await asyncio.sleep(args.seconds)
             for label, app in apps.items():
-                per_minute[label].append((cpu_s(app.pid) - before[label]) * 1000 * 60 / args.seconds)
+                per_minute[label].append(
+                    (cpu_s(app.pid) - before[label]) * 1000 * 60 / args.seconds
+                )
         for label, values in per_minute.items():
             shown = ", ".join(f"{v:.0f}" for v in values)
-            print(f"{label} ({trees[label]}): {statistics.median(values):.0f} ms CPU per idle minute"
-                  f" (windows: {shown})")
+            print(
+                f"{label} ({trees[label]}): {statistics.median(values):.0f} ms CPU per idle minute"
+                f" (windows: {shown})"
+            )
         if len(per_minute) == 2:
             ours, theirs = (statistics.median(v) for v in per_minute.values())
-            print(f"this tree / baseline: {ours / theirs:.2f}" if theirs else "baseline spent nothing")
+            print(
+                f"this tree / baseline: {ours / theirs:.2f}" if theirs else "baseline spent nothing"
+            )
         print(f"load average {os.getloadavg()[0]:.1f} at the end")
     finally:
         for app in apps.values():

@@ -85,10 +85,14 @@ def main() -> None:
     parser.add_argument("--quiet-presses", type=int, default=20)
     args = parser.parse_args()
     quiet, busy, seconds = asyncio.run(measure(args.quiet_presses))
-    for label, values in (("key press -> handled, nothing else running", quiet),
-                          ("key press -> handled, table building", busy)):
-        print(f"{label}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
-              f"over {len(values)} presses")
+    for label, values in (
+        ("key press -> handled, nothing else running", quiet),
+        ("key press -> handled, table building", busy),
+    ):
+        print(
+            f"{label}: median {statistics.median(values):.1f} ms, worst {max(values):.1f} ms "
+            f"over {len(values)} presses"
+        )
     print(f"background build (child process at nice 10): {seconds:.1f} s wall")
 
 

@@ -52,9 +52,16 @@ def long_race_log(folder: Path, seats: int, number: int, identity: HostIdentity)
     players = SeededRNG(b"players" + bytes([number]))
     stream = secret.stream(entropy)
     game = new_game("race", names, None, options, rng=stream, start_ms=1_000)
-    header = {"ruleset": "race", "seats": names, "options": options, "t0": 1_000,
-              "commit": secret.commit, "version": secret.version, "entropy": entropy,
-              "chance": stream.take_drawn()}
+    header = {
+        "ruleset": "race",
+        "seats": names,
+        "options": options,
+        "t0": 1_000,
+        "commit": secret.commit,
+        "version": secret.version,
+        "entropy": entropy,
+        "chance": stream.take_drawn(),
+    }
     moves = random_playout(game, players)
     # The same game again, taking what each event drew, as the host's table does.
     stream = secret.stream(entropy)
@@ -67,8 +74,10 @@ def long_race_log(folder: Path, seats: int, number: int, identity: HostIdentity)
         events.append({**move, "chance": drawn} if drawn else dict(move))
     path = folder / f"race-{number}.kismet"
     writer = GameWriter(path, header, 1, events[:-1], identity=identity)
-    writer.append(events[-1], end={"result": game.result(), "digest": game.digest(),
-                                   "server_seed": secret.server_seed})
+    writer.append(
+        events[-1],
+        end={"result": game.result(), "digest": game.digest(), "server_seed": secret.server_seed},
+    )
     writer.close()
     return path
 
@@ -117,12 +126,14 @@ def main() -> int:
         for number in range(1, args.games + 1):
             path = long_race_log(folder, args.seats, number, identity)
             log = read_game_log(path)
-            known = {identity.public_key: ["the host"]}   # as a player who joined it
+            known = {identity.public_key: ["the host"]}  # as a player who joined it
             assert check_log(log, known=known).ok, check_log(log, known=known).lines
             runs = [one_run(path, known) for _ in range(args.runs)]
             ratios = [run["whole --verify"] / run["baseline (old --verify)"] for run in runs]
-            print(f"\nrace log {number}: {args.seats} seats, {len(log.events)} events, "
-                  f"{path.stat().st_size:,} bytes (median of {args.runs} runs, CPU ms)")
+            print(
+                f"\nrace log {number}: {args.seats} seats, {len(log.events)} events, "
+                f"{path.stat().st_size:,} bytes (median of {args.runs} runs, CPU ms)"
+            )
             for name in runs[0]:
                 print(f"  {name:24} {statistics.median(run[name] for run in runs) * 1000:8.2f}")
             print(f"  whole / baseline         {statistics.median(ratios):8.2f}x")

@@ -21,8 +21,9 @@ import dataclasses
 import logging
 import re
 import sys
+from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -35,9 +36,25 @@ from protocol import limits
 from . import terminal
 from .app_ref import OnKismetApp
 from .app_state import Connection, KismetState, Notice
-from .messages import (BuildChanged, ChatHeard, ChatSkipped, ConnectionChanged, ConnectionReported,
-                       EventApplied, FairnessChecked, HostMessage, HostNotice, HostRefused, LeaveAsked,
-                       Refusal, RematchAsked, TableChanged, host_message, send, send_ok)
+from .messages import (
+    BuildChanged,
+    ChatHeard,
+    ChatSkipped,
+    ConnectionChanged,
+    ConnectionReported,
+    EventApplied,
+    FairnessChecked,
+    HostMessage,
+    HostNotice,
+    HostRefused,
+    LeaveAsked,
+    Refusal,
+    RematchAsked,
+    TableChanged,
+    host_message,
+    send,
+    send_ok,
+)
 from .needs_terminal import NoTerminal, refusal
 from .net.inbox import skipped_words
 from .rematch import rematch_waiting
@@ -45,8 +62,8 @@ from .rules.base import Plain
 from .rules.refusal import words_of
 from .solver import background
 from .source import GameSource
-from .widgets.chat import ChatInput
 from .web_typing import TypingSignal
+from .widgets.chat import ChatInput
 from .widgets.colours import send_colour_or_not
 
 if TYPE_CHECKING:
@@ -92,9 +109,15 @@ class KismetApp(KismetState):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, client: GameSource, *, connect: Callable[[], Awaitable[object]] | None = None,
-                 address: str = "", quick: bool = False,
-                 on_quit: Callable[[], Awaitable[object]] | None = None) -> None:
+    def __init__(
+        self,
+        client: GameSource,
+        *,
+        connect: Callable[[], Awaitable[object]] | None = None,
+        address: str = "",
+        quick: bool = False,
+        on_quit: Callable[[], Awaitable[object]] | None = None,
+    ) -> None:
         super().__init__(client, address)
         send_colour_or_not(self)  # NO_COLOR or a monochrome terminal: no colour codes at all
         self.connect_fn = connect
@@ -102,13 +125,13 @@ class KismetApp(KismetState):
         self.on_quit = on_quit
         self.notices_shown: list[str] = []
         self.stop_listening: Callable[[], None] | None = None
-        self.rematch_wanted = False   # the owner pressed r at the end: start when all want one
+        self.rematch_wanted = False  # the owner pressed r at the end: start when all want one
         self.rematch_at: object = None  # ...at this table (a wish that does not follow to another)
-        self.warming_up = False       # warm_up started (once, after the first screen)
-        self.reached = False          # the connection was made once
-        self.unreachable: str | None = None   # the words when it never could be
-        self.failed = False           # an error nobody caught ended it
-        self.typing_signal = TypingSignal()   # a browser page told when a text field is focused
+        self.warming_up = False  # warm_up started (once, after the first screen)
+        self.reached = False  # the connection was made once
+        self.unreachable: str | None = None  # the words when it never could be
+        self.failed = False  # an error nobody caught ended it
+        self.typing_signal = TypingSignal()  # a browser page told when a text field is focused
         if self.console.color_system == "standard":
             # A 16-colour terminal: use its own palette, so red pips stay red. (Otherwise Textual
             # turns ANSI names into its theme's RGB, which the terminal then rounds, e.g. to
@@ -134,7 +157,9 @@ class KismetApp(KismetState):
             # Asked to end while a screen was still being set up (ctrl+c in the first
             # moments): Textual is taking the widgets down, and a screen that looks for one
             # meets it gone. That is the exit going on, not a crash.
-            logging.getLogger("kismet").info("a screen met its widgets gone as the app exited: %s", error)
+            logging.getLogger("kismet").info(
+                "a screen met its widgets gone as the app exited: %s", error
+            )
             return
         self.failed = True
         if not isinstance(error, MemoryError):  # (nothing left to format it with)
@@ -197,9 +222,13 @@ class KismetApp(KismetState):
     async def on_event(self, event: events.Event) -> None:
         """Behind the too-small word nothing of the screen can be seen, so no key acts there
         (a blind throw, a typed letter grabbing a race card): only quitting gets through."""
-        if (isinstance(event, events.Key) and not event.is_forwarded
-                and event.key not in KEYS_BEHIND_TOO_SMALL and self.screen_stack
-                and self.screen.has_class("-too-small")):
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and event.key not in KEYS_BEHIND_TOO_SMALL
+            and self.screen_stack
+            and self.screen.has_class("-too-small")
+        ):
             event.stop()
             return
         await super().on_event(event)
@@ -253,7 +282,9 @@ class KismetApp(KismetState):
         except Exception as exc:  # refused (e.g. another protocol version): say so, keep the app
             self.post_message(ConnectionChanged("closed", f"{self.address}: {words_of(exc)}"))
             return
-        self.post_message(ConnectionChanged("closed", f"{self.address}: the host closed the connection"))
+        self.post_message(
+            ConnectionChanged("closed", f"{self.address}: the host closed the connection")
+        )
 
     async def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.connection = Connection(message.state, message.detail)
@@ -304,8 +335,13 @@ class KismetApp(KismetState):
     @on(FairnessChecked)
     def fairness_checked(self, message: FairnessChecked) -> None:
         if not message.ok:
-            self.notify(message.words, title="Chance not verified", severity="error",
-                        timeout=30, markup=False)
+            self.notify(
+                message.words,
+                title="Chance not verified",
+                severity="error",
+                timeout=30,
+                markup=False,
+            )
 
     @on(ConnectionReported)
     def connection_reported(self, message: ConnectionReported) -> None:
@@ -314,7 +350,11 @@ class KismetApp(KismetState):
     @on(TableChanged)
     def table_changed(self, message: TableChanged) -> None:
         notice = self.notice
-        if notice is not None and notice.severity != "error" and notice.moment != self.table_moment():
+        if (
+            notice is not None
+            and notice.severity != "error"
+            and notice.moment != self.table_moment()
+        ):
             # "Not everyone is ready: waiting for Bo" once Bo is ready, a chip table's words
             # once the table exists, "another game as soon as Ana presses r" at a new table.
             self.notice = None
@@ -349,11 +389,20 @@ class KismetApp(KismetState):
         if new.state == "closed" and (old.state != "closed" or old.detail != new.detail):
             self.notify(new.detail or "Disconnected.", severity="error", timeout=8, markup=False)
         elif new.state == "reconnecting" and old.state == "connected":
-            self.notify(new.detail or "Connection lost. Reconnecting...", severity="warning",
-                        timeout=4, markup=False)
+            self.notify(
+                new.detail or "Connection lost. Reconnecting...",
+                severity="warning",
+                timeout=4,
+                markup=False,
+            )
         elif new.state == "connected" and old.state == "reconnecting":
-            self.notify("Reconnected: you are back in your seat." if self.client.seat is not None
-                        else "Reconnected.", timeout=3, markup=False)
+            self.notify(
+                "Reconnected: you are back in your seat."
+                if self.client.seat is not None
+                else "Reconnected.",
+                timeout=3,
+                markup=False,
+            )
 
     def route(self) -> None:
         """Show the screen that fits the client's state: a game screen while a game is on.
@@ -367,7 +416,11 @@ class KismetApp(KismetState):
         if game is self.shown_game:
             return
         header = self.client.header or {}
-        key = (header.get("commit") or header.get("seed"), header.get("t0")) if game is not None else None
+        key = (
+            (header.get("commit") or header.get("seed"), header.get("t0"))
+            if game is not None
+            else None
+        )
         if game is not None and key == self.shown_key:
             # The same game rebuilt (a resync or a reconnect): keep the screen, swap the replica.
             self.shown_game = game
@@ -394,8 +447,15 @@ class KismetApp(KismetState):
             self.push_screen(game_screen_for(game.RULESET))
 
     # ---- notices: on the status bar, never over the board ----------------------------------
-    def notify(self, message: str | Text, *, title: str = "", severity: str = "information",
-               timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str | Text,
+        *,
+        title: str = "",
+        severity: str = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Every notice goes to the status bar (top line): a toast in a corner would cover
         cards, dice or the hand that can still be played. No toast is made; `notices_shown`
         keeps the words of the last ones."""
@@ -414,8 +474,11 @@ class KismetApp(KismetState):
         table = self.client.table
         if not table:
             return None
-        seats = tuple((str(s.get("name")), bool(s.get("ready"))) for s in table.get("seats") or []
-                      if isinstance(s, dict))
+        seats = tuple(
+            (str(s.get("name")), bool(s.get("ready")))
+            for s in table.get("seats") or []
+            if isinstance(s, dict)
+        )
         return table.get("id"), table.get("state"), seats
 
     def drop_stale_notice(self) -> None:
@@ -505,9 +568,11 @@ class KismetApp(KismetState):
         paused = False
         if table.get("id") is not None:  # (`kismet`'s own host pauses a game with bots)
             try:
-                paused = any(entry.get("id") == table["id"] and entry.get("paused")
-                             for entry in await self.client.list_tables())
-            except Exception:   # (the connection went: its own words say so)
+                paused = any(
+                    entry.get("id") == table["id"] and entry.get("paused")
+                    for entry in await self.client.list_tables()
+                )
+            except Exception:  # (the connection went: its own words say so)
                 pass
         self.notify(seat_waits_words(table, header, me, where, paused), timeout=12, markup=False)
 
@@ -522,9 +587,17 @@ class KismetApp(KismetState):
             self.rematch_wanted, self.rematch_at = True, table.get("id")
             await self.rematch_check()
         else:
-            owner = next((s.get("name") for s in table.get("seats") or []
-                          if s.get("client_id") == table.get("owner")), None)
-            self.notify(f"Ready for another game: {owner or 'the table’s owner'} starts it.", markup=False)
+            owner = next(
+                (
+                    s.get("name")
+                    for s in table.get("seats") or []
+                    if s.get("client_id") == table.get("owner")
+                ),
+                None,
+            )
+            self.notify(
+                f"Ready for another game: {owner or 'the table’s owner'} starts it.", markup=False
+            )
 
     def is_owner(self, table: Plain | None) -> bool:
         me = self.client.client_id
@@ -561,7 +634,7 @@ class KismetApp(KismetState):
 
     def keep_chat(self, line: Text) -> None:
         self.chat_lines.append(line)
-        del self.chat_lines[:-limits.CLIENT_CHAT_LINES]
+        del self.chat_lines[: -limits.CLIENT_CHAT_LINES]
         self.chat_said = line
 
     # ---- keys ---------------------------------------------------------------------------
@@ -578,7 +651,9 @@ class KismetApp(KismetState):
         from .screens.end import EndScreen
 
         # Over the end box, what its rating change means comes first.
-        self.push_screen(HelpScreen(self.current_ruleset(), rating_first=isinstance(self.screen, EndScreen)))
+        self.push_screen(
+            HelpScreen(self.current_ruleset(), rating_first=isinstance(self.screen, EndScreen))
+        )
 
     def action_help_quit(self) -> None:
         """ctrl+c (Textual's binding): in a terminal it often means "stop", so say how."""

@@ -19,7 +19,9 @@ from .source import GameSource
 def kismet_app(node: DOMNode) -> KismetState:
     app = node.app
     if not isinstance(app, KismetState):
-        raise TypeError(f"{type(node).__name__} runs only inside a Kismet app, not {type(app).__name__}")
+        raise TypeError(
+            f"{type(node).__name__} runs only inside a Kismet app, not {type(app).__name__}"
+        )
     return app
 
 

@@ -48,13 +48,13 @@ from .terminal import ends_with_its_terminal
 if TYPE_CHECKING:  # (each loads only when its command needs it)
     from protocol.gamelog import GameLog
     from protocol.plain import Plain
+    from server import Host
+    from server.open_up import OpenHost
 
     from .app import KismetApp
     from .bots.runner import BotFactory
     from .net.client import Client
     from .review.optimal import Table
-    from server import Host
-    from server.open_up import OpenHost
 
 
 def login_name() -> str:
@@ -74,12 +74,18 @@ def parse_address(text: str) -> tuple[str, int]:
 
 def add_ascii_option(parser: argparse.ArgumentParser) -> None:
     drawing = parser.add_mutually_exclusive_group()
-    drawing.add_argument("--ascii", action="store_true",
-                         help="draw dice, cards and boxes with ASCII only (automatic when the "
-                              "terminal has no Unicode: a locale without UTF-8, or on Windows "
-                              "a console other than Windows Terminal)")
-    drawing.add_argument("--unicode", action="store_true",
-                         help="draw with Unicode even where the terminal seems not to have it")
+    drawing.add_argument(
+        "--ascii",
+        action="store_true",
+        help="draw dice, cards and boxes with ASCII only (automatic when the "
+        "terminal has no Unicode: a locale without UTF-8, or on Windows "
+        "a console other than Windows Terminal)",
+    )
+    drawing.add_argument(
+        "--unicode",
+        action="store_true",
+        help="draw with Unicode even where the terminal seems not to have it",
+    )
 
 
 def set_drawing(args: argparse.Namespace) -> None:
@@ -99,14 +105,19 @@ def discover_address(seconds: float = 2.0) -> str | None:
         print(f"Could not look on this network: {exc}")
         found = []
     if not found:
-        print("No Kismet host answered. If you know where one runs, type its address:\n"
-              "  kismet-join ADDRESS:PORT    (for example kismet-join 192.168.1.20:7717)")
+        print(
+            "No Kismet host answered. If you know where one runs, type its address:\n"
+            "  kismet-join ADDRESS:PORT    (for example kismet-join 192.168.1.20:7717)"
+        )
         return None
     for number, entry in enumerate(found, 1):
         tables = f"{entry.tables} table{'s' if entry.tables != 1 else ''} open"
         print(f"  {number}. {entry.name} at {entry.address}:{entry.port} ({tables})")
-    question = ("Press enter to join it (q to stop): " if len(found) == 1 else
-                f"Which one? (1-{len(found)}, enter for 1, q to stop): ")
+    question = (
+        "Press enter to join it (q to stop): "
+        if len(found) == 1
+        else f"Which one? (1-{len(found)}, enter for 1, q to stop): "
+    )
     while True:
         try:
             answer = input(question).strip()
@@ -124,11 +135,20 @@ def discover_address(seconds: float = 2.0) -> str | None:
 
 def join_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-join", description="Join a Kismet host and play.")
-    parser.add_argument("address", nargs="?", default=None,
-                        help="the host, as host:port (none: look for hosts on this network)")
-    parser.add_argument("--name", default=None, help="your name at the table (default: your login name)")
-    parser.add_argument("--fresh", action="store_true",
-                        help="join as someone new, not taking back the seat this name had here")
+    parser.add_argument(
+        "address",
+        nargs="?",
+        default=None,
+        help="the host, as host:port (none: look for hosts on this network)",
+    )
+    parser.add_argument(
+        "--name", default=None, help="your name at the table (default: your login name)"
+    )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="join as someone new, not taking back the seat this name had here",
+    )
     add_ascii_option(parser)
     # Where the rejoin token is kept (kismet-host --ssh gives each NAME and key a file).
     parser.add_argument("--seats-file", default=None, help=argparse.SUPPRESS)
@@ -167,15 +187,25 @@ def join_main(argv: list[str] | None = None) -> int:
     from .player_key import FILE_NAME, player_key_for
 
     # What this host knows the player's records by (kept beside the rejoin tokens).
-    client.player_key = player_key_for(f"{host}:{port}", seats.with_name(FILE_NAME) if seats else None)
+    client.player_key = player_key_for(
+        f"{host}:{port}", seats.with_name(FILE_NAME) if seats else None
+    )
     refused: list[str] = []
 
     async def connect() -> None:
-        await join_by_name(app, client, host, port, name, ask=args.ask_name, fresh=args.fresh,
-                           seats=seats, refused=refused)
+        await join_by_name(
+            app,
+            client,
+            host,
+            port,
+            name,
+            ask=args.ask_name,
+            fresh=args.fresh,
+            seats=seats,
+            refused=refused,
+        )
 
-    app = KismetApp(client, connect=connect,
-                    address=f"{host}:{port}", on_quit=client.close)
+    app = KismetApp(client, connect=connect, address=f"{host}:{port}", on_quit=client.close)
     app.run()
     if refused:
         print(f"kismet-join: {refused[0]} (--name picks another)", file=sys.stderr)
@@ -183,7 +213,7 @@ def join_main(argv: list[str] | None = None) -> int:
     if app.unreachable is not None:
         print(f"kismet-join: {app.unreachable}", file=sys.stderr)
         return 1
-    return ended(app, "kismet-join")   # (1 when the app failed: the web door then says so)
+    return ended(app, "kismet-join")  # (1 when the app failed: the web door then says so)
 
 
 def ended(app: KismetApp, command: str) -> int:
@@ -195,8 +225,18 @@ def ended(app: KismetApp, command: str) -> int:
     return code
 
 
-async def join_by_name(app: KismetApp, client: Client, host: str, port: int, name: str, *, ask: bool, fresh: bool,
-                       seats: Path | None, refused: list[str]) -> None:
+async def join_by_name(
+    app: KismetApp,
+    client: Client,
+    host: str,
+    port: int,
+    name: str,
+    *,
+    ask: bool,
+    fresh: bool,
+    seats: Path | None,
+    refused: list[str],
+) -> None:
     """Say hello as `name` (asked on screen first when `ask`). A name the host refuses as
     taken is asked for again, with the host's words, when `ask`; otherwise the words go in
     `refused` and the app ends (join_main says them and exits 1)."""
@@ -211,8 +251,15 @@ async def join_by_name(app: KismetApp, client: Client, host: str, port: int, nam
         if ask:
             name = await app.push_screen_wait(AskNameScreen(name, problem))
         try:
-            await connect_keeping_seat(client, host, port, name, fresh=fresh, path=seats,
-                                       say=lambda words: app.notify(words, severity="warning"))
+            await connect_keeping_seat(
+                client,
+                host,
+                port,
+                name,
+                fresh=fresh,
+                path=seats,
+                say=lambda words: app.notify(words, severity="warning"),
+            )
             say_if_name_cut(app, name, client.name)
             news = remember_host_key(client, f"{host}:{port}")
             if news is not None:  # told, as ssh tells it, but play goes on
@@ -234,8 +281,12 @@ def say_if_name_cut(app: KismetApp, asked: str, given: str | None) -> None:
     from protocol import limits
 
     if len(asked.strip()) > limits.MAX_NAME and given is not None and given != asked.strip():
-        app.notify(f"A name holds up to {limits.MAX_NAME} characters: you are “{given}”.",
-                   severity="warning", timeout=10, markup=False)
+        app.notify(
+            f"A name holds up to {limits.MAX_NAME} characters: you are “{given}”.",
+            severity="warning",
+            timeout=10,
+            markup=False,
+        )
 
 
 def remember_host_key(client: Client, address: str) -> str | None:
@@ -273,8 +324,12 @@ def solo_host(state_dir: Path) -> tuple[Host, OpenHost]:
     from server.identity import HostIdentity
     from server.open_up import OpenHost
 
-    host = Host(state_dir=state_dir, bot_factory=bot_factory(),
-                identity=HostIdentity.when_needed(state_dir), pause_alone=True)
+    host = Host(
+        state_dir=state_dir,
+        bot_factory=bot_factory(),
+        identity=HostIdentity.when_needed(state_dir),
+        pause_alone=True,
+    )
     host.program = "kismet"  # (a second `kismet` on this folder is told it is one)
     return host, OpenHost(host, state_dir)
 
@@ -284,8 +339,9 @@ def local_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="kismet", description="Play Kismet now, against bots.")
     parser.add_argument("--name", default=None, help="your name (default: your login name)")
-    parser.add_argument("--state-dir", default=None,
-                        help=f"keep the game logs here (default: {solo_state_dir()})")
+    parser.add_argument(
+        "--state-dir", default=None, help=f"keep the game logs here (default: {solo_state_dir()})"
+    )
     add_ascii_option(parser)
     add_common_options(parser, "kismet")
     return parser
@@ -297,7 +353,7 @@ def local_main(argv: list[str] | None = None) -> int:
     from .recent import solo_state_dir
 
     args = local_parser().parse_args(argv)
-    start_logging("kismet", args)   # the embedded host's records go there too
+    start_logging("kismet", args)  # the embedded host's records go there too
     set_drawing(args)
     from .app import KismetApp
     from .net.client import Client
@@ -306,6 +362,7 @@ def local_main(argv: list[str] | None = None) -> int:
     state_dir = Path(args.state_dir) if args.state_dir else solo_state_dir()
     host, doors = solo_host(state_dir)
     from server.state_lock import StateFolderBusy
+
     try:  # before the folder is touched: another `kismet` may be playing from it
         host.claim_state_folder()
     except StateFolderBusy as exc:
@@ -336,14 +393,16 @@ def local_main(argv: list[str] | None = None) -> int:
 
     if doors_can_run():
         app.invitation = doors
-    else:   # (Windows) no key to press; the lobby says how friends can play instead
+    else:  # (Windows) no key to press; the lobby says how friends can play instead
         app.invite_words = WINDOWS_WORDS
     app.replay_folder = state_dir / "games"
     app.run()
     return ended(app, "kismet")
 
 
-async def connect_solo(app: KismetApp, client: Client, port: int, name: str, state_dir: Path) -> None:
+async def connect_solo(
+    app: KismetApp, client: Client, port: int, name: str, state_dir: Path
+) -> None:
     """Say hello to `kismet`'s own host with the token kept in its state folder, so a game
     left unfinished last time (paused, quit, a closed terminal, a crash: the host resumed it
     from the folder) is this player's again; it is offered in the lobby instead of the
@@ -361,41 +420,70 @@ async def connect_solo(app: KismetApp, client: Client, port: int, name: str, sta
     paused = [entry["id"] for entry in await client.list_tables() if entry.get("paused")]
     if paused:
         app.quick = False  # the lobby offers the paused game first
-        which = f"table {paused[0]}" if len(paused) == 1 else "tables " + ", ".join(map(str, paused))
+        which = (
+            f"table {paused[0]}" if len(paused) == 1 else "tables " + ", ".join(map(str, paused))
+        )
         # (Fits the top line at 80 columns.)
-        app.notify(f"Your unfinished game waits at {which}: enter goes back, n leaves it.",
-                   timeout=20, markup=False)
+        app.notify(
+            f"Your unfinished game waits at {which}: enter goes back, n leaves it.",
+            timeout=20,
+            markup=False,
+        )
 
 
-SOLO_ADDRESS = "this computer"   # what the solo token is kept under
+SOLO_ADDRESS = "this computer"  # what the solo token is kept under
 
 
 def replay_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kismet-replay", description="Watch a saved Kismet game.")
-    parser.add_argument("file", nargs="?", default=None,
-                        help="a game log (a .kismet file); without it, choose a recent game")
-    parser.add_argument("--speed", type=float, default=1.0,
-                        help="playback speed: 0.25, 0.5, 1 (the default), 2, 4, 8 or 16")
-    parser.add_argument("--verify", action="store_true",
-                        help="do not play: check the host's signature, every event, every die "
-                             "and card and the end (exit 0), or name what differs or cannot be "
-                             "read (exit 1), or what cannot be checked though nothing differs: "
-                             "an unfinished or truncated log, or one from before hosts signed "
-                             "(exit 2)")
-    parser.add_argument("--host-key", default=None, metavar="SHA256:...",
-                        help="with --verify: the log must be signed by this host key (the "
-                             "fingerprint kismet-host prints at start); needed only for a "
-                             "host you never joined from this computer")
-    parser.add_argument("--review", action="store_true",
-                        help="do not play: print what the game's log teaches each player: dice, "
-                             "each decision graded by the perfect player; race, reaction times; "
-                             "knock, missed chances (docs/review.md)")
-    parser.add_argument("--json", action="store_true",
-                        help="with --review: print it as JSON (dice: one object per decision; "
-                             "race and knock: one per player)")
-    parser.add_argument("--build-table", action="store_true",
-                        help="with --review: if the perfect player's table is not built yet, "
-                             "build it first (about 10 s, once) instead of saying how")
+    parser.add_argument(
+        "file",
+        nargs="?",
+        default=None,
+        help="a game log (a .kismet file); without it, choose a recent game",
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        help="playback speed: 0.25, 0.5, 1 (the default), 2, 4, 8 or 16",
+    )
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help="do not play: check the host's signature, every event, every die "
+        "and card and the end (exit 0), or name what differs or cannot be "
+        "read (exit 1), or what cannot be checked though nothing differs: "
+        "an unfinished or truncated log, or one from before hosts signed "
+        "(exit 2)",
+    )
+    parser.add_argument(
+        "--host-key",
+        default=None,
+        metavar="SHA256:...",
+        help="with --verify: the log must be signed by this host key (the "
+        "fingerprint kismet-host prints at start); needed only for a "
+        "host you never joined from this computer",
+    )
+    parser.add_argument(
+        "--review",
+        action="store_true",
+        help="do not play: print what the game's log teaches each player: dice, "
+        "each decision graded by the perfect player; race, reaction times; "
+        "knock, missed chances (docs/review.md)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="with --review: print it as JSON (dice: one object per decision; "
+        "race and knock: one per player)",
+    )
+    parser.add_argument(
+        "--build-table",
+        action="store_true",
+        help="with --review: if the perfect player's table is not built yet, "
+        "build it first (about 10 s, once) instead of saying how",
+    )
     add_ascii_option(parser)
     add_common_options(parser, "kismet-replay")
     return parser
@@ -417,8 +505,10 @@ def replay_main(argv: list[str] | None = None) -> int:
     from .replay import SPEEDS  # (the replay's: loaded for the playback anyway)
 
     if args.speed not in SPEEDS:  # (+ and - step through these while it plays)
-        parser.error(f"--speed {args.speed:g} is not a speed the replay has: "
-                     f"{', '.join(f'{speed:g}' for speed in SPEEDS)}.")
+        parser.error(
+            f"--speed {args.speed:g} is not a speed the replay has: "
+            f"{', '.join(f'{speed:g}' for speed in SPEEDS)}."
+        )
     from .saved_game import UnreadableGame, playable, read_game
 
     path = args.file
@@ -434,7 +524,7 @@ def replay_main(argv: list[str] | None = None) -> int:
             return review_file(path, header, events, as_json=args.json, build=args.build_table)
     except UnreadableGame as exc:
         print(f"kismet-replay: {exc.words}", file=sys.stderr)
-        return 1 if args.verify else 2   # --verify: a file it cannot read is not verified
+        return 1 if args.verify else 2  # --verify: a file it cannot read is not verified
     from .replay import ReplayApp
 
     app = ReplayApp(header, events, speed=args.speed)
@@ -442,7 +532,9 @@ def replay_main(argv: list[str] | None = None) -> int:
     return ended(app, "kismet-replay")
 
 
-def review_file(path: Path, header: Plain, events: list[Plain], *, as_json: bool, build: bool) -> int:
+def review_file(
+    path: Path, header: Plain, events: list[Plain], *, as_json: bool, build: bool
+) -> int:
     """Print the dice review of a game (kismet_tui/review/): exit 0, or 2 with words when the
     game is not a dice game or the perfect player's table is not built (it never guesses)."""
     from .review.dice import NotADiceGame, review_dice_game
@@ -452,8 +544,10 @@ def review_file(path: Path, header: Plain, events: list[Plain], *, as_json: bool
     if header.get("ruleset") in ("race", "knock"):
         return review_race_or_knock(header, events, as_json)
     if header.get("ruleset") != "dice":
-        print(f"kismet-replay: {shown(path)} is a game of {header.get('ruleset')}: it has no "
-              "review.", file=sys.stderr)
+        print(
+            f"kismet-replay: {shown(path)} is a game of {header.get('ruleset')}: it has no review.",
+            file=sys.stderr,
+        )
         return 2
     V = review_table(build)
     if V is None:
@@ -477,22 +571,30 @@ def review_table(build: bool) -> Table | None:
     if V is not None:
         return V
     if not build and sys.stdin.isatty() and sys.stderr.isatty():
-        print("The perfect player's table is not built yet: the review grades against it. "
-              "Building it takes about 10 seconds, once.", file=sys.stderr)
+        print(
+            "The perfect player's table is not built yet: the review grades against it. "
+            "Building it takes about 10 seconds, once.",
+            file=sys.stderr,
+        )
         try:
             build = input("Build it now and wait? [Y/n] ").strip().lower() in ("", "y", "yes")
         except EOFError:
             build = False
     if not build:
-        print("kismet-replay: the perfect player's table is not built yet, and the review never "
-              "guesses without it. Build it (about 10 s, once) with kismet-replay --review "
-              "--build-table FILE, or python -m kismet_tui.solver.", file=sys.stderr)
+        print(
+            "kismet-replay: the perfect player's table is not built yet, and the review never "
+            "guesses without it. Build it (about 10 s, once) with kismet-replay --review "
+            "--build-table FILE, or python -m kismet_tui.solver.",
+            file=sys.stderr,
+        )
         return None
     return optimal.build_here(
         progress=optimal.text_progress(),
         on_wait=lambda: print("Another program is building the table: waiting.", file=sys.stderr),
-        on_damaged=lambda why: print(f"The cached table is damaged ({why}): building it again.",
-                                     file=sys.stderr))
+        on_damaged=lambda why: print(
+            f"The cached table is damaged ({why}): building it again.", file=sys.stderr
+        ),
+    )
 
 
 def review_race_or_knock(header: Plain, events: list[Plain], as_json: bool) -> int:
@@ -529,7 +631,9 @@ def verify_file(path: Path, log: GameLog, host_key: str | None) -> int:
     try:
         report = check_log(log, host_key=host_key, known=known_keys())
     except Exception as exc:  # a crafted file can hold anything: say so, no traceback
-        raise UnreadableGame(f"{shown(path)} cannot be checked: {type(exc).__name__}: {exc}") from None
+        raise UnreadableGame(
+            f"{shown(path)} cannot be checked: {type(exc).__name__}: {exc}"
+        ) from None
     out = sys.stdout if report.ok else sys.stderr
     for line in report.lines:
         print(f"{shown(path)}: {clean_text(line)}", file=out)
@@ -544,8 +648,11 @@ def choose_recent() -> Path | None:
     games = recent_games()
     if not games:
         folders = " and ".join(str(folder) for folder in game_folders())
-        print(f"kismet-replay: no saved games yet (looked in {folders}). Play one with `kismet`, "
-              "or give a file: kismet-replay FILE.kismet", file=sys.stderr)
+        print(
+            f"kismet-replay: no saved games yet (looked in {folders}). Play one with `kismet`, "
+            "or give a file: kismet-replay FILE.kismet",
+            file=sys.stderr,
+        )
         return None
     print("Recent games, newest first:")
     return choose(games)

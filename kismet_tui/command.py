@@ -22,23 +22,24 @@ import functools
 import logging
 import logging.handlers
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from .needs_terminal import NoTerminal
 from .version import version
 
 LEVELS = ("debug", "info", "warning", "error", "critical")
-LOG_BYTES = 1_000_000   # a log file is rotated past this size...
-LOG_BACKUPS = 3         # ...keeping this many older ones (<command>.log.1 to .3)
+LOG_BYTES = 1_000_000  # a log file is rotated past this size...
+LOG_BACKUPS = 3  # ...keeping this many older ones (<command>.log.1 to .3)
 FORMAT = "%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"
 
 F = TypeVar("F", bound=Callable[..., int])
 
-_log_path: Path | None = None   # where this process logs, once start_logging has run
-_started = False                # start_logging has run (with a file or not)
-_handlers: list[logging.Handler] = []   # what start_logging added to the root logger
-_level_before: int | None = None        # the root logger's level before it
+_log_path: Path | None = None  # where this process logs, once start_logging has run
+_started = False  # start_logging has run (with a file or not)
+_handlers: list[logging.Handler] = []  # what start_logging added to the root logger
+_level_before: int | None = None  # the root logger's level before it
 
 
 def default_log_file(command: str) -> Path:
@@ -50,16 +51,29 @@ def default_log_file(command: str) -> Path:
 def add_common_options(parser: argparse.ArgumentParser, command: str) -> None:
     """--version, --log-file, --log-level and --completion on `parser`."""
     parser.add_argument("--version", action=VersionAction, help="print the version and exit")
-    parser.add_argument("--log-file", default=None, metavar="FILE",
-                        help=f"write the log here (default: {command}.log in your log folder, "
-                             f"{default_log_file(command).parent}; rotated at 1 MB, 3 kept)")
-    parser.add_argument("--log-level", default="info", type=str.lower, choices=LEVELS,
-                        metavar="LEVEL",
-                        help="the least important records logged: debug, info (the default), "
-                             "warning, error or critical")
-    parser.add_argument("--completion", action=CompletionAction, choices=("bash", "zsh", "fish"),
-                        help="print a shell completion script for bash, zsh or fish, and exit "
-                             "(docs/hosting.md says where to put it)")
+    parser.add_argument(
+        "--log-file",
+        default=None,
+        metavar="FILE",
+        help=f"write the log here (default: {command}.log in your log folder, "
+        f"{default_log_file(command).parent}; rotated at 1 MB, 3 kept)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        type=str.lower,
+        choices=LEVELS,
+        metavar="LEVEL",
+        help="the least important records logged: debug, info (the default), "
+        "warning, error or critical",
+    )
+    parser.add_argument(
+        "--completion",
+        action=CompletionAction,
+        choices=("bash", "zsh", "fish"),
+        help="print a shell completion script for bash, zsh or fish, and exit "
+        "(docs/hosting.md says where to put it)",
+    )
 
 
 class VersionAction(argparse.Action):
@@ -67,11 +81,15 @@ class VersionAction(argparse.Action):
     process, forked under a tight memory limit, never imports what reading it needs)."""
 
     def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
-                         **kwargs)  # type: ignore[arg-type]
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
         print(f"{parser.prog} {version()}")
         parser.exit(0)
 
@@ -80,11 +98,15 @@ class CompletionAction(argparse.Action):
     """--completion SHELL: print the script for the parser it belongs to, and exit 0."""
 
     def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=None, default=None, metavar="SHELL",
-                         **kwargs)  # type: ignore[arg-type]
+        super().__init__(option_strings, dest, nargs=None, default=None, metavar="SHELL", **kwargs)  # type: ignore[arg-type]
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: object, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
         from .completion import script
 
         print(script(parser, str(values)), end="")
@@ -100,8 +122,13 @@ class QuietFileHandler(logging.handlers.RotatingFileHandler):
         pass
 
 
-def start_logging(command: str, args: argparse.Namespace | None = None, *,
-                  to_stderr: bool = False, to_file: bool = True) -> Path | None:
+def start_logging(
+    command: str,
+    args: argparse.Namespace | None = None,
+    *,
+    to_stderr: bool = False,
+    to_file: bool = True,
+) -> Path | None:
     """Log the whole process (the embedded host's records too) to the command's file at the
     level asked; returns the file, or None when it cannot be written (said on stderr) or is
     not wanted (`to_file` false: a door session, see cli.join_main)."""
@@ -119,17 +146,23 @@ def start_logging(command: str, args: argparse.Namespace | None = None, *,
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = QuietFileHandler(
-            path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8")
+            path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
+        )
     except OSError as exc:
-        print(f"{command}: cannot write the log file {path}: {exc.strerror or exc}. "
-              f"Going on without it (--log-file picks another).", file=sys.stderr)
+        print(
+            f"{command}: cannot write the log file {path}: {exc.strerror or exc}. "
+            f"Going on without it (--log-file picks another).",
+            file=sys.stderr,
+        )
     else:
         handler.setFormatter(logging.Formatter(FORMAT))
         root.addHandler(handler)
         _handlers.append(handler)
         _log_path = path
     # (The file only: on stderr the command's own first lines come first.)
-    logging.getLogger("kismet").info("%s %s started: %s", command, version(), " ".join(sys.argv[1:]))
+    logging.getLogger("kismet").info(
+        "%s %s started: %s", command, version(), " ".join(sys.argv[1:])
+    )
     if to_stderr:
         stream = logging.StreamHandler(sys.stderr)
         stream.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 
-FILE_WORDS = ("FILE", "DIR", "STATE_DIR")   # metavars (or destinations) that name a path
+FILE_WORDS = ("FILE", "DIR", "STATE_DIR")  # metavars (or destinations) that name a path
 
 
 def script(parser: argparse.ArgumentParser, shell: str) -> str:
@@ -25,8 +25,11 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
 
 def options(parser: argparse.ArgumentParser) -> list[argparse.Action]:
     """The parser's actions that are options shown in --help."""
-    return [action for action in parser._actions
-            if action.option_strings and action.help != argparse.SUPPRESS]
+    return [
+        action
+        for action in parser._actions
+        if action.option_strings and action.help != argparse.SUPPRESS
+    ]
 
 
 def takes_path(action: argparse.Action) -> bool:
@@ -50,7 +53,9 @@ def bash(parser: argparse.ArgumentParser) -> str:
         names = "|".join(action.option_strings)
         if action.choices is not None:
             choices = " ".join(map(str, action.choices))
-            cases.append(f'        {names}) COMPREPLY=($(compgen -W "{choices}" -- "$cur")); return ;;')
+            cases.append(
+                f'        {names}) COMPREPLY=($(compgen -W "{choices}" -- "$cur")); return ;;'
+            )
         elif takes_path(action):
             cases.append(f'        {names}) COMPREPLY=($(compgen -f -- "$cur")); return ;;')
         elif takes_value(action):

@@ -15,9 +15,9 @@ from typing import Protocol
 
 @dataclass(frozen=True)
 class InviteChoice:
-    keys: str = ""            # friends' public keys, one authorized_keys line each
-    password: bool = False    # a password for the evening, for friends without a key
-    join_port: bool = False   # the game's own port too (kismet-join): anyone, nothing asked
+    keys: str = ""  # friends' public keys, one authorized_keys line each
+    password: bool = False  # a password for the evening, for friends without a key
+    join_port: bool = False  # the game's own port too (kismet-join): anyone, nothing asked
 
 
 class InviteRefused(Exception):

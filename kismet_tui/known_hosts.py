@@ -25,7 +25,7 @@ from pathlib import Path
 from protocol.logsign import PUBLIC_KEY_BYTES, fingerprint
 
 FILE_NAME = "known-hosts.json"
-THIS_COMPUTER = "this computer"   # where `kismet`'s own host is remembered
+THIS_COMPUTER = "this computer"  # where `kismet`'s own host is remembered
 
 
 def default_path() -> Path:
@@ -78,8 +78,7 @@ def remember(address: str, key: bytes, path: Path | None = None) -> str | None:
     before = _keys_of(entry) if entry is not None else []
     if before and before[0] == key:
         return None
-    hosts[address] = {"key": key.hex(),
-                      "earlier": [old.hex() for old in before if old != key]}
+    hosts[address] = {"key": key.hex(), "earlier": [old.hex() for old in before if old != key]}
     try:
         from .saved_seats import write_private
 
@@ -88,10 +87,12 @@ def remember(address: str, key: bytes, path: Path | None = None) -> str | None:
         pass
     if not before:
         return None  # the first time: remembered, as ssh does
-    return (f"The host at {address} shows another key than before: now {fingerprint(key)}, "
-            f"before {fingerprint(before[0])}. If its owner made a new key, all is well; if "
-            f"not, another computer may be answering at that address. Games it signs from "
-            f"now on show the new key.")
+    return (
+        f"The host at {address} shows another key than before: now {fingerprint(key)}, "
+        f"before {fingerprint(before[0])}. If its owner made a new key, all is well; if "
+        f"not, another computer may be answering at that address. Games it signs from "
+        f"now on show the new key."
+    )
 
 
 def known_keys(path: Path | None = None) -> dict[bytes, list[str]]:

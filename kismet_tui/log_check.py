@@ -68,8 +68,9 @@ class Report:
         return self.exit_code == OK
 
 
-def check_log(log: GameLog, host_key: str | None = None,
-              known: Mapping[bytes, Sequence[str]] | None = None) -> Report:
+def check_log(
+    log: GameLog, host_key: str | None = None, known: Mapping[bytes, Sequence[str]] | None = None
+) -> Report:
     report = Report()
     check_signed(log, report, host_key, known)
     seed = (log.end or {}).get("server_seed")
@@ -82,8 +83,9 @@ def check_log(log: GameLog, host_key: str | None = None,
             earlier = verify(log.header, log.events, seed)
             if edited_before(earlier, report.refused_at):
                 # A value changed earlier is the edit; the refusal only follows from it.
-                report.lines[-1] = (f"{earlier.words} (Event {report.refused_at} no longer "
-                                    f"replays after it.)")
+                report.lines[-1] = (
+                    f"{earlier.words} (Event {report.refused_at} no longer replays after it.)"
+                )
         return report
     chance = verify(log.header, log.events, seed)
     if chance.ok:
@@ -101,11 +103,15 @@ def check_log(log: GameLog, host_key: str | None = None,
 def edited_before(chance: Verification, refused_at: int | None) -> bool:
     """Whether the chance check found a changed value in an event before the one the engine
     refused: a value the engine takes (a first roller, a die) but the seed does not give."""
-    return (not chance.ok and refused_at is not None and isinstance(chance.seq, int)
-            and 0 < chance.seq < refused_at)
+    return (
+        not chance.ok
+        and refused_at is not None
+        and isinstance(chance.seq, int)
+        and 0 < chance.seq < refused_at
+    )
 
 
-SIGNING_VERSION = 3   # hosts of this protocol version (the header's `version`) sign every game
+SIGNING_VERSION = 3  # hosts of this protocol version (the header's `version`) sign every game
 
 
 def signing_host_wrote(log: GameLog) -> str | None:
@@ -121,18 +127,30 @@ def signing_host_wrote(log: GameLog) -> str | None:
     return None
 
 
-def check_signed(log: GameLog, report: Report, host_key: str | None,
-                 known: Mapping[bytes, Sequence[str]] | None = None) -> None:
+def check_signed(
+    log: GameLog,
+    report: Report,
+    host_key: str | None,
+    known: Mapping[bytes, Sequence[str]] | None = None,
+) -> None:
     """Who signed the log, against the keys this player has met (`known`: key -> the
     addresses that showed it, kismet_tui/known_hosts.py) or the one named (`host_key`)."""
     record = log.signature
     if record is None:
         signing = signing_host_wrote(log)
         if log.torn:  # the file was cut short: say so, not that the game never ended
-            cut_at = "after its end record" if log.end is not None else f"after event {len(log.events)}"
-            words = (f"Truncated: the file stops {log.torn} bytes into a record {cut_at}; "
-                     "what followed (")
-            words += ("its signature" if log.end is not None else "the rest of the game, its end and signature")
+            cut_at = (
+                "after its end record" if log.end is not None else f"after event {len(log.events)}"
+            )
+            words = (
+                f"Truncated: the file stops {log.torn} bytes into a record {cut_at}; "
+                "what followed ("
+            )
+            words += (
+                "its signature"
+                if log.end is not None
+                else "the rest of the game, its end and signature"
+            )
             words += ") is missing, so it cannot be checked whole."
             if log.end is not None and signing is not None:
                 report.bad(words)
@@ -141,12 +159,16 @@ def check_signed(log: GameLog, report: Report, host_key: str | None,
         elif log.end is None:
             report.unchecked("Not signed: the game never ended.")
         elif signing is not None:
-            report.bad(f"Not signed, but {signing}: hosts since protocol version "
-                       f"{SIGNING_VERSION} sign every game they finish, so its signature was "
-                       f"cut off and nothing shows who wrote it.")
+            report.bad(
+                f"Not signed, but {signing}: hosts since protocol version "
+                f"{SIGNING_VERSION} sign every game they finish, so its signature was "
+                f"cut off and nothing shows who wrote it."
+            )
         else:
-            report.unchecked(f"Not signed (older host, before protocol version "
-                             f"{SIGNING_VERSION}): nothing shows who wrote it; judged on the rest.")
+            report.unchecked(
+                f"Not signed (older host, before protocol version "
+                f"{SIGNING_VERSION}): nothing shows who wrote it; judged on the rest."
+            )
         if host_key is not None:
             report.bad(f"You asked for host {host_key}, but nobody signed this log.")
         return
@@ -155,33 +177,43 @@ def check_signed(log: GameLog, report: Report, host_key: str | None,
     problem = check_signature(record, log.signed_digest)
     if problem is not None:
         where = where_changed(log)
-        report.bad(f"The signature does not match: the log was changed after host {signer} "
-                   f"signed it ({problem}){': ' + where if where else ''}.")
+        report.bad(
+            f"The signature does not match: the log was changed after host {signer} "
+            f"signed it ({problem}){': ' + where if where else ''}."
+        )
         return
     if log.after_signature:
         count = log.after_signature
-        report.bad(f"Signed by host {signer}, but {count} record{'s' if count > 1 else ''} "
-                   f"follow{'' if count > 1 else 's'} the signature: added after the host signed.")
+        report.bad(
+            f"Signed by host {signer}, but {count} record{'s' if count > 1 else ''} "
+            f"follow{'' if count > 1 else 's'} the signature: added after the host signed."
+        )
         return
     if log.host_key is not None and log.host_key != key:
         named = fingerprint(log.host_key) if isinstance(log.host_key, bytes) else repr(log.host_key)
-        report.bad(f"Signed by {signer}, but the log's header names the host's key as {named}: "
-                   f"it was signed again by another key.")
+        report.bad(
+            f"Signed by {signer}, but the log's header names the host's key as {named}: "
+            f"it was signed again by another key."
+        )
         return
     if host_key is not None and signer != host_key:
-        report.bad(f"Signed by host {signer}, not by {host_key} as you asked: this log is "
-                   f"not that host's.")
+        report.bad(
+            f"Signed by host {signer}, not by {host_key} as you asked: this log is not that host's."
+        )
         return
     addresses = (known or {}).get(key) if isinstance(key, bytes) else None
     if addresses:
-        report.good(f"Signed by the host you played at ({signer}), known here as "
-                    f"{', '.join(addresses)}.")
+        report.good(
+            f"Signed by the host you played at ({signer}), known here as {', '.join(addresses)}."
+        )
     elif host_key is not None:
         report.good(f"Signed by host {signer}, the key you named.")
     else:
-        report.bad(f"Signed by a key you have never seen ({signer}): no host you joined from "
-                   f"this computer showed it. If you know it is the host's (kismet-host prints "
-                   f"its key at start), name it: --host-key {signer}")
+        report.bad(
+            f"Signed by a key you have never seen ({signer}): no host you joined from "
+            f"this computer showed it. If you know it is the host's (kismet-host prints "
+            f"its key at start), name it: --host-key {signer}"
+        )
 
 
 def where_changed(log: GameLog) -> str | None:
@@ -193,8 +225,11 @@ def where_changed(log: GameLog) -> str | None:
     for index, (mark, found) in enumerate(zip(written, log.marks)):
         if mark != found:
             first, last = index * MARK_EVERY + 1, (index + 1) * MARK_EVERY
-            return (f"the first change is in the header or events 1 to {last}" if index == 0
-                    else f"the first change is in events {first} to {last}")
+            return (
+                f"the first change is in the header or events 1 to {last}"
+                if index == 0
+                else f"the first change is in events {first} to {last}"
+            )
     after = min(len(written), len(log.marks)) * MARK_EVERY
     if len(log.events) > after:
         return f"the first change is in events {after + 1} to {len(log.events)} or the end record"
@@ -244,8 +279,10 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
         report.bad(f"The game's header cannot be read ({exc}).")
         return None
     for event in log.events:
-        where = (f"Event {event.get('seq')}: {_seat_words(header, event.get('seat'))}'s "
-                 f"{_action_words(event.get('action'))}")
+        where = (
+            f"Event {event.get('seq')}: {_seat_words(header, event.get('seat'))}'s "
+            f"{_action_words(event.get('action'))}"
+        )
         try:
             apply_event(game, event)
         except IllegalAction as exc:
@@ -258,13 +295,15 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
             report.bad(f"{where} cannot be read ({exc}).")
             return None
     count = len(log.events)
-    report.good(f"Every event ({count}) is legal at its stamp, in order, from the seat that "
-                f"may make it.")
+    report.good(
+        f"Every event ({count}) is legal at its stamp, in order, from the seat that may make it."
+    )
     return game
 
 
-def _refused(report: Report, where: str, chance: object, exc: IllegalAction,
-             can_redraw: bool, at: str = "") -> None:
+def _refused(
+    report: Report, where: str, chance: object, exc: IllegalAction, can_redraw: bool, at: str = ""
+) -> None:
     """Say why the engine refused the start or an event (see check_events)."""
     if not isinstance(exc, ChanceError):
         report.bad(f"{where} is not legal{at}: {exc.words}")
@@ -281,18 +320,24 @@ def check_end(log: GameLog, game: Game, report: Report) -> None:
     last = len(log.events)
     replayed = game.result()
     if replayed is None:
-        report.bad(f"The end record says the game is over, but after its last event ({last}) "
-                   f"the game is still going.")
+        report.bad(
+            f"The end record says the game is over, but after its last event ({last}) "
+            f"the game is still going."
+        )
         return
     logged = end.get("result")
     if logged != replayed:
-        report.bad(f"The end record's result is not what the events give: "
-                   f"{_result_difference(logged, replayed)}.")
+        report.bad(
+            f"The end record's result is not what the events give: "
+            f"{_result_difference(logged, replayed)}."
+        )
         return
     digest = end.get("digest")
     if digest is not None and digest != game.digest():
-        report.bad(f"The end record's digest is not the state the events reach after event "
-                   f"{last}: something in the game's state was changed.")
+        report.bad(
+            f"The end record's digest is not the state the events reach after event "
+            f"{last}: something in the game's state was changed."
+        )
         return
     report.good(f"The end record matches the replay: {_result_words(replayed)}.")
 
@@ -308,8 +353,11 @@ def _result_difference(logged: object, replayed: Mapping[str, object]) -> str:
             said.append(f"it has no {name}, the events give {value!r}")
         elif logged[name] != value:
             said.append(f"in {name} it says {logged[name]!r}, the events give {value!r}")
-    said += [f"it has {name} {logged[name]!r}, which the events do not give"
-             for name in logged if name not in replayed]
+    said += [
+        f"it has {name} {logged[name]!r}, which the events do not give"
+        for name in logged
+        if name not in replayed
+    ]
     return "; ".join(said)
 
 

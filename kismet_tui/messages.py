@@ -18,8 +18,9 @@ table (BuildChanged) report the same way.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable, TypeVar
+from typing import TypeVar
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -150,8 +151,11 @@ def host_message(msg: Plain) -> HostMessage | None:
     kind = msg.get("type")
     if kind == "event":
         seq, seat, notes = msg.get("seq"), msg.get("seat"), msg.get("notes")
-        return EventApplied(seq if isinstance(seq, int) else None, seat if isinstance(seat, int) else None,
-                            list(notes) if isinstance(notes, list) else None)
+        return EventApplied(
+            seq if isinstance(seq, int) else None,
+            seat if isinstance(seat, int) else None,
+            list(notes) if isinstance(notes, list) else None,
+        )
     if kind == "table":
         return TableChanged(msg.get("table") or {})
     if kind in ("tables", "tables_changed"):
@@ -160,8 +164,11 @@ def host_message(msg: Plain) -> HostMessage | None:
         return GameArrived(msg.get("header") or {}, list(msg.get("events") or []))
     if kind == "error":
         re = msg.get("re")
-        return HostRefused(str(msg.get("code") or ""), str(msg.get("words") or ""),
-                           re if isinstance(re, int) else None)
+        return HostRefused(
+            str(msg.get("code") or ""),
+            str(msg.get("words") or ""),
+            re if isinstance(re, int) else None,
+        )
     if kind == "chat":
         return ChatHeard(str(msg.get("name") or msg.get("from") or "?"), str(msg.get("text", "")))
     if kind == "chat_skipped":
@@ -175,8 +182,10 @@ def host_message(msg: Plain) -> HostMessage | None:
         return ConnectionReported(str(msg.get("state") or ""), str(msg.get("words") or ""))
     if kind == "welcome":
         client_id, table = msg.get("client_id"), msg.get("table")
-        return Welcomed(client_id if isinstance(client_id, int) else None,
-                        table if isinstance(table, int) else None)
+        return Welcomed(
+            client_id if isinstance(client_id, int) else None,
+            table if isinstance(table, int) else None,
+        )
     if kind == "desync":
         seq = msg.get("seq")
         return DesyncFound(seq if isinstance(seq, int) else None)
@@ -217,7 +226,9 @@ async def send_ok(sender: MessagePump, request: Callable[[], Awaitable[object]])
     return ok
 
 
-async def attempt(sender: MessagePump, request: Callable[[], Awaitable[T]]) -> tuple[bool, T | None]:
+async def attempt(
+    sender: MessagePump, request: Callable[[], Awaitable[T]]
+) -> tuple[bool, T | None]:
     try:
         return True, await request()
     except Exception as exc:  # refusals and dropped connections alike: tell the player

@@ -23,13 +23,17 @@ def refusal(stdout: TextIO) -> str | None:
     if os.environ.get("TEXTUAL_DRIVER"):  # a driver of its own (the web door): no terminal
         return None
     if os.environ.get("TERM") == "dumb":
-        return ("this terminal cannot draw a screen (TERM is dumb). Run it in a terminal "
-                "window, or set TERM to your terminal's type (for example TERM=xterm-256color).")
+        return (
+            "this terminal cannot draw a screen (TERM is dumb). Run it in a terminal "
+            "window, or set TERM to your terminal's type (for example TERM=xterm-256color)."
+        )
     try:
         is_terminal = stdout.isatty()
     except (AttributeError, ValueError):  # closed, or not a real file
         is_terminal = False
     if not is_terminal:
-        return ("its output is not a terminal (a file or a pipe), and it draws a screen "
-                "there. Run it in a terminal window.")
+        return (
+            "its output is not a terminal (a file or a pipe), and it draws a screen "
+            "there. Run it in a terminal window."
+        )
     return None

@@ -9,8 +9,8 @@ names as the host cleans them, so a crafted file cannot write to the terminal.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from protocol.text import clean_name, clean_text
 
@@ -57,8 +57,9 @@ def describe(path: Path) -> str:
     return f"{when}  {clean_text(log.header['ruleset']):<5}  {names}  ({state})"
 
 
-def choose(paths: list[Path], ask: Callable[[str], str] | None = None,
-           say: Callable[[str], object] = print) -> Path | None:
+def choose(
+    paths: list[Path], ask: Callable[[str], str] | None = None, say: Callable[[str], object] = print
+) -> Path | None:
     """List `paths` numbered and ask which to play (`ask`: input); None if the answer is
     not one of them."""
     ask = ask or input

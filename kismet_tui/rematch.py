@@ -22,7 +22,13 @@ def rematch_people(table: Plain | None) -> tuple[list[str], list[str]]:
 
 
 def and_words(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
+    return (
+        names[0]
+        if len(names) == 1
+        else ", ".join(names[:-1]) + " and " + names[-1]
+        if names
+        else ""
+    )
 
 
 def rematch_waiting(table: Plain | None) -> str:

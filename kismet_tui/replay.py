@@ -14,7 +14,8 @@ escape (or q) leaves: a replay opened from the records goes back to them.
 from __future__ import annotations
 
 import time
-from typing import AsyncIterator, NoReturn
+from collections.abc import AsyncIterator
+from typing import NoReturn
 
 from textual.binding import Binding
 
@@ -52,9 +53,9 @@ class ReplaySource:
         self.seat: int | None = None
         self.client_id: int | None = None
         self.verification: Verification | None = None
-        self.index = 0          # events applied so far
+        self.index = 0  # events applied so far
         self.notes: list[EventNotes] = []  # the notes the replica made for each of them
-        self.clock_ms = 0       # the virtual host time
+        self.clock_ms = 0  # the virtual host time
         self.game: Game | None = None
         self.restart()
 
@@ -69,7 +70,7 @@ class ReplaySource:
         return self.clock_ms
 
     def applied_events(self) -> list[Plain]:
-        return self.events[:self.index]
+        return self.events[: self.index]
 
     def applied_notes(self) -> list[EventNotes]:
         return self.notes
@@ -138,8 +139,9 @@ class ReplaySource:
     async def list_tables(self) -> NoReturn:
         await self.leave()
 
-    async def create_table(self, ruleset: str, options: Plain | None = None,
-                           bots: int | list[str] = 0) -> NoReturn:
+    async def create_table(
+        self, ruleset: str, options: Plain | None = None, bots: int | list[str] = 0
+    ) -> NoReturn:
         await self.leave()
 
     async def join_table(self, table_id: int, spectator: bool = False) -> NoReturn:
@@ -160,8 +162,9 @@ class ReplaySource:
     async def hand_to_bot(self, seat: int) -> NoReturn:
         self.act_nowait({"type": "hand_to_bot"})
 
-    async def records(self, view: str, ruleset: str | None = None, player: str | None = None,
-                      page: int = 0) -> NoReturn:
+    async def records(
+        self, view: str, ruleset: str | None = None, player: str | None = None, page: int = 0
+    ) -> NoReturn:
         await self.leave()
 
 
@@ -173,7 +176,9 @@ class ReplayApp(KismetApp):
         Binding("space", "play_pause(False)", "Play", priority=True),
         # One footer entry for each pair (the second key of a pair works, unshown).
         Binding("right,n", "step", "Step", key_display="←→"),
-        Binding("left,b", "step_back(True)", "Back", key_display="←"),  # (shown when → is off: at the end)
+        Binding(
+            "left,b", "step_back(True)", "Back", key_display="←"
+        ),  # (shown when → is off: at the end)
         Binding("left,b", "step_back(False)", "Back", show=False),
         Binding("plus,equals_sign", "speed(1)", "Speed", key_display="+-"),
         Binding("minus", "speed(-1)", "Slower", show=False),
@@ -189,7 +194,9 @@ class ReplayApp(KismetApp):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
     ]
 
-    def __init__(self, header: Plain, events: list[Plain], speed: float = 1.0, paused: bool = False) -> None:
+    def __init__(
+        self, header: Plain, events: list[Plain], speed: float = 1.0, paused: bool = False
+    ) -> None:
         self.source = ReplaySource(header, events)
         super().__init__(self.source, address="replay")
         self.speed_index = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - speed))
@@ -233,11 +240,21 @@ class ReplayApp(KismetApp):
         if action == "play_pause" and isinstance(self.screen, HelpScreen):
             return False
         if is_review(self.screen) and action in (
-                "play_pause", "step", "step_back", "speed", "restart", "to_end"):
-            return False   # the review's own keys step there
+            "play_pause",
+            "step",
+            "step_back",
+            "speed",
+            "restart",
+            "to_end",
+        ):
+            return False  # the review's own keys step there
         if action == "review":
-            return ((self.source.header or {}).get("ruleset") in REVIEWED and parameters == (self.source.done,)
-                    and not isinstance(self.screen, HelpScreen) and not is_review(self.screen))
+            return (
+                (self.source.header or {}).get("ruleset") in REVIEWED
+                and parameters == (self.source.done,)
+                and not isinstance(self.screen, HelpScreen)
+                and not is_review(self.screen)
+            )
         if action in ("play_pause", "step", "speed", "to_end") and self.source.done:
             return False  # at the end only going back goes on
         if action in ("step_back", "restart") and self.source.index == 0:

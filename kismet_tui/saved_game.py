@@ -56,16 +56,19 @@ def read_game(path: str | os.PathLike[str]) -> GameLog:
     except LogError as exc:
         words = str(exc).replace(os.fspath(path), where)
         raise UnreadableGame(f"{where} is not a Kismet game log, or is damaged: {words}.") from None
-    except KeyError as exc:   # an event record without one of its fields
+    except KeyError as exc:  # an event record without one of its fields
         raise UnreadableGame(f"{where} is damaged: an event has no {exc}.") from None
-    if not isinstance(log.header.get("ruleset"), str) or not isinstance(log.header.get("seats"), list):
+    if not isinstance(log.header.get("ruleset"), str) or not isinstance(
+        log.header.get("seats"), list
+    ):
         raise UnreadableGame(f"{where} is damaged: its header names no game and no players.")
     for event in log.events:
         # The host stamps host times (ms since 1970): anything else would make the replay's
         # clock wait for ever, or count back.
         if type(event["t"]) is not int or not 0 <= event["t"] <= limits.MAX_INT:
-            raise UnreadableGame(f"{where} is damaged: event {event['seq']} has no time the "
-                                 "host could have stamped.")
+            raise UnreadableGame(
+                f"{where} is damaged: event {event['seq']} has no time the host could have stamped."
+            )
     return log
 
 

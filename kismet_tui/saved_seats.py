@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .net.client import Client
@@ -42,8 +43,9 @@ class Damaged:
     def __init__(self, path: Path, moved_to: Path | None, why: str):
         self.path, self.moved_to = path, moved_to
         kept = f"it is kept as {moved_to}" if moved_to else "it could not be set aside"
-        self.words = (f"Your saved seat could not be read ({path} {why}; {kept}), "
-                      "so you join as someone new.")
+        self.words = (
+            f"Your saved seat could not be read ({path} {why}; {kept}), so you join as someone new."
+        )
 
 
 def _read(path: Path) -> dict | Damaged:
@@ -99,7 +101,7 @@ def save_token(address: str, name: str, token: str, path: Path | None = None) ->
     path = path or default_path()
     data = _read(path)
     if isinstance(data, Damaged):
-        data = {}   # set aside (or unreadable): a good file starts again
+        data = {}  # set aside (or unreadable): a good file starts again
     if data.get(_key(address, name)) == token and data.get(_last_key(address)) == name:
         return
     data[_key(address, name)] = token
@@ -117,8 +119,16 @@ def write_private(path: Path, data: dict) -> None:
     os.replace(temporary, path)
 
 
-async def connect_keeping_seat(client: Client, host: str, port: int, name: str, *, fresh: bool = False,
-                               path: Path | None = None, say: Callable[[str], object] | None = None) -> dict:
+async def connect_keeping_seat(
+    client: Client,
+    host: str,
+    port: int,
+    name: str,
+    *,
+    fresh: bool = False,
+    path: Path | None = None,
+    say: Callable[[str], object] | None = None,
+) -> dict:
     """Connect `client` with the token saved for this host and name (unless `fresh`), then
     save the token the host gave. A damaged tokens file is told with `say(words)`, and in
     the words of a refused name (the seat it lost may be what holds the name)."""

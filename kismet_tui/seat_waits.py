@@ -30,13 +30,19 @@ def seat_waits_words(table: Plain, header: Plain, me: int | None, where: str, pa
     if paused:
         return f"Back in the lobby. The game is paused: enter on {where} goes back to it."
     seats = table.get("seats") or []
-    others_here = any(seat.get("connected") and not seat.get("bot") and seat.get("client_id") != me
-                      for seat in seats)
+    others_here = any(
+        seat.get("connected") and not seat.get("bot") and seat.get("client_id") != me
+        for seat in seats
+    )
     if others_here:
         limit = duration(away_limit_ms(header))
-        return (f"Back in the lobby. Your seat waits {limit}: sit at {where} again by then, "
-                "or the host plays it and you rank last.")
+        return (
+            f"Back in the lobby. Your seat waits {limit}: sit at {where} again by then, "
+            "or the host plays it and you rank last."
+        )
     humans = sum(1 for seat in seats if not seat.get("bot"))
     closes = duration(closes_after_ms(header, humans, any(seat.get("bot") for seat in seats)))
-    return (f"Back in the lobby. Your seat waits {closes}: sit at {where} again by then, "
-            "or the game closes and counts as left.")
+    return (
+        f"Back in the lobby. Your seat waits {closes}: sit at {where} again by then, "
+        "or the game closes and counts as left."
+    )

@@ -10,13 +10,12 @@ ReplaySource).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, AsyncIterator, Protocol
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from kismet_tui.rules import Game
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.verify import Verification
-
 
 # The notes the replica made for one event (each game declares them: rules/*_types.py).
 EventNotes = Sequence[Mapping[str, Any]]
@@ -25,11 +24,11 @@ EventNotes = Sequence[Mapping[str, Any]]
 class GameSource(Protocol):
     # "connecting", "connected", "reconnecting", "closed" (a host), or "replay".
     state: str
-    client_id: int | None     # who we are at the host (None in a replay)
-    table: Plain | None       # the host's last `table` message for the table we are at
-    header: Plain | None      # the game's header: seats' names, options, commit
-    game: Game | None         # the replica, which every screen draws from
-    seat: int | None          # our seat in it, or None when watching
+    client_id: int | None  # who we are at the host (None in a replay)
+    table: Plain | None  # the host's last `table` message for the table we are at
+    header: Plain | None  # the game's header: seats' names, options, commit
+    game: Game | None  # the replica, which every screen draws from
+    seat: int | None  # our seat in it, or None when watching
     verification: Verification | None  # the finished game's fair-chance check, if made
 
     @property
@@ -60,8 +59,9 @@ class GameSource(Protocol):
     async def chat(self, text: str) -> None: ...
     async def mute_watchers(self, muted: bool = True) -> None: ...
     async def list_tables(self) -> list[Plain]: ...
-    async def create_table(self, ruleset: str, options: Plain | None = None,
-                           bots: int | list[str] = 0) -> Plain | None: ...
+    async def create_table(
+        self, ruleset: str, options: Plain | None = None, bots: int | list[str] = 0
+    ) -> Plain | None: ...
     async def join_table(self, table_id: int, spectator: bool = False) -> Plain | None: ...
     async def ready(self, flag: bool = True) -> None: ...
     async def start(self) -> None: ...
@@ -69,5 +69,6 @@ class GameSource(Protocol):
     def here_nowait(self) -> None: ...
     async def hand_to_bot(self, seat: int) -> None: ...
     async def leave(self) -> None: ...
-    async def records(self, view: str, ruleset: str | None = None, player: str | None = None,
-                      page: int = 0) -> Plain: ...
+    async def records(
+        self, view: str, ruleset: str | None = None, player: str | None = None, page: int = 0
+    ) -> Plain: ...

@@ -27,17 +27,19 @@ import os
 import signal
 import sys
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 GRACE_S = 1.5  # time for a proper exit (logs closed, connection said goodbye) before the end
 # The signals that end a command where the platform has them (SIGHUP: POSIX; SIGBREAK: Windows).
-ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGBREAK")
-                       if hasattr(signal, name))
+ENDING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGHUP", "SIGTERM", "SIGBREAK") if hasattr(signal, name)
+)
 HUNG_UP = 128 + 1  # the exit code of a hang-up (SIGHUP is 1 wherever it exists)
 
-_app: Any = None          # the running KismetApp (set by the app itself, see running())
-_loop: asyncio.AbstractEventLoop | None = None   # the loop it runs on
-_ending = False           # asked to end already: the next signal ends at once
+_app: Any = None  # the running KismetApp (set by the app itself, see running())
+_loop: asyncio.AbstractEventLoop | None = None  # the loop it runs on
+_ending = False  # asked to end already: the next signal ends at once
 
 F = TypeVar("F", bound=Callable[..., int])
 

@@ -21,7 +21,7 @@ def typing_field_focused(app: App[Any]) -> bool:
     """A field that takes typed text has the focus (a read-only text area does not count)."""
     try:
         focused = app.focused
-    except ScreenStackError:   # (no screen yet)
+    except ScreenStackError:  # (no screen yet)
         return False
     if isinstance(focused, TextArea):
         return not focused.read_only

@@ -12,7 +12,19 @@ from .messages import parse_client, request_id
 from .text import clean_chat, clean_name
 
 __all__ = [
-    "ERRORS", "FROM_CLIENT", "FROM_HOST", "LogError", "PROTOCOL_VERSION", "ProtocolError",
-    "clean_chat", "clean_name", "decode_body", "encode", "parse_client", "read_frame",
-    "read_log", "read_log_full", "request_id",
+    "ERRORS",
+    "FROM_CLIENT",
+    "FROM_HOST",
+    "LogError",
+    "PROTOCOL_VERSION",
+    "ProtocolError",
+    "clean_chat",
+    "clean_name",
+    "decode_body",
+    "encode",
+    "parse_client",
+    "read_frame",
+    "read_log",
+    "read_log_full",
+    "request_id",
 ]

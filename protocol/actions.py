@@ -22,8 +22,14 @@ from types import ModuleType
 from typing import Annotated, NotRequired, TypeGuard, get_args, get_origin, get_type_hints
 
 from kismet_tui.rules import dice_types, knock_types, race_types
-from kismet_tui.rules.game_types import (MAX_SEATS, FieldSpec, Flag, Hex, HostAction, Whole,
-                                         WholeList, Word)
+from kismet_tui.rules.game_types import (
+    FieldSpec,
+    Hex,
+    HostAction,
+    Whole,
+    WholeList,
+    Word,
+)
 
 from .errors import ProtocolError
 from .plain import Plain
@@ -43,11 +49,13 @@ def _is_int(value: object) -> TypeGuard[int]:
 
 # ---- field kinds: (value, what) -> the value to store, or raise -----------------------------
 
+
 def whole(low: int, high: int, words: str) -> Check:
     def check(value: object, what: str) -> object:
         if not _is_int(value) or not low <= value <= high:
             raise _refuse(words)
         return value
+
     return check
 
 
@@ -59,6 +67,7 @@ def whole_list(low: int, high: int, most: int, words: str) -> Check:
             if not _is_int(item) or not low <= item <= high:
                 raise _refuse(words)
         return list(value)
+
     return check
 
 
@@ -69,6 +78,7 @@ def hex_text(low: int, high: int, words: str) -> Check:
         if not isinstance(value, str) or not low <= len(value) <= high or set(value) - digits:
             raise _refuse(words)
         return value
+
     return check
 
 
@@ -80,6 +90,7 @@ def word(most: int, words: str) -> Check:
         if not isinstance(value, str) or not 0 < len(value) <= most or set(value) - allowed:
             raise _refuse(words)
         return value
+
     return check
 
 
@@ -88,6 +99,7 @@ def flag(words: str) -> Check:
         if not isinstance(value, bool):
             raise _refuse(words)
         return value
+
     return check
 
 
@@ -149,12 +161,14 @@ def _vocabulary(module: ModuleType) -> dict[str, tuple[str, dict[str, Field]]]:
 
 # The host stamps these for every game; a client may not (the engine refuses them from a seat).
 HOST_ACTIONS: dict[str, dict[str, Field]] = {
-    kind: fields for kind, fields in map(_fields, get_args(HostAction))}
+    kind: fields for kind, fields in map(_fields, get_args(HostAction))
+}
 
 # ruleset -> action type -> (the name a player reads, {field: Field}). Every field optional
 # here, whatever its declaration says: a missing one is the engine's to refuse, in its words.
 VOCABULARY: dict[str, dict[str, tuple[str, dict[str, Field]]]] = {
-    ruleset: _vocabulary(module) for ruleset, module in _DECLARATIONS.items()}
+    ruleset: _vocabulary(module) for ruleset, module in _DECLARATIONS.items()
+}
 
 
 def _article(name: str) -> str:

@@ -16,6 +16,9 @@ from .limits import DIGEST_EVERY
 CHECKPOINT_NOTES = frozenset({"round_ended", "round_over", "prelays_done", "game_over"})
 
 
-def is_checkpoint(seq: int, notes: Iterable[Mapping[str, Any]], finished: bool, every: int = DIGEST_EVERY) -> bool:
-    return (seq % every == 0 or finished
-            or any(note.get("type") in CHECKPOINT_NOTES for note in notes))
+def is_checkpoint(
+    seq: int, notes: Iterable[Mapping[str, Any]], finished: bool, every: int = DIGEST_EVERY
+) -> bool:
+    return (
+        seq % every == 0 or finished or any(note.get("type") in CHECKPOINT_NOTES for note in notes)
+    )

@@ -3,8 +3,16 @@ and the kind of refusal it is (kismet_tui/rules/refusal.py)."""
 
 from __future__ import annotations
 
-from kismet_tui.rules.refusal import (ILLEGAL_NOW, LIMIT, MALFORMED, NOT_YET, NOT_YOURS,
-                                      UNAVAILABLE, Refusal, RefusalKind)
+from kismet_tui.rules.refusal import (
+    ILLEGAL_NOW,
+    LIMIT,
+    MALFORMED,
+    NOT_YET,
+    NOT_YOURS,
+    UNAVAILABLE,
+    Refusal,
+    RefusalKind,
+)
 
 # code -> default words. The host may send more precise words with the same code.
 ERRORS = {
@@ -97,8 +105,13 @@ def kind_of(code: str, sent: object = None) -> RefusalKind:
 class ProtocolError(Refusal):
     """A refusal to send back as an `error` message: a code from ERRORS and plain words."""
 
-    def __init__(self, code: str, words: str | None = None, fatal: bool = False,
-                 kind: RefusalKind | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        words: str | None = None,
+        fatal: bool = False,
+        kind: RefusalKind | None = None,
+    ) -> None:
         if code not in ERRORS:
             raise ValueError(f"unknown error code {code!r}")
         super().__init__(words or ERRORS[code], code, kind or KINDS[code])
@@ -112,15 +125,20 @@ class ProtocolError(Refusal):
         """The `error` message that says this refusal: code, kind and words, and `re` when
         it answers a request. The host builds every error it sends here, so none lacks a
         kind, whoever it goes to (the sender or a table's other members)."""
-        message: dict[str, object] = {"type": "error", "code": self.code, "kind": self.kind,
-                                      "words": self.words}
+        message: dict[str, object] = {
+            "type": "error",
+            "code": self.code,
+            "kind": self.kind,
+            "words": self.words,
+        }
         if re is not None:
             message["re"] = re
         return message
 
 
-def error_message(code: str, words: str | None = None, re: int | None = None,
-                  kind: RefusalKind | None = None) -> dict[str, object]:
+def error_message(
+    code: str, words: str | None = None, re: int | None = None, kind: RefusalKind | None = None
+) -> dict[str, object]:
     """An `error` message (docs/protocol.md, "Error codes"): the code, its kind (the code's
     own unless given: the engine's refusals say theirs), the words (the code's default
     unless given), and `re` when it answers a request."""

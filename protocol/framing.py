@@ -30,8 +30,7 @@ class FrameLimits:
 
     __slots__ = ("max_frame", "max_array", "max_map", "max_str", "max_bin")
 
-    def __init__(self, max_frame: int, max_array: int, max_map: int, max_str: int,
-                 max_bin: int):
+    def __init__(self, max_frame: int, max_array: int, max_map: int, max_str: int, max_bin: int):
         self.max_frame = max_frame
         self.max_array = max_array
         self.max_map = max_map
@@ -40,10 +39,20 @@ class FrameLimits:
 
 
 # What the host accepts from a client, and what a client accepts from a host.
-FROM_CLIENT = FrameLimits(limits.MAX_FRAME, limits.MAX_ARRAY_LEN, limits.MAX_MAP_LEN,
-                          limits.MAX_STR_LEN, limits.MAX_BIN_LEN)
-FROM_HOST = FrameLimits(limits.MAX_HOST_FRAME, limits.MAX_HOST_ARRAY_LEN,
-                        limits.MAX_HOST_MAP_LEN, limits.MAX_HOST_FRAME, limits.MAX_HOST_FRAME)
+FROM_CLIENT = FrameLimits(
+    limits.MAX_FRAME,
+    limits.MAX_ARRAY_LEN,
+    limits.MAX_MAP_LEN,
+    limits.MAX_STR_LEN,
+    limits.MAX_BIN_LEN,
+)
+FROM_HOST = FrameLimits(
+    limits.MAX_HOST_FRAME,
+    limits.MAX_HOST_ARRAY_LEN,
+    limits.MAX_HOST_MAP_LEN,
+    limits.MAX_HOST_FRAME,
+    limits.MAX_HOST_FRAME,
+)
 
 
 def _no_ext(code: int, data: bytes) -> NoReturn:
@@ -62,9 +71,16 @@ def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> Plain:
     """The map in one frame's body, or ProtocolError('bad_frame')."""
     try:
         value = msgpack.unpackb(
-            body, raw=False, strict_map_key=True, use_list=True,
-            max_str_len=lim.max_str, max_bin_len=lim.max_bin, max_array_len=lim.max_array,
-            max_map_len=lim.max_map, max_ext_len=0, ext_hook=_no_ext,
+            body,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            max_str_len=lim.max_str,
+            max_bin_len=lim.max_bin,
+            max_array_len=lim.max_array,
+            max_map_len=lim.max_map,
+            max_ext_len=0,
+            ext_hook=_no_ext,
         )
     except Exception as exc:  # msgpack raises many kinds: all mean "unreadable"
         refusal = _unreadable(exc)
@@ -81,11 +97,19 @@ def _request_id_of(body: bytes, lim: FrameLimits) -> int | None:
     the only bound (a frame is at most lim.max_frame bytes, so this is bounded too; msgpack
     bounds the nesting itself), so the refusal answers the request it refuses."""
     from .messages import request_id  # (messages is the parser above framing)
+
     try:
         value = msgpack.unpackb(
-            body, raw=False, strict_map_key=False, max_str_len=lim.max_frame,
-            max_bin_len=lim.max_frame, max_array_len=lim.max_frame, max_map_len=lim.max_frame,
-            max_ext_len=0, ext_hook=_no_ext)
+            body,
+            raw=False,
+            strict_map_key=False,
+            max_str_len=lim.max_frame,
+            max_bin_len=lim.max_frame,
+            max_array_len=lim.max_frame,
+            max_map_len=lim.max_frame,
+            max_ext_len=0,
+            ext_hook=_no_ext,
+        )
     except Exception:
         return None
     return request_id(value)
@@ -100,9 +124,13 @@ def _unreadable(exc: Exception) -> ProtocolError:
     if "exceeds max_array_len" in said:
         return ProtocolError("bad_message", "That message holds a list longer than the host takes.")
     if "exceeds max_map_len" in said:
-        return ProtocolError("bad_message", "That message holds a map with more entries than the host takes.")
+        return ProtocolError(
+            "bad_message", "That message holds a map with more entries than the host takes."
+        )
     if "exceeds max_bin_len" in said:
-        return ProtocolError("bad_message", "That message holds more binary data than the host takes.")
+        return ProtocolError(
+            "bad_message", "That message holds more binary data than the host takes."
+        )
     return ProtocolError("bad_frame", f"That message could not be read ({type(exc).__name__}).")
 
 
@@ -113,8 +141,9 @@ async def read_frame(reader: asyncio.StreamReader, lim: FrameLimits = FROM_CLIEN
     (length,) = _LENGTH.unpack(head)
     if length > lim.max_frame:
         # The stream cannot be resynchronised without reading the body: close it.
-        raise ProtocolError("too_big", f"That message is {length} bytes; the limit is {lim.max_frame}.",
-                            fatal=True)
+        raise ProtocolError(
+            "too_big", f"That message is {length} bytes; the limit is {lim.max_frame}.", fatal=True
+        )
     body = await reader.readexactly(length)
     return decode_body(body, lim)
 
@@ -144,11 +173,14 @@ class FrameReader:
             return None
         (length,) = _LENGTH.unpack_from(buffer)
         if length > self.limits.max_frame:
-            raise ProtocolError("too_big", f"That message is {length} bytes; the limit is "
-                                f"{self.limits.max_frame}.", fatal=True)
+            raise ProtocolError(
+                "too_big",
+                f"That message is {length} bytes; the limit is {self.limits.max_frame}.",
+                fatal=True,
+            )
         end = limits.HEADER_BYTES + length
         if len(buffer) < end:
             return None
-        body = bytes(buffer[limits.HEADER_BYTES:end])
+        body = bytes(buffer[limits.HEADER_BYTES : end])
         del buffer[:end]
         return decode_body(body, self.limits)

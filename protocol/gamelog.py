@@ -23,8 +23,8 @@ msgpack, so the UI's replay viewer can use it without the host.
 from __future__ import annotations
 
 import hashlib
-import struct
 import os
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -36,7 +36,7 @@ from .plain import Plain
 
 _LENGTH = struct.Struct(">I")
 MAX_RECORD = limits.MAX_HOST_FRAME
-MARK_EVERY = 8    # the end record's `marks`: one after every 8th event
+MARK_EVERY = 8  # the end record's `marks`: one after every 8th event
 MARK_BYTES = 16
 
 
@@ -93,15 +93,18 @@ class GameLog:
     """A whole log file as read. `signed_digest`: SHA-256 of the bytes before the signature
     record (of the whole file when there is none); `after_signature`: records that follow it
     (a host writes none); `marks`: what the end record's marks should be, from these bytes."""
+
     header: Plain
-    host_key: object = None   # the header record's `host_key` as written (None: none)
+    host_key: object = None  # the header record's `host_key` as written (None: none)
     events: list[Plain] = field(default_factory=list)
     end: Plain | None = None
     signature: Plain | None = None
     signed_digest: bytes = b""
     after_signature: int = 0
     marks: list[bytes] = field(default_factory=list)  # as the file's bytes give them
-    torn: int = 0  # bytes after the last whole record: a file cut short (or a host killed mid-write)
+    torn: int = (
+        0  # bytes after the last whole record: a file cut short (or a host killed mid-write)
+    )
 
 
 def read_log_full(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain], Plain | None]:
@@ -116,7 +119,11 @@ def read_game_log(path: str | os.PathLike[str]) -> GameLog:
     with open(path, "rb") as stream:
         frames = iter_frames(stream)
         first_frame, first = next(frames, (b"", None))
-        if first is None or first.get("kind") != "header" or not isinstance(first.get("header"), dict):
+        if (
+            first is None
+            or first.get("kind") != "header"
+            or not isinstance(first.get("header"), dict)
+        ):
             raise LogError(f"{path} does not start with a game header")
         hasher.update(first_frame)
         log = GameLog(first["header"], first.get("host_key"))
@@ -133,7 +140,9 @@ def read_game_log(path: str | os.PathLike[str]) -> GameLog:
             hasher.update(frame)
             if kind == "event":
                 if record.get("seq") != len(log.events) + 1:
-                    raise LogError(f"event {record.get('seq')} out of order (expected {len(log.events) + 1})")
+                    raise LogError(
+                        f"event {record.get('seq')} out of order (expected {len(log.events) + 1})"
+                    )
                 event = {key: record[key] for key in ("seq", "t", "seat", "action")}
                 if "chance" in record:
                     event["chance"] = record["chance"]

@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-HOST_SEAT = -1                     # the seat of host stamps (kismet_tui.rules.base.HOST)
-DEFAULT_AWAY_LIMIT_MS = 30_000     # every game's default away limit (docs/rules.md)
-ALONE_AWAY_LIMIT_MS = 3_600_000    # an hour: the longest away limit with no other human
-BOTS_ALONE_CLOSE_MS = 60_000       # a running game left to its bots closes after a minute
+HOST_SEAT = -1  # the seat of host stamps (kismet_tui.rules.base.HOST)
+DEFAULT_AWAY_LIMIT_MS = 30_000  # every game's default away limit (docs/rules.md)
+ALONE_AWAY_LIMIT_MS = 3_600_000  # an hour: the longest away limit with no other human
+BOTS_ALONE_CLOSE_MS = 60_000  # a running game left to its bots closes after a minute
 
 
 def away_limit_ms(header: Mapping[str, Any]) -> int:
@@ -77,5 +77,8 @@ class Leavers:
 
     def left(self, finished: bool) -> list[int]:
         """The seats whose players left for good, lowest first (see the module's words)."""
-        return sorted(seat for seat, since in self.away_since.items()
-                      if not finished or self.last_t - since >= self.limit_ms)
+        return sorted(
+            seat
+            for seat, since in self.away_since.items()
+            if not finished or self.last_t - since >= self.limit_ms
+        )

@@ -15,7 +15,7 @@ ENTROPY_BYTES = 16
 # ---- framing -------------------------------------------------------------------------------
 # A frame is a 4-byte big-endian length, then that many bytes of one msgpack map.
 HEADER_BYTES = 4
-MAX_FRAME = 64 * 1024          # client -> host: refused before the body is read
+MAX_FRAME = 64 * 1024  # client -> host: refused before the body is read
 MAX_HOST_FRAME = 8 * 1024 * 1024  # host -> client: a long game's full log fits
 
 # msgpack unpacking limits for client frames (a frame is at most MAX_FRAME anyway; these stop
@@ -29,31 +29,31 @@ MAX_BIN_LEN = 256
 # Host frames carry whole logs: longer arrays, but the same care.
 MAX_HOST_ARRAY_LEN = 200_000
 MAX_HOST_MAP_LEN = 4096
-MAX_DEPTH = 8                  # levels of maps/lists in a client body (the body itself is 1)
-MAX_TEXT_BYTES = 4096          # UTF-8 bytes of any one text (or key) in a client body
-MAX_VALUE_TEXT = 256           # characters of one text inside options or an action
+MAX_DEPTH = 8  # levels of maps/lists in a client body (the body itself is 1)
+MAX_TEXT_BYTES = 4096  # UTF-8 bytes of any one text (or key) in a client body
+MAX_VALUE_TEXT = 256  # characters of one text inside options or an action
 MIN_INT, MAX_INT = -(2**53 - 1), 2**53 - 1  # whole numbers a client may send (JSON-safe)
 
 # ---- text ------------------------------------------------------------------------------------
-MAX_NAME = 24                  # characters in a player's name
-MAX_CHAT = 300                 # characters in one chat line
-MAX_TOKEN = 64                 # characters in a rejoin token
-MAX_DOOR_PASS = 64             # characters in a door pass (server/door_pass.py makes 32)
-MAX_DIGEST = 128               # characters in a digest string
-MAX_REQUEST_ID = 2**31 - 1     # a request id is 0 .. this
+MAX_NAME = 24  # characters in a player's name
+MAX_CHAT = 300  # characters in one chat line
+MAX_TOKEN = 64  # characters in a rejoin token
+MAX_DOOR_PASS = 64  # characters in a door pass (server/door_pass.py makes 32)
+MAX_DIGEST = 128  # characters in a digest string
+MAX_REQUEST_ID = 2**31 - 1  # a request id is 0 .. this
 
 # ---- lobby -----------------------------------------------------------------------------------
-MAX_TABLES = 200               # open tables per host
+MAX_TABLES = 200  # open tables per host
 MAX_BOTS_PER_TABLE = 7
-MAX_OPTIONS = 32               # keys in a table's options map
+MAX_OPTIONS = 32  # keys in a table's options map
 
 # ---- pace ------------------------------------------------------------------------------------
-RATE_PER_SECOND = 40           # token bucket: messages per second, sustained
-RATE_BURST = 80                # token bucket: messages at once
-FLOOD_STRIKES = 40             # messages dropped for pace before the connection is closed
-HELLO_TIMEOUT_S = 10.0         # a new connection must say hello within this
-IDLE_TIMEOUT_S = 45.0          # a connection silent this long is closed (clients ping)
-PING_INTERVAL_S = 10.0         # how often the client library pings
+RATE_PER_SECOND = 40  # token bucket: messages per second, sustained
+RATE_BURST = 80  # token bucket: messages at once
+FLOOD_STRIKES = 40  # messages dropped for pace before the connection is closed
+HELLO_TIMEOUT_S = 10.0  # a new connection must say hello within this
+IDLE_TIMEOUT_S = 45.0  # a connection silent this long is closed (clients ping)
+PING_INTERVAL_S = 10.0  # how often the client library pings
 MAX_SEND_BUFFER = 2 * 1024 * 1024  # bytes queued to a slow reader before it is dropped
 
 # ---- chat ------------------------------------------------------------------------------------
@@ -75,7 +75,7 @@ CLIENT_CHAT_LINES = 200
 CLIENT_CHAT_WAITING = 50
 
 # ---- games -----------------------------------------------------------------------------------
-DIGEST_EVERY = 32              # a client sends its digest at least every this many events
+DIGEST_EVERY = 32  # a client sends its digest at least every this many events
 # [D20] A race grab or a knock that reaches the host sooner than this after the throw was
 # written to the player's connection is refused (`too_quick`, at no cost): no person sees
 # three dice and moves in less (simple visual reaction alone takes 150-250 ms), so such an

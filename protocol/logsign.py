@@ -38,6 +38,7 @@ def signed_message(log_digest: bytes) -> bytes:
 
 def fingerprint(public_key: bytes) -> str:
     """The key as ssh shows it: SHA256:<base64 of sha256(string "ssh-ed25519", string key)>."""
+
     def string(data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + data
 

@@ -48,6 +48,7 @@ def request_id(message: object) -> int | None:
 
 # ---- field checkers: (value, field name) -> cleaned value, or raise ------------------------
 
+
 def integer(low: int, high: int) -> Callable[[object, str], int]:
     def check(value: object, field: str) -> int:
         if not _is_int(value):
@@ -55,17 +56,18 @@ def integer(low: int, high: int) -> Callable[[object, str], int]:
         if not low <= value <= high:
             raise _bad(f"'{field}' must be between {low} and {high}.")
         return value
+
     return check
 
 
-def text(max_len: int,
-         clean: Callable[[str], str] | None = None) -> Callable[[object, str], str]:
+def text(max_len: int, clean: Callable[[str], str] | None = None) -> Callable[[object, str], str]:
     def check(value: object, field: str) -> str:
         if not isinstance(value, str):
             raise _bad(f"'{field}' must be text.")
         if len(value) > max_len:
             raise _bad(f"'{field}' is too long (at most {max_len} characters).")
         return clean(value) if clean else value
+
     return check
 
 
@@ -85,8 +87,9 @@ def chat_field(value: object, field: str) -> str:
         raise _bad("A chat line must be text.")
     cleaned = clean_chat(value) if len(value) <= limits.MAX_CHAT * 4 else value
     if len(cleaned) > limits.MAX_CHAT:
-        raise _bad(f"A chat line is at most {limits.MAX_CHAT} characters; that one has "
-                   f"{len(cleaned)}.")
+        raise _bad(
+            f"A chat line is at most {limits.MAX_CHAT} characters; that one has {len(cleaned)}."
+        )
     return cleaned
 
 
@@ -99,6 +102,7 @@ def boolean(value: object, field: str) -> bool:
 def optional(checker: Checker) -> Checker:
     def check(value: object, field: str) -> object:
         return None if value is None else checker(value, field)
+
     return check
 
 
@@ -135,8 +139,10 @@ def _within_limits(value: object, field: str, level: int, max_chars: int | None)
             raise _bad(f"'{field}' holds a number too large for the host.")
         return value
     if isinstance(value, (list, dict)) and level > limits.MAX_DEPTH:
-        raise _bad(f"'{field}' is nested too deeply (at most {limits.MAX_DEPTH} levels, "
-                   f"the message itself the first).")
+        raise _bad(
+            f"'{field}' is nested too deeply (at most {limits.MAX_DEPTH} levels, "
+            f"the message itself the first)."
+        )
     if isinstance(value, list):
         return [_within_limits(item, field, level + 1, max_chars) for item in value]
     if isinstance(value, dict):
@@ -202,8 +208,10 @@ def bots_field(value: object, field: str) -> list[str]:
         levels = [text(MAX_LEVEL, clean_chat)(level, field) for level in value]
         for level in levels:
             if level not in BOT_LEVELS:
-                raise _bad(f"There is no bot level '{level}'. The levels are: "
-                           f"{', '.join(sorted(BOT_LEVELS))}.")
+                raise _bad(
+                    f"There is no bot level '{level}'. The levels are: "
+                    f"{', '.join(sorted(BOT_LEVELS))}."
+                )
         return levels
     raise _bad(f"'{field}' must be a number of bots or a list of bot levels.")
 
@@ -213,6 +221,7 @@ def int_list(max_len: int) -> Callable[[object, str], list[int]]:
         if not isinstance(value, list) or len(value) > max_len:
             raise _bad(f"'{field}' must be a list of at most {max_len} numbers.")
         return [integer(0, limits.MAX_REQUEST_ID)(item, field) for item in value]
+
     return check
 
 
@@ -234,14 +243,16 @@ def one_of(choices: tuple[str, ...]) -> Callable[[object, str], str]:
         if not isinstance(value, str) or value not in choices:
             raise _bad(f"'{field}' must be one of: {', '.join(choices)}.")
         return value
+
     return check
 
 
 def player_ref(value: object, field: str) -> str:
     """A records player id: 32 hex digits, or a bot's "bot:LEVEL"."""
     if isinstance(value, str) and (
-            (len(value) == 32 and all(c in "0123456789abcdef" for c in value))
-            or (value.startswith("bot:") and 4 < len(value) <= 4 + MAX_LEVEL and value[4:].isalpha())):
+        (len(value) == 32 and all(c in "0123456789abcdef" for c in value))
+        or (value.startswith("bot:") and 4 < len(value) <= 4 + MAX_LEVEL and value[4:].isalpha())
+    ):
         return value
     raise _bad(f"'{field}' must be a player's id as the records gave it.")
 
@@ -286,7 +297,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[Checker, object]]] = {
     "records": {
         "view": (one_of(RECORDS_VIEWS), REQUIRED),
         "ruleset": (optional(one_of(RULESETS)), None),
-        "player": (optional(player_ref), None),   # the player view: default the asker
+        "player": (optional(player_ref), None),  # the player view: default the asker
         "page": (integer(0, MAX_RECORDS_PAGE), 0),
     },
 }

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
-_MARKS = str.maketrans("", "", "\u200e\u200f")   # LRM and RLM from the file's comments
+_MARKS = str.maketrans("", "", "\u200e\u200f")  # LRM and RLM from the file's comments
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +33,10 @@ def _file() -> tuple[dict[str, list[dict[str, str]]], dict[str, list[str]]]:
     name holds it (`_prototype`), which saves a host its first hello most of the time
     (benchmarks/startup.py)."""
     raw: dict[str, list[dict[str, str]]] = json.loads(
-        resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text(encoding="utf-8"))
+        resources.files("confusable_homoglyphs")
+        .joinpath("confusables.json")
+        .read_text(encoding="utf-8")
+    )
     marked: dict[str, list[str]] = {}
     for key in raw:
         if "\u200e" in key or "\u200f" in key:
@@ -48,8 +51,12 @@ def _alike(key: str) -> tuple[str, ...]:
     if key != key.translate(_MARKS):
         return ()
     keys = ([key] if key in raw else []) + marked.get(key, [])
-    return tuple(found for written in keys
-                 for found in (entry["c"].translate(_MARKS) for entry in raw[written]) if found)
+    return tuple(
+        found
+        for written in keys
+        for found in (entry["c"].translate(_MARKS) for entry in raw[written])
+        if found
+    )
 
 
 def _direct(char: str) -> str | None:
@@ -57,22 +64,22 @@ def _direct(char: str) -> str | None:
     are mapped inside each other; None: `char` stands for itself."""
     others = _alike(char)
     if len(char) != 1 or len(set(others)) != 1:
-        return None   # a sequence, or a prototype with several look-alikes
+        return None  # a sequence, or a prototype with several look-alikes
     other = others[0]
     if len(other) > 1 or len(set(_alike(other))) > 1:
         return other
-    return other if other < char else None   # a pair: the smaller one stands for both
+    return other if other < char else None  # a pair: the smaller one stands for both
 
 
 def _prototype(char: str) -> str:
     """The string standing for every character that looks like `char`."""
     raw, marked = _file()
     if char not in raw and char not in marked:
-        return char   # in no line of the file (most characters): nothing to remember
+        return char  # in no line of the file (most characters): nothing to remember
     return _known_prototype(char)
 
 
-@lru_cache(maxsize=None)   # at most one entry per key of the file, whatever names come
+@cache  # at most one entry per key of the file, whatever names come
 def _known_prototype(char: str) -> str:
     target = _direct(char)
     return char if target is None else "".join(_direct(c) or c for c in target)

@@ -36,18 +36,20 @@ import unicodedata
 from . import limits
 from .skeleton import skeleton
 
-MAX_MARKS = 3   # combining marks kept on one base character (Vietnamese needs 2, keycaps 2)
+MAX_MARKS = 3  # combining marks kept on one base character (Vietnamese needs 2, keycaps 2)
 
 _ZWJ = "\u200d"
 _KEYCAP = "\u20e3"
-_PRESENTATION = "\ufe0e\ufe0f"   # variation selectors 15 and 16: text or emoji picture
+_PRESENTATION = "\ufe0e\ufe0f"  # variation selectors 15 and 16: text or emoji picture
 # Unicode 15's Default_Ignorable_Code_Point, whole (it is stable: new ones come only in these
 # ranges), then the blank letters, which Unicode counts as letters or symbols but fonts draw
 # as nothing: they would let a name look like another one.
-_DEFAULT_IGNORABLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-                      "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
-                      "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff")
-_BLANK_LETTERS = "\u2800\U00016fe4\U0001d159"   # braille blank, Khitan filler, null notehead
+_DEFAULT_IGNORABLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
+_BLANK_LETTERS = "\u2800\U00016fe4\U0001d159"  # braille blank, Khitan filler, null notehead
 _INVISIBLE = re.compile(f"[{_DEFAULT_IGNORABLE}{_BLANK_LETTERS}]")
 # ESC (or its 8-bit C1 twin) with what follows it as one sequence:
 #   CSI: ESC [ params intermediates final      (C1: \x9b)
@@ -80,7 +82,9 @@ def clean_text(text: str) -> str:
         if ch == _ZWJ:
             # Between two emoji (a skin tone or variation selector may come between) it
             # draws one picture: keep it there, and only there.
-            before = next((c for c in reversed(kept) if unicodedata.category(c) not in ("Mn", "Me")), "")
+            before = next(
+                (c for c in reversed(kept) if unicodedata.category(c) not in ("Mn", "Me")), ""
+            )
             after = text[index + 1] if index + 1 < len(text) else ""
             if before and after and _emoji(before) and _emoji(after):
                 kept.append(ch)
@@ -90,10 +94,16 @@ def clean_text(text: str) -> str:
         if _INVISIBLE.match(ch):
             # Only a picture's own selector stays: after an emoji (its marks between), or
             # between a keycap's character and the keycap.
-            base = next((c for c in reversed(kept) if unicodedata.category(c) not in ("Mn", "Me")), "")
+            base = next(
+                (c for c in reversed(kept) if unicodedata.category(c) not in ("Mn", "Me")), ""
+            )
             after = text[index + 1] if index + 1 < len(text) else ""
-            if not (ch in _PRESENTATION and kept and kept[-1] != " "
-                    and (_emoji(base) or after == _KEYCAP)):
+            if not (
+                ch in _PRESENTATION
+                and kept
+                and kept[-1] != " "
+                and (_emoji(base) or after == _KEYCAP)
+            ):
                 continue
         if category in ("Mn", "Me"):
             if not kept or kept[-1] == " " or marks >= MAX_MARKS:

@@ -68,7 +68,7 @@ def _nr_open() -> int:
 
 def physical_memory() -> int | None:
     """Bytes of memory on this machine, or None if the system does not say."""
-    if not hasattr(os, "sysconf"):   # Windows
+    if not hasattr(os, "sysconf"):  # Windows
         return None
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

@@ -15,8 +15,14 @@ from __future__ import annotations
 
 import os
 
-from kismet_tui.rules.rng import (CHANCE_VERSION, ENTROPY_BYTES, SERVER_SEED_BYTES, SeededRNG,
-                                  chance_seed, commitment)
+from kismet_tui.rules.rng import (
+    CHANCE_VERSION,
+    ENTROPY_BYTES,
+    SERVER_SEED_BYTES,
+    SeededRNG,
+    chance_seed,
+    commitment,
+)
 
 
 class GameSecret:
@@ -32,7 +38,7 @@ class GameSecret:
         return SeededRNG(chance_seed(self.server_seed, entropy, self.version))
 
     @classmethod
-    def from_hex(cls, text: object, version: int = CHANCE_VERSION) -> "GameSecret | None":
+    def from_hex(cls, text: object, version: int = CHANCE_VERSION) -> GameSecret | None:
         """The secret saved in a table file, or None if there is none or it is not 32 bytes;
         `version` is the derivation of the game it belongs to (its header's)."""
         if not isinstance(text, str):  # (a table file is the host's, but read as untrusted)

@@ -59,7 +59,7 @@ class TableChat:
     __slots__ = ("own", "watchers", "watchers_muted")
 
     def __init__(self) -> None:
-        self.own: dict[str, Budget] = {}   # player token -> their own budget
+        self.own: dict[str, Budget] = {}  # player token -> their own budget
         self.watchers: Budget | None = None  # the watchers' shared one, made when first used
         self.watchers_muted = False
 
@@ -71,18 +71,26 @@ class TableChat:
         own = self._own(token, now)
         own.refill(now)
         if own.tokens < 1:
-            raise ProtocolError("chat_limit", f"You have said {limits.CHAT_BURST} lines in a few "
-                                f"seconds: your next line can go in {own.wait_s()} s.")
+            raise ProtocolError(
+                "chat_limit",
+                f"You have said {limits.CHAT_BURST} lines in a few "
+                f"seconds: your next line can go in {own.wait_s()} s.",
+            )
         if not seated:
             shared = self.watchers
             if shared is None:
-                shared = self.watchers = Budget(limits.WATCHERS_CHAT_BURST, limits.WATCHERS_CHAT_EVERY_S, now)
+                shared = self.watchers = Budget(
+                    limits.WATCHERS_CHAT_BURST, limits.WATCHERS_CHAT_EVERY_S, now
+                )
             shared.refill(now)
             if shared.tokens < 1:
-                raise ProtocolError("chat_limit", f"The watchers here have said a lot just now (all "
-                                    f"together they may say {limits.WATCHERS_CHAT_BURST} lines, then one "
-                                    f"every {limits.WATCHERS_CHAT_EVERY_S:g} s, so the players are always "
-                                    f"heard): try again in {shared.wait_s()} s.")
+                raise ProtocolError(
+                    "chat_limit",
+                    f"The watchers here have said a lot just now (all "
+                    f"together they may say {limits.WATCHERS_CHAT_BURST} lines, then one "
+                    f"every {limits.WATCHERS_CHAT_EVERY_S:g} s, so the players are always "
+                    f"heard): try again in {shared.wait_s()} s.",
+                )
             shared.tokens -= 1
         own.tokens -= 1
 

@@ -44,8 +44,8 @@ RECORDS_WAIT_S = 120  # the longest the start-up lines wait for the records (10,
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 DEFAULT_TABLES_PER_PLAYER = 3  # server.table_share.DEFAULT_TABLES_PER_PLAYER, likewise
 DEFAULT_BOTS_PER_PLAYER = 7  # server.table_share.DEFAULT_BOTS_PER_PLAYER, likewise
-DEFAULT_SSH_PORT = 2222          # server/ssh.py says the same; kept here so --help imports no ssh
-DEFAULT_WEB_PORT = 8080          # server/web.py too
+DEFAULT_SSH_PORT = 2222  # server/ssh.py says the same; kept here so --help imports no ssh
+DEFAULT_WEB_PORT = 8080  # server/web.py too
 
 
 class Door(Protocol):
@@ -85,51 +85,73 @@ def join_lines(bind: str, port: int) -> list[str]:
 async def serve(args: argparse.Namespace) -> int:
     from kismet_tui.bots.runner import bot_factory
     from server import Host
-
     from server.store import Store
+
     problem = Store.check_writable(args.state_dir)
     if problem is not None:
-        print(f"kismet-host: cannot write to the state folder {args.state_dir}: {problem}. "
-              f"Games could not be saved; give a folder it can write with --state-dir.",
-              file=sys.stderr)
+        print(
+            f"kismet-host: cannot write to the state folder {args.state_dir}: {problem}. "
+            f"Games could not be saved; give a folder it can write with --state-dir.",
+            file=sys.stderr,
+        )
         return 2
     if args.reindex:
         return reindex(args.state_dir)
     from server.identity import HostIdentity
+
     try:
         identity = HostIdentity.load(args.state_dir)
     except OSError as exc:  # unreadable, or not a key (IdentityError)
         why = f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc)
-        print(f"kismet-host: cannot use this host's key: {why}. Move that file away to have a "
-              f"new key made (players then see a new fingerprint).", file=sys.stderr)
+        print(
+            f"kismet-host: cannot use this host's key: {why}. Move that file away to have a "
+            f"new key made (players then see a new fingerprint).",
+            file=sys.stderr,
+        )
         return 2
     factory = bot_factory() if args.bots > 0 else None
     from server.capacity import raise_fd_limit
+
     raise_fd_limit()  # the connection limit follows the descriptors this process may open
-    host = Host(state_dir=args.state_dir, bot_factory=factory, max_bots=args.bots,
-                max_per_address=args.max_per_address or None, cap_loopback=args.cap_loopback,
-                keep_games=args.keep_games or None, tables_per_player=args.tables_per_player or None,
-                bots_per_player=args.bots_per_player or None,
-                identity=identity)
+    host = Host(
+        state_dir=args.state_dir,
+        bot_factory=factory,
+        max_bots=args.bots,
+        max_per_address=args.max_per_address or None,
+        cap_loopback=args.cap_loopback,
+        keep_games=args.keep_games or None,
+        tables_per_player=args.tables_per_player or None,
+        bots_per_player=args.bots_per_player or None,
+        identity=identity,
+    )
     from server.state_lock import StateFolderBusy
+
     try:
         await host.start(args.bind, args.port)
     except StateFolderBusy as exc:
         print(f"kismet-host: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"kismet-host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(
+            f"kismet-host: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 1
     assert host.port is not None  # a start that returned is listening
-    print(f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}; "
-          f"at most {host.max_connections} connections).")
-    print(f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
-          f"`kismet-replay --verify` shows it).")
+    print(
+        f"Kismet host listening on {args.bind}:{host.port} (state in {args.state_dir}; "
+        f"at most {host.max_connections} connections)."
+    )
+    print(
+        f"This host's key: {host.store.identity.fingerprint} (it signs every finished game; "
+        f"`kismet-replay --verify` shows it)."
+    )
     for line in host.resumed + host.set_aside_lines:
         print(line)
     if host.tables:
-        print(f"Resumed {len(host.tables)} unfinished table(s); players rejoin by connecting again.")
+        print(
+            f"Resumed {len(host.tables)} unfinished table(s); players rejoin by connecting again."
+        )
     # The records open (and catch up, or rebuild) on their own thread while players can come
     # in already; their words belong to the start-up lines, so they are waited for here.
     if not host.records.ready.is_set():
@@ -154,7 +176,7 @@ async def serve(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         try:
             loop.add_signal_handler(sig, stop.set)
-        except NotImplementedError:   # Windows' event loop: a plain handler wakes it instead
+        except NotImplementedError:  # Windows' event loop: a plain handler wakes it instead
             signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
     await stop.wait()
     print("Shutting down: closing connections and logs.")
@@ -196,9 +218,9 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     if args.ssh is not None or args.web is not None:
         from .door_limits import has_pidfds, platform_lacks
 
-        for line in platform_lacks():   # (macOS, Linux before 5.3)
+        for line in platform_lacks():  # (macOS, Linux before 5.3)
             print(line)
-        warm = warm and has_pidfds()   # the warm parent's sessions are watched by pidfds
+        warm = warm and has_pidfds()  # the warm parent's sessions are watched by pidfds
     if warm and (args.ssh is not None or args.web is not None):
         from .warm_doors import DoorForker
 
@@ -217,8 +239,11 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
         try:
             await door.start(args.bind, port)
         except (OSError, ValueError) as exc:
-            print(f"kismet-host: cannot serve {what} on {args.bind}:{port}: "
-                  f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            print(
+                f"kismet-host: cannot serve {what} on {args.bind}:{port}: "
+                f"{getattr(exc, 'strerror', None) or exc}",
+                file=sys.stderr,
+            )
             for opened in doors:
                 await opened.stop()
             return False
@@ -230,11 +255,21 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
         from .ssh import SshServer
 
         try:
-            ssh = SshServer(host, args.state_dir, keys_file=args.ssh_keys, max_per_address=cap,
-                            slots=slots, forker=forker, sandbox=sandbox)
+            ssh = SshServer(
+                host,
+                args.state_dir,
+                keys_file=args.ssh_keys,
+                max_per_address=cap,
+                slots=slots,
+                forker=forker,
+                sandbox=sandbox,
+            )
         except (OSError, ValueError) as exc:  # asyncssh's KeyImportError is a ValueError
-            print(f"kismet-host: cannot read the keys in {args.ssh_keys}: "
-                  f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+            print(
+                f"kismet-host: cannot read the keys in {args.ssh_keys}: "
+                f"{getattr(exc, 'strerror', None) or exc}",
+                file=sys.stderr,
+            )
             return None
         if not await start(ssh, args.ssh, "ssh"):
             return None
@@ -250,8 +285,15 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     if args.web is not None:
         from .web import WebServer
 
-        web = WebServer(host, args.state_dir, max_per_address=cap, slots=slots, forker=forker,
-                        origins=args.web_origin or (), sandbox=sandbox)
+        web = WebServer(
+            host,
+            args.state_dir,
+            max_per_address=cap,
+            slots=slots,
+            forker=forker,
+            origins=args.web_origin or (),
+            sandbox=sandbox,
+        )
         if not await start(web, args.web, "the web page"):
             return None
         print("Or in a browser:")
@@ -286,59 +328,137 @@ def use_uvloop() -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kismet-host", description="Host Kismet games for players on this network.")
-    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every address)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
-    parser.add_argument("--state-dir", default=None, help="folder for game logs and resumable tables")
-    parser.add_argument("--bots", type=int, default=DEFAULT_BOTS,
-                        help=f"most bots this host runs at once (default {DEFAULT_BOTS}; 0: none)")
-    parser.add_argument("--max-per-address", type=int, default=DEFAULT_MAX_PER_ADDRESS,
-                        help=f"most connections from one address (default {DEFAULT_MAX_PER_ADDRESS}; "
-                             f"0: no cap). Loopback is not capped: see --cap-loopback")
-    parser.add_argument("--cap-loopback", action="store_true",
-                        help="cap loopback (127.0.0.1, ::1) like any other address; by default it is "
-                             "exempt, as the host's bots and players logged into this machine use it")
-    parser.add_argument("--keep-games", type=int, default=DEFAULT_KEEP_GAMES,
-                        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}; 0: "
-                             f"keep all); the oldest go first, unfinished games are never removed")
-    parser.add_argument("--reindex", action="store_true",
-                        help="build the records (records.sqlite3: games, players, ratings) again from "
-                             "the game logs in the state folder, then exit")
-    parser.add_argument("--tables-per-player", type=int, default=DEFAULT_TABLES_PER_PLAYER,
-                        help=f"open tables one player may own (default {DEFAULT_TABLES_PER_PLAYER}; "
-                             f"0: no cap). A player is their ssh key or token, and their address "
-                             f"where addresses are capped")
-    parser.add_argument("--bots-per-player", type=int, default=DEFAULT_BOTS_PER_PLAYER,
-                        help=f"bots at once at the tables one player opened (default "
-                             f"{DEFAULT_BOTS_PER_PLAYER}; 0: no cap); a game left to its bots "
-                             f"closes after a minute")
-    parser.add_argument("--ssh", nargs="?", type=int, const=DEFAULT_SSH_PORT, default=None, metavar="PORT",
-                        help=f"also let players in over ssh, with nothing installed (port {DEFAULT_SSH_PORT} "
-                             f"if none given)")
-    parser.add_argument("--ssh-keys", default=None, metavar="FILE",
-                        help="let in over ssh only the keys in FILE (authorized_keys format)")
-    parser.add_argument("--web", nargs="?", type=int, const=DEFAULT_WEB_PORT, default=None, metavar="PORT",
-                        help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)")
-    parser.add_argument("--web-origin", action="append", default=None, metavar="ORIGIN",
-                        help="the page's address as browsers see it, as scheme://host[:port], when "
-                             "it is not one of this machine's addresses (a name, or behind a "
-                             "proxy); the game's websocket then opens only from that page, and "
-                             "only for this machine's addresses or that name (may be given again)")
-    parser.add_argument("--door-sessions", choices=("warm", "spawn"), default="warm",
-                        help="how ssh and web sessions start: forked from one warm parent that "
-                             "has loaded the game (warm, the default: a quick login, shared "
-                             "memory), or a new process each (spawn)")
-    parser.add_argument("--max-sessions", type=int, default=None, metavar="N",
-                        help="most players over ssh and the web at once, together (default: from "
-                             "this machine's memory, 64 MB each over half of it; 0: no cap)")
-    parser.add_argument("--max-starting", type=int, default=None, metavar="N",
-                        help="most ssh and web sessions starting at once, together; the others "
-                             "wait their turn (default: 32 per core; 0: no limit)")
-    parser.add_argument("--no-announce", action="store_true",
-                        help="do not announce this host on the LAN (kismet-join then needs the address)")
-    parser.add_argument("--config", default=None, metavar="FILE",
-                        help="read options from this TOML file (default: "
-                             f"{config_default_path()}, when it exists); the command line wins")
+    parser = argparse.ArgumentParser(
+        prog="kismet-host", description="Host Kismet games for players on this network."
+    )
+    parser.add_argument(
+        "--bind", default="0.0.0.0", help="address to listen on (default 0.0.0.0: every address)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})"
+    )
+    parser.add_argument(
+        "--state-dir", default=None, help="folder for game logs and resumable tables"
+    )
+    parser.add_argument(
+        "--bots",
+        type=int,
+        default=DEFAULT_BOTS,
+        help=f"most bots this host runs at once (default {DEFAULT_BOTS}; 0: none)",
+    )
+    parser.add_argument(
+        "--max-per-address",
+        type=int,
+        default=DEFAULT_MAX_PER_ADDRESS,
+        help=f"most connections from one address (default {DEFAULT_MAX_PER_ADDRESS}; "
+        f"0: no cap). Loopback is not capped: see --cap-loopback",
+    )
+    parser.add_argument(
+        "--cap-loopback",
+        action="store_true",
+        help="cap loopback (127.0.0.1, ::1) like any other address; by default it is "
+        "exempt, as the host's bots and players logged into this machine use it",
+    )
+    parser.add_argument(
+        "--keep-games",
+        type=int,
+        default=DEFAULT_KEEP_GAMES,
+        help=f"finished game logs kept as replays (default {DEFAULT_KEEP_GAMES}; 0: "
+        f"keep all); the oldest go first, unfinished games are never removed",
+    )
+    parser.add_argument(
+        "--reindex",
+        action="store_true",
+        help="build the records (records.sqlite3: games, players, ratings) again from "
+        "the game logs in the state folder, then exit",
+    )
+    parser.add_argument(
+        "--tables-per-player",
+        type=int,
+        default=DEFAULT_TABLES_PER_PLAYER,
+        help=f"open tables one player may own (default {DEFAULT_TABLES_PER_PLAYER}; "
+        f"0: no cap). A player is their ssh key or token, and their address "
+        f"where addresses are capped",
+    )
+    parser.add_argument(
+        "--bots-per-player",
+        type=int,
+        default=DEFAULT_BOTS_PER_PLAYER,
+        help=f"bots at once at the tables one player opened (default "
+        f"{DEFAULT_BOTS_PER_PLAYER}; 0: no cap); a game left to its bots "
+        f"closes after a minute",
+    )
+    parser.add_argument(
+        "--ssh",
+        nargs="?",
+        type=int,
+        const=DEFAULT_SSH_PORT,
+        default=None,
+        metavar="PORT",
+        help=f"also let players in over ssh, with nothing installed (port {DEFAULT_SSH_PORT} "
+        f"if none given)",
+    )
+    parser.add_argument(
+        "--ssh-keys",
+        default=None,
+        metavar="FILE",
+        help="let in over ssh only the keys in FILE (authorized_keys format)",
+    )
+    parser.add_argument(
+        "--web",
+        nargs="?",
+        type=int,
+        const=DEFAULT_WEB_PORT,
+        default=None,
+        metavar="PORT",
+        help=f"also serve the game in a web browser (port {DEFAULT_WEB_PORT} if none given)",
+    )
+    parser.add_argument(
+        "--web-origin",
+        action="append",
+        default=None,
+        metavar="ORIGIN",
+        help="the page's address as browsers see it, as scheme://host[:port], when "
+        "it is not one of this machine's addresses (a name, or behind a "
+        "proxy); the game's websocket then opens only from that page, and "
+        "only for this machine's addresses or that name (may be given again)",
+    )
+    parser.add_argument(
+        "--door-sessions",
+        choices=("warm", "spawn"),
+        default="warm",
+        help="how ssh and web sessions start: forked from one warm parent that "
+        "has loaded the game (warm, the default: a quick login, shared "
+        "memory), or a new process each (spawn)",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=int,
+        default=None,
+        metavar="N",
+        help="most players over ssh and the web at once, together (default: from "
+        "this machine's memory, 64 MB each over half of it; 0: no cap)",
+    )
+    parser.add_argument(
+        "--max-starting",
+        type=int,
+        default=None,
+        metavar="N",
+        help="most ssh and web sessions starting at once, together; the others "
+        "wait their turn (default: 32 per core; 0: no limit)",
+    )
+    parser.add_argument(
+        "--no-announce",
+        action="store_true",
+        help="do not announce this host on the LAN (kismet-join then needs the address)",
+    )
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="read options from this TOML file (default: "
+        f"{config_default_path()}, when it exists); the command line wins",
+    )
     add_common_options(parser, "kismet-host")
     return parser
 
@@ -352,16 +472,18 @@ def config_default_path() -> str:
 def reindex(state_dir: str) -> int:
     """--reindex: the records rebuilt from the logs, with words; the folder's lock held."""
     import time
-
     from pathlib import Path
 
     from server.records import FILE_NAME, open_checked, rebuild
     from server.state_lock import StateFolderBusy, StateLock
+
     try:
         lock = StateLock.acquire(Path(state_dir))
     except StateFolderBusy as exc:
-        print(f"kismet-host: {exc} Stop it first: the records are rebuilt with no host running.",
-              file=sys.stderr)
+        print(
+            f"kismet-host: {exc} Stop it first: the records are rebuilt with no host running.",
+            file=sys.stderr,
+        )
         return 1
     import sqlite3
 
@@ -373,15 +495,20 @@ def reindex(state_dir: str) -> int:
         count, unreadable = rebuild(db, Path(state_dir) / "games")
         db.close()
     except (sqlite3.Error, OSError) as exc:
-        print(f"kismet-host: the records could not be rebuilt: {exc}. The game logs are "
-              f"untouched; try again once that is fixed.", file=sys.stderr)
+        print(
+            f"kismet-host: the records could not be rebuilt: {exc}. The game logs are "
+            f"untouched; try again once that is fixed.",
+            file=sys.stderr,
+        )
         return 1
     finally:
         lock.release()
     for why in unreadable:
         print(f"Left out (cannot be read): {why}")
-    print(f"Rebuilt the records from {count} game logs in "
-          f"{time.monotonic() - began:.1f} s ({Path(state_dir) / FILE_NAME}).")
+    print(
+        f"Rebuilt the records from {count} game logs in "
+        f"{time.monotonic() - began:.1f} s ({Path(state_dir) / FILE_NAME})."
+    )
     return 0
 
 
@@ -392,9 +519,11 @@ def refuse_doors_windows_lacks(parser: argparse.ArgumentParser, args: argparse.N
         return
     for option, value in (("--ssh", args.ssh), ("--web", args.web)):
         if value is not None:
-            parser.error(f"{option} is not available on Windows: its players' games would run "
-                         f"on this computer, which needs Linux or macOS. Friends join this host "
-                         f"with kismet-join; leave out {option}.")
+            parser.error(
+                f"{option} is not available on Windows: its players' games would run "
+                f"on this computer, which needs Linux or macOS. Friends join this host "
+                f"with kismet-join; leave out {option}."
+            )
 
 
 @honest_exit("kismet-host")

@@ -65,12 +65,26 @@ class Gate:
     now and how many each address has; told what to do with each message (`handle`) and
     with each connection that ended (`ended`)."""
 
-    __slots__ = ("connections", "per_address", "max_connections", "max_per_address",
-                 "cap_loopback", "stopping", "handle", "ended", "own_peers")
+    __slots__ = (
+        "connections",
+        "per_address",
+        "max_connections",
+        "max_per_address",
+        "cap_loopback",
+        "stopping",
+        "handle",
+        "ended",
+        "own_peers",
+    )
 
-    def __init__(self, max_connections: int, max_per_address: int | None, cap_loopback: bool,
-                 handle: Callable[[Connection, dict], None],
-                 ended: Callable[[Connection], None]) -> None:
+    def __init__(
+        self,
+        max_connections: int,
+        max_per_address: int | None,
+        cap_loopback: bool,
+        handle: Callable[[Connection, dict], None],
+        ended: Callable[[Connection], None],
+    ) -> None:
         self.connections: set[Connection] = set()
         self.per_address: dict[str, int] = {}
         self.max_connections = max_connections
@@ -90,9 +104,27 @@ class Gate:
 class Connection(asyncio.Protocol):
     """One client's connection: frames are handled as they arrive (`received`)."""
 
-    __slots__ = ("gate", "transport", "frames", "player", "tokens", "refilled", "strikes",
-                 "last_heard", "opened", "closed", "peer", "last_replay", "counted", "door",
-                 "waiting_turn", "last_desync_log", "corked", "behind", "chat_skipped")
+    __slots__ = (
+        "gate",
+        "transport",
+        "frames",
+        "player",
+        "tokens",
+        "refilled",
+        "strikes",
+        "last_heard",
+        "opened",
+        "closed",
+        "peer",
+        "last_replay",
+        "counted",
+        "door",
+        "waiting_turn",
+        "last_desync_log",
+        "corked",
+        "behind",
+        "chat_skipped",
+    )
 
     def __init__(self, gate: Gate) -> None:
         self.gate = gate
@@ -108,7 +140,7 @@ class Connection(asyncio.Protocol):
         self.closed = False
         self.peer: object = None
         self.last_replay = 0.0
-        self.waiting_turn = False   # reading paused until the loop comes back to it (fairness)
+        self.waiting_turn = False  # reading paused until the loop comes back to it (fairness)
         self.last_desync_log = 0.0  # server/relay.py logs a flood of desyncs once a second
         # While its own messages are handled, what it is sent is gathered here and written
         # in one piece at the end of its turn (a system call per turn, not per answer).
@@ -174,8 +206,13 @@ class Connection(asyncio.Protocol):
         skipped, self.chat_skipped = self.chat_skipped, 0
         if skipped and not self.closed:
             lines = "1 line of chat was" if skipped == 1 else f"{skipped} lines of chat were"
-            self.send({"type": "chat_skipped", "count": skipped,
-                       "words": f"{lines} skipped: your connection fell behind."})
+            self.send(
+                {
+                    "type": "chat_skipped",
+                    "count": skipped,
+                    "words": f"{lines} skipped: your connection fell behind.",
+                }
+            )
 
     def send_bytes(self, frame: bytes) -> None:
         if self.closed:
@@ -197,8 +234,13 @@ class Connection(asyncio.Protocol):
         if re is not None:
             self.send({"type": "ok", "re": re})
 
-    def error(self, code: str, words: str | None = None, re: int | None = None,
-              kind: RefusalKind | None = None) -> None:
+    def error(
+        self,
+        code: str,
+        words: str | None = None,
+        re: int | None = None,
+        kind: RefusalKind | None = None,
+    ) -> None:
         """Send an `error`: the code, its kind (the code's own unless given: the engine's
         refusals say theirs) and words (docs/protocol.md, "Error codes")."""
         self.send(error_message(code, words, re, kind))
@@ -208,8 +250,9 @@ class Connection(asyncio.Protocol):
         as the caller read it for this message)."""
         if now is None:
             now = time.monotonic()
-        self.tokens = min(limits.RATE_BURST,
-                          self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND)
+        self.tokens = min(
+            limits.RATE_BURST, self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND
+        )
         self.refilled = now
         if self.tokens >= 1:
             self.tokens -= 1
@@ -242,8 +285,11 @@ def opened(gate: Gate, conn: Connection) -> None:
     own = _peer_key(conn.peer) in gate.own_peers
     gate.own_peers.discard(_peer_key(conn.peer))
     if len(gate.connections) >= gate.max_connections:
-        conn.error("full", f"The host is full right now: it holds {gate.max_connections} "
-                   f"connections, its most. Please try again later.")
+        conn.error(
+            "full",
+            f"The host is full right now: it holds {gate.max_connections} "
+            f"connections, its most. Please try again later.",
+        )
         conn.close()
         return
     if not own and not take_share(gate, conn, address_of(conn.peer)):
@@ -257,7 +303,9 @@ def _peer_key(name: object) -> tuple[str | None, int]:
     return address_of(name), port
 
 
-async def own_connection(gate: Gate, address: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+async def own_connection(
+    gate: Gate, address: str, port: int
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """A connection to this host (`address`, `port`) for one of its own bots, which the
     gate counts against no address: its socket is bound first, and its local address noted
     before it connects (in the same process, so no peer can share it)."""
@@ -280,8 +328,11 @@ async def own_connection(gate: Gate, address: str, port: int) -> tuple[asyncio.S
 def take_share(gate: Gate, conn: Connection, address: str | None) -> bool:
     """Count `conn` against `address`'s share (loopback's only with cap_loopback), or say
     False when that address holds its share already (and count nothing)."""
-    capped = gate.max_per_address is not None and address is not None \
+    capped = (
+        gate.max_per_address is not None
+        and address is not None
         and (gate.cap_loopback or not is_loopback(address))
+    )
     if not capped:
         return True
     assert address is not None and gate.max_per_address is not None  # (capped says so)
@@ -303,8 +354,11 @@ def give_back_share(gate: Gate, conn: Connection) -> None:
 
 
 def refuse_address(gate: Gate, conn: Connection) -> None:
-    conn.error("full", f"Too many connections from your address: the host takes "
-               f"{gate.max_per_address} from one address. Close one and try again.")
+    conn.error(
+        "full",
+        f"Too many connections from your address: the host takes "
+        f"{gate.max_per_address} from one address. Close one and try again.",
+    )
     conn.close()
 
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported when announcing, so a host that never announces ne
 log = logging.getLogger("kismet.discovery")
 
 SERVICE = "_kismet._tcp.local."
-REFRESH_S = 5.0      # how often the open-table count is looked at (sent only when it changed)
+REFRESH_S = 5.0  # how often the open-table count is looked at (sent only when it changed)
 
 
 def open_tables(host: Host) -> int:
@@ -52,17 +52,23 @@ def lan_addresses() -> list[str]:
 class Announcer:
     """Announces `host` (a server.Host, started) as NAME until stopped."""
 
-    def __init__(self, host: Host, name: str | None = None, addresses: list[str] | None = None,
-                 ssh_port: int | None = None, port: int | None = None,
-                 interfaces: list[str] | None = None):
+    def __init__(
+        self,
+        host: Host,
+        name: str | None = None,
+        addresses: list[str] | None = None,
+        ssh_port: int | None = None,
+        port: int | None = None,
+        interfaces: list[str] | None = None,
+    ):
         self.host = host
         self.interfaces = interfaces
         self.port = port  # where players connect, when not the host's own listener
         self.name = name or socket.gethostname() or "Kismet"
         self.addresses = addresses
         self.ssh_port = ssh_port
-        self.zc: AsyncZeroconf | None = None          # while announcing
-        self.info: AsyncServiceInfo | None = None     # what was announced last
+        self.zc: AsyncZeroconf | None = None  # while announcing
+        self.info: AsyncServiceInfo | None = None  # what was announced last
         self._refresher: asyncio.Task | None = None
 
     def _service_info(self, registered: str | None = None) -> AsyncServiceInfo:
@@ -70,10 +76,13 @@ class Announcer:
 
         label = self.name.replace(".", " ")[:50]
         return AsyncServiceInfo(
-            SERVICE, registered or f"{label}.{SERVICE}", port=self.port or self.host.port,
+            SERVICE,
+            registered or f"{label}.{SERVICE}",
+            port=self.port or self.host.port,
             properties=text_record(self.host, self.name, self.ssh_port),
             parsed_addresses=self.addresses or lan_addresses(),
-            server=f"{socket.gethostname() or 'kismet'}.local.")
+            server=f"{socket.gethostname() or 'kismet'}.local.",
+        )
 
     async def start(self) -> None:
         zc = self.zc = new_zeroconf(self.interfaces)
@@ -82,8 +91,9 @@ class Announcer:
         self._refresher = asyncio.create_task(self._refresh(zc, info, announced))
         log.info("announced as %r (%s)", info.name, SERVICE)
 
-    async def _refresh(self, zc: AsyncZeroconf, info: AsyncServiceInfo,
-                       announced: Awaitable[None]) -> None:
+    async def _refresh(
+        self, zc: AsyncZeroconf, info: AsyncServiceInfo, announced: Awaitable[None]
+    ) -> None:
         """Keep the record of `info` (announced on `zc`) current until stop() cancels this."""
         # The first announcements repeat the first record for a second or two: an update
         # sent meanwhile would be overtaken by them.
@@ -123,13 +133,20 @@ def _found(info: AsyncServiceInfo | None) -> FoundHost | None:
     addresses = info.parsed_addresses() if info is not None else []
     if info is None or not addresses or not info.port:
         return None
-    props = {k.decode(errors="replace"): (v or b"").decode(errors="replace")
-             for k, v in (info.properties or {}).items()}
+    props = {
+        k.decode(errors="replace"): (v or b"").decode(errors="replace")
+        for k, v in (info.properties or {}).items()
+    }
     tables = props.get("tables", "0")
     ssh = props.get("ssh", "")
     name = props.get("name") or info.name.removesuffix("." + SERVICE)
-    return FoundHost(name[:40], addresses[0], info.port, int(tables) if tables.isdigit() else 0,
-                     int(ssh) if ssh.isdigit() else None)
+    return FoundHost(
+        name[:40],
+        addresses[0],
+        info.port,
+        int(tables) if tables.isdigit() else 0,
+        int(ssh) if ssh.isdigit() else None,
+    )
 
 
 def new_zeroconf(interfaces: list[str] | None) -> AsyncZeroconf:
@@ -140,8 +157,9 @@ def new_zeroconf(interfaces: list[str] | None) -> AsyncZeroconf:
     return AsyncZeroconf(interfaces=interfaces or InterfaceChoice.All, ip_version=IPVersion.V4Only)
 
 
-async def find_hosts(seconds: float = 2.0, zc: AsyncZeroconf | None = None,
-                     interfaces: list[str] | None = None) -> list[FoundHost]:
+async def find_hosts(
+    seconds: float = 2.0, zc: AsyncZeroconf | None = None, interfaces: list[str] | None = None
+) -> list[FoundHost]:
     """The hosts that answer within `seconds`, by name (one line per host and port), heard
     on `zc` or else on `interfaces` (None: every interface)."""
     from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
@@ -150,8 +168,9 @@ async def find_hosts(seconds: float = 2.0, zc: AsyncZeroconf | None = None,
     zc = zc or new_zeroconf(interfaces)
     names: set[str] = set()
 
-    def changed(zeroconf: Zeroconf, service_type: str, name: str,
-                state_change: ServiceStateChange) -> None:
+    def changed(
+        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
         names.add(name)
 
     browser = AsyncServiceBrowser(zc.zeroconf, SERVICE, handlers=[changed])

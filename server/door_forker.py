@@ -56,8 +56,8 @@ from .door_limits import FORKER_MESSAGE_BYTES, die_with_parent
 from .session_sandbox import confine
 
 # Room for one request: argv and environment (a host's environment is a few KiB).
-SESSION_FDS = 3      # what a child gets as its 0, 1 and 2
-REHEARSAL_SECONDS = 60.0   # the warm-up's rehearsal of a session (0.1-0.2 s on a quiet machine)
+SESSION_FDS = 3  # what a child gets as its 0, 1 and 2
+REHEARSAL_SECONDS = 60.0  # the warm-up's rehearsal of a session (0.1-0.2 s on a quiet machine)
 
 
 # What a session imports on its way to the lobby and its first game (measured: the modules
@@ -65,16 +65,36 @@ REHEARSAL_SECONDS = 60.0   # the warm-up's rehearsal of a session (0.1-0.2 s on 
 # code and tables are shared by every child instead of loaded again by each. The solver's
 # numpy starts no thread of its own here (one BLAS thread: door env's OPENBLAS_NUM_THREADS).
 SESSION_MODULES = (
-    "asyncio", "textual.app", "textual.drivers.linux_driver", "textual.drivers.web_driver",
-    "textual.pilot", "textual.scrollbar", "textual.coordinate", "textual.layouts.horizontal",
-    "textual.layouts.stream", "textual.renderables.styled", "rich.markdown", "rich.pretty",
-    "rich.rule", "rich.syntax", "markdown_it", "numpy",
-    "kismet_tui.app", "kismet_tui.cli", "kismet_tui.door_child", "kismet_tui.net.client",
-    "kismet_tui.player_key", "kismet_tui.saved_seats", "kismet_tui.bots.advisor",
-    "kismet_tui.bots.levels", "kismet_tui.bots.simple", "kismet_tui.rules.dice",
-    "kismet_tui.solver.advice", "kismet_tui.solver.table",
+    "asyncio",
+    "textual.app",
+    "textual.drivers.linux_driver",
+    "textual.drivers.web_driver",
+    "textual.pilot",
+    "textual.scrollbar",
+    "textual.coordinate",
+    "textual.layouts.horizontal",
+    "textual.layouts.stream",
+    "textual.renderables.styled",
+    "rich.markdown",
+    "rich.pretty",
+    "rich.rule",
+    "rich.syntax",
+    "markdown_it",
+    "numpy",
+    "kismet_tui.app",
+    "kismet_tui.cli",
+    "kismet_tui.door_child",
+    "kismet_tui.net.client",
+    "kismet_tui.player_key",
+    "kismet_tui.saved_seats",
+    "kismet_tui.bots.advisor",
+    "kismet_tui.bots.levels",
+    "kismet_tui.bots.simple",
+    "kismet_tui.rules.dice",
+    "kismet_tui.solver.advice",
+    "kismet_tui.solver.table",
 )
-SESSION_PACKAGES = ("kismet_tui.screens", "kismet_tui.widgets")   # every module of each
+SESSION_PACKAGES = ("kismet_tui.screens", "kismet_tui.widgets")  # every module of each
 
 
 def warm_up() -> None:
@@ -87,7 +107,7 @@ def warm_up() -> None:
         for module in pkgutil.iter_modules(importlib.import_module(package).__path__):
             importlib.import_module(f"{package}.{module.name}")
     widgets = importlib.import_module("textual.widgets")
-    for widget in widgets.__all__:   # (Textual loads its widgets when first named)
+    for widget in widgets.__all__:  # (Textual loads its widgets when first named)
         getattr(widgets, widget)
     share_parsed_css()
     rehearse_a_session()
@@ -107,20 +127,28 @@ def share_parsed_css() -> None:
 
     parse_rules = Stylesheet._parse_rules
     parsed: dict[tuple[object, ...], list[Any]] = {}
-    themes: dict[tuple[tuple[str, str], ...], int] = {}   # each set of variables, numbered
-    seen: list[tuple[dict[str, str], int]] = [({}, -1)]   # the variables looked at last
+    themes: dict[tuple[tuple[str, str], ...], int] = {}  # each set of variables, numbered
+    seen: list[tuple[dict[str, str], int]] = [({}, -1)]  # the variables looked at last
 
     def theme_of(variables: dict[str, str]) -> int:
-        if seen[0][0] is not variables:   # (a new set: an app's start, or a new theme)
+        if seen[0][0] is not variables:  # (a new set: an app's start, or a new theme)
             seen[0] = (variables, themes.setdefault(tuple(sorted(variables.items())), len(themes)))
         return seen[0][1]
 
-    def shared(self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False,
-               tie_breaker: int = 0, scope: str = "") -> list[Any]:
+    def shared(
+        self: Stylesheet,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[Any]:
         key = (css, read_from, is_default_rules, tie_breaker, scope, theme_of(self._variables))
         rules = parsed.get(key)
         if rules is None:
-            rules = parsed[key] = parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+            rules = parsed[key] = parse_rules(
+                self, css, read_from, is_default_rules, tie_breaker, scope
+            )
         return rules
 
     Stylesheet._parse_rules = shared  # type: ignore[method-assign]
@@ -150,14 +178,16 @@ def rehearse_a_session() -> None:
         async with app.run_test(headless=True, size=(80, 24)) as pilot:
             while not (isinstance(app.screen, LobbyScreen) and app.connection.state == "closed"):
                 await pilot.pause()
-            await pilot.pause()   # that state drawn
+            await pilot.pause()  # that state drawn
             app.exit()
 
     try:
         asyncio.run(asyncio.wait_for(to_the_lobby(), REHEARSAL_SECONDS))
-    except Exception as exc:   # (a machine too busy, say) sessions then only start less warm
-        print(f"door forker: the rehearsal did not finish ({exc!r}); sessions start less warm",
-              file=sys.stderr)
+    except Exception as exc:  # (a machine too busy, say) sessions then only start less warm
+        print(
+            f"door forker: the rehearsal did not finish ({exc!r}); sessions start less warm",
+            file=sys.stderr,
+        )
 
 
 def send(sock: socket.socket, message: dict[str, object], fds: list[int] | None = None) -> None:
@@ -169,7 +199,7 @@ class Forker:
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
-        self.children: dict[int, int] = {}   # pidfd -> pid, children not yet reaped
+        self.children: dict[int, int] = {}  # pidfd -> pid, children not yet reaped
         self.poller = select.poll()
         self.poller.register(sock.fileno(), select.POLLIN)
 
@@ -187,7 +217,9 @@ class Forker:
     def take_request(self) -> bool:
         """One message from the host; False when the host has gone."""
         try:
-            data, fds, _flags, _address = socket.recv_fds(self.sock, FORKER_MESSAGE_BYTES, SESSION_FDS)
+            data, fds, _flags, _address = socket.recv_fds(
+                self.sock, FORKER_MESSAGE_BYTES, SESSION_FDS
+            )
         except ConnectionError:
             return False
         if not data:
@@ -195,7 +227,7 @@ class Forker:
         try:
             message = json.loads(data)
             if message.get("op") == "fork" and len(fds) == SESSION_FDS:
-                if too_late(message):   # its login has started a process of its own
+                if too_late(message):  # its login has started a process of its own
                     send(self.sock, {"op": "failed", "id": message.get("id"), "error": "too late"})
                 else:
                     self.fork(message, fds)
@@ -203,15 +235,15 @@ class Forker:
                 self.signal_group(int(message["pid"]), int(message["signal"]))
         finally:
             for fd in fds:
-                os.close(fd)   # the child has its own copies; these would keep a pty open
+                os.close(fd)  # the child has its own copies; these would keep a pty open
         return True
 
     def fork(self, request: dict[str, object], fds: list[int]) -> None:
         # A dice table built since the last fork is loaded here once, for every later session.
-        from kismet_tui.bots import dice_levels   # (warm_up imported it: no cost here)
+        from kismet_tui.bots import dice_levels  # (warm_up imported it: no cost here)
 
         dice_levels.preload()
-        gc.freeze()   # what this loop has made since (that table too) stays shared as well
+        gc.freeze()  # what this loop has made since (that table too) stays shared as well
         parent = os.getpid()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -221,14 +253,14 @@ class Forker:
             send(self.sock, {"op": "failed", "id": request.get("id"), "error": str(exc)})
             return
         if pid == 0:
-            become_session(request, fds, parent)   # never returns
+            become_session(request, fds, parent)  # never returns
         pidfd = os.pidfd_open(pid)
         self.children[pidfd] = pid
         self.poller.register(pidfd, select.POLLIN)
         send(self.sock, {"op": "forked", "id": request.get("id"), "pid": pid}, [pidfd])
 
     def signal_group(self, pid: int, signum: int) -> None:
-        if pid in self.children.values():   # not reaped yet: the group is still this child's
+        if pid in self.children.values():  # not reaped yet: the group is still this child's
             try:
                 os.killpg(pid, signum)
             except (ProcessLookupError, PermissionError):
@@ -269,11 +301,11 @@ def become_session(request: dict[str, object], fds: list[int], parent: int) -> N
             os.dup2(fd, target)
         os.closerange(SESSION_FDS, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
         if request.get("terminal"):
-            fcntl.ioctl(0, termios.TIOCSCTTY, 0)   # window changes reach us as SIGWINCH
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)  # window changes reach us as SIGWINCH
         argv, env, address_space = session_of(request)
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         fresh_signals()
-        rules = request.get("confine")   # (server/session_sandbox.py; None: not confined)
+        rules = request.get("confine")  # (server/session_sandbox.py; None: not confined)
         confine(rules if isinstance(rules, list) else None)
         os.environ.clear()
         os.environ.update(env)
@@ -313,8 +345,16 @@ def fresh_signals() -> None:
     """Signals as a new interpreter has them: none blocked, the default action for each, but
     SIGINT's KeyboardInterrupt and SIGPIPE ignored (what Python sets at start)."""
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
-    for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGCHLD, signal.SIGWINCH, signal.SIGQUIT,
-                   signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+    for signum in (
+        signal.SIGHUP,
+        signal.SIGTERM,
+        signal.SIGCHLD,
+        signal.SIGWINCH,
+        signal.SIGQUIT,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGALRM,
+    ):
         signal.signal(signum, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
@@ -328,8 +368,9 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     # Nothing may run beside the loop when it forks: a thread's lock held at fork time
     # would stay held in the child for ever.
-    assert threading.active_count() == 1 and len(os.listdir("/proc/self/task")) == 1, \
+    assert threading.active_count() == 1 and len(os.listdir("/proc/self/task")) == 1, (
         "the door forker must fork from one thread"
+    )
     gc.collect()
     gc.freeze()
     Forker(sock).serve()

@@ -65,7 +65,7 @@ def has_pidfds() -> bool:
         return False
     try:
         os.close(os.pidfd_open(os.getpid()))
-    except OSError as exc:   # ENOSYS before Linux 5.3; EPERM under some sandboxes
+    except OSError as exc:  # ENOSYS before Linux 5.3; EPERM under some sandboxes
         return exc.errno not in (errno.ENOSYS, errno.EPERM)
     return True
 
@@ -74,16 +74,22 @@ def platform_lacks() -> list[str]:
     """What this system lacks for the doors' sessions, in words for the host's start."""
     lacks = []
     if not address_space_limited():
-        lacks.append("This system cannot limit a door session's address space (RLIMIT_AS): the "
-                     "host watches each session's memory instead and ends one past its limit.")
+        lacks.append(
+            "This system cannot limit a door session's address space (RLIMIT_AS): the "
+            "host watches each session's memory instead and ends one past its limit."
+        )
     if not has_pidfds():
-        lacks.append("This system has no pidfds: each ssh or web session starts a process of "
-                     "its own (a slower login).")
+        lacks.append(
+            "This system has no pidfds: each ssh or web session starts a process of "
+            "its own (a slower login)."
+        )
     return lacks
 
 
-def limit_session_child(address_space: int = SESSION_ADDRESS_SPACE,
-                        confinement: Sequence[Sequence[object]] | None = None) -> None:
+def limit_session_child(
+    address_space: int = SESSION_ADDRESS_SPACE,
+    confinement: Sequence[Sequence[object]] | None = None,
+) -> None:
     """Run in a door session's child between fork and exec (subprocess's preexec_fn): a hard
     address-space limit where the system enforces one (else the door watches its memory:
     server/memory_watch.py), death when the host process goes, whatever the child is doing,
@@ -117,12 +123,14 @@ def near_its_memory_limit(pid: int) -> bool:
     in C code, or its stack unable to grow): looked at while it runs, this tells such an end
     from a plain crash. False when it cannot be told (the process is gone, or the system has
     no such limit: then server/memory_watch.py ends the session itself)."""
-    if not hasattr(resource, "prlimit"):   # (Linux only)
+    if not hasattr(resource, "prlimit"):  # (Linux only)
         return False
     try:
         limit = resource.prlimit(pid, resource.RLIMIT_AS)[0]
         with open(f"/proc/{pid}/status", "rb") as status:
-            peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith(b"VmPeak:"))
+            peak = next(
+                int(line.split()[1]) * 1024 for line in status if line.startswith(b"VmPeak:")
+            )
     except (OSError, ValueError, StopIteration):
         return False
     return limit != resource.RLIM_INFINITY and peak > 0.8 * limit
@@ -132,7 +140,7 @@ def default_max_sessions() -> int:
     """Door sessions this machine holds: half its memory at SESSION_BUDGET each (at least 8)."""
     try:
         pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):   # (AttributeError: no sysconf, Windows)
+    except (ValueError, OSError, AttributeError):  # (AttributeError: no sysconf, Windows)
         return 64
     return max(8, pages // 2 // SESSION_BUDGET)
 
@@ -157,26 +165,43 @@ class SessionSlots:
         self.taken = max(0, self.taken - 1)
 
     def refusal(self) -> str:
-        return (f"The host is full: it holds {self.limit} players over ssh and the web, its "
-                f"most. Please try again in a while.")
+        return (
+            f"The host is full: it holds {self.limit} players over ssh and the web, its "
+            f"most. Please try again in a while."
+        )
 
 
 # What describes the host owner's own terminal, not the remote player's: left out, or the
 # app would draw for the wrong terminal (truecolor where the player's has 256 colours, say).
-THEIR_TERMINAL = ("COLUMNS", "LINES", "ROWS", "COLORTERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION",
-                  "VTE_VERSION", "WT_SESSION", "KITTY_WINDOW_ID", "TMUX", "STY", "NO_COLOR")
-FROM_CLIENT = ("COLORTERM", "NO_COLOR")   # what the player's ssh may say about their terminal
+THEIR_TERMINAL = (
+    "COLUMNS",
+    "LINES",
+    "ROWS",
+    "COLORTERM",
+    "TERM_PROGRAM",
+    "TERM_PROGRAM_VERSION",
+    "VTE_VERSION",
+    "WT_SESSION",
+    "KITTY_WINDOW_ID",
+    "TMUX",
+    "STY",
+    "NO_COLOR",
+)
+FROM_CLIENT = ("COLORTERM", "NO_COLOR")  # what the player's ssh may say about their terminal
 
 
 def child_environment(term: str, client_env: Mapping[str, object] | None = None) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("TEXTUAL", "ITERM", "LC_TERMINAL")) and key not in THEIR_TERMINAL}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("TEXTUAL", "ITERM", "LC_TERMINAL")) and key not in THEIR_TERMINAL
+    }
     for key in FROM_CLIENT:
         value = (client_env or {}).get(key)
         if isinstance(value, str) and len(value) < 64:
             env[key] = value
     env["TERM"] = term or "xterm-256color"
-    env["PYTHONUTF8"] = "1"          # the screen is drawn in UTF-8 whatever the host's locale
+    env["PYTHONUTF8"] = "1"  # the screen is drawn in UTF-8 whatever the host's locale
     env["PYTHONUNBUFFERED"] = "1"
     # One BLAS thread (numpy's, for the solver): each more maps a buffer of its own, which
     # counts against the session's address-space limit, and a client needs none of them.

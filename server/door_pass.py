@@ -27,7 +27,7 @@ class DoorPass:
     """Who a door session's player is: `address`, their real peer address; `identity`, what
     proves them ("ssh-key SHA256:...", "ssh-code ...", "web ..."), or "" when nothing does."""
 
-    door: str        # "ssh" or "web"
+    door: str  # "ssh" or "web"
     address: str
     identity: str = ""
     # Called when the host answers the session's table list (its lobby is being drawn: the
@@ -41,8 +41,9 @@ class DoorPasses:
     def __init__(self) -> None:
         self._passes: dict[str, DoorPass] = {}
 
-    def issue(self, door: str, address: str, identity: str = "",
-              listed: Callable[[], None] | None = None) -> str:
+    def issue(
+        self, door: str, address: str, identity: str = "", listed: Callable[[], None] | None = None
+    ) -> str:
         """A new secret for one session; hand it to the client in ENVIRONMENT_NAME."""
         secret = secrets.token_urlsafe(24)
         self._passes[secret] = DoorPass(door, address, identity, listed)

@@ -53,9 +53,9 @@ class StartTurn:
 
     def __init__(self, queue: StartQueue) -> None:
         self.queue = queue
-        self.granted = asyncio.get_running_loop().create_future()   # its turn came (or it ended)
+        self.granted = asyncio.get_running_loop().create_future()  # its turn came (or it ended)
         self.told: Callable[[int], None] | None = None
-        self.starting = False     # holds one of the queue's turns now
+        self.starting = False  # holds one of the queue's turns now
         self.ended = False
         self.was_listed = False
         self._limit: asyncio.TimerHandle | None = None
@@ -130,7 +130,7 @@ class StartQueue:
             self.waiting.remove(turn)
         while self.waiting and self._room():
             self._begin(self.waiting.popleft())
-        for ahead, waiting in enumerate(self.waiting):   # (each door says only a change)
+        for ahead, waiting in enumerate(self.waiting):  # (each door says only a change)
             self._tell(waiting, ahead + self.starting)
 
     def _room(self) -> bool:

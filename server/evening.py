@@ -20,7 +20,7 @@ from .store import Store, StoreError
 
 log = logging.getLogger("kismet.host")
 
-EVENING_GAP_MS = 6 * 3600 * 1000   # this long without a finished game ends the evening
+EVENING_GAP_MS = 6 * 3600 * 1000  # this long without a finished game ends the evening
 
 
 class Evening:
@@ -30,11 +30,18 @@ class Evening:
         self.last_ms: int | None = None
         self.wins: dict[str, int] = {}
         found = store.read_evening()
-        if isinstance(found, dict) and _is_ms(found.get("began_ms")) and _is_ms(found.get("last_ms")) \
-                and isinstance(found.get("wins"), dict):
+        if (
+            isinstance(found, dict)
+            and _is_ms(found.get("began_ms"))
+            and _is_ms(found.get("last_ms"))
+            and isinstance(found.get("wins"), dict)
+        ):
             self.began_ms, self.last_ms = found["began_ms"], found["last_ms"]
-            self.wins = {str(key): count for key, count in found["wins"].items()
-                         if isinstance(count, int) and not isinstance(count, bool) and count > 0}
+            self.wins = {
+                str(key): count
+                for key, count in found["wins"].items()
+                if isinstance(count, int) and not isinstance(count, bool) and count > 0
+            }
 
     def since(self, now_ms: int) -> int | None:
         """When tonight began (host ms), or None when no game has ended tonight."""
@@ -54,9 +61,13 @@ class Evening:
             for key in winners:
                 self.wins[key] = self.wins.get(key, 0) + 1
         try:
-            self.store.save_evening({"began_ms": self.began_ms, "last_ms": self.last_ms, "wins": self.wins})
+            self.store.save_evening(
+                {"began_ms": self.began_ms, "last_ms": self.last_ms, "wins": self.wins}
+            )
         except StoreError as exc:
-            log.warning("Tonight's standings could not be saved (%s): a restart would lose them.", exc)
+            log.warning(
+                "Tonight's standings could not be saved (%s): a restart would lose them.", exc
+            )
 
 
 def _is_ms(value: object) -> bool:

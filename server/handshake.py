@@ -22,10 +22,10 @@ from protocol.errors import ProtocolError
 from protocol.text import name_key, shows_letter_or_digit
 
 from . import connection, lobby, table_share
-from .records.proof import proof_of
 from .connection import Connection
 from .jobs import Jobs
-from .player import Player, ToldLater
+from .player import Player
+from .records.proof import proof_of
 from .table import PLAYING, Table
 
 
@@ -34,22 +34,33 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         raise ProtocolError("bad_message", "You already said hello.")
     if msg["version"] != limits.PROTOCOL_VERSION:
         older = msg["version"] < limits.PROTOCOL_VERSION
-        raise ProtocolError("version", f"This host speaks protocol version "
-                            f"{limits.PROTOCOL_VERSION}, your client {msg['version']}. "
-                            + ("Please update your client: since version 3 nothing a client "
-                               "is shown tells a die or a card before it is thrown or dealt."
-                               if older else
-                               "Please use matching versions."), fatal=True)
+        raise ProtocolError(
+            "version",
+            f"This host speaks protocol version "
+            f"{limits.PROTOCOL_VERSION}, your client {msg['version']}. "
+            + (
+                "Please update your client: since version 3 nothing a client "
+                "is shown tells a die or a card before it is thrown or dealt."
+                if older
+                else "Please use matching versions."
+            ),
+            fatal=True,
+        )
     if msg["door"] is not None:
         door = host.door_passes.find(msg["door"])
         if door is None:
-            raise ProtocolError("bad_message", "That door pass is not one this host gave.", fatal=True)
+            raise ProtocolError(
+                "bad_message", "That door pass is not one this host gave.", fatal=True
+            )
         if not connection.came_through(host.gate, conn, door):
             connection.refuse_address(host.gate, conn)
             return
     # A door session's client runs as the host's user: only the door's proof counts there.
-    proof = (proof_of(conn.door.identity, None) if conn.door is not None
-             else proof_of(None, msg.get("player_key")))
+    proof = (
+        proof_of(conn.door.identity, None)
+        if conn.door is not None
+        else proof_of(None, msg.get("player_key"))
+    )
     token = msg["token"]
     player = host.players.get(token) if token else None
     same = holder_of(host, proof)
@@ -67,13 +78,16 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     # back as themselves: the same token (and client id, while the host runs), told why.
     kept = host.set_aside.get(token) if token and player is None else None
     fixed = fixed_name(player) if player is not None else None
-    if fixed is None:   # a name of one's own choosing: not one somebody else holds
+    if fixed is None:  # a name of one's own choosing: not one somebody else holds
         refusal = name_refusal(host, msg["name"], player.token if player is not None else None)
         if refusal is not None:
             raise ProtocolError("name_taken", refusal)
     if player is None:
-        player = (new_player(host, msg["name"]) if kept is None
-                  else new_player(host, msg["name"], token, kept.client_id))
+        player = (
+            new_player(host, msg["name"])
+            if kept is None
+            else new_player(host, msg["name"], token, kept.client_id)
+        )
     if player.conn is not None and player.conn is not conn:
         old = player.conn
         player.conn = None  # so its closing does not mark the seat away
@@ -85,11 +99,19 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         player.proof = proof
     conn.player = player
     table = player.table
-    conn.send({
-        "type": "welcome", "re": re, "client_id": player.client_id, "token": player.token,
-        "name": player.name, "version": limits.PROTOCOL_VERSION, "now": host.now_ms(),
-        "table": table.id if table else None, "host_key": host.host_key(),
-    })
+    conn.send(
+        {
+            "type": "welcome",
+            "re": re,
+            "client_id": player.client_id,
+            "token": player.token,
+            "name": player.name,
+            "version": limits.PROTOCOL_VERSION,
+            "now": host.now_ms(),
+            "table": table.id if table else None,
+            "host_key": host.host_key(),
+        }
+    )
     if table is not None:
         lobby.arrive(host, table, player, rejoin=True)
     elif token and token in host.set_aside:
@@ -104,15 +126,23 @@ def holder_of(host: Jobs, proof: str | None) -> Player | None:
     """The player here (connected, or holding a seat) whom `proof` proves, if any."""
     if proof is None:
         return None
-    return next((player for player in host.players.values() if player.proof == proof
-                 and (player.conn is not None or player.table is not None)), None)
+    return next(
+        (
+            player
+            for player in host.players.values()
+            if player.proof == proof and (player.conn is not None or player.table is not None)
+        ),
+        None,
+    )
 
 
 def replaced_words(proof: str | None) -> str:
     """Words for a connection another one with the same proof took over."""
     what = "player key" if proof is not None and proof.startswith("key ") else "key or browser"
-    return (f"You connected again from somewhere else with the same {what}: this connection "
-            "gave way to the newer one (one player holds one seat).")
+    return (
+        f"You connected again from somewhere else with the same {what}: this connection "
+        "gave way to the newer one (one player holds one seat)."
+    )
 
 
 def name_refusal(host: Jobs, name: str, token: str | None) -> str | None:
@@ -133,10 +163,14 @@ def name_holder(host: Jobs, name: str, token: str | None) -> str | None:
     """The name, as shown, of somebody other than `token` here who goes by a name that looks
     like `name`: connected, or holding a seat (away, or from before a restart)."""
     key = name_key(name)
-    present = [player.name for player in host.players.values()
-               if player.token != token and (player.conn is not None or player.table is not None)]
-    present += [seat.name for table in host.tables.values() for seat in table.seats
-                if seat.token != token]
+    present = [
+        player.name
+        for player in host.players.values()
+        if player.token != token and (player.conn is not None or player.table is not None)
+    ]
+    present += [
+        seat.name for table in host.tables.values() for seat in table.seats if seat.token != token
+    ]
     return next((other for other in present if name_key(other) == key), None)
 
 
@@ -144,6 +178,7 @@ def name_holder(host: Jobs, name: str, token: str | None) -> str | None:
 def bot_form() -> regex.Pattern[str]:
     """The keys of names in the form the host gives its bots (lobby.py: "Bot 1 (easy)"), and
     the runner's "Bot (easy)"; built from keys, so look-alikes ("B0t l") match too."""
+
     def key(text: str) -> str:
         return regex.escape(name_key(text))
 
@@ -172,10 +207,14 @@ def fixed_name(player: Player) -> str | None:
     return None
 
 
-def new_player(host: Jobs, name: str, token: str | None = None,
-               client_id: int | None = None) -> Player:
-    player = Player(token or secrets.token_urlsafe(18),
-                    next(host.client_ids) if client_id is None else client_id, name)
+def new_player(
+    host: Jobs, name: str, token: str | None = None, client_id: int | None = None
+) -> Player:
+    player = Player(
+        token or secrets.token_urlsafe(18),
+        next(host.client_ids) if client_id is None else client_id,
+        name,
+    )
     host.players[player.token] = player
     return player
 

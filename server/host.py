@@ -46,16 +46,16 @@ from protocol.errors import ProtocolError
 from protocol.messages import parse_client, request_id
 
 from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
+
 # Re-exported: these names lived here before the host was split by job.
 from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
 from .door_pass import DoorPasses
 from .evening import Evening
 from .identity import HostIdentity
-from .jobs import Jobs
 from .player import Player, ToldLater
-from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id
+from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .state_lock import StateLock
 from .steering import Steering
 from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store
@@ -72,7 +72,9 @@ class BotFactory(Protocol):
     """Starts a bot client for a reserved seat: (host, table id, level, token) -> its task
     (kismet_tui/bots/runner.py); may say its `levels`."""
 
-    def __call__(self, host: Host, table_id: int, level: str, token: str) -> asyncio.Task[None] | None: ...
+    def __call__(
+        self, host: Host, table_id: int, level: str, token: str
+    ) -> asyncio.Task[None] | None: ...
 
 
 # Message type -> its handler(host, conn, msg, re); every client message type has one.
@@ -99,14 +101,21 @@ HANDLERS: dict[str, Handler] = {
 
 
 class Host:
-    def __init__(self, state_dir: str | Path, bot_factory: BotFactory | None = None,
-                 max_bots: int | None = None, disk: Disk | None = None,
-                 max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS, cap_loopback: bool = False,
-                 max_connections: int | None = None, keep_games: int | None = DEFAULT_KEEP_GAMES,
-                 identity: HostIdentity | None = None,
-                 tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER,
-                 bots_per_player: int | None = DEFAULT_BOTS_PER_PLAYER,
-                 pause_alone: bool = False) -> None:
+    def __init__(
+        self,
+        state_dir: str | Path,
+        bot_factory: BotFactory | None = None,
+        max_bots: int | None = None,
+        disk: Disk | None = None,
+        max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS,
+        cap_loopback: bool = False,
+        max_connections: int | None = None,
+        keep_games: int | None = DEFAULT_KEEP_GAMES,
+        identity: HostIdentity | None = None,
+        tables_per_player: int | None = DEFAULT_TABLES_PER_PLAYER,
+        bots_per_player: int | None = DEFAULT_BOTS_PER_PLAYER,
+        pause_alone: bool = False,
+    ) -> None:
         # identity: the key that signs finished games (server/identity.py); None: the one
         # kept in state_dir.
         self.store = Store(state_dir, disk, identity=identity)
@@ -125,8 +134,13 @@ class Host:
         # max_per_address connections from one address (None: no cap), loopback exempt
         # unless cap_loopback. max_connections None: what this machine's descriptors and
         # memory allow (server/capacity.py).
-        self.gate = Gate(capacity.connection_limit() if max_connections is None else max_connections,
-                         max_per_address, cap_loopback, handle=self.handle, ended=self._ended)
+        self.gate = Gate(
+            capacity.connection_limit() if max_connections is None else max_connections,
+            max_per_address,
+            cap_loopback,
+            handle=self.handle,
+            ended=self._ended,
+        )
         # Open tables one player may own (server/table_share.py; None: no cap).
         self.tables_per_player = tables_per_player
         self.bots_per_player = bots_per_player  # bots at the tables one player opened
@@ -137,7 +151,7 @@ class Host:
         self.door_passes = DoorPasses()
         self.bot_factory = bot_factory
         self.max_bots = max_bots
-        self._players: dict[str, Player] = {}        # token -> player
+        self._players: dict[str, Player] = {}  # token -> player
         self.client_ids: Iterator[int] = itertools.count(1)
         self._tables: dict[int, Table] = {}
         # The owner's removals and the unready-seat timers (server/steering.py).
@@ -148,7 +162,7 @@ class Host:
         self.bind: str | None = None
         self._server: asyncio.base_events.Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self.desyncs = 0   # digests from clients that did not match (for tests and logs)
+        self.desyncs = 0  # digests from clients that did not match (for tests and logs)
         # What start-up resumed and set aside (server/resume.py), for the CLI to print; and
         # token -> words for the players of a set-aside table (or of a game closed while they
         # were away, server/table_share.py), told at hello.
@@ -192,7 +206,8 @@ class Host:
         self.bind = bind
         try:
             self._server = await asyncio.get_running_loop().create_server(
-                lambda: Connection(self.gate), bind, port)
+                lambda: Connection(self.gate), bind, port
+            )
         except BaseException:
             self.release_state_folder()
             raise
@@ -223,7 +238,7 @@ class Host:
         if self._server is not None:
             try:
                 await asyncio.wait_for(self._server.wait_closed(), 2)
-            except (asyncio.TimeoutError, Exception):
+            except (TimeoutError, Exception):
                 pass
         await asyncio.to_thread(self.store.close)  # the flushes asked for are done
         await asyncio.to_thread(self.records.close)  # its last games written before the lock goes
@@ -252,7 +267,9 @@ class Host:
         levels: Collection[str] | None = getattr(self.bot_factory, "levels", None)
         return levels
 
-    async def open_own_stream(self, address: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def open_own_stream(
+        self, address: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """How the host's own bots connect: counted against no address (server/connection.py)."""
         return await connection.own_connection(self.gate, address, port)
 
@@ -292,8 +309,14 @@ class Host:
 
         self.records.game_ended(log_path, recorded)
 
-    def _outcomes_arrived(self, table: Table, tokens: list[str], outcomes: list[SeatOutcome]) -> None:
-        if self.gate.stopping or self.tables.get(table.id) is not table or table.state != "finished":
+    def _outcomes_arrived(
+        self, table: Table, tokens: list[str], outcomes: list[SeatOutcome]
+    ) -> None:
+        if (
+            self.gate.stopping
+            or self.tables.get(table.id) is not table
+            or table.state != "finished"
+        ):
             return  # the table went on (or closed) meanwhile
         table.outcomes = {tokens[o.seat]: o.shown() for o in outcomes if o.seat < len(tokens)}
         table.send_table()

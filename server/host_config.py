@@ -23,7 +23,7 @@ from pathlib import Path
 
 FILE_NAME = "host.toml"
 NOT_IN_FILE = {"help", "version", "completion", "config", "reindex"}  # one-off actions
-PATHS = {"state_dir", "ssh_keys", "log_file"}   # relative to the file's folder
+PATHS = {"state_dir", "ssh_keys", "log_file"}  # relative to the file's folder
 
 
 class ConfigError(Exception):
@@ -44,25 +44,31 @@ def settings(path: Path, parser: argparse.ArgumentParser) -> dict[str, object]:
         raise ConfigError(f"cannot read the config file {path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"the config file {path} is not TOML: {exc}") from None
-    options = {action.option_strings[-1][2:]: action for action in parser._actions
-               if action.option_strings and action.option_strings[-1].startswith("--")
-               and action.dest not in NOT_IN_FILE}
+    options = {
+        action.option_strings[-1][2:]: action
+        for action in parser._actions
+        if action.option_strings
+        and action.option_strings[-1].startswith("--")
+        and action.dest not in NOT_IN_FILE
+    }
     found: dict[str, object] = {}
     for key, value in table.items():
         action = options.get(key)
         if action is None:
             known = ", ".join(sorted(options))
-            raise ConfigError(f"the config file {path} has '{key}', which is no option of "
-                              f"kismet-host (the options it may hold: {known})")
+            raise ConfigError(
+                f"the config file {path} has '{key}', which is no option of "
+                f"kismet-host (the options it may hold: {known})"
+            )
         found[action.dest] = checked(path, key, action, value)
     return found
 
 
 def checked(path: Path, key: str, action: argparse.Action, value: object) -> object:
     """`value` as the command line would have given it to `action`, or ConfigError."""
+
     def wrong(wanted: str) -> ConfigError:
-        return ConfigError(f"in the config file {path}, '{key}' should be {wanted}, "
-                           f"not {value!r}")
+        return ConfigError(f"in the config file {path}, '{key}' should be {wanted}, not {value!r}")
 
     if action.nargs == 0:  # a switch (store_true)
         if not isinstance(value, bool):

@@ -47,7 +47,7 @@ class HostIdentity:
     def __init__(self, private_key: Ed25519PrivateKey, path: Path | None = None):
         self.path = path
         self._state_dir: Path | None = None  # set (until read) by when_needed
-        self._peeked: bytes | None = None    # the public key read from the file before that
+        self._peeked: bytes | None = None  # the public key read from the file before that
         self._lock = threading.Lock()
         self._hold(private_key)
 
@@ -56,7 +56,8 @@ class HostIdentity:
 
         self._key = private_key
         self._public_key = private_key.public_key().public_bytes(
-            serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+            serialization.Encoding.Raw, serialization.PublicFormat.Raw
+        )
         self._fingerprint = fingerprint(self._public_key)
 
     @classmethod
@@ -157,9 +158,9 @@ def public_key_in(state_dir: Path) -> bytes | None:
     magic = b"openssh-key-v1\0"
     if not data.startswith(magic):
         return None
-    found = _ssh_strings(data, len(magic), 3)   # cipher, kdf, kdf options
-    if found is None or data[found[1]:found[1] + 4] != b"\0\0\0\1":
-        return None   # one key per file, as this host writes it
+    found = _ssh_strings(data, len(magic), 3)  # cipher, kdf, kdf options
+    if found is None or data[found[1] : found[1] + 4] != b"\0\0\0\1":
+        return None  # one key per file, as this host writes it
     blob = _ssh_strings(data, found[1] + 4, 1)
     fields = _ssh_strings(blob[0][0], 0, 2) if blob is not None else None
     if fields is None or fields[0] != [b"ssh-ed25519", fields[0][1]] or len(fields[0][1]) != 32:
@@ -177,7 +178,7 @@ def _ssh_strings(data: bytes, at: int, count: int) -> tuple[list[bytes], int] | 
         (length,) = struct.unpack_from(">I", data, at)
         if at + 4 + length > len(data):
             return None
-        found.append(data[at + 4:at + 4 + length])
+        found.append(data[at + 4 : at + 4 + length])
         at += 4 + length
     return found, at
 
@@ -185,8 +186,11 @@ def _ssh_strings(data: bytes, at: int, count: int) -> tuple[list[bytes], int] | 
 def _openssh_bytes(key: Ed25519PrivateKey) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
-                             serialization.NoEncryption())
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.OpenSSH,
+        serialization.NoEncryption(),
+    )
 
 
 def _store_once(path: Path, data: bytes) -> None:

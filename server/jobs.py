@@ -32,12 +32,12 @@ class Jobs(TableHost, Protocol):
     records: RecordIndex
     # Open tables one player may own (server/table_share.py; None: no cap).
     tables_per_player: int | None
-    max_bots: int | None   # bots running at once (None: no cap)
-    bots_per_player: int | None   # bots at the tables one player opened (None: no cap)
+    max_bots: int | None  # bots running at once (None: no cap)
+    bots_per_player: int | None  # bots at the tables one player opened (None: no cap)
     # Token -> words for the players of a set-aside table, or of a game closed while they
     # were away, told at their next hello.
     set_aside: dict[str, ToldLater]
-    client_ids: Iterator[int]   # the next player's client id
+    client_ids: Iterator[int]  # the next player's client id
     # `kismet`'s own host: a game with one human pauses while they are away
     # (server/table_share.py), and is offered again after a restart.
     pause_alone: bool

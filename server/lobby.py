@@ -29,7 +29,7 @@ from .table import PLAYING, Seat, Table
 def on_list_tables(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     host.table_list.answer(conn, re, msg["changes"])
     if conn.door is not None and conn.door.listed is not None:
-        conn.door.listed()   # a door session's lobby: its start-up ends (server/door_starts.py)
+        conn.door.listed()  # a door session's lobby: its start-up ends (server/door_starts.py)
 
 
 def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
@@ -37,9 +37,12 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
     if player.table is not None:
         raise ProtocolError("already_at_table")
     if len(host.tables) >= limits.MAX_TABLES:
-        raise ProtocolError("full", f"The host holds {limits.MAX_TABLES} tables, its most: please "
-                            f"sit at one of them, or try again later (a table closes when its "
-                            f"players have left it).")
+        raise ProtocolError(
+            "full",
+            f"The host holds {limits.MAX_TABLES} tables, its most: please "
+            f"sit at one of them, or try again later (a table closes when its "
+            f"players have left it).",
+        )
     keys = table_share.keys_of(host, conn)
     try:
         options = normalize_options(msg["ruleset"], msg["options"])
@@ -53,15 +56,23 @@ def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> 
         raise ProtocolError("no_bots")
     table_share.check_bot_share(host, keys, len(bots))
     if bots and host.max_bots is not None and bot_count(host) + len(bots) > host.max_bots:
-        raise ProtocolError("no_bots", f"This host runs at most {host.max_bots} bots at once, "
-                            f"and {bot_count(host)} are playing: please try again in a while.")
+        raise ProtocolError(
+            "no_bots",
+            f"This host runs at most {host.max_bots} bots at once, "
+            f"and {bot_count(host)} are playing: please try again in a while.",
+        )
     if 1 + len(bots) > cls.MAX_SEATS:
-        raise ProtocolError("bad_options", f"{msg['ruleset']} seats at most {cls.MAX_SEATS} players.")
+        raise ProtocolError(
+            "bad_options", f"{msg['ruleset']} seats at most {cls.MAX_SEATS} players."
+        )
     known = host.bot_levels()
     for level in bots:
         if known is not None and level not in known:
-            raise ProtocolError("bad_message", f"There is no bot level '{level}' on this host. "
-                                f"The levels are: {', '.join(sorted(known))}.")
+            raise ProtocolError(
+                "bad_message",
+                f"There is no bot level '{level}' on this host. "
+                f"The levels are: {', '.join(sorted(known))}.",
+            )
     table = Table(host, host.store.allocate_table_id(), msg["ruleset"], options, player.token)
     table.opened_by = keys
     host.tables[table.id] = table
@@ -86,8 +97,13 @@ def leave_paused(host: Jobs, conn: Connection) -> None:
         if table.paused_at is None or table.seat_of(player.token) is None:
             continue
         close_table(host, table)
-        conn.send({"type": "notice", "code": "left", "words":
-                   f"You left your paused game at table {table.id} for good: it counts as lost."})
+        conn.send(
+            {
+                "type": "notice",
+                "code": "left",
+                "words": f"You left your paused game at table {table.id} for good: it counts as lost.",
+            }
+        )
 
 
 def bot_count(host: Jobs) -> int:
@@ -107,15 +123,20 @@ def on_join_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> No
             table.watchers.append(player.token)
     elif not seated_here:
         if host.steering.was_removed(table, player.token):
-            raise ProtocolError("removed", "The owner removed you from this table: you can "
-                                "watch it, or sit at another.")
+            raise ProtocolError(
+                "removed",
+                "The owner removed you from this table: you can watch it, or sit at another.",
+            )
         if table.state == PLAYING:
             raise ProtocolError("playing", "A game is running at this table: you can watch it.")
         if player.token in table.watchers:
             table.watchers.remove(player.token)
         if len(table.seats) >= table.max_seats():
-            raise ProtocolError("table_full", f"Table {table.id} has no free seat: "
-                                f"{len(table.seats)} of {table.max_seats()} are taken.")
+            raise ProtocolError(
+                "table_full",
+                f"Table {table.id} has no free seat: "
+                f"{len(table.seats)} of {table.max_seats()} are taken.",
+            )
         table.seats.append(Seat(player.token, player.name))
         if table.owner is None:
             table.owner = player.token
@@ -226,12 +247,16 @@ def on_ready(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
 
 
 def on_reorder(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
-    table = steering.owners_table(conn, "Only the table's owner can change the seat order.",
-                                  "The seats cannot move while a game is running.")
+    table = steering.owners_table(
+        conn,
+        "Only the table's owner can change the seat order.",
+        "The seats cannot move while a game is running.",
+    )
     order = msg["order"]
     if sorted(order) != list(range(len(table.seats))):
-        raise ProtocolError("bad_message", f"'order' must list each seat 0 to "
-                            f"{len(table.seats) - 1} once.")
+        raise ProtocolError(
+            "bad_message", f"'order' must list each seat 0 to {len(table.seats) - 1} once."
+        )
     table.seats = [table.seats[i] for i in order]
     table.send_table()
     conn.ok(re)
@@ -243,9 +268,12 @@ def on_remove(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         raise ProtocolError("not_at_table")
     host.steering.check_removable(table, conn.known_player.token, msg["seat"])
     name = table.seats[msg["seat"]].name
-    host.steering.remove_seat(table, msg["seat"],
-                              f"{conn.known_player.name}, the owner, removed you from table {table.id}.",
-                              f"{conn.known_player.name} removed {name} from the table.")
+    host.steering.remove_seat(
+        table,
+        msg["seat"],
+        f"{conn.known_player.name}, the owner, removed you from table {table.id}.",
+        f"{conn.known_player.name} removed {name} from the table.",
+    )
     conn.ok(re)
 
 
@@ -257,8 +285,15 @@ def on_chat(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     if msg["text"]:
         # Within the sender's budget and, for a watcher, the watchers' (server/chat.py).
         table.chat.take(player.token, table.seat_of(player.token) is not None, time.monotonic())
-        table.broadcast_chat({"type": "chat", "from": player.client_id, "name": player.name,
-                              "text": msg["text"], "t": host.now_ms()})
+        table.broadcast_chat(
+            {
+                "type": "chat",
+                "from": player.client_id,
+                "name": player.name,
+                "text": msg["text"],
+                "t": host.now_ms(),
+            }
+        )
     conn.ok(re)
 
 
@@ -269,12 +304,17 @@ def on_mute_watchers(host: Jobs, conn: Connection, msg: dict, re: int | None) ->
     if table is None:
         raise ProtocolError("not_at_table")
     if table.owner != player.token:
-        raise ProtocolError("not_owner", "Only the table's owner can turn the watchers' chat off or on.")
+        raise ProtocolError(
+            "not_owner", "Only the table's owner can turn the watchers' chat off or on."
+        )
     if table.chat.watchers_muted != msg["muted"]:
         table.chat.watchers_muted = msg["muted"]
         table.send_table()
-        words = (f"{player.name}, the table's owner, turned off the watchers' chat: only the "
-                 f"players can talk here now." if msg["muted"]
-                 else f"{player.name}, the table's owner, turned the watchers' chat back on.")
+        words = (
+            f"{player.name}, the table's owner, turned off the watchers' chat: only the "
+            f"players can talk here now."
+            if msg["muted"]
+            else f"{player.name}, the table's owner, turned the watchers' chat back on."
+        )
         table.broadcast({"type": "notice", "code": "watchers_muted", "words": words})
     conn.ok(re)

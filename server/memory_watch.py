@@ -27,13 +27,20 @@ async def resident_bytes(pid: int) -> int | None:
             for line in status:
                 if line.startswith(b"VmRSS:"):
                     return int(line.split()[1]) * 1024
-            return None   # (a zombie has no VmRSS: it has ended)
+            return None  # (a zombie has no VmRSS: it has ended)
     except (OSError, ValueError):
-        pass   # no /proc here (macOS), or the process has gone: ps tells which
+        pass  # no /proc here (macOS), or the process has gone: ps tells which
     try:
         ps = await asyncio.create_subprocess_exec(
-            "ps", "-o", "rss=", "-p", str(pid), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+            "ps",
+            "-o",
+            "rss=",
+            "-p",
+            str(pid),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
         out, _ = await ps.communicate()
     except OSError:
         return None
@@ -58,8 +65,12 @@ class MemoryWatch:
                 return
             self.peak = max(self.peak, used)
             if used > self.limit:
-                log.warning("a door session (pid %s) holds %d MB, over its %d MB: ended", self.pid,
-                            used >> 20, self.limit >> 20)
+                log.warning(
+                    "a door session (pid %s) holds %d MB, over its %d MB: ended",
+                    self.pid,
+                    used >> 20,
+                    self.limit >> 20,
+                )
                 self.over()
                 return
 

@@ -29,8 +29,13 @@ class Misses:
         self.count.clear()
         self.acted.clear()
 
-    def see(self, seat: int, action: Mapping[str, Any], notes: Iterable[Mapping[str, Any]],
-            away: Sequence[bool]) -> list[int]:
+    def see(
+        self,
+        seat: int,
+        action: Mapping[str, Any],
+        notes: Iterable[Mapping[str, Any]],
+        away: Sequence[bool],
+    ) -> list[int]:
         """One stamped event: a player's own move clears their count; a timeout adds one to
         each seat it played for that is not away. The seats that just reached the limit."""
         if seat != HOST_SEAT:

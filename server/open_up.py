@@ -29,16 +29,18 @@ if TYPE_CHECKING:  # imported by open(), so `kismet` alone never loads asyncssh 
 
 log = logging.getLogger("kismet.open")
 
-PORT = 7717          # kismet-host's default, so friends type what they would for it
+PORT = 7717  # kismet-host's default, so friends type what they would for it
 SSH_PORT = 2222
 # The evening's password: letters and digits without look-alikes, 10 of them (~50 bits),
 # shown as ABCDE-FGHJK; a new one each time Invite opens.
 PASSWORD_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 PASSWORD_LENGTH = 10
 
-WINDOWS_WORDS = ("Inviting friends from this game needs Linux or macOS (its ssh door runs their "
-                 "games here). To play together on Windows, start kismet-host in another "
-                 "window: friends join it with kismet-join, and so do you.")
+WINDOWS_WORDS = (
+    "Inviting friends from this game needs Linux or macOS (its ssh door runs their "
+    "games here). To play together on Windows, start kismet-host in another "
+    "window: friends join it with kismet-join, and so do you."
+)
 
 
 def doors_can_run() -> bool:
@@ -69,8 +71,16 @@ class OpenHost:
     """The doors opened on an embedded `host` (an Invitation: kismet_tui/invite.py); `close()`
     shuts them again. `bind`: every address by default (tests give 127.0.0.1)."""
 
-    def __init__(self, host: Host, key_dir: str | Path, *, port: int = PORT, ssh_port: int = SSH_PORT,
-                 announce: bool = True, bind: str = "0.0.0.0") -> None:
+    def __init__(
+        self,
+        host: Host,
+        key_dir: str | Path,
+        *,
+        port: int = PORT,
+        ssh_port: int = SSH_PORT,
+        announce: bool = True,
+        bind: str = "0.0.0.0",
+    ) -> None:
         self.host = host
         self.key_dir = key_dir
         self.port, self.ssh_port, self.announce, self.bind = port, ssh_port, announce, bind
@@ -110,11 +120,15 @@ class OpenHost:
             return self.lines
         keys = PastedKeys(choice.keys) if choice.keys.strip() else None
         if keys is not None and keys.refused:
-            raise InviteRefused(" ".join(keys.refused) + " Paste each friend's public key "
-                                "(the one line of their ~/.ssh/id_ed25519.pub), or remove that line.")
+            raise InviteRefused(
+                " ".join(keys.refused) + " Paste each friend's public key "
+                "(the one line of their ~/.ssh/id_ed25519.pub), or remove that line."
+            )
         if (keys is None or not keys.keys) and not choice.password:
-            raise InviteRefused("Paste at least one friend's public key, or choose a password for "
-                                "friends without a key: the door would let nobody in.")
+            raise InviteRefused(
+                "Paste at least one friend's public key, or choose a password for "
+                "friends without a key: the door would let nobody in."
+            )
         password = new_password() if choice.password else None
         ssh = SshServer(self.host, self.key_dir, keys=keys, password=password)
         try:
@@ -127,7 +141,9 @@ class OpenHost:
         lines += [f"  ssh -p {ssh.port} NAME@{address}" for address in self.addresses()]
         if keys is not None and keys.keys:
             count = len(keys.keys)
-            lines.append(f"Let in by key: the {count} friend{'s' if count != 1 else ''} whose key you pasted.")
+            lines.append(
+                f"Let in by key: the {count} friend{'s' if count != 1 else ''} whose key you pasted."
+            )
         if password is not None:
             lines.append(f"Tonight's password, for friends without a key: {password}")
         if choice.join_port:
@@ -139,7 +155,9 @@ class OpenHost:
     async def _open_join_port(self, lines: list[str]) -> None:
         from .connection import Connection
 
-        server = self.server = await _listen(lambda: Connection(self.host.gate), self.bind, self.port)
+        server = self.server = await _listen(
+            lambda: Connection(self.host.gate), self.bind, self.port
+        )
         port = server.sockets[0].getsockname()[1]
         lines.append("With Kismet installed (anyone on this network, nothing asked):")
         lines += [f"  kismet-join {address}:{port}" for address in self.addresses()]

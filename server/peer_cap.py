@@ -41,5 +41,7 @@ class PeerCap:
             self.counts.pop(address, None)
 
     def refusal(self) -> str:
-        return (f"There are already {self.limit} players from your address at this host; "
-                f"one of them must leave before another can come in.")
+        return (
+            f"There are already {self.limit} players from your address at this host; "
+            f"one of them must leave before another can come in."
+        )

@@ -29,8 +29,14 @@ from collections.abc import Callable, Mapping
 
 from kismet_tui.door_env import OUT_OF_MEMORY, from_our_packages
 
-from .door_limits import (SESSION_ADDRESS_SPACE, address_space_limited, child_environment, clamp_size,
-                          limit_session_child, near_its_memory_limit)
+from .door_limits import (
+    SESSION_ADDRESS_SPACE,
+    address_space_limited,
+    child_environment,
+    clamp_size,
+    limit_session_child,
+    near_its_memory_limit,
+)
 from .door_starts import StartTurn
 from .memory_watch import MemoryWatch
 from .session_sandbox import Rules
@@ -40,8 +46,10 @@ log = logging.getLogger("kismet.ssh")
 
 # The child takes the pty as its controlling terminal (it is a session leader through
 # start_new_session), so window changes reach it as SIGWINCH and a hang-up as SIGHUP.
-JOIN_CODE = from_our_packages("import fcntl, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
-                              "from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))")
+JOIN_CODE = from_our_packages(
+    "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))"
+)
 
 # What a session may feed its app. A person types under 30 keys a second and a mouse drag
 # sends some 100 reports of about 12 bytes; a paste comes at once. More than that waits
@@ -57,45 +65,51 @@ def set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-
-
 class PtyApp:
     """`kismet-join ARGS` on a new pty of `cols` x `rows`; `on_output(bytes)` gets what it
     draws, `on_exit(returncode)` is called once when it has ended. With a `forker` (the
     warm parent, server/warm_doors.py) the process is forked from it, else started anew."""
 
-    def __init__(self, args: list[str], *, term: str, cols: int, rows: int,
-                 on_output: Callable[[bytes], None], on_exit: Callable[[int], None],
-                 client_env: Mapping[str, object] | None = None,
-                 door_env: dict[str, str] | None = None,
-                 on_input_room: Callable[[], None] | None = None,
-                 address_space: int = SESSION_ADDRESS_SPACE,
-                 forker: DoorForker | None = None,
-                 confinement: Rules | None = None,
-                 turn: StartTurn | None = None) -> None:
+    def __init__(
+        self,
+        args: list[str],
+        *,
+        term: str,
+        cols: int,
+        rows: int,
+        on_output: Callable[[bytes], None],
+        on_exit: Callable[[int], None],
+        client_env: Mapping[str, object] | None = None,
+        door_env: dict[str, str] | None = None,
+        on_input_room: Callable[[], None] | None = None,
+        address_space: int = SESSION_ADDRESS_SPACE,
+        forker: DoorForker | None = None,
+        confinement: Rules | None = None,
+        turn: StartTurn | None = None,
+    ) -> None:
         self.args = args
         self.term = term
         self.client_env = client_env
-        self.door_env = door_env or {}        # what the door itself hands the child
+        self.door_env = door_env or {}  # what the door itself hands the child
         self.cols, self.rows = clamp_size(cols, rows)
         self.on_output = on_output
         self.on_exit = on_exit
-        self.on_input_room = on_input_room    # called when the backlog has room again
+        self.on_input_room = on_input_room  # called when the backlog has room again
         self.address_space = address_space
         self.forker = forker
-        self.confinement = confinement        # the files it may open (server/session_sandbox.py)
-        self.turn = turn                      # its start-up's turn (server/door_starts.py), told what it draws
+        self.confinement = confinement  # the files it may open (server/session_sandbox.py)
+        self.turn = turn  # its start-up's turn (server/door_starts.py), told what it draws
         self.proc: SessionProcess | None = None
-        self.master: int | None = None        # the pty's side we hold; None once released
+        self.master: int | None = None  # the pty's side we hold; None once released
         self._pending = bytearray()
         self._allowance = float(INPUT_BURST)  # bytes the app may be fed now (a token bucket)
         self._refilled = 0.0
         self._later: asyncio.TimerHandle | None = None
         self._waiter: asyncio.Task[None] | None = None  # set by start() with proc
-        self.near_memory_limit = False        # as last looked at, at most once a second
+        self.near_memory_limit = False  # as last looked at, at most once a second
         self._memory_looked_at = 0.0
-        self.memory_watch: MemoryWatch | None = None   # where no RLIMIT_AS (macOS)
-        self.over_memory = False              # the watch ended it past its limit
+        self.memory_watch: MemoryWatch | None = None  # where no RLIMIT_AS (macOS)
+        self.over_memory = False  # the watch ended it past its limit
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -104,11 +118,23 @@ class PtyApp:
         try:
             set_size(slave, self.cols, self.rows)
             env = child_environment(self.term, self.client_env) | self.door_env
-            proc = self.proc = await self._forked(env, slave) or await asyncio.create_subprocess_exec(
-                sys.executable, "-c", JOIN_CODE, *self.args,
-                stdin=slave, stdout=slave, stderr=slave, env=env,
-                start_new_session=True, close_fds=True,
-                preexec_fn=functools.partial(limit_session_child, self.address_space, self.confinement))
+            proc = self.proc = await self._forked(
+                env, slave
+            ) or await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-c",
+                JOIN_CODE,
+                *self.args,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=functools.partial(
+                    limit_session_child, self.address_space, self.confinement
+                ),
+            )
         except BaseException:
             os.close(master)
             raise
@@ -136,9 +162,14 @@ class PtyApp:
         if self.forker is None:
             return None
         try:
-            return await self.forker.spawn(self.args, env, (slave, slave, slave), terminal=True,
-                                           address_space=self.address_space,
-                                           confinement=self.confinement)
+            return await self.forker.spawn(
+                self.args,
+                env,
+                (slave, slave, slave),
+                terminal=True,
+                address_space=self.address_space,
+                confinement=self.confinement,
+            )
         except ForkerUnavailable as exc:
             log.warning("an ssh session starts a process of its own: %s", exc)
             return None
@@ -201,8 +232,9 @@ class PtyApp:
             return  # released (_release also stops this callback)
         loop = asyncio.get_running_loop()
         now = loop.time()
-        self._allowance = min(float(INPUT_BURST),
-                              self._allowance + (now - self._refilled) * INPUT_BYTES_PER_SECOND)
+        self._allowance = min(
+            float(INPUT_BURST), self._allowance + (now - self._refilled) * INPUT_BYTES_PER_SECOND
+        )
         self._refilled = now
         try:
             while self._pending and self._allowance >= 1:
@@ -217,8 +249,9 @@ class PtyApp:
         loop.remove_writer(master)
         if self._pending and self._later is None:
             # Over the rate: the rest goes when the bucket holds a little again.
-            self._later = loop.call_later(min(len(self._pending), 256) / INPUT_BYTES_PER_SECOND,
-                                          self._flush_later)
+            self._later = loop.call_later(
+                min(len(self._pending), 256) / INPUT_BYTES_PER_SECOND, self._flush_later
+            )
         if len(self._pending) <= INPUT_BACKLOG // 2 and self.on_input_room is not None:
             self.on_input_room()
 
@@ -265,5 +298,5 @@ class PtyApp:
             try:
                 await asyncio.wait_for(asyncio.shield(self._waiter), grace)
                 break
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 continue

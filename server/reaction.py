@@ -72,5 +72,8 @@ class ThrowShown:
         since = conn.last_heard - shown  # its frame was read then
         if since < FLOOR_S:
             self.refused += 1
-            raise ProtocolError("too_quick", f"Too quick: the dice were shown "
-                                             f"{max(since, 0):.2f} s ago. Look first, then {verb}.")
+            raise ProtocolError(
+                "too_quick",
+                f"Too quick: the dice were shown "
+                f"{max(since, 0):.2f} s ago. Look first, then {verb}.",
+            )

@@ -107,13 +107,18 @@ def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -
     asked = host.records_asked
     waiting = asked.waiting
     if waiting.get(conn, 0) >= MAX_WAITING:
-        raise ProtocolError("slow_down", "The records are still looking up what you asked: "
-                                         "one moment, then ask again.")
+        raise ProtocolError(
+            "slow_down",
+            "The records are still looking up what you asked: one moment, then ask again.",
+        )
     keys = askers_of(host, conn)
     if not asked.take(keys, time.monotonic()):
-        raise ProtocolError("slow_down", f"You asked for many pages of the records in a short "
-                            f"while: please wait a moment, then ask again (each player may ask "
-                            f"for {PER_SECOND:g} a second, {BURST} at once).")
+        raise ProtocolError(
+            "slow_down",
+            f"You asked for many pages of the records in a short "
+            f"while: please wait a moment, then ask again (each player may ask "
+            f"for {PER_SECOND:g} a second, {BURST} at once).",
+        )
     me = conn.player.records_id() if conn.player is not None else None
     loop = asyncio.get_running_loop()  # (handlers run on the host's loop)
     waiting[conn] = waiting.get(conn, 0) + 1
@@ -126,8 +131,14 @@ def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -
     asked.records.ask(lambda db: queries.answer(db, msg, me, levels), answered, asker=keys[-1])
 
 
-def _send(waiting: dict[Connection, int], conn: Connection, msg: dict, re: int | None,
-          me: str | None, answer: dict | BaseException) -> None:
+def _send(
+    waiting: dict[Connection, int],
+    conn: Connection,
+    msg: dict,
+    re: int | None,
+    me: str | None,
+    answer: dict | BaseException,
+) -> None:
     left = waiting.pop(conn, 1) - 1
     if left > 0:
         waiting[conn] = left
@@ -140,5 +151,14 @@ def _send(waiting: dict[Connection, int], conn: Connection, msg: dict, re: int |
         log.warning("a records request failed: %s", answer)
         conn.send(error_message("no_records", re=re))
         return
-    conn.send({"type": "records", "re": re, "view": msg["view"], "ruleset": msg["ruleset"],
-               "page": msg["page"], "me": me, **answer})
+    conn.send(
+        {
+            "type": "records",
+            "re": re,
+            "view": msg["view"],
+            "ruleset": msg["ruleset"],
+            "page": msg["page"],
+            "me": me,
+            **answer,
+        }
+    )

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 LENGTH = 8
-TRIES = 3   # wrong codes one login may type before it is closed
+TRIES = 3  # wrong codes one login may type before it is closed
 # Wrong codes one address, and one name (whoever types them), may have in GUESS_WINDOW.
 GUESSES = 5
 GUESS_WINDOW = 60.0
@@ -37,10 +37,12 @@ REMEMBERED = 4096
 
 def first_words(name: str, code: str) -> str:
     """What a keyless player reads at their first login, up to the enter that opens the game."""
-    return (f"\r\nYour rejoin code is {shown(code)}.\r\n"
-            f"Write it down: if your line drops, log in as {name} again and type it to take "
-            f"your seat back.\r\nIn the game, ? shows it again, and so does the lobby's top "
-            f"line.\r\nPress enter when you have it: ")
+    return (
+        f"\r\nYour rejoin code is {shown(code)}.\r\n"
+        f"Write it down: if your line drops, log in as {name} again and type it to take "
+        f"your seat back.\r\nIn the game, ? shows it again, and so does the lobby's top "
+        f"line.\r\nPress enter when you have it: "
+    )
 
 
 def new_code() -> str:
@@ -69,10 +71,14 @@ class Guesses:
     """Wrong rejoin codes of the last GUESS_WINDOW seconds, per address and per name (its
     look-alike key, protocol.text.name_key, so "Nora" and "nora" share a count)."""
 
-    def __init__(self, most: int = GUESSES, window: float = GUESS_WINDOW,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        most: int = GUESSES,
+        window: float = GUESS_WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.most, self.window, self.clock = most, window, clock
-        self._wrong: dict[str, deque[float]] = {}   # "address ..." / "name ..." -> when
+        self._wrong: dict[str, deque[float]] = {}  # "address ..." / "name ..." -> when
 
     def allowed(self, address: str, name: str) -> bool:
         """This address may try a code for this name now."""

@@ -16,8 +16,8 @@ import time
 from typing import Protocol
 
 from protocol.actions import build_action
-from protocol.framing import encode
 from protocol.errors import ProtocolError
+from protocol.framing import encode
 
 from .connection import Connection
 from .idle import bring_back
@@ -73,12 +73,17 @@ def on_digest(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> N
         host.desyncs += 1
         now = time.monotonic()
         if now - conn.last_desync_log >= 1.0:  # a client sending wrong digests on purpose
-            conn.last_desync_log = now           # must not fill the host's log
-            log.warning("desync at table %s seq %s for client %s", table.id, seq,
-                        conn.known_player.client_id)
+            conn.last_desync_log = now  # must not fill the host's log
+            log.warning(
+                "desync at table %s seq %s for client %s",
+                table.id,
+                seq,
+                conn.known_player.client_id,
+            )
         # The answer and the whole game in one write (one system call, not two).
-        conn.send_bytes(encode({"type": "desync", "re": re, "seq": seq, "digest": mine})
-                        + table.game_frame())
+        conn.send_bytes(
+            encode({"type": "desync", "re": re, "seq": seq, "digest": mine}) + table.game_frame()
+        )
     else:
         conn.ok(re)
 

@@ -37,6 +37,7 @@ class Damaged(ValueError):
 
 def _record_of(path: Path) -> dict:
     import json
+
     try:
         record = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -53,9 +54,12 @@ def _record_of(path: Path) -> dict:
     if Path(name).name != name or not name.endswith(".kismet"):
         raise Damaged("its table file names a game log outside the games folder")
     for seat in record["seats"]:
-        if not (isinstance(seat, dict) and isinstance(seat.get("token"), str)
-                and isinstance(seat.get("name"), str)
-                and (seat.get("bot") is None or isinstance(seat.get("bot"), str))):
+        if not (
+            isinstance(seat, dict)
+            and isinstance(seat.get("token"), str)
+            and isinstance(seat.get("name"), str)
+            and (seat.get("bot") is None or isinstance(seat.get("bot"), str))
+        ):
             raise Damaged("its table file has a seat that is not one")
     if record.get("owner") is not None and not isinstance(record["owner"], str):
         raise Damaged("its table file has no valid 'owner'")
@@ -76,16 +80,22 @@ def store_game(host: Jobs, table: Table, header: dict) -> GameWriter:
 
 
 def _save_table(host: Jobs, table: Table, path: Path) -> None:
-    host.store.save_table(table.id, {
-        "id": table.id, "ruleset": table.ruleset, "options": table.options,
-        "owner": table.owner, "games_played": table.games_played,
-        "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
-        "game_file": path.name,
-        "opened_by": list(table.opened_by),  # the fair share goes on counting after a restart
-        # The running game's secret, kept beside the tokens (owner-only file) so a
-        # restarted host can go on drawing; gone when the game ends and reveals it.
-        "server_seed": table.secret.server_seed.hex(),
-    })
+    host.store.save_table(
+        table.id,
+        {
+            "id": table.id,
+            "ruleset": table.ruleset,
+            "options": table.options,
+            "owner": table.owner,
+            "games_played": table.games_played,
+            "seats": [{"token": s.token, "name": s.name, "bot": s.bot} for s in table.seats],
+            "game_file": path.name,
+            "opened_by": list(table.opened_by),  # the fair share goes on counting after a restart
+            # The running game's secret, kept beside the tokens (owner-only file) so a
+            # restarted host can go on drawing; gone when the game ends and reveals it.
+            "server_seed": table.secret.server_seed.hex(),
+        },
+    )
 
 
 def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
@@ -119,13 +129,16 @@ def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
             for token in tokens:
                 host.set_aside[token] = ToldLater(
                     f"Your table {table_id} could not be taken up again after the host "
-                    f"restarted: {reason}. It was set aside; please join or open another.", None)
+                    f"restarted: {reason}. It was set aside; please join or open another.",
+                    None,
+                )
     return resumed, set_aside
 
 
 def _why(exc: Exception) -> str:
     from kismet_tui.rules import IllegalAction
     from protocol.gamelog import LogError
+
     if isinstance(exc, LogError):
         return f"its game log is damaged ({exc})"
     if isinstance(exc, IllegalAction):
@@ -142,13 +155,18 @@ def _why(exc: Exception) -> str:
 def _tokens(record: object) -> list[str]:
     if not isinstance(record, dict) or not isinstance(record.get("seats"), list):
         return []
-    return [s["token"] for s in record["seats"]
-            if isinstance(s, dict) and isinstance(s.get("token"), str) and not s.get("bot")]
+    return [
+        s["token"]
+        for s in record["seats"]
+        if isinstance(s, dict) and isinstance(s.get("token"), str) and not s.get("bot")
+    ]
 
 
 # A human seat as json.dumps writes it in a table file (_save_table), and the owner: what an
 # unreadable table file (cut short, garbled) may still say about whom to tell.
-_HUMAN_SEAT = re.compile(r'"token": "([A-Za-z0-9_-]{1,64})", "name": "(?:[^"\\]|\\.)*", "bot": null')
+_HUMAN_SEAT = re.compile(
+    r'"token": "([A-Za-z0-9_-]{1,64})", "name": "(?:[^"\\]|\\.)*", "bot": null'
+)
 _OWNER = re.compile(r'"owner": "([A-Za-z0-9_-]{1,64})"')
 
 
@@ -159,7 +177,9 @@ def _salvaged_tokens(path: Path) -> list[str]:
             text = stream.read(1 << 20).decode("utf-8", "replace")  # table files are small
     except OSError:
         return []
-    found = [m.group(1) for m in _OWNER.finditer(text)] + [m.group(1) for m in _HUMAN_SEAT.finditer(text)]
+    found = [m.group(1) for m in _OWNER.finditer(text)] + [
+        m.group(1) for m in _HUMAN_SEAT.finditer(text)
+    ]
     return list(dict.fromkeys(found))
 
 
@@ -170,13 +190,19 @@ def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
         store.drop_table(record["id"])
         store.note_table_id(record["id"])
         return None
-    if header.get("ruleset") != record["ruleset"] or not isinstance(header.get("seats"), list) \
-            or len(header["seats"]) != len(record["seats"]):
+    if (
+        header.get("ruleset") != record["ruleset"]
+        or not isinstance(header.get("seats"), list)
+        or len(header["seats"]) != len(record["seats"])
+    ):
         raise Damaged("its table file and its game log do not match")
     from kismet_tui.rules import replay
+
     replay(header, events)  # refuses a log that does not replay, before anything is written
     table = Table(host, record["id"], record["ruleset"], record["options"], record.get("owner"))
-    table.games_played = record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
+    table.games_played = (
+        record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
+    )
     table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
     opened_by = record.get("opened_by")
     if isinstance(opened_by, list) and all(isinstance(key, str) for key in opened_by):
@@ -185,8 +211,10 @@ def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
     try:
         # The secret keeps the derivation of the game it was saved with (version 2 or 3).
         version = header_chance_version(header)
-        secret = GameSecret.from_hex(record.get("server_seed"),
-                                     version if version in KNOWN_CHANCE_VERSIONS else CHANCE_VERSION)
+        secret = GameSecret.from_hex(
+            record.get("server_seed"),
+            version if version in KNOWN_CHANCE_VERSIONS else CHANCE_VERSION,
+        )
         table.resume(header, events, writer, secret)
     except Exception:
         writer.close()

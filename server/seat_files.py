@@ -38,14 +38,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("kismet.doors")
 
 SWEEP_SECONDS = 60.0
-AFTER_SESSION_SECONDS = 2.0   # the host hears a client go within this of its process ending
+AFTER_SESSION_SECONDS = 2.0  # the host hears a client go within this of its process ending
 GRACE_SECONDS = 30.0
 
 
 def held_tokens(host: Host) -> set[str]:
     """Every token the host still knows a player by: connected, seated, or owed words."""
-    held = {token for token, player in host.players.items()
-            if player.conn is not None or player.table is not None}
+    held = {
+        token
+        for token, player in host.players.items()
+        if player.conn is not None or player.table is not None
+    }
     held.update(seat.token for table in host.tables.values() for seat in table.seats)
     held.update(host.set_aside)
     return held
@@ -71,14 +74,14 @@ class SeatFolders:
     def __init__(self, host: Host, state_dir: str | Path, kind: str) -> None:
         self.host = host
         self.root = Path(state_dir) / kind
-        self.in_use: Counter[str] = Counter()   # digest -> sessions using its folder now
+        self.in_use: Counter[str] = Counter()  # digest -> sessions using its folder now
         self._sweeper: asyncio.Task[None] | None = None
 
     def folder(self, digest: str) -> Path:
         """The folder for `digest` (made, readable by the host's user alone)."""
         folder = self.root / digest
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        old = self.root / f"{digest}.json"   # (the layout before folders)
+        old = self.root / f"{digest}.json"  # (the layout before folders)
         if old.exists() and not (folder / TOKENS_FILE).exists():
             with contextlib.suppress(OSError):
                 os.replace(old, folder / TOKENS_FILE)
@@ -127,10 +130,14 @@ class SeatFolders:
             try:
                 removed = await asyncio.to_thread(self.sweep, held, busy)
             except OSError as exc:
-                log.warning("the seat folders in %s could not be looked through: %s", self.root, exc)
+                log.warning(
+                    "the seat folders in %s could not be looked through: %s", self.root, exc
+                )
             else:
                 if removed:
-                    log.info("%d seat folder(s) of players gone removed from %s", removed, self.root)
+                    log.info(
+                        "%d seat folder(s) of players gone removed from %s", removed, self.root
+                    )
             await asyncio.sleep(SWEEP_SECONDS)
 
     def sweep(self, held: set[str], busy: set[str]) -> int:

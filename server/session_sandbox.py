@@ -49,8 +49,10 @@ REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 # then REFER (2), TRUNCATE (3), IOCTL_DEV (5).
 _ABI_1 = (1 << 13) - 1
 HANDLED = {1: _ABI_1, 2: _ABI_1 | REFER, 3: _ABI_1 | REFER | TRUNCATE, 4: _ABI_1 | REFER | TRUNCATE}
-HANDLED_LATEST = _ABI_1 | REFER | TRUNCATE | IOCTL_DEV   # ABI 5 and later
-FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV   # what a rule on a file may hold
+HANDLED_LATEST = _ABI_1 | REFER | TRUNCATE | IOCTL_DEV  # ABI 5 and later
+FILE_RIGHTS = (
+    EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
+)  # what a rule on a file may hold
 
 # ABI 6's scopes: no signal to, and no abstract unix socket of, a process outside the sandbox.
 SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
@@ -59,7 +61,18 @@ READ = EXECUTE | READ_FILE | READ_DIR
 DEVICES = READ | WRITE_FILE | TRUNCATE | IOCTL_DEV
 OWN = READ | WRITE_FILE | TRUNCATE | REMOVE_FILE | REMOVE_DIR | MAKE_REG | MAKE_DIR | REFER
 
-SYSTEM_FOLDERS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys")
+SYSTEM_FOLDERS = (
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/sbin",
+    "/etc",
+    "/opt",
+    "/proc",
+    "/sys",
+)
 
 Rules = list[tuple[str, int]]
 
@@ -75,8 +88,12 @@ def landlock_abi() -> int:
     if not sys.platform.startswith("linux"):
         return 0
     try:
-        abi = _libc().syscall(ctypes.c_long(_CREATE_RULESET), None, ctypes.c_long(0),
-                              ctypes.c_long(_CREATE_RULESET_VERSION))
+        abi = _libc().syscall(
+            ctypes.c_long(_CREATE_RULESET),
+            None,
+            ctypes.c_long(0),
+            ctypes.c_long(_CREATE_RULESET_VERSION),
+        )
     except (OSError, AttributeError):
         return 0
     return max(0, int(abi))
@@ -101,16 +118,25 @@ class SessionSandbox:
         self.state_dir = Path(state_dir).resolve()
         self.abi = landlock_abi()
         here = Path.cwd().resolve()
-        readable = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix),
-                    Path(sys.executable).resolve().parent}
-        readable |= {Path(entry).resolve() for entry in sys.path if entry and Path(entry).resolve() != here}
+        readable = {
+            Path(sys.prefix),
+            Path(sys.base_prefix),
+            Path(sys.exec_prefix),
+            Path(sys.executable).resolve().parent,
+        }
+        readable |= {
+            Path(entry).resolve() for entry in sys.path if entry and Path(entry).resolve() != here
+        }
         readable |= {Path(folder) for folder in SYSTEM_FOLDERS}
         # The client's own packages, wherever they are (the current folder, in a checkout).
         import kismet_tui
         import protocol
 
-        packages = {Path(package.__file__).resolve().parent for package in (kismet_tui, protocol)
-                    if package.__file__}
+        packages = {
+            Path(package.__file__).resolve().parent
+            for package in (kismet_tui, protocol)
+            if package.__file__
+        }
         readable |= packages
         self.read = sorted(str(path) for path in readable if path.exists())
         # The folders holding them may be listed (an import looks for the package there),
@@ -120,7 +146,9 @@ class SessionSandbox:
 
     def rules(self, own_folder: str | Path) -> Rules:
         """What a session whose seat folder is `own_folder` may open, and how."""
-        rules: Rules = [(path, READ) for path in self.read] + [(path, READ_DIR) for path in self.listed]
+        rules: Rules = [(path, READ) for path in self.read] + [
+            (path, READ_DIR) for path in self.listed
+        ]
         rules += [("/dev", DEVICES), (str(self.cache), OWN), (str(own_folder), OWN)]
         return rules
 
@@ -131,16 +159,26 @@ class SessionSandbox:
     def words(self) -> str | None:
         """What the host says at start when sessions could read its files; None when not."""
         if not self.confines:
-            why = ("this system has no Landlock (Linux 5.13 or later)" if sys.platform.startswith("linux")
-                   else "only Linux can confine them")
-            return (f"(Door sessions run as this host's user and could read its state folder "
-                    f"{self.state_dir}, its key and game logs included: {why}.)")
-        inside = [path for path in [*self.read, str(self.cache)]
-                  if self.state_dir == Path(path) or Path(path) in self.state_dir.parents]
+            why = (
+                "this system has no Landlock (Linux 5.13 or later)"
+                if sys.platform.startswith("linux")
+                else "only Linux can confine them"
+            )
+            return (
+                f"(Door sessions run as this host's user and could read its state folder "
+                f"{self.state_dir}, its key and game logs included: {why}.)"
+            )
+        inside = [
+            path
+            for path in [*self.read, str(self.cache)]
+            if self.state_dir == Path(path) or Path(path) in self.state_dir.parents
+        ]
         if inside:
-            return (f"(Door sessions may read {inside[0]}, which holds this host's state folder "
-                    f"{self.state_dir}: give the host a state folder elsewhere (--state-dir) "
-                    f"so they cannot read its key and game logs.)")
+            return (
+                f"(Door sessions may read {inside[0]}, which holds this host's state folder "
+                f"{self.state_dir}: give the host a state folder elsewhere (--state-dir) "
+                f"so they cannot read its key and game logs.)"
+            )
         return None
 
 
@@ -157,11 +195,15 @@ def confine(rules: Sequence[Sequence[object]] | None) -> None:
         raise OSError("Landlock is not available to confine this session")
     handled = HANDLED.get(abi, HANDLED_LATEST)
     # (handled_access_fs; from ABI 6 also handled_access_net, left alone, and the scopes)
-    attr_bytes = (struct.pack("=QQQ", handled, 0, SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET)
-                  if abi >= 6 else struct.pack("=Q", handled))
+    attr_bytes = (
+        struct.pack("=QQQ", handled, 0, SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX_SOCKET)
+        if abi >= 6
+        else struct.pack("=Q", handled)
+    )
     attr = ctypes.create_string_buffer(attr_bytes)
-    ruleset = libc.syscall(ctypes.c_long(_CREATE_RULESET), attr, ctypes.c_long(len(attr_bytes)),
-                           ctypes.c_long(0))
+    ruleset = libc.syscall(
+        ctypes.c_long(_CREATE_RULESET), attr, ctypes.c_long(len(attr_bytes)), ctypes.c_long(0)
+    )
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
@@ -169,20 +211,31 @@ def confine(rules: Sequence[Sequence[object]] | None) -> None:
             try:
                 beneath = os.open(str(path), os.O_PATH | os.O_CLOEXEC)
             except OSError:
-                continue   # (a folder this system has not: nothing to allow)
+                continue  # (a folder this system has not: nothing to allow)
             try:
-                allowed = int(rights) & handled   # type: ignore[call-overload]
+                allowed = int(rights) & handled  # type: ignore[call-overload]
                 if not stat.S_ISDIR(os.fstat(beneath).st_mode):
                     allowed &= FILE_RIGHTS
                 rule = ctypes.create_string_buffer(struct.pack("=Qi", allowed, beneath))
-                if libc.syscall(ctypes.c_long(_ADD_RULE), ctypes.c_long(ruleset),
-                                ctypes.c_long(_RULE_PATH_BENEATH), rule, ctypes.c_long(0)) != 0:
+                if (
+                    libc.syscall(
+                        ctypes.c_long(_ADD_RULE),
+                        ctypes.c_long(ruleset),
+                        ctypes.c_long(_RULE_PATH_BENEATH),
+                        rule,
+                        ctypes.c_long(0),
+                    )
+                    != 0
+                ):
                     raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
             finally:
                 os.close(beneath)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "cannot set no_new_privs")
-        if libc.syscall(ctypes.c_long(_RESTRICT_SELF), ctypes.c_long(ruleset), ctypes.c_long(0)) != 0:
+        if (
+            libc.syscall(ctypes.c_long(_RESTRICT_SELF), ctypes.c_long(ruleset), ctypes.c_long(0))
+            != 0
+        ):
             raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
     finally:
         os.close(ruleset)

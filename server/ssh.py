@@ -70,16 +70,21 @@ INPUT_WINDOW = 64 * 1024
 # not tidy up, so the words after it can be read.
 # (What Textual turns on and off: mouse reports, focus events, bracketed paste, in-band
 # resizes, the kitty keyboard protocol, line wrap.)
-PLAIN_TERMINAL = (b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?1016l"
-                  b"\x1b[?1004l\x1b[?2004l\x1b[?2048l\x1b[<u\x1b[?7h\x1b[?25h\x1b[0m\r\n")
+PLAIN_TERMINAL = (
+    b"\x1b[?1049l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?1016l"
+    b"\x1b[?1004l\x1b[?2004l\x1b[?2048l\x1b[<u\x1b[?7h\x1b[?25h\x1b[0m\r\n"
+)
 # How long a stopping host waits for the players' ssh clients to show its goodbye.
 GOODBYE_WAIT_S = 2.0
-HOST_STOPPED_WORDS = ("The host stopped. Your game is saved: log in again when it is back to "
-                      "take your seat.")
+HOST_STOPPED_WORDS = (
+    "The host stopped. Your game is saved: log in again when it is back to take your seat."
+)
 OUT_OF_MEMORY_WORDS = "Your game used too much memory and was ended."
 CRASHED_WORDS = "Your game stopped unexpectedly. Log in again to go on: your seat is kept."
-NO_TERMINAL = ("Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
-               "(no command, no -T).\r\n")
+NO_TERMINAL = (
+    "Kismet is played in a terminal: connect with plain `ssh -p {port} NAME@HOST` "
+    "(no command, no -T).\r\n"
+)
 
 
 # What a terminal type may hold (`xterm-256color`, `screen.xterm`, `rxvt-unicode+x`): the
@@ -120,21 +125,32 @@ def name_problem(name: str) -> str | None:
 class SshServer:
     """The ssh front door of `host` (a server.Host in this process)."""
 
-    def __init__(self, host: Host, state_dir: str | Path, *, keys_file: str | Path | None = None,
-                 max_per_address: int = DEFAULT_MAX_PER_ADDRESS, exempt_loopback: bool = True,
-                 slots: SessionSlots | None = None, forker: DoorForker | None = None,
-                 sandbox: SessionSandbox | None = None, keys: PastedKeys | None = None,
-                 password: str | None = None,
-                 session_address_space: int = SESSION_ADDRESS_SPACE) -> None:
+    def __init__(
+        self,
+        host: Host,
+        state_dir: str | Path,
+        *,
+        keys_file: str | Path | None = None,
+        max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
+        exempt_loopback: bool = True,
+        slots: SessionSlots | None = None,
+        forker: DoorForker | None = None,
+        sandbox: SessionSandbox | None = None,
+        keys: PastedKeys | None = None,
+        password: str | None = None,
+        session_address_space: int = SESSION_ADDRESS_SPACE,
+    ) -> None:
         self.host = host
-        self.session_address_space = session_address_space   # each session's memory limit
+        self.session_address_space = session_address_space  # each session's memory limit
         self.slots = slots if slots is not None else SessionSlots()  # shared with the web door
-        self.forker = forker   # the warm parent of sessions (None: a new process each)
+        self.forker = forker  # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
         # None: an open host, anyone may play. Raises OSError when the file cannot be read.
         # `keys`: keys pasted for the evening instead (`kismet`'s Invite, server/open_up.py).
-        self.authorized: AuthorizedKeys | PastedKeys | None = AuthorizedKeys(keys_file) if keys_file else keys
+        self.authorized: AuthorizedKeys | PastedKeys | None = (
+            AuthorizedKeys(keys_file) if keys_file else keys
+        )
         # With a password, a login without a listed key must give it (keyless friends whom
         # `kismet`'s Invite let in for the evening); without one, only listed keys, or anyone.
         self.password = password
@@ -142,7 +158,7 @@ class SshServer:
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
-        self.guesses = rejoin_code.Guesses()   # wrong rejoin codes, per address and per name
+        self.guesses = rejoin_code.Guesses()  # wrong rejoin codes, per address and per name
         self.seats = SeatFolders(host, self.state_dir, "ssh-seats")
         # What each session may open: its seat folder, never the rest of the state folder.
         self.sandbox = sandbox if sandbox is not None else SessionSandbox(self.state_dir)
@@ -153,12 +169,21 @@ class SshServer:
         logging.getLogger("asyncssh").setLevel(max(logging.WARNING, log.getEffectiveLevel()))
         self.host_key = load_host_key(self.state_dir)
         self._server = await asyncssh.create_server(
-            lambda: Gate(self), bind, port, server_host_keys=[self.host_key],
-            encoding=None, x11_forwarding=False, agent_forwarding=False, allow_scp=False,
-            line_editor=False, sftp_factory=None, window=INPUT_WINDOW,
+            lambda: Gate(self),
+            bind,
+            port,
+            server_host_keys=[self.host_key],
+            encoding=None,
+            x11_forwarding=False,
+            agent_forwarding=False,
+            allow_scp=False,
+            line_editor=False,
+            sftp_factory=None,
+            window=INPUT_WINDOW,
             # A host started again on its ssh port while old connections wait out TIME_WAIT
             # binds it (asyncssh 2.14, the floor, leaves it off; asyncio has it on for TCP).
-            reuse_address=True)
+            reuse_address=True,
+        )
         self.port = self._server.sockets[0].getsockname()[1]
         self.seats.start()
         log.info("ssh on %s:%s, key %s", bind, self.port, self.fingerprint)
@@ -177,11 +202,14 @@ class SshServer:
         # received and not yet shown: so the goodbye's channel is closed first (its client
         # has then shown it), for a moment at most, and only then the connections.
         with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.gather(
-                *(session.chan.wait_closed() for session in sessions), return_exceptions=True),
-                GOODBYE_WAIT_S)
+            await asyncio.wait_for(
+                asyncio.gather(
+                    *(session.chan.wait_closed() for session in sessions), return_exceptions=True
+                ),
+                GOODBYE_WAIT_S,
+            )
         for session in sessions:
-            session.gate.conn.close()   # the players' ssh clients end too
+            session.gate.conn.close()  # the players' ssh clients end too
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
@@ -257,13 +285,18 @@ class Gate(asyncssh.SSHServer):
         # an evening's password asks for it.
         return self.server.authorized is None or self.server.password is not None
 
-    def get_kbdint_challenge(self, username: str, lang: str,
-                             submethods: str) -> bool | tuple[str, str, str, list[tuple[str, bool]]]:
+    def get_kbdint_challenge(
+        self, username: str, lang: str, submethods: str
+    ) -> bool | tuple[str, str, str, list[tuple[str, bool]]]:
         self.key = None
         if self.server.password is None:
             return True
-        return ("Kismet", "The password of this evening's game (ask who invited you).", "",
-                [("Password: ", False)])
+        return (
+            "Kismet",
+            "The password of this evening's game (ask who invited you).",
+            "",
+            [("Password: ", False)],
+        )
 
     def validate_kbdint_response(self, username: str, responses: Sequence[str]) -> bool:
         return len(responses) == 1 and self.validate_password(username, responses[0])
@@ -285,8 +318,9 @@ class Gate(asyncssh.SSHServer):
         return self.session
 
     # Nothing but the game: every kind of forwarding is refused.
-    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str,
-                             orig_port: int) -> bool:
+    def connection_requested(
+        self, dest_host: str, dest_port: int, orig_host: str, orig_port: int
+    ) -> bool:
         return False
 
     def server_requested(self, listen_host: str, listen_port: int) -> bool:
@@ -308,27 +342,28 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         # Declared, not set: asyncssh calls connection_made, which sets it, first. The
         # server is made with encoding=None, so the channel carries bytes.
         self.chan: asyncssh.SSHServerChannel[bytes]
-        self.term: str | None = None          # set by pty_requested; None: no terminal
+        self.term: str | None = None  # set by pty_requested; None: no terminal
         self.size = (80, 24)
         self.app: PtyApp | None = None
-        self.typed: bytearray | None = None   # the line being typed, while asking
+        self.typed: bytearray | None = None  # the line being typed, while asking
         self.answered: Callable[[str], None] = self.name_given  # what takes that line
         self.wrong_codes = 0
         self.ended = False
-        self.slot = False                     # holds one of the doors' SessionSlots
-        self.door_pass: str | None = None     # issued for the app, revoked at the end
-        self.seat_digest: str | None = None   # its seat folder's, while the app uses it
-        self.reading = True                   # False while the app's key backlog is full
-        self.turn: StartTurn | None = None    # its start-up's turn (server/door_starts.py)
-        self.ahead: int | None = None         # logins starting before it, as last shown
+        self.slot = False  # holds one of the doors' SessionSlots
+        self.door_pass: str | None = None  # issued for the app, revoked at the end
+        self.seat_digest: str | None = None  # its seat folder's, while the app uses it
+        self.reading = True  # False while the app's key backlog is full
+        self.turn: StartTurn | None = None  # its start-up's turn (server/door_starts.py)
+        self.ahead: int | None = None  # logins starting before it, as last shown
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
         self.chan = chan
         self.server.sessions.add(self)
 
     # ---- what the client may ask for ------------------------------------------------------
-    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int],
-                      term_modes: Mapping[int, int]) -> bool:
+    def pty_requested(
+        self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Mapping[int, int]
+    ) -> bool:
         self.term = clean_term(term_type)
         if term_size:
             self.size = clamp_size(term_size[0], term_size[1], self.size)
@@ -401,9 +436,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         if isinstance(token, Damaged):
             # Perhaps the rightful owner, whose proof was in that file: say what happened.
             if self.server.name_taken(name, None):
-                return (f"Your saved seat as {name} could not be read (its file was damaged and "
-                        "is set aside), so this host cannot tell the seat is yours. Please pick "
-                        "another name.")
+                return (
+                    f"Your saved seat as {name} could not be read (its file was damaged and "
+                    "is set aside), so this host cannot tell the seat is yours. Please pick "
+                    "another name."
+                )
             return None
         if self.server.name_taken(name, token):
             return f"Somebody called {name} is already at this host."
@@ -423,11 +460,15 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
 
     def ask_code(self, name: str, problem: str = "") -> None:
         if self.wrong_codes >= rejoin_code.TRIES:  # this login had its tries at NAME's code
-            self.ask_name(f"{problem}Somebody called {name} is already at this host, and this "
-                          "login has typed three wrong codes: please pick another name.")
+            self.ask_name(
+                f"{problem}Somebody called {name} is already at this host, and this "
+                "login has typed three wrong codes: please pick another name."
+            )
             return
-        self.chan.write(f"\r\n{problem}Rejoin code for {name} (shown when you first logged in "
-                        f"as {name}),\r\nor enter to pick a new name: ".encode())
+        self.chan.write(
+            f"\r\n{problem}Rejoin code for {name} (shown when you first logged in "
+            f"as {name}),\r\nor enter to pick a new name: ".encode()
+        )
         self.ask(lambda typed: self.code_given(name, typed))
 
     def code_given(self, name: str, typed: str) -> None:
@@ -435,7 +476,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.ask_name(f"Somebody called {name} is already at this host.")
             return
         guesses = self.server.guesses
-        if not guesses.allowed(self.gate.address, name):   # (the code is not even looked at)
+        if not guesses.allowed(self.gate.address, name):  # (the code is not even looked at)
             self.chan.write(f"\r\n{rejoin_code.TOO_MANY}\r\n".encode())
             self.chan.exit(1)
             return
@@ -447,16 +488,22 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             if isinstance(token, str) and not self.server.name_taken(name, token):
                 self.start_app(name, proof, code)
                 return
-            if token is not None and not isinstance(token, str):   # saved_seats.Damaged
-                self.ask_name(self.taken_words(name, token) or f"Somebody called {name} is "
-                              "already at this host.")
+            if token is not None and not isinstance(token, str):  # saved_seats.Damaged
+                self.ask_name(
+                    self.taken_words(name, token)
+                    or f"Somebody called {name} is already at this host."
+                )
                 return
         self.wrong_codes += 1
         if guesses.wrong(self.gate.address, name):
-            log.warning("rejoin codes for %s from %s: too many wrong, refused for a minute",
-                        name, self.gate.address)
-            self.chan.write(f"\r\nThat is not the rejoin code for {name}. "
-                            f"{rejoin_code.TOO_MANY}\r\n".encode())
+            log.warning(
+                "rejoin codes for %s from %s: too many wrong, refused for a minute",
+                name,
+                self.gate.address,
+            )
+            self.chan.write(
+                f"\r\nThat is not the rejoin code for {name}. {rejoin_code.TOO_MANY}\r\n".encode()
+            )
             self.chan.exit(1)
             return
         self.ask_code(name, f"That is not the rejoin code for {name}.\r\n")
@@ -472,11 +519,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         if data.startswith(b"\x1b"):
             return  # an arrow or function key: not part of a name
         for byte in data:
-            if byte in (3, 4):            # ctrl+c, ctrl+d
+            if byte in (3, 4):  # ctrl+c, ctrl+d
                 self.chan.write(b"\r\nBye.\r\n")
                 self.chan.exit(0)
                 return
-            if byte in (8, 127):          # backspace
+            if byte in (8, 127):  # backspace
                 if self.typed:
                     text = self.typed.decode("utf-8", "ignore")[:-1]
                     self.typed = bytearray(text.encode())
@@ -512,17 +559,27 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         args = [self.server.host_address(), f"--name={name}", f"--seats-file={seats}"]
         # The pass tells the host who this player really is (address, key or code): it
         # counts them against their own address, not loopback's.
-        self.door_pass = self.server.host.door_passes.issue("ssh", self.gate.address, proof,
-                                                            listed=self.turn.listed)
+        self.door_pass = self.server.host.door_passes.issue(
+            "ssh", self.gate.address, proof, listed=self.turn.listed
+        )
         door_env = {ENVIRONMENT_NAME: self.door_pass, **own_environment(seats.parent)}
         if code:
             door_env[REJOIN_CODE_VARIABLE] = rejoin_code.shown(code)
-        self.app = PtyApp(args, term=self.term, cols=self.size[0], rows=self.size[1],
-                          on_output=self.show, on_exit=self.app_ended,
-                          on_input_room=self.input_room, door_env=door_env,
-                          client_env=dict(self.chan.get_environment()), forker=self.server.forker,
-                          confinement=session_rules(self.server.sandbox, seats.parent),
-                          address_space=self.server.session_address_space, turn=self.turn)
+        self.app = PtyApp(
+            args,
+            term=self.term,
+            cols=self.size[0],
+            rows=self.size[1],
+            on_output=self.show,
+            on_exit=self.app_ended,
+            on_input_room=self.input_room,
+            door_env=door_env,
+            client_env=dict(self.chan.get_environment()),
+            forker=self.server.forker,
+            confinement=session_rules(self.server.sandbox, seats.parent),
+            address_space=self.server.session_address_space,
+            turn=self.turn,
+        )
         try:
             await self.app.start()
         except OSError as exc:
@@ -572,8 +629,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.ended = True
             # A crash near the memory limit is most likely the limit hit where no MemoryError
             # can be raised (C code, the stack): said as running out of memory.
-            crashed_at_its_limit = (code in (-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT)
-                                    and self.app is not None and self.app.near_memory_limit)
+            crashed_at_its_limit = (
+                code in (-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT)
+                and self.app is not None
+                and self.app.near_memory_limit
+            )
             if code == OUT_OF_MEMORY or crashed_at_its_limit:
                 log.warning("the game of %s ran out of memory", self.gate.address)
                 self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
@@ -615,7 +675,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         """The ssh side is gone: hang up on the app (the host keeps the seat)."""
         self.ended = True
         if self.turn is not None:
-            self.turn.end()   # (waiting for it, or starting: the next login's turn)
+            self.turn.end()  # (waiting for it, or starting: the next login's turn)
         try:
             if self.app is not None:
                 await self.app.close()

@@ -16,11 +16,12 @@ import calendar
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import asyncssh
+
 # The parser SSHAuthorizedKeys itself uses, one entry per line: its public API gives a key's
 # options only at a login, and the host must say at start which keys it will not let in.
 from asyncssh.auth_keys import _SSHAuthorizedKeyEntry
@@ -32,7 +33,7 @@ log = logging.getLogger("kismet.ssh")
 class KeyLine:
     number: int
     entry: _SSHAuthorizedKeyEntry
-    expires: float | None       # a Unix time, from expiry-time
+    expires: float | None  # a Unix time, from expiry-time
 
 
 def parse_expiry(value: str) -> float:
@@ -42,8 +43,14 @@ def parse_expiry(value: str) -> float:
     if not digits.isdigit() or len(digits) not in (8, 12, 14):
         raise ValueError(f"expiry-time {value!r} is not YYYYMMDD[HHMM[SS]][Z]")
     digits = digits.ljust(14, "0")
-    fields = (int(digits[0:4]), int(digits[4:6]), int(digits[6:8]),
-              int(digits[8:10]), int(digits[10:12]), int(digits[12:14]))
+    fields = (
+        int(digits[0:4]),
+        int(digits[4:6]),
+        int(digits[6:8]),
+        int(digits[8:10]),
+        int(digits[10:12]),
+        int(digits[12:14]),
+    )
     stamp = time.strptime("%04d%02d%02d%02d%02d%02d" % fields, "%Y%m%d%H%M%S")
     if utc:
         return float(calendar.timegm(stamp))
@@ -150,8 +157,11 @@ class AuthorizedKeys:
         try:
             self.keys, self.refused = read_lines(self.path)
         except OSError as exc:
-            log.warning("cannot read the ssh keys in %s (%s): nobody gets in until it can be read",
-                        self.path, exc.strerror or exc)
+            log.warning(
+                "cannot read the ssh keys in %s (%s): nobody gets in until it can be read",
+                self.path,
+                exc.strerror or exc,
+            )
             self.keys, self.refused = [], []
             return
         log.info("read the ssh keys in %s again: %d let in", self.path, len(self.keys))

@@ -31,14 +31,18 @@ BOT_SEATING_WAIT_S = 5.0
 
 
 def on_start(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
-    table = steering.owners_table(conn, "Only the table's owner can start the game.",
-                                  "The game has already started.")
+    table = steering.owners_table(
+        conn, "Only the table's owner can start the game.", "The game has already started."
+    )
     # Bots always want another game: one not ready yet is only on its way (bots_missing
     # below waits for it), never a player to wait for.
     waiting = [s.name for s in table.seats if not s.ready and not s.bot and s.token != table.owner]
     if waiting:
-        raise ProtocolError("not_ready", f"Not everyone is ready: waiting for {', '.join(waiting)}. "
-                            f"{host.steering.start_asked(table, conn.known_player.name)}")
+        raise ProtocolError(
+            "not_ready",
+            f"Not everyone is ready: waiting for {', '.join(waiting)}. "
+            f"{host.steering.start_asked(table, conn.known_player.name)}",
+        )
     host.steering.cancel(table)
     if table.pending_start is not None:
         raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
@@ -51,7 +55,8 @@ def on_start(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         # open with every bot "away" and "back" in the log. Wait for them, briefly.
         # The answer waits too: `ok` comes after the game's `table` and `game`, as always.
         table.pending_start = asyncio.get_running_loop().call_later(
-            BOT_SEATING_WAIT_S, start_now, host, table)
+            BOT_SEATING_WAIT_S, start_now, host, table
+        )
         table.start_asked = (conn, re)
         return
     words = start_game(table, told=conn)
@@ -63,15 +68,20 @@ def on_start(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
 def check_seat_count(table: Table) -> None:
     cls = game_module(table.ruleset).GAME
     if not cls.MIN_SEATS <= len(table.seats) <= cls.MAX_SEATS:
-        raise ProtocolError("not_ready", f"{table.ruleset} needs {cls.MIN_SEATS} to "
-                            f"{cls.MAX_SEATS} players; {len(table.seats)} sit here.")
+        raise ProtocolError(
+            "not_ready",
+            f"{table.ruleset} needs {cls.MIN_SEATS} to "
+            f"{cls.MAX_SEATS} players; {len(table.seats)} sit here.",
+        )
 
 
 def bots_missing(table: Table) -> bool:
     """A bot is not seated yet, or has not sent its entropy for the game (bots are clients
     and add theirs like everyone; the start waits for them briefly, then goes on)."""
-    return any(seat.bot and (not table.connected(seat.token) or seat.entropy is None)
-               for seat in table.seats)
+    return any(
+        seat.bot and (not table.connected(seat.token) or seat.entropy is None)
+        for seat in table.seats
+    )
 
 
 def start_now(host: Jobs, table: Table) -> None:
@@ -111,8 +121,10 @@ def start_game(table: Table, told: Link | None = None) -> str | None:
     try:
         table.start_game(options)
     except StoreError as exc:
-        words = (f"The game could not start: the host cannot save it ({exc.why}). "
-                 f"The table stays in the lobby.")
+        words = (
+            f"The game could not start: the host cannot save it ({exc.why}). "
+            f"The table stays in the lobby."
+        )
         log.error("table %s: the game could not start: %s", table.id, exc.why)
     except Exception:
         log.exception("table %s: the game could not start", table.id)

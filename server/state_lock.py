@@ -25,7 +25,7 @@ else:
     import fcntl
 
 LOCK_NAME = "host.lock"
-LOCKED_BYTE = 1 << 20   # (Windows) the byte held, well past the holder's line
+LOCKED_BYTE = 1 << 20  # (Windows) the byte held, well past the holder's line
 HOST_PROGRAM = "kismet-host"
 
 
@@ -59,7 +59,8 @@ class StateLock:
             stop = "quit it first" if other != HOST_PROGRAM else "stop it first"
             raise StateFolderBusy(
                 f"Another {other} ({holder}) is using the state folder {root}: "
-                f"{stop}, or give this one --state-dir.") from None
+                f"{stop}, or give this one --state-dir."
+            ) from None
         except OSError:
             os.close(fd)
             raise
@@ -82,7 +83,7 @@ class StateLock:
 
     def release(self) -> None:
         if self._fd is not None:
-            if sys.platform == "win32":   # (Windows frees it on close too, but not at once)
+            if sys.platform == "win32":  # (Windows frees it on close too, but not at once)
                 os.lseek(self._fd, LOCKED_BYTE, os.SEEK_SET)
                 msvcrt.locking(self._fd, msvcrt.LK_UNLCK, 1)
             os.close(self._fd)  # closing the last descriptor drops the flock
@@ -95,7 +96,7 @@ def _lock(fd: int) -> None:
         os.lseek(fd, LOCKED_BYTE, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError as exc:   # EACCES (or EDEADLOCK): another process holds the byte
+        except OSError as exc:  # EACCES (or EDEADLOCK): another process holds the byte
             if exc.errno not in (errno.EACCES, errno.EDEADLK):
                 raise
             raise BlockingIOError("the state folder's lock is held") from None

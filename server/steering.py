@@ -47,8 +47,9 @@ class Steering:
 
     __slots__ = ("players", "tables", "now_ms", "removed_from", "unready_timers", "unready_limit_s")
 
-    def __init__(self, players: Mapping[str, Player], tables: Mapping[int, Table],
-                 now_ms: Callable[[], int]) -> None:
+    def __init__(
+        self, players: Mapping[str, Player], tables: Mapping[int, Table], now_ms: Callable[[], int]
+    ) -> None:
         self.players = players
         self.tables = tables
         self.now_ms = now_ms
@@ -68,12 +69,17 @@ class Steering:
             raise ProtocolError("bad_message", f"There is no seat {seat_index + 1} at this table.")
         seat = table.seats[seat_index]
         if seat.token == by_token:
-            raise ProtocolError("bad_message", "You cannot remove yourself: leave the table instead.")
+            raise ProtocolError(
+                "bad_message", "You cannot remove yourself: leave the table instead."
+            )
         if seat.bot:
-            raise ProtocolError("bad_message", "Bots stay for the table's life: open a new table "
-                                "for fewer bots.")
+            raise ProtocolError(
+                "bad_message", "Bots stay for the table's life: open a new table for fewer bots."
+            )
 
-    def remove_seat(self, table: Table, seat_index: int, words_for_them: str, words_for_all: str) -> None:
+    def remove_seat(
+        self, table: Table, seat_index: int, words_for_them: str, words_for_all: str
+    ) -> None:
         """Free one seat now: its player leaves the table, told why, and may not sit here again."""
         seat = table.seats.pop(seat_index)
         self.removed_from.setdefault(table.id, set()).add(seat.token)
@@ -83,7 +89,9 @@ class Steering:
             if member.conn is not None:
                 member.conn.error("removed", words_for_them)
                 # The table is closed to them: a client clears its table on a "closed" state.
-                member.conn.send({"type": "table", "table": {**table.describe(), "state": "closed"}})
+                member.conn.send(
+                    {"type": "table", "table": {**table.describe(), "state": "closed"}}
+                )
         table.send_table()
         table.broadcast({"type": "notice", "code": "removed", "words": words_for_all})
 
@@ -94,14 +102,22 @@ class Steering:
         limit = self.unready_limit_s
         timers = self.unready_timers
         if table.id not in timers:
-            timers[table.id] = asyncio.get_running_loop().call_later(limit, self._free_unready, table)
+            timers[table.id] = asyncio.get_running_loop().call_later(
+                limit, self._free_unready, table
+            )
             table.free_unready_at = self.now_ms() + int(limit * 1000)
             table.send_table()
             words = f"{owner_name} wants to start: say you are ready within {limit:g} s, or lose your seat."
             for seat in table.seats:
                 member = self.players.get(seat.token)
-                if (not seat.ready and not seat.bot and seat.token != table.owner and member is not None
-                        and member.conn is not None and member.table is table):
+                if (
+                    not seat.ready
+                    and not seat.bot
+                    and seat.token != table.owner
+                    and member is not None
+                    and member.conn is not None
+                    and member.table is table
+                ):
                     member.conn.send({"type": "notice", "code": "start_asked", "words": words})
         return f"A seat still not ready {limit:g} s after the start was asked is freed."
 
@@ -127,7 +143,10 @@ class Steering:
             seat = table.seats[index]
             if seat.ready or seat.bot or seat.token == table.owner:
                 continue
-            self.remove_seat(table, index,
-                             f"You were not ready {limit:g} s after the owner asked to start: your seat "
-                             f"at table {table.id} was freed.",
-                             f"{seat.name} was not ready {limit:g} s after the start was asked: their seat is free.")
+            self.remove_seat(
+                table,
+                index,
+                f"You were not ready {limit:g} s after the owner asked to start: your seat "
+                f"at table {table.id} was freed.",
+                f"{seat.name} was not ready {limit:g} s after the start was asked: their seat is free.",
+            )

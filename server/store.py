@@ -48,7 +48,14 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from protocol.gamelog import MARK_EVERY, LogError, iter_records, prefix_mark, read_log_full, record_bytes
+from protocol.gamelog import (
+    MARK_EVERY,
+    LogError,
+    iter_records,
+    prefix_mark,
+    read_log_full,
+    record_bytes,
+)
 from protocol.logsign import signature_record, signed_message
 
 from .identity import HostIdentity
@@ -91,7 +98,9 @@ class Disk:
         os.fsync(fd)
 
 
-def write_all(disk: Disk, fd: int, data: bytes, start: int | None = None, verify: bool = True) -> None:
+def write_all(
+    disk: Disk, fd: int, data: bytes, start: int | None = None, verify: bool = True
+) -> None:
     """Write every byte of `data` at `start` (default: where the file offset is) or raise
     StoreError; a partial write is cut off again. If an earlier cut failed, the file is cut
     back to `start` before anything else is written, or the write is refused. `verify=False`:
@@ -153,8 +162,16 @@ def _unlink(path: Path) -> None:
 class GameWriter:
     """Appends one game's records to its log file, each write checked; signs the end."""
 
-    def __init__(self, path: Path, header: dict, table_id: int, events: Iterable[dict] = (),
-                 disk: Disk | None = None, identity: HostIdentity | None = None, sync: bool = True) -> None:
+    def __init__(
+        self,
+        path: Path,
+        header: dict,
+        table_id: int,
+        events: Iterable[dict] = (),
+        disk: Disk | None = None,
+        identity: HostIdentity | None = None,
+        sync: bool = True,
+    ) -> None:
         self.path = path
         self.disk = disk or Disk()
         self.identity = identity  # None: the log is not signed
@@ -301,8 +318,9 @@ DEFAULT_KEEP_GAMES = 1000  # about 8 MB of dice and race logs (the soak's 1,101 
 
 
 class Store:
-    def __init__(self, state_dir: str | Path, disk: Disk | None = None,
-                 identity: HostIdentity | None = None) -> None:
+    def __init__(
+        self, state_dir: str | Path, disk: Disk | None = None, identity: HostIdentity | None = None
+    ) -> None:
         self.root = Path(state_dir)
         self.disk = disk or Disk()
         self.games = self.root / "games"
@@ -339,9 +357,11 @@ class Store:
             highest = int((self.root / "next-table-id").read_text().strip()) - 1
         except (OSError, ValueError):
             pass
-        patterns = ((self.tables, re.compile(r"^(\d+)\.json")),
-                    (self.games, re.compile(r"-table(\d+)-")),
-                    (self.damaged, re.compile(r"^table(\d+)-")))
+        patterns = (
+            (self.tables, re.compile(r"^(\d+)\.json")),
+            (self.games, re.compile(r"-table(\d+)-")),
+            (self.damaged, re.compile(r"^table(\d+)-")),
+        )
         for folder, pattern in patterns:
             try:
                 names = [p.name for p in folder.iterdir()]
@@ -357,7 +377,9 @@ class Store:
         table_id = self._next_id
         self._next_id += 1
         try:  # best effort: the names of the files a table leaves behind count as well
-            _write_file(self.disk, self.root / "next-table-id", f"{self._next_id}\n".encode(), sync=False)
+            _write_file(
+                self.disk, self.root / "next-table-id", f"{self._next_id}\n".encode(), sync=False
+            )
         except StoreError:
             pass
         return table_id
@@ -375,9 +397,12 @@ class Store:
             path = self.games / f"{stamp}-table{table_id}-{ruleset}-{n}.kismet"
         return path
 
-    def open_game(self, path: Path, header: dict, table_id: int, events: Iterable[dict] = ()) -> GameWriter:
-        writer = GameWriter(path, header, table_id, events, disk=self.disk, identity=self.identity,
-                            sync=False)
+    def open_game(
+        self, path: Path, header: dict, table_id: int, events: Iterable[dict] = ()
+    ) -> GameWriter:
+        writer = GameWriter(
+            path, header, table_id, events, disk=self.disk, identity=self.identity, sync=False
+        )
         self.sync_soon(path)
         return writer
 
@@ -414,7 +439,9 @@ class Store:
 
     def _sync_thread(self) -> ThreadPoolExecutor:
         if self._syncer is None:
-            self._syncer = ThreadPoolExecutor(max_workers=SYNC_THREADS, thread_name_prefix="kismet-sync")
+            self._syncer = ThreadPoolExecutor(
+                max_workers=SYNC_THREADS, thread_name_prefix="kismet-sync"
+            )
         return self._syncer
 
     def sync_soon(self, path: Path) -> None:
@@ -453,6 +480,7 @@ class Store:
     def table_files(self) -> list[Path]:
         def number(path: Path) -> int:
             return int(path.stem) if path.stem.isdigit() else 0
+
         return sorted(self.tables.glob("*.json"), key=number)
 
     def read_game(self, path: Path) -> tuple[dict, list[dict], dict | None, int]:

@@ -27,8 +27,8 @@ from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode
 
 from .chance import GameSecret
-from .evening import Evening
 from .chat import TableChat
+from .evening import Evening
 from .link import Link
 from .misses import MISSES_TO_IDLE, Misses
 from .reaction import Notes, ThrowShown, shows_a_throw
@@ -99,13 +99,14 @@ class TableHost(Protocol):
 
 
 class Table:
-    def __init__(self, host: TableHost, table_id: int, ruleset: str, options: dict,
-                 owner: str | None) -> None:
+    def __init__(
+        self, host: TableHost, table_id: int, ruleset: str, options: dict, owner: str | None
+    ) -> None:
         self.host = host
         self.id = table_id
         self.ruleset = ruleset
         self.options = options
-        self.owner = owner          # token of the owner
+        self.owner = owner  # token of the owner
         self.seats: list[Seat] = []
         self.watchers: list[str] = []  # tokens of spectators
         self.state = LOBBY
@@ -131,8 +132,8 @@ class Table:
         self.free_unready_at: int | None = None
         # Play pauses here while the disk refuses writes (server/saving.py).
         self.saving = Saving(self)
-        self.secret = GameSecret()              # the next game's (or the running game's)
-        self.revealed: bytes | None = None      # the last finished game's server_seed
+        self.secret = GameSecret()  # the next game's (or the running game's)
+        self.revealed: bytes | None = None  # the last finished game's server_seed
         # The fair share (server/table_share.py): whom this table counts against, and the
         # clock that closes a running game nobody human is at any more.
         self.opened_by: tuple[str, ...] = ()
@@ -243,7 +244,8 @@ class Table:
             ],
             "spectators": [
                 {"client_id": client_id(token), "name": players[token].name}
-                for token in self.watchers if token in players
+                for token in self.watchers
+                if token in players
             ],
         }
 
@@ -314,7 +316,7 @@ class Table:
             "commit": self.secret.commit,
             "version": self.secret.version,  # the chance derivation (docs/protocol.md "Chance")
             "entropy": entropy,
-            "chance": rng.take_drawn(),   # the draws made creating the game
+            "chance": rng.take_drawn(),  # the draws made creating the game
             "players": [self.host.records_id_of(seat) for seat in self.seats],  # for the records
         }
         self.header, self.game, self.events = header, game, []
@@ -337,8 +339,9 @@ class Table:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def resume(self, header: dict, events: list[dict], writer: GameWriter,
-               secret: GameSecret | None = None) -> None:
+    def resume(
+        self, header: dict, events: list[dict], writer: GameWriter, secret: GameSecret | None = None
+    ) -> None:
         """Take up a game from its log after a host restart: nobody is connected yet.
         A version-2 game needs its secret (from the table file) to go on drawing."""
         self.header, self.events = header, list(events)
@@ -355,15 +358,18 @@ class Table:
                 self.stamp(HOST, {"type": "away", "seat": index})
         self.reschedule()
 
-    def stamp(self, seat: int, action: dict, sender: Link | None = None,
-              re: int | None = None) -> dict | None:
+    def stamp(
+        self, seat: int, action: dict, sender: Link | None = None, re: int | None = None
+    ) -> dict | None:
         """Apply, log and broadcast one action; IllegalAction leaves everything as it was.
         The event stamped, or None for a host stamp skipped while saving is paused."""
         if self.state != PLAYING:
             raise IllegalAction("No game is running at this table.")
         if self.saving.paused(seat, action):
             return None  # a host stamp is skipped: play resumed looks again at who is here
-        if self.paused_at is not None and not (seat == HOST and action.get("type") in ("away", "back")):
+        if self.paused_at is not None and not (
+            seat == HOST and action.get("type") in ("away", "back")
+        ):
             if seat == HOST:
                 return None  # (no timer runs while paused; a late one stamps nothing)
             raise ProtocolError("paused", "This game is paused until its player comes back.")
@@ -387,7 +393,9 @@ class Table:
             raise
         except Exception:
             # An engine bug: its state may be half-changed, so rebuild it from the log.
-            log.exception("table %s: the engine failed on %r; rebuilding from the log", self.id, action)
+            log.exception(
+                "table %s: the engine failed on %r; rebuilding from the log", self.id, action
+            )
             self.game = self._rebuild()
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
         event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
@@ -437,7 +445,9 @@ class Table:
         if failed is not None:
             # The end is written but not on the disk: nobody is shown it yet; try again.
             why = why_of(failed) if isinstance(failed, OSError) else str(failed)
-            log.error("table %s: cannot flush the game's end to the disk (%s); trying again", self.id, why)
+            log.error(
+                "table %s: cannot flush the game's end to the disk (%s); trying again", self.id, why
+            )
             if not self._end_told:
                 self._end_told = True
                 self.broadcast(error_message("cannot_save", pause_words(StoreError(why))))
@@ -453,7 +463,10 @@ class Table:
     def end_record(self) -> dict:
         """The fields of the log's end record (version 2: with the revealed server_seed); the
         digest lets a checker compare the whole end state, not only the scores."""
-        record: dict[str, object] = {"result": self.running.result(), "digest": self.running.digest()}
+        record: dict[str, object] = {
+            "result": self.running.result(),
+            "digest": self.running.digest(),
+        }
         if "commit" in self.running_header:
             record["server_seed"] = self.secret.server_seed
         return record
@@ -481,8 +494,9 @@ class Table:
         if self.state == PLAYING and not self.saving.waiting:
             self.send_table()
 
-    def _publish(self, event: dict, notes: Notes, sender: Link | None = None,
-                 re: int | None = None) -> dict:
+    def _publish(
+        self, event: dict, notes: Notes, sender: Link | None = None, re: int | None = None
+    ) -> dict:
         """Send a saved event to every member, then look at what it did to the game."""
         self.events.append(event)
         message: dict[str, object] = {"type": "event", **event}
@@ -514,17 +528,25 @@ class Table:
         for seat in missed:
             # (A bot is the host's own player, never idle: a slow one in a short race round
             # lets rounds run out and would then never grab again.)
-            if (self.state == PLAYING and not self.seats[seat].bot and not self.running.away[seat]
-                    and self.someone_waits(seat)):
+            if (
+                self.state == PLAYING
+                and not self.seats[seat].bot
+                and not self.running.away[seat]
+                and self.someone_waits(seat)
+            ):
                 self.mark_idle(seat, self.idle_words(self.seats[seat].name))
         return event
 
     def idle_words(self, name: str) -> str:
         """What everybody is told when a seat is marked idle [D31]."""
         if self.ruleset == "race":  # (no turns: rounds that ran out)
-            return (f"{name} let {MISSES_TO_IDLE} rounds run out: the host counts them as "
-                    "passing until they press a key.")
-        return f"{name} missed {MISSES_TO_IDLE} turns: the host plays for them until they press a key."
+            return (
+                f"{name} let {MISSES_TO_IDLE} rounds run out: the host counts them as "
+                "passing until they press a key."
+            )
+        return (
+            f"{name} missed {MISSES_TO_IDLE} turns: the host plays for them until they press a key."
+        )
 
     def evening_key(self, seat: Seat) -> str:
         """Who a seat's player is in tonight's standings (server/evening.py)."""
@@ -536,8 +558,10 @@ class Table:
     def someone_waits(self, seat: int) -> bool:
         """Whether another human is here, who would wait on `seat` (bots never mind: a player
         alone with bots is played for at each turn limit, never marked idle) [D31]."""
-        return any(index != seat and not other.bot and self.connected(other.token)
-                   for index, other in enumerate(self.seats))
+        return any(
+            index != seat and not other.bot and self.connected(other.token)
+            for index, other in enumerate(self.seats)
+        )
 
     def mark_idle(self, seat: int, words: str) -> None:
         """Stamp a seat idle [D31] (the host plays its turns at once, until its player acts)
@@ -555,8 +579,12 @@ class Table:
         tokens = [seat.token for seat in self.seats]  # the game's seats, before leavers go
         result: dict[str, Any] = dict(self.running.result() or {})
         keys = [self.evening_key(seat) for seat in self.seats]
-        self.host.evening.game_ended(int(self.running_header.get("t0", self.host.now_ms())), self.host.now_ms(),
-                                     len(keys), [keys[w] for w in result.get("winners", []) if w < len(keys)])
+        self.host.evening.game_ended(
+            int(self.running_header.get("t0", self.host.now_ms())),
+            self.host.now_ms(),
+            len(keys),
+            [keys[w] for w in result.get("winners", []) if w < len(keys)],
+        )
         if self.writer is not None:
             seed = self.secret.server_seed if versioned else None
             self.writer.finish(result, server_seed=seed)
@@ -683,7 +711,9 @@ class Table:
         except IllegalAction as exc:  # a bug in an engine: say so, do not spin
             log.error("table %s: the engine refused its own timeout: %s", self.id, exc.words)
 
-    def abandon_start(self, state: str, ready: list[bool], words: str, told: Link | None = None) -> None:
+    def abandon_start(
+        self, state: str, ready: list[bool], words: str, told: Link | None = None
+    ) -> None:
         """A start that failed: the table is back in the lobby as it was, everyone told."""
         self.cancel_timer()
         self.saving.cancel()
@@ -717,7 +747,9 @@ class Table:
         if self.start_asked is not None:
             asker, re = self.start_asked
             self.start_asked = None
-            asker.send(error_message("cannot_start", "The table closed before its game could start.", re))
+            asker.send(
+                error_message("cannot_start", "The table closed before its game could start.", re)
+            )
         if self.writer is not None:
             self.writer.close()
             self.writer = None

@@ -116,8 +116,11 @@ def difference(has: Summaries, now: Summaries) -> tuple[list[dict], list[int]]:
     """The summaries in `now` that `has` lacks or holds otherwise (in the host's order), and
     the ids `has` holds that are gone. (A summary kept from the last round is the same
     object: no comparison of its fields.)"""
-    changed = [summary for table_id, summary in now.items()
-               if has.get(table_id) is not summary and has.get(table_id) != summary]
+    changed = [
+        summary
+        for table_id, summary in now.items()
+        if has.get(table_id) is not summary and has.get(table_id) != summary
+    ]
     removed = [table_id for table_id in has if table_id not in now]
     return changed, removed
 

@@ -33,17 +33,19 @@ from .player import ToldLater
 from .table import PLAYING, Table
 
 DEFAULT_TABLES_PER_PLAYER = 3
-DEFAULT_BOTS_PER_PLAYER = 7       # one table's worth: a player sits at one table at a time
+DEFAULT_BOTS_PER_PLAYER = 7  # one table's worth: a player sits at one table at a time
 # (BOTS_ALONE_CLOSE_MS, a minute, and ALONE_AWAY_LIMIT_MS, an hour: protocol/leavers.py,
 # where the lobby reads them too.)
-TOLD_LATER_MOST = 1000            # players of closed tables still to be told at hello
+TOLD_LATER_MOST = 1000  # players of closed tables still to be told at hello
 
 
 def keys_of(host: Jobs, conn: Connection) -> tuple[str, ...]:
     """What a table opened on this connection counts against."""
     player = conn.known_player
     door = conn.door
-    keys = [f"id {door.identity}" if door is not None and door.identity else f"token {player.token}"]
+    keys = [
+        f"id {door.identity}" if door is not None and door.identity else f"token {player.token}"
+    ]
     address = door.address if door is not None else address_of(conn.peer)
     if address is not None and (host.gate.cap_loopback or not is_loopback(address)):
         keys.append(f"address {address}")
@@ -58,9 +60,11 @@ def check_share(host: Jobs, keys: tuple[str, ...]) -> None:
     owned = sum(1 for table in host.tables.values() if set(table.opened_by) & set(keys))
     if owned >= cap:
         raise ProtocolError(
-            "full", f"You have {owned} open tables on this host, the most one player may have. "
+            "full",
+            f"You have {owned} open tables on this host, the most one player may have. "
             f"Sit at one of them or at another player's table; a table closes when its "
-            f"players have left it (a running game once its away limit has passed).")
+            f"players have left it (a running game once its away limit has passed).",
+        )
 
 
 def check_bot_share(host: Jobs, keys: tuple[str, ...], wanted: int) -> None:
@@ -68,15 +72,23 @@ def check_bot_share(host: Jobs, keys: tuple[str, ...], wanted: int) -> None:
     cap = host.bots_per_player
     if cap is None or not wanted:
         return
-    held = sum(1 for table in host.tables.values() if set(table.opened_by) & set(keys)
-               for seat in table.seats if seat.bot)
+    held = sum(
+        1
+        for table in host.tables.values()
+        if set(table.opened_by) & set(keys)
+        for seat in table.seats
+        if seat.bot
+    )
     if held + wanted > cap:
         words = f"A player may have {cap} bots at once on this host"
         if held:
             words += f", and your tables have {held} playing already"
         words += f": ask for {cap - held} or fewer." if held < cap else "."
-        raise ProtocolError("full", f"{words} The bots of a game you left go home "
-                            f"{BOTS_ALONE_CLOSE_MS / 1000:g} s after the last player did.")
+        raise ProtocolError(
+            "full",
+            f"{words} The bots of a game you left go home "
+            f"{BOTS_ALONE_CLOSE_MS / 1000:g} s after the last player did.",
+        )
 
 
 def humans_seated(table: Table) -> int:
@@ -96,17 +108,20 @@ def capped_words(table: Table, options: dict) -> str | None:
     """Words telling the table its game's away limit was shortened, or None."""
     if options is table.options:
         return None
-    return ("With no other player at the table, this game's away limit is an hour, not "
-            f"{table.options['away_limit_ms'] / 3_600_000:g} h: the host keeps no table for longer "
-            "when nobody might come back to it.")
+    return (
+        "With no other player at the table, this game's away limit is an hour, not "
+        f"{table.options['away_limit_ms'] / 3_600_000:g} h: the host keeps no table for longer "
+        "when nobody might come back to it."
+    )
 
 
 def close_after_ms(table: Table) -> int:
     """How long a running game whose humans have all left stays open: its away limit (an
     hour at most with no other human, also for a game resumed from before this rule; a
     minute at most with bots at it, whose seats nobody else may have meanwhile)."""
-    return closes_after_ms(table.running_header, humans_seated(table),
-                           any(seat.bot for seat in table.seats))
+    return closes_after_ms(
+        table.running_header, humans_seated(table), any(seat.bot for seat in table.seats)
+    )
 
 
 def any_player_here(table: Table) -> bool:
@@ -139,7 +154,8 @@ def look_again(host: Jobs, table: Table) -> None:
         return
     if table.abandoned is None:
         table.abandoned = asyncio.get_running_loop().call_later(
-            close_after_ms(table) / 1000, _close_abandoned, host, table)
+            close_after_ms(table) / 1000, _close_abandoned, host, table
+        )
 
 
 def _close_abandoned(host: Jobs, table: Table) -> None:
@@ -148,10 +164,13 @@ def _close_abandoned(host: Jobs, table: Table) -> None:
         return
     humans = [token for token in table.member_tokens() if not is_bot(table, token)]
     limit_s = close_after_ms(table) / 1000
-    host.close_table(table, f"Table {table.id} closed: its players left and none came back "
-                            f"within {limit_s:g} s.")
-    words = (f"Your table {table.id} closed while everyone was away from it: nobody came back "
-             f"within its away limit ({limit_s:g} s). Please join or open another.")
+    host.close_table(
+        table, f"Table {table.id} closed: its players left and none came back within {limit_s:g} s."
+    )
+    words = (
+        f"Your table {table.id} closed while everyone was away from it: nobody came back "
+        f"within its away limit ({limit_s:g} s). Please join or open another."
+    )
     for token in humans:
         player = host.players.get(token)
         if player is not None and (player.conn is not None or player.table is not None):

@@ -37,12 +37,17 @@ from typing import Union
 
 from kismet_tui.door_env import from_our_packages
 
-from .door_limits import FORKER_MESSAGE_BYTES, SESSION_ADDRESS_SPACE, child_environment, die_with_parent
+from .door_limits import (
+    FORKER_MESSAGE_BYTES,
+    SESSION_ADDRESS_SPACE,
+    child_environment,
+    die_with_parent,
+)
 from .session_sandbox import Rules
 
 log = logging.getLogger("kismet.doors")
 
-DOOR_SESSIONS = ("warm", "spawn")   # the values of --door-sessions
+DOOR_SESSIONS = ("warm", "spawn")  # the values of --door-sessions
 # How long a session waits for a (re)starting forker before starting a process of its own;
 # a forker warms up in about a second on a quiet machine.
 READY_WAIT_SECONDS = 10.0
@@ -78,11 +83,11 @@ class ForkedSession:
     `returncode` (None while it runs), `wait()`, and `signal_group(sig)`."""
 
     def __init__(self, parent: WarmParent, pid: int, pidfd: int) -> None:
-        self.parent = parent                 # the forker that forked it (a later one may follow)
+        self.parent = parent  # the forker that forked it (a later one may follow)
         self.pid = pid
         self.pidfd: int | None = pidfd
         self.returncode: int | None = None
-        self.exited = False                  # the pidfd has said so; the status may follow
+        self.exited = False  # the pidfd has said so; the status may follow
         loop = asyncio.get_running_loop()
         self._ended: asyncio.Future[int] = loop.create_future()
         self._status_later: asyncio.TimerHandle | None = None
@@ -110,10 +115,11 @@ class ForkedSession:
         self.exited = True
         self._close_pidfd()
         if self.parent.process.returncode is not None:
-            self.ended(-signal.SIGKILL)   # its parent is gone: it died of the parent-death signal
+            self.ended(-signal.SIGKILL)  # its parent is gone: it died of the parent-death signal
         else:
             self._status_later = asyncio.get_running_loop().call_later(
-                STATUS_WAIT_SECONDS, self._status_from_proc)
+                STATUS_WAIT_SECONDS, self._status_from_proc
+            )
 
     def _status_from_proc(self) -> None:
         """No word from the forker (a stuck one does not reap): the exit status the kernel
@@ -124,9 +130,10 @@ class ForkedSession:
         status = unreaped_status(self.pid)
         if status is not None:
             self.ended(status)
-        else:   # (reaped just now: the forker's word is on its way; or not yet a zombie)
+        else:  # (reaped just now: the forker's word is on its way; or not yet a zombie)
             self._status_later = asyncio.get_running_loop().call_later(
-                STATUS_WAIT_SECONDS, self._status_from_proc)
+                STATUS_WAIT_SECONDS, self._status_from_proc
+            )
 
     def ended(self, status: int) -> None:
         """Its exit status, as the forker reaped it."""
@@ -177,20 +184,21 @@ class WarmParent:
     """One forker process and the unix socket to it: the requests it owes an answer, the
     sessions it forked. Made by DoorForker, which retires it when it is stuck."""
 
-    def __init__(self, owner: DoorForker, process: asyncio.subprocess.Process,
-                 sock: socket.socket) -> None:
+    def __init__(
+        self, owner: DoorForker, process: asyncio.subprocess.Process, sock: socket.socket
+    ) -> None:
         self.owner = owner
         self.process = process
         self.sock: socket.socket | None = sock
         self.ready = False
         self.started = time.monotonic()
-        self.retired = False                  # no more forks asked of it
+        self.retired = False  # no more forks asked of it
         self.sessions: dict[int, ForkedSession] = {}
         self.asked: dict[int, asyncio.Future[ForkedSession]] = {}
-        self.room = asyncio.Condition()       # in_flight went down, or it was retired
-        self.in_flight = 0                    # fork requests taken up (sent, or being sent)
-        self._writers: list[asyncio.Future[None]] = []   # waiting for room in the socket
-        self._sending: set[asyncio.Task[None]] = set()   # send_soon's
+        self.room = asyncio.Condition()  # in_flight went down, or it was retired
+        self.in_flight = 0  # fork requests taken up (sent, or being sent)
+        self._writers: list[asyncio.Future[None]] = []  # waiting for room in the socket
+        self._sending: set[asyncio.Task[None]] = set()  # send_soon's
         sock.setblocking(False)
         asyncio.get_running_loop().add_reader(sock.fileno(), self._readable)
 
@@ -213,10 +221,13 @@ class WarmParent:
             # (the forker does not fork it after its deadline: see door_forker.py)
             message = dict(request, op="fork", id=asked, deadline=deadline)
             try:
-                return await asyncio.wait_for(self._asked_for(answer, message, fds),
-                                              FORK_DEADLINE_SECONDS)
-            except asyncio.TimeoutError:
-                self.owner.retire(self, f"it did not answer a login within {FORK_DEADLINE_SECONDS:g} s")
+                return await asyncio.wait_for(
+                    self._asked_for(answer, message, fds), FORK_DEADLINE_SECONDS
+                )
+            except TimeoutError:
+                self.owner.retire(
+                    self, f"it did not answer a login within {FORK_DEADLINE_SECONDS:g} s"
+                )
                 raise ForkerUnavailable("the warm parent did not answer in time") from None
             except ForkerUnavailable as exc:
                 self.owner.retire(self, str(exc))
@@ -227,8 +238,9 @@ class WarmParent:
                 self.in_flight -= 1
                 self.room.notify_all()
 
-    async def _asked_for(self, answer: asyncio.Future[ForkedSession], message: dict[str, object],
-                         fds: list[int]) -> ForkedSession:
+    async def _asked_for(
+        self, answer: asyncio.Future[ForkedSession], message: dict[str, object], fds: list[int]
+    ) -> ForkedSession:
         await self.write(message, fds)
         return await answer
 
@@ -242,7 +254,7 @@ class WarmParent:
             try:
                 socket.send_fds(self.sock, [payload], fds or [])
                 return
-            except BlockingIOError:   # full: the forker is behind; wait for room
+            except BlockingIOError:  # full: the forker is behind; wait for room
                 await self._room_in_socket()
             except OSError as exc:
                 raise ForkerUnavailable(str(exc)) from exc
@@ -281,11 +293,11 @@ class WarmParent:
         task.add_done_callback(self._sending.discard)
 
     async def _send_quietly(self, message: dict[str, object]) -> None:
-        with contextlib.suppress(ForkerUnavailable):   # (gone: so are its sessions)
+        with contextlib.suppress(ForkerUnavailable):  # (gone: so are its sessions)
             await self.write(message)
 
     def _readable(self) -> None:
-        assert self.sock is not None   # (the reader is removed with the socket)
+        assert self.sock is not None  # (the reader is removed with the socket)
         try:
             data, fds, _flags, _address = socket.recv_fds(self.sock, FORKER_MESSAGE_BYTES, 1)
         except BlockingIOError:
@@ -306,7 +318,7 @@ class WarmParent:
             answer = self.asked.get(message.get("id"))
             if answer is not None and not answer.done():
                 answer.set_result(session)
-            else:   # (its door stopped waiting: end it)
+            else:  # (its door stopped waiting: end it)
                 with contextlib.suppress(ProcessLookupError):
                     session.signal_group(signal.SIGKILL)
             fds = fds[1:]
@@ -367,13 +379,13 @@ class DoorForker:
     fork requests (`parent`); a retired one lives on while its sessions play."""
 
     def __init__(self, label: str = "") -> None:
-        self.label = label              # (shown in its command line: which host it serves)
+        self.label = label  # (shown in its command line: which host it serves)
         self.parent: WarmParent | None = None
         self.retired: set[WarmParent] = set()
-        self.ready = asyncio.Event()    # the current forker is ready
+        self.ready = asyncio.Event()  # the current forker is ready
         self.restarts = 0
-        self.failed_starts = 0            # deaths in a row before being ready
-        self.given_up = asyncio.Event()   # set after FAILED_STARTS_GIVEN_UP of them
+        self.failed_starts = 0  # deaths in a row before being ready
+        self.given_up = asyncio.Event()  # set after FAILED_STARTS_GIVEN_UP of them
         self._next_id = 0
         self._stopping = False
         self._watchers: set[asyncio.Task[None]] = set()
@@ -388,10 +400,18 @@ class DoorForker:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             process = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", FORKER_CODE, str(theirs.fileno()), self.label,
-                pass_fds=(theirs.fileno(),), stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL, env=child_environment(""),
-                start_new_session=True, preexec_fn=die_with_parent)
+                sys.executable,
+                "-c",
+                FORKER_CODE,
+                str(theirs.fileno()),
+                self.label,
+                pass_fds=(theirs.fileno(),),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                env=child_environment(""),
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+            )
         except BaseException:
             ours.close()
             raise
@@ -402,18 +422,31 @@ class DoorForker:
         self._watchers.add(watcher)
         watcher.add_done_callback(self._watchers.discard)
 
-    async def spawn(self, argv: list[str], env: dict[str, str], fds: tuple[int, int, int], *,
-                    terminal: bool, address_space: int = SESSION_ADDRESS_SPACE,
-                    confinement: Rules | None = None) -> ForkedSession:
+    async def spawn(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        fds: tuple[int, int, int],
+        *,
+        terminal: bool,
+        address_space: int = SESSION_ADDRESS_SPACE,
+        confinement: Rules | None = None,
+    ) -> ForkedSession:
         """A session running `kismet-join ARGV` on `fds` (its 0, 1, 2; the caller keeps and
         closes its own copies), confined to `confinement` (server/session_sandbox.py): forked
         by the warm parent, or ForkerUnavailable."""
-        request: dict[str, object] = {"argv": argv, "env": env, "terminal": terminal,
-                                      "address_space": address_space, "confine": confinement}
+        request: dict[str, object] = {
+            "argv": argv,
+            "env": env,
+            "terminal": terminal,
+            "address_space": address_space,
+            "confine": confinement,
+        }
         while True:
             if self._stopping or self.failed_starts >= FAILED_STARTS_GIVEN_UP:
-                raise ForkerUnavailable("the doors are closing" if self._stopping
-                                        else "the warm parent could not start")
+                raise ForkerUnavailable(
+                    "the doors are closing" if self._stopping else "the warm parent could not start"
+                )
             await self._ready_or_given_up()
             parent = self.parent
             if not self.ready.is_set() or parent is None:
@@ -427,9 +460,13 @@ class DoorForker:
                 continue
 
     async def _ready_or_given_up(self) -> None:
-        waits = {asyncio.ensure_future(self.ready.wait()), asyncio.ensure_future(self.given_up.wait())}
-        _done, pending = await asyncio.wait(waits, timeout=READY_WAIT_SECONDS,
-                                            return_when=asyncio.FIRST_COMPLETED)
+        waits = {
+            asyncio.ensure_future(self.ready.wait()),
+            asyncio.ensure_future(self.given_up.wait()),
+        }
+        _done, pending = await asyncio.wait(
+            waits, timeout=READY_WAIT_SECONDS, return_when=asyncio.FIRST_COMPLETED
+        )
         for waiting in pending:
             waiting.cancel()
 
@@ -443,8 +480,11 @@ class DoorForker:
         while its sessions play."""
         if parent.retired:
             return
-        log.warning("the door sessions' warm parent (pid %s) is replaced: %s; the sessions "
-                    "it runs play on", parent.process.pid, why)
+        log.warning(
+            "the door sessions' warm parent (pid %s) is replaced: %s; the sessions it runs play on",
+            parent.process.pid,
+            why,
+        )
         if parent is self.parent:
             self.parent = None
             self.ready.clear()
@@ -453,8 +493,10 @@ class DoorForker:
         self.retired.add(parent)
         parent.stop_asking()
         if self.failed_starts >= FAILED_STARTS_GIVEN_UP:
-            log.error("the door sessions' warm parent cannot warm up: each session starts a "
-                      "process of its own")
+            log.error(
+                "the door sessions' warm parent cannot warm up: each session starts a "
+                "process of its own"
+            )
             self.given_up.set()
         elif not self._stopping and self.parent is None:
             self.restarts += 1
@@ -484,8 +526,11 @@ class DoorForker:
             return
         self.parent = None
         if self.failed_starts >= FAILED_STARTS_GIVEN_UP:
-            log.error("the door sessions' warm parent cannot start (code %s): each session "
-                      "starts a process of its own", code)
+            log.error(
+                "the door sessions' warm parent cannot start (code %s): each session "
+                "starts a process of its own",
+                code,
+            )
             self.given_up.set()
             return
         self.restarts += 1
@@ -497,13 +542,13 @@ class DoorForker:
         self._stopping = True
         parents = [parent for parent in (self.parent, *self.retired) if parent is not None]
         for parent in parents:
-            parent.lost()   # it reads the end of its socket, kills its sessions and exits
+            parent.lost()  # it reads the end of its socket, kills its sessions and exits
         for parent in parents:
             if parent.process.returncode is None:
                 try:
                     await asyncio.wait_for(parent.process.wait(), 10)
-                except asyncio.TimeoutError:
-                    parent.process.kill()   # (stuck: its sessions die with it)
+                except TimeoutError:
+                    parent.process.kill()  # (stuck: its sessions die with it)
                     await parent.process.wait()
         for watcher in list(self._watchers):
             with contextlib.suppress(asyncio.CancelledError):

@@ -55,7 +55,7 @@ log = logging.getLogger("kismet.web")
 
 DEFAULT_WEB_PORT = 8080
 PAGE_FOLDER = Path(__file__).resolve().parent / "web_page"
-VISITOR_SECRET = re.compile(r"[0-9a-f]{64}")   # what the page makes: 32 random bytes in hex
+VISITOR_SECRET = re.compile(r"[0-9a-f]{64}")  # what the page makes: 32 random bytes in hex
 # The page sends keys, sizes and pings: small messages. A bigger one closes the socket.
 MAX_MESSAGE = 64 * 1024
 
@@ -64,19 +64,23 @@ class KismetServe(Server):
     """textual-serve's server, quiet at start, answering at the visitor's own address."""
 
     def __init__(self, door: WebServer, *, host: str, port: int, title: str) -> None:
-        super().__init__("kismet-join", templates_path=PAGE_FOLDER, host=host, port=port, title=title)
+        super().__init__(
+            "kismet-join", templates_path=PAGE_FOLDER, host=host, port=port, title=title
+        )
         self.door = door
 
     async def _make_app(self) -> web.Application:
         app = web.Application()
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
-        app.add_routes([
-            web.get("/", self.handle_index, name="index"),
-            web.get("/ws", self.handle_websocket, name="websocket"),
-            web.get("/ws/{visitor}", self.handle_websocket),
-            # (the page's own files, named like this for the page's template)
-            web.get("/static/{filename:.*}", self.handle_static, name="static"),
-        ])
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_websocket, name="websocket"),
+                web.get("/ws/{visitor}", self.handle_websocket),
+                # (the page's own files, named like this for the page's template)
+                web.get("/static/{filename:.*}", self.handle_static, name="static"),
+            ]
+        )
         return app
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
@@ -102,20 +106,31 @@ class KismetServe(Server):
         socket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
         if not socket.can_prepare(request).ok:
             # (a browser opened the address itself, or a scanner: not worth a log line)
-            raise web.HTTPBadRequest(text=(
-                f"This address is the game's websocket, which the page opens. To play, open "
-                f"{page} in a browser.\n"))
+            raise web.HTTPBadRequest(
+                text=(
+                    f"This address is the game's websocket, which the page opens. To play, open "
+                    f"{page} in a browser.\n"
+                )
+            )
         if not self.door.serves(request):
             log.info("a websocket for another host name refused (Host %r)", request.host[:100])
-            raise web.HTTPForbidden(text=(
-                "This game's websocket answers only at this host's own addresses (or the names "
-                "it was started with, --web-origin): open the page at one of those to play.\n"))
+            raise web.HTTPForbidden(
+                text=(
+                    "This game's websocket answers only at this host's own addresses (or the names "
+                    "it was started with, --web-origin): open the page at one of those to play.\n"
+                )
+            )
         allowed = self.door.allowed_origins(request)
         if request.headers.get("Origin", "").rstrip("/").lower() not in allowed:
-            log.info("a websocket from another page refused (Origin %r)", request.headers.get("Origin"))
-            raise web.HTTPForbidden(text=(
-                f"This game's websocket opens only from its own page, {allowed[0]}/: open that "
-                f"page to play.\n"))
+            log.info(
+                "a websocket from another page refused (Origin %r)", request.headers.get("Origin")
+            )
+            raise web.HTTPForbidden(
+                text=(
+                    f"This game's websocket opens only from its own page, {allowed[0]}/: open that "
+                    f"page to play.\n"
+                )
+            )
         visitor = request.match_info.get("visitor")
         if visitor is not None and not VISITOR_SECRET.fullmatch(visitor):
             raise web.HTTPBadRequest(text="That is not a key this page makes: reload the page.\n")
@@ -134,36 +149,47 @@ class KismetServe(Server):
             await self.play(request, socket, address, visitor)
         return socket
 
-    async def play(self, request: web.Request, socket: web.WebSocketResponse, address: str,
-                   visitor: str | None) -> None:
+    async def play(
+        self, request: web.Request, socket: web.WebSocketResponse, address: str, visitor: str | None
+    ) -> None:
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
         # A storm of visitors starts a few at a time (server/door_starts.py): wait for a turn.
         turn = self.door.slots.starts.turn() if self.door.slots is not None else None
         if turn is not None:
             await turn.wait()
-            if peer_hung_up(request):   # (gone while waiting: the turn passes on at once)
+            if peer_hung_up(request):  # (gone while waiting: the turn passes on at once)
                 turn.end()
                 return
         passes = self.door.host.door_passes
-        door_pass = passes.issue("web", address, f"web {digest}" if digest else "",
-                                 listed=turn.listed if turn is not None else None)
+        door_pass = passes.issue(
+            "web",
+            address,
+            f"web {digest}" if digest else "",
+            listed=turn.listed if turn is not None else None,
+        )
         seat = digest[:32] if digest else self.door.seats.once()
         self.door.seats.using(seat)
         folder = self.door.seats.folder(seat)
-        session = VisitorSession(self.door.visitor_args(seat, fresh=digest is None),
-                                 {ENVIRONMENT_NAME: door_pass, **own_environment(folder)},
-                                 request, socket, download_manager=self.download_manager,
-                                 address_space=self.door.session_address_space,
-                                 forker=self.door.forker,
-                                 confinement=session_rules(self.door.sandbox, folder),
-                                 turn=turn)
+        session = VisitorSession(
+            self.door.visitor_args(seat, fresh=digest is None),
+            {ENVIRONMENT_NAME: door_pass, **own_environment(folder)},
+            request,
+            socket,
+            download_manager=self.download_manager,
+            address_space=self.door.session_address_space,
+            forker=self.door.forker,
+            confinement=session_rules(self.door.sandbox, folder),
+            turn=turn,
+        )
         self.door.sessions.add(session)
         try:
-            await session.start(*clamp_size(request.query.get("width"), request.query.get("height")))
+            await session.start(
+                *clamp_size(request.query.get("width"), request.query.get("height"))
+            )
             log.info("a visitor from %s (pid %s)", address, session.pid)
             await session.play(socket)
         except (VisitorLeft, ConnectionResetError):
-            pass   # they went: end() below ends their app
+            pass  # they went: end() below ends their app
         except Exception:
             log.exception("a web visitor's session failed")
         finally:
@@ -179,23 +205,30 @@ class KismetServe(Server):
 class WebServer:
     """The web front door of `host` (a server.Host in this process)."""
 
-    def __init__(self, host: Host, state_dir: str | Path, *, max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
-                 exempt_loopback: bool = True, slots: SessionSlots | None = None,
-                 origins: Iterable[str] = (),
-                 session_address_space: int = SESSION_ADDRESS_SPACE,
-                 forker: DoorForker | None = None,
-                 sandbox: SessionSandbox | None = None) -> None:
+    def __init__(
+        self,
+        host: Host,
+        state_dir: str | Path,
+        *,
+        max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
+        exempt_loopback: bool = True,
+        slots: SessionSlots | None = None,
+        origins: Iterable[str] = (),
+        session_address_space: int = SESSION_ADDRESS_SPACE,
+        forker: DoorForker | None = None,
+        sandbox: SessionSandbox | None = None,
+    ) -> None:
         self.host = host
-        self.forker = forker   # the warm parent of sessions (None: a new process each)
+        self.forker = forker  # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
         self.cap = PeerCap(max_per_address, exempt_loopback)
-        self.slots = slots                      # shared with the ssh door: door sessions in all
+        self.slots = slots  # shared with the ssh door: door sessions in all
         # --web-origin's pages (scheme://host[:port], lower case): none, the page's own.
         self.origins = [origin.rstrip("/").lower() for origin in origins]
         self.bind = "0.0.0.0"
-        self._own_addresses: frozenset[str] | None = None   # this machine's, looked up once
+        self._own_addresses: frozenset[str] | None = None  # this machine's, looked up once
         self.session_address_space = session_address_space
-        self.sessions: set[VisitorSession] = set()   # the visitors playing now
+        self.sessions: set[VisitorSession] = set()  # the visitors playing now
         self.seats = SeatFolders(host, self.state_dir, "web-seats")
         # What each session may open: its seat folder, never the rest of the state folder.
         self.sandbox = sandbox if sandbox is not None else SessionSandbox(self.state_dir)
@@ -216,7 +249,7 @@ class WebServer:
         try:
             address = ipaddress.ip_address(name)
         except ValueError:
-            return False   # a name this door was not given
+            return False  # a name this door was not given
         if self._own_addresses is None:
             self._own_addresses = frozenset(local_addresses() + ["127.0.0.1", "::1"])
         ours = self._own_addresses | {arrived_at, self.bind}
@@ -254,7 +287,9 @@ class WebServer:
         would wait for each open socket's handler)."""
         sessions = list(self.sessions)
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
-        await asyncio.gather(*(session.socket.close() for session in sessions), return_exceptions=True)
+        await asyncio.gather(
+            *(session.socket.close() for session in sessions), return_exceptions=True
+        )
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -266,7 +301,7 @@ def host_name(host: str) -> str:
     its port or an IPv6 address's brackets."""
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host[1:]
+        return host[1 : host.find("]")] if "]" in host else host[1:]
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 

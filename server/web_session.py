@@ -36,7 +36,12 @@ from textual_serve.download_manager import DownloadManager
 
 from kismet_tui.door_env import OUT_OF_MEMORY, TYPING_META, from_our_packages
 
-from .door_limits import SESSION_ADDRESS_SPACE, address_space_limited, clamp_size, limit_session_child
+from .door_limits import (
+    SESSION_ADDRESS_SPACE,
+    address_space_limited,
+    clamp_size,
+    limit_session_child,
+)
 from .door_starts import StartTurn
 from .memory_watch import MemoryWatch
 from .session_sandbox import Rules
@@ -49,22 +54,25 @@ log = logging.getLogger("kismet.web")
 # bytes each) and below what the app can take in without its queue of events growing.
 KEY_BURST = 16 * 1024
 KEY_BYTES_PER_SECOND = 4 * 1024
-KEY_PIECE = 512   # a paste is forwarded (and paid for) in pieces of this many characters
+KEY_PIECE = 512  # a paste is forwarded (and paid for) in pieces of this many characters
 # The app's unread input past which the door stops reading the visitor's socket.
 STDIN_BACKLOG = 16 * 1024
 # How often the door looks whether a visitor it is holding back has gone.
 PEER_CHECK_SECONDS = 0.25
 # How long an app asked to quit may take before its process group is killed.
 QUIT_GRACE_SECONDS = 2.0
-STDERR_KEPT = 8 * 1024   # the end of the app's error output, to tell why it stopped
+STDERR_KEPT = 8 * 1024  # the end of the app's error output, to tell why it stopped
 # The visitor's app, started anew (--door-sessions spawn, or no warm parent at hand). The
 # forked one runs kismet_tui.door_child.run, which ends a MemoryError with OUT_OF_MEMORY.
 JOIN_CODE = from_our_packages("from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))")
 
-MEMORY_WORDS = ("Your game used more memory than this host gives one player, so it was "
-                "stopped. Reload the page and type the same name to take your seat back.")
-CRASH_WORDS = ("Your game stopped unexpectedly. Reload the page and type the same name to "
-               "take your seat back.")
+MEMORY_WORDS = (
+    "Your game used more memory than this host gives one player, so it was "
+    "stopped. Reload the page and type the same name to take your seat back."
+)
+CRASH_WORDS = (
+    "Your game stopped unexpectedly. Reload the page and type the same name to take your seat back."
+)
 
 
 class VisitorLeft(Exception):
@@ -74,8 +82,12 @@ class VisitorLeft(Exception):
 class KeyBudget:
     """A token bucket over the bytes a visitor sends: `burst` at once, then `per_second`."""
 
-    def __init__(self, per_second: float = KEY_BYTES_PER_SECOND, burst: float = KEY_BURST,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        per_second: float = KEY_BYTES_PER_SECOND,
+        burst: float = KEY_BURST,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.per_second = per_second
         self.burst = burst
         self.clock = clock
@@ -101,7 +113,7 @@ def peer_hung_up(request: web.Request) -> bool:
     if sock is None:
         return False
     rdhup = getattr(select, "POLLRDHUP", None)
-    if rdhup is None:   # (Linux only: elsewhere the door sees it when it reads again)
+    if rdhup is None:  # (Linux only: elsewhere the door sees it when it reads again)
         return False
     poller = select.poll()
     poller.register(sock.fileno(), rdhup)
@@ -117,7 +129,7 @@ def terminal_words(text: str, width: int = 60) -> bytes:
 
 async def tell_and_close(socket: web.WebSocketResponse, text: str) -> None:
     """Leave the visitor `text` on their screen and close their socket."""
-    with contextlib.suppress(Exception):   # (they may have gone already: nothing to tell)
+    with contextlib.suppress(Exception):  # (they may have gone already: nothing to tell)
         await socket.send_bytes(terminal_words(text))
         await socket.close()
 
@@ -127,19 +139,31 @@ class VisitorSession(AppService):
     and always ended by `end()`. It runs `kismet-join JOIN_ARGS`: forked by the warm parent
     when there is one (`forker`, server/warm_doors.py), else as a new interpreter."""
 
-    def __init__(self, join_args: list[str], environment: dict[str, str], request: web.Request,
-                 socket: web.WebSocketResponse, *, download_manager: DownloadManager,
-                 address_space: int = SESSION_ADDRESS_SPACE,
-                 forker: DoorForker | None = None,
-                 confinement: Rules | None = None,
-                 turn: StartTurn | None = None) -> None:
-        async def close() -> None:   # (aiohttp's close answers a bool nobody reads)
+    def __init__(
+        self,
+        join_args: list[str],
+        environment: dict[str, str],
+        request: web.Request,
+        socket: web.WebSocketResponse,
+        *,
+        download_manager: DownloadManager,
+        address_space: int = SESSION_ADDRESS_SPACE,
+        forker: DoorForker | None = None,
+        confinement: Rules | None = None,
+        turn: StartTurn | None = None,
+    ) -> None:
+        async def close() -> None:  # (aiohttp's close answers a bool nobody reads)
             await socket.close()
 
         spawn_command = [sys.executable, "-c", JOIN_CODE, *join_args]
-        super().__init__(shlex.join(spawn_command), write_bytes=socket.send_bytes,
-                         write_str=socket.send_str, close=close,
-                         download_manager=download_manager, debug=False)
+        super().__init__(
+            shlex.join(spawn_command),
+            write_bytes=socket.send_bytes,
+            write_str=socket.send_str,
+            close=close,
+            download_manager=download_manager,
+            debug=False,
+        )
         self.join_args = join_args
         self.spawn_command = spawn_command
         self.environment = environment
@@ -147,16 +171,16 @@ class VisitorSession(AppService):
         self.socket = socket
         self.address_space = address_space
         self.forker = forker
-        self.confinement = confinement   # the files it may open (server/session_sandbox.py)
-        self.turn = turn   # its start-up's turn (server/door_starts.py), told what it draws
+        self.confinement = confinement  # the files it may open (server/session_sandbox.py)
+        self.turn = turn  # its start-up's turn (server/door_starts.py), told what it draws
         self.app: SessionProcess | None = None
         self.budget = KeyBudget()
         self.peer_checked = time.monotonic()
         self.stderr_tail = b""
         self.leaving = False
-        self.address_space_peak = 0   # the app's VmPeak in bytes, as last looked at
-        self.memory_watch: MemoryWatch | None = None   # where no RLIMIT_AS (macOS)
-        self.over_memory = False      # the watch ended it past its limit
+        self.address_space_peak = 0  # the app's VmPeak in bytes, as last looked at
+        self.memory_watch: MemoryWatch | None = None  # where no RLIMIT_AS (macOS)
+        self.over_memory = False  # the watch ended it past its limit
         self.peak_looked_at = 0.0
 
     @property
@@ -170,9 +194,14 @@ class VisitorSession(AppService):
     async def _open_app(self, width: int, height: int) -> None:
         environment = self._build_environment(width, height) | self.environment
         process = await self._forked(environment) or await asyncio.create_subprocess_exec(
-            *self.spawn_command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=environment, start_new_session=True,
-            preexec_fn=functools.partial(limit_session_child, self.address_space, self.confinement))
+            *self.spawn_command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=environment,
+            start_new_session=True,
+            preexec_fn=functools.partial(limit_session_child, self.address_space, self.confinement),
+        )
         self.app = process
         if not address_space_limited():
             self.memory_watch = MemoryWatch(process.pid, self.address_space, self._over_memory)
@@ -193,9 +222,13 @@ class VisitorSession(AppService):
         try:
             try:
                 session = await self.forker.spawn(
-                    self.join_args, environment, (stdin_read, stdout_write, stderr_write),
-                    terminal=False, address_space=self.address_space,
-                    confinement=self.confinement)
+                    self.join_args,
+                    environment,
+                    (stdin_read, stdout_write, stderr_write),
+                    terminal=False,
+                    address_space=self.address_space,
+                    confinement=self.confinement,
+                )
             finally:
                 for fd in (stdin_read, stdout_write, stderr_write):
                     os.close(fd)
@@ -222,14 +255,18 @@ class VisitorSession(AppService):
                 # A paste goes in pieces, each paid for: the app gets keys at the budget's
                 # rate, never thousands at once (each key is an event it queues).
                 for start in range(0, len(data), KEY_PIECE):
-                    await self._forward(b"D", data[start:start + KEY_PIECE].encode("utf-8", "replace"))
+                    await self._forward(
+                        b"D", data[start : start + KEY_PIECE].encode("utf-8", "replace")
+                    )
             elif kind == "resize" and isinstance(data, dict):
                 cols, rows = clamp_size(data.get("width"), data.get("height"))
-                await self._forward(b"M", json.dumps({"type": "resize", "width": cols, "height": rows}).encode())
+                await self._forward(
+                    b"M", json.dumps({"type": "resize", "width": cols, "height": rows}).encode()
+                )
             elif kind in ("blur", "focus"):
                 await self._forward(b"M", json.dumps({"type": kind}).encode())
             else:
-                await self._pay(len(message.data))   # pings and the unknown cost too
+                await self._pay(len(message.data))  # pings and the unknown cost too
                 if kind == "ping" and isinstance(data, str):
                     await socket.send_json(["pong", data])
 
@@ -246,7 +283,7 @@ class VisitorSession(AppService):
         try:
             await self._hold_back(self.stdin.drain())
         except ConnectionError:
-            pass   # the app has just ended: run() tells the visitor why and closes their socket
+            pass  # the app has just ended: run() tells the visitor why and closes their socket
 
     async def _hold_back(self, waiting: Awaitable[None]) -> None:
         """Wait for `waiting` (the budget, or the app reading its backlog) without reading the
@@ -275,7 +312,7 @@ class VisitorSession(AppService):
         stdout = process.stdout
         keeping = asyncio.ensure_future(self._keep_stderr_tail(process.stderr))
         try:
-            for _ in range(10):   # the app's first line says it is a Textual app
+            for _ in range(10):  # the app's first line says it is a Textual app
                 line = await stdout.readline()
                 if not line or line == b"__GANGLION__\n":
                     break
@@ -290,7 +327,7 @@ class VisitorSession(AppService):
                 elif kind == b"P":
                     await self.on_packed(payload)
         except (asyncio.IncompleteReadError, ConnectionError):
-            pass   # the app's output ended, or the visitor's socket did
+            pass  # the app's output ended, or the visitor's socket did
         finally:
             with contextlib.suppress(asyncio.CancelledError):
                 await keeping
@@ -323,7 +360,7 @@ class VisitorSession(AppService):
         # after an error too): the socket is closed by run(), once the end tells which.
         if meta.get("type") == "exit":
             return
-        if meta.get("type") == TYPING_META:   # a text field has the focus, or has lost it
+        if meta.get("type") == TYPING_META:  # a text field has the focus, or has lost it
             await self.remote_write_str(json.dumps([TYPING_META, meta.get("typing") is True]))
             return
         await super().on_meta(data)
@@ -341,18 +378,26 @@ class VisitorSession(AppService):
 
     async def _ended_by_itself(self, returncode: int) -> None:
         if returncode == 0:
-            await self.socket.close()   # the player quit
+            await self.socket.close()  # the player quit
             return
         # Python says MemoryError; C libraries "Cannot allocate memory", "Memory allocation
         # failed"; some abort or crash when an allocation fails under the limit; and some
         # die of a later error, having come close to the limit.
-        out_of_memory = (returncode == OUT_OF_MEMORY or self.over_memory
-                         or b"memory" in self.stderr_tail.lower()
-                         or returncode in (-signal.SIGSEGV, -signal.SIGABRT)
-                         or self.address_space_peak > 0.8 * self.address_space)
+        out_of_memory = (
+            returncode == OUT_OF_MEMORY
+            or self.over_memory
+            or b"memory" in self.stderr_tail.lower()
+            or returncode in (-signal.SIGSEGV, -signal.SIGABRT)
+            or self.address_space_peak > 0.8 * self.address_space
+        )
         last_line = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()[-1:] or ["-"]
-        log.warning("a web visitor's game (pid %s) ended with code %s%s: %s", self.pid, returncode,
-                    " at its memory limit" if out_of_memory else "", last_line[0][:200])
+        log.warning(
+            "a web visitor's game (pid %s) ended with code %s%s: %s",
+            self.pid,
+            returncode,
+            " at its memory limit" if out_of_memory else "",
+            last_line[0][:200],
+        )
         await tell_and_close(self.socket, MEMORY_WORDS if out_of_memory else CRASH_WORDS)
 
     # ---- the end ---------------------------------------------------------------------------
@@ -385,8 +430,9 @@ class VisitorSession(AppService):
 async def read_pipe(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamReader:
     """A stream over the read end `fd` of a pipe (asyncio.subprocess makes the same)."""
     reader = asyncio.StreamReader(loop=loop)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop),
-                                 os.fdopen(fd, "rb", buffering=0))
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(fd, "rb", buffering=0)
+    )
     return reader
 
 

@@ -103,9 +103,14 @@ def zeroconf_on_loopback_only(monkeypatch):
 
     def on_loopback(self, *args, **kwargs):
         interfaces = kwargs.get("interfaces", args[0] if args else None)
-        if not (isinstance(interfaces, list) and interfaces
-                and all(str(address).startswith("127.") for address in interfaces)):
-            raise AssertionError(f"a test's zeroconf must be bound to 127.0.0.1, not {interfaces!r}")
+        if not (
+            isinstance(interfaces, list)
+            and interfaces
+            and all(str(address).startswith("127.") for address in interfaces)
+        ):
+            raise AssertionError(
+                f"a test's zeroconf must be bound to 127.0.0.1, not {interfaces!r}"
+            )
         opened(self, *args, **kwargs)
 
     monkeypatch.setattr(Zeroconf, "__init__", on_loopback)

@@ -59,8 +59,10 @@ class Graph:
 
     def edges(self) -> dict[str, set[str]]:
         """module -> the project modules it imports (never itself)."""
-        return {module: {imp.imported for imp in found if imp.imported != module}
-                for module, found in self.imports.items()}
+        return {
+            module: {imp.imported for imp in found if imp.imported != module}
+            for module, found in self.imports.items()
+        }
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -80,7 +82,8 @@ def project_files(root: Path = ROOT) -> dict[str, Path]:
 
 def _is_type_checking_test(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 COMPOUND_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
@@ -104,7 +107,8 @@ def _statements(tree: ast.Module, calls_too: bool) -> Iterator[tuple[ast.AST, st
                 continue
             inner = where
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-                    where == "module level"):
+                where == "module level"
+            ):
                 inner = "inside a function"
             compound = False
             for field in COMPOUND_FIELDS:
@@ -150,8 +154,11 @@ def _targets(node: ast.AST, module: str, path: Path, files: dict[str, Path]) -> 
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         first = node.args[0]
-        if called == "import_module" and isinstance(first, ast.Constant) and isinstance(
-                first.value, str):
+        if (
+            called == "import_module"
+            and isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
+        ):
             return [_known(first.value, files)]
     return []
 
@@ -236,8 +243,9 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     return sorted(groups)
 
 
-def _shortest_path(edges: dict[str, set[str]], start: str, goal: str,
-                   allowed: set[str]) -> list[str]:
+def _shortest_path(
+    edges: dict[str, set[str]], start: str, goal: str, allowed: set[str]
+) -> list[str]:
     """The shortest chain of imports from `start` to `goal` through `allowed` modules."""
     came_from: dict[str, str] = {}
     queue = deque([start])
@@ -298,8 +306,9 @@ def describe_chain(graph: Graph, chain: Iterable[str]) -> str:
 def describe_circles(graph: Graph, found: list[Circle]) -> str:
     lines = []
     for number, circle in enumerate(found, 1):
-        lines.append(f"circle {number}, {len(circle.modules)} modules: "
-                     + ", ".join(circle.modules))
+        lines.append(
+            f"circle {number}, {len(circle.modules)} modules: " + ", ".join(circle.modules)
+        )
         lines.extend(f"    {describe_chain(graph, chain)}" for chain in circle.chains)
     return "\n".join(lines)
 
@@ -376,8 +385,10 @@ class PackageTable:
                 if item in (STANDARD_LIBRARY, ANYTHING) or self.named(item):
                     continue
                 if importlib.util.find_spec(item) is None and f'"{item}' not in declared:
-                    found.append(f"{row.folder} may import '{item}', which is neither a folder "
-                                 "of the table nor a module this project installs")
+                    found.append(
+                        f"{row.folder} may import '{item}', which is neither a folder "
+                        "of the table nor a module this project installs"
+                    )
         return found
 
     def allows(self, importer: Row, imported: Row | str) -> bool:
@@ -411,10 +422,14 @@ def forbidden_imports(graph: Graph, table: PackageTable) -> list[str]:
         for imp in graph.imports[module]:
             imported = table.row_of(_relative_path(graph, imp.imported))
             if not table.allows(importer, imported):
-                found.append(f"{imp.describe()} imports {imp.imported}, but {importer.folder} "
-                             f"may not import {imported.folder}")
+                found.append(
+                    f"{imp.describe()} imports {imp.imported}, but {importer.folder} "
+                    f"may not import {imported.folder}"
+                )
         for imp in graph.outside[module]:
             if not table.allows(importer, imp.imported):
-                found.append(f"{imp.describe()} imports {imp.imported}, which {importer.folder} "
-                             "may not import")
+                found.append(
+                    f"{imp.describe()} imports {imp.imported}, which {importer.folder} "
+                    "may not import"
+                )
     return found

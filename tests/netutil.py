@@ -102,7 +102,9 @@ async def wait_until(predicate, timeout: float = 30.0, step: float = 0.01):
     deadline = time.monotonic() + max(timeout, 30.0)
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+            raise AssertionError(
+                f"timed out waiting for {getattr(predicate, '__name__', predicate)}"
+            )
         await asyncio.sleep(step)
 
 
@@ -139,7 +141,7 @@ def free_port() -> int:
         port = listener.getsockname()[1]
         with socket.create_connection(("127.0.0.1", port)) as client:
             accepted, _ = listener.accept()
-            accepted.close()   # closed first: this end, on `port`, waits out TIME_WAIT
+            accepted.close()  # closed first: this end, on `port`, waits out TIME_WAIT
     return port
 
 
@@ -155,12 +157,27 @@ class HostProcess:
     def start(self) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(self.port),
-             "--state-dir", str(self.state_dir), "--bots", str(self.bots),
-             "--no-announce"],  # tests tell nobody on the LAN about their hosts
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [
+                sys.executable,
+                "-m",
+                "server.cli",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--state-dir",
+                str(self.state_dir),
+                "--bots",
+                str(self.bots),
+                "--no-announce",
+            ],  # tests tell nobody on the LAN about their hosts
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
-        deadline = time.monotonic() + 60   # a busy machine is slow to start Python, not wrong
+        deadline = time.monotonic() + 60  # a busy machine is slow to start Python, not wrong
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"kismet-host exited: {self.proc.stdout.read()}")

@@ -33,34 +33,129 @@ VARIABLE = "KISMET_SIMULATE_PLATFORM"
 PROJECT = ("kismet_tui", "server", "protocol")
 
 # The names each platform has not, module by module.
-_POSIX_ONLY_SIGNALS = ("SIGHUP", "SIGKILL", "SIGQUIT", "SIGCHLD", "SIGWINCH", "SIGUSR1", "SIGUSR2",
-                       "SIGALRM", "SIGPIPE", "SIGBUS", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
-                       "SIGTTOU", "SIGPROF", "SIGVTALRM", "SIGXCPU", "SIGIO", "SIGPOLL", "SIGRTMIN",
-                       "SIGRTMAX", "pthread_sigmask", "pthread_kill", "pidfd_send_signal",
-                       "setitimer", "getitimer", "alarm", "pause", "siginterrupt", "sigwait",
-                       "SIG_BLOCK", "SIG_UNBLOCK", "SIG_SETMASK", "sigpending")
-_POSIX_ONLY_OS = ("fork", "forkpty", "openpty", "setsid", "getsid", "killpg", "getpgid", "setpgid",
-                  "getpgrp", "sysconf", "sysconf_names", "pread", "pwrite", "getuid", "geteuid",
-                  "getgid", "getegid", "nice", "pidfd_open", "sched_getaffinity", "sched_setaffinity",
-                  "wait3", "wait4", "WNOHANG", "statvfs", "getloadavg", "uname", "fchown", "chown",
-                  "O_NONBLOCK", "O_CLOEXEC", "O_NOFOLLOW", "O_DIRECTORY", "ttyname", "mkfifo",
-                  "posix_spawn", "register_at_fork", "setuid", "setgid", "sync")
+_POSIX_ONLY_SIGNALS = (
+    "SIGHUP",
+    "SIGKILL",
+    "SIGQUIT",
+    "SIGCHLD",
+    "SIGWINCH",
+    "SIGUSR1",
+    "SIGUSR2",
+    "SIGALRM",
+    "SIGPIPE",
+    "SIGBUS",
+    "SIGCONT",
+    "SIGSTOP",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "SIGPROF",
+    "SIGVTALRM",
+    "SIGXCPU",
+    "SIGIO",
+    "SIGPOLL",
+    "SIGRTMIN",
+    "SIGRTMAX",
+    "pthread_sigmask",
+    "pthread_kill",
+    "pidfd_send_signal",
+    "setitimer",
+    "getitimer",
+    "alarm",
+    "pause",
+    "siginterrupt",
+    "sigwait",
+    "SIG_BLOCK",
+    "SIG_UNBLOCK",
+    "SIG_SETMASK",
+    "sigpending",
+)
+_POSIX_ONLY_OS = (
+    "fork",
+    "forkpty",
+    "openpty",
+    "setsid",
+    "getsid",
+    "killpg",
+    "getpgid",
+    "setpgid",
+    "getpgrp",
+    "sysconf",
+    "sysconf_names",
+    "pread",
+    "pwrite",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "nice",
+    "pidfd_open",
+    "sched_getaffinity",
+    "sched_setaffinity",
+    "wait3",
+    "wait4",
+    "WNOHANG",
+    "statvfs",
+    "getloadavg",
+    "uname",
+    "fchown",
+    "chown",
+    "O_NONBLOCK",
+    "O_CLOEXEC",
+    "O_NOFOLLOW",
+    "O_DIRECTORY",
+    "ttyname",
+    "mkfifo",
+    "posix_spawn",
+    "register_at_fork",
+    "setuid",
+    "setgid",
+    "sync",
+)
 HIDDEN_MODULES = {
-    "windows": {"fcntl", "resource", "pty", "termios", "tty", "grp", "pwd", "posix", "syslog",
-                "readline", "curses"},
+    "windows": {
+        "fcntl",
+        "resource",
+        "pty",
+        "termios",
+        "tty",
+        "grp",
+        "pwd",
+        "posix",
+        "syslog",
+        "readline",
+        "curses",
+    },
     "macos": set(),
     "oldlinux": set(),
 }
 HIDDEN_NAMES = {
-    "windows": {"os": _POSIX_ONLY_OS, "signal": _POSIX_ONLY_SIGNALS,
-                "socket": ("AF_UNIX", "SOCK_SEQPACKET", "send_fds", "recv_fds", "socketpair",
-                           "CMSG_LEN", "SCM_RIGHTS"),
-                "select": ("poll", "POLLIN", "epoll")},
-    "macos": {"os": ("pidfd_open", "sched_getaffinity", "sched_setaffinity", "posix_fadvise"),
-              "signal": ("pidfd_send_signal", "SIGRTMIN", "SIGRTMAX", "SIGPOLL", "sigtimedwait"),
-              "resource": ("prlimit", "RLIMIT_MSGQUEUE", "RLIMIT_NICE", "RLIMIT_RTPRIO",
-                           "RLIMIT_SIGPENDING"),
-              "select": ("epoll",)},
+    "windows": {
+        "os": _POSIX_ONLY_OS,
+        "signal": _POSIX_ONLY_SIGNALS,
+        "socket": (
+            "AF_UNIX",
+            "SOCK_SEQPACKET",
+            "send_fds",
+            "recv_fds",
+            "socketpair",
+            "CMSG_LEN",
+            "SCM_RIGHTS",
+        ),
+        "select": ("poll", "POLLIN", "epoll"),
+    },
+    "macos": {
+        "os": ("pidfd_open", "sched_getaffinity", "sched_setaffinity", "posix_fadvise"),
+        "signal": ("pidfd_send_signal", "SIGRTMIN", "SIGRTMAX", "SIGPOLL", "sigtimedwait"),
+        "resource": (
+            "prlimit",
+            "RLIMIT_MSGQUEUE",
+            "RLIMIT_NICE",
+            "RLIMIT_RTPRIO",
+            "RLIMIT_SIGPENDING",
+        ),
+        "select": ("epoll",),
+    },
     "oldlinux": {},
 }
 PLATFORM_NAME = {"windows": "win32", "macos": "darwin", "oldlinux": "linux"}
@@ -79,7 +174,9 @@ def simulated(platform: str, env: dict[str, str] | None = None) -> dict[str, str
 class _View(types.ModuleType):
     """A module as the platform has it: the real one less `hidden`, plus `given`."""
 
-    def __init__(self, real: types.ModuleType, hidden: tuple[str, ...] | set[str], given: dict[str, object]) -> None:
+    def __init__(
+        self, real: types.ModuleType, hidden: tuple[str, ...] | set[str], given: dict[str, object]
+    ) -> None:
         super().__init__(real.__name__, real.__doc__)
         object.__setattr__(self, "_sim_real", real)
         object.__setattr__(self, "_sim_hidden", frozenset(hidden))
@@ -89,14 +186,16 @@ class _View(types.ModuleType):
         if name.startswith("_sim_") or name in ("__dict__", "__class__"):
             return object.__getattribute__(self, name)
         if name in object.__getattribute__(self, "_sim_hidden"):
-            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r} (simulated platform)")
+            raise AttributeError(
+                f"module {self.__name__!r} has no attribute {name!r} (simulated platform)"
+            )
         given = object.__getattribute__(self, "_sim_given")
         if name in given:
             return given[name]
         return getattr(object.__getattribute__(self, "_sim_real"), name)
 
     def __setattr__(self, name: str, value: object) -> None:
-        setattr(self._sim_real, name, value)   # (sys.argv = ..., os.environ stays one)
+        setattr(self._sim_real, name, value)  # (sys.argv = ..., os.environ stays one)
 
     def __dir__(self) -> list[str]:
         return [n for n in dir(self._sim_real) if n not in self._sim_hidden] + list(self._sim_given)
@@ -136,7 +235,13 @@ def _windows_msvcrt() -> types.ModuleType:
     import fcntl
 
     module = types.ModuleType("msvcrt", "msvcrt's file locking, as the simulated Windows has it")
-    module.LK_UNLCK, module.LK_LOCK, module.LK_NBLCK, module.LK_RLCK, module.LK_NBRLCK = 0, 1, 2, 3, 4
+    module.LK_UNLCK, module.LK_LOCK, module.LK_NBLCK, module.LK_RLCK, module.LK_NBRLCK = (
+        0,
+        1,
+        2,
+        3,
+        4,
+    )
 
     def locking(fd: int, mode: int, nbytes: int) -> None:
         start = os.lseek(fd, 0, os.SEEK_CUR)
@@ -172,10 +277,12 @@ def install(platform: str) -> None:
     views: dict[str, types.ModuleType] = {"sys": sys_view}
     for module in (os, signal, socket, select, resource):
         if platform != "windows" or module.__name__ not in hidden_modules:
-            views[module.__name__] = _View(module, names.get(module.__name__, ()),
-                                           given.get(module.__name__, {}))
+            views[module.__name__] = _View(
+                module, names.get(module.__name__, ()), given.get(module.__name__, {})
+            )
     if platform in ("macos", "windows"):
-        class CDLL(ctypes.CDLL):   # no prctl but on Linux
+
+        class CDLL(ctypes.CDLL):  # no prctl but on Linux
             def __getattr__(self, name: str) -> object:
                 if name == "prctl":
                     raise AttributeError(name)
@@ -184,19 +291,26 @@ def install(platform: str) -> None:
         views["ctypes"] = _View(ctypes, (), {"CDLL": CDLL})
     extra = {"msvcrt": _windows_msvcrt()} if platform == "windows" else {}
 
-    def filtered_import(name: str, globals: object = None, locals: object = None,
-                        fromlist: object = (), level: int = 0) -> object:
+    def filtered_import(
+        name: str,
+        globals: object = None,
+        locals: object = None,
+        fromlist: object = (),
+        level: int = 0,
+    ) -> object:
         if level == 0 and _from_project(globals):
             top = name.split(".")[0]
             if top in hidden_modules:
-                raise ModuleNotFoundError(f"No module named {name!r} (simulated {platform})", name=name)
+                raise ModuleNotFoundError(
+                    f"No module named {name!r} (simulated {platform})", name=name
+                )
             if top in extra:
                 return extra[top]
             if top in views:
                 module = real_import(name, globals, locals, fromlist, level)
-                if not fromlist:   # `import os`, `import os.path`: the name bound is os
+                if not fromlist:  # `import os`, `import os.path`: the name bound is os
                     return views[top]
-                return views.get(name, module)   # `from os import fork`; os.path stays real
+                return views.get(name, module)  # `from os import fork`; os.path stays real
         return real_import(name, globals, locals, fromlist, level)
 
     builtins.__import__ = filtered_import
@@ -205,7 +319,9 @@ def install(platform: str) -> None:
 
         def project_open(file: object, *args: object, **kwargs: object) -> object:
             if str(file).startswith("/proc/") and _from_project(sys._getframe(1).f_globals):
-                raise FileNotFoundError(errno.ENOENT, "No such file or directory (no /proc here)", str(file))
+                raise FileNotFoundError(
+                    errno.ENOENT, "No such file or directory (no /proc here)", str(file)
+                )
             return real_open(file, *args, **kwargs)
 
         builtins.open = project_open

@@ -8,17 +8,38 @@ from pathlib import Path
 from protocol.gamelog import record_bytes
 
 
-def write_finished_log(folder: Path, name: str, ruleset: str, seats: list[str],
-                       players: list[str | None], scores: list[int], t0: int, t_end: int,
-                       table: int = 1, finished: bool = True) -> Path:
+def write_finished_log(
+    folder: Path,
+    name: str,
+    ruleset: str,
+    seats: list[str],
+    players: list[str | None],
+    scores: list[int],
+    t0: int,
+    t_end: int,
+    table: int = 1,
+    finished: bool = True,
+) -> Path:
     """One finished log (the winners: the seats with the best score); with `finished` False,
     a log whose game never ended (no end record)."""
     best = max(scores)
     header = {"ruleset": ruleset, "seats": seats, "options": {}, "t0": t0, "players": players}
-    result = {"scores": scores, "winners": [seat for seat, score in enumerate(scores) if score == best]}
+    result = {
+        "scores": scores,
+        "winners": [seat for seat, score in enumerate(scores) if score == best],
+    }
     path = folder / name
-    path.write_bytes(record_bytes({"kind": "header", "header": header, "table": table})
-                     + record_bytes({"kind": "event", "seq": 1, "t": t_end, "seat": -1,
-                                     "action": {"type": "away", "seat": 0}})
-                     + (record_bytes({"kind": "end", "result": result}) if finished else b""))
+    path.write_bytes(
+        record_bytes({"kind": "header", "header": header, "table": table})
+        + record_bytes(
+            {
+                "kind": "event",
+                "seq": 1,
+                "t": t_end,
+                "seat": -1,
+                "action": {"type": "away", "seat": 0},
+            }
+        )
+        + (record_bytes({"kind": "end", "result": result}) if finished else b"")
+    )
     return path

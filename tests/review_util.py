@@ -10,7 +10,9 @@ from kismet_tui.rules import new_game
 from protocol.gamelog import record_bytes
 
 
-def play_dice(levels: list[str], seed: int, names: list[str] | None = None) -> tuple[dict, list[dict]]:
+def play_dice(
+    levels: list[str], seed: int, names: list[str] | None = None
+) -> tuple[dict, list[dict]]:
     """(header, events) of a whole dice game, each seat played by a bot of its level (the
     hard bot from the optimal table the test has put in place)."""
     names = names or [f"Bot {seat + 1}" for seat in range(len(levels))]

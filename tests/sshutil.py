@@ -36,9 +36,29 @@ def kismet_host_with_ssh(state_dir, *extra: str, stdout=subprocess.DEVNULL):
     port, ssh_port = free_port(), free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-         "--ssh", str(ssh_port), "--state-dir", str(state_dir), "--bots", "0", "--no-announce",
-         *extra], cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.DEVNULL, text=True)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--ssh",
+            str(ssh_port),
+            "--state-dir",
+            str(state_dir),
+            "--bots",
+            "0",
+            "--no-announce",
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     return proc, ssh_port
 
 
@@ -64,7 +84,7 @@ async def open_solo_dice(player, host):
     `player` is any terminal with press() and wait_for_text(); returns the host's table."""
     await player.wait_for_text("Tables")
     player.press(b"n")
-    await player.wait_for_text("Create")           # the new-table form's keys
+    await player.wait_for_text("Create")  # the new-table form's keys
     player.press(b"\r")
     await wait_until(lambda: len(host.tables) == 1, timeout=30)
     table = next(iter(host.tables.values()))
@@ -125,7 +145,9 @@ class Terminal(asyncssh.SSHClientSession):
         deadline = loop.time() + timeout
         while not predicate():
             if loop.time() > deadline:
-                raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{self.text()}")
+                raise AssertionError(
+                    f"timed out waiting for {what}; the screen shows:\n{self.text()}"
+                )
             await asyncio.sleep(0.02)
 
     async def wait_for_text(self, words: str, timeout: float = 60.0) -> None:
@@ -135,21 +157,34 @@ class Terminal(asyncssh.SSHClientSession):
 def connect(port: int, username: str, key=None, **kwargs):
     """asyncssh.connect to the test host: any host key, only `key` offered (no key at all
     when None: never the user's own keys or agent)."""
-    return asyncssh.connect("127.0.0.1", port, username=username, known_hosts=None,
-                            client_keys=[key] if key is not None else [], agent_path=None,
-                            **kwargs)
+    return asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=username,
+        known_hosts=None,
+        client_keys=[key] if key is not None else [],
+        agent_path=None,
+        **kwargs,
+    )
 
 
 @contextlib.asynccontextmanager
-async def ssh_login(port: int, username: str, key=None, cols: int = 80, rows: int = 24,
-                    term_type: str = "xterm-256color"):
+async def ssh_login(
+    port: int,
+    username: str,
+    key=None,
+    cols: int = 80,
+    rows: int = 24,
+    term_type: str = "xterm-256color",
+):
     """Log in with a terminal of cols x rows; yields the Terminal (with `.conn`). Without a
     key, by keyboard-interactive (asyncssh's client tries it only when it has a password to
     give; OpenSSH always does. The host asks no question)."""
     keyless = {"password": "unused"} if key is None else {}
     async with connect(port, username, key, **keyless) as conn:
-        chan, term = await conn.create_session(lambda: Terminal(cols, rows), term_type=term_type,
-                                               term_size=(cols, rows), encoding=None)
+        chan, term = await conn.create_session(
+            lambda: Terminal(cols, rows), term_type=term_type, term_size=(cols, rows), encoding=None
+        )
         term.conn = conn
         try:
             yield term

@@ -30,7 +30,9 @@ def test_the_vocabulary_is_exactly_the_declared_actions(ruleset: str) -> None:
 
 
 def test_the_host_actions_are_the_declared_ones() -> None:
-    assert {kind: set(fields) for kind, fields in HOST_ACTIONS.items()} == declared_fields(HostAction)
+    assert {kind: set(fields) for kind, fields in HOST_ACTIONS.items()} == declared_fields(
+        HostAction
+    )
 
 
 def test_a_declared_range_and_its_words_reach_the_wire() -> None:

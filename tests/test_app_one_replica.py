@@ -26,8 +26,11 @@ def imported_names(path: Path) -> set[str]:
 
 
 def test_no_screen_widget_or_words_module_builds_or_plays_a_game():
-    offenders = {str(path.relative_to(APP)): sorted(imported_names(path) & GAME_MAKERS)
-                 for folder in SCREEN_LAYER for path in (APP / folder).rglob("*.py")}
+    offenders = {
+        str(path.relative_to(APP)): sorted(imported_names(path) & GAME_MAKERS)
+        for folder in SCREEN_LAYER
+        for path in (APP / folder).rglob("*.py")
+    }
     assert {path: names for path, names in offenders.items() if names} == {}
 
 
@@ -37,12 +40,19 @@ def test_the_history_is_the_lines_of_each_events_notes_in_turn():
     names = ["Ana", "Bo", "Cy"]
     for ruleset in ("dice", "race", "knock"):
         game = new_game(ruleset, names, b"history", start_ms=0)
-        events = random_playout(new_game(ruleset, names, b"history", start_ms=0),
-                                SeededRNG(b"history-play"), max_gap_ms=400)[:120]
+        events = random_playout(
+            new_game(ruleset, names, b"history", start_ms=0),
+            SeededRNG(b"history-play"),
+            max_gap_ms=400,
+        )[:120]
         notes = [game.apply(event["seat"], event["action"], event["t"]) for event in events]
-        one_by_one = [line for event_notes in notes for line in event_lines(ruleset, event_notes, names)]
+        one_by_one = [
+            line for event_notes in notes for line in event_lines(ruleset, event_notes, names)
+        ]
         assert one_by_one, f"{ruleset}: the playout said nothing"
         assert history_lines(ruleset, notes, names, limit=10_000) == one_by_one
-        later = [line for event_notes in notes[50:] for line in event_lines(ruleset, event_notes, names)]
+        later = [
+            line for event_notes in notes[50:] for line in event_lines(ruleset, event_notes, names)
+        ]
         assert history_lines(ruleset, notes, names, first_seq=51, limit=10_000) == later
         assert history_lines(ruleset, notes, names, limit=5) == one_by_one[-5:]

@@ -74,7 +74,9 @@ def test_solo_games_are_kept_in_the_user_data_folder(fresh_user_folders):
     assert folder / "games" in recent.game_folders()
 
 
-def test_replay_without_a_file_lists_recent_games_and_plays_the_chosen(tmp_path, monkeypatch, capsys):
+def test_replay_without_a_file_lists_recent_games_and_plays_the_chosen(
+    tmp_path, monkeypatch, capsys
+):
     games = recent.solo_state_dir() / "games"
     games.mkdir(parents=True, exist_ok=True)
     for old in games.glob("*.kismet"):
@@ -84,7 +86,8 @@ def test_replay_without_a_file_lists_recent_games_and_plays_the_chosen(tmp_path,
     write_log(games / "a-dice.kismet", "dice", ["Ana"], b"one", {})
     write_log(games / "b-knock.kismet", "knock", ["Ana", "Bot 1 (easy)"], b"two", {})
     import os
-    os.utime(games / "a-dice.kismet", (1, 1))           # the older one
+
+    os.utime(games / "a-dice.kismet", (1, 1))  # the older one
     played = []
     from kismet_tui import replay
 
@@ -110,7 +113,9 @@ def test_a_wrong_choice_is_answered_and_nothing_plays(tmp_path):
 def knock_prelay():
     from tests.scripted import ScriptedClient
 
-    return ScriptedClient.at("knock", ["Ana", "Bot 1 (medium)"], until=lambda g: g.phase == "prelay_commit")
+    return ScriptedClient.at(
+        "knock", ["Ana", "Bot 1 (medium)"], until=lambda g: g.phase == "prelay_commit"
+    )
 
 
 def knock_owned_and_watched():
@@ -131,8 +136,17 @@ def knock_owned_and_watched():
 @pytest.mark.ui
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("drawing", ["ascii", "unicode"])
-@pytest.mark.parametrize("scene", ["lobby_client", "dice_mid_game", "race_mid_round", "knock_mid_game",
-                                   "knock_prelay", "knock_owned_and_watched"])
+@pytest.mark.parametrize(
+    "scene",
+    [
+        "lobby_client",
+        "dice_mid_game",
+        "race_mid_round",
+        "knock_mid_game",
+        "knock_prelay",
+        "knock_owned_and_watched",
+    ],
+)
 async def test_every_footer_fits_80_columns(scene, drawing):
     """The footer lists the keys that work now, the help key last; at 80 columns it must all
     show, drawn in ASCII too, where keys are named in words (no "⌫" on a LANG=C terminal: the
@@ -145,16 +159,28 @@ async def test_every_footer_fits_80_columns(scene, drawing):
 
     glyphs.use_ascii(drawing == "ascii")
     try:
-        client = (globals()[scene]() if scene in ("knock_prelay", "knock_owned_and_watched")
-                  else getattr(test_ui_snapshots, scene)())
+        client = (
+            globals()[scene]()
+            if scene in ("knock_prelay", "knock_owned_and_watched")
+            else getattr(test_ui_snapshots, scene)()
+        )
         app = KismetApp(client, address="this computer")
         async with app.run_test(size=(80, 24)) as pilot:
+
             def keys():
                 return list(app.screen.query(FooterKey))
 
-            await wait_for(pilot, lambda: any(k.description == "Help" for k in keys())
-                           and all(k.region.width for k in keys()), what="the footer")
+            await wait_for(
+                pilot,
+                lambda: (
+                    any(k.description == "Help" for k in keys())
+                    and all(k.region.width for k in keys())
+                ),
+                what="the footer",
+            )
             await pilot.pause()
-            assert max(k.region.right for k in keys()) <= 80, [(k.key_display, k.region) for k in keys()]
+            assert max(k.region.right for k in keys()) <= 80, [
+                (k.key_display, k.region) for k in keys()
+            ]
     finally:
         glyphs.use_ascii(False)

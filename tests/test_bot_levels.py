@@ -53,8 +53,9 @@ def test_bots_are_deterministic_per_seed(no_optimal_table, ruleset):
 
 
 def test_knock_rounds_with_several_prelays(no_optimal_table):
-    game, log, refused = arena.play_local("knock", players("knock", list(LEVELS), 3), 3,
-                                          options={"rounds": 3})
+    game, log, refused = arena.play_local(
+        "knock", players("knock", list(LEVELS), 3), 3, options={"rounds": 3}
+    )
     assert game.finished and refused == []
     assert len(game.result()["round_scores"]) == 3
 
@@ -125,8 +126,11 @@ def test_advisor_dice_hints_are_legal_and_sorted(no_optimal_table):
     assert [h["expected"] for h in hints] == sorted((h["expected"] for h in hints), reverse=True)
     assert all(h["exact"] is False for h in hints)
     # One hint per distinct hold (the positions of equal faces do not matter) and per open box.
-    holds = {tuple(sorted(game.dice[i] for i in h["action"]["hold"]))
-             for h in hints if h["action"]["type"] == "roll"}
+    holds = {
+        tuple(sorted(game.dice[i] for i in h["action"]["hold"]))
+        for h in hints
+        if h["action"]["type"] == "roll"
+    }
     assert len(holds) == sum(1 for h in hints if h["action"]["type"] == "roll")
     assert sum(1 for h in hints if h["action"]["type"] == "score") == 15
 

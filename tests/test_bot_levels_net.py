@@ -57,13 +57,21 @@ def answers_and_refusals(monkeypatch) -> tuple[list[tuple[bool, float]], list[bo
 # the card, so an easy bot beside two quicker ones could lose every race of a short game
 # (seen under load: it never moved) and say nothing of whether it plays: there each level
 # plays a table of its own, the owner's seat at the same level.
-TABLES = [("dice", ["easy", "medium", "hard"], "hard"), ("knock", ["easy", "medium", "hard"], "hard"),
-          *[("race", [level] * 3, level) for level in ("easy", "medium", "hard")]]
+TABLES = [
+    ("dice", ["easy", "medium", "hard"], "hard"),
+    ("knock", ["easy", "medium", "hard"], "hard"),
+    *[("race", [level] * 3, level) for level in ("easy", "medium", "hard")],
+]
 
 
-@pytest.mark.parametrize("ruleset, bots, owner_level", TABLES,
-                         ids=["dice", "knock", "race-easy", "race-medium", "race-hard"])
-async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, caplog, ruleset, bots, owner_level):
+@pytest.mark.parametrize(
+    "ruleset, bots, owner_level",
+    TABLES,
+    ids=["dice", "knock", "race-easy", "race-medium", "race-hard"],
+)
+async def test_levels_play_whole_games_over_tcp(
+    tmp_path, monkeypatch, caplog, ruleset, bots, owner_level
+):
     caplog.set_level(logging.WARNING, logger="kismet.bots")
     checked = digests_checked(monkeypatch)
     answers, refusals = answers_and_refusals(monkeypatch)
@@ -74,7 +82,9 @@ async def test_levels_play_whole_games_over_tcp(tmp_path, monkeypatch, caplog, r
         async with connected(host, "Ana") as ana, connected(host, "Watcher") as watcher:
             table = await ana.create_table(ruleset, FAST[ruleset], bots=bots)
             await watcher.join_table(table["id"], spectator=True)
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await wait_until(
+                lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:])
+            )
             await ana.start()
             # The table's owner is played by the runner too.
             player = asyncio.create_task(BotLoop(ana, owner_level, 0.01, rematches=False).run())

@@ -21,7 +21,8 @@ class RefusingClient:
         self.header, self.events, self.seat, self.arrive = {}, [], 0, arrive
         self.game = None  # no replica: only the refusal itself says what it was
         self.refusal = refusal or ActionRefused(
-            "illegal", "Seat 1 grabbed that card first: grab another one.")
+            "illegal", "Seat 1 grabbed that card first: grab another one."
+        )
 
     async def act(self, action):
         self.events += [{"seq": len(self.events) + 1}] * self.arrive
@@ -60,8 +61,11 @@ async def test_a_refusal_of_kind_not_yet_is_asked_again_a_little_later(caplog):
     """The host's clock said "too soon" (its knock window still open): the refusal's kind
     says so, and the runner asks again after 25 ms, then 50, without logging a bug."""
     caplog.set_level(logging.WARNING, logger="kismet.bots")
-    loop, asked = recording_loop(RefusingClient(0, ActionRefused(
-        "illegal", "Wait: others may still knock for 0.1 s.", "not_yet")))
+    loop, asked = recording_loop(
+        RefusingClient(
+            0, ActionRefused("illegal", "Wait: others may still knock for 0.1 s.", "not_yet")
+        )
+    )
     for _ in range(2):
         loop.in_flight = True
         await loop._act({"type": "roll"}, loop._game_state())
@@ -77,7 +81,7 @@ async def test_a_second_action_sent_meanwhile_does_not_hide_the_lost_race(caplog
     client = RefusingClient(arrive=0)
     loop, asked = recording_loop(client)
     chosen_on = loop._game_state()
-    client.events.append({"seq": 1})   # the other's grab, seen while ours travelled (the
+    client.events.append({"seq": 1})  # the other's grab, seen while ours travelled (the
     # bot then chose and sent its next action on this newer game: that does not matter)
     loop.in_flight = True
     await loop._act({"type": "grab", "card": 3, "id": 14}, chosen_on)
@@ -94,11 +98,14 @@ async def test_a_bot_whose_clock_runs_ahead_still_plays_its_game_to_the_end(tmp_
     game stood still. Its clock now runs 250 ms ahead on purpose; it must still finish."""
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
         async with connected(host, "Ana") as ana:
-            await ana.create_table("knock", {"knock_window_ms": 200, "away_limit_ms": 30000},
-                                   bots=["greedy"])
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await ana.create_table(
+                "knock", {"knock_window_ms": 200, "away_limit_ms": 30000}, bots=["greedy"]
+            )
+            await wait_until(
+                lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:])
+            )
             own_clock = ana.host_time_ms
-            ana.host_time_ms = lambda: own_clock() + 250   # type: ignore[method-assign]
+            ana.host_time_ms = lambda: own_clock() + 250  # type: ignore[method-assign]
             await ana.start()
             bot = BotLoop(ana, "greedy", 0.01, rematches=False)
             player = asyncio.create_task(bot.run())
@@ -106,7 +113,9 @@ async def test_a_bot_whose_clock_runs_ahead_still_plays_its_game_to_the_end(tmp_
                 await wait_until(lambda: ana.game is not None and ana.game.finished, timeout=90)
             finally:
                 player.cancel()
-            assert bot.early_sends > 0, "the skewed clock did send too early (or this test tests nothing)"
+            assert bot.early_sends > 0, (
+                "the skewed clock did send too early (or this test tests nothing)"
+            )
 
 
 async def test_an_action_is_judged_by_the_game_it_was_chosen_on_not_sent_on(caplog):
@@ -118,7 +127,7 @@ async def test_an_action_is_judged_by_the_game_it_was_chosen_on_not_sent_on(capl
     client = RefusingClient(arrive=0)
     loop, asked = recording_loop(client)
     chosen_on = loop._game_state()
-    client.events.append({"seq": 1})        # applied by the client while the timer ran
+    client.events.append({"seq": 1})  # applied by the client while the timer ran
     loop._send({"type": "grab", "card": 3, "id": 14}, chosen_on)
     await wait_until(lambda: not loop.in_flight)
     assert asked == [0], "a lost race: decide again"
@@ -142,12 +151,16 @@ async def test_bots_at_a_table_started_at_once_answer_every_rematch(tmp_path):
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
         async with connected(host, "Ana") as ana:
             await ana.create_table("race", FAST["race"], bots=["medium", "easy"])
-            await ana.start()                                 # at once, as the form does
+            await ana.start()  # at once, as the form does
             game = await wait_until_a_game_other_than(ana, None)
             for _ in range(2):
                 await play_to_the_end(ana)
-                await wait_until(lambda: ana.table["state"] == "finished"
-                                 and all(s["ready"] for s in ana.table["seats"][1:]))  # by themselves
+                await wait_until(
+                    lambda: (
+                        ana.table["state"] == "finished"
+                        and all(s["ready"] for s in ana.table["seats"][1:])
+                    )
+                )  # by themselves
                 await ana.ready(True)
                 await ana.start()
                 game = await wait_until_a_game_other_than(ana, game)
@@ -171,7 +184,7 @@ async def test_a_rematch_asked_before_a_bot_answered_waits_for_it(tmp_path, monk
             await wait_until(lambda: ana.table["state"] == "finished")
             assert not ana.table["seats"][1]["ready"]
             await ana.ready(True)
-            await ana.start()                                 # refused before: "waiting for Bot 1 (easy)"
+            await ana.start()  # refused before: "waiting for Bot 1 (easy)"
             await wait_until_a_game_other_than(ana, game)
 
 
@@ -198,6 +211,11 @@ def bots_that_play_once(host, table_id, level, token):
 
 
 async def wait_until_a_game_other_than(client, game):
-    await wait_until(lambda: client.game is not None and client.game is not game
-                     and client.table["state"] == "playing")
+    await wait_until(
+        lambda: (
+            client.game is not None
+            and client.game is not game
+            and client.table["state"] == "playing"
+        )
+    )
     return client.game

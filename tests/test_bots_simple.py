@@ -4,8 +4,7 @@
 import pytest
 
 from kismet_tui.bots import POLICIES, make_policy
-from kismet_tui.rules import HOST, IllegalAction, new_game
-from kismet_tui.rules import knock
+from kismet_tui.rules import HOST, IllegalAction, knock, new_game
 
 OPTIONS = {
     "dice": {},
@@ -27,8 +26,12 @@ def play(ruleset, level, seats=3, seed=7, max_steps=5000):
         now = game.now
         wanted = []
         for seat in range(seats):
-            if ruleset == "knock" and game.phase == "prelay_reveal" and seat in secrets \
-                    and game.reveals[seat] is None:
+            if (
+                ruleset == "knock"
+                and game.phase == "prelay_reveal"
+                and seat in secrets
+                and game.reveals[seat] is None
+            ):
                 wanted.append((now, seat, {"type": "reveal", "cards": secrets[seat], "salt": "ab"}))
                 continue
             choice = policies[seat].decide(game, seat, now)
@@ -42,7 +45,10 @@ def play(ruleset, level, seats=3, seed=7, max_steps=5000):
             if deadline is None or at < deadline:
                 if action["type"] == "prelay":
                     secrets[seat] = action["cards"]
-                    action = {"type": "prelay", "commit": knock.prelay_commitment(action["cards"], "ab")}
+                    action = {
+                        "type": "prelay",
+                        "commit": knock.prelay_commitment(action["cards"], "ab"),
+                    }
                 try:
                     game.apply(seat, action, at)
                 except IllegalAction as exc:

@@ -2,8 +2,7 @@
 
 import pytest
 
-from kismet_tui.rules import IllegalAction, SeededRNG, ScriptedRNG
-from kismet_tui.rules import cards
+from kismet_tui.rules import IllegalAction, ScriptedRNG, SeededRNG, cards
 
 
 def test_card_ids_are_one_per_set_and_number():
@@ -36,28 +35,34 @@ def test_d7_a_table_may_enter_its_own_chips():
     assert cards.chips_option({"chips": mine}) == mine
 
 
-@pytest.mark.parametrize("bad, words", [
-    ([1] * 10, "11 values"),
-    ("6,5,4", "11 values"),
-    ([1] * 10 + [-1], "between 0 and"),
-    ([1] * 10 + [1.5], "whole number"),
-    ([1] * 10 + [True], "whole number"),
-    ([1] * 10 + [100], "between 0 and"),
-])
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        ([1] * 10, "11 values"),
+        ("6,5,4", "11 values"),
+        ([1] * 10 + [-1], "between 0 and"),
+        ([1] * 10 + [1.5], "whole number"),
+        ([1] * 10 + [True], "whole number"),
+        ([1] * 10 + [100], "between 0 and"),
+    ],
+)
 def test_d7_bad_chip_tables_are_refused_in_words(bad, words):
     with pytest.raises(IllegalAction) as caught:
         cards.chips_option({"chips": bad})
     assert words in caught.value.words
 
 
-@pytest.mark.parametrize("dice, expected, joker", [
-    ([2, 3, 5], [5, 7, 8], False),   # the rulebook's example
-    ([2, 4, 5], [6, 7, 9], False),
-    ([3, 3, 5], [6, 8], False),      # a pair: two targets
-    ([1, 1, 1], [2], True),          # joker throw: one target
-    ([2, 2, 2], [4], True),
-    ([6, 2, 6], [8, 12], False),
-])
+@pytest.mark.parametrize(
+    "dice, expected, joker",
+    [
+        ([2, 3, 5], [5, 7, 8], False),  # the rulebook's example
+        ([2, 4, 5], [6, 7, 9], False),
+        ([3, 3, 5], [6, 8], False),  # a pair: two targets
+        ([1, 1, 1], [2], True),  # joker throw: one target
+        ([2, 2, 2], [4], True),
+        ([6, 2, 6], [8, 12], False),
+    ],
+)
 def test_targets_are_the_sums_of_two_dice(dice, expected, joker):
     assert cards.targets(dice) == expected
     assert cards.is_joker(dice) is joker
@@ -84,9 +89,11 @@ def test_table_options_have_defaults_and_refuse_in_words(ruleset):
     options = normalize_options(ruleset, {})
     assert options["away_limit_ms"] == 30_000
     assert options["chips"] == [6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6]
-    for bad, words in [({"speed": 1}, "no option called speed"),
-                       ({"away_limit_ms": -5}, "between"),
-                       ({"away_limit_ms": "soon"}, "whole number")]:
+    for bad, words in [
+        ({"speed": 1}, "no option called speed"),
+        ({"away_limit_ms": -5}, "between"),
+        ({"away_limit_ms": "soon"}, "whole number"),
+    ]:
         with pytest.raises(IllegalAction) as refused:
             normalize_options(ruleset, bad)
         assert words in refused.value.words

@@ -31,15 +31,21 @@ VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["versi
 CTRL_Q = b"\x11"
 
 
-def run(command: str, *args: str, env: dict[str, str] | None = None,
-        before: str = "") -> subprocess.CompletedProcess[str]:
+def run(
+    command: str, *args: str, env: dict[str, str] | None = None, before: str = ""
+) -> subprocess.CompletedProcess[str]:
     """`command` (its entry point, as the installed script calls it) in a new process with
     stdout and stderr on pipes."""
     module, function = MAINS[command].split(":")
     code = f"import sys; {before}\nfrom {module} import {function} as main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=60,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})))
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(ROOT), **(env or {})),
+    )
 
 
 @pytest.mark.parametrize("command", sorted(MAINS))
@@ -50,11 +56,21 @@ def test_every_command_prints_the_packages_version(command):
 
 
 def test_python_m_kismet_tui_is_kismet():
-    done = subprocess.run([sys.executable, "-m", "kismet_tui", "--version"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "kismet_tui", "--version"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.stdout == f"kismet {VERSION}\n", done.stderr
-    helped = subprocess.run([sys.executable, "-m", "kismet_tui", "--help"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    helped = subprocess.run(
+        [sys.executable, "-m", "kismet_tui", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert helped.stdout.startswith("usage: kismet ") and "against bots" in helped.stdout
 
 
@@ -77,29 +93,46 @@ def replay_file(tmp_path):
 
 def test_a_crash_outside_the_app_exits_1_naming_the_log_that_holds_it(tmp_path, replay_file):
     log = tmp_path / "replay.log"
-    done = run("kismet-replay", str(replay_file), "--log-file", str(log), before=(
-        "import kismet_tui.saved_game as s\n"
-        "def broken(path): raise RuntimeError('the disk fell off')\n"
-        "s.playable = broken"))
+    done = run(
+        "kismet-replay",
+        str(replay_file),
+        "--log-file",
+        str(log),
+        before=(
+            "import kismet_tui.saved_game as s\n"
+            "def broken(path): raise RuntimeError('the disk fell off')\n"
+            "s.playable = broken"
+        ),
+    )
     assert done.returncode == 1
-    assert done.stderr == (f"kismet-replay: stopped on an unexpected error (RuntimeError: the disk "
-                           f"fell off). The details are in {log}.\n")
+    assert done.stderr == (
+        f"kismet-replay: stopped on an unexpected error (RuntimeError: the disk "
+        f"fell off). The details are in {log}.\n"
+    )
     written = log.read_text()
     assert "Traceback" in written and "RuntimeError: the disk fell off" in written
 
 
 def test_a_crash_inside_the_app_exits_1_naming_the_log_that_holds_it(tmp_path, replay_file):
     log = tmp_path / "replay.log"
-    term = OnPty("kismet-replay", [str(replay_file), "--log-file", str(log)], before=(
-        "from kismet_tui.app import KismetApp\n"
-        "def broken(self, size=None): raise RuntimeError('a screen too far')\n"
-        "KismetApp.check_size = broken"))
+    term = OnPty(
+        "kismet-replay",
+        [str(replay_file), "--log-file", str(log)],
+        before=(
+            "from kismet_tui.app import KismetApp\n"
+            "def broken(self, size=None): raise RuntimeError('a screen too far')\n"
+            "KismetApp.check_size = broken"
+        ),
+    )
     try:
         assert term.gone_within(30), term.output[-600:]
     finally:
         term.kill()
     assert os.WIFEXITED(term.status) and os.WEXITSTATUS(term.status) == 1
-    assert f"kismet-replay: stopped on an unexpected error. The details are in {log}.".encode() in term.output
+    assert (
+        f"kismet-replay: stopped on an unexpected error. The details are in {log}.".encode()
+        in term.output
+    )
     written = log.read_text()
     assert "the app stopped on an error" in written and "RuntimeError: a screen too far" in written
 
@@ -114,19 +147,25 @@ def test_kismet_join_exits_1_when_the_host_cannot_be_reached(tmp_path):
     finally:
         term.kill()
     assert os.WIFEXITED(term.status) and os.WEXITSTATUS(term.status) == 1
-    assert (f"kismet-join: Could not reach a host at 127.0.0.1:{port}. Is kismet-host running "
-            f"there?").encode() in term.output
+    assert (
+        f"kismet-join: Could not reach a host at 127.0.0.1:{port}. Is kismet-host running there?"
+    ).encode() in term.output
 
 
 @pytest.mark.parametrize("command", ["kismet", "kismet-join", "kismet-replay"])
 def test_without_a_terminal_the_drawing_commands_say_so_and_exit_2(command, tmp_path, replay_file):
-    args = {"kismet": ["--state-dir", str(tmp_path / "solo")], "kismet-join": ["127.0.0.1:9"],
-            "kismet-replay": [str(replay_file)]}[command]
-    piped = run(command, *args)   # stdout is a pipe: the screen would go into it, forever
+    args = {
+        "kismet": ["--state-dir", str(tmp_path / "solo")],
+        "kismet-join": ["127.0.0.1:9"],
+        "kismet-replay": [str(replay_file)],
+    }[command]
+    piped = run(command, *args)  # stdout is a pipe: the screen would go into it, forever
     assert piped.returncode == 2
     assert piped.stdout == ""
-    assert piped.stderr.endswith(f"{command}: its output is not a terminal (a file or a pipe), "
-                                 f"and it draws a screen there. Run it in a terminal window.\n")
+    assert piped.stderr.endswith(
+        f"{command}: its output is not a terminal (a file or a pipe), "
+        f"and it draws a screen there. Run it in a terminal window.\n"
+    )
     dumb = OnPty(command, args, before="import os; os.environ['TERM'] = 'dumb'")
     try:
         assert dumb.gone_within(30), dumb.output[-600:]
@@ -134,7 +173,7 @@ def test_without_a_terminal_the_drawing_commands_say_so_and_exit_2(command, tmp_
         dumb.kill()
     assert os.WIFEXITED(dumb.status) and os.WEXITSTATUS(dumb.status) == 2
     assert b"this terminal cannot draw a screen (TERM is dumb)" in dumb.output
-    assert b"\x1b[" not in dumb.output   # not one escape code
+    assert b"\x1b[" not in dumb.output  # not one escape code
 
 
 def test_kismet_replay_verify_needs_no_terminal(tmp_path, replay_file):
@@ -145,8 +184,19 @@ def test_kismet_replay_verify_needs_no_terminal(tmp_path, replay_file):
 
 def test_kismet_logs_the_embedded_hosts_records_to_its_file(tmp_path):
     log = tmp_path / "kismet.log"
-    term = OnPty("kismet", ["--state-dir", str(tmp_path / "solo"), "--name", "Ana",
-                            "--log-file", str(log), "--log-level", "debug"])
+    term = OnPty(
+        "kismet",
+        [
+            "--state-dir",
+            str(tmp_path / "solo"),
+            "--name",
+            "Ana",
+            "--log-file",
+            str(log),
+            "--log-level",
+            "debug",
+        ],
+    )
     try:
         term.read_until(b"Create")
         term.type(CTRL_Q)
@@ -156,13 +206,13 @@ def test_kismet_logs_the_embedded_hosts_records_to_its_file(tmp_path):
     assert os.WIFEXITED(term.status) and os.WEXITSTATUS(term.status) == 0
     written = log.read_text()
     assert f"kismet {VERSION} started" in written
-    assert " INFO kismet.host: listening on 127.0.0.1:" in written   # the embedded host's
+    assert " INFO kismet.host: listening on 127.0.0.1:" in written  # the embedded host's
 
 
 def test_each_command_logs_to_its_own_file_in_the_users_log_folder(fresh_user_folders, tmp_path):
     from kismet_tui.command import default_log_file
 
-    folder = fresh_user_folders / "state" / "kismet" / "log"   # platformdirs user_log_dir
+    folder = fresh_user_folders / "state" / "kismet" / "log"  # platformdirs user_log_dir
     assert default_log_file("kismet-host") == folder / "kismet-host.log"
     done = run("kismet-host", "--state-dir", str(tmp_path / "host"), "--reindex")
     assert done.returncode == 0, done.stderr
@@ -182,15 +232,26 @@ def test_the_log_file_rotates(tmp_path):
             logging.getLogger("kismet.test").info("x" * 1000)
     finally:
         command.stop_logging()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.log", "big.log.1", "big.log.2", "big.log.3"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "big.log",
+        "big.log.1",
+        "big.log.2",
+        "big.log.3",
+    ]
     assert all(p.stat().st_size <= command.LOG_BYTES + 2000 for p in tmp_path.iterdir())
 
 
 def test_a_log_file_that_cannot_be_written_is_said_and_the_command_goes_on(tmp_path):
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    done = run("kismet-host", "--state-dir", str(tmp_path / "host"), "--reindex",
-               "--log-file", str(blocked / "host.log"))
+    done = run(
+        "kismet-host",
+        "--state-dir",
+        str(tmp_path / "host"),
+        "--reindex",
+        "--log-file",
+        str(blocked / "host.log"),
+    )
     assert done.returncode == 0
     assert f"kismet-host: cannot write the log file {blocked / 'host.log'}" in done.stderr
 
@@ -201,6 +262,6 @@ def test_the_version_without_an_install_is_pyprojects(tmp_path):
     assert version.version() == VERSION
     other = tmp_path / "pyproject.toml"
     other.write_text('[project]\nname = "someone-else"\nversion = "9.9"\n')
-    assert version.source_version(other) is None   # another project's: the metadata decides
+    assert version.source_version(other) is None  # another project's: the metadata decides
     assert version.source_version(tmp_path / "none.toml") is None
     assert Path(version.__file__).parent.parent / "pyproject.toml" == version.PYPROJECT

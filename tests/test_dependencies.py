@@ -16,8 +16,10 @@ from tests.import_graph import build_graph
 from tests.netutil import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-DECLARED = {Requirement(text).name.lower().replace("_", "-"): Requirement(text)
-            for text in PROJECT["dependencies"] + PROJECT["optional-dependencies"]["fast"]}
+DECLARED = {
+    Requirement(text).name.lower().replace("_", "-"): Requirement(text)
+    for text in PROJECT["dependencies"] + PROJECT["optional-dependencies"]["fast"]
+}
 LOWEST = ROOT / ".ci" / "constraints-lowest.txt"
 
 
@@ -28,10 +30,15 @@ def distribution_of(module: str) -> str:
 
 def test_every_imported_library_is_declared():
     graph = build_graph()
-    imported = {i.imported for uses in graph.outside.values() for i in uses
-                if i.imported not in sys.stdlib_module_names}
-    missing = {name: distribution_of(name) for name in imported
-               if distribution_of(name) not in DECLARED}
+    imported = {
+        i.imported
+        for uses in graph.outside.values()
+        for i in uses
+        if i.imported not in sys.stdlib_module_names
+    }
+    missing = {
+        name: distribution_of(name) for name in imported if distribution_of(name) not in DECLARED
+    }
     assert not missing, f"imported but not in pyproject.toml's dependencies: {missing}"
 
 
@@ -43,7 +50,7 @@ def test_the_floors_are_the_versions_ci_tests():
             name, version = line.split("==")
             pinned[name.lower()] = version
     for name, requirement in DECLARED.items():
-        if name == "uvloop":   # the optional `fast` extra, not built everywhere
+        if name == "uvloop":  # the optional `fast` extra, not built everywhere
             continue
         floors = [spec.version for spec in requirement.specifier if spec.operator == ">="]
         assert floors, f"{name} has no floor"
@@ -54,4 +61,4 @@ def test_the_floors_are_the_versions_ci_tests():
 def test_private_apis_are_bounded_above():
     for name, bound in (("textual", "<9"), ("textual-serve", "<1.2")):
         assert bound in str(DECLARED[name].specifier), name
-    assert "2.14.2" in str(DECLARED["asyncssh"].specifier)   # the CVE fixes
+    assert "2.14.2" in str(DECLARED["asyncssh"].specifier)  # the CVE fixes

@@ -15,8 +15,14 @@ KISMET_66666 = [6, 6, 6, 6, 6]
 def game(seats=2, dice=(), options=None, start_ms=0):
     """A game whose roll-off makes seat 0 start, then the scripted dice."""
     rolloff = [] if seats == 1 else [6] + [1] * (seats - 1)
-    return new_game("dice", seats, seed=b"test", options=options,
-                    rng=ScriptedRNG(rolloff + list(dice)), start_ms=start_ms)
+    return new_game(
+        "dice",
+        seats,
+        seed=b"test",
+        options=options,
+        rng=ScriptedRNG(rolloff + list(dice)),
+        start_ms=start_ms,
+    )
 
 
 def roll(g, seat, hold=(), t=None):
@@ -35,13 +41,20 @@ def fill(g, seat, boxes, points=0):
 
 # ---- a turn [D1] -------------------------------------------------------------------------------
 
+
 def test_d1_first_roll_then_stop_and_score():
     g = game(dice=[3, 4, 4, 6, 4])
     notes = roll(g, 0)
     assert notes == [{"type": "rolled", "seat": 0, "dice": [3, 4, 4, 6, 4], "roll": 1, "held": []}]
     notes = put(g, 0, "fours")
-    assert notes[0] == {"type": "scored", "seat": 0, "box": "fours", "points": 12,
-                        "dice": [3, 4, 4, 6, 4], "joker": False}
+    assert notes[0] == {
+        "type": "scored",
+        "seat": 0,
+        "box": "fours",
+        "points": 12,
+        "dice": [3, 4, 4, 6, 4],
+        "joker": False,
+    }
     assert notes[1] == {"type": "turn", "seat": 1}
     assert g.cards[0]["fours"] == 12 and g.current == 1
 
@@ -66,7 +79,9 @@ def test_d1_three_rolls_at_most_then_a_box():
     roll(g, 0)
     roll(g, 0, hold=[1, 2, 3])
     roll(g, 0, hold=[0, 1, 2, 3])
-    refused(g, 0, {"type": "roll", "hold": [0]}, "You have already rolled three times; choose a box.")
+    refused(
+        g, 0, {"type": "roll", "hold": [0]}, "You have already rolled three times; choose a box."
+    )
     assert g.legal_actions(0) == [{"type": "score", "box": b} for b in BOXES]
 
 
@@ -74,17 +89,21 @@ def test_d1_held_dice_keep_their_places_and_the_rest_are_drawn_in_order():
     g = game(dice=[1, 2, 3, 4, 5, 6, 6, 6])
     roll(g, 0)
     notes = roll(g, 0, hold=[3, 1])
-    assert notes == [{"type": "rolled", "seat": 0, "dice": [6, 2, 6, 4, 6], "roll": 2,
-                      "held": [1, 3]}]
+    assert notes == [
+        {"type": "rolled", "seat": 0, "dice": [6, 2, 6, 4, 6], "roll": 2, "held": [1, 3]}
+    ]
 
 
-@pytest.mark.parametrize("hold,words", [
-    ([0, 1, 2, 3, 4], "Holding all five dice is the same as stopping: choose a box."),
-    ([0, 0], "Each die can be held only once."),
-    ([5], "There is no die 5"),
-    ([True], "There is no die True"),
-    ("01", "'hold' is a list"),
-])
+@pytest.mark.parametrize(
+    "hold,words",
+    [
+        ([0, 1, 2, 3, 4], "Holding all five dice is the same as stopping: choose a box."),
+        ([0, 0], "Each die can be held only once."),
+        ([5], "There is no die 5"),
+        ([True], "There is no die True"),
+        ("01", "'hold' is a list"),
+    ],
+)
 def test_bad_holds_are_refused(hold, words):
     g = game(dice=[1, 2, 3, 4, 5])
     roll(g, 0)
@@ -108,7 +127,9 @@ def test_a_filled_box_is_refused_by_name():
     roll(g, 1)
     put(g, 1, "aces")
     roll(g, 0)
-    refused(g, 0, {"type": "score", "box": "full_house"}, "Full House is already filled on your card.")
+    refused(
+        g, 0, {"type": "score", "box": "full_house"}, "Full House is already filled on your card."
+    )
 
 
 def test_out_of_turn_unknown_box_unknown_action_and_host_refusals():
@@ -150,6 +171,7 @@ def test_legal_actions_follow_the_turn():
 
 # ---- the second Kismet [D4] [D5] -------------------------------------------------------------
 
+
 def two_seats_with_a_kismet(next_dice):
     """Seat 0 scores a real Kismet (80), seat 1 scores Aces; seat 0 then rolls `next_dice`."""
     g = game(dice=KISMET_66666 + [1, 2, 3, 4, 5] + list(next_dice))
@@ -177,8 +199,14 @@ def test_d4_d5_second_kismet_is_a_joker_penalises_others_and_gives_an_extra_turn
     assert view["preview"]["kismet"]["legal"] is False
     notes = put(g, 0, "full_house", t=500)
     assert notes == [
-        {"type": "scored", "seat": 0, "box": "full_house", "points": 30, "dice": [3] * 5,
-         "joker": True},
+        {
+            "type": "scored",
+            "seat": 0,
+            "box": "full_house",
+            "points": 30,
+            "dice": [3] * 5,
+            "joker": True,
+        },
         {"type": "penalty", "seat": 0, "victims": [[1, "deuces"], [2, "aces"]]},
         {"type": "extra_turn", "seat": 0},
         {"type": "turn", "seat": 0},
@@ -191,10 +219,18 @@ def test_d4_d5_second_kismet_is_a_joker_penalises_others_and_gives_an_extra_turn
     assert put(g, 0, "yarborough")[-1] == {"type": "turn", "seat": 1}
 
 
-@pytest.mark.parametrize("box,points", [
-    ("flush", 35), ("full_house_same_color", 40), ("four_of_a_kind", 45),
-    ("two_pair_same_color", 20), ("three_of_a_kind", 20), ("yarborough", 20), ("fours", 20),
-])
+@pytest.mark.parametrize(
+    "box,points",
+    [
+        ("flush", 35),
+        ("full_house_same_color", 40),
+        ("four_of_a_kind", 45),
+        ("two_pair_same_color", 20),
+        ("three_of_a_kind", 20),
+        ("yarborough", 20),
+        ("fours", 20),
+    ],
+)
 def test_d5_joker_scores_each_box_as_the_box_specifies(box, points):
     g = two_seats_with_a_kismet([4] * 5)
     notes = put(g, 0, box)
@@ -202,10 +238,13 @@ def test_d5_joker_scores_each_box_as_the_box_specifies(box, points):
     assert notes[1]["type"] == "penalty"
 
 
-@pytest.mark.parametrize("box,words", [
-    ("straight", "A joker cannot be scored as a Straight."),
-    ("aces", "A joker of 2s goes in Deuces or the Kismet section, not in Aces."),
-])
+@pytest.mark.parametrize(
+    "box,words",
+    [
+        ("straight", "A joker cannot be scored as a Straight."),
+        ("aces", "A joker of 2s goes in Deuces or the Kismet section, not in Aces."),
+    ],
+)
 def test_d5_joker_cannot_be_scored_as_a_straight_or_another_number_but_may_scratch_it(box, words):
     g = two_seats_with_a_kismet([2] * 5)
     refused(g, 0, {"type": "score", "box": box, "joker": True}, words)
@@ -219,7 +258,9 @@ def test_d5_joker_cannot_be_scored_as_a_straight_or_another_number_but_may_scrat
 def test_d5_asking_for_a_joker_without_one_is_refused():
     g = game(dice=[5] * 5)
     roll(g, 0)
-    refused(g, 0, {"type": "score", "box": "full_house", "joker": True}, "These dice are not a joker")
+    refused(
+        g, 0, {"type": "score", "box": "full_house", "joker": True}, "These dice are not a joker"
+    )
     refused(g, 0, {"type": "score", "box": "flush", "joker": "yes"}, "'joker' is true or false.")
 
 
@@ -256,8 +297,14 @@ def test_d5_every_later_kismet_penalises_again():
     put(g, 0, "four_of_a_kind")
     roll(g, 0)
     notes = put(g, 0, "aces")
-    assert notes[0] == {"type": "scored", "seat": 0, "box": "aces", "points": 5,
-                        "dice": [1] * 5, "joker": True}
+    assert notes[0] == {
+        "type": "scored",
+        "seat": 0,
+        "box": "aces",
+        "points": 5,
+        "dice": [1] * 5,
+        "joker": True,
+    }
     assert notes[1] == {"type": "penalty", "seat": 0, "victims": [[1, "treys"]]}
     assert g.cards[1]["deuces"] == 0 and g.current == 0
 
@@ -296,11 +343,15 @@ def test_d5_solo_second_kismet_has_no_victims_and_plays_on():
     put(g, 0, "kismet")
     roll(g, 0)
     notes = put(g, 0, "sixes")
-    assert notes[1:] == [{"type": "penalty", "seat": 0, "victims": []},
-                         {"type": "extra_turn", "seat": 0}, {"type": "turn", "seat": 0}]
+    assert notes[1:] == [
+        {"type": "penalty", "seat": 0, "victims": []},
+        {"type": "extra_turn", "seat": 0},
+        {"type": "turn", "seat": 0},
+    ]
 
 
 # ---- the roll-off [D6], order and end ----------------------------------------------------------
+
 
 def test_d6_highest_die_starts():
     g = new_game("dice", 3, seed=b"x", rng=ScriptedRNG([2, 5, 4]))
@@ -310,8 +361,11 @@ def test_d6_highest_die_starts():
 
 def test_d6_tied_players_roll_again_among_themselves_in_seat_order():
     g = new_game("dice", 4, seed=b"x", rng=ScriptedRNG([5, 2, 5, 5, 4, 4, 1, 6, 3]))
-    assert g.rolloff == [[[0, 5], [1, 2], [2, 5], [3, 5]], [[0, 4], [2, 4], [3, 1]],
-                         [[0, 6], [2, 3]]]
+    assert g.rolloff == [
+        [[0, 5], [1, 2], [2, 5], [3, 5]],
+        [[0, 4], [2, 4], [3, 1]],
+        [[0, 6], [2, 3]],
+    ]
     assert g.current == 0
     # The roll-off used exactly those nine dice; the first turn's roll is the next one.
     g.rng.push(1, 1, 2, 2, 3)
@@ -325,6 +379,7 @@ def test_d6_solo_game_draws_nothing_for_the_roll_off():
 
 def test_d6_roll_off_is_the_first_draw_of_the_seeded_stream():
     from kismet_tui.rules import SeededRNG
+
     stream = SeededRNG(b"order")
     faces = [stream.die() for _ in range(3)]
     g = new_game("dice", 3, seed=b"order")
@@ -344,12 +399,20 @@ def test_seat_order_goes_round_and_skips_full_cards():
 
 
 HAND_CHECKED_SOLO = [
-    ([1, 1, 1, 2, 3], "aces", 3), ([2, 2, 2, 1, 3], "deuces", 6), ([3, 3, 3, 1, 2], "treys", 9),
-    ([4, 4, 4, 1, 2], "fours", 12), ([5, 5, 5, 1, 2], "fives", 15), ([6, 6, 6, 1, 2], "sixes", 18),
-    ([1, 1, 6, 6, 3], "two_pair_same_color", 17), ([2, 2, 2, 5, 6], "three_of_a_kind", 17),
-    ([1, 2, 3, 4, 5], "straight", 30), ([2, 2, 5, 5, 5], "flush", 35),
-    ([2, 2, 2, 6, 6], "full_house", 33), ([3, 3, 4, 4, 4], "full_house_same_color", 38),
-    ([6, 6, 6, 6, 1], "four_of_a_kind", 50), ([1, 2, 4, 5, 6], "yarborough", 18),
+    ([1, 1, 1, 2, 3], "aces", 3),
+    ([2, 2, 2, 1, 3], "deuces", 6),
+    ([3, 3, 3, 1, 2], "treys", 9),
+    ([4, 4, 4, 1, 2], "fours", 12),
+    ([5, 5, 5, 1, 2], "fives", 15),
+    ([6, 6, 6, 1, 2], "sixes", 18),
+    ([1, 1, 6, 6, 3], "two_pair_same_color", 17),
+    ([2, 2, 2, 5, 6], "three_of_a_kind", 17),
+    ([1, 2, 3, 4, 5], "straight", 30),
+    ([2, 2, 5, 5, 5], "flush", 35),
+    ([2, 2, 2, 6, 6], "full_house", 33),
+    ([3, 3, 4, 4, 4], "full_house_same_color", 38),
+    ([6, 6, 6, 6, 1], "four_of_a_kind", 50),
+    ([1, 2, 4, 5, 6], "yarborough", 18),
     ([6, 6, 6, 6, 6], "kismet", 80),
 ]
 
@@ -362,8 +425,13 @@ def test_a_whole_solo_game_totals_basic_bonus_and_kismet_section():
         assert notes[0]["points"] == points
     # Basic 63 -> bonus 35; Kismet section 318; total 416.
     assert notes[-1] == {"type": "game_over", "scores": [416], "winners": [0]}
-    assert g.result() == {"scores": [416], "winners": [0], "basic": [63], "bonus": [35],
-                          "kismet_section": [318]}
+    assert g.result() == {
+        "scores": [416],
+        "winners": [0],
+        "basic": [63],
+        "bonus": [35],
+        "kismet_section": [318],
+    }
     assert g.finished and g.next_deadline() is None and g.legal_actions(0) == []
     refused(g, 0, {"type": "roll"}, "The game is over.")
     view = g.view(0)
@@ -386,11 +454,11 @@ def test_the_bonus_shows_as_soon_as_it_is_reached():
     assert g.view(0)["totals"][0] == {"basic": 55, "bonus": 0, "kismet_section": 0, "total": 55}
     roll(g, 0)
     put(g, 0, "sixes")
-    assert g.view(0)["totals"][0] == {"basic": 85, "bonus": 75, "kismet_section": 0,
-                                      "total": 160}
+    assert g.view(0)["totals"][0] == {"basic": 85, "bonus": 75, "kismet_section": 0, "total": 160}
 
 
 # ---- away and turn limits [D18] ----------------------------------------------------------------
+
 
 def test_d18_away_player_is_played_for_after_the_away_limit():
     g = game(dice=[6, 6, 6, 5, 4])
@@ -402,8 +470,14 @@ def test_d18_away_player_is_played_for_after_the_away_limit():
     assert notes == [
         {"type": "timeout", "seat": 0, "why": "away_limit", "limit_ms": 30000},
         {"type": "rolled", "seat": 0, "dice": [6, 6, 6, 5, 4], "roll": 1, "held": []},
-        {"type": "scored", "seat": 0, "box": "three_of_a_kind", "points": 27,
-         "dice": [6, 6, 6, 5, 4], "joker": False},
+        {
+            "type": "scored",
+            "seat": 0,
+            "box": "three_of_a_kind",
+            "points": 27,
+            "dice": [6, 6, 6, 5, 4],
+            "joker": False,
+        },
         {"type": "turn", "seat": 1},
     ]
     assert g.next_deadline() == 31000 + 60000  # seat 1 is here: only the turn limit [D31]
@@ -419,8 +493,10 @@ def test_d18_an_away_seat_plays_only_once_the_host_stamps_it_back():
     assert g.legal_actions(HOST, deadline) == [{"type": "timeout"}] + marks
     refused(g, 0, {"type": "roll"}, "Seat 0 is marked away: come back to play.")
     g.apply(HOST, {"type": "back", "seat": 0}, 20)
-    assert g.legal_actions(HOST, deadline) == [{"type": "away", "seat": 0},
-                                               {"type": "away", "seat": 1}]
+    assert g.legal_actions(HOST, deadline) == [
+        {"type": "away", "seat": 0},
+        {"type": "away", "seat": 1},
+    ]
     assert roll(g, 0)[0]["dice"] == [1, 2, 3, 4, 6]
 
 
@@ -438,8 +514,14 @@ def test_d18_default_play_includes_the_joker():
     g = two_seats_with_a_kismet([4] * 5)
     g.apply(HOST, {"type": "away", "seat": 0}, 10)
     notes = g.apply(HOST, {"type": "timeout"}, 30010)
-    assert notes[1] == {"type": "scored", "seat": 0, "box": "four_of_a_kind", "points": 45,
-                        "dice": [4] * 5, "joker": True}
+    assert notes[1] == {
+        "type": "scored",
+        "seat": 0,
+        "box": "four_of_a_kind",
+        "points": 45,
+        "dice": [4] * 5,
+        "joker": True,
+    }
     assert notes[2]["type"] == "penalty" and notes[3]["type"] == "extra_turn"
     # Still away on the extra turn: a new away-limit from the turn's start.
     assert g.next_deadline() == 30010 + 30000
@@ -459,8 +541,11 @@ def test_d18_away_limit_counts_from_the_later_of_turn_start_and_going_away():
 
 
 def test_d18_turn_limit_for_everybody():
-    g = game(dice=[1, 2, 3, 4, 6] * 2, options={"turn_limit_ms": 10000, "away_limit_ms": 4000},
-             start_ms=500)
+    g = game(
+        dice=[1, 2, 3, 4, 6] * 2,
+        options={"turn_limit_ms": 10000, "away_limit_ms": 4000},
+        start_ms=500,
+    )
     assert g.next_deadline() == 10500
     g.apply(HOST, {"type": "away", "seat": 0}, 600)
     assert g.next_deadline() == 4600  # the earlier of the two limits
@@ -468,22 +553,29 @@ def test_d18_turn_limit_for_everybody():
     assert notes[2]["box"] == "yarborough" and g.current == 1
     assert g.next_deadline() == 14600
     refused(g, HOST, {"type": "timeout"}, "Too early", t=14599)
-    assert g.apply(HOST, {"type": "timeout"}, 14600)[0] == {"type": "timeout", "seat": 1,
-                                                            "why": "turn_limit", "limit_ms": 10000}
+    assert g.apply(HOST, {"type": "timeout"}, 14600)[0] == {
+        "type": "timeout",
+        "seat": 1,
+        "why": "turn_limit",
+        "limit_ms": 10000,
+    }
 
 
 def test_options_defaults_and_refusals():
     assert normalize_options({}) == {"away_limit_ms": 30000, "turn_limit_ms": 60000}  # [D31]
     assert normalize_options({"turn_limit_ms": 0})["turn_limit_ms"] == 0
-    for bad, words in [({"speed": 1}, "no option called speed"),
-                       ({"away_limit_ms": -1}, "between 0 and"),
-                       ({"away_limit_ms": 1.5}, "whole number"),
-                       ({"turn_limit_ms": 50}, "at least 1000")]:
+    for bad, words in [
+        ({"speed": 1}, "no option called speed"),
+        ({"away_limit_ms": -1}, "between 0 and"),
+        ({"away_limit_ms": 1.5}, "whole number"),
+        ({"turn_limit_ms": 50}, "at least 1000"),
+    ]:
         with pytest.raises(IllegalAction, match=words):
             normalize_options(bad)
 
 
 # ---- view and state ----------------------------------------------------------------------------
+
 
 def test_view_has_what_a_screen_needs():
     g = game(dice=[2, 2, 5, 5, 5])
@@ -499,8 +591,13 @@ def test_view_has_what_a_screen_needs():
     assert view["preview"]["full_house_same_color"]["points"] == 39
     put(g, 0, "full_house_same_color")
     view = g.view(0)
-    assert view["last"] == {"seat": 0, "box": "full_house_same_color", "points": 39,
-                            "dice": [2, 2, 5, 5, 5], "joker": False}
+    assert view["last"] == {
+        "seat": 0,
+        "box": "full_house_same_color",
+        "points": 39,
+        "dice": [2, 2, 5, 5, 5],
+        "joker": False,
+    }
     assert view["totals"][0]["kismet_section"] == 39 and view["turn"] == 2
 
 

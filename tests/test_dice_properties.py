@@ -4,27 +4,45 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kismet_tui.rules import (
-    HOST, IllegalAction, ScriptedRNG, SeededRNG, canonical, new_game, replay,
+    HOST,
+    IllegalAction,
+    ScriptedRNG,
+    SeededRNG,
+    canonical,
+    new_game,
+    replay,
 )
 from kismet_tui.rules.dice import BASIC_BOXES, BOXES, KISMET_BOXES, basic_bonus, takes_joker
 from kismet_tui.rules.playout import random_playout
 
-SETTINGS = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-games = st.fixed_dictionaries({
-    "seats": st.integers(1, 8),
-    "seed": st.binary(min_size=1, max_size=16),
-    "moves": st.integers(0, 2**32 - 1),
-    "options": st.sampled_from([{}, {"turn_limit_ms": 3000}, {"away_limit_ms": 0},
-                                {"away_limit_ms": 2500, "turn_limit_ms": 4000}]),
-    "away_chance": st.sampled_from([0, 15]),
-})
+games = st.fixed_dictionaries(
+    {
+        "seats": st.integers(1, 8),
+        "seed": st.binary(min_size=1, max_size=16),
+        "moves": st.integers(0, 2**32 - 1),
+        "options": st.sampled_from(
+            [
+                {},
+                {"turn_limit_ms": 3000},
+                {"away_limit_ms": 0},
+                {"away_limit_ms": 2500, "turn_limit_ms": 4000},
+            ]
+        ),
+        "away_chance": st.sampled_from([0, 15]),
+    }
+)
 
 
 def play(spec):
-    header = {"ruleset": "dice", "seats": spec["seats"], "seed": spec["seed"],
-              "options": spec["options"], "t0": 1000}
+    header = {
+        "ruleset": "dice",
+        "seats": spec["seats"],
+        "seed": spec["seed"],
+        "options": spec["options"],
+        "t0": 1000,
+    }
     game = new_game("dice", spec["seats"], spec["seed"], spec["options"], start_ms=1000)
     log = random_playout(game, SeededRNG(spec["moves"]), away_chance=spec["away_chance"])
     return header, game, log
@@ -38,8 +56,9 @@ def check_finished_cards(game):
         basic = sum(card[b] for b in BASIC_BOXES)
         total = basic + basic_bonus(basic) + sum(card[b] for b in KISMET_BOXES)
         assert result["scores"][seat] == total
-    assert result["winners"] == [s for s, v in enumerate(result["scores"])
-                                 if v == max(result["scores"])]
+    assert result["winners"] == [
+        s for s, v in enumerate(result["scores"]) if v == max(result["scores"])
+    ]
 
 
 @SETTINGS
@@ -124,6 +143,7 @@ def play_all_kismets(seats, moves):
     """Play a random game in which every roll is five sixes [D4][D5], checking that each
     turn ends in a second Kismet exactly when the roller's Kismet box already holds one.
     Returns the number of second Kismets."""
+
     def rigged():
         # Roll-off: seat 0 throws 6, the others 1; then sixes for ever (a game uses < 2000).
         return ScriptedRNG([6] + [1] * (seats - 1) + [6] * 2000)
@@ -137,8 +157,11 @@ def play_all_kismets(seats, moves):
         mover = again.current
         holds = again.holds_kismet(mover)
         # The zeros a penalty must write: each other seat's first open box, in seat order.
-        expected = [[s, next(b for b in BOXES if again.cards[s][b] is None)]
-                    for s in range(seats) if s != mover and None in again.cards[s].values()]
+        expected = [
+            [s, next(b for b in BOXES if again.cards[s][b] is None)]
+            for s in range(seats)
+            if s != mover and None in again.cards[s].values()
+        ]
         notes = again.apply(event["seat"], event["action"], event["t"])
         kinds = [note["type"] for note in notes]
         if "scored" in kinds:

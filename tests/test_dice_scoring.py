@@ -4,15 +4,33 @@ import pytest
 
 from kismet_tui.rules import IllegalAction
 from kismet_tui.rules.dice import (
-    BASIC_BOXES, BOX_NAMES, BOXES, COLOR, KISMET_BOXES, basic_bonus, score,
+    BASIC_BOXES,
+    BOX_NAMES,
+    BOXES,
+    COLOR,
+    KISMET_BOXES,
+    basic_bonus,
+    score,
 )
 
 
 def test_boxes_are_the_fifteen_of_the_card_in_order():
     assert BOXES == (
-        "aces", "deuces", "treys", "fours", "fives", "sixes", "two_pair_same_color",
-        "three_of_a_kind", "straight", "flush", "full_house", "full_house_same_color",
-        "four_of_a_kind", "yarborough", "kismet",
+        "aces",
+        "deuces",
+        "treys",
+        "fours",
+        "fives",
+        "sixes",
+        "two_pair_same_color",
+        "three_of_a_kind",
+        "straight",
+        "flush",
+        "full_house",
+        "full_house_same_color",
+        "four_of_a_kind",
+        "yarborough",
+        "kismet",
     )
     assert BASIC_BOXES == BOXES[:6] and KISMET_BOXES == BOXES[6:]
     assert list(BOX_NAMES) == list(BOXES)
@@ -39,8 +57,8 @@ TABLE = [
     ((2, 2, 5, 5, 1), "two_pair_same_color", 15),
     ((3, 3, 4, 4, 6), "two_pair_same_color", 20),
     ((3, 3, 4, 4, 4), "two_pair_same_color", 18),  # a same-coloured full house has two pairs
-    ((1, 1, 2, 2, 3), "two_pair_same_color", 0),   # black pair + red pair: different colours
-    ((1, 6, 1, 5, 2), "two_pair_same_color", 0),   # one pair only
+    ((1, 1, 2, 2, 3), "two_pair_same_color", 0),  # black pair + red pair: different colours
+    ((1, 6, 1, 5, 2), "two_pair_same_color", 0),  # one pair only
     ((4, 4, 4, 4, 2), "two_pair_same_color", 18),  # [D2] four of a kind counts
     ((6, 6, 6, 6, 6), "two_pair_same_color", 30),  # [D2] so does five of a kind
     # 3 of a Kind
@@ -62,7 +80,7 @@ TABLE = [
     # Full House: three of one face, two of another; colour does not matter.
     ((2, 2, 2, 6, 6), "full_house", 33),
     ((3, 3, 4, 4, 4), "full_house", 33),
-    ((4, 4, 4, 4, 4), "full_house", 0),    # [D3] five of a kind is not a natural full house
+    ((4, 4, 4, 4, 4), "full_house", 0),  # [D3] five of a kind is not a natural full house
     ((4, 4, 4, 4, 2), "full_house", 0),
     # Full House Same Color
     ((3, 3, 4, 4, 4), "full_house_same_color", 38),
@@ -112,10 +130,21 @@ def test_d3_five_of_a_kind_is_not_a_natural_full_house():
 def test_d5_joker_meets_every_pattern_but_the_straight():
     dice = (3, 3, 3, 3, 3)
     expected = {
-        "aces": 0, "deuces": 0, "treys": 15, "fours": 0, "fives": 0, "sixes": 0,
-        "two_pair_same_color": 15, "three_of_a_kind": 15, "straight": 0, "flush": 35,
-        "full_house": 30, "full_house_same_color": 35, "four_of_a_kind": 40,
-        "yarborough": 15, "kismet": 65,
+        "aces": 0,
+        "deuces": 0,
+        "treys": 15,
+        "fours": 0,
+        "fives": 0,
+        "sixes": 0,
+        "two_pair_same_color": 15,
+        "three_of_a_kind": 15,
+        "straight": 0,
+        "flush": 35,
+        "full_house": 30,
+        "full_house_same_color": 35,
+        "four_of_a_kind": 40,
+        "yarborough": 15,
+        "kismet": 65,
     }
     assert {box: score(box, dice, joker=True) for box in BOXES} == expected
 
@@ -127,20 +156,33 @@ def test_d5_joker_needs_five_of_a_kind():
         score("aces", (1, 1, 1, 1, 2), joker=True)
 
 
-@pytest.mark.parametrize("total,bonus", [
-    (0, 0), (62, 0), (63, 35), (70, 35), (71, 55), (77, 55), (78, 75), (105, 75),
-])
+@pytest.mark.parametrize(
+    "total,bonus",
+    [
+        (0, 0),
+        (62, 0),
+        (63, 35),
+        (70, 35),
+        (71, 55),
+        (77, 55),
+        (78, 75),
+        (105, 75),
+    ],
+)
 def test_basic_bonus_tiers(total, bonus):
     assert basic_bonus(total) == bonus
 
 
-@pytest.mark.parametrize("box,dice,words", [
-    ("chance", (1, 2, 3, 4, 5), "no box called 'chance'"),
-    ("aces", (1, 2, 3, 4), "exactly five dice"),
-    ("aces", (1, 2, 3, 4, 7), "1 to 6"),
-    ("aces", (1, 2, 3, 4, True), "1 to 6"),
-    ("aces", "12345", "exactly five dice"),
-])
+@pytest.mark.parametrize(
+    "box,dice,words",
+    [
+        ("chance", (1, 2, 3, 4, 5), "no box called 'chance'"),
+        ("aces", (1, 2, 3, 4), "exactly five dice"),
+        ("aces", (1, 2, 3, 4, 7), "1 to 6"),
+        ("aces", (1, 2, 3, 4, True), "1 to 6"),
+        ("aces", "12345", "exactly five dice"),
+    ],
+)
 def test_bad_input_is_refused_in_words(box, dice, words):
     with pytest.raises(IllegalAction, match=words):
         score(box, dice)

@@ -29,8 +29,15 @@ SECTION = DOC.split("\n## The digest, specified\n", 1)[1].split("\n## ", 1)[0]
 
 # ---- an encoder from the doc's words ----------------------------------------------------
 
-SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n",
-                 "\r": "\\r", "\t": "\\t"}
+SHORT_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+}
 
 
 def quoted(text: str) -> str:
@@ -72,10 +79,13 @@ def doc_digest(state: Any) -> str:
 
 # ---- what the doc says --------------------------------------------------------------------
 
+
 def vector_blocks() -> list[list[tuple[str, str]]]:
     blocks = re.findall(r"```digest-vectors\n(.*?)```", SECTION, re.S)
-    return [[tuple(line.split(" ", 1)) for line in block.strip().splitlines()]  # type: ignore[misc]
-            for block in blocks]
+    return [
+        [tuple(line.split(" ", 1)) for line in block.strip().splitlines()]  # type: ignore[misc]
+        for block in blocks
+    ]
 
 
 def field_table(title: str) -> set[str]:
@@ -126,9 +136,14 @@ def test_each_vector_replays_to_its_state_and_digest(block):
             pending_state = None
 
 
-@pytest.mark.parametrize("ruleset,seats,weights", [
-    ("dice", 3, None), ("race", 3, None), ("knock", 3, {"knock": 1}),
-])
+@pytest.mark.parametrize(
+    "ruleset,seats,weights",
+    [
+        ("dice", 3, None),
+        ("race", 3, None),
+        ("knock", 3, {"knock": 1}),
+    ],
+)
 def test_the_docs_encoder_gives_the_engines_digest_at_every_checkpoint(ruleset, seats, weights):
     """Played games (random legal moves, players dropping and coming back) of every kind:
     at every checkpoint, the digest from the doc's words is the engine's, and the state's
@@ -136,8 +151,13 @@ def test_the_docs_encoder_gives_the_engines_digest_at_every_checkpoint(ruleset, 
     fields = COMMON | field_table(f"Fields of `{ruleset}`")
     for seed in range(2):
         played = new_game(ruleset, seats, seed=f"digest {ruleset} {seed}", options={})
-        events = random_playout(played, SeededRNG(f"moves {seed}"), away_chance=9,
-                                weights=weights, default_weight=24 if weights else 1)
+        events = random_playout(
+            played,
+            SeededRNG(f"moves {seed}"),
+            away_chance=9,
+            weights=weights,
+            default_weight=24 if weights else 1,
+        )
         assert played.finished
         game = new_game(ruleset, seats, seed=f"digest {ruleset} {seed}", options={})
         checked = 0
@@ -161,8 +181,9 @@ def test_an_idle_seat_adds_the_idle_field_and_only_then():
     assert "idle" not in game.snapshot()
 
 
-@pytest.mark.parametrize("text", ['say "hi"', "back\\slash", "tab\there\nnew", "\x00\x1f\x7f",
-                                  "café", "😀 emoji", "é"])
+@pytest.mark.parametrize(
+    "text", ['say "hi"', "back\\slash", "tab\there\nnew", "\x00\x1f\x7f", "café", "😀 emoji", "é"]
+)
 def test_strings_are_escaped_as_the_doc_says(text):
     """No state holds such strings today, but the doc's rule is the engine's."""
     assert encoded({"s": text, "n": -1}).encode() == canonical({"s": text, "n": -1})

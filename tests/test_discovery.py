@@ -30,12 +30,17 @@ def multicast_problem() -> str | None:
     """Why multicast cannot be used here (None: a datagram sent to a group comes back)."""
     group, port = "224.0.0.251", free_port()
     try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rx, \
-                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx:
+        with (
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rx,
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as tx,
+        ):
             rx.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             rx.bind(("", port))
-            rx.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-                          struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton("127.0.0.1")))
+            rx.setsockopt(
+                socket.IPPROTO_IP,
+                socket.IP_ADD_MEMBERSHIP,
+                struct.pack("4s4s", socket.inet_aton(group), socket.inet_aton("127.0.0.1")),
+            )
             rx.settimeout(1.0)
             tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("127.0.0.1"))
             tx.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_LOOP, 1)
@@ -84,7 +89,9 @@ async def test_the_open_table_count_is_kept_current(tmp_path, multicast, monkeyp
         try:
             async with connected(host, "Ana") as ana:
                 await ana.create_table("dice", {}, [])
-                await wait_until(lambda: announcer.info.properties.get(b"tables") == b"1", timeout=10)
+                await wait_until(
+                    lambda: announcer.info.properties.get(b"tables") == b"1", timeout=10
+                )
                 found = await find_hosts(2.0, interfaces=LOOPBACK)
         finally:
             await announcer.stop()
@@ -93,16 +100,34 @@ async def test_the_open_table_count_is_kept_current(tmp_path, multicast, monkeyp
 
 def host_command(state_dir, port, *extra):
     # Bound to 127.0.0.1, the host announces on loopback only (server/cli.py).
-    return [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-            "--state-dir", str(state_dir), "--bots", "0", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "server.cli",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--state-dir",
+        str(state_dir),
+        "--bots",
+        "0",
+        *extra,
+    ]
 
 
 @pytest.mark.parametrize("quiet", [False, True], ids=["announced", "no-announce"])
 async def test_kismet_host_announces_itself_unless_told_not_to(tmp_path, multicast, quiet):
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(host_command(tmp_path, port, *(["--no-announce"] if quiet else [])),
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        host_command(tmp_path, port, *(["--no-announce"] if quiet else [])),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -161,8 +186,10 @@ def test_join_without_an_address_says_plainly_when_it_finds_nobody(monkeypatch, 
 
 
 def test_join_without_an_address_lists_the_hosts_to_pick_from(monkeypatch, capsys):
-    hosts = [FoundHost("Ana's box", "192.168.1.20", 7717, 2, None),
-             FoundHost("Bo's box", "192.168.1.21", 7718, 0, 2222)]
+    hosts = [
+        FoundHost("Ana's box", "192.168.1.20", 7717, 2, None),
+        FoundHost("Bo's box", "192.168.1.21", 7718, 0, 2222),
+    ]
 
     async def two(seconds):
         return hosts

@@ -27,8 +27,12 @@ MODULES = modules_with_examples()
 
 def test_the_examples_are_found():
     # Guards the test below against running nothing.
-    assert {"kismet_tui.rules", "kismet_tui.rules.dice", "kismet_tui.rules.cards",
-            "protocol.text"} <= set(MODULES)
+    assert {
+        "kismet_tui.rules",
+        "kismet_tui.rules.dice",
+        "kismet_tui.rules.cards",
+        "protocol.text",
+    } <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -14,13 +14,16 @@ from kismet_tui.door_env import from_our_packages
 from server import pty_app, warm_doors, web_session
 
 
-def test_a_child_started_in_a_folder_with_another_kismet_imports_the_hosts_own(tmp_path: Path) -> None:
+def test_a_child_started_in_a_folder_with_another_kismet_imports_the_hosts_own(
+    tmp_path: Path,
+) -> None:
     other = tmp_path / "kismet_tui"
     other.mkdir()
     (other / "__init__.py").write_text("raise SystemExit('the wrong Kismet')\n")
     code = from_our_packages("import kismet_tui; print(kismet_tui.__file__)")
-    found = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                           text=True, timeout=60)
+    found = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
     assert found.returncode == 0, found.stderr
     assert Path(found.stdout.strip()) == Path(kismet_tui.__file__)
 

@@ -38,10 +38,16 @@ print(json.dumps({
 
 def test_the_warm_up_rehearses_a_session_and_leaves_no_thread_or_loop():
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", WARM_UP_THEN_LOOK], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=150)
+    done = subprocess.run(
+        [sys.executable, "-c", WARM_UP_THEN_LOOK],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=150,
+    )
     assert done.returncode == 0, done.stderr
-    assert "did not finish" not in done.stderr, done.stderr     # the rehearsal played through
+    assert "did not finish" not in done.stderr, done.stderr  # the rehearsal played through
     held = json.loads(done.stdout.strip().splitlines()[-1])
-    assert held["selectors_parsed"] > 0                         # a screen was drawn here
+    assert held["selectors_parsed"] > 0  # a screen was drawn here
     assert (held["threads"], held["tasks"], held["loop_running"]) == (1, 1, False)

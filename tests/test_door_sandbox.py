@@ -21,8 +21,11 @@ from tests.netutil import connected, wait_until
 from tests.sshutil import have_the_code, kismet_host_with_ssh, ssh_host, ssh_login, start_lines
 from tests.test_ssh_hostile import descendants_of, port_open
 
-pytestmark = [pytest.mark.network, pytest.mark.timeout(180),
-              pytest.mark.skipif(landlock_abi() < 1, reason="this kernel has no Landlock")]
+pytestmark = [
+    pytest.mark.network,
+    pytest.mark.timeout(180),
+    pytest.mark.skipif(landlock_abi() < 1, reason="this kernel has no Landlock"),
+]
 
 
 async def session_screen(ssh, host, seats_file: Path, own: Path, *, forked: bool) -> str:
@@ -31,10 +34,17 @@ async def session_screen(ssh, host, seats_file: Path, own: Path, *, forked: bool
     screen = pyte.Screen(200, 50)
     stream = pyte.ByteStream(screen)
     ended = asyncio.Event()
-    app = PtyApp([f"127.0.0.1:{host.port}", "--name=Eve", f"--seats-file={seats_file}"],
-                 term="xterm", cols=200, rows=50, on_output=stream.feed,
-                 on_exit=lambda code: ended.set(), door_env={"TMPDIR": str(own)},
-                 forker=ssh.forker if forked else None, confinement=ssh.sandbox.rules(own))
+    app = PtyApp(
+        [f"127.0.0.1:{host.port}", "--name=Eve", f"--seats-file={seats_file}"],
+        term="xterm",
+        cols=200,
+        rows=50,
+        on_output=stream.feed,
+        on_exit=lambda code: ended.set(),
+        door_env={"TMPDIR": str(own)},
+        forker=ssh.forker if forked else None,
+        confinement=ssh.sandbox.rules(own),
+    )
     await app.start()
     try:
         text = lambda: " ".join(line.strip() for line in screen.display)
@@ -43,7 +53,7 @@ async def session_screen(ssh, host, seats_file: Path, own: Path, *, forked: bool
             assert not ended.is_set(), text()
             assert asyncio.get_running_loop().time() < deadline, text()
             await asyncio.sleep(0.05)
-        await asyncio.sleep(0.2)   # (the words of the seats file come with the lobby)
+        await asyncio.sleep(0.2)  # (the words of the seats file come with the lobby)
         return text()
     finally:
         await app.close()
@@ -54,7 +64,7 @@ async def test_a_session_cannot_open_the_hosts_key_or_a_game_log(tmp_path, forke
     state = tmp_path / "state"
     async with ssh_host(state) as (host, ssh):
         await asyncio.wait_for(ssh.forker.ready.wait(), 120)
-        async with connected(host, "Bo") as bo:     # a game, so a game log exists
+        async with connected(host, "Bo") as bo:  # a game, so a game log exists
             await bo.create_table("dice")
             await bo.ready()
             await bo.start()
@@ -87,12 +97,17 @@ async def test_kismet_host_confines_its_ssh_sessions_and_says_nothing_against_it
     try:
         await wait_until(lambda: port_open(ssh_port), timeout=60)
         async with ssh_login(ssh_port, "Ana") as ana:
-            await have_the_code(ana)   # keyless: the rejoin code stays until enter
+            await have_the_code(ana)  # keyless: the rejoin code stays until enter
             await ana.wait_for_text("Tables")
-            apps = [pid for pid in descendants_of(proc.pid) if os.getsid(pid) == pid
-                    and Path(f"/proc/{pid}/status").read_text().count("PPid") and
-                    int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]) != proc.pid]
-            assert apps and all(no_new_privs(pid) for pid in apps)   # (Landlock sets it)
+            apps = [
+                pid
+                for pid in descendants_of(proc.pid)
+                if os.getsid(pid) == pid
+                and Path(f"/proc/{pid}/status").read_text().count("PPid")
+                and int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                != proc.pid
+            ]
+            assert apps and all(no_new_privs(pid) for pid in apps)  # (Landlock sets it)
             assert not no_new_privs(proc.pid)
     finally:
         proc.kill()
@@ -124,7 +139,14 @@ async def test_a_session_cannot_signal_the_host(tmp_path):
     async with ssh_host(tmp_path / "state") as (host, ssh):
         rules = ssh.sandbox.rules(ssh.seats.folder("signals"))
         asked = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", SIGNAL_THE_HOST, json.dumps(rules), str(os.getpid()),
-            cwd=ROOT, stdout=subprocess.PIPE, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+            sys.executable,
+            "-c",
+            SIGNAL_THE_HOST,
+            json.dumps(rules),
+            str(os.getpid()),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )
         said, _ = await asyncio.wait_for(asyncio.shield(asked.communicate()), 60)
         assert said.strip() == b"refused"

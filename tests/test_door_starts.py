@@ -26,18 +26,20 @@ async def test_turns_come_in_order_one_at_a_time_and_each_waiter_hears_its_place
     queue = StartQueue(1)
     first, second, third = queue.turn(), queue.turn(), queue.turn()
     heard: dict[str, list[int]] = {"first": [], "second": [], "third": []}
-    await first.wait(heard["first"].append)   # room: at once, and nothing said
-    waits = [asyncio.ensure_future(second.wait(heard["second"].append)),
-             asyncio.ensure_future(third.wait(heard["third"].append))]
+    await first.wait(heard["first"].append)  # room: at once, and nothing said
+    waits = [
+        asyncio.ensure_future(second.wait(heard["second"].append)),
+        asyncio.ensure_future(third.wait(heard["third"].append)),
+    ]
     await asyncio.sleep(0)
     assert queue.starting == 1 and not any(wait.done() for wait in waits)
     first.listed()
-    first.drew()   # its lobby: the next one's turn
+    first.drew()  # its lobby: the next one's turn
     await waits[0]
     assert queue.starting == 1 and not waits[1].done()
     second.drew()  # a frame before its table list is not its lobby
     assert queue.starting == 1 and not waits[1].done()
-    second.end()   # (it went)
+    second.end()  # (it went)
     await waits[1]
     third.end()
     assert queue.starting == 0 and not queue.waiting
@@ -85,19 +87,31 @@ async def test_a_storm_of_ssh_logins_starts_one_at_a_time_and_all_reach_their_lo
             """Sessions started (their process is running) and not yet at their lobby."""
             nonlocal most
             while True:
-                starting = [session for session in ssh.sessions if session.app is not None
-                            and session.app.proc is not None and not listed(session)]
+                starting = [
+                    session
+                    for session in ssh.sessions
+                    if session.app is not None
+                    and session.app.proc is not None
+                    and not listed(session)
+                ]
                 most = max(most, len(starting))
                 await asyncio.sleep(0.001)
 
         watcher = asyncio.ensure_future(watch())
         try:
             async with contextlib.AsyncExitStack() as players:
-                terminals = await asyncio.gather(*(
-                    players.enter_async_context(ssh_login(ssh.port, f"P{index}", new_key()))
-                    for index in range(logins)))
-                await asyncio.gather(*(terminal.wait_for_text("make a new table", timeout=120)
-                                       for terminal in terminals))
+                terminals = await asyncio.gather(
+                    *(
+                        players.enter_async_context(ssh_login(ssh.port, f"P{index}", new_key()))
+                        for index in range(logins)
+                    )
+                )
+                await asyncio.gather(
+                    *(
+                        terminal.wait_for_text("make a new table", timeout=120)
+                        for terminal in terminals
+                    )
+                )
                 told = [terminal for terminal in terminals if b"ahead of you" in terminal.received]
         finally:
             watcher.cancel()

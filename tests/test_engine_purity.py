@@ -8,8 +8,24 @@ from pathlib import Path
 RULES = Path(__file__).resolve().parent.parent / "kismet_tui" / "rules"
 # Modules that would bring a clock, I/O, concurrency or global randomness into the engine.
 FORBIDDEN = {
-    "time", "random", "datetime", "asyncio", "socket", "threading", "os", "io", "pathlib",
-    "subprocess", "secrets", "uuid", "textual", "rich", "msgpack", "numpy", "protocol", "server",
+    "time",
+    "random",
+    "datetime",
+    "asyncio",
+    "socket",
+    "threading",
+    "os",
+    "io",
+    "pathlib",
+    "subprocess",
+    "secrets",
+    "uuid",
+    "textual",
+    "rich",
+    "msgpack",
+    "numpy",
+    "protocol",
+    "server",
 }
 
 

@@ -56,6 +56,7 @@ async def test_an_honest_game_is_verified_by_the_client_and_by_kismet_replay(hon
     verification, path = honest
     assert verification.ok, verification.words
     from server.identity import HostIdentity
+
     host_key = HostIdentity.load(path.parent.parent).fingerprint  # the host's state folder
     # This player never joined that host with kismet-join (the test's client remembers no
     # key), so the key is named, as its owner printed it at start.
@@ -79,10 +80,15 @@ async def test_one_die_changed_fails_naming_the_event(honest, tmp_path, capsys):
     write(bad, recs)
     code, out = run_verify(bad, capsys)
     assert code == 1
-    assert f"Event {event['seq']} (roll by Ana): the log shows" in out and "committed seed gives" in out
+    assert (
+        f"Event {event['seq']} (roll by Ana): the log shows" in out
+        and "committed seed gives" in out
+    )
 
 
-async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first_draw(honest, tmp_path, capsys):
+async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first_draw(
+    honest, tmp_path, capsys
+):
     _, path = honest
     recs = records(path)
     next(r for r in recs if r["kind"] == "end")["server_seed"] = bytes(32)
@@ -92,6 +98,7 @@ async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first
     assert code == 1 and "not the one committed before the game started" in out
     # A forger who rewrites the commit to fit the new seed is caught at the first roll.
     from kismet_tui.rules.rng import commitment
+
     recs[0]["header"]["commit"] = commitment(bytes(32))
     write(bad, recs)
     code, out = run_verify(bad, capsys)
@@ -99,14 +106,23 @@ async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first
     assert code == 1 and f"Event {first['seq']} (roll by Ana)" in out
 
 
-async def test_the_host_writes_version_3_and_a_version_2_log_is_judged_on_the_rest(honest, tmp_path, capsys):
+async def test_the_host_writes_version_3_and_a_version_2_log_is_judged_on_the_rest(
+    honest, tmp_path, capsys
+):
     from tests.test_protocol_vectors import vector_game
+
     _, path = honest
     assert records(path)[0]["header"]["version"] == 3
     header, events, end, _ = vector_game(version=2)  # as a version-2 host saved it
     old = tmp_path / "v2.kismet"
-    write(old, [{"kind": "header", "header": header, "table": 1},
-                *({"kind": "event", **event} for event in events), {"kind": "end", **end}])
+    write(
+        old,
+        [
+            {"kind": "header", "header": header, "table": 1},
+            *({"kind": "event", **event} for event in events),
+            {"kind": "end", **end},
+        ],
+    )
     code, out = run_verify(old, capsys)
     # Nothing shows who wrote a log from before signing: its chance and moves are checked,
     # and it is not called verified (exit 2: neither genuine nor shown forged).
@@ -115,7 +131,9 @@ async def test_the_host_writes_version_3_and_a_version_2_log_is_judged_on_the_re
     assert "Every die and card came from the seed committed at the start." in out
 
 
-async def test_a_value_removed_fails_naming_the_event_and_the_replica_refuses_it(honest, tmp_path, capsys):
+async def test_a_value_removed_fails_naming_the_event_and_the_replica_refuses_it(
+    honest, tmp_path, capsys
+):
     _, path = honest
     recs = records(path)
     events = [r for r in recs if r["kind"] == "event"]
@@ -135,15 +153,27 @@ async def test_a_value_removed_fails_naming_the_event_and_the_replica_refuses_it
 def test_a_version_1_log_still_plays_back_and_verify_says_it_has_no_commitment(tmp_path, capsys):
     from kismet_tui.replay import ReplaySource
     from kismet_tui.rules import new_game
-    header = {"ruleset": "dice", "seats": ["Ana"], "seed": b"0123456789abcdef", "options": {}, "t0": 0}
+
+    header = {
+        "ruleset": "dice",
+        "seats": ["Ana"],
+        "seed": b"0123456789abcdef",
+        "options": {},
+        "t0": 0,
+    }
     game = new_game("dice", 1, header["seed"])
     events = []
-    for seq, action in enumerate([{"type": "roll", "hold": []}, {"type": "score", "box": "aces"}], 1):
+    for seq, action in enumerate(
+        [{"type": "roll", "hold": []}, {"type": "score", "box": "aces"}], 1
+    ):
         game.apply(0, action, seq * 10)
         events.append({"seq": seq, "t": seq * 10, "seat": 0, "action": action})
     path = tmp_path / "old.kismet"
-    write(path, [{"kind": "header", "header": header, "table": 1}]
-          + [{"kind": "event", **e} for e in events])
+    write(
+        path,
+        [{"kind": "header", "header": header, "table": 1}]
+        + [{"kind": "event", **e} for e in events],
+    )
     source = ReplaySource(header, events)
     while not source.done:
         source.next_event()
@@ -154,6 +184,7 @@ def test_a_version_1_log_still_plays_back_and_verify_says_it_has_no_commitment(t
 
 async def test_a_race_game_with_bots_ends_verified(tmp_path):
     from kismet_tui.bots.runner import bot_factory
+
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
         async with connected(host, "Ana") as ana:
             await ana.create_table("race", FAST["race"], bots=["easy", "hard"])
@@ -178,6 +209,7 @@ async def test_a_race_game_with_bots_ends_verified(tmp_path):
 async def test_an_older_client_is_told_in_words_and_bad_entropy_is_refused(tmp_path):
     from protocol import limits
     from protocol.framing import FROM_HOST, encode, read_frame
+
     async with running_host(tmp_path) as host:
         for old in (1, 2):  # version 2's commit and chance seed are not this host's
             reader, writer = await asyncio.open_connection("127.0.0.1", host.port)
@@ -196,11 +228,14 @@ async def test_an_older_client_is_told_in_words_and_bad_entropy_is_refused(tmp_p
             assert f"'entropy' must be {limits.ENTROPY_BYTES} random bytes." == err.value.words
 
 
-@pytest.mark.parametrize("chance,words", [
-    ([3, 4, 5, 6], "The host did not send the die this move needs"),
-    ([3, 4, 5, 6, 1, 2], "1 more chance value than this move draws"),
-    ([3, 4, 9, 6, 1], "The host sent 9 as a die: a die shows 1 to 6."),
-])
+@pytest.mark.parametrize(
+    "chance,words",
+    [
+        ([3, 4, 5, 6], "The host did not send the die this move needs"),
+        ([3, 4, 5, 6, 1, 2], "1 more chance value than this move draws"),
+        ([3, 4, 9, 6, 1], "The host sent 9 as a die: a die shows 1 to 6."),
+    ],
+)
 async def test_the_client_refuses_an_event_whose_chance_does_not_fit_and_says_so(chance, words):
     from kismet_tui.net import Client
     from tests.test_protocol_vectors import vector_game
@@ -239,6 +274,7 @@ async def test_a_game_left_running_under_version_2_is_taken_up_and_still_verifie
 
     from kismet_tui.rules import game_from_header
     from kismet_tui.rules.rng import SeededRNG, chance_seed, commitment
+
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana") as ana:
             await ana.create_table("dice", {"away_limit_ms": 60000})
@@ -276,5 +312,6 @@ async def test_a_game_left_running_under_version_2_is_taken_up_and_still_verifie
             await wait_until(lambda: ana.verification is not None)
             assert ana.verification.ok, ana.verification.words
     from server.identity import HostIdentity
+
     code, out = run_verify(path, capsys, "--host-key", HostIdentity.load(tmp_path).fingerprint)
     assert code == 0, out

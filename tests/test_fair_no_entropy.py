@@ -57,8 +57,13 @@ async def test_with_no_entropy_the_header_predicts_none_of_the_first_30_values(t
         faces: list[int] = []
         for box in BOXES:  # a roll and a box a turn: six turns give the 30 values
             if len(faces) < VALUES:
-                [event] = [m for m in await me.request(
-                    {"type": "act", "action": {"type": "roll", "hold": []}}) if m["type"] == "event"]
+                [event] = [
+                    m
+                    for m in await me.request(
+                        {"type": "act", "action": {"type": "roll", "hold": []}}
+                    )
+                    if m["type"] == "event"
+                ]
                 faces += event["chance"]
             else:  # the rest of the game: one roll, then the box
                 await me.request({"type": "act", "action": {"type": "roll", "hold": []}})

@@ -22,7 +22,7 @@ from tests.netutil import running_host
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(240)]
 
-GAMES = 5           # 45 rolls each (three a turn, fifteen turns): 225 rolls
+GAMES = 5  # 45 rolls each (three a turn, fifteen turns): 225 rolls
 
 
 def fields(value, out):
@@ -59,7 +59,7 @@ class Stream:
     def faces(self, start: int, count: int = 5) -> list[int]:
         while len(self.dice) < start + count:
             self.dice.append(self.rng.die())
-        return self.dice[start:start + count]
+        return self.dice[start : start + count]
 
 
 class Recorder:
@@ -100,14 +100,14 @@ async def test_no_field_a_client_receives_predicts_the_dice_but_the_revealed_see
     async with running_host(tmp_path) as host:
         me = await at_a_dice_table(host)
         streams: dict[tuple, Stream] = {}
-        score: dict[tuple, list[int]] = {}   # (game, candidate seed) -> [faces right, tried]
+        score: dict[tuple, list[int]] = {}  # (game, candidate seed) -> [faces right, tried]
         rolls = 0
         revealed_right = revealed_rolls = 0
         for game_no in range(GAMES):
             await me.request({"type": "start", "entropy": os.urandom(16)})
             header = next(m["header"] for m in reversed(me.received) if m["type"] == "game")
             assert "seed" not in header
-            drawn = len(header["chance"])   # values of this game's stream used so far
+            drawn = len(header["chance"])  # values of this game's stream used so far
             game_rolls = []
             for box in BOXES:
                 for _ in range(3):
@@ -124,11 +124,16 @@ async def test_no_field_a_client_receives_predicts_the_dice_but_the_revealed_see
                     predictions = {}
                     for seed in candidates:
                         stream = streams.get((game_no, seed)) or streams.setdefault(
-                            (game_no, seed), Stream(seed))
+                            (game_no, seed), Stream(seed)
+                        )
                         predictions[seed] = stream.faces(drawn)
-                    [event] = [m for m in await me.request(
-                        {"type": "act", "action": {"type": "roll", "hold": []}})
-                        if m["type"] == "event"]
+                    [event] = [
+                        m
+                        for m in await me.request(
+                            {"type": "act", "action": {"type": "roll", "hold": []}}
+                        )
+                        if m["type"] == "event"
+                    ]
                     faces = event["chance"]
                     assert len(faces) == 5 and all(1 <= f <= 6 for f in faces)
                     for seed, guess in predictions.items():

@@ -40,10 +40,16 @@ def check_golden(case: str, text) -> None:
 # ---- dice --------------------------------------------------------------------------------
 
 # (dice of the turn's one roll, box scored), seat after seat from seat 0.
-DICE_TURNS = [([1, 1, 1, 4, 6], "aces"), ([6, 6, 6, 6, 2], "four_of_a_kind"),
-              ([2, 3, 4, 5, 6], "straight"), ([5, 5, 2, 2, 3], "fives"),
-              ([3, 3, 4, 4, 1], "two_pair_same_color"), ([4, 4, 4, 2, 2], "full_house"),
-              ([1, 2, 3, 5, 6], "yarborough"), ([6, 6, 5, 5, 6], "sixes")]
+DICE_TURNS = [
+    ([1, 1, 1, 4, 6], "aces"),
+    ([6, 6, 6, 6, 2], "four_of_a_kind"),
+    ([2, 3, 4, 5, 6], "straight"),
+    ([5, 5, 2, 2, 3], "fives"),
+    ([3, 3, 4, 4, 1], "two_pair_same_color"),
+    ([4, 4, 4, 2, 2], "full_house"),
+    ([1, 2, 3, 5, 6], "yarborough"),
+    ([6, 6, 5, 5, 6], "sixes"),
+]
 
 
 def dice_position(seats: int):
@@ -72,6 +78,7 @@ def test_dice_scorecard_and_dice(seats):
 
 # ---- race --------------------------------------------------------------------------------
 
+
 def race_position(seats: int):
     """The circle holds 2..12 in order (cards of every set); the dice are 2 3 5."""
     game = new_game("race", seats, b"golden", rng=ScriptedRNG([2, 3, 5]), start_ms=0)
@@ -99,11 +106,13 @@ def test_race_countdown_grabs_and_reveal(seats):
     if game.phase == "grabbing":  # 8 seats: the others never grab, and time runs out
         game.apply(HOST, {"type": "timeout"}, 13_000)
     assert game.phase == "pause"
-    check_golden(f"race_clock_reveal_{seats}", render_clock(game.view(0), names, 0,
-                                                            game.deadline - 1500))
+    check_golden(
+        f"race_clock_reveal_{seats}", render_clock(game.view(0), names, 0, game.deadline - 1500)
+    )
 
 
 # ---- knock -------------------------------------------------------------------------------
+
 
 def knock_position(seats: int):
     """Even seats pre-laid their 12, odd seats nothing. The first thrower threw 1 2 3
@@ -115,8 +124,9 @@ def knock_position(seats: int):
         commit = knock_rules.prelay_commitment(cards, knock_rules.PUBLIC_SALT)
         game.apply(seat, {"type": "prelay", "commit": commit}, 100 + seat)
     for seat, cards in choices.items():
-        game.apply(seat, {"type": "reveal", "cards": cards, "salt": knock_rules.PUBLIC_SALT},
-                   200 + seat)
+        game.apply(
+            seat, {"type": "reveal", "cards": cards, "salt": knock_rules.PUBLIC_SALT}, 200 + seat
+        )
     roller = game.turn
     game.apply(roller, {"type": "roll"}, 1000)
     game.apply(roller, {"type": "lay", "card": 5}, 1500)
@@ -139,6 +149,7 @@ def test_knock_hand_while_choosing_the_prelay():
 
 # ---- the end -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("seats", SEATS)
 def test_end_ranking(seats):
     names = NAMES[:seats]
@@ -148,8 +159,11 @@ def test_end_ranking(seats):
     check_golden(f"end_dice_{seats}", render_result("dice", dice, names, 1))
     minus = [4, 0, 17, 9, 0, 12, 33, 6][:seats]
     low = min(minus)
-    knock = {"scores": [-m for m in minus], "minus_points": minus,
-             "winners": [s for s in range(seats) if minus[s] == low]}
+    knock = {
+        "scores": [-m for m in minus],
+        "minus_points": minus,
+        "winners": [s for s in range(seats) if minus[s] == low],
+    }
     check_golden(f"end_knock_{seats}", render_result("knock", knock, names, 0))
 
 

@@ -62,7 +62,9 @@ def test_a_game_whose_end_cannot_be_signed_waits_like_a_failed_write(tmp_path):
     writer = GameWriter(path, HEADER, 1, identity=HostIdentity.when_needed(tmp_path))
     before = path.read_bytes()
     last = {"seq": 1, "t": 100, "seat": 0, "action": {"type": "roll", "hold": []}}
-    with pytest.raises(StoreError, match="the host's key cannot sign it .*not a usable private key"):
+    with pytest.raises(
+        StoreError, match="the host's key cannot sign it .*not a usable private key"
+    ):
         writer.append(last, end={"result": {"scores": [0]}})
     assert path.read_bytes() == before  # nothing half-written
     (tmp_path / KEY_FILE).unlink()  # put right: the owner moves the file away
@@ -77,7 +79,7 @@ def test_a_game_whose_end_cannot_be_signed_waits_like_a_failed_write(tmp_path):
 @pytest.mark.network
 @pytest.mark.timeout(120)
 async def test_a_host_as_kismet_makes_it_signs_its_first_game_with_the_kept_key(tmp_path):
-    keys = tmp_path / "user-state"   # kismet's: the user's state folder, beside its solo games
+    keys = tmp_path / "user-state"  # kismet's: the user's state folder, beside its solo games
     async with running_host(tmp_path / "solo", identity=HostIdentity.when_needed(keys)) as host:
         async with connected(host, "Ana") as ana:
             table = await ana.create_table("dice", FAST["dice"], bots=[])
@@ -106,7 +108,7 @@ def test_the_key_shown_is_read_from_the_files_public_part_alone(tmp_path):
     import base64
 
     raw = bytearray(base64.b64decode("".join(text[1:-1])))
-    raw[-40:] = bytes(40)   # the private part's end: key bytes, comment and padding
+    raw[-40:] = bytes(40)  # the private part's end: key bytes, comment and padding
     path.write_text("\n".join([text[0], base64.b64encode(bytes(raw)).decode(), text[-1]]) + "\n")
     identity = HostIdentity.when_needed(tmp_path)
     assert identity.shown_key() == made.public_key

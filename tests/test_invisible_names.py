@@ -24,11 +24,27 @@ INVISIBLE = {
     "Mongolian variation selectors": ["\u180b", "\u180c", "\u180d", "\u180f"],
     "Mongolian vowel separator": ["\u180e"],
     "Khmer inherent vowels": ["\u17b4", "\u17b5"],
-    "unassigned default-ignorables": ["\u2065", "\ufff0", "\ufff8", "\U000e0000", "\U000e01f0",
-                                      "\U000e0fff"],
+    "unassigned default-ignorables": [
+        "\u2065",
+        "\ufff0",
+        "\ufff8",
+        "\U000e0000",
+        "\U000e01f0",
+        "\U000e0fff",
+    ],
     "tags": ["\U000e0001", "\U000e0020", "\U000e007f"],
-    "format characters": ["\u00ad", "\u061c", "\u200b", "\u200c", "\u200d", "\u2060", "\u2062",
-                          "\ufeff", "\U0001bca0", "\U0001d173"],
+    "format characters": [
+        "\u00ad",
+        "\u061c",
+        "\u200b",
+        "\u200c",
+        "\u200d",
+        "\u2060",
+        "\u2062",
+        "\ufeff",
+        "\U0001bca0",
+        "\U0001d173",
+    ],
     "Hangul fillers": ["\u115f", "\u1160", "\u3164", "\uffa0"],
     "braille blank": ["\u2800"],
     "other blank letters": ["\U00016fe4", "\U0001d159"],
@@ -59,20 +75,45 @@ def test_emoji_keep_what_draws_them():
     assert name_key(f"Ana {heart}") == name_key("Ana \u2764")
 
 
-@pytest.mark.parametrize("name, shows", [
-    ("nora", True), ("Zoë", True), ("7", True), ("\u5c0f\u660e", True), ("\u0986\u09a8\u09be", True),
-    ("...", False), ("\U0001f3b2", False), ("-_-", False), ("\u3164\u3164", False), ("\u2800", False),
-    ("\u034f", False), ("\u115f\u1160", False),
-])
+@pytest.mark.parametrize(
+    "name, shows",
+    [
+        ("nora", True),
+        ("Zoë", True),
+        ("7", True),
+        ("\u5c0f\u660e", True),
+        ("\u0986\u09a8\u09be", True),
+        ("...", False),
+        ("\U0001f3b2", False),
+        ("-_-", False),
+        ("\u3164\u3164", False),
+        ("\u2800", False),
+        ("\u034f", False),
+        ("\u115f\u1160", False),
+    ],
+)
 def test_a_name_must_show_a_letter_or_a_digit(name, shows):
     assert shows_letter_or_digit(name) is shows
 
 
 @pytest.mark.network
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("disguised", ["nora\u034f", "no\ufe0fra", "n\U000e0100ora", "no\u3164ra",
-                                       "\u115fnora", "nora\u1160", "nor\uffa0a", "\u2800nora",
-                                       "nora\u17b4", "no\u180bra", "nora\ufff0"])
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        "nora\u034f",
+        "no\ufe0fra",
+        "n\U000e0100ora",
+        "no\u3164ra",
+        "\u115fnora",
+        "nora\u1160",
+        "nor\uffa0a",
+        "\u2800nora",
+        "nora\u17b4",
+        "no\u180bra",
+        "nora\ufff0",
+    ],
+)
 async def test_through_the_handshake_a_disguised_nora_is_refused(tmp_path, disguised):
     async with running_host(tmp_path) as host:
         async with connected(host, "nora"):
@@ -80,24 +121,34 @@ async def test_through_the_handshake_a_disguised_nora_is_refused(tmp_path, disgu
                 async with connected(host, disguised):
                     pass
             assert refused.value.code == "name_taken"
-            assert refused.value.words == ("Somebody called nora is already at this host: "
-                                           "please pick another name.")
+            assert refused.value.words == (
+                "Somebody called nora is already at this host: please pick another name."
+            )
             assert [p.name for p in host.players.values()] == ["nora"]
 
 
 @pytest.mark.network
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("disguised", ["Bot 1 (easy)\u034f", "Bot\u3164 1 (easy)",
-                                       "\u2800Bot 1 (easy)", "Bot 1\ufe0f (easy)",
-                                       "Bot 1 (\U000e0100easy)", "B\u115fot 1 (easy)"])
+@pytest.mark.parametrize(
+    "disguised",
+    [
+        "Bot 1 (easy)\u034f",
+        "Bot\u3164 1 (easy)",
+        "\u2800Bot 1 (easy)",
+        "Bot 1\ufe0f (easy)",
+        "Bot 1 (\U000e0100easy)",
+        "B\u115fot 1 (easy)",
+    ],
+)
 async def test_through_the_handshake_a_disguised_bot_name_is_refused(tmp_path, disguised):
     async with running_host(tmp_path) as host:
         with pytest.raises(RequestError) as refused:
             async with connected(host, disguised):
                 pass
         assert refused.value.code == "name_taken"
-        assert refused.value.words == ("Names like Bot 1 (easy) are kept for the host's bots: "
-                                       "please pick another name.")
+        assert refused.value.words == (
+            "Names like Bot 1 (easy) are kept for the host's bots: please pick another name."
+        )
         assert not host.players
 
 
@@ -110,8 +161,9 @@ async def test_through_the_handshake_a_name_with_nothing_to_read_is_refused(tmp_
                 async with connected(host, blank):
                     pass
             assert refused.value.code == "name_taken"
-            assert refused.value.words == ("A name needs a letter or a digit that people can "
-                                           "see: please pick another name.")
+            assert refused.value.words == (
+                "A name needs a letter or a digit that people can see: please pick another name."
+            )
         assert not host.players
         # A name of invisible code points only is no name at all: the host's default.
         async with connected(host, "\u3164\u034f") as nobody:

@@ -28,15 +28,32 @@ NORA_TAKEN = "Somebody called nora is already at this host: please pick another 
 async def test_ask_name_shows_the_hosts_words_and_asks_again(tmp_path):
     async with running_host(tmp_path) as host, connected(host, "nora"):
         client = Client(reconnect=False)
-        app = KismetApp(client, address=f"127.0.0.1:{host.port}", on_quit=client.close,
-                        connect=lambda: join_by_name(app, client, "127.0.0.1", host.port, "",
-                                                     ask=True, fresh=True, refused=[],
-                                                     seats=tmp_path / "seats.json"))
+        app = KismetApp(
+            client,
+            address=f"127.0.0.1:{host.port}",
+            on_quit=client.close,
+            connect=lambda: join_by_name(
+                app,
+                client,
+                "127.0.0.1",
+                host.port,
+                "",
+                ask=True,
+                fresh=True,
+                refused=[],
+                seats=tmp_path / "seats.json",
+            ),
+        )
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, AskNameScreen), what="the question")
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, AskNameScreen), what="the question"
+            )
             await pilot.press(*"NORA", "enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, AskNameScreen)
-                           and app.screen.problem == NORA_TAKEN, what="the host's words")
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, AskNameScreen) and app.screen.problem == NORA_TAKEN,
+                what="the host's words",
+            )
             problem = app.screen.query_one("#ask-problem", Static)
             assert str(problem.content) == NORA_TAKEN
             app.screen.query_one(Input).value = ""
@@ -53,10 +70,18 @@ async def test_a_taken_name_makes_kismet_join_say_so_and_exit_1(tmp_path):
         leader, follower = pty.openpty()
         try:
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", "from kismet_tui.cli import join_main; raise SystemExit(join_main())",
-                "--name", "NORA", f"127.0.0.1:{host.port}",
-                stdin=follower, stdout=follower, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
-                env=dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color"))
+                sys.executable,
+                "-c",
+                "from kismet_tui.cli import join_main; raise SystemExit(join_main())",
+                "--name",
+                "NORA",
+                f"127.0.0.1:{host.port}",
+                stdin=follower,
+                stdout=follower,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=ROOT,
+                env=dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color"),
+            )
             os.close(follower)
             follower = -1
             drain = asyncio.get_running_loop().run_in_executor(None, read_all, leader)
@@ -68,7 +93,9 @@ async def test_a_taken_name_makes_kismet_join_say_so_and_exit_1(tmp_path):
         await drain
         assert proc.returncode == 1
         # Textual draws on stderr too: the words come last, once it has put the terminal back.
-        assert clean_text(errors.decode()).endswith(f"kismet-join: {NORA_TAKEN} (--name picks another)")
+        assert clean_text(errors.decode()).endswith(
+            f"kismet-join: {NORA_TAKEN} (--name picks another)"
+        )
         assert [p.name for p in host.players.values()] == ["nora"]
 
 

@@ -22,8 +22,14 @@ def seed_for_first_roller(seats, first):
 def game(seats=2, dice=(), options=None, first=0, prelays=None, start_ms=0):
     """A game in play: every seat has committed and revealed its pre-lay (default: none),
     and `first` rolls first."""
-    g = new_game("knock", seats, seed=b"unused", options=options, start_ms=start_ms,
-                 rng=ScriptedRNG(list(dice), seed=seed_for_first_roller(seats, first)))
+    g = new_game(
+        "knock",
+        seats,
+        seed=b"unused",
+        options=options,
+        start_ms=start_ms,
+        rng=ScriptedRNG(list(dice), seed=seed_for_first_roller(seats, first)),
+    )
     prelays = prelays or [[] for _ in range(seats)]
     for s in range(seats):
         g.apply(s, {"type": "prelay", "commit": prelay_commitment(prelays[s], SALT)}, start_ms)
@@ -58,10 +64,15 @@ def knock(g, seat, card=None, t=None):
 
 # ---- options -----------------------------------------------------------------------------------
 
+
 def test_options_have_defaults_and_refuse_nonsense():
-    assert normalize_options({}) == {"knock_window_ms": 1500, "away_limit_ms": 30_000,
-                                     "turn_limit_ms": 30_000, "rounds": 1,  # [D31]
-                                     "chips": [6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6]}
+    assert normalize_options({}) == {
+        "knock_window_ms": 1500,
+        "away_limit_ms": 30_000,
+        "turn_limit_ms": 30_000,
+        "rounds": 1,  # [D31]
+        "chips": [6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6],
+    }
     with pytest.raises(IllegalAction, match="no option called countdown_ms"):
         normalize_options({"countdown_ms": 3000})
     with pytest.raises(IllegalAction, match="number of rounds"):
@@ -69,6 +80,7 @@ def test_options_have_defaults_and_refuse_nonsense():
 
 
 # ---- [D13] the secret pre-lay -------------------------------------------------------------------
+
 
 def test_d13_prelay_is_committed_then_revealed_and_takes_effect_together():
     g = new_game("knock", 2, seed=b"d13")
@@ -83,18 +95,18 @@ def test_d13_prelay_is_committed_then_revealed_and_takes_effect_together():
     act(g, 1, {"type": "prelay", "commit": prelay_commitment([], "ff")}, 200)
     assert g.phase == "prelay_reveal" and g.next_deadline() == 30_200
     act(g, 0, {"type": "reveal", "cards": [7, 6], "salt": SALT}, 300)
-    assert g.laid[0] == [] and g.open[0] == ALL      # not yet: the choices take effect together
+    assert g.laid[0] == [] and g.open[0] == ALL  # not yet: the choices take effect together
     notes = act(g, 1, {"type": "reveal", "cards": [], "salt": "ff"}, 400)
     assert notes[0] == {"type": "revealed", "seat": 1, "count": 0}
     assert notes[1]["type"] == "prelays_done"
     assert g.laid[0] == [7, 6] and g.open[0] == [2, 3, 4, 5, 8, 9, 10, 11, 12]  # 6 on top
     assert g.view(0)["players"][0]["laid"] == [7, 6]
-    assert g.view(1)["players"][0]["laid"] is None   # face down: the order is the owner's
+    assert g.view(1)["players"][0]["laid"] is None  # face down: the order is the owner's
 
 
 def test_d13_reveals_that_do_not_match_or_break_the_rules_are_refused():
     g = new_game("knock", 2, seed=b"d13")
-    too_many = [2, 7]                                  # 6 + 1 = 7 chips
+    too_many = [2, 7]  # 6 + 1 = 7 chips
     act(g, 0, {"type": "prelay", "commit": prelay_commitment(too_many, SALT)}, 0)
     act(g, 1, {"type": "prelay", "commit": prelay_commitment([3, 3], SALT)}, 0)
     refused(g, 0, {"type": "reveal", "cards": [2], "salt": SALT}, "not what you committed to")
@@ -105,8 +117,10 @@ def test_d13_reveals_that_do_not_match_or_break_the_rules_are_refused():
     refused(g, 1, {"type": "prelay", "commit": "ab"}, "time to choose a pre-lay is over")
     # Neither can ever reveal: at the deadline both keep an empty pre-lay.
     notes = act(g, HOST, TIMEOUT, 30_000)
-    assert notes[:2] == [{"type": "prelay_defaulted", "seat": 0, "limit_ms": 30_000},
-                         {"type": "prelay_defaulted", "seat": 1, "limit_ms": 30_000}]
+    assert notes[:2] == [
+        {"type": "prelay_defaulted", "seat": 0, "limit_ms": 30_000},
+        {"type": "prelay_defaulted", "seat": 1, "limit_ms": 30_000},
+    ]
     assert g.phase == "play" and g.laid == [[], []]
 
 
@@ -121,8 +135,10 @@ def test_d13_whoever_has_not_committed_by_the_away_limit_gets_an_empty_prelay():
     act(g, 1, {"type": "prelay", "commit": prelay_commitment([12], SALT)}, 2000)
     refused(g, HOST, TIMEOUT, "Too early", t=5999)
     notes = act(g, HOST, TIMEOUT, 6000)
-    assert notes == [{"type": "prelay_defaulted", "seat": 0, "limit_ms": 5000},
-                     {"type": "prelay_defaulted", "seat": 2, "limit_ms": 5000}]
+    assert notes == [
+        {"type": "prelay_defaulted", "seat": 0, "limit_ms": 5000},
+        {"type": "prelay_defaulted", "seat": 2, "limit_ms": 5000},
+    ]
     assert g.phase == "prelay_reveal" and g.next_deadline() == 11_000
     refused(g, 0, {"type": "reveal", "cards": [], "salt": SALT}, "Time ran out")
     act(g, 1, {"type": "reveal", "cards": [12], "salt": SALT}, 7000)
@@ -131,6 +147,7 @@ def test_d13_whoever_has_not_committed_by_the_away_limit_gets_an_empty_prelay():
 
 def test_d13_a_commitment_is_sha256_of_the_canonical_choice():
     import hashlib
+
     expected = hashlib.sha256(b'{"cards":[7,6],"salt":"5a17"}').hexdigest()
     assert prelay_commitment([7, 6], SALT) == expected
     assert prelay_commitment([6, 7], SALT) != expected  # the order is part of the choice
@@ -150,10 +167,11 @@ def test_d13_legal_actions_offer_public_prelays_that_reveal():
 
 # ---- [D14] the first roller, turn order ---------------------------------------------------------
 
+
 def test_d14_the_first_roller_is_the_seeds_first_draw_and_turns_go_round():
     for seed in (b"a", b"b", b"c", b"d"):
         g = new_game("knock", 4, seed=seed, options={"knock_window_ms": 0})
-        act(g, HOST, TIMEOUT, 30_000)               # everybody: empty pre-lay
+        act(g, HOST, TIMEOUT, 30_000)  # everybody: empty pre-lay
         assert g.first_roller == SeededRNG(seed).below(4) == g.turn
         first = g.turn
         act(g, first, {"type": "roll"})
@@ -171,13 +189,26 @@ def test_d14_not_your_turn_is_refused():
 
 # ---- a turn: roll, lay, pass, joker -------------------------------------------------------------
 
+
 def test_lay_one_matching_card_only():
-    g = game(dice=[2, 3, 5])                         # targets 5, 7, 8
+    g = game(dice=[2, 3, 5])  # targets 5, 7, 8
     notes = act(g, 0, {"type": "roll"})
-    assert notes == [{"type": "rolled", "seat": 0, "roll": 1, "dice": [2, 3, 5],
-                      "targets": [5, 7, 8], "joker": False}]
-    refused(g, 0, {"type": "lay", "card": 6},
-            "Your 6 does not match this roll: the dice make 5, 7 and 8.")
+    assert notes == [
+        {
+            "type": "rolled",
+            "seat": 0,
+            "roll": 1,
+            "dice": [2, 3, 5],
+            "targets": [5, 7, 8],
+            "joker": False,
+        }
+    ]
+    refused(
+        g,
+        0,
+        {"type": "lay", "card": 6},
+        "Your 6 does not match this roll: the dice make 5, 7 and 8.",
+    )
     refused(g, 0, {"type": "lay", "card": 7, "extra": 8}, "Only a joker throw")
     notes = act(g, 0, {"type": "lay", "card": 8})
     assert notes[0] == {"type": "laid", "seat": 0, "cards": [8]}
@@ -194,7 +225,7 @@ def test_roll_before_lay_and_no_card_you_lack():
 
 
 def test_joker_throw_lays_the_match_and_any_other_card():
-    g = game(dice=[2, 2, 2])                         # target 4 only
+    g = game(dice=[2, 2, 2])  # target 4 only
     act(g, 0, {"type": "roll"})
     lays = [a for a in g.legal_actions(0) if a["type"] == "lay"]
     assert {"type": "lay", "card": 4} in lays and {"type": "lay", "card": 4, "extra": 12} in lays
@@ -213,6 +244,7 @@ def test_joker_throw_without_the_match_lays_nothing():
 
 
 # ---- [D15] the knock window ----------------------------------------------------------------------
+
 
 def test_d15_the_next_roll_waits_for_the_knock_window():
     g = game(seats=3, dice=[1, 2, 3, 6, 6, 6])
@@ -244,20 +276,28 @@ def test_d15_the_window_is_a_table_option():
 
 # ---- knocking: the three cases -------------------------------------------------------------------
 
+
 def test_knock_case_1_overlooked_first_knocker_lays_later_ones_are_too_slow():
-    g = game(seats=4, dice=[2, 3, 5])                # targets 5, 7, 8
+    g = game(seats=4, dice=[2, 3, 5])  # targets 5, 7, 8
     arrange(g, 0, [5, 10], rest([5, 10], top=12))
     arrange(g, 1, [8, 11], rest([8, 11], top=2))
     arrange(g, 2, [7, 9], rest([7, 9], top=3))
     arrange(g, 3, [2, 3], rest([2, 3], top=4))
     act(g, 0, {"type": "roll"})
-    act(g, 0, {"type": "pass"})                      # overlooked the 5
+    act(g, 0, {"type": "pass"})  # overlooked the 5
     good = knock(g, 1)
-    assert good == {"type": "knocked", "roll": 1, "seat": 1, "case": "overlooked",
-                    "judgement": "good", "laid": 8, "turned_up": None}
+    assert good == {
+        "type": "knocked",
+        "roll": 1,
+        "seat": 1,
+        "case": "overlooked",
+        "judgement": "good",
+        "laid": 8,
+        "turned_up": None,
+    }
     late = knock(g, 2)
     assert late["judgement"] == "too_slow" and late["laid"] is None
-    late_without_match = knock(g, 3)                 # no penalty after an overlooked pass
+    late_without_match = knock(g, 3)  # no penalty after an overlooked pass
     assert late_without_match["judgement"] == "too_slow" and late_without_match["turned_up"] is None
     assert g.open[2] == [7, 9] and g.open[3] == [2, 3]
 
@@ -277,7 +317,7 @@ def test_knock_case_1_first_knocker_without_a_match_turns_up_the_rollers_card():
 def test_knock_case_2_the_roller_still_holds_a_match_so_the_knock_is_wrong():
     g = game(seats=3, dice=[2, 3, 5])
     arrange(g, 1, [5, 6], rest([5, 6], top=9))
-    act(g, 0, {"type": "roll"})                      # seat 0 holds all of 5, 7, 8
+    act(g, 0, {"type": "roll"})  # seat 0 holds all of 5, 7, 8
     note = knock(g, 1, card=5)
     assert (note["case"], note["judgement"]) == ("roller_holds", "wrong")
     assert note["turned_up"] == {"seat": 1, "card": 9} and g.open[1] == [5, 6, 9]
@@ -302,21 +342,25 @@ def test_the_rulebooks_example_card_for_card():
     # Andreas: 2 and 6. Britta: 4 and 11. Christian: 7, 8 and 12. Doris: 12. Ernst: 2 and 9.
     g = game(seats=5, dice=[2, 6, 6], first=0)
     arrange(g, 0, [2, 6], rest([2, 6]))
-    arrange(g, 1, [4, 11], rest([4, 11], top=6))     # Britta's last laid card is a 6
+    arrange(g, 1, [4, 11], rest([4, 11], top=6))  # Britta's last laid card is a 6
     arrange(g, 2, [7, 8, 12], rest([7, 8, 12]))
     arrange(g, 3, [12], rest([12]))
-    arrange(g, 4, [2, 9], rest([2, 9], top=10))      # Ernst's is a 10
+    arrange(g, 4, [2, 9], rest([2, 9], top=10))  # Ernst's is a 10
     notes = act(g, 0, {"type": "roll"}, 1000)
-    assert notes[0]["targets"] == [8, 12]            # Andreas has neither
+    assert notes[0]["targets"] == [8, 12]  # Andreas has neither
     judged = [knock(g, seat, t=1200 + seat) for seat in (1, 2, 3, 4)]
     assert [(k["seat"], k["judgement"]) for k in judged] == [
-        (1, "wrong"), (2, "good"), (3, "too_slow"), (4, "wrong")]
+        (1, "wrong"),
+        (2, "good"),
+        (3, "too_slow"),
+        (4, "wrong"),
+    ]
     assert judged[0]["turned_up"] == {"seat": 1, "card": 6}
     assert judged[3]["turned_up"] == {"seat": 4, "card": 10}
-    assert judged[1]["laid"] == 12                   # [D16]: no card named, the 12 has most chips
+    assert judged[1]["laid"] == 12  # [D16]: no card named, the 12 has most chips
     assert judged[2]["laid"] is None and judged[2]["turned_up"] is None
     assert g.open == [[2, 6], [4, 6, 11], [7, 8], [12], [2, 9, 10]]
-    act(g, 0, {"type": "pass"}, 1500)                # correctly: nothing to lay
+    act(g, 0, {"type": "pass"}, 1500)  # correctly: nothing to lay
     view = g.view(3)
     assert [k["seat"] for k in view["roll"]["knocks"]] == [1, 2, 3, 4]
 
@@ -333,29 +377,33 @@ def test_a_named_card_must_be_an_open_match():
     g = game(seats=3, dice=[2, 6, 6])
     arrange(g, 1, [4, 11], rest([4, 11]))
     act(g, 0, {"type": "roll"})
-    refused(g, 1, {"type": "knock", "card": 4},
-            "Your 4 does not match this roll: the dice make 8 and 12.")
+    refused(
+        g,
+        1,
+        {"type": "knock", "card": 4},
+        "Your 4 does not match this roll: the dice make 8 and 12.",
+    )
     refused(g, 1, {"type": "knock", "card": 12}, "You have no open 12.")
     g2 = game(seats=2, dice=[1, 2, 3])
     refused(g2, 1, {"type": "knock"}, "Nothing to knock on: nobody has rolled yet this round.")
 
 
 def test_d16_default_card_is_most_chips_then_the_higher_number():
-    g = game(seats=3, dice=[1, 4, 5])                # targets 5, 6, 9 (chips 3, 2, 3)
+    g = game(seats=3, dice=[1, 4, 5])  # targets 5, 6, 9 (chips 3, 2, 3)
     arrange(g, 0, [2, 3], rest([2, 3]))
     arrange(g, 1, [5, 6, 9], rest([5, 6, 9]))
     arrange(g, 2, [5, 6], rest([5, 6]))
     act(g, 0, {"type": "roll"})
-    assert knock(g, 1)["laid"] == 9                  # 5 and 9 tie on chips: the higher number
+    assert knock(g, 1)["laid"] == 9  # 5 and 9 tie on chips: the higher number
     g = game(seats=3, dice=[1, 4, 5])
     arrange(g, 0, [2, 3], rest([2, 3]))
     arrange(g, 2, [5, 6], rest([5, 6]))
     act(g, 0, {"type": "roll"})
-    assert knock(g, 2)["laid"] == 5                  # 3 chips beat the 6's 2
+    assert knock(g, 2)["laid"] == 5  # 3 chips beat the 6's 2
 
 
 def test_d17_on_a_joker_throw_the_good_knocker_lays_only_the_match():
-    g = game(seats=2, dice=[3, 3, 3])                # target 6
+    g = game(seats=2, dice=[3, 3, 3])  # target 6
     arrange(g, 0, [2, 12], rest([2, 12]))
     arrange(g, 1, [6, 10, 12], rest([6, 10, 12]))
     act(g, 0, {"type": "roll"})
@@ -375,17 +423,22 @@ def test_a_wrong_knocker_with_an_empty_pile_loses_nothing():
 
 # ---- end of a round and of the game --------------------------------------------------------------
 
+
 def test_laying_the_last_card_wins_the_round_at_once():
     g = game(seats=3, dice=[2, 3, 5])
     arrange(g, 0, [8], rest([8]))
-    arrange(g, 1, [2, 12], rest([2, 12]))            # 12 chips
-    arrange(g, 2, [7], rest([7]))                    # 1 chip
+    arrange(g, 1, [2, 12], rest([2, 12]))  # 12 chips
+    arrange(g, 2, [7], rest([7]))  # 1 chip
     act(g, 0, {"type": "roll"})
     notes = act(g, 0, {"type": "lay", "card": 8})
     assert notes[1] == {"type": "round_over", "round": 1, "winners": [0], "minus": [0, 12, 1]}
     assert notes[2] == {"type": "game_over", "scores": [0, -12, -1], "winners": [0]}
-    assert g.result() == {"scores": [0, -12, -1], "minus_points": [0, 12, 1], "winners": [0],
-                          "round_scores": [[0, 12, 1]]}
+    assert g.result() == {
+        "scores": [0, -12, -1],
+        "minus_points": [0, 12, 1],
+        "winners": [0],
+        "round_scores": [[0, 12, 1]],
+    }
     refused(g, 1, {"type": "knock"}, "The game is over.")
     assert g.next_deadline() is None and g.legal_actions(1) == []
 
@@ -396,8 +449,12 @@ def test_a_knocker_who_lays_their_last_card_wins_too():
     arrange(g, 2, [7], rest([7]))
     act(g, 0, {"type": "roll"})
     notes = act(g, 2, {"type": "knock"})
-    assert notes[1] == {"type": "round_over", "round": 1, "winners": [2],
-                        "minus": [11, sum([6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6]), 0]}
+    assert notes[1] == {
+        "type": "round_over",
+        "round": 1,
+        "winners": [2],
+        "minus": [11, sum([6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6]), 0],
+    }
     # Next round: all cards open again, a new secret pre-lay, the next seat rolls first.
     assert g.phase == "prelay_commit" and g.round == 2 and g.open[2] == ALL and g.roll is None
     first_of_round_1 = g.game_first_roller
@@ -410,22 +467,23 @@ def test_rounds_add_up_and_ties_share():
     arrange(g, 0, [8], rest([8]))
     arrange(g, 1, [7], rest([7]))
     act(g, 0, {"type": "roll"})
-    act(g, 0, {"type": "lay", "card": 8})            # round 1: seat 1 scores 1
+    act(g, 0, {"type": "lay", "card": 8})  # round 1: seat 1 scores 1
     act(g, HOST, TIMEOUT, g.next_deadline())
     assert g.turn == 1
     arrange(g, 0, [7], rest([7]))
     arrange(g, 1, [8], rest([8]))
     act(g, 1, {"type": "roll"})
-    notes = act(g, 1, {"type": "lay", "card": 8})    # round 2: seat 0 scores 1
+    notes = act(g, 1, {"type": "lay", "card": 8})  # round 2: seat 0 scores 1
     assert notes[-1] == {"type": "game_over", "scores": [-1, -1], "winners": [0, 1]}
     assert g.result()["round_scores"] == [[0, 1], [1, 0]]
 
 
 # ---- [D18] away players and the turn limit -------------------------------------------------------
 
+
 def test_d18_an_away_roller_is_played_for_after_the_away_limit():
     g = game(seats=3, dice=[2, 3, 5], options={"away_limit_ms": 5000, "turn_limit_ms": 0})
-    assert g.next_deadline() is None                 # no turn limit: wait for a present player
+    assert g.next_deadline() is None  # no turn limit: wait for a present player
     act(g, HOST, {"type": "away", "seat": 0}, 1000)
     assert g.next_deadline() == 6000
     refused(g, 0, {"type": "roll"}, "Seat 0 is marked away")
@@ -440,9 +498,9 @@ def test_d18_an_away_roller_without_a_match_passes_and_the_window_still_holds():
     g = game(seats=2, dice=[1, 1, 1, 2, 2, 2], options={"away_limit_ms": 500})
     arrange(g, 1, [3, 5], rest([3, 5]))
     act(g, 0, {"type": "roll"}, 100)
-    act(g, 0, {"type": "pass"}, 200)                 # seat 1 may roll from 1700
+    act(g, 0, {"type": "pass"}, 200)  # seat 1 may roll from 1700
     act(g, HOST, {"type": "away", "seat": 1}, 300)
-    assert g.next_deadline() == 1700                 # the away limit (800) waits for the window
+    assert g.next_deadline() == 1700  # the away limit (800) waits for the window
     notes = act(g, HOST, TIMEOUT, 1700)
     assert [n["type"] for n in notes] == ["default_play", "rolled", "passed", "turn"]
 
@@ -456,12 +514,15 @@ def test_d18_joker_default_lays_the_match_and_the_richest_other_card():
 
 
 def test_d18_the_away_clock_starts_with_the_turn_and_back_stops_it():
-    g = game(seats=2, dice=[1, 2, 3], options={"away_limit_ms": 5000, "knock_window_ms": 0,
-                                               "turn_limit_ms": 0})
+    g = game(
+        seats=2,
+        dice=[1, 2, 3],
+        options={"away_limit_ms": 5000, "knock_window_ms": 0, "turn_limit_ms": 0},
+    )
     act(g, HOST, {"type": "away", "seat": 1}, 0)
     act(g, 0, {"type": "roll"}, 1000)
     act(g, 0, {"type": "pass"}, 4000)
-    assert g.next_deadline() == 9000                 # from the start of seat 1's turn
+    assert g.next_deadline() == 9000  # from the start of seat 1's turn
     act(g, HOST, {"type": "back", "seat": 1}, 4500)
     assert g.next_deadline() is None
 
@@ -469,12 +530,13 @@ def test_d18_the_away_clock_starts_with_the_turn_and_back_stops_it():
 def test_turn_limit_plays_the_default_for_anybody():
     g = game(seats=2, dice=[2, 3, 5], options={"turn_limit_ms": 20_000})
     act(g, 0, {"type": "roll"}, 1000)
-    assert g.next_deadline() == 20_000               # from the start of the turn
+    assert g.next_deadline() == 20_000  # from the start of the turn
     notes = act(g, HOST, TIMEOUT, 20_000)
     assert [n["type"] for n in notes] == ["default_play", "laid", "turn"]
 
 
 # ---- view and replay ---------------------------------------------------------------------------
+
 
 def test_view_shows_what_the_screens_need():
     g = game(seats=2, dice=[2, 3, 5])
@@ -493,8 +555,13 @@ def test_a_logged_game_replays_to_the_same_digest():
     g = new_game("knock", 2, b"replay")
     events = []
     for s in range(2):
-        events.append({"seat": s, "t": 0, "action": {"type": "prelay",
-                                                     "commit": prelay_commitment([7], "aa")}})
+        events.append(
+            {
+                "seat": s,
+                "t": 0,
+                "action": {"type": "prelay", "commit": prelay_commitment([7], "aa")},
+            }
+        )
     for s in range(2):
         events.append({"seat": s, "t": 0, "action": {"type": "reveal", "cards": [7], "salt": "aa"}})
     for e in events:

@@ -49,8 +49,13 @@ def playout_through_windows(game, rng, max_steps, max_gap_ms, away_chance):
         if away_chance and rng.below(away_chance) == 0:
             who = rng.below(game.seats)
             moves = [(HOST, {"type": "back" if game.away[who] else "away", "seat": who})]
-        early = (game.phase == "play" and game.stage == "roll" and not game.away[game.turn]
-                 and game.roll_from is not None and at < game.roll_from)
+        early = (
+            game.phase == "play"
+            and game.stage == "roll"
+            and not game.away[game.turn]
+            and game.roll_from is not None
+            and at < game.roll_from
+        )
         if early and tried != (game.round, game.roll_count) and rng.below(2) == 0:
             tried = (game.round, game.roll_count)  # one early try per window
             before = game.digest()
@@ -81,11 +86,13 @@ def playout_through_windows(game, rng, max_steps, max_gap_ms, away_chance):
     return log, refusals
 
 
-options = st.fixed_dictionaries({
-    "rounds": st.integers(1, 2),
-    "away_limit_ms": st.integers(0, 4000),
-    "turn_limit_ms": st.sampled_from([0, 0, 2500]),
-})
+options = st.fixed_dictionaries(
+    {
+        "rounds": st.integers(1, 2),
+        "away_limit_ms": st.integers(0, 4000),
+        "turn_limit_ms": st.sampled_from([0, 0, 2500]),
+    }
+)
 
 
 def check_log(header, game, log):
@@ -93,16 +100,23 @@ def check_log(header, game, log):
     result = game.result()
     assert len(result["round_scores"]) == header["options"]["rounds"]
     assert result["scores"] == [-m for m in result["minus_points"]]
-    rebuilt = replay_checking_every_step(header, log, each_player_keeps_their_eleven,
-                                         header["seed"] + 1)
+    rebuilt = replay_checking_every_step(
+        header, log, each_player_keeps_their_eleven, header["seed"] + 1
+    )
     assert rebuilt.digest() == game.digest()
     assert replay(header, log).digest() == game.digest()
 
 
 @settings(max_examples=15, deadline=None)
-@given(seats=st.integers(2, 5), seed=st.integers(0, 2**32), play_seed=st.integers(0, 2**32),
-       opts=options, window=st.integers(1, 2000), gap=st.integers(1, 2500),
-       away=st.sampled_from([0, 15]))
+@given(
+    seats=st.integers(2, 5),
+    seed=st.integers(0, 2**32),
+    play_seed=st.integers(0, 2**32),
+    opts=options,
+    window=st.integers(1, 2000),
+    gap=st.integers(1, 2500),
+    away=st.sampled_from([0, 15]),
+)
 def test_random_knock_games_with_a_knock_window(seats, seed, play_seed, opts, window, gap, away):
     opts = dict(opts, knock_window_ms=window)
     header = {"ruleset": "knock", "seats": seats, "seed": seed, "options": opts, "t0": 3}
@@ -112,16 +126,23 @@ def test_random_knock_games_with_a_knock_window(seats, seed, play_seed, opts, wi
 
 
 @settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32), play_seed=st.integers(0, 2**32), opts=options,
-       window=st.sampled_from([0, 1500]), gap=st.integers(0, 2500),
-       away=st.sampled_from([0, 15]))
-def test_random_two_seat_knock_games_through_the_shared_playout(seed, play_seed, opts, window,
-                                                                gap, away):
+@given(
+    seed=st.integers(0, 2**32),
+    play_seed=st.integers(0, 2**32),
+    opts=options,
+    window=st.sampled_from([0, 1500]),
+    gap=st.integers(0, 2500),
+    away=st.sampled_from([0, 15]),
+)
+def test_random_two_seat_knock_games_through_the_shared_playout(
+    seed, play_seed, opts, window, gap, away
+):
     opts = dict(opts, knock_window_ms=window)
     header = {"ruleset": "knock", "seats": 2, "seed": seed, "options": opts, "t0": 0}
     game = new_game("knock", 2, seed, opts)
-    log = random_playout(game, SeededRNG(play_seed), max_steps=20_000, max_gap_ms=gap,
-                         away_chance=away)
+    log = random_playout(
+        game, SeededRNG(play_seed), max_steps=20_000, max_gap_ms=gap, away_chance=away
+    )
     check_log(header, game, log)
 
 

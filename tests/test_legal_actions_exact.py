@@ -35,8 +35,9 @@ def common(game):
 
 def dice_vocabulary(game):
     holds = [[i for i in range(5) if mask >> i & 1] for mask in range(32)]
-    return ([{"type": "roll", "hold": h} for h in holds]
-            + [{"type": "score", "box": b} for b in BOXES])
+    return [{"type": "roll", "hold": h} for h in holds] + [
+        {"type": "score", "box": b} for b in BOXES
+    ]
 
 
 def race_vocabulary(game):
@@ -51,11 +52,17 @@ def race_vocabulary(game):
 
 def knock_vocabulary(game):
     public = knock_rules._public_prelays(tuple(game.chips))
-    moves = [{"type": "roll"}, {"type": "pass"}, {"type": "knock"},
-             {"type": "prelay", "commit": SECRET_COMMIT}]
+    moves = [
+        {"type": "roll"},
+        {"type": "pass"},
+        {"type": "knock"},
+        {"type": "prelay", "commit": SECRET_COMMIT},
+    ]
     moves += [{"type": "prelay", "commit": c} for c in public]
-    moves += [{"type": "reveal", "cards": cards, "salt": knock_rules.PUBLIC_SALT}
-              for cards in public.values()]
+    moves += [
+        {"type": "reveal", "cards": cards, "salt": knock_rules.PUBLIC_SALT}
+        for cards in public.values()
+    ]
     for n in NUMBERS:
         moves += [{"type": "lay", "card": n}, {"type": "knock", "card": n}]
         moves += [{"type": "lay", "card": n, "extra": m} for m in NUMBERS if m != n]
@@ -97,8 +104,9 @@ def check_exact(game, t, rng, apply_all):
             try:
                 trial.apply(seat, action, t)
             except IllegalAction as refusal:
-                raise AssertionError(f"seat {seat} at {t}: listed {action} refused: "
-                                     f"{refusal.words}") from None
+                raise AssertionError(
+                    f"seat {seat} at {t}: listed {action} refused: {refusal.words}"
+                ) from None
             applied += 1
         listed_keys = {key(a) for a in listed}
         unlisted = [a for k, a in vocabulary if k not in listed_keys]
@@ -147,36 +155,59 @@ seeds = st.integers(0, 2**32 - 1)
 
 
 @SETTINGS
-@given(seats=st.integers(1, 4), seed=seeds, play_seed=seeds, away=st.sampled_from([0, 12]),
-       options=st.sampled_from([{}, {"turn_limit_ms": 3000}, {"away_limit_ms": 1500}]))
+@given(
+    seats=st.integers(1, 4),
+    seed=seeds,
+    play_seed=seeds,
+    away=st.sampled_from([0, 12]),
+    options=st.sampled_from([{}, {"turn_limit_ms": 3000}, {"away_limit_ms": 1500}]),
+)
 def test_dice_lists_exactly_what_apply_accepts(seats, seed, play_seed, away, options):
     play_and_check("dice", seats, seed, play_seed, options, 100, away_chance=away)
 
 
 @SETTINGS
-@given(seats=st.integers(2, 4), seed=seeds, play_seed=seeds, away=st.sampled_from([0, 12]),
-       gap=st.sampled_from([300, 2000]))
+@given(
+    seats=st.integers(2, 4),
+    seed=seeds,
+    play_seed=seeds,
+    away=st.sampled_from([0, 12]),
+    gap=st.sampled_from([300, 2000]),
+)
 def test_race_lists_exactly_what_apply_accepts(seats, seed, play_seed, away, gap):
     options = {"countdown_ms": 500, "round_limit_ms": 3000, "reveal_ms": 300}
-    play_and_check("race", seats, seed, play_seed, options, 100, away_chance=away,
-                   max_gap_ms=gap)
+    play_and_check("race", seats, seed, play_seed, options, 100, away_chance=away, max_gap_ms=gap)
 
 
 @SETTINGS
-@given(seats=st.integers(2, 4), seed=seeds, play_seed=seeds, away=st.sampled_from([0, 12]),
-       window=st.sampled_from([0, 700, 1500]), turn_limit=st.sampled_from([0, 2500]))
-def test_knock_lists_exactly_what_apply_accepts(seats, seed, play_seed, away, window,
-                                                turn_limit):
+@given(
+    seats=st.integers(2, 4),
+    seed=seeds,
+    play_seed=seeds,
+    away=st.sampled_from([0, 12]),
+    window=st.sampled_from([0, 700, 1500]),
+    turn_limit=st.sampled_from([0, 2500]),
+)
+def test_knock_lists_exactly_what_apply_accepts(seats, seed, play_seed, away, window, turn_limit):
     options = {"knock_window_ms": window, "turn_limit_ms": turn_limit, "away_limit_ms": 4000}
-    play_and_check("knock", seats, seed, play_seed, options, 100, away_chance=away,
-                   max_gap_ms=1000, weights={"knock": 1}, default_weight=8)
+    play_and_check(
+        "knock",
+        seats,
+        seed,
+        play_seed,
+        options,
+        100,
+        away_chance=away,
+        max_gap_ms=1000,
+        weights={"knock": 1},
+        default_weight=8,
+    )
 
 
 def test_the_knock_window_is_met_on_both_sides():
     # Guards the property above against testing nothing: a game whose roll is not listed
     # just before roll_from, and is listed (and applies) at it.
-    game, log = play_and_check("knock", 2, 3, 4, {"knock_window_ms": 1500}, 60,
-                               max_gap_ms=1000)
+    game, log = play_and_check("knock", 2, 3, 4, {"knock_window_ms": 1500}, 60, max_gap_ms=1000)
     replayed = new_game("knock", 2, 3, {"knock_window_ms": 1500}, start_ms=100)
     windows = 0
     for event in log:

@@ -6,15 +6,24 @@ from __future__ import annotations
 
 from kismet_tui.screens.lobby import render_my_table
 
-PANEL = 32   # the lobby's table panel at 80 columns ("Start asked: press y within 56 s")
+PANEL = 32  # the lobby's table panel at 80 columns ("Start asked: press y within 56 s")
 
 
 def table(bo_ready: bool, free_at: int | None) -> dict[str, object]:
-    return {"id": 1, "ruleset": "race", "state": "lobby", "max_seats": 8, "owner": 1,
-            "free_unready_at": free_at, "options": {},
-            "seats": [{"name": "root", "client_id": 1, "ready": True},
-                      {"name": "Bot 1", "client_id": None, "bot": "medium", "ready": True},
-                      {"name": "Bo", "client_id": 2, "ready": bo_ready}]}
+    return {
+        "id": 1,
+        "ruleset": "race",
+        "state": "lobby",
+        "max_seats": 8,
+        "owner": 1,
+        "free_unready_at": free_at,
+        "options": {},
+        "seats": [
+            {"name": "root", "client_id": 1, "ready": True},
+            {"name": "Bot 1", "client_id": None, "bot": "medium", "ready": True},
+            {"name": "Bo", "client_id": 2, "ready": bo_ready},
+        ],
+    }
 
 
 def test_the_seconds_before_seats_are_freed_fit_the_panel_whole():

@@ -24,23 +24,34 @@ DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_tex
 
 def doc_section(title: str) -> str:
     start = DOC.index(title)
-    return DOC[start:DOC.index("\n### ", start + 1)]
+    return DOC[start : DOC.index("\n### ", start + 1)]
 
 
 def hex_blocks(text: str) -> list[bytes]:
     """The fenced blocks of hex in `text`, as bytes."""
-    return [bytes.fromhex("".join(block.split()))
-            for block in re.findall(r"```\n([0-9a-f\n]+)```", text)]
+    return [
+        bytes.fromhex("".join(block.split()))
+        for block in re.findall(r"```\n([0-9a-f\n]+)```", text)
+    ]
 
 
 def test_the_docs_worked_vector_is_what_the_code_signs_and_checks(tmp_path):
     section = doc_section("### The signature")
     log_bytes, trailer = hex_blocks(section)
     records = [
-        {"kind": "header", "header": {"ruleset": "dice", "seats": ["Ana"], "options": {},
-                                      "t0": 0, "chance": []}, "table": 1},
-        {"kind": "event", "seq": 1, "t": 100, "seat": 0,
-         "action": {"type": "roll", "hold": []}, "chance": [5, 4, 2, 4, 2]},
+        {
+            "kind": "header",
+            "header": {"ruleset": "dice", "seats": ["Ana"], "options": {}, "t0": 0, "chance": []},
+            "table": 1,
+        },
+        {
+            "kind": "event",
+            "seq": 1,
+            "t": 100,
+            "seat": 0,
+            "action": {"type": "roll", "hold": []},
+            "chance": [5, 4, 2, 4, 2],
+        },
         {"kind": "end", "result": {"scores": [0]}},
     ]
     assert b"".join(record_bytes(r) for r in records) == log_bytes and len(log_bytes) == 175
@@ -65,7 +76,8 @@ def test_the_docs_worked_vector_is_what_the_code_signs_and_checks(tmp_path):
     changed = bytearray(log_bytes)
     changed[changed.index(bytes([0x95, 5, 4, 2, 4, 2])) + 5] = 3
     assert check_signature(log.signature, hashlib.sha256(bytes(changed)).digest()) == (
-        "the log's bytes are not the ones the key signed")
+        "the log's bytes are not the ones the key signed"
+    )
 
 
 def test_the_fingerprint_is_the_one_ssh_shows():
@@ -94,6 +106,7 @@ def test_an_older_hosts_ssh_key_is_adopted_so_ssh_players_see_no_new_key(tmp_pat
 
 def test_a_key_file_that_is_not_a_key_is_said_in_words(tmp_path):
     from server.identity import IdentityError
+
     (tmp_path / KEY_FILE).write_text("not a key\n")
     with pytest.raises(IdentityError, match="is not a usable private key"):
         HostIdentity.load(tmp_path)
@@ -108,8 +121,10 @@ def test_kismet_host_prints_its_keys_fingerprint_without_ssh(tmp_path):
             assert line, f"kismet-host ended: {lines}"
             lines.append(line.strip())
     identity = HostIdentity.load(tmp_path)  # the key it made, kept in its state folder
-    assert lines[-1] == (f"This host's key: {identity.fingerprint} (it signs every finished "
-                         "game; `kismet-replay --verify` shows it).")
+    assert lines[-1] == (
+        f"This host's key: {identity.fingerprint} (it signs every finished "
+        "game; `kismet-replay --verify` shows it)."
+    )
 
 
 @pytest.mark.timeout(60)
@@ -117,11 +132,30 @@ def test_kismet_host_with_a_broken_key_file_says_so_and_stops(tmp_path):
     (tmp_path / KEY_FILE).write_text("not a key\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", "0",
-         "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--state-dir",
+            str(tmp_path),
+            "--bots",
+            "0",
+            "--no-announce",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"kismet-host: cannot use this host's key: {tmp_path / KEY_FILE} "
-                                  f"is not a usable private key"), done.stderr
+    assert done.stderr.startswith(
+        f"kismet-host: cannot use this host's key: {tmp_path / KEY_FILE} "
+        f"is not a usable private key"
+    ), done.stderr
     assert (tmp_path / KEY_FILE).read_text() == "not a key\n"  # left as it was

@@ -12,12 +12,17 @@ from tests.netutil import connected, running_host, wait_until
 pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
 
 
-@pytest.mark.parametrize("one, other", [
-    ("nora", "NORA"), ("carol", "\u0441arol"),   # a Cyrillic es
-    ("nora", "\uff4e\uff4f\uff52\uff41"),         # fullwidth
-    ("nora", "n0ra"), ("mia", "rnia"),                # a zero for an o; r and n for an m
-    ("Ana", "\u0410na"),                              # a Cyrillic capital A
-])
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ("nora", "NORA"),
+        ("carol", "\u0441arol"),  # a Cyrillic es
+        ("nora", "\uff4e\uff4f\uff52\uff41"),  # fullwidth
+        ("nora", "n0ra"),
+        ("mia", "rnia"),  # a zero for an o; r and n for an m
+        ("Ana", "\u0410na"),  # a Cyrillic capital A
+    ],
+)
 def test_look_alike_names_have_one_key(one, other):
     assert name_key(one) == name_key(other)
 
@@ -27,9 +32,16 @@ def test_different_names_have_different_keys(one, other):
     assert name_key(one) != name_key(other)
 
 
-@pytest.mark.parametrize("taken", ["nora", "NORA", "Nora",
-                                   "n\u043er\u0430",                # Cyrillic o and a
-                                   "\uff4e\uff4f\uff52\uff41"])   # fullwidth
+@pytest.mark.parametrize(
+    "taken",
+    [
+        "nora",
+        "NORA",
+        "Nora",
+        "n\u043er\u0430",  # Cyrillic o and a
+        "\uff4e\uff4f\uff52\uff41",
+    ],
+)  # fullwidth
 async def test_a_name_that_looks_like_a_connected_players_is_refused_in_words(tmp_path, taken):
     async with running_host(tmp_path) as host:
         async with connected(host, "nora"):
@@ -37,8 +49,9 @@ async def test_a_name_that_looks_like_a_connected_players_is_refused_in_words(tm
                 async with connected(host, taken):
                     pass
             assert refused.value.code == "name_taken"
-            assert refused.value.words == ("Somebody called nora is already at this host: "
-                                           "please pick another name.")
+            assert refused.value.words == (
+                "Somebody called nora is already at this host: please pick another name."
+            )
             # Nobody was left behind by the refusal, and another name gets in.
             assert [p.name for p in host.players.values()] == ["nora"]
             async with connected(host, "zoe") as zoe:
@@ -76,16 +89,26 @@ async def test_the_same_player_reconnecting_with_its_token_keeps_its_name(tmp_pa
                 assert again.token == token and again.client_id == first.client_id
 
 
-@pytest.mark.parametrize("name", ["Bot 1 (easy)", "bot 2 (hard)", "Bot (easy)", "B0t l (easy)",
-                                  "Bot 12", "\uff42\uff4f\uff54 3 (medium)"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Bot 1 (easy)",
+        "bot 2 (hard)",
+        "Bot (easy)",
+        "B0t l (easy)",
+        "Bot 12",
+        "\uff42\uff4f\uff54 3 (medium)",
+    ],
+)
 async def test_names_in_the_bots_form_are_kept_for_bots(tmp_path, name):
     async with running_host(tmp_path) as host:
         with pytest.raises(RequestError) as refused:
             async with connected(host, name):
                 pass
         assert refused.value.code == "name_taken"
-        assert refused.value.words == (f"Names like {name} are kept for the host's bots: "
-                                       "please pick another name.")
+        assert refused.value.words == (
+            f"Names like {name} are kept for the host's bots: please pick another name."
+        )
         assert not host.players
 
 
@@ -102,7 +125,9 @@ async def test_over_ssh_a_cyrillic_look_alike_is_asked_for_another_name(tmp_path
     from tests.sshutil import ssh_host, ssh_login
 
     async with ssh_host(tmp_path) as (host, ssh), connected(host, "carol"):
-        async with ssh_login(ssh.port, "\u0441arol", asyncssh.generate_private_key("ssh-ed25519")) as term:
+        async with ssh_login(
+            ssh.port, "\u0441arol", asyncssh.generate_private_key("ssh-ed25519")
+        ) as term:
             # The door's own question, before any app starts.
             await term.wait_for_text("Somebody called \u0441arol is already at this host.")
             await term.wait_for_text("Your name at the table:")

@@ -40,7 +40,7 @@ async def test_messages_arrive_after_the_client_state_is_updated(tmp_path):
             assert ("game", True, 0) in seen
             assert seen[-2] == ("event", 1, 1)
             # The engine's notes for the event come with it, for move logs.
-            (kind, notes), = seen[-1:]
+            ((kind, notes),) = seen[-1:]
             assert [note["type"] for note in notes] == ["rolled"]
             assert notes[0]["seat"] == mover.seat and notes[0]["dice"] == bo.game.view(None)["dice"]
 
@@ -72,7 +72,10 @@ async def test_knock_prelay_is_committed_secretly_and_revealed_by_the_client(tmp
             assert sorted(e["seat"] for e in reveals) == [0, 1]
             view = ana.game.view(ana.seat)
             assert view["players"][ana.seat]["laid"] == [12]
-            assert {c["number"] for c in view["players"][bo.seat]["open"]} == set(range(2, 13)) - {6, 7}
+            assert {c["number"] for c in view["players"][bo.seat]["open"]} == set(range(2, 13)) - {
+                6,
+                7,
+            }
 
 
 async def test_rematch_at_the_same_table_and_leaving(tmp_path):

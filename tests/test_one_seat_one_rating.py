@@ -21,9 +21,9 @@ from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net import Client
 from kismet_tui.net.client import CLOSED, RequestError
 from protocol import encode, limits
-from protocol.limits import MIN_RATED_GAMES
 from protocol.framing import FROM_HOST, read_frame
 from protocol.gamelog import record_bytes
+from protocol.limits import MIN_RATED_GAMES
 from server.records import FILE_NAME
 from server.records.proof import bot_id, player_id
 from tests.netutil import running_host, wait_until
@@ -89,22 +89,29 @@ async def keyed(port: int, name: str, key: str | None) -> Client:
 def standing(state_dir, player: str, ruleset: str = "dice") -> tuple | None:
     db = sqlite3.connect(state_dir / FILE_NAME)
     try:
-        return db.execute("SELECT rating, games, rated FROM standings WHERE player_id = ? AND ruleset = ?",
-                          (player, ruleset)).fetchone()
+        return db.execute(
+            "SELECT rating, games, rated FROM standings WHERE player_id = ? AND ruleset = ?",
+            (player, ruleset),
+        ).fetchone()
     except sqlite3.OperationalError:  # (main had no `rated` column)
-        return db.execute("SELECT rating, games, games FROM standings WHERE player_id = ? AND ruleset = ?",
-                          (player, ruleset)).fetchone()
+        return db.execute(
+            "SELECT rating, games, games FROM standings WHERE player_id = ? AND ruleset = ?",
+            (player, ruleset),
+        ).fetchone()
     finally:
         db.close()
 
 
 # ---- one proof, one seat --------------------------------------------------------------------
 
+
 async def test_a_second_connection_with_the_same_player_key_takes_the_seat_over(tmp_path):
     async with running_host(tmp_path) as host:
         first = Raw()
         await first.open(host.port, "Ana", KEY)
-        created = await first.ask({"type": "create_table", "ruleset": "dice", "options": {}, "bots": 0}, 1)
+        created = await first.ask(
+            {"type": "create_table", "ruleset": "dice", "options": {}, "bots": 0}, 1
+        )
         assert created["type"] == "ok"
         table_id = next(iter(host.tables))
         second = Raw()
@@ -121,7 +128,9 @@ async def test_a_second_connection_with_the_same_player_key_takes_the_seat_over(
         # A different key is another player, who may sit down.
         third = Raw()
         await third.open(host.port, "Bo", "b" * 43)
-        assert (await third.ask({"type": "join_table", "table": table_id, "spectator": False}, 3))["type"] == "ok"
+        assert (await third.ask({"type": "join_table", "table": table_id, "spectator": False}, 3))[
+            "type"
+        ] == "ok"
         assert len(host.tables[table_id].seats) == 2
         # During a game, the same key again takes the running seat over: still two seats.
         assert (await third.ask({"type": "ready", "ready": True}, 4))["type"] == "ok"
@@ -137,6 +146,7 @@ async def test_a_second_connection_with_the_same_player_key_takes_the_seat_over(
 
 
 # ---- playing yourself ---------------------------------------------------------------------
+
 
 def farming_box(game) -> str:
     """The farmer's choice: the last seat (whose rating the old host kept) scores its best,
@@ -186,7 +196,10 @@ async def test_playing_yourself_moves_no_rating(tmp_path):
 
 # ---- bots at the random level --------------------------------------------------------------
 
-async def play_against_bots(host, key: str, levels: list[str], options: dict | None = None) -> Client:
+
+async def play_against_bots(
+    host, key: str, levels: list[str], options: dict | None = None
+) -> Client:
     ana = await keyed(host.port, "Ana", key)
     table = await ana.create_table("dice", options, bots=levels)
     await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
@@ -209,10 +222,14 @@ async def test_a_game_against_random_bots_only_moves_no_rating(tmp_path):
     found = standing(tmp_path, ME)
     print(f"against two random bots: rating 1000 -> {found[0]}")
     assert (found[0], found[2]) == (1000, 0)
-    assert standing(tmp_path, bot_id("random")) is None or standing(tmp_path, bot_id("random"))[0] == 1000
+    assert (
+        standing(tmp_path, bot_id("random")) is None
+        or standing(tmp_path, bot_id("random"))[0] == 1000
+    )
 
 
 # ---- leaving a rated game ---------------------------------------------------------------------
+
 
 async def test_abandoning_a_rated_game_ranks_you_last(tmp_path):
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
@@ -251,6 +268,7 @@ async def test_abandoning_a_rated_game_ranks_you_last(tmp_path):
 
 # ---- leaderboard ---------------------------------------------------------------------------------
 
+
 def write_log(folder, n: int, players: list[str | None], scores: list[int]) -> None:
     names = [f"P{p[:4]}" if p else "Guest" for p in players]
     header = {"ruleset": "dice", "seats": names, "options": {}, "t0": n * 1000, "players": players}
@@ -258,9 +276,17 @@ def write_log(folder, n: int, players: list[str | None], scores: list[int]) -> N
     result = {"scores": scores, "winners": [s for s, score in enumerate(scores) if score == best]}
     (folder / f"20260101-{n:06d}-table1-dice.kismet").write_bytes(
         record_bytes({"kind": "header", "header": header, "table": 1})
-        + record_bytes({"kind": "event", "seq": 1, "t": n * 1000 + 500, "seat": 0,
-                        "action": {"type": "roll", "hold": []}})
-        + record_bytes({"kind": "end", "result": result}))
+        + record_bytes(
+            {
+                "kind": "event",
+                "seq": 1,
+                "t": n * 1000 + 500,
+                "seat": 0,
+                "action": {"type": "roll", "hold": []},
+            }
+        )
+        + record_bytes({"kind": "end", "result": result})
+    )
 
 
 async def test_the_leaderboard_lists_only_players_with_enough_rated_games(tmp_path):
@@ -268,11 +294,14 @@ async def test_the_leaderboard_lists_only_players_with_enough_rated_games(tmp_pa
     (tmp_path / "games").mkdir()
     n = 0
     for _ in range(MIN_RATED_GAMES):
-        write_log(tmp_path / "games", n, [regular, other], [200, 100]); n += 1
-    write_log(tmp_path / "games", n, [newcomer, regular], [300, 100]); n += 1
+        write_log(tmp_path / "games", n, [regular, other], [200, 100])
+        n += 1
+    write_log(tmp_path / "games", n, [newcomer, regular], [300, 100])
+    n += 1
     # Self-play as the old host let it be played: one key at both seats, ten games.
     for _ in range(10):
-        write_log(tmp_path / "games", n, [newcomer, newcomer], [300, 50]); n += 1
+        write_log(tmp_path / "games", n, [newcomer, newcomer], [300, 50])
+        n += 1
     async with running_host(tmp_path) as host:
         ana = await keyed(host.port, "Ana", KEY)
         await wait_until(lambda: host.records.ready.is_set())
@@ -283,8 +312,11 @@ async def test_the_leaderboard_lists_only_players_with_enough_rated_games(tmp_pa
     assert standing(tmp_path, newcomer)[2] == 1, "the ten games against themselves are not rated"
     # A newcomer starts with openskill's uncertainty (mu 25, sigma 25/3), shown as 1000.
     db = sqlite3.connect(tmp_path / FILE_NAME)
-    firsts = db.execute("SELECT rating_before FROM seats WHERE player_id = ? AND rating_before IS NOT NULL "
-                        "ORDER BY game_id LIMIT 1", (newcomer,)).fetchall()
+    firsts = db.execute(
+        "SELECT rating_before FROM seats WHERE player_id = ? AND rating_before IS NOT NULL "
+        "ORDER BY game_id LIMIT 1",
+        (newcomer,),
+    ).fetchall()
     db.close()
     assert firsts == [(1000,)]
 
@@ -296,16 +328,30 @@ def test_a_seat_gone_past_the_away_limit_is_ranked_last_and_a_late_drop_is_not(t
     ana, bo, cy = player_id("key a"), player_id("key b"), player_id("key c")
     games = tmp_path / "games"
     games.mkdir()
-    header = {"ruleset": "dice", "seats": ["Ana", "Bo", "Cy"], "options": {"away_limit_ms": 30_000},
-              "t0": 0, "players": [ana, bo, cy]}
-    events = [{"seq": 1, "t": 1_000, "seat": -1, "action": {"type": "away", "seat": 0}},   # gone for good
-              {"seq": 2, "t": 90_000, "seat": -1, "action": {"type": "away", "seat": 1}},  # a drop at the end
-              {"seq": 3, "t": 100_000, "seat": 2, "action": {"type": "score", "box": "kismet"}}]
-    result = {"scores": [250, 200, 150], "winners": [0]}   # the host played Ana's turns well
+    header = {
+        "ruleset": "dice",
+        "seats": ["Ana", "Bo", "Cy"],
+        "options": {"away_limit_ms": 30_000},
+        "t0": 0,
+        "players": [ana, bo, cy],
+    }
+    events = [
+        {"seq": 1, "t": 1_000, "seat": -1, "action": {"type": "away", "seat": 0}},  # gone for good
+        {
+            "seq": 2,
+            "t": 90_000,
+            "seat": -1,
+            "action": {"type": "away", "seat": 1},
+        },  # a drop at the end
+        {"seq": 3, "t": 100_000, "seat": 2, "action": {"type": "score", "box": "kismet"}},
+    ]
+    result = {"scores": [250, 200, 150], "winners": [0]}  # the host played Ana's turns well
     path = games / "20260101-000000-table1-dice.kismet"
-    path.write_bytes(record_bytes({"kind": "header", "header": header, "table": 1})
-                     + b"".join(record_bytes({"kind": "event", **e}) for e in events)
-                     + record_bytes({"kind": "end", "result": result}))
+    path.write_bytes(
+        record_bytes({"kind": "header", "header": header, "table": 1})
+        + b"".join(record_bytes({"kind": "event", **e}) for e in events)
+        + record_bytes({"kind": "end", "result": result})
+    )
     records = RecordIndex(tmp_path)
     records.start()
     outcomes: list = []
@@ -339,7 +385,9 @@ def test_records_from_an_older_host_are_rebuilt_so_old_farming_counts_no_more(tm
             db.execute(statement)
         db.execute("INSERT INTO meta (key, value) VALUES ('schema', '1')")
         db.execute("INSERT INTO players VALUES (?, 'Farmer', 0, 0)", (farmer,))
-        db.execute("INSERT INTO standings VALUES (?, 'dice', 60, 1, 2150, 10, 10, 300, 3000)", (farmer,))
+        db.execute(
+            "INSERT INTO standings VALUES (?, 'dice', 60, 1, 2150, 10, 10, 300, 3000)", (farmer,)
+        )
     db.close()
     records = RecordIndex(tmp_path)
     records.start()
@@ -347,7 +395,9 @@ def test_records_from_an_older_host_are_rebuilt_so_old_farming_counts_no_more(tm
     records.close()
     assert any("older host" in line for line in records.start_words)
     db = sqlite3.connect(tmp_path / FILE_NAME)
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(
+        SCHEMA_VERSION
+    )
     assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 10
     assert db.execute("SELECT COUNT(*) FROM standings").fetchone()[0] == 0  # nothing of it counts
     db.close()

@@ -47,7 +47,9 @@ async def ask(pilot, app) -> None:
 
 async def login_with_password(port: int, name: str, password: str) -> Terminal:
     conn = await connect(port, name, None, password=password)
-    chan, term = await conn.create_session(Terminal, term_type="xterm", term_size=(80, 24), encoding=None)
+    chan, term = await conn.create_session(
+        Terminal, term_type="xterm", term_size=(80, 24), encoding=None
+    )
     term.conn = conn
     return term
 
@@ -64,14 +66,21 @@ async def test_invite_asks_first_and_escape_opens_nothing(tmp_path):
                 words = str(app.screen.query_one("#invite-words").render())
                 assert "What opens: an ssh door" in words and "127.0.0.1" in words
                 assert "Who comes in: only friends whose public keys you paste" in words
-                assert doors.ssh is None and doors.server is None   # asked, nothing opened
+                assert doors.ssh is None and doors.server is None  # asked, nothing opened
                 # Nothing chosen: the box stays and says why.
                 await pilot.press("ctrl+o")
-                await wait_for(pilot, lambda: "let nobody in" in str(app.screen.query_one("#invite-problem").render()),
-                               what="the words")
+                await wait_for(
+                    pilot,
+                    lambda: (
+                        "let nobody in" in str(app.screen.query_one("#invite-problem").render())
+                    ),
+                    what="the words",
+                )
                 assert doors.ssh is None
                 await pilot.press("escape")
-                await wait_for(pilot, lambda: type(app.screen).__name__ == "LobbyScreen", what="the lobby")
+                await wait_for(
+                    pilot, lambda: type(app.screen).__name__ == "LobbyScreen", what="the lobby"
+                )
                 assert not doors.is_open and "Invite open" not in status_text(app)
                 await client.close()
         finally:
@@ -90,22 +99,27 @@ async def test_invite_with_keys_lets_in_only_those_keys_and_o_closes_it(tmp_path
                 await wait_for(pilot, lambda: client.state == "connected", what="connection")
                 await ask(pilot, app)
                 app.screen.query_one("#invite-keys", TextArea).load_text(
-                    friend.export_public_key().decode())           # pasted
+                    friend.export_public_key().decode()
+                )  # pasted
                 await pilot.press("ctrl+o")
                 await wait_for(pilot, lambda: "ssh -p" in log_text(app), what="the lines to share")
                 text = log_text(app)
                 assert f"ssh -p {doors.ssh.port} NAME@127.0.0.1" in text
                 assert "the 1 friend whose key you pasted" in text and "password" not in text
-                assert "kismet-join" not in text and doors.server is None   # not chosen
-                await wait_for(pilot, lambda: "Invite open: o closes it" in status_text(app), what="the top line")
+                assert "kismet-join" not in text and doors.server is None  # not chosen
+                await wait_for(
+                    pilot,
+                    lambda: "Invite open: o closes it" in status_text(app),
+                    what="the top line",
+                )
                 port = doors.ssh.port
                 async with ssh_login(port, "Cy", friend) as cy:
                     await cy.wait_for_text("Tables")
-                for key in (stranger, None):     # another key, or none: not let in
+                for key in (stranger, None):  # another key, or none: not let in
                     with pytest.raises(asyncssh.PermissionDenied):
                         async with ssh_login(port, "Eve", key):
                             pass
-                await pilot.press("o")            # closes it again
+                await pilot.press("o")  # closes it again
                 await wait_for(pilot, lambda: not doors.is_open, what="closed")
                 assert "Invite closed" in log_text(app) and "Invite open" not in status_text(app)
                 with pytest.raises(OSError):
@@ -127,17 +141,21 @@ async def test_invite_with_a_password_lets_in_keyless_friends_who_type_it(tmp_pa
                 await ask(pilot, app)
                 await pilot.click("#invite-password")
                 await pilot.press("ctrl+o")
-                await wait_for(pilot, lambda: "Tonight's password" in log_text(app), what="the password")
+                await wait_for(
+                    pilot, lambda: "Tonight's password" in log_text(app), what="the password"
+                )
                 password = doors.password
                 assert password and password in log_text(app)
                 with pytest.raises(asyncssh.PermissionDenied):
                     await login_with_password(doors.ssh.port, "Eve", "not-it")
-                with pytest.raises(asyncssh.PermissionDenied):   # no key was pasted
-                    async with ssh_login(doors.ssh.port, "Eve", asyncssh.generate_private_key("ssh-ed25519")):
+                with pytest.raises(asyncssh.PermissionDenied):  # no key was pasted
+                    async with ssh_login(
+                        doors.ssh.port, "Eve", asyncssh.generate_private_key("ssh-ed25519")
+                    ):
                         pass
                 dee = await login_with_password(doors.ssh.port, "Dee", password)
                 try:
-                    await have_the_code(dee)      # keyless: her rejoin code first
+                    await have_the_code(dee)  # keyless: her rejoin code first
                     await dee.wait_for_text("Tables")
                 finally:
                     dee.conn.close()
@@ -158,7 +176,9 @@ async def test_the_game_port_opens_only_when_chosen(tmp_path):
                 await pilot.click("#invite-password")
                 await pilot.click("#invite-join")
                 await pilot.press("ctrl+o")
-                await wait_for(pilot, lambda: "kismet-join" in log_text(app), what="the lines to share")
+                await wait_for(
+                    pilot, lambda: "kismet-join" in log_text(app), what="the lines to share"
+                )
                 port = doors.server.sockets[0].getsockname()[1]
                 assert f"kismet-join 127.0.0.1:{port}" in log_text(app)
                 async with connected(port, "Bo"):
@@ -193,7 +213,7 @@ async def test_invite_keeps_to_its_own_folder_never_a_running_kismet_hosts(tmp_p
             await doors.open(InviteChoice(password=True))
             assert doors.ssh is not None and doors.password is not None
             cy = await login_with_password(doors.ssh.port, "Cy", doors.password)
-            try:   # keyless: a seats file is kept
+            try:  # keyless: a seats file is kept
                 await have_the_code(cy)
                 await cy.wait_for_text("Tables")
                 await wait_until(lambda: any((solo / "ssh-seats").rglob("*.json")), timeout=30)

@@ -20,25 +20,39 @@ import time
 import pyte
 import pytest
 
-from server.door_limits import SessionSlots
+from server.door_limits import MAX_COLS, MAX_ROWS, SessionSlots
 from server.pty_app import INPUT_BACKLOG, set_size
-from server.door_limits import MAX_COLS, MAX_ROWS
 from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import running_host, wait_until
-from tests.sshutil import (have_the_code, kismet_host_with_ssh, open_solo_dice, rejoin_code_shown,
-                           ssh_host)
+from tests.sshutil import (
+    kismet_host_with_ssh,
+    open_solo_dice,
+    rejoin_code_shown,
+    ssh_host,
+)
 
 SSH = shutil.which("ssh")
-pytestmark = [pytest.mark.network, pytest.mark.timeout(180),
-              pytest.mark.skipif(SSH is None, reason="no OpenSSH client (apt-get install openssh-client)")]
+pytestmark = [
+    pytest.mark.network,
+    pytest.mark.timeout(180),
+    pytest.mark.skipif(SSH is None, reason="no OpenSSH client (apt-get install openssh-client)"),
+]
 
 
 class OpenSsh:
     """`ssh -p PORT -l NAME 127.0.0.1` on an 80x24 pty; `.text()` is its screen. Without a
     key_file it logs in without a key (keyboard-interactive, which the host asks nothing)."""
 
-    def __init__(self, port: int, name: str, key_file, known_hosts, strict: str = "no",
-                 term: str = "xterm-256color", source: str | None = None):
+    def __init__(
+        self,
+        port: int,
+        name: str,
+        key_file,
+        known_hosts,
+        strict: str = "no",
+        term: str = "xterm-256color",
+        source: str | None = None,
+    ):
         self.screen = pyte.Screen(80, 24)
         self.stream = pyte.ByteStream(self.screen)
         self.received = bytearray()
@@ -47,13 +61,35 @@ class OpenSsh:
         if key_file is not None:
             how = ["-i", str(key_file), "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes"]
         else:
-            how = ["-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=keyboard-interactive"]
+            how = [
+                "-o",
+                "PubkeyAuthentication=no",
+                "-o",
+                "PreferredAuthentications=keyboard-interactive",
+            ]
         self.proc = subprocess.Popen(
-            [SSH, "-p", str(port), *how,
-             "-o", f"UserKnownHostsFile={known_hosts}", "-o", f"StrictHostKeyChecking={strict}",
-             "-F", "/dev/null", *(["-b", source] if source else []), "-l", name, "127.0.0.1"],
-            stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
-            env=dict(os.environ, TERM=term))
+            [
+                SSH,
+                "-p",
+                str(port),
+                *how,
+                "-o",
+                f"UserKnownHostsFile={known_hosts}",
+                "-o",
+                f"StrictHostKeyChecking={strict}",
+                "-F",
+                "/dev/null",
+                *(["-b", source] if source else []),
+                "-l",
+                name,
+                "127.0.0.1",
+            ],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            env=dict(os.environ, TERM=term),
+        )
         os.close(slave)
         self.master = master
         os.set_blocking(master, False)
@@ -88,7 +124,9 @@ class OpenSsh:
         try:
             await wait_until(lambda: words in self.text(), timeout=timeout)
         except AssertionError:
-            raise AssertionError(f"OpenSSH's screen never showed {words!r}:\n{self.text()}") from None
+            raise AssertionError(
+                f"OpenSSH's screen never showed {words!r}:\n{self.text()}"
+            ) from None
 
     def close(self) -> None:
         asyncio.get_running_loop().remove_reader(self.master)
@@ -174,7 +212,9 @@ async def test_openssh_without_a_key_gets_its_seat_back_only_with_its_code(tmp_p
         assert host.players[seat_token].conn is None and table.game.away[0]
 
         async with openssh(ssh.port, "nora", known) as back:
-            await back.wait_for_text("Rejoin code for nora (shown when you first logged in as nora)")
+            await back.wait_for_text(
+                "Rejoin code for nora (shown when you first logged in as nora)"
+            )
             back.press(code.encode() + b"\r")
             await back.wait_for_text("throws left")
             await wait_until(lambda: not table.game.away[0], timeout=30)
@@ -189,14 +229,17 @@ async def test_openssh_names_shaped_like_options_are_names(tmp_path, client_key,
             await player.wait_for_text("Your name at the table:")
             player.press(name.encode() + b"\r")
             await player.wait_for_text("Tables")
-            await wait_until(lambda: any(p.name == name and p.conn is not None
-                                         for p in host.players.values()), timeout=30)
+            await wait_until(
+                lambda: any(p.name == name and p.conn is not None for p in host.players.values()),
+                timeout=30,
+            )
 
 
 async def test_openssh_with_an_odd_term_plays(tmp_path, client_key):
     async with ssh_host(tmp_path) as (host, ssh):
-        async with openssh(ssh.port, "Ana", tmp_path / "known_hosts", client_key,
-                           term="xterm\x1b]0;owned\x07") as player:
+        async with openssh(
+            ssh.port, "Ana", tmp_path / "known_hosts", client_key, term="xterm\x1b]0;owned\x07"
+        ) as player:
             await player.wait_for_text("Tables")
             assert next(iter(ssh.sessions)).app.term == "xterm-256color"
 
@@ -234,10 +277,10 @@ async def test_openssh_a_flood_of_keys_waits_at_its_sender(tmp_path, client_key)
             session = next(iter(ssh.sessions))
             flood = bytearray(b"z" * (2 * 1024 * 1024))
 
-            def pipe_in():   # as fast as OpenSSH's terminal takes it
+            def pipe_in():  # as fast as OpenSSH's terminal takes it
                 while flood:
                     try:
-                        del flood[:os.write(flooder.master, flood[:65536])]
+                        del flood[: os.write(flooder.master, flood[:65536])]
                     except BlockingIOError:
                         return
 
@@ -246,7 +289,7 @@ async def test_openssh_a_flood_of_keys_waits_at_its_sender(tmp_path, client_key)
             try:
                 await wait_until(lambda: not session.reading, timeout=30)
                 most = 0
-                for _ in range(100):   # a second of the flood, watched
+                for _ in range(100):  # a second of the flood, watched
                     most = max(most, session.app.input_backlog)
                     await asyncio.sleep(0.01)
                 assert most <= INPUT_BACKLOG + INPUT_WINDOW
@@ -267,7 +310,7 @@ async def test_openssh_a_huge_window_is_clamped(tmp_path, client_key):
         async with openssh(ssh.port, "Ana", tmp_path / "known_hosts", client_key) as player:
             await player.wait_for_text("Tables")
             app = next(iter(ssh.sessions)).app
-            player.window(65535, 65535)         # the most a terminal's size can say
+            player.window(65535, 65535)  # the most a terminal's size can say
             await wait_until(lambda: app_window(app) == (MAX_COLS, MAX_ROWS), timeout=30)
             player.window(100, 30)
             await wait_until(lambda: app_window(app) == (100, 30), timeout=30)
@@ -275,12 +318,15 @@ async def test_openssh_a_huge_window_is_clamped(tmp_path, client_key):
 
 async def test_openssh_player_counts_against_its_own_address(tmp_path, client_key):
     async with ssh_host(tmp_path) as (host, ssh):
-        async with openssh(ssh.port, "Ana", tmp_path / "known_hosts", client_key,
-                           source="127.0.0.5") as player:
+        async with openssh(
+            ssh.port, "Ana", tmp_path / "known_hosts", client_key, source="127.0.0.5"
+        ) as player:
             await player.wait_for_text("Tables")
             await wait_until(lambda: any(c.door is not None for c in host.connections), timeout=30)
             conn = next(c for c in host.connections if c.door is not None)
-            assert conn.door.address == "127.0.0.5" and conn.door.identity.startswith("ssh-key SHA256:")
+            assert conn.door.address == "127.0.0.5" and conn.door.identity.startswith(
+                "ssh-key SHA256:"
+            )
 
 
 async def test_openssh_an_app_out_of_memory_ends_in_words(tmp_path, client_key):
@@ -289,8 +335,14 @@ async def test_openssh_an_app_out_of_memory_ends_in_words(tmp_path, client_key):
             await player.wait_for_text("Tables")
             pid = next(iter(ssh.sessions)).app.pid
             # The limit brought down to what the app maps now: its next growth fails.
-            size = int(next(line for line in open(f"/proc/{pid}/status")
-                            if line.startswith("VmSize:")).split()[1]) * 1024
+            size = (
+                int(
+                    next(
+                        line for line in open(f"/proc/{pid}/status") if line.startswith("VmSize:")
+                    ).split()[1]
+                )
+                * 1024
+            )
             resource.prlimit(pid, resource.RLIMIT_AS, (size, size))
             # The app is made to grow (a bigger window, the help) until it ends.
             sizes = [(MAX_COLS, MAX_ROWS), (80, 24)]
@@ -298,14 +350,13 @@ async def test_openssh_an_app_out_of_memory_ends_in_words(tmp_path, client_key):
                 player.window(*sizes[0])
                 sizes.reverse()
                 player.press(b"?")
-                for _ in range(50):        # half a second for this push to end it
+                for _ in range(50):  # half a second for this push to end it
                     if player.proc.poll() is not None:
                         break
                     await asyncio.sleep(0.01)
             # (A session growing past its limit beside a busy suite takes a while to be stopped.)
             await wait_until(lambda: OUT_OF_MEMORY_WORDS in player.text(), timeout=90)
             assert b"Traceback" not in player.received
-
 
 
 @pytest.mark.parametrize("doors", ["warm", "spawn"])
@@ -317,8 +368,10 @@ async def test_openssh_players_see_the_goodbye_when_a_real_host_stops(tmp_path, 
     try:
         await wait_until(lambda: port_open(port), timeout=60)
         async with contextlib.AsyncExitStack() as stack:
-            players = [await stack.enter_async_context(openssh(port, name, tmp_path / "known_hosts"))
-                       for name in ("Ana", "Bo")]
+            players = [
+                await stack.enter_async_context(openssh(port, name, tmp_path / "known_hosts"))
+                for name in ("Ana", "Bo")
+            ]
             for player in players:
                 await player.wait_for_text("Press enter when you have it")
                 player.press(b"\r")

@@ -40,8 +40,12 @@ from tests.test_verify_log import records
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
-COMMANDS = {"kismet": "local_main", "kismet-join": "join_main", "kismet-replay": "replay_main",
-            "kismet-host": None}
+COMMANDS = {
+    "kismet": "local_main",
+    "kismet-join": "join_main",
+    "kismet-replay": "replay_main",
+    "kismet-host": None,
+}
 
 
 def command_line(command: str, *args: str) -> list[str]:
@@ -51,9 +55,17 @@ def command_line(command: str, *args: str) -> list[str]:
     return [sys.executable, "-c", code, *args]
 
 
-def run_as(platform: str, command: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command_line(command, *args), cwd=ROOT, env=simulated(platform),
-                          capture_output=True, text=True, timeout=timeout)
+def run_as(
+    platform: str, command: str, *args: str, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command_line(command, *args),
+        cwd=ROOT,
+        env=simulated(platform),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 class OnPty:
@@ -71,6 +83,7 @@ class OnPty:
         import fcntl
         import struct
         import termios
+
         fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         self.output = b""
         self.status: int | None = None
@@ -85,8 +98,10 @@ class OnPty:
                 try:
                     self.output += os.read(self.master, 65536)
                 except OSError:
-                    raise AssertionError(f"ended before drawing {wanted!r}; drew "
-                                         f"{self.output[-3000:].decode('utf-8', 'replace')}") from None
+                    raise AssertionError(
+                        f"ended before drawing {wanted!r}; drew "
+                        f"{self.output[-3000:].decode('utf-8', 'replace')}"
+                    ) from None
 
     def type(self, keys: bytes) -> None:
         os.write(self.master, keys)
@@ -132,13 +147,20 @@ def test_every_command_starts(platform, command):
 
 def test_kismet_join_plays_at_a_host_as_on_windows(tmp_path):
     with host_process(tmp_path / "host") as host:
-        proc = OnPty("windows", "kismet-join", f"127.0.0.1:{host.port}", "--name", "Ana",
-                     "--seats-file", str(tmp_path / "seats.json"))
+        proc = OnPty(
+            "windows",
+            "kismet-join",
+            f"127.0.0.1:{host.port}",
+            "--name",
+            "Ana",
+            "--seats-file",
+            str(tmp_path / "seats.json"),
+        )
         try:
             proc.read_until(b"Tables")
-            proc.type(b"n")                      # a new table: the host answers with its form
+            proc.type(b"n")  # a new table: the host answers with its form
             proc.read_until(b"Create")
-            proc.type(b"\x11")                   # ctrl+q
+            proc.type(b"\x11")  # ctrl+q
             assert proc.exit_code() == 0
         finally:
             proc.kill()
@@ -152,8 +174,9 @@ async def test_kismet_replay_verifies_a_real_game_as_on_windows(tmp_path):
         [path] = (state / "games").glob("*.kismet")
         await wait_until(lambda: any(r["kind"] == "signature" for r in records(path)))
     key = fingerprint(HostIdentity.load(state).public_key)
-    done = await asyncio.to_thread(run_as, "windows", "kismet-replay", "--verify", str(path),
-                                   "--host-key", key)
+    done = await asyncio.to_thread(
+        run_as, "windows", "kismet-replay", "--verify", str(path), "--host-key", key
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "The end record matches the replay" in done.stdout
 
@@ -163,17 +186,19 @@ def test_a_solo_game_as_on_windows(tmp_path):
     proc = OnPty("windows", "kismet", "--state-dir", str(solo), "--name", "Ana")
     try:
         proc.read_until(b"Play a game now")
-        proc.type(b"\r")                        # dice, against one bot
+        proc.type(b"\r")  # dice, against one bot
         proc.read_until(b"Throw")
         proc.type(b"r")
         [log] = wait_for_files(solo / "games")
         deadline = time.monotonic() + 60
-        while not any(r["kind"] == "event" and r["seat"] == 0 and r["action"].get("type") == "score"
-                      for r in records(log)):
+        while not any(
+            r["kind"] == "event" and r["seat"] == 0 and r["action"].get("type") == "score"
+            for r in records(log)
+        ):
             assert time.monotonic() < deadline, records(log)
-            proc.type(b"\r")                    # score the box under the cursor once thrown
+            proc.type(b"\r")  # score the box under the cursor once thrown
             proc.pump(0.3)
-        proc.type(b"\x11")                      # ctrl+q
+        proc.type(b"\x11")  # ctrl+q
         assert proc.exit_code() == 0
     finally:
         proc.kill()
@@ -189,8 +214,8 @@ def test_invite_is_offered_where_the_doors_run_and_words_elsewhere(tmp_path, pla
     proc = OnPty(platform, "kismet", "--state-dir", str(tmp_path / "solo"), "--name", "Ana")
     try:
         proc.read_until(b"Play a game now")
-        proc.type(b"\x1b")                      # not now: to the lobby
-        if platform == "windows":                # no key: words say how to play together
+        proc.type(b"\x1b")  # not now: to the lobby
+        if platform == "windows":  # no key: words say how to play together
             proc.read_until(b"Inviting friends from this game needs Linux or macOS")
             proc.pump(0.5)
             assert b"Invite" not in proc.output
@@ -214,10 +239,25 @@ def wait_for_files(folder, seconds: float = 30.0):
 def start_host(platform: str, state_dir, *doors: str) -> tuple[subprocess.Popen[str], int]:
     port = free_port()
     proc = subprocess.Popen(
-        command_line("kismet-host", "--bind", "127.0.0.1", "--port", str(port), "--state-dir",
-                     str(state_dir), "--bots", "0", "--no-announce", *doors),
-        cwd=ROOT, env=simulated(platform, dict(os.environ, PYTHONUNBUFFERED="1")),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        command_line(
+            "kismet-host",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            str(state_dir),
+            "--bots",
+            "0",
+            "--no-announce",
+            *doors,
+        ),
+        cwd=ROOT,
+        env=simulated(platform, dict(os.environ, PYTHONUNBUFFERED="1")),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     return proc, port
 
 
@@ -254,20 +294,34 @@ async def test_a_windows_host_serves_kismet_join_players(tmp_path):
 
 @pytest.mark.parametrize("door", ["--ssh", "--web"])
 def test_a_windows_host_refuses_the_doors_in_words(tmp_path, door):
-    done = run_as("windows", "kismet-host", "--bind", "127.0.0.1", "--port", str(free_port()),
-                  "--state-dir", str(tmp_path), "--no-announce", door)
+    done = run_as(
+        "windows",
+        "kismet-host",
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(free_port()),
+        "--state-dir",
+        str(tmp_path),
+        "--no-announce",
+        door,
+    )
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{door} is not available on Windows" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
 
 
 SAYS = {
-    "macos": ["This system cannot limit a door session's address space (RLIMIT_AS): the host "
-              "watches each session's memory instead and ends one past its limit.",
-              "This system has no pidfds: each ssh or web session starts a process of its own "
-              "(a slower login)."],
-    "oldlinux": ["This system has no pidfds: each ssh or web session starts a process of its own "
-                 "(a slower login)."],
+    "macos": [
+        "This system cannot limit a door session's address space (RLIMIT_AS): the host "
+        "watches each session's memory instead and ends one past its limit.",
+        "This system has no pidfds: each ssh or web session starts a process of its own "
+        "(a slower login).",
+    ],
+    "oldlinux": [
+        "This system has no pidfds: each ssh or web session starts a process of its own "
+        "(a slower login)."
+    ],
 }
 
 
@@ -283,21 +337,24 @@ async def test_an_ssh_login_reaches_a_game(tmp_path, platform):
             await player.wait_for_text("Tables", timeout=60)
             player.press(b"n")
             await player.wait_for_text("Create", timeout=30)
-            player.press(b"\r")                               # a dice table of her own
+            player.press(b"\r")  # a dice table of her own
             await player.wait_for_text("Start", timeout=30)
-            player.press(b"g")                                # started: her first throw
+            player.press(b"g")  # started: her first throw
             await player.wait_for_text("Throw", timeout=30)
     finally:
         stop(proc)
 
 
-@pytest.mark.parametrize("environ, unicode", [
-    ({"LANG": "C.UTF-8"}, True),
-    ({"LANG": "C"}, False),
-    ({}, False),                               # Windows' old console sets nothing
-    ({"WT_SESSION": "a1b2"}, True),            # Windows Terminal
-    ({"WT_SESSION": "a1b2", "LANG": "C"}, True),
-])
+@pytest.mark.parametrize(
+    "environ, unicode",
+    [
+        ({"LANG": "C.UTF-8"}, True),
+        ({"LANG": "C"}, False),
+        ({}, False),  # Windows' old console sets nothing
+        ({"WT_SESSION": "a1b2"}, True),  # Windows Terminal
+        ({"WT_SESSION": "a1b2", "LANG": "C"}, True),
+    ],
+)
 def test_unicode_where_the_terminal_has_it(environ, unicode):
     from kismet_tui.widgets.glyphs import terminal_has_unicode
 
@@ -328,7 +385,9 @@ def test_unicode_by_flag_and_in_windows_terminal(monkeypatch):
         use_ascii(False)
 
 
-async def test_where_no_address_space_limit_a_session_past_its_memory_is_ended_in_words(tmp_path, monkeypatch):
+async def test_where_no_address_space_limit_a_session_past_its_memory_is_ended_in_words(
+    tmp_path, monkeypatch
+):
     """macOS enforces no RLIMIT_AS: the door watches the session's memory instead (here on
     Linux with the limit switched off the same way, and a limit below what a client holds)."""
     from server import door_limits, pty_app
@@ -337,17 +396,29 @@ async def test_where_no_address_space_limit_a_session_past_its_memory_is_ended_i
 
     monkeypatch.setattr(door_limits, "address_space_limited", lambda: False)
     monkeypatch.setattr(pty_app, "address_space_limited", lambda: False)
-    async with ssh_host(tmp_path, door_sessions="spawn", session_address_space=24 * 1024 * 1024) as (_host, ssh):
+    async with ssh_host(
+        tmp_path, door_sessions="spawn", session_address_space=24 * 1024 * 1024
+    ) as (_host, ssh):
         async with ssh_login(ssh.port, "Ana", new_key()) as term:
-            await term.wait_for(lambda: OUT_OF_MEMORY_WORDS.encode() in term.received, what="the words")
+            await term.wait_for(
+                lambda: OUT_OF_MEMORY_WORDS.encode() in term.received, what="the words"
+            )
             assert b"Traceback" not in term.received
 
 
 def test_a_sessions_memory_is_read_without_proc_as_on_macos():
-    code = ("import asyncio, os; from server.memory_watch import resident_bytes; "
-            "print(asyncio.run(resident_bytes(os.getpid())))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=simulated("macos"),
-                          capture_output=True, text=True, timeout=60)
+    code = (
+        "import asyncio, os; from server.memory_watch import resident_bytes; "
+        "print(asyncio.run(resident_bytes(os.getpid())))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=simulated("macos"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert 5 * 1024 * 1024 < int(done.stdout) < 1024 * 1024 * 1024, done.stdout
 
@@ -355,20 +426,44 @@ def test_a_sessions_memory_is_read_without_proc_as_on_macos():
 def test_the_state_folder_lock_as_on_windows_names_its_holder(tmp_path):
     """Windows' lock (msvcrt, a byte past the text) keeps a second host out, and the holder's
     pid and port stay readable for the words that name it."""
-    hold = ("import sys; from server.state_lock import StateLock; lock = StateLock.acquire(sys.argv[1]); "
-            "lock.write(7717); print('held', flush=True); sys.stdin.readline()")
-    take = ("import sys; from server.state_lock import StateLock, StateFolderBusy\n"
-            "try:\n    StateLock.acquire(sys.argv[1])\nexcept StateFolderBusy as exc:\n    print(exc)")
-    holder = subprocess.Popen([sys.executable, "-c", hold, str(tmp_path)], cwd=ROOT, env=simulated("windows"),
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    hold = (
+        "import sys; from server.state_lock import StateLock; lock = StateLock.acquire(sys.argv[1]); "
+        "lock.write(7717); print('held', flush=True); sys.stdin.readline()"
+    )
+    take = (
+        "import sys; from server.state_lock import StateLock, StateFolderBusy\n"
+        "try:\n    StateLock.acquire(sys.argv[1])\nexcept StateFolderBusy as exc:\n    print(exc)"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", hold, str(tmp_path)],
+        cwd=ROOT,
+        env=simulated("windows"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline() == "held\n"
-        done = subprocess.run([sys.executable, "-c", take, str(tmp_path)], cwd=ROOT, env=simulated("windows"),
-                              capture_output=True, text=True, timeout=60)
-        assert f"Another kismet-host (pid {holder.pid}, port 7717) is using the state folder" in done.stdout, \
-            done.stdout + done.stderr
+        done = subprocess.run(
+            [sys.executable, "-c", take, str(tmp_path)],
+            cwd=ROOT,
+            env=simulated("windows"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert (
+            f"Another kismet-host (pid {holder.pid}, port 7717) is using the state folder"
+            in done.stdout
+        ), done.stdout + done.stderr
     finally:
         holder.communicate("\n", timeout=30)
-    done = subprocess.run([sys.executable, "-c", take, str(tmp_path)], cwd=ROOT, env=simulated("windows"),
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr   # free again
+    done = subprocess.run(
+        [sys.executable, "-c", take, str(tmp_path)],
+        cwd=ROOT,
+        env=simulated("windows"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr  # free again

@@ -31,8 +31,9 @@ def test_the_players_files_are_apart_from_the_hosts_default_state(folders):
         assert not path.is_relative_to(default_state_dir())
 
 
-@pytest.mark.parametrize("module, old_folder", [(player_key, "state"), (saved_seats, "state"),
-                                                (known_hosts, "data")])
+@pytest.mark.parametrize(
+    "module, old_folder", [(player_key, "state"), (saved_seats, "state"), (known_hosts, "data")]
+)
 def test_a_file_in_its_old_place_is_moved_on_first_use(folders, module, old_folder):
     state, data = folders
     old = (state if old_folder == "state" else data) / module.FILE_NAME
@@ -82,7 +83,10 @@ def test_where_state_is_data_the_hosts_default_folder_holds_no_players_files(tmp
     monkeypatch.setenv("XDG_DATA_HOME", str(shared))
     host = default_state_dir()
     assert host == str(shared / "kismet" / "host")
-    for mine in (solo_state_dir(), *(module.default_path() for module in (player_key, saved_seats, known_hosts))):
+    for mine in (
+        solo_state_dir(),
+        *(module.default_path() for module in (player_key, saved_seats, known_hosts)),
+    ):
         assert not mine.is_relative_to(host), mine
     assert shared / "kismet" / "host" / "games" in game_folders()
     (shared / "kismet").mkdir(parents=True)

@@ -13,7 +13,7 @@ def test_one_key_per_host_kept_between_runs_and_private(tmp_path):
     path = tmp_path / "player-keys.json"
     first = player_key_for("10.0.0.5:7717", path)
     assert first and len(first) >= 40
-    assert player_key_for("10.0.0.5:7717", path) == first            # the next run: the same
+    assert player_key_for("10.0.0.5:7717", path) == first  # the next run: the same
     assert player_key_for("10.0.0.6:7717", path) not in (None, first)  # another host: another
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 

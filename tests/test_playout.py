@@ -177,8 +177,9 @@ def test_knock_games_of_many_seats_end_when_knocks_are_rare(seats):
     # than lays are made); the benchmark's style, knocks weighing 1 against 24, plays real games.
     for seed in range(3):
         game = new_game("knock", seats, seed, start_ms=0)
-        log = random_playout(game, SeededRNG(seed), max_steps=5_000,
-                             weights={"knock": 1}, default_weight=24)
+        log = random_playout(
+            game, SeededRNG(seed), max_steps=5_000, weights={"knock": 1}, default_weight=24
+        )
         assert game.finished, f"seed {seed}: not over after {len(log)} events"
         header = {"ruleset": "knock", "seats": seats, "seed": seed, "options": {}, "t0": 0}
         assert replay(header, log).digest() == game.digest()

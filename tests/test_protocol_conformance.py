@@ -55,8 +55,8 @@ from tests.netutil import running_host, wait_until
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 SECTION = "### Every request and every code, by example"
-RID = 1                    # the `id` every row's request carries
-SYNC = 2**31 - 1           # the `id` of the ping that tells all before it has arrived
+RID = 1  # the `id` every row's request carries
+SYNC = 2**31 - 1  # the `id` of the ping that tells all before it has arrived
 ENGINE_KINDS = ("illegal_now", "not_yet", "not_yours")  # `illegal`'s kinds: the engine's own
 
 ASYNC = pytest.mark.asyncio(loop_scope="module")
@@ -69,22 +69,23 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 # cannot_start), a move the disk refused is refused for good (the `cannot_save` row), and
 # start answers `ok` after `table` and `game` when it waits for a bot (the bot row). Points 5
 # (a token outliving its table) and 11 (spectator-only tables) have no row here.
-REPLIES_DEPENDENT: dict[str, str] = {
-}
+REPLIES_DEPENDENT: dict[str, str] = {}
 
 
 # ---- the doc's tables, parsed ------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Item:
     """One message of an answer: its type, an error's code and kind, its `re` mark ("re",
     "re nil" or ""), its words when the row gives them; or the connection `closed`."""
+
     type: str
     code: str | None = None
     kind: str | None = None
     re: str = ""
     words: str | None = None
-    many: bool = False    # `table`+: one or more in a row (pushes while the host waits)
+    many: bool = False  # `table`+: one or more in a row (pushes while the host waits)
 
 
 CLOSED = Item("closed")
@@ -95,8 +96,8 @@ PARTS = re.compile(rf"(?:(\w+): )?({ITEM}(?:, {ITEM})*)")
 @dataclass(frozen=True)
 class Row:
     where: str
-    sends: str                                  # "-", "body HEX", "frame HEX" or JSON
-    answers: tuple[tuple[str, tuple[Item, ...]], ...]   # (who, items); "Ana" is the sender
+    sends: str  # "-", "body HEX", "frame HEX" or JSON
+    answers: tuple[tuple[str, tuple[Item, ...]], ...]  # (who, items); "Ana" is the sender
 
     @property
     def key(self) -> str:
@@ -109,8 +110,9 @@ class Row:
 def parse_item(text: str) -> Item:
     if text == "closed":
         return CLOSED
-    found = re.fullmatch(r'`(\w+)`(\+?)(?: `(\w+)`)?(?: \[(\w+)\])?(?: (re nil|re))?(?: "([^"]*)")?',
-                         text)
+    found = re.fullmatch(
+        r'`(\w+)`(\+?)(?: `(\w+)`)?(?: \[(\w+)\])?(?: (re nil|re))?(?: "([^"]*)")?', text
+    )
     assert found, f"cannot read {text!r}"
     kind, many, code, refusal, mark, words = found.groups()
     return Item(kind, code, refusal, mark or "", words, many == "+")
@@ -153,8 +155,9 @@ def check_kinds(rows: list[Row], codes: dict[str, str]) -> None:
             if code == "illegal":
                 assert kind in ENGINE_KINDS, f"{row.key}: `illegal` with kind {kind}"
             else:
-                assert kind == codes[code], \
+                assert kind == codes[code], (
                     f"{row.key}: `{code}` is [{kind}] here, [{codes[code]}] in the codes table"
+                )
 
 
 DOC_TEXT = DOC.read_text(encoding="utf-8")
@@ -162,6 +165,7 @@ ROWS = example_rows(DOC_TEXT)
 
 
 # ---- a bare connection ---------------------------------------------------------------------
+
 
 class Peer:
     """A client that writes exactly what a row says and reads every message the host sends."""
@@ -202,8 +206,11 @@ class Peer:
                 return got
 
     async def hello(self, name: str, token: str | None = None) -> dict:
-        welcome = (await self.ask({"type": "hello", "version": limits.PROTOCOL_VERSION,
-                                   "name": name, "token": token}))[-1]
+        welcome = (
+            await self.ask(
+                {"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name, "token": token}
+            )
+        )[-1]
         self.token = welcome["token"]
         return welcome
 
@@ -214,7 +221,7 @@ class Peer:
         while True:
             reply = await self.recv()
             assert reply is not None, f"closed while syncing: {got}"
-            if reply.get("re") == SYNC:   # its pong (or, from a broken ping, its error)
+            if reply.get("re") == SYNC:  # its pong (or, from a broken ping, its error)
                 return got
             got.append(reply)
 
@@ -224,13 +231,14 @@ class Peer:
 
 # ---- where a row's client is ---------------------------------------------------------------
 
+
 @dataclass
 class Scene:
     sender: Peer | None
     others: dict[str, Peer] = field(default_factory=dict)
-    values: dict[str, object] = field(default_factory=dict)   # "$table", "$digest"
+    values: dict[str, object] = field(default_factory=dict)  # "$table", "$digest"
     trigger: Callable[[Scene], Awaitable[None]] | None = None  # for a row that sends `-`
-    send: Callable[[bytes], Awaitable[None]] | None = None     # written at a moment of its own
+    send: Callable[[bytes], Awaitable[None]] | None = None  # written at a moment of its own
 
 
 class Env:
@@ -240,7 +248,7 @@ class Env:
         self.host = host
         self.tmp = tmp_path_factory
         self.numbers = itertools.count(1)
-        self.row = ROWS[0]   # the row being played: some set-ups serve several
+        self.row = ROWS[0]  # the row being played: some set-ups serve several
 
     def name(self, first: str) -> str:
         return f"{first}{next(self.numbers)}"
@@ -255,6 +263,7 @@ def where(*phrases: str):
         for phrase in phrases:
             SETUPS[phrase] = made
         return made
+
     return register
 
 
@@ -299,10 +308,12 @@ async def players(env: Env, host=None) -> AsyncIterator[Players]:
         made.close()
 
 
-async def table_of(owner: Peer, ruleset: str = "dice", options: dict | None = None,
-                   bots: int = 0) -> int:
-    got = await owner.ask({"type": "create_table", "ruleset": ruleset, "options": options,
-                           "bots": bots})
+async def table_of(
+    owner: Peer, ruleset: str = "dice", options: dict | None = None, bots: int = 0
+) -> int:
+    got = await owner.ask(
+        {"type": "create_table", "ruleset": ruleset, "options": options, "bots": bots}
+    )
     return next(m for m in got if m["type"] == "table")["table"]["id"]
 
 
@@ -334,7 +345,7 @@ async def in_the_lobby(env: Env) -> AsyncIterator[Scene]:
 async def host_full(env: Env) -> AsyncIterator[Scene]:
     async with running_host(env.tmp.mktemp("full"), max_connections=1) as host:
         async with players(env, host) as made:
-            await made.new("Cy")                      # the one connection it takes
+            await made.new("Cy")  # the one connection it takes
 
             async def connect(scene: Scene) -> None:
                 scene.sender = await made.new("Ana", hello=False)
@@ -346,7 +357,7 @@ async def host_full(env: Env) -> AsyncIterator[Scene]:
 async def records_spent(env: Env) -> AsyncIterator[Scene]:
     async with players(env) as made:
         ana = await made.new("Ana")
-        with patched(records_request, "PER_SECOND", 0.0):   # nothing comes back meanwhile
+        with patched(records_request, "PER_SECOND", 0.0):  # nothing comes back meanwhile
             for _ in range(records_request.BURST):
                 await ana.ask({"type": "records", "view": "recent"})
             yield Scene(ana)
@@ -383,6 +394,7 @@ async def replaced(env: Env) -> AsyncIterator[Scene]:
 async def shutting_down(env: Env) -> AsyncIterator[Scene]:
     async with running_host(env.tmp.mktemp("stop")) as host:
         async with players(env, host) as made:
+
             async def stop(scene: Scene) -> None:
                 asyncio.ensure_future(host.stop())
 
@@ -445,7 +457,7 @@ async def chat_spent(env: Env) -> AsyncIterator[Scene]:
     async with players(env) as made:
         ana = await made.new("Ana")
         await table_of(ana)
-        with patched(limits, "CHAT_EVERY_S", 3600.0):   # nothing comes back meanwhile
+        with patched(limits, "CHAT_EVERY_S", 3600.0):  # nothing comes back meanwhile
             for n in range(limits.CHAT_BURST):
                 await ana.ask({"type": "chat", "text": f"line {n}"})
             yield Scene(ana)
@@ -499,7 +511,7 @@ async def start_on_full_disk(env: Env) -> AsyncIterator[Scene]:
             try:
                 yield Scene(ana, {"Bo": bo}, {"$table": table})
             finally:
-                disk.heal()   # so the host stops as usual, the row passed or not
+                disk.heal()  # so the host stops as usual, the row passed or not
 
 
 @where("watching Bo's dice table, the watchers muted")
@@ -523,8 +535,11 @@ async def watching(env: Env) -> AsyncIterator[Scene]:
         yield Scene(ana, {"Bo": bo}, {"$table": table})
 
 
-@where("seated in a dice game with Bo, its turn", "seated in a dice game with Bo, not its turn",
-       "owning a dice game with Bo")
+@where(
+    "seated in a dice game with Bo, its turn",
+    "seated in a dice game with Bo, not its turn",
+    "owning a dice game with Bo",
+)
 async def in_a_dice_game(env: Env) -> AsyncIterator[Scene]:
     async with players(env) as made:
         owner, other, table = await game_of(made)
@@ -581,7 +596,7 @@ async def end_being_saved(env: Env) -> AsyncIterator[Scene]:
             table = await table_of(ana)
             await ana.ask({"type": "start"})
             game = host.tables[table].running
-            for turn in range(15):   # a scorecard's 15 boxes: the last score ends the game
+            for turn in range(15):  # a scorecard's 15 boxes: the last score ends the game
                 await ana.ask({"type": "act", "action": {"type": "roll", "hold": []}})
                 if turn == 14:
                     break
@@ -659,6 +674,7 @@ async def race_at_the_throw(env: Env) -> AsyncIterator[Scene]:
 
 # ---- playing a row ---------------------------------------------------------------------------
 
+
 def payload(sends: str, values: dict[str, object]) -> bytes | None:
     if sends == "-":
         return None
@@ -683,14 +699,25 @@ def payload(sends: str, values: dict[str, object]) -> bytes | None:
 def mark_of(message: dict) -> str:
     if "re" not in message:
         return ""
-    return "re nil" if message["re"] is None else "re" if message["re"] == RID else f"re {message['re']}"
+    return (
+        "re nil"
+        if message["re"] is None
+        else "re"
+        if message["re"] == RID
+        else f"re {message['re']}"
+    )
 
 
 def as_item(message: dict, expected: Item) -> Item:
     if message["type"] != "error":
         return Item(message["type"], re=mark_of(message), many=expected.many)
-    return Item("error", message.get("code"), message.get("kind"), mark_of(message),
-                message.get("words") if expected.words is not None else None)
+    return Item(
+        "error",
+        message.get("code"),
+        message.get("kind"),
+        mark_of(message),
+        message.get("words") if expected.words is not None else None,
+    )
 
 
 async def answer_of(peer: Peer, items: tuple[Item, ...]) -> tuple[list[dict], bool]:
@@ -730,16 +757,25 @@ async def play(row: Row, env: Env, codes: dict[str, str]) -> None:
             peer = scene.sender if who == "Ana" else scene.others[who]
             got, closed = await answer_of(peer, items)
             named = [m for m in got if m["type"] in {i.type for i in items}]
-            named = [m for n, m in enumerate(named) if not (  # `type`+: one stands for a run
-                n and m["type"] == named[n - 1]["type"] and any(
-                    i.many and i.type == m["type"] and i.re == mark_of(m) for i in items))]
+            named = [
+                m
+                for n, m in enumerate(named)
+                if not (  # `type`+: one stands for a run
+                    n
+                    and m["type"] == named[n - 1]["type"]
+                    and any(i.many and i.type == m["type"] and i.re == mark_of(m) for i in items)
+                )
+            ]
             shown = [as_item(m, i) for m, i in zip(named, items, strict=False)] + [
-                Item(m["type"]) for m in named[len(items):]]
+                Item(m["type"]) for m in named[len(items) :]
+            ]
             assert (shown + ([CLOSED] if closed else []),) == (list(items),), (
-                f"{row.key}\n{who} got {got}")
+                f"{row.key}\n{who} got {got}"
+            )
 
 
 # ---- the tests -------------------------------------------------------------------------------
+
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def env(tmp_path_factory):
@@ -775,6 +811,7 @@ def test_every_code_and_every_request_is_in_a_row_and_each_kind_is_the_codes_tab
 def test_the_bot_levels_of_the_wire_are_the_bots():
     from kismet_tui.bots import POLICIES
     from protocol.messages import BOT_LEVELS
+
     assert set(BOT_LEVELS) == set(POLICIES)
 
 
@@ -789,15 +826,20 @@ def test_a_kind_changed_in_the_codes_table_fails_the_suite():
 
 
 @ASYNC
-@pytest.mark.parametrize("old, new", [
-    ("`error` `not_at_table` [illegal_now] re |", "`error` `no_table` [illegal_now] re |"),
-    ("`error` `not_at_table` [illegal_now] re |", "`ok` re |"),
-    ("`error` `not_at_table` [illegal_now] re |", "`error` `not_at_table` [illegal_now] |"),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("`error` `not_at_table` [illegal_now] re |", "`error` `no_table` [illegal_now] re |"),
+        ("`error` `not_at_table` [illegal_now] re |", "`ok` re |"),
+        ("`error` `not_at_table` [illegal_now] re |", "`error` `not_at_table` [illegal_now] |"),
+    ],
+)
 async def test_a_code_changed_in_a_row_fails_the_suite(old, new, env):
     line = '| in the lobby | `{"type": "leave", "id": 1}` | '
     changed = DOC_TEXT.replace(line + old, line + new)
     assert changed != DOC_TEXT
-    row = next(r for r in example_rows(changed) if r.key == 'in the lobby | {"type": "leave", "id": 1}')
+    row = next(
+        r for r in example_rows(changed) if r.key == 'in the lobby | {"type": "leave", "id": 1}'
+    )
     with pytest.raises(AssertionError, match="leave"):
         await play(row, env, code_table(changed))

@@ -17,7 +17,7 @@ def test_frames_split_anywhere_come_out_whole_and_in_order():
         reader = FrameReader(FROM_CLIENT)
         out = []
         for start in range(0, len(stream), chunk):
-            reader.feed(stream[start:start + chunk])
+            reader.feed(stream[start : start + chunk])
             while (message := reader.next_message()) is not None:
                 out.append(message)
         assert out == messages

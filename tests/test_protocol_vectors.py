@@ -10,8 +10,8 @@ from kismet_tui.rules.verify import verify
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 
-SERVER_SEED = bytes(range(32))                   # 000102...1f
-ENTROPY = [bytes([0xAA]) * 16]                   # one seat
+SERVER_SEED = bytes(range(32))  # 000102...1f
+ENTROPY = [bytes([0xAA]) * 16]  # one seat
 THREE = [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]
 
 
@@ -19,15 +19,24 @@ def vector_game(version: int = CHANCE_VERSION, entropy=ENTROPY):
     """A solo dice game: each turn one roll, then the best box. Returns header, events, end."""
     rng = SeededRNG(chance_seed(SERVER_SEED, entropy, version))
     game = new_game("dice", ["Ana"], None, {}, rng=rng, start_ms=1000)
-    header = {"ruleset": "dice", "seats": ["Ana"], "options": game.options, "t0": 1000,
-              "commit": commitment(SERVER_SEED, version), "entropy": entropy,
-              "chance": rng.take_drawn()}
+    header = {
+        "ruleset": "dice",
+        "seats": ["Ana"],
+        "options": game.options,
+        "t0": 1000,
+        "commit": commitment(SERVER_SEED, version),
+        "entropy": entropy,
+        "chance": rng.take_drawn(),
+    }
     if version >= 3:
         header["version"] = version  # a version-2 header has none
     events = []
     while not game.finished:
-        action = ({"type": "roll", "hold": []} if game.rolls == 0
-                  else {"type": "score", "box": game.best_box()})
+        action = (
+            {"type": "roll", "hold": []}
+            if game.rolls == 0
+            else {"type": "score", "box": game.best_box()}
+        )
         t = 1000 + 100 * (len(events) + 1)
         game.apply(0, action, t)
         event = {"seq": len(events) + 1, "t": t, "seat": 0, "action": action}
@@ -40,17 +49,19 @@ def vector_game(version: int = CHANCE_VERSION, entropy=ENTROPY):
 
 def event_line(event) -> str:
     action = event["action"]
-    what = (f"roll hold []" if action["type"] == "roll" else f"score {action['box']}")
+    what = "roll hold []" if action["type"] == "roll" else f"score {action['box']}"
     chance = " ".join(map(str, event.get("chance", []))) or "-"
     return f"{event['seq']:>2} t={event['t']} {what:<32} chance: {chance}"
 
 
 def vector_lines(version: int) -> list[str]:
     """The lines docs/protocol.md prints for one version's derivation."""
-    return [f"v{version} commit: `{commitment(SERVER_SEED, version)}`",
-            f"v{version} chance seed: `{chance_seed(SERVER_SEED, ENTROPY, version).hex()}`",
-            f"v{version} seat 1 gave none: `{chance_seed(SERVER_SEED, THREE, version).hex()}`",
-            f"v{version} nobody gave any: `{chance_seed(SERVER_SEED, [None], version).hex()}`"]
+    return [
+        f"v{version} commit: `{commitment(SERVER_SEED, version)}`",
+        f"v{version} chance seed: `{chance_seed(SERVER_SEED, ENTROPY, version).hex()}`",
+        f"v{version} seat 1 gave none: `{chance_seed(SERVER_SEED, THREE, version).hex()}`",
+        f"v{version} nobody gave any: `{chance_seed(SERVER_SEED, [None], version).hex()}`",
+    ]
 
 
 def test_the_chance_seed_vectors_in_the_docs():

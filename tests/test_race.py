@@ -2,8 +2,7 @@
 
 import pytest
 
-from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, new_game, replay
-from kismet_tui.rules import cards
+from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, cards, new_game, replay
 from kismet_tui.rules.race import normalize_options
 from tests.rules_util import refused
 
@@ -11,8 +10,14 @@ TIMEOUT = {"type": "timeout"}
 
 
 def game(seats=2, dice=(), options=None, start_ms=0, circle=None):
-    g = new_game("race", seats, seed=b"race-test", options=options,
-                 rng=ScriptedRNG(list(dice)), start_ms=start_ms)
+    g = new_game(
+        "race",
+        seats,
+        seed=b"race-test",
+        options=options,
+        rng=ScriptedRNG(list(dice)),
+        start_ms=start_ms,
+    )
     if circle is not None:
         arrange(g, circle)
     return g
@@ -36,6 +41,7 @@ def next_deals(g, count):
     """The cards the pile will deal next [D19], worked out from a copy of the game's stream:
     each a uniform draw from the unseen cards (ascending ids), then the slid-under ones."""
     import copy
+
     rng = copy.deepcopy(g.rng)
     rng._script = []  # dice come first in a round; the deals draw from the stream
     unseen, under = list(g.unseen), list(g.under)
@@ -69,10 +75,15 @@ NO_2_4_12 = [3, 3, 5, 5, 6, 7, 8, 9, 10, 11, 11]
 
 # ---- options ---------------------------------------------------------------------------------
 
+
 def test_options_have_defaults_and_refuse_nonsense():
-    assert normalize_options({}) == {"countdown_ms": 3000, "round_limit_ms": 10_000,
-                                     "reveal_ms": 2000, "away_limit_ms": 30_000,
-                                     "chips": list(cards.DEFAULT_CHIPS)}
+    assert normalize_options({}) == {
+        "countdown_ms": 3000,
+        "round_limit_ms": 10_000,
+        "reveal_ms": 2000,
+        "away_limit_ms": 30_000,
+        "chips": list(cards.DEFAULT_CHIPS),
+    }
     with pytest.raises(IllegalAction, match="no option called speed"):
         normalize_options({"speed": 3})
     with pytest.raises(IllegalAction, match="round's time limit"):
@@ -100,6 +111,7 @@ def test_setup_deals_eleven_from_one_set_per_player_without_shuffling_the_pile()
 
 # ---- [D8] the countdown and the roll ------------------------------------------------------------
 
+
 def test_d8_first_countdown_counts_from_t0_and_the_host_rolls():
     g = game(dice=[2, 3, 5], start_ms=50_000, circle=ONE_EACH)
     assert g.phase == "countdown" and g.next_deadline() == 53_000
@@ -117,7 +129,7 @@ def test_d8_first_countdown_counts_from_t0_and_the_host_rolls():
 def test_d8_after_a_reveal_a_pause_then_the_next_countdown():
     g = game(dice=[2, 3, 5], circle=ONE_EACH, options={"reveal_ms": 2000, "countdown_ms": 3000})
     roll_now(g)
-    grab(g, 0, 3, t=3100)   # the 5
+    grab(g, 0, 3, t=3100)  # the 5
     notes = g.apply(1, {"type": "pass"}, 3200)
     assert g.phase == "pause" and g.next_deadline() == 5200
     assert notes[-1] == {"type": "pause", "deadline": 5200}
@@ -129,6 +141,7 @@ def test_d8_after_a_reveal_a_pause_then_the_next_countdown():
 
 # ---- [D9] nothing matches ------------------------------------------------------------------------
 
+
 def test_d9_no_match_wipes_the_circle_and_deals_eleven_new():
     g = game(seats=3, dice=[1, 1, 1], circle=NO_2_4_12)
     wiped = list(g.circle)
@@ -136,8 +149,10 @@ def test_d9_no_match_wipes_the_circle_and_deals_eleven_new():
     notes = roll_now(g)
     assert notes[0]["targets"] == [2]
     assert notes[1] == {"type": "wiped", "cards": wiped}
-    assert notes[2] == {"type": "dealt", "cards": [{"pos": p, "card": c}
-                                                    for p, c in enumerate(top_eleven)]}
+    assert notes[2] == {
+        "type": "dealt",
+        "cards": [{"pos": p, "card": c} for p, c in enumerate(top_eleven)],
+    }
     assert g.removed == wiped and g.circle == top_eleven and g.pile_count == 11
     assert g.phase == "pause" and g.view(0)["last_round"]["why"] == "no_match"
     assert all_cards(g) == list(range(33))
@@ -145,7 +160,7 @@ def test_d9_no_match_wipes_the_circle_and_deals_eleven_new():
 
 def test_d9_a_wipe_the_pile_cannot_replace_ends_the_game():
     g = game(seats=2, dice=[1, 1, 1], circle=NO_2_4_12)
-    keep_in_pile(g, 1)                            # set-up: one card left in the pile
+    keep_in_pile(g, 1)  # set-up: one card left in the pile
     notes = roll_now(g)
     assert notes[1]["type"] == "wiped"
     assert notes[-1] == {"type": "game_over", "scores": [0, 0], "winners": [0, 1]}
@@ -154,6 +169,7 @@ def test_d9_a_wipe_the_pile_cannot_replace_ends_the_game():
 
 
 # ---- [D10] grabs in stamp order ------------------------------------------------------------------
+
 
 def test_d10_two_grabs_on_one_card_the_first_stamped_wins():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
@@ -170,19 +186,22 @@ def test_d10_two_grabs_on_one_card_the_first_stamped_wins():
 
 def test_d10_a_grab_is_final_and_the_reveal_follows_grab_order():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
-    g.winning[1] = [g.unseen.pop()]               # seat 1 owns one card already
+    g.winning[1] = [g.unseen.pop()]  # seat 1 owns one card already
     penalty = g.winning[1][0]
     roll_now(g)
-    grab(g, 1, 0)                                  # the 2: wrong
+    grab(g, 1, 0)  # the 2: wrong
     refused(g, 1, {"type": "grab", "card": 3}, "a grab is final")
-    grab(g, 0, 6)                                  # the 8: right
-    notes = grab(g, 2, 5)                          # the 7: right; all have grabbed
+    grab(g, 0, 6)  # the 8: right
+    notes = grab(g, 2, 5)  # the 7: right; all have grabbed
     reveals = [n for n in notes if n["type"] == "revealed"]
     assert [(r["seat"], r["right"], r["penalty"]) for r in reveals] == [
-        (1, False, penalty), (0, True, None), (2, True, None)]
-    assert g.under == [penalty]                    # slid under the face-down pile
+        (1, False, penalty),
+        (0, True, None),
+        (2, True, None),
+    ]
+    assert g.under == [penalty]  # slid under the face-down pile
     assert g.winning[1] == [] and cards.number_of(g.winning[0][-1]) == 8
-    assert cards.number_of(g.circle[0]) == 2       # the wrong card stays in the circle
+    assert cards.number_of(g.circle[0]) == 2  # the wrong card stays in the circle
 
 
 def test_d10_the_named_card_id_must_still_lie_there():
@@ -195,11 +214,15 @@ def test_d10_the_named_card_id_must_still_lie_there():
 
 
 def test_an_id_no_card_of_the_game_has_is_malformed_not_a_card_that_left():
-    g = game(dice=[2, 3, 5], circle=ONE_EACH)   # two seats: cards 0 to 21
+    g = game(dice=[2, 3, 5], circle=ONE_EACH)  # two seats: cards 0 to 21
     roll_now(g)
     for named in (22, 50, 87, 88):
-        refused(g, 0, {"type": "grab", "card": 3, "id": named},
-                f"There is no card {named} in this game: its cards are 0 to 21.")
+        refused(
+            g,
+            0,
+            {"type": "grab", "card": 3, "id": named},
+            f"There is no card {named} in this game: its cards are 0 to 21.",
+        )
         with pytest.raises(IllegalAction) as caught:
             g.apply(0, {"type": "grab", "card": 3, "id": named}, g.now)
         assert (caught.value.code, caught.value.kind) == ("bad_action", "malformed")
@@ -217,6 +240,7 @@ def test_refusals_of_grabs_are_in_plain_words():
 
 # ---- [D11] pass ----------------------------------------------------------------------------------
 
+
 def test_d11_pass_ends_a_players_round_and_all_passing_ends_it():
     g = game(dice=[2, 3, 5], circle=ONE_EACH)
     roll_now(g)
@@ -231,9 +255,10 @@ def test_d11_pass_ends_a_players_round_and_all_passing_ends_it():
 
 # ---- [D12] how a round ends ----------------------------------------------------------------------
 
+
 def test_d12_the_round_ends_when_no_ungrabbed_match_is_left():
     g = game(seats=3, dice=[1, 1, 1], circle=[2, 3, 3, 5, 5, 6, 7, 8, 9, 10, 11])
-    roll_now(g)                                    # target 2: one card shows it
+    roll_now(g)  # target 2: one card shows it
     notes = grab(g, 1, 0)
     assert notes[1] == {"type": "round_ended", "why": "no_match_left"}
     assert cards.number_of(g.winning[1][-1]) == 2
@@ -253,18 +278,23 @@ def test_d12_the_round_limit_ends_it_by_the_hosts_timeout():
 
 # ---- reveal, refill, end -------------------------------------------------------------------------
 
+
 def test_refill_fills_empty_places_lowest_first_from_the_top_of_the_pile():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
     roll_now(g)
     top_two = next_deals(g, 2)
-    grab(g, 0, 6)                                  # 8 at place 6
-    grab(g, 1, 3)                                  # 5 at place 3
+    grab(g, 0, 6)  # 8 at place 6
+    grab(g, 1, 3)  # 5 at place 3
     notes = g.apply(2, {"type": "pass"}, g.now)
-    assert {"type": "dealt", "cards": [{"pos": 3, "card": top_two[0]},
-                                        {"pos": 6, "card": top_two[1]}]} in notes
+    assert {
+        "type": "dealt",
+        "cards": [{"pos": 3, "card": top_two[0]}, {"pos": 6, "card": top_two[1]}],
+    } in notes
     assert g.circle[3] == top_two[0] and g.circle[6] == top_two[1]
-    assert g.view(0)["last_round"]["dealt"] == [{"pos": 3, "card": top_two[0]},
-                                                  {"pos": 6, "card": top_two[1]}]
+    assert g.view(0)["last_round"]["dealt"] == [
+        {"pos": 3, "card": top_two[0]},
+        {"pos": 6, "card": top_two[1]},
+    ]
 
 
 def test_a_wrong_grab_with_an_empty_winning_pile_costs_nothing():
@@ -273,17 +303,24 @@ def test_a_wrong_grab_with_an_empty_winning_pile_costs_nothing():
     pile = (list(g.unseen), list(g.under))
     grab(g, 0, 0)
     notes = g.apply(1, {"type": "pass"}, g.now)
-    assert {"type": "revealed", "seat": 0, "pos": 0, "card": g.circle[0], "number": 2,
-            "right": False, "penalty": None} in notes
+    assert {
+        "type": "revealed",
+        "seat": 0,
+        "pos": 0,
+        "card": g.circle[0],
+        "number": 2,
+        "right": False,
+        "penalty": None,
+    } in notes
     assert (g.unseen, g.under) == pile and g.winning[0] == []
 
 
 def test_the_game_ends_when_the_pile_cannot_refill_and_scores_are_chips():
     g = game(seats=2, dice=[6, 6, 5], circle=ONE_EACH)
-    keep_in_pile(g, 1)                             # set-up: one card left in the pile
-    roll_now(g)                                    # targets 11 and 12
-    grab(g, 0, 10)                                 # the 12: right
-    notes = grab(g, 1, 9)                          # the 11: right; two places, one card
+    keep_in_pile(g, 1)  # set-up: one card left in the pile
+    roll_now(g)  # targets 11 and 12
+    grab(g, 0, 10)  # the 12: right
+    notes = grab(g, 1, 9)  # the 11: right; two places, one card
     assert notes[-1] == {"type": "game_over", "scores": [6, 5], "winners": [0]}
     assert g.result() == {"scores": [6, 5], "winners": [0]}
     assert g.circle.count(None) == 2 and all_cards(g) == list(range(22))
@@ -302,6 +339,7 @@ def test_ties_share_the_win_and_a_custom_chip_table_counts():
 
 
 # ---- [D18] away players count as passed ----------------------------------------------------------
+
 
 def test_d18_an_away_player_counts_as_passed():
     g = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
@@ -348,6 +386,7 @@ def test_d18_a_roll_with_everybody_away_ends_its_round_at_once():
 
 # ---- the view ---------------------------------------------------------------------------------
 
+
 def test_view_never_shows_the_order_of_the_pile():
     g1 = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
     g2 = game(seats=3, dice=[2, 3, 5], circle=ONE_EACH)
@@ -365,9 +404,16 @@ def test_view_shows_circle_grabs_scores_and_winning_piles():
     view = g.view(None)
     assert view["you"] is None and view["done"] == [False, True]
     place = view["circle"][5]
-    assert place == {"id": g.circle[5], "number": 7, "chip": 1, "set": cards.set_of(g.circle[5]),
-                     "back": cards.back_of(g.circle[5]), "pos": 5, "target": True,
-                     "grabbed_by": 1}
+    assert place == {
+        "id": g.circle[5],
+        "number": 7,
+        "chip": 1,
+        "set": cards.set_of(g.circle[5]),
+        "back": cards.back_of(g.circle[5]),
+        "pos": 5,
+        "target": True,
+        "grabbed_by": 1,
+    }
     g.apply(0, {"type": "pass"}, g.now)
     view = g.view(1)
     assert view["players"][1]["pile_count"] == 1 and view["players"][1]["top"]["number"] == 7

@@ -21,8 +21,8 @@ def test_the_first_card_dealt_after_the_circle_is_uniform_over_the_unseen_cards(
     counts = Counter()
     for seed in range(games):
         g = wipe_game(seed)
-        unseen = list(g.unseen)                  # 11 cards, ascending ids
-        notes = roll_now(g)                      # the wipe deals 11 new cards
+        unseen = list(g.unseen)  # 11 cards, ascending ids
+        notes = roll_now(g)  # the wipe deals 11 new cards
         dealt = next(n for n in notes if n["type"] == "dealt")["cards"]
         counts[unseen.index(dealt[0]["card"])] += 1
     assert set(counts) == set(range(11))
@@ -39,16 +39,16 @@ def test_cards_slid_under_come_out_last_in_the_order_they_went():
     arrange(g, [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
     first, second = g.unseen.pop(), g.unseen.pop(0)
     g.winning[0], g.winning[1] = [first], [second]
-    roll_now(g)                                   # targets 5, 7, 8
-    grab(g, 1, 0)                                 # the 2: wrong, seat 1 slides `second` under
-    grab(g, 0, 1)                                 # the 3: wrong, seat 0 slides `first` under
+    roll_now(g)  # targets 5, 7, 8
+    grab(g, 1, 0)  # the 2: wrong, seat 1 slides `second` under
+    grab(g, 0, 1)  # the 3: wrong, seat 0 slides `first` under
     g.apply(2, {"type": "pass"}, g.now)
-    assert g.under == [second, first]             # grab order, not seat order
+    assert g.under == [second, first]  # grab order, not seat order
     # Leave 9 unseen cards: the next wipe deals those 9 (in random order), then the two under.
     unseen = list(g.unseen)
     g.removed.extend(unseen[9:])
     g.unseen = unseen[:9]
-    g.apply(HOST, TIMEOUT, g.next_deadline())     # pause -> countdown
+    g.apply(HOST, TIMEOUT, g.next_deadline())  # pause -> countdown
     g.rng.push(1, 1, 1)
     arrange_no_match(g)
     notes = roll_now(g)
@@ -62,6 +62,7 @@ def arrange_no_match(g):
     """Make every card of the circle one that three 1s (target 2) cannot take, keeping the
     pile as it is: circle cards showing a 2 swap with removed cards that do not."""
     from kismet_tui.rules import cards
+
     for pos, card in enumerate(g.circle):
         if card is not None and cards.number_of(card) == 2:
             swap = next(c for c in g.removed if cards.number_of(c) != 2)

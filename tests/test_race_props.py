@@ -12,8 +12,19 @@ from kismet_tui.rules.playout import random_playout
 
 # Actions of every shape and seat, mostly nonsense, some legal: what a buggy or hostile
 # client might send. Drawn from a SeededRNG so a failing example replays.
-PROBE_TYPES = ("grab", "pass", "timeout", "away", "back", "roll", "lay", "knock", "prelay",
-               "reveal", "nonsense")
+PROBE_TYPES = (
+    "grab",
+    "pass",
+    "timeout",
+    "away",
+    "back",
+    "roll",
+    "lay",
+    "knock",
+    "prelay",
+    "reveal",
+    "nonsense",
+)
 ODD_VALUES = (-1, 0, 1, 5, 10, 11, 12, 99, None, "3", True, [1])
 
 
@@ -24,8 +35,8 @@ def random_probe(rng, game):
     for key in ("card", "id", "seat", "extra", "cards", "salt", "commit"):
         if rng.below(3) == 0:
             action[key] = ODD_VALUES[rng.below(len(ODD_VALUES))]
-    seat = rng.below(game.seats + 2) - 1          # HOST (-1) .. one past the last seat
-    t = game.now + rng.below(4000) - 200          # sometimes earlier than the last event
+    seat = rng.below(game.seats + 2) - 1  # HOST (-1) .. one past the last seat
+    t = game.now + rng.below(4000) - 200  # sometimes earlier than the last event
     return seat, action, t
 
 
@@ -43,8 +54,9 @@ def check_refusals_change_nothing(game, rng, probes=2):
 def replay_checking_every_step(header, log, invariant, probe_seed):
     """Apply the log event by event to a fresh game, checking `invariant` and probing with
     random actions before each event; return the rebuilt game."""
-    game = new_game(header["ruleset"], header["seats"], header["seed"], header["options"],
-                    start_ms=header["t0"])
+    game = new_game(
+        header["ruleset"], header["seats"], header["seed"], header["options"], start_ms=header["t0"]
+    )
     probes = SeededRNG(probe_seed)
     invariant(game)
     for event in log:
@@ -57,27 +69,39 @@ def replay_checking_every_step(header, log, invariant, probe_seed):
 def race_cards_are_conserved(game):
     circle = [c for c in game.circle if c is not None]
     held = [c for pile in game.winning for c in pile]
-    assert sorted(circle + game.unseen + game.under + held + game.removed) == list(range(11 * game.seats))
+    assert sorted(circle + game.unseen + game.under + held + game.removed) == list(
+        range(11 * game.seats)
+    )
     if game.phase in ("countdown", "grabbing"):
-        assert len(circle) == 11                  # a round always starts with a full circle
+        assert len(circle) == 11  # a round always starts with a full circle
 
 
-timing = st.fixed_dictionaries({
-    "countdown_ms": st.integers(0, 3000),
-    "round_limit_ms": st.integers(500, 6000),
-    "reveal_ms": st.integers(0, 2000),
-})
+timing = st.fixed_dictionaries(
+    {
+        "countdown_ms": st.integers(0, 3000),
+        "round_limit_ms": st.integers(500, 6000),
+        "reveal_ms": st.integers(0, 2000),
+    }
+)
 
 
 @settings(max_examples=20, deadline=None)
-@given(seats=st.integers(2, 5), seed=st.integers(0, 2**32), play_seed=st.integers(0, 2**32),
-       options=timing, gap=st.integers(0, 3000), away=st.sampled_from([0, 12]))
-def test_random_race_games_end_replay_and_conserve_cards(seats, seed, play_seed, options, gap,
-                                                         away):
+@given(
+    seats=st.integers(2, 5),
+    seed=st.integers(0, 2**32),
+    play_seed=st.integers(0, 2**32),
+    options=timing,
+    gap=st.integers(0, 3000),
+    away=st.sampled_from([0, 12]),
+)
+def test_random_race_games_end_replay_and_conserve_cards(
+    seats, seed, play_seed, options, gap, away
+):
     header = {"ruleset": "race", "seats": seats, "seed": seed, "options": options, "t0": 7}
     game = new_game("race", seats, seed, options, start_ms=7)
-    log = random_playout(game, SeededRNG(play_seed), max_steps=20_000, max_gap_ms=gap,
-                         away_chance=away)
+    log = random_playout(
+        game, SeededRNG(play_seed), max_steps=20_000, max_gap_ms=gap, away_chance=away
+    )
     assert game.finished, f"not over after {len(log)} events"
     result = game.result()
     assert max(result["scores"]) == result["scores"][result["winners"][0]]

@@ -15,7 +15,6 @@ import re
 import pytest
 
 from kismet_tui.net.client import ActionRefused
-from kismet_tui.rules import knock as knock_rules
 from protocol.limits import REACTION_FLOOR_MS
 from server.reaction import shows_a_throw
 from tests.netutil import connected, looked_at_the_dice, running_host, start_together, wait_until
@@ -23,7 +22,9 @@ from tests.netutil import connected, looked_at_the_dice, running_host, start_tog
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 # (Any number of seconds: with the floor raised for a test, a busy machine may take over one.)
-TOO_QUICK = re.compile(r"Too quick: the dice were shown \d+\.\d\d s ago\. Look first, then (grab|knock)\.")
+TOO_QUICK = re.compile(
+    r"Too quick: the dice were shown \d+\.\d\d s ago\. Look first, then (grab|knock)\."
+)
 
 
 def send_now(client, action: dict) -> asyncio.Future:
@@ -76,14 +77,20 @@ def grab_of(card: dict) -> dict:
     return {"type": "grab", "card": card["pos"], "id": card["id"]}
 
 
-async def test_race_a_grab_at_the_throw_is_refused_in_words_at_no_cost_and_one_after_the_floor_counts(tmp_path):
+async def test_race_a_grab_at_the_throw_is_refused_in_words_at_no_cost_and_one_after_the_floor_counts(
+    tmp_path,
+):
     # A long round limit: rounds end when all have acted, never by the clock of a busy machine.
     # Four players, so the pile lasts: a circle with no target (one throw in about 18) is
     # wiped, and two seats' 22 cards run out after one wipe, three seats' after two.
     options = {"countdown_ms": 200, "round_limit_ms": 60000, "reveal_ms": 20}
     async with running_host(tmp_path) as host:
-        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo, \
-                connected(host, "Cy") as cy, connected(host, "Di") as di:
+        async with (
+            connected(host, "Ana") as ana,
+            connected(host, "Bo") as bo,
+            connected(host, "Cy") as cy,
+            connected(host, "Di") as di,
+        ):
             table = await ana.create_table("race", options)
             for other in (bo, cy, di):
                 await other.join_table(table["id"])
@@ -114,7 +121,9 @@ async def test_race_a_grab_at_the_throw_is_refused_in_words_at_no_cost_and_one_a
             assert stamped(hosted, bo.seat, "grab", seen) == []
             for other in (ana, cy, di):
                 await other.act({"type": "pass"})  # they sit the round out: Bo's grab ends it
-            await wait_until(lambda: bo.game.phase == "grabbing" and len(bo.events) == len(hosted.events))
+            await wait_until(
+                lambda: bo.game.phase == "grabbing" and len(bo.events) == len(hosted.events)
+            )
             await looked_at_the_dice(bo)
             target = next(c for c in bo.game.view(bo.seat)["circle"] if c and c["target"])
             # Round 2's throw is answered the moment it goes out (set before this round ends).
@@ -153,11 +162,18 @@ async def test_knock_a_knock_at_the_throw_is_refused_and_one_after_the_floor_cou
             await wait_until(lambda: ana.game is not None and bo.game is not None)
             await ana.prelay([])
             await bo.prelay([])
-            await wait_until(lambda: hosted.game.phase == "play"
-                             and ana.game.phase == "play" and bo.game.phase == "play")
+            await wait_until(
+                lambda: (
+                    hosted.game.phase == "play"
+                    and ana.game.phase == "play"
+                    and bo.game.phase == "play"
+                )
+            )
             thrower = ana if hosted.game.turn == ana.seat else bo
             knocker = bo if thrower is ana else ana
-            sent = answer_the_next_throw(hosted, knocker, lambda game: {"type": "knock"}, before=False)
+            sent = answer_the_next_throw(
+                hosted, knocker, lambda game: {"type": "knock"}, before=False
+            )
             seen = len(hosted.events)
             await thrower.act({"type": "roll"})
             await refused_too_quick(sent)
@@ -187,8 +203,9 @@ async def test_the_app_shows_the_too_quick_words_and_the_card_stays_free(tmp_pat
             hosted = host.tables[other.table["id"]]
             pos = next(c["pos"] for c in game.view(1)["circle"] if c)
             await pilot.press("abcdefghijk"[pos])
-            await wait_for(pilot, lambda: any("Too quick" in n for n in app.notices_shown),
-                           what="the refusal")
+            await wait_for(
+                pilot, lambda: any("Too quick" in n for n in app.notices_shown), what="the refusal"
+            )
             words = next(n for n in app.notices_shown if "Too quick" in n)
             assert TOO_QUICK.fullmatch(words), words
             assert stamped(hosted, client.seat, "grab", 0) == []

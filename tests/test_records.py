@@ -28,13 +28,19 @@ def dump(path):
     db = sqlite3.connect(path)
     try:
         return {
-            "games": db.execute("SELECT log_file, ruleset, table_id, started_ms, ended_ms, seat_count, "
-                                "log_kept FROM games ORDER BY log_file").fetchall(),
-            "seats": db.execute("SELECT g.log_file, s.seat, s.player_id, s.name, s.score, s.won, "
-                                "s.rating_before, s.rating_after, s.personal_best FROM seats s "
-                                "JOIN games g ON g.id = s.game_id ORDER BY g.log_file, s.seat").fetchall(),
+            "games": db.execute(
+                "SELECT log_file, ruleset, table_id, started_ms, ended_ms, seat_count, "
+                "log_kept FROM games ORDER BY log_file"
+            ).fetchall(),
+            "seats": db.execute(
+                "SELECT g.log_file, s.seat, s.player_id, s.name, s.score, s.won, "
+                "s.rating_before, s.rating_after, s.personal_best FROM seats s "
+                "JOIN games g ON g.id = s.game_id ORDER BY g.log_file, s.seat"
+            ).fetchall(),
             "players": db.execute("SELECT * FROM players ORDER BY id").fetchall(),
-            "standings": db.execute("SELECT * FROM standings ORDER BY player_id, ruleset").fetchall(),
+            "standings": db.execute(
+                "SELECT * FROM standings ORDER BY player_id, ruleset"
+            ).fetchall(),
         }
     finally:
         db.close()
@@ -42,20 +48,30 @@ def dump(path):
 
 SERIES = [  # (ruleset, seats, players, scores)
     ("race", ["Ana", "Bo", "Bot 1 (easy)"], [ANA, BO, bot_id("easy")], [9, 4, 2]),
-    ("race", ["Ana", "Bo", "Bot 1 (easy)"], [ANA, BO, bot_id("easy")], [3, 8, 8]),   # a tie
+    ("race", ["Ana", "Bo", "Bot 1 (easy)"], [ANA, BO, bot_id("easy")], [3, 8, 8]),  # a tie
     ("race", ["Ana", "Cy"], [ANA, CY], [5, 5]),
-    ("race", ["Anna", "Bo", "Guest"], [ANA, BO, None], [1, 7, 12]),                  # unproven seat
+    ("race", ["Anna", "Bo", "Guest"], [ANA, BO, None], [1, 7, 12]),  # unproven seat
     ("dice", ["Ana"], [ANA], [250]),
-    ("dice", ["Ana"], [ANA], [301]),                                                   # a new best
+    ("dice", ["Ana"], [ANA], [301]),  # a new best
 ]
 
 
 def write_series(games):
     paths = []
     for n, (ruleset, seats, players, scores) in enumerate(SERIES):
-        paths.append(write_finished_log(games, f"2026010{n}-000000-table{n + 1}-{ruleset}.kismet",
-                                        ruleset, seats, players, scores, t0=n * 10_000,
-                                        t_end=n * 10_000 + 5_000, table=n + 1))
+        paths.append(
+            write_finished_log(
+                games,
+                f"2026010{n}-000000-table{n + 1}-{ruleset}.kismet",
+                ruleset,
+                seats,
+                players,
+                scores,
+                t0=n * 10_000,
+                t_end=n * 10_000 + 5_000,
+                table=n + 1,
+            )
+        )
     return paths
 
 
@@ -83,8 +99,13 @@ def test_a_rebuild_by_kismet_host_reindex_equals_the_live_index(tmp_path):
     records.close()
     rebuilt = tmp_path / "rebuilt"
     shutil.copytree(live / "games", rebuilt / "games")
-    done = subprocess.run([sys.executable, "-m", "server.cli", "--state-dir", str(rebuilt), "--reindex"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "server.cli", "--state-dir", str(rebuilt), "--reindex"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "Rebuilt the records from 6 game logs" in done.stdout
     assert dump(live / FILE_NAME) == dump(rebuilt / FILE_NAME)
@@ -105,8 +126,10 @@ def test_ratings_move_as_openskill_plackett_luce_says(tmp_path):
             expected[(p, ruleset)] = team[0]
     db = sqlite3.connect(tmp_path / FILE_NAME)
     for (player, ruleset), rating in expected.items():
-        mu, sigma, shown = db.execute("SELECT mu, sigma, rating FROM standings WHERE player_id = ? "
-                                      "AND ruleset = ?", (player, ruleset)).fetchone()
+        mu, sigma, shown = db.execute(
+            "SELECT mu, sigma, rating FROM standings WHERE player_id = ? AND ruleset = ?",
+            (player, ruleset),
+        ).fetchone()
         assert (mu, sigma) == pytest.approx((rating.mu, rating.sigma), rel=1e-12)
         assert shown == shown_rating(rating.mu, rating.sigma)
     # The first game: the winner up, the last down, each change what the end box shows.
@@ -122,8 +145,9 @@ def test_ratings_move_as_openskill_plackett_luce_says(tmp_path):
     # A player is shown under their latest name; a bot is one player per level.
     assert db.execute("SELECT name FROM players WHERE id = ?", (ANA,)).fetchone()[0] == "Ana"
     assert db.execute("SELECT is_bot FROM players WHERE id = 'bot:easy'").fetchone()[0] == 1
-    wins = db.execute("SELECT games, wins FROM standings WHERE player_id = ? AND ruleset = 'race'",
-                      (BO,)).fetchone()
+    wins = db.execute(
+        "SELECT games, wins FROM standings WHERE player_id = ? AND ruleset = 'race'", (BO,)
+    ).fetchone()
     assert wins == (3, 1)
 
 
@@ -172,13 +196,26 @@ def test_a_full_disk_pauses_indexing_and_it_catches_up(tmp_path):
     records.start()
     records.ready.wait(10)
     # Games that end from now on: more than the file's free room holds.
-    paths = [write_finished_log(tmp_path / "games", f"20260201-000000-table{n}-dice.kismet", "dice",
-                                [f"Player {n}"], [player_id(f"key {n}")], [n], t0=n, t_end=n + 1)
-             for n in range(300)]
+    paths = [
+        write_finished_log(
+            tmp_path / "games",
+            f"20260201-000000-table{n}-dice.kismet",
+            "dice",
+            [f"Player {n}"],
+            [player_id(f"key {n}")],
+            [n],
+            t0=n,
+            t_end=n + 1,
+        )
+        for n in range(300)
+    ]
     # SQLite's own page limit: the file cannot grow, as on a full disk.
     pages = sqlite3.connect(tmp_path / FILE_NAME).execute("PRAGMA page_count").fetchone()[0]
     limited = threading.Event()  # (set before the games come: they go before any request)
-    records.ask(lambda db: db.execute(f"PRAGMA max_page_count = {pages}").fetchall(), lambda _: limited.set())
+    records.ask(
+        lambda db: db.execute(f"PRAGMA max_page_count = {pages}").fetchall(),
+        lambda _: limited.set(),
+    )
     assert limited.wait(10)
     done = []
     for path in paths:
@@ -200,8 +237,16 @@ def test_a_pruned_logs_name_given_to_a_new_game_is_a_new_record(tmp_path):
     games.mkdir()
     name = "20260301-000000-table1-dice.kismet"
     first = write_finished_log(games, name, "dice", ["Ana"], [ANA], [200], t0=1000, t_end=2000)
-    other = write_finished_log(games, "20260301-000001-table2-dice.kismet", "dice", ["Bo"], [BO],
-                               [210], t0=1500, t_end=2500)
+    other = write_finished_log(
+        games,
+        "20260301-000001-table2-dice.kismet",
+        "dice",
+        ["Bo"],
+        [BO],
+        [210],
+        t0=1500,
+        t_end=2500,
+    )
     records = RecordIndex(tmp_path, keep_games=1)
     records.start()
     records.ready.wait(10)
@@ -211,11 +256,18 @@ def test_a_pruned_logs_name_given_to_a_new_game_is_a_new_record(tmp_path):
     records.game_ended(games / name)
     records.close()
     rows = dump(tmp_path / FILE_NAME)["games"]
-    assert [(r[0], r[3], r[-1]) for r in rows] == [(name, 1000, 0), (name, 3000, 1), (other.name, 1500, 0)]
+    assert [(r[0], r[3], r[-1]) for r in rows] == [
+        (name, 1000, 0),
+        (name, 3000, 1),
+        (other.name, 1500, 0),
+    ]
 
 
-def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(tmp_path, monkeypatch):
+def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(
+    tmp_path, monkeypatch
+):
     import server.records
+
     monkeypatch.setattr(server.records, "RETRY_S", 0.05)
     (tmp_path / "games").mkdir()
     write_series(tmp_path / "games")  # games of an earlier run, for the catch-up
@@ -224,8 +276,17 @@ def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(
     records.start()
     records.ready.wait(10)
     assert records.paused and "cannot open their file" in records.paused
-    path = write_finished_log(tmp_path / "games", "20260501-000000-table9-dice.kismet", "dice", ["Ana"],
-                              [ANA], [280], t0=90_000, t_end=95_000, table=9)  # one that ends now
+    path = write_finished_log(
+        tmp_path / "games",
+        "20260501-000000-table9-dice.kismet",
+        "dice",
+        ["Ana"],
+        [ANA],
+        [280],
+        t0=90_000,
+        t_end=95_000,
+        table=9,
+    )  # one that ends now
     done = []
     records.game_ended(path, done.append)
     refused = []
@@ -244,18 +305,52 @@ def test_a_records_file_that_cannot_be_opened_is_tried_again_and_the_games_wait(
 
 def test_a_game_closed_unfinished_is_pruned_in_its_turn_and_a_running_one_never(tmp_path):
     import json
+
     games = tmp_path / "games"
     games.mkdir()
     (tmp_path / "tables").mkdir()
-    running = write_finished_log(games, "20260401-000000-table1-dice.kismet", "dice", ["Ana", "Bo"],
-                                 [ANA, BO], [0, 0], t0=0, t_end=100, finished=False)
+    running = write_finished_log(
+        games,
+        "20260401-000000-table1-dice.kismet",
+        "dice",
+        ["Ana", "Bo"],
+        [ANA, BO],
+        [0, 0],
+        t0=0,
+        t_end=100,
+        finished=False,
+    )
     (tmp_path / "tables" / "1.json").write_text(json.dumps({"id": 1, "game_file": running.name}))
-    closed = write_finished_log(games, "20260401-000001-table2-race.kismet", "race", ["Cy", "Bo"],
-                                [CY, BO], [0, 0], t0=1000, t_end=1100, table=2, finished=False)
-    newer = [write_finished_log(games, f"20260401-00001{n}-table3-dice.kismet", "dice", ["Ana"], [ANA],
-                                [200 + n], t0=5000 + n, t_end=6000 + n, table=3) for n in range(2)]
+    closed = write_finished_log(
+        games,
+        "20260401-000001-table2-race.kismet",
+        "race",
+        ["Cy", "Bo"],
+        [CY, BO],
+        [0, 0],
+        t0=1000,
+        t_end=1100,
+        table=2,
+        finished=False,
+    )
+    newer = [
+        write_finished_log(
+            games,
+            f"20260401-00001{n}-table3-dice.kismet",
+            "dice",
+            ["Ana"],
+            [ANA],
+            [200 + n],
+            t0=5000 + n,
+            t_end=6000 + n,
+            table=3,
+        )
+        for n in range(2)
+    ]
     index_live(tmp_path, [], keep_games=2)
-    assert sorted(p.name for p in games.iterdir()) == sorted([running.name] + [p.name for p in newer])
+    assert sorted(p.name for p in games.iterdir()) == sorted(
+        [running.name] + [p.name for p in newer]
+    )
     rows = dump(tmp_path / FILE_NAME)
     assert [g[0] for g in rows["games"] if g[-1] == 0] == [closed.name]  # pruned, its row kept
     assert running.name not in [g[0] for g in rows["games"]]
@@ -266,6 +361,7 @@ def test_a_game_closed_unfinished_is_pruned_in_its_turn_and_a_running_one_never(
     assert closed_seats[0][7] < closed_seats[0][6] and closed_seats[1][7] > closed_seats[1][6]
     db = sqlite3.connect(tmp_path / FILE_NAME)
     from server.records.queries import recent
+
     assert [r["log"] for r in recent(db)["rows"]] == [p.name for p in reversed(newer)]
 
 
@@ -276,11 +372,21 @@ def test_a_log_the_host_writes_after_the_records_started_is_left_to_the_host(tmp
     games.mkdir()
     records = RecordIndex(tmp_path, keep_games=1)
     import server.records as module
+
     original = module.catch_up
 
     def catch_up_after_a_game_began(db, games_dir, host_since=None):
-        write_finished_log(games, "20260601-000000-table1-race.kismet", "race", ["Ana", "Bo"],
-                           [ANA, BO], [0, 0], t0=0, t_end=10, finished=False)
+        write_finished_log(
+            games,
+            "20260601-000000-table1-race.kismet",
+            "race",
+            ["Ana", "Bo"],
+            [ANA, BO],
+            [0, 0],
+            t0=0,
+            t_end=10,
+            finished=False,
+        )
         return original(db, games_dir, host_since)
 
     monkeypatch.setattr(module, "catch_up", catch_up_after_a_game_began)
@@ -301,22 +407,50 @@ def test_bots_have_their_own_figures_a_page_lists_others_and_solo_is_no_win(tmp_
     games.mkdir()
     medium = bot_id("medium")
     paths = [
-        write_finished_log(games, "20260101-000000-table1-race.kismet", "race",
-                           ["Ana", "Bot 1 (medium)", "Bot 2 (medium)"], [ANA, medium, medium], [3, 9, 5],
-                           t0=0, t_end=5_000, table=1),
-        write_finished_log(games, "20260102-000000-table2-race.kismet", "race",
-                           ["Ana", "Bot 2 (medium)", "Bot 3 (medium)"], [ANA, medium, medium], [8, 2, 4],
-                           t0=10_000, t_end=15_000, table=2),
-        write_finished_log(games, "20260103-000000-table3-dice.kismet", "dice", ["Ana"], [ANA], [250],
-                           t0=20_000, t_end=25_000, table=3),
+        write_finished_log(
+            games,
+            "20260101-000000-table1-race.kismet",
+            "race",
+            ["Ana", "Bot 1 (medium)", "Bot 2 (medium)"],
+            [ANA, medium, medium],
+            [3, 9, 5],
+            t0=0,
+            t_end=5_000,
+            table=1,
+        ),
+        write_finished_log(
+            games,
+            "20260102-000000-table2-race.kismet",
+            "race",
+            ["Ana", "Bot 2 (medium)", "Bot 3 (medium)"],
+            [ANA, medium, medium],
+            [8, 2, 4],
+            t0=10_000,
+            t_end=15_000,
+            table=2,
+        ),
+        write_finished_log(
+            games,
+            "20260103-000000-table3-dice.kismet",
+            "dice",
+            ["Ana"],
+            [ANA],
+            [250],
+            t0=20_000,
+            t_end=25_000,
+            table=3,
+        ),
     ]
     index_live(tmp_path, paths)
     db = sqlite3.connect(tmp_path / FILE_NAME)
-    games_, wins, best, total = db.execute("SELECT games, wins, best, total FROM standings "
-                                           "WHERE player_id = ? AND ruleset = 'race'", (medium,)).fetchone()
+    games_, wins, best, total = db.execute(
+        "SELECT games, wins, best, total FROM standings WHERE player_id = ? AND ruleset = 'race'",
+        (medium,),
+    ).fetchone()
     assert (games_, wins, best, total) == (4, 1, 9, 20)
-    assert db.execute("SELECT games, wins FROM standings WHERE player_id = ? AND ruleset = 'dice'",
-                      (ANA,)).fetchone() == (1, 0), "a solo game is no win"
+    assert db.execute(
+        "SELECT games, wins FROM standings WHERE player_id = ? AND ruleset = 'dice'", (ANA,)
+    ).fetchone() == (1, 0), "a solo game is no win"
     page = queries.player(db, medium)
     assert page["name"] == "Medium bot"
     db.execute("UPDATE standings SET rated = 99")  # (listed on the leaderboard)

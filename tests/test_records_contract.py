@@ -54,7 +54,9 @@ def test_best_rows_have_their_seats_as_recent_rows_do(tmp_path):
 
 def test_two_seats_of_one_player_count_as_the_doc_says(tmp_path):
     db = indexed(tmp_path, [([ANA, ANA, BO], [300, 50, 100])])
-    assert db.execute("SELECT COUNT(*) FROM standings WHERE player_id = ?", (ANA,)).fetchone()[0] == 0
+    assert (
+        db.execute("SELECT COUNT(*) FROM standings WHERE player_id = ?", (ANA,)).fetchone()[0] == 0
+    )
     page = queries.player(db, ANA)
     assert page["standings"] == [] and [row["game"] for row in page["rows"]] == [1, 1]
     assert "their page lists that game once per seat" in " ".join(RECORDS.split())

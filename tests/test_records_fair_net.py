@@ -23,7 +23,9 @@ class Raw:
 
     async def open(self, port, name, key=None):
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
-        self.send({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name, "player_key": key})
+        self.send(
+            {"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name, "player_key": key}
+        )
         welcome = await self.recv()
         assert welcome["type"] == "welcome"
         return self
@@ -84,9 +86,14 @@ async def test_a_games_ratings_are_written_before_the_records_flood_waiting(tmp_
     # read here, on four sockets and the client's queue, is the test's own scheduling's).
     handed = []
     arrived, answer = Host._outcomes_arrived, records_request._send
-    monkeypatch.setattr(Host, "_outcomes_arrived",
-                        lambda self, *args: (handed.append("rating"), arrived(self, *args))[1])
-    monkeypatch.setattr(records_request, "_send", lambda *args: (handed.append("records"), answer(*args))[1])
+    monkeypatch.setattr(
+        Host,
+        "_outcomes_arrived",
+        lambda self, *args: (handed.append("rating"), arrived(self, *args))[1],
+    )
+    monkeypatch.setattr(
+        records_request, "_send", lambda *args: (handed.append("records"), answer(*args))[1]
+    )
     async with running_host(tmp_path) as host:
         bo = await keyed_client(host.port, "Bo", "b" * 40)
         cy = await keyed_client(host.port, "Cy", "c" * 40)
@@ -113,7 +120,9 @@ async def test_a_games_ratings_are_written_before_the_records_flood_waiting(tmp_
 
         async def read_rating():
             async for message in bo.messages():
-                if message["type"] == "table" and all(s.get("outcome") for s in message["table"]["seats"]):
+                if message["type"] == "table" and all(
+                    s.get("outcome") for s in message["table"]["seats"]
+                ):
                     order.append("rating")
                     return
 
@@ -130,4 +139,5 @@ async def test_a_games_ratings_are_written_before_the_records_flood_waiting(tmp_
         assert handed.index("rating") == 0 and handed.count("records") == 32, handed
         for raw in flooders:
             raw.close()
-        await bo.close(); await cy.close()
+        await bo.close()
+        await cy.close()

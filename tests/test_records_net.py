@@ -52,7 +52,9 @@ async def test_a_finished_game_shows_rating_changes_standings_and_pages_of_recor
         await wait_until(lambda: all(s.get("outcome") for s in bo.table["seats"]))
         seats = bo.table["seats"]
         winners = bo.game.result()["winners"]
-        assert [s["wins"] for s in seats] == [int(i in winners) for i in range(2)]  # a tie: both won
+        assert [s["wins"] for s in seats] == [
+            int(i in winners) for i in range(2)
+        ]  # a tie: both won
         winner = winners[0]
         for seat in seats:
             assert seat["outcome"]["rating"] == 1000 + seat["outcome"]["change"]
@@ -69,14 +71,17 @@ async def test_a_finished_game_shows_rating_changes_standings_and_pages_of_recor
         assert mine["rows"][0]["log"].endswith("-dice.kismet")
         recent = await cy.records("recent")
         assert [s["name"] for s in recent["rows"][0]["seats"]] == ["Bo", "Cy"]
-        for nonsense, words in (({"view": "everything"}, "'view' must be one of"),
-                                ({"view": "player", "player": "../etc"}, "a player's id"),
-                                ({"view": "recent", "page": -1}, "'page' must be between")):
+        for nonsense, words in (
+            ({"view": "everything"}, "'view' must be one of"),
+            ({"view": "player", "player": "../etc"}, "a player's id"),
+            ({"view": "recent", "page": -1}, "'page' must be between"),
+        ):
             with pytest.raises(RequestError) as refused:
                 await bo._request({"type": "records", **nonsense})
             assert refused.value.code == "bad_message" and words in refused.value.words
         assert (await bo.records("recent"))["rows"]  # still answered after the nonsense
-        await bo.close(); await cy.close()
+        await bo.close()
+        await cy.close()
 
 
 def schema_made(path) -> bool:
@@ -84,7 +89,9 @@ def schema_made(path) -> bool:
         return False
     db = sqlite3.connect(path)
     try:
-        return db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'games'").fetchone()[0] == 1
+        return (
+            db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'games'").fetchone()[0] == 1
+        )
     except sqlite3.Error:
         return False
     finally:
@@ -94,9 +101,26 @@ def schema_made(path) -> bool:
 async def test_a_host_killed_before_the_row_was_written_loses_no_game(tmp_path):
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(port),
-                             "--state-dir", str(tmp_path), "--bots", "0", "--no-announce"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--state-dir",
+            str(tmp_path),
+            "--bots",
+            "0",
+            "--no-announce",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         await wait_until(lambda: schema_made(tmp_path / FILE_NAME))
         ana = None
@@ -120,7 +144,11 @@ async def test_a_host_killed_before_the_row_was_written_loses_no_game(tmp_path):
         await ana.close()
         finished = list((tmp_path / "games").glob("*.kismet"))
         assert len(finished) == 1
-        held = sqlite3.connect(tmp_path / FILE_NAME).execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        held = (
+            sqlite3.connect(tmp_path / FILE_NAME)
+            .execute("SELECT COUNT(*) FROM games")
+            .fetchone()[0]
+        )
         assert held == 0  # the kill came before the row
         async with running_host(tmp_path) as host:
             host.records.ready.wait(30)
@@ -140,7 +168,9 @@ async def test_a_door_player_is_known_by_the_doors_proof_and_a_key_beside_it_is_
     async with running_host(tmp_path) as host:
         door_pass = host.door_passes.issue("ssh", "192.0.2.7", "ssh-key SHA256:abc")
         client = Client(reconnect=False, door_pass=door_pass)
-        client.player_key = "the host user's own key, read from their files by the door's client"[:60]
+        client.player_key = "the host user's own key, read from their files by the door's client"[
+            :60
+        ]
         await client.connect("127.0.0.1", host.port, "Ana")
         await client.create_table("dice")
         await play_solo_dice(client)

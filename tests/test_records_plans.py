@@ -36,10 +36,26 @@ def fill(db, games=120):
         if ruleset == "dice" and n % 2:
             names, players, scores = ["Ana"], [ANA], [150 + n]
         else:
-            names, players, scores = ["Ana", "Bo", "Bot 1 (easy)"], [ANA, BO, bot_id("easy")], [n % 7, 3, 4]
+            names, players, scores = (
+                ["Ana", "Bo", "Bot 1 (easy)"],
+                [ANA, BO, bot_id("easy")],
+                [n % 7, 3, 4],
+            )
         best = max(scores)
-        index_game(db, EndedGame(f"{n:08d}-table1-{ruleset}.kismet", ruleset, 1, n * 1000, n * 1000 + 500,
-                                 names, players, scores, [s for s, v in enumerate(scores) if v == best]))
+        index_game(
+            db,
+            EndedGame(
+                f"{n:08d}-table1-{ruleset}.kismet",
+                ruleset,
+                1,
+                n * 1000,
+                n * 1000 + 500,
+                names,
+                players,
+                scores,
+                [s for s, v in enumerate(scores) if v == best],
+            ),
+        )
 
 
 def plans_of(db, request):
@@ -52,7 +68,9 @@ def plans_of(db, request):
         db.set_trace_callback(None)
     # (each view answered something, so its whole SQL ran: a bot plays no solo game)
     assert answer["rows"] or request["view"] == "best", request
-    return [(sql, [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql)]) for sql in statements]
+    return [
+        (sql, [row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql)]) for sql in statements
+    ]
 
 
 def test_every_page_is_an_indexed_search_with_no_scan_and_no_sort(tmp_path):
@@ -62,8 +80,9 @@ def test_every_page_is_an_indexed_search_with_no_scan_and_no_sort(tmp_path):
     for request in VIEWS:
         for sql, plan in plans_of(db, request):
             for line in plan:
-                assert line.startswith("SEARCH ") and ("INDEX" in line or "PRIMARY KEY" in line), \
+                assert line.startswith("SEARCH ") and ("INDEX" in line or "PRIMARY KEY" in line), (
                     f"{request['view']} ({request['ruleset']}, {request['player']}): {line}\n  {sql}"
+                )
                 assert "TEMP B-TREE" not in line, f"{request['view']}: {line}\n  {sql}"
 
 
@@ -73,10 +92,14 @@ def test_a_file_of_the_previous_schema_is_migrated_and_keeps_its_solo_players(tm
     for statement in MIGRATIONS[0]:  # the file an older host made
         db.execute(statement)
     db.execute("INSERT INTO meta (key, value) VALUES ('schema', '1')")
-    db.execute("INSERT INTO games (id, log_file, ruleset, table_id, started_ms, ended_ms, seat_count, "
-               "top_score, finished) VALUES (1, 'a.kismet', 'dice', 1, 0, 10, 1, 280, 1)")
-    db.execute("INSERT INTO seats (game_id, seat, player_id, name, score, won) VALUES (1, 0, ?, 'Ana', 280, 1)",
-               (ANA,))
+    db.execute(
+        "INSERT INTO games (id, log_file, ruleset, table_id, started_ms, ended_ms, seat_count, "
+        "top_score, finished) VALUES (1, 'a.kismet', 'dice', 1, 0, 10, 1, 280, 1)"
+    )
+    db.execute(
+        "INSERT INTO seats (game_id, seat, player_id, name, score, won) VALUES (1, 0, ?, 'Ana', 280, 1)",
+        (ANA,),
+    )
     db.commit()
     db.close()
     db = connect(path)
@@ -84,5 +107,10 @@ def test_a_file_of_the_previous_schema_is_migrated_and_keeps_its_solo_players(tm
     best = queries.best(db, "dice", ANA)
     assert [(row["name"], row["score"]) for row in best["rows"]] == [("Ana", 280)]
     names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert {"games_recent", "games_recent_by_ruleset", "games_best", "games_best_of_player"} <= names
+    assert {
+        "games_recent",
+        "games_recent_by_ruleset",
+        "games_best",
+        "games_best_of_player",
+    } <= names
     assert not names & {"games_by_end", "games_by_ruleset", "games_by_top_score"}

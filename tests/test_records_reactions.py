@@ -31,8 +31,14 @@ RACE_OPTIONS = {"countdown_ms": 200, "round_limit_ms": 1500, "reveal_ms": 100}
 def write_race(games: Path, n: int, t0: int) -> tuple[Path, list[int | None]]:
     """A whole race game, Ana against a bot, played by the engine; its log and each seat's
     median reaction as the review reads it."""
-    header = {"ruleset": "race", "seats": ["Ana", "Bot 1 (easy)"], "players": [ANA, bot_id("easy")],
-              "seed": f"race {n}".encode(), "options": RACE_OPTIONS, "t0": t0}
+    header = {
+        "ruleset": "race",
+        "seats": ["Ana", "Bot 1 (easy)"],
+        "players": [ANA, bot_id("easy")],
+        "seed": f"race {n}".encode(),
+        "options": RACE_OPTIONS,
+        "t0": t0,
+    }
     game = game_from_header(header)
     events = random_playout(game, SeededRNG(f"play {n}".encode()), max_gap_ms=900 + 200 * n)
     path = games / f"2026010{n}-000000-table{n + 1}-race.kismet"
@@ -66,15 +72,18 @@ def test_each_race_seat_keeps_its_median_reaction_and_the_page_shows_the_trend(t
     state, medians, start = three_games
     assert all(m[0] is not None for m in medians), "Ana grabbed in every game"
     db = sqlite3.connect(state / FILE_NAME)
-    stored = db.execute("SELECT s.reaction_ms FROM seats s JOIN games g ON g.id = s.game_id "
-                        "WHERE s.player_id = ? ORDER BY g.started_ms", (ANA,)).fetchall()
+    stored = db.execute(
+        "SELECT s.reaction_ms FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? ORDER BY g.started_ms",
+        (ANA,),
+    ).fetchall()
     assert [ms for (ms,) in stored] == [m[0] for m in medians]
     # Asked 15 days after the last game (games on days 0, 10 and 20): the 30 days before hold
     # the last two games only.
     now = start + 35 * DAY_MS
     page = queries.player(db, ANA, now_ms=now)
     race = next(s for s in page["standings"] if s["ruleset"] == "race")
-    assert race["reaction"]["recent_ms"] == [m[0] for m in medians]   # oldest first
+    assert race["reaction"]["recent_ms"] == [m[0] for m in medians]  # oldest first
     assert race["reaction"]["fastest_month_ms"] == min(medians[1][0], medians[2][0])
     # The bot's figures are its own ("Easy bot"'s page).
     bot_page = queries.player(db, bot_id("easy"), now_ms=now)
@@ -98,8 +107,11 @@ def test_a_records_file_from_before_the_figures_is_rebuilt_with_them(three_games
     db.close()
     index(state, [])
     db = sqlite3.connect(path)
-    stored = db.execute("SELECT s.reaction_ms FROM seats s JOIN games g ON g.id = s.game_id "
-                        "WHERE s.player_id = ? ORDER BY g.started_ms", (ANA,)).fetchall()
+    stored = db.execute(
+        "SELECT s.reaction_ms FROM seats s JOIN games g ON g.id = s.game_id "
+        "WHERE s.player_id = ? ORDER BY g.started_ms",
+        (ANA,),
+    ).fetchall()
     assert [ms for (ms,) in stored] == [m[0] for m in medians]
     assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("3",)
     db.close()
@@ -110,11 +122,21 @@ def test_a_log_the_engine_cannot_play_is_still_a_record_without_figures(tmp_path
 
     games = tmp_path / "games"
     games.mkdir()
-    path = write_finished_log(games, "20260101-000000-table1-race.kismet", "race", ["Ana", "Bo"],
-                              [ANA, None], [3, 1], t0=0, t_end=5000)   # no seed: unplayable
+    path = write_finished_log(
+        games,
+        "20260101-000000-table1-race.kismet",
+        "race",
+        ["Ana", "Bo"],
+        [ANA, None],
+        [3, 1],
+        t0=0,
+        t_end=5000,
+    )  # no seed: unplayable
     index(tmp_path, [path])
     db = sqlite3.connect(tmp_path / FILE_NAME)
-    assert db.execute("SELECT score, reaction_ms FROM seats WHERE player_id = ?", (ANA,)).fetchone() == (3, None)
+    assert db.execute(
+        "SELECT score, reaction_ms FROM seats WHERE player_id = ?", (ANA,)
+    ).fetchone() == (3, None)
     db.close()
 
 
@@ -146,49 +168,65 @@ def optimal_V(optimal_cache, monkeypatch):
 
 def dice_logs(games: Path, count: int = 2, ana: str = "hard") -> list[Path]:
     """`count` dice games of Ana (played by the `ana` bot's policy) against an easy bot."""
-    from tests.review_util import play_dice, write_log as write_dice
+    from tests.review_util import play_dice
+    from tests.review_util import write_log as write_dice
 
     paths = []
     for n in range(count):
         header, events = play_dice([ana, "easy"], seed=11 + n, names=["Ana", "Bot 1 (easy)"])
         header.update(players=[ANA, bot_id("easy")], t0=1_000 + n * DAY_MS)
         events = [{**event, "t": event["t"] + n * DAY_MS} for event in events]
-        paths.append(write_dice(games / f"2026020{n}-000000-table{n + 1}-dice.kismet", header, events))
+        paths.append(
+            write_dice(games / f"2026020{n}-000000-table{n + 1}-dice.kismet", header, events)
+        )
     return paths
 
 
-def test_each_dice_seat_keeps_its_review_cost_and_the_page_its_average(tmp_path: Path, optimal_V) -> None:
+def test_each_dice_seat_keeps_its_review_cost_and_the_page_its_average(
+    tmp_path: Path, optimal_V
+) -> None:
     games = tmp_path / "games"
     games.mkdir()
     index(tmp_path, dice_logs(games))
     db = sqlite3.connect(tmp_path / FILE_NAME)
-    costs = db.execute("SELECT s.seat, s.dice_cost_centi FROM seats s JOIN games g ON g.id = s.game_id "
-                       "ORDER BY g.started_ms, s.seat").fetchall()
-    assert [cost for seat, cost in costs if seat == 0] == [0, 0], "the perfect player gives up nothing"
+    costs = db.execute(
+        "SELECT s.seat, s.dice_cost_centi FROM seats s JOIN games g ON g.id = s.game_id "
+        "ORDER BY g.started_ms, s.seat"
+    ).fetchall()
+    assert [cost for seat, cost in costs if seat == 0] == [0, 0], (
+        "the perfect player gives up nothing"
+    )
     easy = [cost for seat, cost in costs if seat == 1]
     assert all(cost > 100 for cost in easy), easy
     page = queries.player(db, bot_id("easy"))
     review = next(s for s in page["standings"] if s["ruleset"] == "dice")["review"]
     assert review == {"recent_centi": easy, "average_centi": round(sum(easy) / 2)}
-    assert next(s for s in queries.player(db, ANA)["standings"] if s["ruleset"] == "dice")["review"] == \
-        {"recent_centi": [0, 0], "average_centi": 0}
+    assert next(s for s in queries.player(db, ANA)["standings"] if s["ruleset"] == "dice")[
+        "review"
+    ] == {"recent_centi": [0, 0], "average_centi": 0}
     db.close()
 
 
 def test_without_the_optimal_table_a_dice_game_has_no_cost_and_the_page_says_nothing(
-        tmp_path: Path, monkeypatch) -> None:
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "no-table-here"))
     games = tmp_path / "games"
     games.mkdir()
     index(tmp_path, dice_logs(games, count=1, ana="medium"))
     db = sqlite3.connect(tmp_path / FILE_NAME)
     assert db.execute("SELECT dice_cost_centi FROM seats").fetchall() == [(None,), (None,)]
-    review = next(s for s in queries.player(db, ANA)["standings"] if s["ruleset"] == "dice")["review"]
+    review = next(s for s in queries.player(db, ANA)["standings"] if s["ruleset"] == "dice")[
+        "review"
+    ]
     assert review == {"recent_centi": [], "average_centi": None}
     from kismet_tui.screens.records import cost_words
+
     assert cost_words(review) == ""
-    assert cost_words({"recent_centi": [1230, 410], "average_centi": 820}) == \
-        "\n         gives up 8.2 points a game  █▁ (last 2, lower is better)"
+    assert (
+        cost_words({"recent_centi": [1230, 410], "average_centi": 820})
+        == "\n         gives up 8.2 points a game  █▁ (last 2, lower is better)"
+    )
     db.close()
 
 
@@ -197,11 +235,40 @@ def test_a_player_page_heading_fits_80_columns_before_three_rated_games():
     rated games)" on the next line: that word now has a line of its own, every line fits."""
     from kismet_tui.screens.records import heading
 
-    answer = {"found": True, "name": "root", "standings": [
-        {"ruleset": "knock", "rating": 927, "wins": 0, "games": 1, "best": -11, "average": -11, "rated": 1},
-        {"ruleset": "race", "rating": 1062, "wins": 0, "games": 1, "best": 30, "average": 30, "rated": 1,
-         "reaction": {"recent_ms": [1148], "fastest_month_ms": 1148}},
-        {"ruleset": "dice", "rating": 1004, "wins": 12, "games": 140, "best": 315, "average": 215, "rated": 2}]}
+    answer = {
+        "found": True,
+        "name": "root",
+        "standings": [
+            {
+                "ruleset": "knock",
+                "rating": 927,
+                "wins": 0,
+                "games": 1,
+                "best": -11,
+                "average": -11,
+                "rated": 1,
+            },
+            {
+                "ruleset": "race",
+                "rating": 1062,
+                "wins": 0,
+                "games": 1,
+                "best": 30,
+                "average": 30,
+                "rated": 1,
+                "reaction": {"recent_ms": [1148], "fastest_month_ms": 1148},
+            },
+            {
+                "ruleset": "dice",
+                "rating": 1004,
+                "wins": 12,
+                "games": 140,
+                "best": 315,
+                "average": 215,
+                "rated": 2,
+            },
+        ],
+    }
     lines = heading("player", "dice", answer).plain.splitlines()
     assert all(len(line) <= 78 for line in lines), lines
     assert sum("on the leaderboard after 3 rated games" in line for line in lines) == 3, lines

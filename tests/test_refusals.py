@@ -25,17 +25,20 @@ def test_every_wire_code_has_a_kind_and_the_protocol_page_lists_it():
         assert listed[code] == ("the engine's kind" if code == "illegal" else kind), code
 
 
-@pytest.mark.parametrize("refusal, code, kind", [
-    (IllegalAction("The game is over."), "illegal", "illegal_now"),
-    (IllegalAction("There is no box called 'x'.", "malformed"), "bad_action", "malformed"),
-    (ChanceError("range", "The host sent 7 as a die."), "bad_action", "malformed"),
-    (ProtocolError("slow_down"), "slow_down", "limit"),
-    (ProtocolError("illegal", "Wait.", kind="not_yet"), "illegal", "not_yet"),
-    (RequestError("not_owner", "Only the owner."), "not_owner", "not_yours"),
-    (ActionRefused("illegal", "Not your turn.", "not_yours"), "illegal", "not_yours"),
-    (ConnectionLost(), "connection", "unavailable"),
-    (NothingToSend("This is a replay."), "replay", "unavailable"),
-])
+@pytest.mark.parametrize(
+    "refusal, code, kind",
+    [
+        (IllegalAction("The game is over."), "illegal", "illegal_now"),
+        (IllegalAction("There is no box called 'x'.", "malformed"), "bad_action", "malformed"),
+        (ChanceError("range", "The host sent 7 as a die."), "bad_action", "malformed"),
+        (ProtocolError("slow_down"), "slow_down", "limit"),
+        (ProtocolError("illegal", "Wait.", kind="not_yet"), "illegal", "not_yet"),
+        (RequestError("not_owner", "Only the owner."), "not_owner", "not_yours"),
+        (ActionRefused("illegal", "Not your turn.", "not_yours"), "illegal", "not_yours"),
+        (ConnectionLost(), "connection", "unavailable"),
+        (NothingToSend("This is a replay."), "replay", "unavailable"),
+    ],
+)
 def test_each_refusal_is_one_of_the_family(refusal, code, kind):
     assert isinstance(refusal, Refusal)
     assert (refusal.code, refusal.kind) == (code, kind)
@@ -45,8 +48,8 @@ def test_each_refusal_is_one_of_the_family(refusal, code, kind):
 def test_a_client_reads_the_engines_kind_only_where_the_engine_gives_one():
     assert kind_of("illegal", "not_yet") == "not_yet"
     assert kind_of("illegal", "not_yours") == "not_yours"
-    assert kind_of("illegal", "limit") == "illegal_now"    # not a kind the engine sends
-    assert kind_of("illegal") == "illegal_now"             # an older host sends no kind
+    assert kind_of("illegal", "limit") == "illegal_now"  # not a kind the engine sends
+    assert kind_of("illegal") == "illegal_now"  # an older host sends no kind
     assert kind_of("too_quick", "illegal_now") == "not_yet"  # a code's own kind stands
     assert kind_of("a_newer_hosts_code") == "unavailable"
 

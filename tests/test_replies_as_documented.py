@@ -30,8 +30,15 @@ class Peer:
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
         self.seen: list[dict] = []
         self.taken: set[int] = set()  # indices of `seen` that next_of gave already
-        self.send({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name,
-                   "token": token, "id": 0})
+        self.send(
+            {
+                "type": "hello",
+                "version": limits.PROTOCOL_VERSION,
+                "name": name,
+                "token": token,
+                "id": 0,
+            }
+        )
         return await self.next_of("welcome")
 
     def send(self, message: dict) -> None:
@@ -47,8 +54,10 @@ class Peer:
 
     async def next_of(self, kind: str, **fields) -> dict:
         """The first message of that kind (and fields) not taken yet, read or still to come."""
+
         def fits(message: dict) -> bool:
             return message["type"] == kind and all(message.get(k) == v for k, v in fields.items())
+
         for index, message in enumerate(self.seen):
             if index not in self.taken and fits(message):
                 self.taken.add(index)
@@ -112,6 +121,7 @@ def assert_kind(error: dict) -> None:
 
 # ---- point 2: a kind on every error, to every recipient -----------------------------------
 
+
 def test_every_error_the_host_sends_is_built_by_the_one_constructor():
     """An error dict written by hand is how `kind` went missing (issue 29): none is left."""
     by_hand = []
@@ -119,8 +129,10 @@ def test_every_error_the_host_sends_is_built_by_the_one_constructor():
         if path.name == "errors.py" and path.parent.name == "protocol":
             continue
         text = path.read_text(encoding="utf-8")
-        by_hand += [f"{path.name}:{text[:m.start()].count(chr(10)) + 1}"
-                    for m in re.finditer(r"""["']type["']\s*:\s*["']error["']""", text)]
+        by_hand += [
+            f"{path.name}:{text[: m.start()].count(chr(10)) + 1}"
+            for m in re.finditer(r"""["']type["']\s*:\s*["']error["']""", text)
+        ]
     assert by_hand == []
 
 
@@ -137,7 +149,8 @@ async def test_cannot_save_carries_its_kind_to_the_mover_and_the_others(tmp_path
         told = await other.next_of("error", code="cannot_save")
         assert_kind(told)
         disk.heal()
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_cannot_start_carries_its_kind_to_the_owner_and_the_others(tmp_path):
@@ -153,7 +166,8 @@ async def test_cannot_start_carries_its_kind_to_the_owner_and_the_others(tmp_pat
         assert refused["code"] == "cannot_start"
         assert_kind(refused)
         assert_kind(await bo.next_of("error", code="cannot_start"))
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_no_records_carries_its_kind(tmp_path, monkeypatch):
@@ -172,6 +186,7 @@ async def test_no_records_carries_its_kind(tmp_path, monkeypatch):
 
 
 # ---- point 3: a move the disk refused is refused for good ---------------------------------
+
 
 async def test_a_move_refused_for_the_disk_is_never_played_later(tmp_path):
     """[cannot_save is `unavailable`: "later, maybe"] A client that sends its roll again once
@@ -198,7 +213,8 @@ async def test_a_move_refused_for_the_disk_is_never_played_later(tmp_path):
         assert host.tables[table_id].running.rolls == 1
         seen = await other.next_of("event")
         assert seen["seq"] == 1 and seen["chance"] == thrown["chance"]
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_a_host_stamp_the_disk_refused_is_held_and_goes_out_once_saved(tmp_path):
@@ -224,10 +240,12 @@ async def test_a_host_stamp_the_disk_refused_is_held_and_goes_out_once_saved(tmp
         await bo.next_of("notice", code="saving")
         rolled = await bo.next_of("event")
         assert rolled["seq"] == 1 and rolled["action"] == {"type": "timeout"} and rolled["chance"]
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 # ---- point 4: the body limits hold for every field, read or not ---------------------------
+
 
 def _deep(levels: int) -> object:
     value: object = 1
@@ -247,19 +265,22 @@ async def test_a_read_text_is_held_to_4096_bytes_too(tmp_path):
         await ana.close()
 
 
-@pytest.mark.parametrize("extra, words", [
-    ({"junk": "x" * (4097)}, "'junk' holds a text longer than 4096 bytes"),
-    ({"junk": "é" * 2049}, "'junk' holds a text longer than 4096 bytes"),
-    ({"k" * 4097: 1}, "a key longer than 4096 bytes"),
-    ({"junk": _deep(8)}, "'junk' is nested too deeply (at most 8 levels"),
-    ({"junk": 0.5}, "'junk' holds a fraction"),
-    ({"junk": {"a": [1.5]}}, "'junk' holds a fraction"),
-    ({"junk": b"\x00" * 16}, "'junk' holds binary data"),
-    ({"entropy": b"\x00" * 16}, "'entropy' holds binary data"),   # only ready/start take it
-    ({b"junk": 1}, "only text keys, not binary ones"),
-    ({"junk": {b"k": 1}}, "'junk' may have only text keys"),
-    ({"junk": 2 ** 60}, "'junk' holds a number too large"),
-])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ({"junk": "x" * (4097)}, "'junk' holds a text longer than 4096 bytes"),
+        ({"junk": "é" * 2049}, "'junk' holds a text longer than 4096 bytes"),
+        ({"k" * 4097: 1}, "a key longer than 4096 bytes"),
+        ({"junk": _deep(8)}, "'junk' is nested too deeply (at most 8 levels"),
+        ({"junk": 0.5}, "'junk' holds a fraction"),
+        ({"junk": {"a": [1.5]}}, "'junk' holds a fraction"),
+        ({"junk": b"\x00" * 16}, "'junk' holds binary data"),
+        ({"entropy": b"\x00" * 16}, "'entropy' holds binary data"),  # only ready/start take it
+        ({b"junk": 1}, "only text keys, not binary ones"),
+        ({"junk": {b"k": 1}}, "'junk' may have only text keys"),
+        ({"junk": 2**60}, "'junk' holds a number too large"),
+    ],
+)
 async def test_the_body_limits_hold_for_fields_the_host_does_not_read(tmp_path, extra, words):
     async with running_host(tmp_path) as host:
         (ana,) = await peers(host, "Ana")
@@ -269,7 +290,7 @@ async def test_the_body_limits_hold_for_fields_the_host_does_not_read(tmp_path, 
         assert words in answer["words"], answer["words"]
         assert_kind(answer)
         # Just within every limit: a ping like any other.
-        within = {"type": "ping", "id": 8, "text": "é" * 2048, "deep": _deep(7), "n": 2 ** 53 - 1}
+        within = {"type": "ping", "id": 8, "text": "é" * 2048, "deep": _deep(7), "n": 2**53 - 1}
         ana.send_body(msgpack.packb(within, use_bin_type=True))
         assert (await ana.reply_to(8))["type"] == "pong"
         await ana.close()
@@ -277,12 +298,14 @@ async def test_the_body_limits_hold_for_fields_the_host_does_not_read(tmp_path, 
 
 # ---- point 5: a rejoin token outlives its table -------------------------------------------
 
+
 async def test_a_player_whose_table_closed_keeps_id_and_token(tmp_path):
     async with running_host(tmp_path) as host:
         ana, bo = await peers(host, "Ana", "Bo")
         welcome = next(m for m in ana.seen if m["type"] == "welcome")
         table_id = await dice_for_two(host, ana, bo, {"away_limit_ms": 200})
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
         await wait_until(lambda: table_id not in host.tables)  # closed: nobody came back
         again = Peer()
         back = await again.open(host.port, "Ana", token=welcome["token"])
@@ -295,6 +318,7 @@ async def test_a_player_whose_table_closed_keeps_id_and_token(tmp_path):
 
 # ---- point 6: start answers ok after table and game, also when it waits for a bot ---------
 
+
 class GatedBots(BotFactory):
     """Bots that connect only once the test opens the gate."""
 
@@ -306,6 +330,7 @@ class GatedBots(BotFactory):
         async def later() -> None:
             await self.gate.wait()
             await super(GatedBots, self).__call__(host, table_id, level, token)
+
         return asyncio.create_task(later())
 
 
@@ -324,12 +349,13 @@ async def test_a_start_that_waits_for_a_bot_answers_ok_after_table_and_game(tmp_
         kinds = [m["type"] for m in ana.seen[first:]]
         answer = kinds.index("ok")
         assert "game" in kinds[:answer], kinds
-        playing = [m for m in ana.seen[first:first + answer] if m["type"] == "table"]
+        playing = [m for m in ana.seen[first : first + answer] if m["type"] == "table"]
         assert playing and playing[-1]["table"]["state"] == "playing"
         await ana.close()
 
 
 # ---- point 11: a table whose last player left closes, watchers told -----------------------
+
 
 async def closed_table(peer: Peer) -> dict:
     while True:
@@ -349,7 +375,8 @@ async def test_a_table_left_to_its_watchers_closes_and_says_why(tmp_path):
         assert told["words"] == f"Table {table_id} closed: its last player left."
         await closed_table(bo)
         assert table_id not in host.tables
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_a_running_game_left_to_its_watchers_closes_after_its_away_limit(tmp_path):
@@ -357,7 +384,8 @@ async def test_a_running_game_left_to_its_watchers_closes_after_its_away_limit(t
         ana, bo, cy = await peers(host, "Ana", "Bo", "Cy")
         table_id = await dice_for_two(host, ana, bo, {"away_limit_ms": 200})
         await cy.ask({"type": "join_table", "table": table_id, "spectator": True}, 1)
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
         told = await cy.next_of("notice", code="closed")
         assert f"Table {table_id} closed" in told["words"]
         await closed_table(cy)

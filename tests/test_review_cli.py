@@ -13,8 +13,19 @@ from kismet_tui.review.dice import optimal_table
 from kismet_tui.solver import table
 from tests.review_util import play_dice, write_log
 
-KEYS = {"seat", "name", "turn", "throw", "dice", "chosen", "best", "expected_chosen",
-        "expected_best", "cost", "by_clock"}
+KEYS = {
+    "seat",
+    "name",
+    "turn",
+    "throw",
+    "dice",
+    "chosen",
+    "best",
+    "expected_chosen",
+    "expected_best",
+    "cost",
+    "by_clock",
+}
 
 
 @pytest.fixture
@@ -35,8 +46,12 @@ def test_the_review_as_json_is_one_object_per_decision(game_log, capsys):
         assert set(d) == KEYS
         assert 1 <= d["throw"] <= 3 and len(d["dice"]) == 5
         assert d["chosen"]["kind"] in ("hold", "score") and d["best"]["kind"] in ("hold", "score")
-        assert set(d["chosen"]) == ({"kind", "hold"} if d["chosen"]["kind"] == "hold" else {"kind", "box", "points"})
-        assert d["cost"] >= 0 and d["cost"] == pytest.approx(d["expected_best"] - d["expected_chosen"], abs=1e-3)
+        assert set(d["chosen"]) == (
+            {"kind", "hold"} if d["chosen"]["kind"] == "hold" else {"kind", "box", "points"}
+        )
+        assert d["cost"] >= 0 and d["cost"] == pytest.approx(
+            d["expected_best"] - d["expected_chosen"], abs=1e-3
+        )
     hal = [d for d in decisions if d["seat"] == 0]
     assert len(hal) >= 15 and all(d["cost"] == 0 and d["chosen"] == d["best"] for d in hal)
     assert any(d["cost"] > 0 for d in decisions if d["seat"] == 1)
@@ -51,13 +66,17 @@ def test_the_review_as_text_names_each_seat_turn_and_decision(game_log, capsys):
     assert "0.00 points given up" in hal
     eve = lines.index(next(line for line in lines if line.startswith("Eve: ")))
     # Eve's three costliest decisions follow her summary, then her turns from the first.
-    assert all(lines[eve + k].startswith("  Turn ") and "; best was " in lines[eve + k] for k in (1, 2, 3))
+    assert all(
+        lines[eve + k].startswith("  Turn ") and "; best was " in lines[eve + k] for k in (1, 2, 3)
+    )
     assert lines[eve + 4] == "  Turn 1  (card: empty)"
     assert lines[eve + 5].startswith("    throw 1  ")
     assert "best: the same" in out
 
 
-def test_before_the_table_is_built_it_says_how_and_never_guesses(game_log, tmp_path, monkeypatch, capsys):
+def test_before_the_table_is_built_it_says_how_and_never_guesses(
+    game_log, tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "empty-cache"))
     assert replay_main(["--review", str(game_log)]) == 2
     captured = capsys.readouterr()
@@ -66,8 +85,9 @@ def test_before_the_table_is_built_it_says_how_and_never_guesses(game_log, tmp_p
     assert not table.cache_path().exists()  # nothing was built unasked
 
 
-def test_build_table_builds_it_with_a_progress_line_then_reviews(game_log, optimal_cache, tmp_path,
-                                                                   monkeypatch, capsys):
+def test_build_table_builds_it_with_a_progress_line_then_reviews(
+    game_log, optimal_cache, tmp_path, monkeypatch, capsys
+):
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path / "empty-cache"))
     built = []
 
@@ -85,8 +105,12 @@ def test_build_table_builds_it_with_a_progress_line_then_reviews(game_log, optim
 
 
 def test_a_race_game_gets_its_own_review_and_the_options_go_together(tmp_path, capsys):
-    race = write_log(tmp_path / "race.kismet", {"ruleset": "race", "seats": ["Ana", "Bo"], "seed": 1,
-                                                 "options": {}, "t0": 0}, [], finished=False)
+    race = write_log(
+        tmp_path / "race.kismet",
+        {"ruleset": "race", "seats": ["Ana", "Bo"], "seed": 1, "options": {}, "t0": 0},
+        [],
+        finished=False,
+    )
     # No table needed: race is reviewed by its reaction times (docs/review.md, "Race").
     assert replay_main(["--review", str(race)]) == 0
     out = capsys.readouterr().out

@@ -29,7 +29,9 @@ def test_the_hard_bot_gives_up_nothing_at_any_decision(V):
     assert review.finished and hard.name == "Hal" and hard.score is not None
     # Each turn ends with a box scored: one decision per box but the ones another seat's
     # second Kismet filled with a 0 [D4], and some holds.
-    assert sum(d.chosen.kind == "score" for d in hard.decisions) == 15 - zeros_given(header, events, 0)
+    assert sum(d.chosen.kind == "score" for d in hard.decisions) == 15 - zeros_given(
+        header, events, 0
+    )
     assert any(d.chosen.kind == "hold" for d in hard.decisions)
     assert all(d.cost == 0.0 and d.chosen == d.best for d in hard.decisions)
     assert hard.total_cost == 0.0 and hard.costliest() == []
@@ -42,7 +44,12 @@ def test_the_hard_bot_gives_up_nothing_at_any_decision(V):
 def zeros_given(header: dict, events: list[dict], seat: int) -> int:
     game = game_from_header(header)
     notes = [note for event in events for note in apply_event(game, event)]
-    return sum(victim[0] == seat for note in notes if note["type"] == "penalty" for victim in note["victims"])
+    return sum(
+        victim[0] == seat
+        for note in notes
+        if note["type"] == "penalty"
+        for victim in note["victims"]
+    )
 
 
 def solo(*moves: tuple[dict, list[int] | None]) -> tuple[dict, list[dict]]:
@@ -61,9 +68,9 @@ def solo(*moves: tuple[dict, list[int] | None]) -> tuple[dict, list[dict]]:
 def test_a_bad_decision_costs_points_and_names_the_best_choice(V):
     header, events = solo(
         ({"type": "roll"}, [6, 6, 6, 6, 6]),
-        ({"type": "score", "box": "aces"}, None),            # five sixes scratched in Aces
+        ({"type": "score", "box": "aces"}, None),  # five sixes scratched in Aces
         ({"type": "roll"}, [1, 2, 6, 6, 6]),
-        ({"type": "roll", "hold": [1, 0]}, [3, 4, 5]),        # the 1 and 2 kept, the sixes thrown
+        ({"type": "roll", "hold": [1, 0]}, [3, 4, 5]),  # the 1 and 2 kept, the sixes thrown
     )
     review = review_dice_game(header, events, V)
     assert not review.finished
@@ -71,14 +78,21 @@ def test_a_bad_decision_costs_points_and_names_the_best_choice(V):
     assert (scratch.turn, scratch.throw, scratch.dice) == (1, 1, (6, 6, 6, 6, 6))
     assert scratch.chosen == Choice("score", box="aces", points=0)
     assert scratch.best == Choice("score", box="kismet", points=80)
-    assert scratch.cost > 50 and scratch.cost == pytest.approx(scratch.expected_best - scratch.expected_chosen)
+    assert scratch.cost > 50 and scratch.cost == pytest.approx(
+        scratch.expected_best - scratch.expected_chosen
+    )
     assert scratch.card["aces"] is None  # the card as it stood before the choice
     assert (hold.turn, hold.throw, hold.dice) == (2, 1, (1, 2, 6, 6, 6))
-    assert hold.chosen == Choice("hold", hold=(1, 2)) and hold.best == Choice("hold", hold=(6, 6, 6))
+    assert hold.chosen == Choice("hold", hold=(1, 2)) and hold.best == Choice(
+        "hold", hold=(6, 6, 6)
+    )
     assert hold.card["aces"] == 0 and hold.cost > 5
     assert review.seats[0].costliest() == [scratch, hold]
     assert scratch.line() == f"Turn 1: scored Aces 0; best was score Kismet 80, -{scratch.cost:.1f}"
-    assert hold.line() == f"Turn 2: held 1 2, threw again; best was hold 6 6 6 and throw again, -{hold.cost:.1f}"
+    assert (
+        hold.line()
+        == f"Turn 2: held 1 2, threw again; best was hold 6 6 6 and throw again, -{hold.cost:.1f}"
+    )
 
 
 def test_a_turn_the_clock_played_is_graded_as_the_clocks(V):

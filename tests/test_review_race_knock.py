@@ -39,15 +39,26 @@ class Log:
 
     def places(self, target: bool) -> list[int]:
         game = self.game
-        return [pos for pos, card in enumerate(game.circle)  # type: ignore[attr-defined]
-                if card is not None and game._shows_target(card) == target]  # type: ignore[attr-defined]
+        return [
+            pos
+            for pos, card in enumerate(game.circle)  # type: ignore[attr-defined]
+            if card is not None and game._shows_target(card) == target
+        ]  # type: ignore[attr-defined]
 
 
 def race(seats: int = 3) -> Log:
     names = ["Ana", "Bo", "Cy", "Dee"][:seats]
     players = ["player:ana", "bot:medium", "player:cy", "player:dee"][:seats]
-    return Log({"ruleset": "race", "seats": names, "players": players, "seed": b"race-review",
-                "options": {}, "t0": 1000})
+    return Log(
+        {
+            "ruleset": "race",
+            "seats": names,
+            "players": players,
+            "seed": b"race-review",
+            "options": {},
+            "t0": 1000,
+        }
+    )
 
 
 def roll(log: Log) -> int:
@@ -67,7 +78,7 @@ def test_reactions_are_the_times_from_the_throw_to_each_grab() -> None:
     log.stamp(0, {"type": "grab", "card": wrong[0]}, shown + 400)
     log.stamp(2, {"type": "pass"}, shown + 900)
     # Round 2: Ana is quick and right, Bo slow, Cy does nothing till the time is up.
-    log.stamp(HOST, {"type": "timeout"}, log.game.next_deadline())   # the reveal's pause ends
+    log.stamp(HOST, {"type": "timeout"}, log.game.next_deadline())  # the reveal's pause ends
     shown2 = roll(log)
     right2 = log.places(True)
     log.stamp(0, {"type": "grab", "card": right2[0]}, shown2 + 310)
@@ -91,8 +102,16 @@ def test_a_seat_that_did_nothing_missed_only_a_card_left_when_the_round_ended() 
     log.stamp(HOST, {"type": "timeout"}, log.game.next_deadline())
     assert [s.missed for s in race_reactions(log.header, log.events)] == [1, 1]
     # The one target card taken by Bo: nothing was left for Ana and Cy, who did nothing.
-    log = Log({"ruleset": "race", "seats": ["Ana", "Bo", "Cy"], "players": None,
-               "seed": b"one-10", "options": {}, "t0": 1000})
+    log = Log(
+        {
+            "ruleset": "race",
+            "seats": ["Ana", "Bo", "Cy"],
+            "players": None,
+            "seed": b"one-10",
+            "options": {},
+            "t0": 1000,
+        }
+    )
     shown = roll(log)
     assert len(log.places(True)) == 1  # (this seed's first throw shows one target card)
     log.stamp(1, {"type": "grab", "card": log.places(True)[0]}, shown + 200)
@@ -117,8 +136,16 @@ def test_a_whole_random_race_game_adds_up() -> None:
 
 def knock_opening() -> tuple[Log, int, int]:
     """A two-seat knock game past its empty pre-lays: (log, first roller, the other)."""
-    log = Log({"ruleset": "knock", "seats": ["Ana", "Bo"], "players": ["player:ana", "bot:hard"],
-               "seed": b"k", "options": {}, "t0": 0})
+    log = Log(
+        {
+            "ruleset": "knock",
+            "seats": ["Ana", "Bo"],
+            "players": ["player:ana", "bot:hard"],
+            "seed": b"k",
+            "options": {},
+            "t0": 0,
+        }
+    )
     commit = prelay_commitment([], PUBLIC_SALT)
     for seat in (0, 1):
         log.stamp(seat, {"type": "prelay", "commit": commit}, 100 + seat)
@@ -134,11 +161,11 @@ def test_knock_counts_an_overlooked_lay_the_knock_nobody_made_and_a_wrong_knock(
     log.stamp(a, {"type": "roll"}, t)
     # With all 11 cards open the roller always holds a match: passing overlooks it.
     log.stamp(a, {"type": "pass"}, t + 500)
-    log.stamp(b, {"type": "roll"}, t + 3000)   # nobody knocked on a's throw
+    log.stamp(b, {"type": "roll"}, t + 3000)  # nobody knocked on a's throw
     laid = log.game._matches(b)[0]  # type: ignore[attr-defined]
     log.stamp(b, {"type": "lay", "card": laid}, t + 3500)
     log.stamp(a, {"type": "roll"}, t + 6000)
-    notes = log.stamp(b, {"type": "knock"}, t + 6500)   # a holds a match: a wrong knock
+    notes = log.stamp(b, {"type": "knock"}, t + 6500)  # a holds a match: a wrong knock
     assert notes[0]["judgement"] == "wrong" and notes[0]["turned_up"]["card"] == laid
     by_seat = {s.seat: s for s in knock_chances(log.header, log.events)}
     roller, knocker = by_seat[a], by_seat[b]
@@ -179,7 +206,9 @@ def write_log(path: Path, log: Log) -> None:
             out.write(record_bytes({"kind": "event", **event}))
 
 
-def test_replay_review_prints_the_figures_as_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_review_prints_the_figures_as_text_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     log, a, b = knock_opening()
     log.stamp(a, {"type": "roll"}, 10_000)
     log.stamp(a, {"type": "pass"}, 10_500)
@@ -204,30 +233,57 @@ async def test_the_end_box_shows_a_line_per_player(ruleset: str, title: str) -> 
     from kismet_tui.replay import ReplayApp
     from tests.test_ui_dice import wait_for
 
-    options = {"countdown_ms": 200, "round_limit_ms": 800, "reveal_ms": 100} if ruleset == "race" else {}
-    log = Log({"ruleset": ruleset, "seats": ["Ana", "Bo"], "players": ["player:ana", "bot:easy"],
-               "seed": b"end-box", "options": options, "t0": 1_000_000})
+    options = (
+        {"countdown_ms": 200, "round_limit_ms": 800, "reveal_ms": 100} if ruleset == "race" else {}
+    )
+    log = Log(
+        {
+            "ruleset": ruleset,
+            "seats": ["Ana", "Bo"],
+            "players": ["player:ana", "bot:easy"],
+            "seed": b"end-box",
+            "options": options,
+            "t0": 1_000_000,
+        }
+    )
     weights = {"knock": 1} if ruleset == "knock" else None
-    events = random_playout(log.game, SeededRNG(b"end-box playout"), max_gap_ms=300, weights=weights,
-                            default_weight=24 if weights else 1)
+    events = random_playout(
+        log.game,
+        SeededRNG(b"end-box playout"),
+        max_gap_ms=300,
+        weights=weights,
+        default_weight=24 if weights else 1,
+    )
     _, expected = learned_lines(ruleset, log.header, events)
     app = ReplayApp(log.header, events, paused=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == ruleset, what="the game screen")
+        await wait_for(
+            pilot, lambda: getattr(app.screen, "RULESET", None) == ruleset, what="the game screen"
+        )
         app.publish([app.source.next_event() for _ in range(len(events))])
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
-                       and len(app.screen.query("#learned")) > 0, 50, "the end box")
+        await wait_for(
+            pilot,
+            lambda: (
+                type(app.screen).__name__ == "EndScreen" and len(app.screen.query("#learned")) > 0
+            ),
+            50,
+            "the end box",
+        )
         shown = str(app.screen.query_one("#learned").content)
         assert shown.startswith(title)
         assert [line for line in shown.splitlines()[1:]] == expected
         assert expected[0].startswith("Ana") and expected[1].startswith("Bo (bot)")
         # The box still fits the smallest screen: its keys line shows.
-        await wait_for(pilot, lambda: app.screen.query_one("#end-keys").region.height >= 1,
-                       what="the end keys on screen")
+        await wait_for(
+            pilot,
+            lambda: app.screen.query_one("#end-keys").region.height >= 1,
+            what="the end keys on screen",
+        )
 
 
 def test_the_rounds_and_throws_add_up_to_the_totals_and_go_into_the_json(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from kismet_tui.review.knock import read_knock
     from kismet_tui.review.race import read_race
 
@@ -235,7 +291,7 @@ def test_the_rounds_and_throws_add_up_to_the_totals_and_go_into_the_json(
     events = random_playout(log.game, SeededRNG(b"rounds"), max_gap_ms=3000)
     seats, rounds = read_race(log.header, events)
     assert rounds and [r.round for r in rounds] == sorted(r.round for r in rounds)
-    for seat in seats:   # each round's part of a seat adds up to its totals
+    for seat in seats:  # each round's part of a seat adds up to its totals
         mine = [r.seats[seat.seat] for r in rounds]
         assert [m.reaction_ms for m in mine if m.did == "grab"] == seat.reactions_ms
         assert sum(m.missed for m in mine) == seat.missed
@@ -262,10 +318,14 @@ def test_the_rounds_and_throws_add_up_to_the_totals_and_go_into_the_json(
     chances, throws = read_knock(log.header, log.events)
     first, laid, knocked = throws
     assert first.roller == a and first.overlooked and first.missed_by == [b] and first.notable
-    assert laid.laid and not laid.notable                        # a plain lay: nothing to learn
-    assert [(k.seat, k.judgement, k.cost) for k in knocked.knocks] == [(b, "wrong", chances[b].wrong_cost)]
+    assert laid.laid and not laid.notable  # a plain lay: nothing to learn
+    assert [(k.seat, k.judgement, k.cost) for k in knocked.knocks] == [
+        (b, "wrong", chances[b].wrong_cost)
+    ]
     write_log(tmp_path / "knock.kismet", log)
     assert replay_main([str(tmp_path / "knock.kismet"), "--review", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [t["no"] for t in report["throws"]] == [first.no, knocked.no]
-    assert report["throws"][0]["overlooked"] == first.overlooked and report["throws"][0]["missed_by"] == [b]
+    assert report["throws"][0]["overlooked"] == first.overlooked and report["throws"][0][
+        "missed_by"
+    ] == [b]

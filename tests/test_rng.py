@@ -26,7 +26,28 @@ def test_vector_u32():
 
 def test_vector_dice():
     rng = SeededRNG(SEED)
-    assert [rng.die() for _ in range(20)] == [3, 5, 6, 4, 2, 2, 6, 2, 1, 6, 2, 6, 6, 6, 5, 4, 4, 1, 6, 6]
+    assert [rng.die() for _ in range(20)] == [
+        3,
+        5,
+        6,
+        4,
+        2,
+        2,
+        6,
+        2,
+        1,
+        6,
+        2,
+        6,
+        6,
+        6,
+        5,
+        4,
+        4,
+        1,
+        6,
+        6,
+    ]
 
 
 def test_vector_shuffle():
@@ -40,7 +61,11 @@ def test_vector_shuffle():
 def test_vector_rejection_sampling():
     rng = SeededRNG(b"kismet")
     assert [rng.below(3_000_000_000) for _ in range(5)] == [
-        2479826804, 2725082145, 266140728, 2963302584, 1166273992,
+        2479826804,
+        2725082145,
+        266140728,
+        2963302584,
+        1166273992,
     ]
     # Five draws of 4 bytes would be 20: the extra 4 bytes are the rejected draw.
     assert rng.bytes_used == 24
@@ -55,7 +80,9 @@ def test_vector_int_seed():
 def test_draws_cross_block_boundaries_without_skipping():
     # 9 draws of 4 bytes cross the 32-byte block edge; the bytes must be the concatenation.
     rng = SeededRNG(SEED)
-    stream = b"".join(hashlib.sha256(DOMAIN + SEED + i.to_bytes(8, "big")).digest() for i in range(2))
+    stream = b"".join(
+        hashlib.sha256(DOMAIN + SEED + i.to_bytes(8, "big")).digest() for i in range(2)
+    )
     expected = [int.from_bytes(stream[k : k + 4], "big") for k in range(0, 36, 4)]
     assert [rng.u32() for _ in range(9)] == expected
 
@@ -106,8 +133,13 @@ def test_state_tracks_position():
 
 import hmac  # noqa: E402
 
-from kismet_tui.rules.rng import (ChanceError, RevealedRNG, chance_seed, commitment,  # noqa: E402
-                                  header_chance_version)
+from kismet_tui.rules.rng import (
+    ChanceError,
+    RevealedRNG,
+    chance_seed,
+    commitment,  # noqa: E402
+    header_chance_version,
+)
 
 
 def test_vector_chance_seed_and_commit_version_2():
@@ -125,7 +157,9 @@ def test_vector_chance_seed_and_commit_version_3():
     server_seed = bytes(range(32))
     entropy = [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]
     assert commitment(server_seed) == hashlib.sha256(b"kismet-commit-v3" + server_seed).hexdigest()
-    message = b"kismet-chance-v3" + b"\x01" + bytes([0xAA]) * 16 + b"\x00" + b"\x01" + bytes([0x01]) * 16
+    message = (
+        b"kismet-chance-v3" + b"\x01" + bytes([0xAA]) * 16 + b"\x00" + b"\x01" + bytes([0x01]) * 16
+    )
     expected = hmac.new(server_seed, message, hashlib.sha256).digest()
     assert chance_seed(server_seed, entropy) == expected == chance_seed(server_seed, entropy, 3)
     # Keyed by the secret: with no entropy the seed is still no hash of anything public.
@@ -178,14 +212,17 @@ def test_revealed_values_are_returned_in_order_and_counted_like_the_stream():
     assert revealed.state() == stream.state()
 
 
-@pytest.mark.parametrize("values,draw,kind", [
-    ([], "die", "missing"),
-    ([7], "die", "range"),
-    ([0], "die", "range"),
-    ([True], "die", "range"),
-    ([11], "below", "range"),
-    ([-1], "below", "range"),
-])
+@pytest.mark.parametrize(
+    "values,draw,kind",
+    [
+        ([], "die", "missing"),
+        ([7], "die", "range"),
+        ([0], "die", "range"),
+        ([True], "die", "range"),
+        ([11], "below", "range"),
+        ([-1], "below", "range"),
+    ],
+)
 def test_revealed_values_that_do_not_fit_are_refused_in_words(values, draw, kind):
     rng = RevealedRNG()
     rng.feed(values)

@@ -11,15 +11,27 @@ TIMEOUT = {"type": "timeout"}
 
 def dice(options=None, dice_values=(), start_ms=0):
     """Two seats; the roll-off [6, 1] makes seat 0 start."""
-    return new_game("dice", 2, seed=b"t", options=options,
-                    rng=ScriptedRNG([6, 1] + list(dice_values)), start_ms=start_ms)
+    return new_game(
+        "dice",
+        2,
+        seed=b"t",
+        options=options,
+        rng=ScriptedRNG([6, 1] + list(dice_values)),
+        start_ms=start_ms,
+    )
 
 
 def knock(options=None, dice_values=(), start_ms=0):
     """Two seats past their (empty) pre-lays; seat 0 throws first."""
-    g = new_game("knock", 2, seed=b"t", options=options, start_ms=start_ms,
-                 rng=ScriptedRNG(list(dice_values), seed=seed_for_first_roller(2, 0)))
-    g.apply(HOST, TIMEOUT, g.next_deadline())   # nobody committed: empty pre-lays
+    g = new_game(
+        "knock",
+        2,
+        seed=b"t",
+        options=options,
+        start_ms=start_ms,
+        rng=ScriptedRNG(list(dice_values), seed=seed_for_first_roller(2, 0)),
+    )
+    g.apply(HOST, TIMEOUT, g.next_deadline())  # nobody committed: empty pre-lays
     assert g.phase == "play" and g.turn == 0
     return g
 
@@ -44,10 +56,10 @@ def test_an_idle_seat_is_played_at_once_and_is_back_on_its_action():
     plain = g.digest()
     g.apply(HOST, {"type": "away", "seat": 1, "idle": True}, 500)
     assert g.view(0)["idle"] == [False, True]
-    assert g.next_deadline() == 60_000                    # seat 0's turn: its own limit
+    assert g.next_deadline() == 60_000  # seat 0's turn: its own limit
     g.apply(0, {"type": "roll", "hold": []}, 1000)
     g.apply(0, {"type": "score", "box": "sixes"}, 2000)
-    assert g.next_deadline() == 2000                      # seat 1's turn: at once
+    assert g.next_deadline() == 2000  # seat 1's turn: at once
     assert {"kind": "away", "seat": 1, "until": 2000} in g.view(0)["clocks"]
     notes = g.apply(HOST, TIMEOUT, 2000)
     assert notes[0] == {"type": "timeout", "seat": 1, "why": "idle", "limit_ms": 0}
@@ -61,7 +73,8 @@ def test_the_away_note_says_idle_and_a_bad_mark_is_refused():
     g = dice()
     refused(g, HOST, {"type": "away", "seat": 1, "idle": "yes"}, "'idle' must be true or false.")
     assert g.apply(HOST, {"type": "away", "seat": 1, "idle": True}, 0) == [
-        {"type": "away", "seat": 1, "idle": True}]
+        {"type": "away", "seat": 1, "idle": True}
+    ]
     assert "idle" in g.snapshot()
 
 
@@ -69,7 +82,7 @@ def test_knock_clocks_show_the_window_the_turn_and_the_away_limit():
     g = knock(options={"knock_window_ms": 1500, "turn_limit_ms": 20_000}, dice_values=[1, 1, 1])
     t = g.now
     g.apply(0, {"type": "roll"}, t + 100)
-    g.apply(0, {"type": "pass"}, t + 200)     # seat 1 may throw from t + 1700
+    g.apply(0, {"type": "pass"}, t + 200)  # seat 1 may throw from t + 1700
     g.apply(HOST, {"type": "away", "seat": 1}, t + 300)
     assert g.view(0)["clocks"] == [
         {"kind": "knock_window", "seat": None, "until": t + 1700},
@@ -86,7 +99,7 @@ def test_an_idle_knock_seat_waits_only_for_the_knock_window():
     g.apply(HOST, {"type": "away", "seat": 1, "idle": True}, t)
     g.apply(0, {"type": "roll"}, t + 100)
     g.apply(0, {"type": "pass"}, t + 200)
-    assert g.next_deadline() == t + 1700      # the window, then the host plays for seat 1
+    assert g.next_deadline() == t + 1700  # the window, then the host plays for seat 1
     notes = g.apply(HOST, TIMEOUT, t + 1700)
     assert notes[0] == {"type": "default_play", "seat": 1, "why": "idle", "limit_ms": 0}
 

@@ -36,7 +36,7 @@ def test_a_damaged_file_is_set_aside_said_once_and_saving_works_again(tmp_path, 
     assert found.moved_to == aside and aside.read_text() == damage and not path.exists()
     assert found.words.startswith(f"Your saved seat could not be read ({path} ")
     assert found.words.endswith(f"it is kept as {aside}), so you join as someone new.")
-    assert load_token("h:1", "Ana", path) is None   # said once: the file is set aside
+    assert load_token("h:1", "Ana", path) is None  # said once: the file is set aside
     save_token("h:1", "Ana", "tok-new", path)
     assert load_token("h:1", "Ana", path) == "tok-new"
 
@@ -63,16 +63,18 @@ async def test_a_client_whose_file_was_damaged_is_told_and_why_its_name_is_refus
     async with running_host(tmp_path / "host") as host:
         async with connected(host, "Ana") as ana:
             await seated_then_gone(host, ana, "Bo", tokens)
-            tokens.write_bytes(tokens.read_bytes()[:7])   # cut short, as a full disk might
+            tokens.write_bytes(tokens.read_bytes()[:7])  # cut short, as a full disk might
             told = []
             again = Client(reconnect=False)
             with pytest.raises(RequestError) as refused:
-                await connect_keeping_seat(again, "127.0.0.1", host.port, "Bo", path=tokens,
-                                           say=told.append)
+                await connect_keeping_seat(
+                    again, "127.0.0.1", host.port, "Bo", path=tokens, say=told.append
+                )
             [words] = told
             assert words.startswith("Your saved seat could not be read")
-            assert refused.value.words == (f"{words} Somebody called Bo is already at this host: "
-                                           "please pick another name.")
+            assert refused.value.words == (
+                f"{words} Somebody called Bo is already at this host: please pick another name."
+            )
             # Playing on under another name saves a good file again.
             await connect_keeping_seat(again, "127.0.0.1", host.port, "Bob", path=tokens)
             assert load_token(f"127.0.0.1:{host.port}", "Bob", tokens) == again.token
@@ -110,11 +112,13 @@ async def test_a_restarted_client_process_takes_back_its_seat(tmp_path):
             # --fresh: someone new, who neither takes the seat nor the name of its player.
             stranger = Client(reconnect=False)
             with pytest.raises(RequestError) as refused:
-                await connect_keeping_seat(stranger, "127.0.0.1", host.port, "Bo", fresh=True,
-                                           path=tokens)
+                await connect_keeping_seat(
+                    stranger, "127.0.0.1", host.port, "Bo", fresh=True, path=tokens
+                )
             assert refused.value.code == "name_taken" and stranger.seat is None
-            await connect_keeping_seat(stranger, "127.0.0.1", host.port, "Bo 2", fresh=True,
-                                       path=tokens)
+            await connect_keeping_seat(
+                stranger, "127.0.0.1", host.port, "Bo 2", fresh=True, path=tokens
+            )
             assert stranger.token != again.token and stranger.seat is None
             await stranger.close()
             await again.close()
@@ -126,7 +130,7 @@ async def test_seat_folders_go_with_the_players_they_belong_to(tmp_path):
         # A keyless login, in the lobby only: its folder goes soon after it leaves (the host
         # has forgotten the player: nothing to come back to).
         async with ssh_login(ssh.port, "Cy") as cy:
-            await have_the_code(cy)   # keyless: the rejoin code stays until enter
+            await have_the_code(cy)  # keyless: the rejoin code stays until enter
             await cy.wait_for_text("Tables")
             folders = tmp_path / "ssh-seats"
             await wait_until(lambda: any(folders.glob("*/rejoin-tokens.json")), timeout=30)
@@ -142,7 +146,9 @@ async def test_seat_folders_go_with_the_players_they_belong_to(tmp_path):
         assert not ssh.seats.prune(digest) and (folders / digest / "rejoin-tokens.json").exists()
         # ...and it goes with the seat (the table closed: the sweep, or this look, removes it).
         host.close_table(table)
-        await wait_until(lambda: ssh.seats.prune(digest) or not (folders / digest).exists(), timeout=30)
+        await wait_until(
+            lambda: ssh.seats.prune(digest) or not (folders / digest).exists(), timeout=30
+        )
         assert not (folders / digest).exists()
         assert held_tokens(host) == set()
 
@@ -154,9 +160,13 @@ async def test_a_browsers_seat_folder_goes_when_it_leaves_holding_nothing(tmp_pa
         async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:
             await sit_down_as(visitor, "Ana")
             await visitor.wait_for_text("Tables")
-            await wait_until(lambda: any((tmp_path / "web-seats").glob("*/rejoin-tokens.json")), timeout=30)
-        async with visiting(web) as anonymous:   # no secret: a folder for this visit only
+            await wait_until(
+                lambda: any((tmp_path / "web-seats").glob("*/rejoin-tokens.json")), timeout=30
+            )
+        async with visiting(web) as anonymous:  # no secret: a folder for this visit only
             await sit_down_as(anonymous, "Bo")
             await anonymous.wait_for_text("Tables")
-            await wait_until(lambda: len(list((tmp_path / "web-seats").glob("*/rejoin-tokens.json"))) >= 1)
+            await wait_until(
+                lambda: len(list((tmp_path / "web-seats").glob("*/rejoin-tokens.json"))) >= 1
+            )
         await wait_until(lambda: not any((tmp_path / "web-seats").iterdir()), timeout=30)

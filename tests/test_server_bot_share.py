@@ -18,11 +18,16 @@ DAY_MS = 86_400_000
 
 def all_bots_playing(client) -> bool:
     table = client.table
-    return (table is not None and table["state"] == "playing"
-            and all(s["connected"] for s in table["seats"] if s["bot"]))
+    return (
+        table is not None
+        and table["state"] == "playing"
+        and all(s["connected"] for s in table["seats"] if s["bot"])
+    )
 
 
-async def test_one_player_holds_at_most_their_share_of_bots_and_a_left_game_frees_them(tmp_path, monkeypatch):
+async def test_one_player_holds_at_most_their_share_of_bots_and_a_left_game_frees_them(
+    tmp_path, monkeypatch
+):
     from protocol import leavers
 
     monkeypatch.setattr(table_share, "BOTS_ALONE_CLOSE_MS", 1500)  # (a minute on a real host)
@@ -40,7 +45,8 @@ async def test_one_player_holds_at_most_their_share_of_bots_and_a_left_game_free
             assert refused.value.code == "full"
             assert str(refused.value) == (
                 "A player may have 7 bots at once on this host, and your tables have 7 playing "
-                "already. The bots of a game you left go home 1.5 s after the last player did.")
+                "already. The bots of a game you left go home 1.5 s after the last player did."
+            )
             # Anyone else gets theirs.
             async with connected(host, "Ana", reconnect=False) as ana:
                 await ana.create_table("dice", bots=1)
@@ -49,13 +55,20 @@ async def test_one_player_holds_at_most_their_share_of_bots_and_a_left_game_free
             # its bots go home: Mallory may have bots again.
             await wait_until(lambda: left not in host.tables)
             await mallory.create_table("dice", bots=7)
-            await wait_until(lambda: all(s["connected"] for s in mallory.table["seats"] if s["bot"]))
+            await wait_until(
+                lambda: all(s["connected"] for s in mallory.table["seats"] if s["bot"])
+            )
 
 
 async def test_the_hosts_own_bots_count_against_no_address(tmp_path):
     # (Ana and Bo are one player by their capped address: the bots' share is not tested here.)
-    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01), cap_loopback=True,
-                            max_per_address=8, bots_per_player=None) as host:
+    async with running_host(
+        tmp_path,
+        bot_factory=bot_factory(speed=0.01),
+        cap_loopback=True,
+        max_per_address=8,
+        bots_per_player=None,
+    ) as host:
         async with connected(host, "Ana", reconnect=False) as ana:
             await ana.create_table("dice", bots=7)
             await ana.start()

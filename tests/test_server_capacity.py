@@ -14,7 +14,7 @@ from server import capacity
 from server.host import Host
 
 ROOT = Path(__file__).resolve().parent.parent
-GiB = 1024 ** 3
+GiB = 1024**3
 
 
 def test_the_limit_is_what_the_descriptors_allow_when_they_are_fewer():
@@ -31,7 +31,9 @@ def test_the_limit_is_what_half_the_memory_allows_when_that_is_less():
 
 
 def test_a_tiny_machine_still_takes_a_small_game_night():
-    assert capacity.connection_limit(fd_limit=300, memory=64 * 1024 * 1024) == capacity.MIN_CONNECTIONS
+    assert (
+        capacity.connection_limit(fd_limit=300, memory=64 * 1024 * 1024) == capacity.MIN_CONNECTIONS
+    )
 
 
 def test_a_host_made_without_a_limit_takes_what_this_process_allows(tmp_path):
@@ -55,10 +57,27 @@ def test_kismet_host_raises_its_descriptor_limit_and_says_how_many_it_holds(tmp_
         pytest.skip("this machine's hard descriptor limit leaves nothing to raise")
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", "0",
-         "--state-dir", str(tmp_path / "state"), "--bots", "0", "--no-announce"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        preexec_fn=_low_soft_limit)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--bots",
+            "0",
+            "--no-announce",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=_low_soft_limit,
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()  # its first line, once it listens
@@ -68,7 +87,9 @@ def test_kismet_host_raises_its_descriptor_limit_and_says_how_many_it_holds(tmp_
         proc.wait(10)
         if proc.stdout is not None:
             proc.stdout.close()
-    soft_now = next(row.split()[3] for row in limits.splitlines() if row.startswith("Max open files"))
+    soft_now = next(
+        row.split()[3] for row in limits.splitlines() if row.startswith("Max open files")
+    )
     expected_soft = capacity._nr_open() if hard == resource.RLIM_INFINITY else hard
     assert int(soft_now) == expected_soft  # raised from 512 to the hard limit
     held = capacity.connection_limit(expected_soft, capacity.physical_memory())

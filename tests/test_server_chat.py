@@ -87,14 +87,18 @@ async def peer(port: int, name: str) -> Peer:
 async def a_table(port: int, owner: str = "Ana", player: str = "Bo", watchers: int = 0):
     """`owner` opens a dice table, `player` sits down, `watchers` watchers join it."""
     ana = await peer(port, owner)
-    assert (await ana.ask({"type": "create_table", "ruleset": "dice", "options": {}}))["type"] == "ok"
+    assert (await ana.ask({"type": "create_table", "ruleset": "dice", "options": {}}))[
+        "type"
+    ] == "ok"
     table_id = next(m for m in ana.heard if m["type"] == "table")["table"]["id"]
     bo = await peer(port, player)
     assert (await bo.ask({"type": "join_table", "table": table_id}))["type"] == "ok"
     crowd = []
     for n in range(watchers):
         watcher = await peer(port, f"{owner}'s watcher {n}")
-        assert (await watcher.ask({"type": "join_table", "table": table_id, "spectator": True}))["type"] == "ok"
+        assert (await watcher.ask({"type": "join_table", "table": table_id, "spectator": True}))[
+            "type"
+        ] == "ok"
         crowd.append(watcher)
     return table_id, ana, bo, crowd
 
@@ -144,7 +148,9 @@ async def test_a_watchers_flood_cannot_crowd_out_a_players_line(tmp_path):
     async with running_host(tmp_path) as host:
         _, ana, bo, crowd = await a_table(host.port, watchers=8)
         began = time.monotonic()
-        sent = {w: [w.request({"type": "chat", "text": f"spam {n}"}) for n in range(30)] for w in crowd}
+        sent = {
+            w: [w.request({"type": "chat", "text": f"spam {n}"}) for n in range(30)] for w in crowd
+        }
         await wait_until(lambda: all(w.answer(rids[-1]) is not None for w, rids in sent.items()))
         said = await bo.ask({"type": "chat", "text": "my turn, everyone"})
         assert said["type"] == "ok"
@@ -158,7 +164,9 @@ async def test_a_watchers_flood_cannot_crowd_out_a_players_line(tmp_path):
         assert {(a["code"], a["kind"]) for a in refused} == {("chat_limit", "limit")}
         assert any("watchers here have said a lot" in a["words"] for a in refused)
         # Ana's own budget is hers alone: the flood took none of it.
-        mine = [ana.request({"type": "chat", "text": f"hello {n}"}) for n in range(limits.CHAT_BURST)]
+        mine = [
+            ana.request({"type": "chat", "text": f"hello {n}"}) for n in range(limits.CHAT_BURST)
+        ]
         await wait_until(lambda: ana.answer(mine[-1]) is not None)
         assert [a["type"] for a in answers(ana, mine)] == ["ok"] * limits.CHAT_BURST
         for who in (ana, bo, *crowd):
@@ -172,7 +180,9 @@ async def test_the_watchers_budget_is_one_per_table_and_each_player_has_their_ow
         burst = limits.WATCHERS_CHAT_BURST
         first = [w1.request({"type": "chat", "text": f"w1 {n}"}) for n in range(burst)]
         second = [w2.request({"type": "chat", "text": f"w2 {n}"}) for n in range(burst)]
-        await wait_until(lambda: w1.answer(first[-1]) is not None and w2.answer(second[-1]) is not None)
+        await wait_until(
+            lambda: w1.answer(first[-1]) is not None and w2.answer(second[-1]) is not None
+        )
         taken = [a for a in answers(w1, first) + answers(w2, second) if a["type"] == "ok"]
         # The two watchers share one budget: together no more than it (and a line it refilled
         # meanwhile on a slow machine).
@@ -182,7 +192,9 @@ async def test_the_watchers_budget_is_one_per_table_and_each_player_has_their_ow
         # Another table's watchers have a budget of their own.
         assert (await w3.ask({"type": "chat", "text": "hello from table two"}))["type"] == "ok"
         # A player over their own budget is refused in words; the other player is not.
-        mine = [bo.request({"type": "chat", "text": f"bo {n}"}) for n in range(limits.CHAT_BURST + 3)]
+        mine = [
+            bo.request({"type": "chat", "text": f"bo {n}"}) for n in range(limits.CHAT_BURST + 3)
+        ]
         await wait_until(lambda: bo.answer(mine[-1]) is not None)
         over = [a for a in answers(bo, mine) if a["type"] == "error"]
         assert len(over) >= 1
@@ -197,14 +209,23 @@ async def test_the_owner_mutes_the_watchers_and_they_are_told(tmp_path):
     async with running_host(tmp_path) as host:
         _, ana, bo, (watcher,) = await a_table(host.port, watchers=1)
         refused = await bo.ask({"type": "mute_watchers", "muted": True})
-        assert (refused["type"], refused["code"], refused["kind"]) == ("error", "not_owner", "not_yours")
+        assert (refused["type"], refused["code"], refused["kind"]) == (
+            "error",
+            "not_owner",
+            "not_yours",
+        )
         assert "owner" in refused["words"]
         assert (await ana.ask({"type": "mute_watchers", "muted": True}))["type"] == "ok"
-        await wait_until(lambda: any(m["type"] == "notice" and m["code"] == "watchers_muted"
-                                     for m in watcher.heard))
+        await wait_until(
+            lambda: any(
+                m["type"] == "notice" and m["code"] == "watchers_muted" for m in watcher.heard
+            )
+        )
         notice = next(m for m in watcher.heard if m["type"] == "notice")
         assert "turned off the watchers' chat" in notice["words"]
-        assert [m for m in watcher.heard if m["type"] == "table"][-1]["table"]["watchers_muted"] is True
+        assert [m for m in watcher.heard if m["type"] == "table"][-1]["table"][
+            "watchers_muted"
+        ] is True
         muted = await watcher.ask({"type": "chat", "text": "can you hear me"})
         assert (muted["type"], muted["code"], muted["kind"]) == ("error", "chat_muted", "not_yours")
         assert "only the players can talk" in muted["words"]
@@ -220,7 +241,11 @@ async def test_the_owner_mutes_the_watchers_and_they_are_told(tmp_path):
 
 
 async def test_a_reader_that_falls_behind_is_skipped_chat_never_events(tmp_path):
-    async with running_host(tmp_path) as host, connected(host, "Ana") as ana, connected(host, "Bo") as bo:
+    async with (
+        running_host(tmp_path) as host,
+        connected(host, "Ana") as ana,
+        connected(host, "Bo") as bo,
+    ):
         table = await start_together(ana, [bo], "dice", {})
         await wait_until(lambda: ana.game is not None and bo.game is not None)
         for _ in range(16):  # a game some turns long: its whole log is a few kilobytes
@@ -231,7 +256,9 @@ async def test_a_reader_that_falls_behind_is_skipped_chat_never_events(tmp_path)
         slow.send({"type": "join_table", "table": table["id"], "spectator": True})
         conn = next(c for c in host.connections if c.player is not None and c.player.name == "Slow")
         # (The host's side of the link is slow too: a small send buffer, no autotuning.)
-        conn.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        conn.transport.get_extra_info("socket").setsockopt(
+            socket.SOL_SOCKET, socket.SO_SNDBUF, 4096
+        )
         # It asks for the whole game again and again (within the rate limit), and does not
         # read the answers.
         deadline = time.monotonic() + 60
@@ -252,8 +279,12 @@ async def test_a_reader_that_falls_behind_is_skipped_chat_never_events(tmp_path)
         skipped = next(m for m in reading.heard if m["type"] == "chat_skipped")
         assert skipped["count"] == len(lines) and "3 lines of chat were skipped" in skipped["words"]
         assert not any(m["type"] == "chat" for m in reading.heard)
-        await wait_until(lambda: {before + 1, before + 2} <= {m.get("seq") for m in reading.heard
-                                                              if m["type"] == "event"})
+        await wait_until(
+            lambda: (
+                {before + 1, before + 2}
+                <= {m.get("seq") for m in reading.heard if m["type"] == "event"}
+            )
+        )
         # Caught up, it hears chat again.
         await ana.chat("welcome back")
         await wait_until(lambda: "welcome back" in reading.chat_from(ana.client_id))

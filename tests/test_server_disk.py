@@ -12,7 +12,6 @@ import sys
 import pytest
 
 from kismet_tui.net.client import RequestError
-from protocol.gamelog import read_log_full
 from server.store import Store
 from tests.diskfaults import FaultyDisk
 from tests.netutil import ROOT, running_host, wait_until
@@ -25,7 +24,7 @@ WORDS = {
     "ENOSPC": "The host cannot save this game right now: its disk is full. Play goes on when there is room.",
     "EROFS": "The host cannot save this game right now: its disk is read-only. Play goes on when it can write again.",
     "EIO": "The host cannot save this game right now: its disk reports an input/output error. "
-           "Play goes on when it can write again.",
+    "Play goes on when it can write again.",
 }
 NOT_PLAYED = " Your move was not played: make it again then."
 
@@ -38,6 +37,7 @@ def errors_of(client):
         async for message in stream:
             if message["type"] in ("error", "notice") and message.get("re") is None:
                 seen.append(message)
+
     task = asyncio.create_task(collect())
     return seen, task
 
@@ -62,7 +62,9 @@ async def test_an_event_that_cannot_be_saved_is_shown_to_nobody_and_play_resumes
         disk.fail(fault)
         with pytest.raises(RequestError) as refused:
             await mover.act({"type": "roll", "hold": []})
-        assert refused.value.code == "cannot_save" and refused.value.words == WORDS[fault] + NOT_PLAYED
+        assert (
+            refused.value.code == "cannot_save" and refused.value.words == WORDS[fault] + NOT_PLAYED
+        )
         await wait_until(lambda: told)
         assert told[0]["code"] == "cannot_save" and told[0]["words"] == WORDS[fault]
         # Nothing unsaved reached anyone, and the log holds no half record.
@@ -86,7 +88,8 @@ async def test_an_event_that_cannot_be_saved_is_shown_to_nobody_and_play_resumes
         _header, events, _end, torn = host.store.read_game(the_log(tmp_path))
         assert events == other.events and torn == 0
         task.cancel()
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_a_game_is_never_shown_finished_before_its_end_record_is_on_disk(tmp_path):
@@ -108,7 +111,9 @@ async def test_a_game_is_never_shown_finished_before_its_end_record_is_on_disk(t
         assert end is None and torn == 0
         assert host.tables and next(iter(host.tables.values())).state == "playing"
         disk.heal()
-        await wait_until(lambda: host.tables and not next(iter(host.tables.values())).saving.waiting)
+        await wait_until(
+            lambda: host.tables and not next(iter(host.tables.values())).saving.waiting
+        )
         await ana.act({"type": "score", "box": ana.game.best_box()})  # made again: it counts now
         await wait_until(lambda: ana.game.finished)
         _header, events, end, _torn = host.store.read_game(the_log(tmp_path))
@@ -116,7 +121,10 @@ async def test_a_game_is_never_shown_finished_before_its_end_record_is_on_disk(t
         # The write that failed left no trace in the signature either: the log checks out.
         from kismet_tui.log_check import check_log
         from protocol.gamelog import read_game_log
-        report = check_log(read_game_log(the_log(tmp_path)), host_key=host.store.identity.fingerprint)
+
+        report = check_log(
+            read_game_log(the_log(tmp_path)), host_key=host.store.identity.fingerprint
+        )
         assert report.ok, report.lines
         await ana.close()
 
@@ -135,24 +143,46 @@ async def test_a_start_that_cannot_be_saved_leaves_the_table_in_the_lobby(tmp_pa
             await ana.start()
         why = "its disk is full" if fault == "ENOSPC" else "its disk is read-only"
         assert refused.value.code == "cannot_start"
-        assert refused.value.words == (f"The game could not start: the host cannot save it ({why}). "
-                                       f"The table stays in the lobby.")
+        assert refused.value.words == (
+            f"The game could not start: the host cannot save it ({why}). "
+            f"The table stays in the lobby."
+        )
         await wait_until(lambda: told)
         assert told[0]["code"] == "cannot_start" and told[0]["words"] == refused.value.words
         await wait_until(lambda: bo.table["state"] == "lobby" and bo.table["seats"][1]["ready"])
-        assert not list((tmp_path / "games").iterdir()) and not list((tmp_path / "tables").iterdir())
+        assert not list((tmp_path / "games").iterdir()) and not list(
+            (tmp_path / "tables").iterdir()
+        )
         disk.heal()
         await ana.start()  # the owner tries again, nothing else needed
         await wait_until(lambda: bo.game is not None)
         task.cancel()
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 def run_host_cli(state_dir, timeout=20):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", "0",
-                           "--state-dir", str(state_dir), "--bots", "0"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--state-dir",
+            str(state_dir),
+            "--bots",
+            "0",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_the_host_will_not_start_on_a_folder_it_cannot_write(tmp_path):
@@ -172,8 +202,11 @@ def tiny_tmpfs(tmp_path):
     mount.mkdir()
     # Room for the records' database too (about 200 KB with its WAL); the tests fill the
     # rest themselves.
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+    )
     if made.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
     try:
@@ -233,8 +266,11 @@ async def test_a_real_full_disk_pauses_the_game_and_loses_nothing(tiny_tmpfs):
         filler.unlink()  # room again: play goes on by itself, and the move is made again
         await wait_until(lambda: not next(iter(host.tables.values())).saving.waiting)
         mover = next(p for p in players if p.game.current == p.seat)
-        await mover.act({"type": "roll", "hold": []} if mover.game.rolls == 0
-                        else {"type": "score", "box": mover.game.best_box()})
+        await mover.act(
+            {"type": "roll", "hold": []}
+            if mover.game.rolls == 0
+            else {"type": "score", "box": mover.game.best_box()}
+        )
         await wait_until(lambda: len(ana.events) == seen + 1)
         _header, events, _end, torn = Store(tiny_tmpfs).read_game(the_log(tiny_tmpfs))
         assert events == ana.events and torn == 0

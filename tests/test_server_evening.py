@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 async def keyed(host, name: str) -> Client:
     client = Client(reconnect=False)
-    client.player_key = (name.lower() * 43)[:43]   # what proves the player: the same across restarts
+    client.player_key = (name.lower() * 43)[:43]  # what proves the player: the same across restarts
     await client.connect("127.0.0.1", host.port, name)
     return client
 
@@ -38,7 +38,7 @@ async def test_tonight_counts_every_table_of_the_host_and_survives_a_restart(tmp
     won = {"Ana": 0, "Bo": 0}
     async with running_host(tmp_path) as host:
         ana, bo = await keyed(host, "Ana"), await keyed(host, "Bo")
-        for _ in range(2):                       # two tables, one game each
+        for _ in range(2):  # two tables, one game each
             result = await a_dice_game(ana, bo)
             for seat in result["winners"]:
                 won[["Ana", "Bo"][seat]] += 1
@@ -67,8 +67,13 @@ def test_the_end_box_says_since_when_it_counts():
     from kismet_tui.screens.end import records_line
 
     since = int(datetime(2026, 12, 1, 20, 14).timestamp() * 1000)
-    table = {"evening_since": since, "seats": [{"name": "Ana", "wins": 2, "client_id": 1},
-                                               {"name": "Bo", "wins": 1, "client_id": 2}]}
+    table = {
+        "evening_since": since,
+        "seats": [
+            {"name": "Ana", "wins": 2, "client_id": 1},
+            {"name": "Bo", "wins": 1, "client_id": 2},
+        ],
+    }
     line = records_line(table, 1).plain
     assert line.startswith("Won tonight (since 20:14): Ana 2"), line
     older = records_line({"seats": table["seats"]}, 1).plain
@@ -80,9 +85,14 @@ def test_the_evening_standings_break_between_players_never_inside_one():
     break between players, each line within the box (58 cells inside its border)."""
     from kismet_tui.screens.end import END_BOX_TEXT_WIDTH, records_line
 
-    table = {"evening_since": 1_800_000_000_000, "seats": [
-        {"name": "root", "wins": 0, "client_id": 1, "outcome": {"rating": 1062, "change": 62}},
-        {"name": "Bot 1 (medium)", "wins": 1, "client_id": None}, {"name": "Bo", "wins": 0, "client_id": 2}]}
+    table = {
+        "evening_since": 1_800_000_000_000,
+        "seats": [
+            {"name": "root", "wins": 0, "client_id": 1, "outcome": {"rating": 1062, "change": 62}},
+            {"name": "Bot 1 (medium)", "wins": 1, "client_id": None},
+            {"name": "Bo", "wins": 0, "client_id": 2},
+        ],
+    }
     lines = records_line(table, 1).plain.splitlines()
     assert END_BOX_TEXT_WIDTH == 58
     assert all(len(line) <= END_BOX_TEXT_WIDTH for line in lines), lines
@@ -95,6 +105,8 @@ def test_a_ranking_row_that_left_stays_on_one_line_in_the_box():
     from kismet_tui.screens.end import END_BOX_TEXT_WIDTH, render_result
 
     result = {"scores": [30, 51, 0], "winners": [1]}
-    lines = render_result("race", result, ["root", "Bot 1 (medium)", "Bo"], 2, left=[2]).plain.splitlines()
+    lines = render_result(
+        "race", result, ["root", "Bot 1 (medium)", "Bo"], 2, left=[2]
+    ).plain.splitlines()
     assert all(len(line) <= END_BOX_TEXT_WIDTH for line in lines), lines
     assert any(line.endswith("(you)  left the game") for line in lines), lines

@@ -28,8 +28,10 @@ async def test_one_address_cannot_hold_every_slot(tmp_path):
     async with running_host(tmp_path, max_per_address=3, cap_loopback=True) as host:
         held = [await welcomed(host.port, f"Idler {n}") for n in range(3)]
         words = await refused(host.port)
-        assert words == ("Too many connections from your address: the host takes 3 from one "
-                         "address. Close one and try again.")
+        assert words == (
+            "Too many connections from your address: the host takes 3 from one "
+            "address. Close one and try again."
+        )
         held.pop().close()
         await wait_until(lambda: host.gate.per_address.get("127.0.0.1") == 2)
         held.append(await welcomed(host.port, "Newcomer"))  # a freed slot is free again
@@ -51,13 +53,17 @@ async def test_the_total_cap_says_it_is_the_total(tmp_path):
     async with running_host(tmp_path, max_connections=4) as host:
         held = [await welcomed(host.port, f"P{n}") for n in range(4)]
         words = await refused(host.port)
-        assert words == "The host is full right now: it holds 4 connections, its most. Please try again later."
+        assert (
+            words
+            == "The host is full right now: it holds 4 connections, its most. Please try again later."
+        )
         for raw in held:
             raw.close()
 
 
 def test_the_cli_takes_the_per_address_options():
     from server.cli import build_parser
+
     args = build_parser().parse_args([])
     assert (args.max_per_address, args.cap_loopback) == (8, False)
     args = build_parser().parse_args(["--max-per-address", "2", "--cap-loopback"])

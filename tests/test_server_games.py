@@ -7,7 +7,15 @@ import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net import ActionRefused, Client, RequestError
-from tests.netutil import FAST, connected, digests_checked, looked_at_the_dice, running_host, start_together, wait_until
+from tests.netutil import (
+    FAST,
+    connected,
+    digests_checked,
+    looked_at_the_dice,
+    running_host,
+    start_together,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -17,9 +25,13 @@ async def test_a_whole_game_played_by_bots_ends_on_the_hosts_digest(tmp_path, mo
     checked = digests_checked(monkeypatch)
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
         async with connected(host, "Ana") as ana, connected(host, "Watcher") as watcher:
-            table = await ana.create_table(ruleset, FAST[ruleset], bots=["greedy", "random", "greedy"])
+            table = await ana.create_table(
+                ruleset, FAST[ruleset], bots=["greedy", "random", "greedy"]
+            )
             await watcher.join_table(table["id"], spectator=True)
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await wait_until(
+                lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:])
+            )
             await ana.start()
             player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
             await wait_until(lambda: ana.game is not None and ana.game.finished, timeout=45)
@@ -38,6 +50,7 @@ async def test_a_whole_game_played_by_bots_ends_on_the_hosts_digest(tmp_path, mo
             # The log on disk replays to the same end.
             from kismet_tui.rules import replay
             from protocol import read_log_full
+
             files = list((tmp_path / "games").glob("*.kismet"))
             assert len(files) == 1
             header, events, end = read_log_full(files[0])
@@ -45,9 +58,12 @@ async def test_a_whole_game_played_by_bots_ends_on_the_hosts_digest(tmp_path, mo
             assert end["result"] == hosted.game.result()
             # Every game: a player and a spectator both verified the revealed seed, and the
             # saved game verifies too.
-            await wait_until(lambda: ana.verification is not None and watcher.verification is not None)
+            await wait_until(
+                lambda: ana.verification is not None and watcher.verification is not None
+            )
             assert ana.verification.ok and watcher.verification.ok, ana.verification.words
             from kismet_tui.rules.verify import verify
+
             assert verify(header, events, end["server_seed"]).ok
 
 
@@ -62,16 +78,21 @@ async def test_two_clients_grab_one_card_and_both_see_the_same_winner(tmp_path):
 
             def in_step() -> bool:
                 """Both replicas hold the host's whole log (so they are in the same phase)."""
-                return (ana.game is not None and bo.game is not None
-                        and len(ana.events) == len(bo.events) == len(hosted.events))
+                return (
+                    ana.game is not None
+                    and bo.game is not None
+                    and len(ana.events) == len(bo.events) == len(hosted.events)
+                )
 
             rounds = 0
             while rounds < 3:
                 # A roll may end the game instead of opening a round (two players' small deck:
                 # a circle with no target is wiped and the pile cannot refill it), so wait
                 # for a round to grab in or for the end.
-                await wait_until(lambda: hosted.game.finished
-                                 or (in_step() and hosted.game.phase == "grabbing"), timeout=30)
+                await wait_until(
+                    lambda: hosted.game.finished or (in_step() and hosted.game.phase == "grabbing"),
+                    timeout=30,
+                )
                 if hosted.game.finished:
                     break
                 rounds += 1
@@ -98,12 +119,16 @@ async def test_two_clients_grab_one_card_and_both_see_the_same_winner(tmp_path):
                 assert ana.events == bo.events == hosted.events
                 assert ana.game.digest() == bo.game.digest() == hosted.game.digest()
                 grabs = [e for e in hosted.events[seen:] if e["action"]["type"] == "grab"]
-                assert [(e["seat"], e["action"]["id"]) for e in grabs] == [(winner_seat, target["id"])]
+                assert [(e["seat"], e["action"]["id"]) for e in grabs] == [
+                    (winner_seat, target["id"])
+                ]
                 # Finish the round: whoever may still act passes.
                 for client in (ana, bo):
                     if client.game.phase == "grabbing" and client.game.legal_actions(client.seat):
                         await client.act({"type": "pass"})
-                await wait_until(lambda: hosted.game.phase != "grabbing" or hosted.game.finished, timeout=30)
+                await wait_until(
+                    lambda: hosted.game.phase != "grabbing" or hosted.game.finished, timeout=30
+                )
             assert rounds >= 1
 
 

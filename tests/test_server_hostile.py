@@ -65,6 +65,7 @@ async def game_on_other_table(host):
 
 async def _client(host, name):
     from kismet_tui.net import Client
+
     client = Client(reconnect=False)
     await client.connect("127.0.0.1", host.port, name)
     return client
@@ -88,7 +89,8 @@ async def test_garbage_bytes_are_cut_off(tmp_path):
         assert error["type"] == "error" and error["code"] == "too_big"
         assert await raw.closed_by_host()
         await play_a_turn(ana, bo)
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_oversized_length_is_refused_and_the_connection_closed(tmp_path):
@@ -103,7 +105,8 @@ async def test_oversized_length_is_refused_and_the_connection_closed(tmp_path):
         # A player with nothing to come back to is forgotten: dropped connections do not pile up.
         await wait_until(lambda: len(host.players) == 2)
         await play_a_turn(ana, bo)
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_unreadable_body_wrong_types_and_unknown_type_get_answers(tmp_path):
@@ -116,8 +119,13 @@ async def test_unreadable_body_wrong_types_and_unknown_type_get_answers(tmp_path
         assert (await raw.recv_type("error"))["code"] == "bad_frame"
         raw.send({"type": "join_table", "table": "one", "id": 5})
         error = await raw.recv_type("error")
-        assert error == {"type": "error", "code": "bad_message", "kind": "malformed", "re": 5,
-                         "words": "'table' must be a whole number."}
+        assert error == {
+            "type": "error",
+            "code": "bad_message",
+            "kind": "malformed",
+            "re": 5,
+            "words": "'table' must be a whole number.",
+        }
         raw.send({"type": "teleport", "id": 6})
         error = await raw.recv_type("error")
         assert error["re"] == 6 and "teleport" in error["words"]
@@ -126,7 +134,9 @@ async def test_unreadable_body_wrong_types_and_unknown_type_get_answers(tmp_path
         pong = await raw.recv_type("pong")
         assert pong["re"] == 7 and isinstance(pong["now"], int)
         await play_a_turn(ana, bo)
-        raw.close(); await ana.close(); await bo.close()
+        raw.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_messages_before_hello_and_a_wrong_version_are_refused(tmp_path):
@@ -145,6 +155,7 @@ async def test_acting_for_another_seat_or_as_a_spectator_is_refused(tmp_path):
         ana, bo = await game_on_other_table(host)
         waiting = bo if ana.game.current == ana.seat else ana
         from kismet_tui.net import ActionRefused, RequestError
+
         with pytest.raises(ActionRefused) as err:
             await waiting.act({"type": "roll", "hold": []})
         assert err.value.code == "illegal" and "turn" in err.value.words.lower()
@@ -181,7 +192,8 @@ async def test_a_flood_gets_an_error_then_a_disconnect(tmp_path):
         assert codes and set(codes) == {"slow_down"}
         assert raw.reader.at_eof()
         await play_a_turn(ana, bo)
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_names_and_chat_reach_others_as_typed_without_controls(tmp_path):
@@ -204,6 +216,7 @@ async def test_player_facing_refusals_use_plain_words(tmp_path):
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
             from kismet_tui.net import RequestError
+
             table = await ana.create_table("dice")
             await bo.join_table(table["id"])
             with pytest.raises(RequestError) as err:

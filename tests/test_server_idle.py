@@ -22,6 +22,7 @@ def heard(client, kinds=("notice",)):
         async for message in client.messages():
             if message["type"] in kinds and message.get("re") is None:
                 seen.append(message)
+
     return seen, asyncio.create_task(collect())
 
 
@@ -41,8 +42,14 @@ def host_plays(client, seat):
     """The host's timeouts that played for `seat`, as (event, notes)."""
     out = []
     for event, notes in zip(client.events, client.notes):
-        if event["seat"] == -1 and event["action"] == {"type": "timeout"} and any(
-                n.get("type") in ("timeout", "default_play") and n.get("seat") == seat for n in notes):
+        if (
+            event["seat"] == -1
+            and event["action"] == {"type": "timeout"}
+            and any(
+                n.get("type") in ("timeout", "default_play") and n.get("seat") == seat
+                for n in notes
+            )
+        ):
             out.append((event, notes))
     return out
 
@@ -54,8 +61,7 @@ def waited(client, event):
 
 
 def idle_marks(client, seat):
-    return [e for e in client.events
-            if e["action"] == {"type": "away", "seat": seat, "idle": True}]
+    return [e for e in client.events if e["action"] == {"type": "away", "seat": seat, "idle": True}]
 
 
 async def test_a_dice_dawdler_is_played_for_marked_idle_and_back_on_a_key(tmp_path):
@@ -75,7 +81,8 @@ async def test_a_dice_dawdler_is_played_for_marked_idle_and_back_on_a_key(tmp_pa
             # ...and then she is idle, told in words with everybody.
             await wait_until(lambda: any(m["code"] == "idle" for m in told))
             assert [m["words"] for m in told if m["code"] == "idle"] == [
-                "Ana missed 2 turns: the host plays for them until they press a key."]
+                "Ana missed 2 turns: the host plays for them until they press a key."
+            ]
             await wait_until(lambda: ana.table["seats"][me]["idle"])
             # Idle, her next turn is played as soon as it comes, with no limit to wait out.
             await wait_until(lambda: len(host_plays(ana, me)) == 3)
@@ -113,7 +120,9 @@ async def test_a_player_alone_with_bots_is_played_for_but_never_marked_idle(tmp_
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
         async with connected(host, "Ana") as ana:
             await ana.create_table("dice", {"turn_limit_ms": 1000}, bots=["greedy"])
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await wait_until(
+                lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:])
+            )
             await ana.start()
             await wait_until(lambda: ana.game is not None)
             await wait_until(lambda: len(host_plays(ana, ana.seat)) >= 3, timeout=30)
@@ -132,14 +141,20 @@ async def test_the_owner_hands_an_idle_seat_to_a_bot_and_it_comes_back(tmp_path)
             await wait_until(lambda: ana.game is not None and bo.game is not None)
             bo_seat = bo.seat
             # Only the owner may; and not their own seat.
-            with pytest.raises(RequestError, match="Only the table's owner can hand a seat to a bot."):
+            with pytest.raises(
+                RequestError, match="Only the table's owner can hand a seat to a bot."
+            ):
                 await bo.hand_to_bot(ana.seat)
             with pytest.raises(RequestError, match="your own seat"):
                 await ana.hand_to_bot(ana.seat)
             await ana.hand_to_bot(bo_seat)
             words = "Ana handed Bo's seat to a bot."
-            await wait_until(lambda: any(m.get("words") == words for m in bo_told)
-                             and any(m.get("words") == words for m in ana_told))
+            await wait_until(
+                lambda: (
+                    any(m.get("words") == words for m in bo_told)
+                    and any(m.get("words") == words for m in ana_told)
+                )
+            )
             await wait_until(lambda: bo.game.idle[bo_seat] and ana.table["seats"][bo_seat]["idle"])
             # Bo's turns are played for him as soon as they come: Ana plays on without waiting.
             if ana.game.current == ana.seat:
@@ -151,7 +166,9 @@ async def test_the_owner_hands_an_idle_seat_to_a_bot_and_it_comes_back(tmp_path)
                 await ana.hand_to_bot(bo_seat)
             # Bo presses a key: his seat is his again.
             bo.here_nowait()
-            await wait_until(lambda: not ana.game.away[bo_seat] and not ana.table["seats"][bo_seat]["idle"])
+            await wait_until(
+                lambda: not ana.game.away[bo_seat] and not ana.table["seats"][bo_seat]["idle"]
+            )
             ana_task.cancel()
             bo_task.cancel()
 
@@ -188,11 +205,14 @@ async def test_a_race_walk_away_is_marked_idle_and_rounds_stop_waiting_for_them(
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana") as ana, connected(host, "Bo") as bo:
             told, task = heard(ana)
-            table = await ana.create_table("race", {"countdown_ms": 100, "round_limit_ms": 1500,
-                                                    "reveal_ms": 100})
+            table = await ana.create_table(
+                "race", {"countdown_ms": 100, "round_limit_ms": 1500, "reveal_ms": 100}
+            )
             await bo.join_table(table["id"])
             await bo.ready(True)
-            await wait_until(lambda: len(ana.table["seats"]) == 2 and ana.table["seats"][1]["ready"])
+            await wait_until(
+                lambda: len(ana.table["seats"]) == 2 and ana.table["seats"][1]["ready"]
+            )
             await ana.start()
             await wait_until(lambda: ana.game is not None and bo.game is not None)
             me = ana.seat
@@ -212,13 +232,16 @@ async def test_a_race_walk_away_is_marked_idle_and_rounds_stop_waiting_for_them(
             await wait_until(lambda: len(idle_marks(ana, me)) == 1, timeout=60)
             await wait_until(lambda: any(m["code"] == "idle" for m in told))
             assert [m["words"] for m in told if m["code"] == "idle"] == [
-                "Ana let 2 rounds run out: the host counts them as passing until they press a key."]
+                "Ana let 2 rounds run out: the host counts them as passing until they press a key."
+            ]
             # The two rounds before the mark ran to their limit, with no move of Ana's.
             mark = ana.events.index(idle_marks(ana, me)[0])
             assert round_ends(ana, 0, mark) == ["time_up", "time_up"]
             assert not any(e["seat"] == me for e in ana.events[:mark])
             # Idle, she counts as passing: a round ends as soon as Bo has passed.
-            await wait_until(lambda: "all_done" in round_ends(ana, mark, len(ana.events)), timeout=60)
+            await wait_until(
+                lambda: "all_done" in round_ends(ana, mark, len(ana.events)), timeout=60
+            )
             ana.here_nowait()
             await wait_until(lambda: not ana.game.away[me])
             bo_plays.cancel()
@@ -227,8 +250,12 @@ async def test_a_race_walk_away_is_marked_idle_and_rounds_stop_waiting_for_them(
 
 def round_ends(client, start, stop):
     """Why each race round ended among the client's events start..stop."""
-    return [note["why"] for notes in client.notes[start:stop] for note in notes
-            if note.get("type") == "round_ended"]
+    return [
+        note["why"]
+        for notes in client.notes[start:stop]
+        for note in notes
+        if note.get("type") == "round_ended"
+    ]
 
 
 async def test_a_bot_slower_than_the_race_round_is_never_marked_idle(tmp_path):
@@ -236,16 +263,24 @@ async def test_a_bot_slower_than_the_race_round_is_never_marked_idle(tmp_path):
     lets rounds run out, and is still a bot, never marked idle (then it would count as
     passing, and never grab again)."""
     # (Bots at their own pace: a greedy bot takes longer than half a second to grab.)
-    async with running_host(tmp_path, bot_factory=bot_factory()) as host, connected(host, "Ana") as ana:
-        await ana.create_table("race", {"countdown_ms": 50, "round_limit_ms": 500, "reveal_ms": 20},
-                               bots=["greedy"])
+    async with (
+        running_host(tmp_path, bot_factory=bot_factory()) as host,
+        connected(host, "Ana") as ana,
+    ):
+        await ana.create_table(
+            "race", {"countdown_ms": 50, "round_limit_ms": 500, "reveal_ms": 20}, bots=["greedy"]
+        )
         await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
         await ana.start()
         await wait_until(lambda: ana.game is not None)
 
         def rounds_run_out() -> int:
-            return sum(1 for notes in ana.notes for note in notes
-                       if note.get("type") == "round_ended" and note["why"] == "time_up")
+            return sum(
+                1
+                for notes in ana.notes
+                for note in notes
+                if note.get("type") == "round_ended" and note["why"] == "time_up"
+            )
 
         async def ana_passes():
             while True:
@@ -259,8 +294,9 @@ async def test_a_bot_slower_than_the_race_round_is_never_marked_idle(tmp_path):
 
         passing = asyncio.create_task(ana_passes())
         bot = 1 - ana.seat
-        await wait_until(lambda: rounds_run_out() >= 3 or idle_marks(ana, bot) or ana.game.finished,
-                         timeout=60)
+        await wait_until(
+            lambda: rounds_run_out() >= 3 or idle_marks(ana, bot) or ana.game.finished, timeout=60
+        )
         passing.cancel()
         assert not idle_marks(ana, bot)
         assert rounds_run_out() >= 3, "the bot was quicker than the round: nothing shown"

@@ -16,6 +16,7 @@ async def paced(client, action=None):
     """Act (or start, without an action), keeping to the host's pace (40 messages a second):
     a refusal for pace is retried."""
     from kismet_tui.net.client import RequestError
+
     while True:
         try:
             return await (client.act(action) if action is not None else client.start())
@@ -27,8 +28,13 @@ async def paced(client, action=None):
 
 async def play_solo_dice(client):
     await paced(client)
-    await wait_until(lambda: client.game is not None and not client.game.finished
-                     and client.table["state"] == "playing")
+    await wait_until(
+        lambda: (
+            client.game is not None
+            and not client.game.finished
+            and client.table["state"] == "playing"
+        )
+    )
     while not client.game.finished:
         await paced(client, {"type": "roll", "hold": []})
         await paced(client, {"type": "score", "box": client.game.best_box()})
@@ -55,7 +61,9 @@ async def test_the_oldest_finished_logs_go_first_and_unfinished_ones_stay(tmp_pa
             await wait_until(lambda: len([p for p in games.glob("*.kismet") if p != running]) <= 2)
             kept = sorted(p.name for p in games.glob("*.kismet") if p != running)
         assert running.exists() and len(kept) == 2
-        await ana.close(); await bo.close(); await cy.close()
+        await ana.close()
+        await bo.close()
+        await cy.close()
     # A host started with a smaller bound prunes at start (through the records, on their
     # thread: soon), the running game still kept.
     async with running_host(tmp_path, keep_games=1) as host:
@@ -67,11 +75,14 @@ async def test_the_oldest_finished_logs_go_first_and_unfinished_ones_stay(tmp_pa
 def test_keep_games_has_a_sensible_default():
     from server.cli import build_parser
     from server.store import DEFAULT_KEEP_GAMES
+
     assert build_parser().parse_args([]).keep_games == DEFAULT_KEEP_GAMES == 1000
     assert build_parser().parse_args(["--keep-games", "5"]).keep_games == 5
 
 
-async def test_no_game_end_lists_the_logs_the_records_prune_through_their_index(tmp_path, monkeypatch):
+async def test_no_game_end_lists_the_logs_the_records_prune_through_their_index(
+    tmp_path, monkeypatch
+):
     import os
 
     games = tmp_path / "games"
@@ -91,8 +102,10 @@ async def test_no_game_end_lists_the_logs_the_records_prune_through_their_index(
         for _ in range(4):  # the fourth is one too many: pruned, off the loop
             await play_solo_dice(ana)
         drained = asyncio.get_running_loop().create_future()
-        host.records.ask(lambda db: None,  # answered after the four games queued before it
-                         lambda _: drained.get_loop().call_soon_threadsafe(drained.set_result, None))
+        host.records.ask(
+            lambda db: None,  # answered after the four games queued before it
+            lambda _: drained.get_loop().call_soon_threadsafe(drained.set_result, None),
+        )
         await drained
         assert listed == []
         monkeypatch.undo()

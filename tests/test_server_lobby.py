@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
-from protocol import limits
 from kismet_tui.net import RequestError
+from protocol import limits
 from tests.netutil import connected, running_host, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
@@ -14,13 +14,17 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 async def test_seats_follow_join_order_and_the_owner_may_reorder(tmp_path):
     async with running_host(tmp_path) as host:
-        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo, \
-                connected(host, "Cy") as cy:
+        async with (
+            connected(host, "Ana") as ana,
+            connected(host, "Bo") as bo,
+            connected(host, "Cy") as cy,
+        ):
             table = await ana.create_table("race")
             await bo.join_table(table["id"])
             await cy.join_table(table["id"])
             assert [s["name"] for s in ana.table["seats"]] == ["Ana", "Bo", "Cy"]
             from kismet_tui.net import RequestError
+
             with pytest.raises(RequestError) as err:
                 await bo.reorder([2, 1, 0])
             assert err.value.words == "Only the table's owner can change the seat order."
@@ -99,8 +103,11 @@ async def test_a_start_waits_for_the_bots_to_sit_down_so_nobody_begins_away(tmp_
         async with connected(host, "Ana") as ana:
             table = await ana.create_table("dice", {}, bots=["greedy", "greedy"])
             await ana.start()  # at once: the bots are still connecting
-            await wait_until(lambda: ana.game is not None
-                             and all(seat["connected"] for seat in ana.table["seats"]))
+            await wait_until(
+                lambda: (
+                    ana.game is not None and all(seat["connected"] for seat in ana.table["seats"])
+                )
+            )
             await ana.list_tables()  # a round trip: whatever the start and the bots' hellos
             # stamped has been stamped before the host answers this
             hosted = host.tables[table["id"]]

@@ -21,17 +21,28 @@ def private(name: str) -> bool:
 def defined_privates(tree: ast.Module) -> set[str]:
     names: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and private(node.name):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and private(
+            node.name
+        ):
             names.add(node.name)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and private(node.attr) \
-                and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("self", "cls")
+        ):
             names.add(node.attr)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and private(node.id):
             names.add(node.id)
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__slots__"
-                                                  for t in node.targets):
-            names.update(c.value for c in ast.walk(node.value)
-                         if isinstance(c, ast.Constant) and isinstance(c.value, str) and private(c.value))
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets
+        ):
+            names.update(
+                c.value
+                for c in ast.walk(node.value)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str) and private(c.value)
+            )
     return names
 
 
@@ -54,8 +65,10 @@ def foreign_uses(trees: dict[str, ast.Module]) -> list[str]:
 
 
 def server_trees() -> dict[str, ast.Module]:
-    return {str(path.relative_to(SERVER.parent)): ast.parse(path.read_text(), str(path))
-            for path in sorted(SERVER.rglob("*.py"))}
+    return {
+        str(path.relative_to(SERVER.parent)): ast.parse(path.read_text(), str(path))
+        for path in sorted(SERVER.rglob("*.py"))
+    }
 
 
 def test_no_module_of_the_server_uses_another_modules_private_members():

@@ -24,6 +24,7 @@ async def test_extra_fields_are_refused_in_words_and_nothing_is_relayed(tmp_path
         other = bo if mover is ana else ana
         raw_before = len(other.events)
         from kismet_tui.net.client import RequestError
+
         with pytest.raises(RequestError) as refused:
             await mover.act({"type": "roll", "hold": [], "note": "\x1b[2J\x1b]0;pwned\x07"})
         assert refused.value.words == "A roll has no field 'note'."
@@ -39,24 +40,43 @@ async def test_extra_fields_are_refused_in_words_and_nothing_is_relayed(tmp_path
         header, events = read_log(next((tmp_path / "games").glob("*.kismet")))
         assert events[-1]["action"] == {"type": "roll"}
         assert b"pwned" not in next((tmp_path / "games").glob("*.kismet")).read_bytes()
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_binary_keys_floats_deep_and_long_values_get_bad_message_in_words(tmp_path):
     async with running_host(tmp_path) as host:
         raw = await Raw().open(host.port)
         # A 10,000-character name is refused in the name's own words.
-        raw.writer.write(_frame({"type": "hello", "version": limits.PROTOCOL_VERSION,
-                                 "name": "N" * 10000, "id": 1}))
+        raw.writer.write(
+            _frame(
+                {"type": "hello", "version": limits.PROTOCOL_VERSION, "name": "N" * 10000, "id": 1}
+            )
+        )
         error = await raw.recv_type("error")
         assert error["code"] == "bad_message"
-        assert error["words"] == f"A name is at most {limits.MAX_NAME} characters; that one has 10000."
+        assert (
+            error["words"] == f"A name is at most {limits.MAX_NAME} characters; that one has 10000."
+        )
         await raw.hello()
         cases = [
-            ({"type": "create_table", "ruleset": "dice", "options": {b"away_limit_ms": 1}}, "binary"),
-            ({"type": "create_table", "ruleset": "dice", "options": {"away_limit_ms": 1.5}}, "fraction"),
+            (
+                {"type": "create_table", "ruleset": "dice", "options": {b"away_limit_ms": 1}},
+                "binary",
+            ),
+            (
+                {"type": "create_table", "ruleset": "dice", "options": {"away_limit_ms": 1.5}},
+                "fraction",
+            ),
             ({"type": "create_table", "ruleset": "dice", "options": {"a": b"\x00"}}, "binary data"),
-            ({"type": "create_table", "ruleset": "dice", "options": {"a": [[[[[[[[[[1]]]]]]]]]]}}, "nested"),
+            (
+                {
+                    "type": "create_table",
+                    "ruleset": "dice",
+                    "options": {"a": [[[[[[[[[[1]]]]]]]]]]},
+                },
+                "nested",
+            ),
             ({"type": "create_table", "ruleset": "dice", "options": {"a": "x" * 5000}}, "longer"),
             ({"type": "create_table", "ruleset": "dice", "options": {"a": 2**63}}, "too large"),
             ({"type": "chat", "text": "x" * 5000}, "A chat line is at most"),
@@ -81,13 +101,16 @@ def test_every_vocabulary_field_rebuilds_to_itself():
     seen = 0
     for ruleset in VOCABULARY:
         for action in _legal_actions_of_a_game(ruleset):
-            assert build_action(ruleset, action) == {k: v for k, v in action.items() if v is not None}
+            assert build_action(ruleset, action) == {
+                k: v for k, v in action.items() if v is not None
+            }
             seen += 1
     assert seen > 30
 
 
 def _legal_actions_of_a_game(ruleset):
     from kismet_tui.rules import new_game
+
     game = new_game(ruleset, 2, b"0123456789abcdef", {})
     t = 1
     for _ in range(400):
@@ -113,33 +136,92 @@ def _legal_actions_of_a_game(ruleset):
 
 # ---- arbitrary maps ---------------------------------------------------------------------------
 
-KEYS = st.one_of(st.sampled_from(["type", "id", "name", "version", "token", "ruleset",
-                                  "options", "bots", "table", "spectator", "ready", "order",
-                                  "action", "text", "seq", "digest", "hold", "box", "card"]),
-                 st.text(max_size=8), st.binary(max_size=4))
-LEAVES = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**63), max_value=2**64 - 1),
-                   st.floats(allow_nan=True), st.text(max_size=40), st.binary(max_size=8),
-                   st.sampled_from(["dice", "race", "knock", "roll", "score", "hello", "act",
-                                    "create_table", "chat", "start", "ready", "grab"]))
-VALUES = st.recursive(LEAVES, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)), max_leaves=12)
-ACTIONS = st.one_of(VALUES, st.builds(
-    lambda kind, rest: {**rest, "type": kind},
-    st.sampled_from(sorted({k for game in VOCABULARY.values() for k in game} | {"timeout", "away"})),
-    st.dictionaries(KEYS, VALUES, max_size=3)))
+KEYS = st.one_of(
+    st.sampled_from(
+        [
+            "type",
+            "id",
+            "name",
+            "version",
+            "token",
+            "ruleset",
+            "options",
+            "bots",
+            "table",
+            "spectator",
+            "ready",
+            "order",
+            "action",
+            "text",
+            "seq",
+            "digest",
+            "hold",
+            "box",
+            "card",
+        ]
+    ),
+    st.text(max_size=8),
+    st.binary(max_size=4),
+)
+LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**64 - 1),
+    st.floats(allow_nan=True),
+    st.text(max_size=40),
+    st.binary(max_size=8),
+    st.sampled_from(
+        [
+            "dice",
+            "race",
+            "knock",
+            "roll",
+            "score",
+            "hello",
+            "act",
+            "create_table",
+            "chat",
+            "start",
+            "ready",
+            "grab",
+        ]
+    ),
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
+ACTIONS = st.one_of(
+    VALUES,
+    st.builds(
+        lambda kind, rest: {**rest, "type": kind},
+        st.sampled_from(
+            sorted({k for game in VOCABULARY.values() for k in game} | {"timeout", "away"})
+        ),
+        st.dictionaries(KEYS, VALUES, max_size=3),
+    ),
+)
 
 
 def _shaped(kind):
     """A message of one known type whose fields are each anything at all (or absent)."""
     from protocol.messages import CLIENT_MESSAGES
+
     fields = {field: (ACTIONS if field == "action" else VALUES) for field in CLIENT_MESSAGES[kind]}
-    return st.builds(lambda known, extra: {**extra, **known, "type": kind},
-                     st.fixed_dictionaries({}, optional=fields), st.dictionaries(KEYS, VALUES, max_size=2))
+    return st.builds(
+        lambda known, extra: {**extra, **known, "type": kind},
+        st.fixed_dictionaries({}, optional=fields),
+        st.dictionaries(KEYS, VALUES, max_size=2),
+    )
 
 
 def _messages():
     from protocol.messages import CLIENT_MESSAGES
-    odd = st.builds(lambda kind, rest: {**rest, "type": kind}, VALUES, st.dictionaries(KEYS, VALUES, max_size=4))
+
+    odd = st.builds(
+        lambda kind, rest: {**rest, "type": kind}, VALUES, st.dictionaries(KEYS, VALUES, max_size=4)
+    )
     return st.one_of(odd, *[_shaped(kind) for kind in sorted(CLIENT_MESSAGES) if kind != "hello"])
 
 
@@ -207,7 +289,8 @@ async def _throw_at_host(state_dir, messages):
         # The host is still there for everyone else.
         assert (await ana.list_tables()) is not None
         await ana.close()
-        lobby.close(); seated.close()
+        lobby.close()
+        seated.close()
 
 
 async def _reply_to(raw, number):

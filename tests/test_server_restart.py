@@ -44,13 +44,20 @@ async def test_host_killed_mid_game_resumes_with_no_event_lost(tmp_path):
 
         # Both clients reconnect with their tokens and get their seats back.
         await wait_until(lambda: ana.state == bo.state == "connected", timeout=20)
-        await wait_until(lambda: ana.game is not None and bo.game is not None
-                         and not any(ana.game.away) and not any(bo.game.away), timeout=10)
+        await wait_until(
+            lambda: (
+                ana.game is not None
+                and bo.game is not None
+                and not any(ana.game.away)
+                and not any(bo.game.away)
+            ),
+            timeout=10,
+        )
         assert (ana.seat, bo.seat) == seats
         assert ana.events[: len(seen)] == seen  # nothing lost, nothing rewritten
         assert ana.table["id"] == table["id"]
         # The resumed log marks both away at the restart, then back as they return.
-        stamped = [e["action"]["type"] for e in ana.events[len(seen):]]
+        stamped = [e["action"]["type"] for e in ana.events[len(seen) :]]
         assert sorted(stamped) == ["away", "away", "back", "back"]
         for _ in range(2):
             await play_turn(ana, bo)
@@ -92,16 +99,25 @@ async def test_a_watcher_watches_again_after_a_host_restart(tmp_path):
 
         proc.kill()
         await wait_until(lambda: zoe.state == "reconnecting")
-        assert zoe.table is not None and zoe.game is watched, "a dropped watcher keeps the board meanwhile"
+        assert zoe.table is not None and zoe.game is watched, (
+            "a dropped watcher keeps the board meanwhile"
+        )
         proc.start()
 
         await wait_until(lambda: ana.state == bo.state == zoe.state == "connected", timeout=20)
-        await wait_until(lambda: zoe.table is not None and zoe.table["id"] == table["id"]
-                         and any(w.get("name") == "Zoe" for w in zoe.table.get("spectators") or []),
-                         timeout=10)
+        await wait_until(
+            lambda: (
+                zoe.table is not None
+                and zoe.table["id"] == table["id"]
+                and any(w.get("name") == "Zoe" for w in zoe.table.get("spectators") or [])
+            ),
+            timeout=10,
+        )
         assert zoe.seat is None
         await play_turn(ana, bo)
-        await wait_until(lambda: zoe.game is not None and len(zoe.events) == len(ana.events), timeout=10)
+        await wait_until(
+            lambda: zoe.game is not None and len(zoe.events) == len(ana.events), timeout=10
+        )
         assert zoe.game.digest() == ana.game.digest()
         for client in (ana, bo, zoe):
             await client.close()
@@ -124,7 +140,7 @@ async def test_a_watcher_of_a_table_gone_is_told_and_back_in_the_lobby(tmp_path)
                     words.append(message.get("words"))
 
         listening = asyncio.create_task(listen())
-        proc.kill()                      # a table with no game is not kept over a restart
+        proc.kill()  # a table with no game is not kept over a restart
         await wait_until(lambda: zoe.state == "reconnecting")
         proc.start()
         await wait_until(lambda: zoe.state == "connected" and zoe.table is None, timeout=20)
@@ -173,6 +189,7 @@ async def test_a_restarted_host_brings_its_bots_back_and_the_game_ends(tmp_path)
             # Its log, written by two hosts, is signed by the folder's one key and checks out.
             from kismet_tui.log_check import check_log
             from protocol.gamelog import read_game_log
+
             [path] = (tmp_path / "games").glob("*.kismet")
             report = check_log(read_game_log(path), host_key=host.store.identity.fingerprint)
             assert report.ok, report.lines

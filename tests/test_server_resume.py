@@ -29,7 +29,8 @@ async def two_games(port):
         mover = a if a.game.current == a.seat else b
         await mover.act({"type": "roll", "hold": []})
         made.append((table["id"], (a.token, b.token)))
-        await a.close(); await b.close()
+        await a.close()
+        await b.close()
     return made
 
 
@@ -75,23 +76,30 @@ async def test_a_damaged_table_is_set_aside_and_the_host_starts_with_the_others(
         raw, welcome = await hello_with(proc.port, first_tokens[0])
         assert welcome["table"] is None
         told = await raw.recv_type("error")
-        assert told["code"] == "no_table" and f"Your table {first} could not be taken up" in told["words"]
+        assert (
+            told["code"] == "no_table"
+            and f"Your table {first} could not be taken up" in told["words"]
+        )
         back, welcome = await hello_with(proc.port, second_tokens[1])
         assert welcome["table"] == second
         # A new table never gets a set-aside table's id.
         raw.send({"type": "create_table", "ruleset": "dice", "id": 4})
         table = (await raw.recv_type("table"))["table"]
         assert table["id"] not in (first, second) and table["id"] > max(first, second)
-        raw.close(); back.close()
+        raw.close()
+        back.close()
 
 
-@pytest.mark.parametrize("damage, words", [
-    ("garbage", "its game log is damaged"),
-    ("no header", "does not start with a game header"),
-    ("table file cut", "its table file cannot be read"),
-    ("log gone", "its game log is missing"),
-    ("refused event", "its game log does not replay"),
-])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        ("garbage", "its game log is damaged"),
+        ("no header", "does not start with a game header"),
+        ("table file cut", "its table file cannot be read"),
+        ("log gone", "its game log is missing"),
+        ("refused event", "its game log does not replay"),
+    ],
+)
 async def test_each_kind_of_damage_sets_aside_one_table_only(tmp_path, damage, words):
     async with running_host(tmp_path) as host:
         (first, _), (second, _) = await two_games(host.port)
@@ -111,7 +119,9 @@ async def test_each_kind_of_damage_sets_aside_one_table_only(tmp_path, damage, w
         log.write_bytes(data.replace(b"\xa4roll", b"\xa4rolz"))
     async with running_host(tmp_path) as host:
         assert list(host.tables) == [second]
-        assert len(host.set_aside_lines) == 1 and words in host.set_aside_lines[0], host.set_aside_lines
+        assert len(host.set_aside_lines) == 1 and words in host.set_aside_lines[0], (
+            host.set_aside_lines
+        )
         assert not (tmp_path / "tables" / f"{first}.json").exists()
         assert len(list((tmp_path / "damaged").iterdir())) == 1
     async with running_host(tmp_path) as host:  # set aside once; the next start is quiet

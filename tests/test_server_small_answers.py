@@ -24,10 +24,17 @@ async def test_a_body_over_a_limit_is_answered_with_its_request_id(tmp_path):
     async with running_host(tmp_path) as host:
         raw = await Raw().open(host.port)
         await raw.hello()
-        raw.send({"type": "chat", "text": "hi", "id": 9, "junk": list(range(limits.MAX_ARRAY_LEN + 1))})
+        raw.send(
+            {"type": "chat", "text": "hi", "id": 9, "junk": list(range(limits.MAX_ARRAY_LEN + 1))}
+        )
         error = await raw.recv_type("error")
-        assert error == {"type": "error", "code": "bad_message", "kind": "malformed", "re": 9,
-                         "words": "That message holds a list longer than the host takes."}
+        assert error == {
+            "type": "error",
+            "code": "bad_message",
+            "kind": "malformed",
+            "re": 9,
+            "words": "That message holds a list longer than the host takes.",
+        }
         raw.send({"id": 10, **{f"k{n}": n for n in range(limits.MAX_MAP_LEN + 1)}})
         error = await raw.recv_type("error")
         assert error["code"] == "bad_message" and error["re"] == 10
@@ -40,8 +47,12 @@ async def test_a_flood_is_closed_after_exactly_40_drops(tmp_path):
     async with running_host(tmp_path) as host:
         raw = await Raw().open(host.port)
         await raw.hello()
-        raw.writer.write(b"".join(encode({"type": "ping", "id": n})
-                                  for n in range(limits.RATE_BURST + limits.FLOOD_STRIKES + 50)))
+        raw.writer.write(
+            b"".join(
+                encode({"type": "ping", "id": n})
+                for n in range(limits.RATE_BURST + limits.FLOOD_STRIKES + 50)
+            )
+        )
         dropped, last = [], None
         try:
             while True:
@@ -54,8 +65,12 @@ async def test_a_flood_is_closed_after_exactly_40_drops(tmp_path):
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         assert len(dropped) == limits.FLOOD_STRIKES == 40
-        assert last == {"type": "error", "code": "slow_down", "kind": "limit",
-                        "words": "Too many messages: closing this connection."}
+        assert last == {
+            "type": "error",
+            "code": "slow_down",
+            "kind": "limit",
+            "words": "Too many messages: closing this connection.",
+        }
 
 
 async def test_resync_and_digest_away_from_any_table_say_so(tmp_path):
@@ -86,8 +101,10 @@ async def test_players_of_an_unreadable_table_file_are_told_at_hello(tmp_path):
             assert welcome["table"] is None
             told = await raw.recv_type("error")
             assert told["code"] == "no_table"
-            assert told["words"].startswith(f"Your table {first} could not be taken up again "
-                                            f"after the host restarted: its table file cannot be read")
+            assert told["words"].startswith(
+                f"Your table {first} could not be taken up again "
+                f"after the host restarted: its table file cannot be read"
+            )
             raw.close()
 
 
@@ -95,9 +112,27 @@ def run_host_until_listening(state_dir, *options):
     """A real kismet-host with `options`, stopped (SIGTERM) once it listens; (exit code, output)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(free_port()),
-         "--state-dir", str(state_dir), "--bots", "0", "--no-announce", *options],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(free_port()),
+            "--state-dir",
+            str(state_dir),
+            "--bots",
+            "0",
+            "--no-announce",
+            *options,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines = []
     for line in proc.stdout:
         lines.append(line)
@@ -112,8 +147,17 @@ def test_keep_games_0_keeps_every_replay_and_a_negative_count_is_refused(tmp_pat
     games = tmp_path / "games"
     games.mkdir()
     for n in range(5):  # finished games (the records prune what they indexed)
-        write_finished_log(games, f"20260101-00000{n}-table{n + 1}-dice.kismet", "dice", ["Ana"],
-                           [None], [200 + n], t0=n * 1000, t_end=n * 1000 + 500, table=n + 1)
+        write_finished_log(
+            games,
+            f"20260101-00000{n}-table{n + 1}-dice.kismet",
+            "dice",
+            ["Ana"],
+            [None],
+            [200 + n],
+            t0=n * 1000,
+            t_end=n * 1000 + 500,
+            table=n + 1,
+        )
     # A host prunes at start, before it says it listens (its exit code is not the point: it
     # may be stopped before it has set up its signal handlers).
     _code, said = run_host_until_listening(tmp_path, "--keep-games", "0")

@@ -18,18 +18,37 @@ pytestmark = [pytest.mark.network, pytest.mark.timeout(90)]
 def second_host(state_dir) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     return subprocess.run(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(free_port()),
-         "--state-dir", str(state_dir), "--bots", "0", "--no-announce"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(free_port()),
+            "--state-dir",
+            str(state_dir),
+            "--bots",
+            "0",
+            "--no-announce",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_a_second_host_on_the_folder_is_refused_and_a_killed_ones_lock_is_free(tmp_path):
     with host_process(tmp_path, bots=0) as first:
         refused = second_host(tmp_path)
         assert refused.returncode != 0
-        assert (f"Another kismet-host (pid {first.proc.pid}, port {first.port}) is using the "
-                f"state folder {tmp_path}: stop it first, or give this one --state-dir."
-                in refused.stderr)
+        assert (
+            f"Another kismet-host (pid {first.proc.pid}, port {first.port}) is using the "
+            f"state folder {tmp_path}: stop it first, or give this one --state-dir."
+            in refused.stderr
+        )
         assert "Traceback" not in refused.stderr
         # The refused host touched nothing: the first still owns the folder and says so.
         assert (tmp_path / "host.lock").read_text() == f"pid {first.proc.pid}, port {first.port}\n"
@@ -65,13 +84,15 @@ async def test_a_second_kismet_names_kismet_not_kismet_host(tmp_path, capsys):
     from kismet_tui.cli import local_main
 
     first = Host(state_dir=tmp_path)
-    first.program = "kismet"                 # as `kismet` runs its embedded host
+    first.program = "kismet"  # as `kismet` runs its embedded host
     await first.start("127.0.0.1", 0)
     try:
         assert local_main(["--state-dir", str(tmp_path)]) == 1
         said = capsys.readouterr().err
-        assert said.startswith(f"kismet: Another kismet (pid {os.getpid()}, port {first.port}) is using "
-                               f"the state folder {tmp_path}: quit it first"), said
+        assert said.startswith(
+            f"kismet: Another kismet (pid {os.getpid()}, port {first.port}) is using "
+            f"the state folder {tmp_path}: quit it first"
+        ), said
         assert "kismet-host" not in said
     finally:
         await first.stop()

@@ -20,6 +20,7 @@ def heard(client, kinds=("error", "notice")):
         async for message in client.messages():
             if message["type"] in kinds and message.get("re") is None:
                 seen.append(message)
+
     return seen, asyncio.create_task(collect())
 
 
@@ -58,7 +59,8 @@ async def test_the_owner_removes_a_member_between_games(tmp_path):
         with pytest.raises(RequestError) as refused:
             await ana.remove(1)
         assert refused.value.words == "Players can be removed only between games."
-        bo_task.cancel(); cy_task.cancel()
+        bo_task.cancel()
+        cy_task.cancel()
         for client in (ana, bo, cy):
             await client.close()
 
@@ -70,14 +72,19 @@ async def test_a_seat_left_unready_after_the_start_was_asked_is_freed(tmp_path):
         cy_heard, cy_task = heard(cy)
         with pytest.raises(RequestError) as refused:
             await ana.start()
-        assert refused.value.words == ("Not everyone is ready: waiting for Cy. A seat still not "
-                                       "ready 0.3 s after the start was asked is freed.")
+        assert refused.value.words == (
+            "Not everyone is ready: waiting for Cy. A seat still not "
+            "ready 0.3 s after the start was asked is freed."
+        )
         await wait_until(lambda: len(ana.table["seats"]) == 2)
         assert [s["name"] for s in ana.table["seats"]] == ["Ana", "Bo"]
         await wait_until(lambda: len(cy_heard) >= 2)
         # Told at once that the start was asked and the time runs, then that it ran out.
         assert cy_heard[0]["code"] == "start_asked"
-        assert cy_heard[0]["words"] == "Ana wants to start: say you are ready within 0.3 s, or lose your seat."
+        assert (
+            cy_heard[0]["words"]
+            == "Ana wants to start: say you are ready within 0.3 s, or lose your seat."
+        )
         assert "not ready 0.3 s after the owner asked to start" in cy_heard[1]["words"]
         assert ana.table["free_unready_at"] is None, "the countdown is over"
         await ana.start()
@@ -98,7 +105,7 @@ async def test_the_unready_see_when_their_seat_is_freed(tmp_path):
         await wait_until(lambda: cy.table["free_unready_at"] is not None)
         assert asked_at + 60_000 <= cy.table["free_unready_at"] <= host.now_ms() + 60_000
         await cy.ready()
-        await ana.start()                      # everyone ready: the countdown is off
+        await ana.start()  # everyone ready: the countdown is off
         await wait_until(lambda: cy.table["state"] == "playing")
         assert cy.table["free_unready_at"] is None and host.steering.unready_timers == {}
         assert bo_heard == [], "Bo was ready: nothing to tell him"
@@ -110,8 +117,10 @@ async def test_the_unready_see_when_their_seat_is_freed(tmp_path):
 @pytest.mark.ui
 async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
     from textual.widgets import Footer
+
     from tests.test_ui_dice import wait_for
     from tests.test_ui_games import make_app
+
     async with running_host(tmp_path) as host:
         bo = await _client(host, "Bo")
         app, client = make_app(host, "Ana")
@@ -122,12 +131,18 @@ async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
             await bo.join_table(client.table["id"])
             await wait_for(pilot, lambda: len(client.table["seats"]) == 2, what="Bo's seat")
             # The footer shows the key while someone unready sits here.
-            await wait_for(pilot, lambda: app.screen.active_bindings.get("x") is not None
-                           and app.screen.active_bindings["x"].enabled, what="the remove key")
+            await wait_for(
+                pilot,
+                lambda: (
+                    app.screen.active_bindings.get("x") is not None
+                    and app.screen.active_bindings["x"].enabled
+                ),
+                what="the remove key",
+            )
             shown = app.screen.active_bindings.get("x")
             assert shown is not None and shown.enabled and shown.binding.description == "Remove"
             assert app.screen.query_one(Footer) is not None
-            await pilot.press("x", "enter")                   # whom: the first listed, Bo
+            await pilot.press("x", "enter")  # whom: the first listed, Bo
             await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
             await wait_for(pilot, lambda: bo.table is None, what="Bo told")
         await bo.close()
@@ -139,6 +154,7 @@ async def test_the_unready_player_is_told_and_sees_the_seconds_go(tmp_path):
     seat is freed if he stays unready; his table pane counts the seconds down; y stops it."""
     from tests.test_ui_dice import wait_for
     from tests.test_ui_games import make_app
+
     async with running_host(tmp_path) as host:
         host.steering.unready_limit_s = 30
         ana = await _client(host, "Ana")
@@ -154,7 +170,10 @@ async def test_the_unready_player_is_told_and_sees_the_seconds_go(tmp_path):
 
             def seconds_shown() -> int | None:
                 words = " ".join(str(pane.content).split())
-                if "Start asked: press y within" not in words or "or your seat is freed." not in words:
+                if (
+                    "Start asked: press y within" not in words
+                    or "or your seat is freed." not in words
+                ):
                     return None
                 return int(words.split("press y within ")[1].split(" s")[0])
 
@@ -163,13 +182,20 @@ async def test_the_unready_player_is_told_and_sees_the_seconds_go(tmp_path):
             # (31 at most: the app counts on its estimate of the host's clock, which on a busy
             # machine may run a moment behind, and rounds the seconds up.)
             assert first is not None and 28 <= first <= 31
-            assert any("Ana wants to start: say you are ready within 30 s" in words
-                       for words in app.notices_shown), app.notices_shown
+            assert any(
+                "Ana wants to start: say you are ready within 30 s" in words
+                for words in app.notices_shown
+            ), app.notices_shown
             await wait_for(pilot, lambda: (seconds_shown() or first) < first, what="a second less")
             await pilot.press("y")
-            await wait_for(pilot, lambda: "press y" not in str(pane.content), what="the line gone once ready")
+            await wait_for(
+                pilot, lambda: "press y" not in str(pane.content), what="the line gone once ready"
+            )
             await ana.start()
-            await wait_for(pilot, lambda: getattr(app.screen, "game", None) is client.game is not None,
-                           what="the game on screen")
+            await wait_for(
+                pilot,
+                lambda: getattr(app.screen, "game", None) is client.game is not None,
+                what="the game on screen",
+            )
             await client.close()
         await ana.close()

@@ -56,6 +56,7 @@ async def test_every_flush_runs_off_the_loop(tmp_path):
 
         def flushed():
             return [name for name, on_loop in disk.syncs]
+
         # The start: the log's header and the table file (soon, on their threads); the end:
         # the log again (before Ana saw the end).
         await wait_until(lambda: flushed().count(log_name) == 2 and table_file in flushed())
@@ -81,7 +82,8 @@ async def test_the_end_is_shown_only_once_flushed_and_other_tables_play_on_meanw
         disk.release.set()
         await asyncio.wait_for(playing, 30)  # the end is shown now
         assert ana.game.finished and ana.table["state"] == "finished"
-        await ana.close(); await bo.close()
+        await ana.close()
+        await bo.close()
 
 
 async def test_an_end_that_cannot_be_flushed_is_told_and_shown_once_it_is(tmp_path):

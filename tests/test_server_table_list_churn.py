@@ -82,7 +82,9 @@ class Listener:
                         self.repeats.append(message)  # an entry it had already
                     self.tables[entry["id"]] = entry
                 for table_id in message["removed"]:
-                    assert self.tables.pop(table_id, None) is not None, "removed a table it never had"
+                    assert self.tables.pop(table_id, None) is not None, (
+                        "removed a table it never had"
+                    )
             if self.tables == before:
                 self.repeats.append(message)
 
@@ -105,13 +107,15 @@ async def churn(host, table_id: int, seconds: float) -> Raw:
         churner.send({"type": kind, "table": table_id, "spectator": True})
         sent += 1
         # Just under the sustained rate, so no message is dropped for pace.
-        await asyncio.sleep(max(0.0, began + sent / (limits.RATE_PER_SECOND - 2) - time.monotonic()))
+        await asyncio.sleep(
+            max(0.0, began + sent / (limits.RATE_PER_SECOND - 2) - time.monotonic())
+        )
     if sent % 2 == 0:
         churner.send({"type": "join_table", "table": table_id, "spectator": True})
     return churner
 
 
-async def churned_then_gone(host, listener: "Listener", table_id: int) -> tuple[float, float]:
+async def churned_then_gone(host, listener: Listener, table_id: int) -> tuple[float, float]:
     """Churn at `table_id` while `listener` listens, until the listener has seen the churner
     watching and then gone; returns when the churn began and when the listener saw it end."""
     began = time.monotonic()
@@ -141,7 +145,8 @@ async def test_under_churn_a_listener_gets_a_few_pushes_a_second_each_only_the_c
         pushes = [message for at, message in listener.pushes if at >= began]
         # At most two pushes a second, over the whole time the host could push.
         assert len(pushes) <= (ended - began) * PER_SECOND + 1, (
-            f"{len(pushes)} pushes in {ended - began:.1f} s")
+            f"{len(pushes)} pushes in {ended - began:.1f} s"
+        )
         assert pushes, "the churn was never shown"
         for message in pushes:
             assert message["type"] == "tables_changed", "a whole list pushed, not the change"
@@ -189,8 +194,9 @@ async def test_a_listener_that_asked_the_old_way_gets_whole_lists_as_rarely(tmp_
         began, ended = await churned_then_gone(host, listener, churned)
         pushes = [message for at, message in listener.pushes if at >= began]
         assert pushes and len(pushes) <= (ended - began) * PER_SECOND + 1
-        assert all(message["type"] == "tables" and len(message["tables"]) == TABLES
-                   for message in pushes)
+        assert all(
+            message["type"] == "tables" and len(message["tables"]) == TABLES for message in pushes
+        )
         assert listener.repeats == [], "the same list pushed twice"
         await listener.stop()
         for owner in owners:

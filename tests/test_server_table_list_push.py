@@ -41,8 +41,13 @@ async def test_a_second_client_opening_and_joining_a_table_is_pushed_to_the_firs
         # No window: each change is looked at on its own, so a push that repeats the list
         # (below, after a ready) would arrive here rather than be folded into the next.
         host.table_list.every_s = 0.0
-        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo, \
-                connected(host, "Cy") as cy, pushes_to(ana) as to_ana, pushes_to(bo) as to_bo:
+        async with (
+            connected(host, "Ana") as ana,
+            connected(host, "Bo") as bo,
+            connected(host, "Cy") as cy,
+            pushes_to(ana) as to_ana,
+            pushes_to(bo) as to_bo,
+        ):
             assert await ana.list_tables() == []
             table = await bo.create_table("dice")
             await wait_until(lambda: len(to_ana) == 1)
@@ -72,8 +77,13 @@ async def test_changes_close_together_are_pushed_once(tmp_path):
     async with running_host(tmp_path) as host:
         # A long window, so that the two joins surely fall inside it on a busy machine.
         host.table_list.every_s = 3.0
-        async with connected(host, "Ana") as ana, connected(host, "Bo") as bo, \
-                connected(host, "Cy") as cy, connected(host, "Di") as di, pushes_to(ana) as to_ana:
+        async with (
+            connected(host, "Ana") as ana,
+            connected(host, "Bo") as bo,
+            connected(host, "Cy") as cy,
+            connected(host, "Di") as di,
+            pushes_to(ana) as to_ana,
+        ):
             await ana.list_tables()
             table = await bo.create_table("race")
             await wait_until(lambda: len(to_ana) == 1)

@@ -12,9 +12,11 @@ from tests.netutil import connected, host_process, running_host, wait_until
 pytestmark = [pytest.mark.network, pytest.mark.timeout(90)]
 
 DAY_MS = 86_400_000
-FULL_WORDS = ("You have 3 open tables on this host, the most one player may have. Sit at one "
-              "of them or at another player's table; a table closes when its players have "
-              "left it (a running game once its away limit has passed).")
+FULL_WORDS = (
+    "You have 3 open tables on this host, the most one player may have. Sit at one "
+    "of them or at another player's table; a table closes when its players have "
+    "left it (a running game once its away limit has passed)."
+)
 
 
 async def open_start_leave(client: Client, away_limit_ms: int = DAY_MS) -> dict:
@@ -65,17 +67,23 @@ async def test_the_alone_notice_says_the_away_limit_was_shortened(tmp_path, aske
             await ana.start()
             await asyncio.wait_for(listener, 10)
             assert seen[0]["code"] == "away_limit"
-            assert seen[0]["words"] == ("With no other player at the table, this game's away "
-                                        f"limit is an hour, not {said}: the host keeps no table "
-                                        "for longer when nobody might come back to it.")
+            assert seen[0]["words"] == (
+                "With no other player at the table, this game's away "
+                f"limit is an hour, not {said}: the host keeps no table "
+                "for longer when nobody might come back to it."
+            )
             assert host.tables[ana.table["id"]].header["options"]["away_limit_ms"] == 3_600_000
-            assert host.tables[ana.table["id"]].options["away_limit_ms"] == asked_ms  # the table's own
+            assert (
+                host.tables[ana.table["id"]].options["away_limit_ms"] == asked_ms
+            )  # the table's own
 
 
 async def test_two_humans_keep_the_away_limit_they_asked_for(tmp_path):
     async with running_host(tmp_path) as host:
-        async with connected(host, "Ana", reconnect=False) as ana, \
-                connected(host, "Bo", reconnect=False) as bo:
+        async with (
+            connected(host, "Ana", reconnect=False) as ana,
+            connected(host, "Bo", reconnect=False) as bo,
+        ):
             table = await ana.create_table("dice", {"away_limit_ms": DAY_MS})
             await bo.join_table(table["id"])
             await bo.ready()
@@ -132,9 +140,11 @@ async def test_a_player_who_dropped_is_told_their_game_closed(tmp_path):
         assert welcome["table"] is None
         told = await raw.recv_type("error")
         assert told["code"] == "no_table"
-        assert told["words"] == (f"Your table {table_id} closed while everyone was away from it: "
-                                 f"nobody came back within its away limit (0.5 s). Please join "
-                                 f"or open another.")
+        assert told["words"] == (
+            f"Your table {table_id} closed while everyone was away from it: "
+            f"nobody came back within its away limit (0.5 s). Please join "
+            f"or open another."
+        )
         raw.close()
 
 
@@ -187,6 +197,7 @@ def test_resumed_games_nobody_returns_to_close_after_the_restart(tmp_path):
 async def wait_until_async(ask, good, timeout=30.0):
     import asyncio
     import time
+
     deadline = time.monotonic() + timeout
     while not good(await ask()):
         assert time.monotonic() < deadline, "timed out"

@@ -7,7 +7,7 @@ two open boxes are solved both ways and must agree.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from itertools import product
 
 import pytest
@@ -19,13 +19,13 @@ from kismet_tui.solver.states import state_of
 BASIC_FACE = {box: face for face, box in enumerate(rules.BASIC_BOXES, start=1)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def outcomes(n: int) -> tuple[tuple[tuple[int, ...], float], ...]:
     counts: dict[tuple[int, ...], int] = {}
     for faces in product(range(1, 7), repeat=n):
         key = tuple(sorted(faces))
         counts[key] = counts.get(key, 0) + 1
-    return tuple((key, c / 6 ** n) for key, c in counts.items())
+    return tuple((key, c / 6**n) for key, c in counts.items())
 
 
 def holds(roll: tuple[int, ...]) -> set[tuple[int, ...]]:
@@ -35,13 +35,13 @@ def holds(roll: tuple[int, ...]) -> set[tuple[int, ...]]:
     return found
 
 
-@lru_cache(maxsize=None)
+@cache
 def rest_of_game(open_boxes: frozenset, basic_total: int, real_kismet: bool) -> float:
     """Expected points still to come, bonus included (paid at the end on the final total)."""
     if not open_boxes:
         return float(rules.basic_bonus(basic_total))
 
-    @lru_cache(maxsize=None)
+    @cache
     def score_now(roll):
         joker = real_kismet and len(set(roll)) == 1
         best = float("-inf")
@@ -52,18 +52,20 @@ def rest_of_game(open_boxes: frozenset, basic_total: int, real_kismet: bool) -> 
             best = max(best, points + rest_of_game(open_boxes - {box}, total, flag))
         return best
 
-    @lru_cache(maxsize=None)
+    @cache
     def after_roll(roll, rolls_left):
         if rolls_left == 0:
             return score_now(roll)
         return max(keep_value(k, rolls_left) for k in holds(roll))
 
-    @lru_cache(maxsize=None)
+    @cache
     def keep_value(keep, rolls_left):
         if len(keep) == 5:
             return after_roll(keep, rolls_left - 1)
-        return sum(p * after_roll(tuple(sorted(keep + out)), rolls_left - 1)
-                   for out, p in outcomes(5 - len(keep)))
+        return sum(
+            p * after_roll(tuple(sorted(keep + out)), rolls_left - 1)
+            for out, p in outcomes(5 - len(keep))
+        )
 
     return keep_value((), 3)
 
@@ -82,11 +84,11 @@ def end_table():
 
 CASES = [
     ({"kismet"}, 0, False),
-    ({"full_house"}, 40, True),          # joker five of a kind counts as a full house
+    ({"full_house"}, 40, True),  # joker five of a kind counts as a full house
     ({"full_house_same_color"}, 10, False),
-    ({"sixes"}, 60, False),              # 63 is in reach: the bonus tier counts
+    ({"sixes"}, 60, False),  # 63 is in reach: the bonus tier counts
     ({"straight"}, 70, True),
-    ({"sixes", "fours"}, 50, False),     # two Basic boxes racing for tiers 63 / 71
+    ({"sixes", "fours"}, 50, False),  # two Basic boxes racing for tiers 63 / 71
     ({"kismet", "full_house"}, 0, False),  # a Kismet now makes a later joker possible
     ({"aces", "full_house_same_color"}, 62, True),
     ({"flush", "yarborough"}, 0, True),
@@ -98,7 +100,9 @@ def test_solver_matches_exhaustive_expectation(end_table, open_boxes, basic_tota
     if real_kismet and "kismet" in open_boxes:
         pytest.skip("a real Kismet needs the Kismet box filled")
     exact = rest_of_game(frozenset(open_boxes), basic_total, real_kismet)
-    assert solver_value(end_table, open_boxes, basic_total, real_kismet) == pytest.approx(exact, abs=1e-9)
+    assert solver_value(end_table, open_boxes, basic_total, real_kismet) == pytest.approx(
+        exact, abs=1e-9
+    )
 
 
 def test_joker_flag_is_worth_something(end_table):

@@ -65,6 +65,7 @@ def test_hard_bot_and_hints_are_exact_with_the_cached_table(optimal_cache, monke
 
 # ---- the cache file ----------------------------------------------------------------------
 
+
 @pytest.fixture
 def saved(optimal_cache, tmp_path):
     """A sound table file (the session's table) in a cache folder of its own."""
@@ -91,13 +92,19 @@ def tampered(V, how):
     return V
 
 
-@pytest.mark.parametrize("how, words", [
-    ("negated", "gives the game a value of -315.1040, not 315.1040"),
-    ("zeros", "gives the game a value of 0.0000, not 315.1040"),
-    ("start nudged", "gives the game a value of 315.6040, not 315.1040"),
-    ("a level scaled", "holds values that one turn from the next level does not give (level 7)"),
-    ("one negative", "holds negative values"),
-])
+@pytest.mark.parametrize(
+    "how, words",
+    [
+        ("negated", "gives the game a value of -315.1040, not 315.1040"),
+        ("zeros", "gives the game a value of 0.0000, not 315.1040"),
+        ("start nudged", "gives the game a value of 315.6040, not 315.1040"),
+        (
+            "a level scaled",
+            "holds values that one turn from the next level does not give (level 7)",
+        ),
+        ("one negative", "holds negative values"),
+    ],
+)
 def test_a_table_rewritten_with_a_matching_sidecar_is_refused(optimal_cache, tmp_path, how, words):
     path = tmp_path / "table.npy"
     table.save(tampered(optimal_cache[1], how), path=path)
@@ -112,7 +119,9 @@ def test_an_empty_table_file_with_a_matching_sidecar_is_refused_in_words(tmp_pat
     path.write_bytes(b"")
     path.with_suffix(".json").write_text(json.dumps({"sha256": hashlib.sha256(b"").hexdigest()}))
     assert table.load_checked(path) == (
-        None, "table.npy could not be read (EOFError: No data left in file)")
+        None,
+        "table.npy could not be read (EOFError: No data left in file)",
+    )
 
 
 def test_a_refused_table_is_set_aside_said_and_built_again(optimal_cache, tmp_path):
@@ -156,7 +165,7 @@ def test_a_damaged_file_is_found_and_never_used(saved, damage):
         saved.write_bytes(data[: len(data) // 2])
     elif damage == "flip":
         at = len(data) - 1000  # inside the values: np.load alone would not notice
-        saved.write_bytes(data[:at] + bytes([data[at] ^ 0x40]) + data[at + 1:])
+        saved.write_bytes(data[:at] + bytes([data[at] ^ 0x40]) + data[at + 1 :])
     elif damage == "no_sidecar":
         saved.with_suffix(".json").unlink()
     else:
@@ -182,8 +191,13 @@ def test_two_builders_at_once_build_once_and_repair_a_damaged_file(optimal_cache
     shutil.copy(source.with_suffix(".json"), path.with_suffix(".json"))
     path.write_bytes(source.read_bytes()[:100_000])  # truncated
     mine = background.Build(path).start()
-    other = subprocess.run(background.build_command(), capture_output=True, text=True, timeout=280,
-                           env=_env_with_cache(cache))
+    other = subprocess.run(
+        background.build_command(),
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env=_env_with_cache(cache),
+    )
     assert mine.done.wait(280), "the background build never finished"
     assert other.returncode == 0, other.stderr
     assert mine.state == "ready", mine.error
@@ -199,8 +213,13 @@ def test_two_builders_at_once_build_once_and_repair_a_damaged_file(optimal_cache
     assert np.abs(mine.V - V).max() < 1e-4
     # No temporary file left; the truncated file is set aside.
     assert sorted(p.name for p in cache.iterdir() if not p.name.endswith(".lock")) == sorted(
-        [path.name, path.with_suffix(".json").name, path.name + ".damaged",
-         path.with_suffix(".json").name + ".damaged"])
+        [
+            path.name,
+            path.with_suffix(".json").name,
+            path.name + ".damaged",
+            path.with_suffix(".json").name + ".damaged",
+        ]
+    )
 
 
 def _env_with_cache(cache):
@@ -212,8 +231,11 @@ def _env_with_cache(cache):
 def test_a_failed_background_build_says_so_and_the_bot_plays_on(tmp_path, monkeypatch):
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(tmp_path))
     monkeypatch.setenv(background.AUTOBUILD_ENV, "1")
-    monkeypatch.setattr(background, "build_command",
-                        lambda: [sys.executable, "-c", "import sys; sys.exit('no room on the disk')"])
+    monkeypatch.setattr(
+        background,
+        "build_command",
+        lambda: [sys.executable, "-c", "import sys; sys.exit('no room on the disk')"],
+    )
     assert dice_levels.optimal_table() is None
     build = background.current(table.cache_path())
     assert build is not None and build.done.wait(60)
@@ -228,7 +250,9 @@ def test_a_failed_background_build_says_so_and_the_bot_plays_on(tmp_path, monkey
 
 @pytest.mark.network
 @pytest.mark.timeout(120)
-async def test_a_host_starts_the_build_when_it_seats_a_hard_dice_bot(optimal_cache, tmp_path, monkeypatch):
+async def test_a_host_starts_the_build_when_it_seats_a_hard_dice_bot(
+    optimal_cache, tmp_path, monkeypatch
+):
     # The build's child is a stand-in that puts the session's table in place (the real child
     # is tested above): what matters here is that seating the bot starts it, and the bot
     # then plays from the table.
@@ -240,11 +264,16 @@ async def test_a_host_starts_the_build_when_it_seats_a_hard_dice_bot(optimal_cac
     cache.mkdir()
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(cache))
     monkeypatch.setenv(background.AUTOBUILD_ENV, "1")
-    stand_in = ("import shutil, sys; s, d = sys.argv[1:]; "
-                "shutil.copy(s[:-4] + '.json', d[:-4] + '.json'); shutil.copy(s, d); print('ready', d)")
+    stand_in = (
+        "import shutil, sys; s, d = sys.argv[1:]; "
+        "shutil.copy(s[:-4] + '.json', d[:-4] + '.json'); shutil.copy(s, d); print('ready', d)"
+    )
     target = table.cache_path()
-    monkeypatch.setattr(background, "build_command",
-                        lambda: [sys.executable, "-c", stand_in, str(source), str(target)])
+    monkeypatch.setattr(
+        background,
+        "build_command",
+        lambda: [sys.executable, "-c", stand_in, str(source), str(target)],
+    )
     async with running_host(tmp_path / "host", bot_factory=bot_factory(speed=0.01)) as host:
         async with connected(host, "Ana") as ana:
             assert background.current(target) is None
@@ -263,7 +292,9 @@ def test_the_status_words_follow_the_build(tmp_path, monkeypatch):
     assert background.status_words() == "Preparing the perfect dice bot: 40 %"
     assert background.status_words(short=True) == "Dice bot: 40 %"
     build._heard(["waiting"])
-    assert background.status_words() == "Preparing the perfect dice bot: waiting for another program"
+    assert (
+        background.status_words() == "Preparing the perfect dice bot: waiting for another program"
+    )
     build._heard(["damaged", "table.npy does not match its checksum"])
     build._heard(["progress", "7 10"])
     assert background.status_words() == "Rebuilding the damaged dice table: 70 %"
@@ -282,15 +313,20 @@ def test_a_build_tells_its_listeners_each_time_its_words_may_change(tmp_path, mo
     try:
         build._heard(["progress", "40 100"])
         build._heard(["waiting"])
-        build._heard(["something else"])          # not news: nobody is told
+        build._heard(["something else"])  # not news: nobody is told
         build._fail("the disk is full")
-        assert heard == ["Preparing the perfect dice bot: 40 %",
-                         "Preparing the perfect dice bot: waiting for another program",
-                         "The perfect dice bot could not be prepared"]
+        assert heard == [
+            "Preparing the perfect dice bot: 40 %",
+            "Preparing the perfect dice bot: waiting for another program",
+            "The perfect dice bot could not be prepared",
+        ]
         # The words of a finished build end by themselves: the listener is told how soon.
         left = background.status_shown_for(now=build.finished_at + 1)
         assert left == pytest.approx(background.FAILED_SHOWN_S - 1)
-        assert background.status_shown_for(now=build.finished_at + background.FAILED_SHOWN_S + 1) is None
+        assert (
+            background.status_shown_for(now=build.finished_at + background.FAILED_SHOWN_S + 1)
+            is None
+        )
     finally:
         stop()
     build._heard(["progress", "50 100"])
@@ -300,8 +336,13 @@ def test_a_build_tells_its_listeners_each_time_its_words_may_change(tmp_path, mo
 def test_the_solver_command_prints_its_help_instead_of_building(tmp_path):
     """Issue 21 point 9: `python -m kismet_tui.solver --help` built the table (minutes of CPU)."""
     env = dict(os.environ, KISMET_SOLVER_CACHE=str(tmp_path))
-    done = subprocess.run([sys.executable, "-m", "kismet_tui.solver", "--help"], env=env,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "kismet_tui.solver", "--help"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "usage: python -m kismet_tui.solver" in done.stdout and "--rebuild" in done.stdout
     assert list(tmp_path.iterdir()) == [], "nothing built, nothing cached"

@@ -13,8 +13,16 @@ from server import Host
 from server.identity import KEY_FILE
 from server.ssh import SshServer, load_host_key
 from tests.netutil import wait_until
-from tests.sshutil import (Terminal, connect, have_the_code, open_solo_dice, rejoin_code_shown, ssh_host,
-                           ssh_login, start_lines)
+from tests.sshutil import (
+    Terminal,
+    connect,
+    have_the_code,
+    open_solo_dice,
+    rejoin_code_shown,
+    ssh_host,
+    ssh_login,
+    start_lines,
+)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -44,13 +52,19 @@ async def test_window_change_reaches_the_app(tmp_path):
         async with ssh_login(ssh.port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
             # (The first frame may reach the terminal in more than one write: wait for it.)
-            await term.wait_for(lambda: term.screen.display[23].strip() != "", what="the footer at line 24")
+            await term.wait_for(
+                lambda: term.screen.display[23].strip() != "", what="the footer at line 24"
+            )
             term.resize(100, 30)
             # The app draws again at the new size: its footer moves to the 30th line, and the
             # lobby grows to the new width.
-            await term.wait_for(lambda: term.screen.display[29].strip() != "", what="the footer at line 30")
-            await term.wait_for(lambda: any(line[80:].strip() for line in term.screen.display),
-                                what="something drawn beyond column 80")
+            await term.wait_for(
+                lambda: term.screen.display[29].strip() != "", what="the footer at line 30"
+            )
+            await term.wait_for(
+                lambda: any(line[80:].strip() for line in term.screen.display),
+                what="something drawn beyond column 80",
+            )
 
 
 async def test_exec_subsystem_forwarding_and_no_terminal_are_refused(tmp_path):
@@ -91,8 +105,9 @@ async def test_open_host_lets_in_a_player_without_a_key(tmp_path):
         # (asyncssh's client tries keyboard-interactive only when it has a password to give;
         # OpenSSH always does. The host asks no question.)
         async with connect(ssh.port, "Bo", None, password="unused") as conn:
-            chan, term = await conn.create_session(Terminal, term_type="xterm", term_size=(80, 24),
-                                                   encoding=None)
+            chan, term = await conn.create_session(
+                Terminal, term_type="xterm", term_size=(80, 24), encoding=None
+            )
             await have_the_code(term)
             await term.wait_for_text("Tables")
             chan.close()
@@ -104,7 +119,7 @@ async def test_dropped_session_takes_the_seat_back_with_the_same_name_and_key(tm
         async with ssh_login(ssh.port, "Ana", key) as term:
             table = await open_solo_dice(term, host)
             seat_token = table.seats[0].token
-            term.conn.abort()                            # the line drops, no goodbye
+            term.conn.abort()  # the line drops, no goodbye
         await wait_until(lambda: table.game.away[0], timeout=30)
         assert host.players[seat_token].conn is None and table.seats[0].token == seat_token
 
@@ -120,13 +135,17 @@ async def test_dropped_session_takes_the_seat_back_with_the_same_name_and_key(tm
         async with ssh_login(ssh.port, "Ana", key) as back:
             await wait_until(lambda: host.players[seat_token].conn is not None, timeout=30)
             await wait_until(lambda: not table.game.away[0], timeout=30)
-            await back.wait_for(lambda: "throw" in back.text().lower(), what="the dice screen again")
+            await back.wait_for(
+                lambda: "throw" in back.text().lower(), what="the dice screen again"
+            )
 
 
 async def test_too_many_logins_from_one_address_are_refused_in_plain_words(tmp_path):
     async with ssh_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, ssh):
         async with connect(ssh.port, "Ana", new_key()):
-            with pytest.raises(asyncssh.DisconnectError, match="already 1 players from your address"):
+            with pytest.raises(
+                asyncssh.DisconnectError, match="already 1 players from your address"
+            ):
                 async with connect(ssh.port, "Bo", new_key()):
                     pass
 
@@ -168,13 +187,13 @@ async def test_stopping_the_server_ends_every_session_and_its_app(tmp_path):
             assert received.rfind(b"\x1b[?1049l") > received.rfind(b"\x1b[?1049h") >= 0
             assert received.rfind(b"\x1b[?25h") > received.rfind(b"\x1b[?25l")
             assert received.rfind(b"\x1b[?1000l") > received.rfind(b"\x1b[?1000h")
-            assert b"The host stopped" in received[received.rfind(b"\x1b[?1049l"):]
+            assert b"The host stopped" in received[received.rfind(b"\x1b[?1049l") :]
 
 
 def test_the_app_draws_for_the_players_terminal_not_the_hosts(monkeypatch):
     from server.pty_app import child_environment
 
-    monkeypatch.setenv("COLORTERM", "truecolor")       # the host owner's terminal
+    monkeypatch.setenv("COLORTERM", "truecolor")  # the host owner's terminal
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("TEXTUAL_DRIVER", "textual.drivers.web_driver:WebDriver")
     env = child_environment("xterm-256color")
@@ -203,17 +222,21 @@ async def test_a_keyless_seat_is_given_back_only_for_its_rejoin_code(tmp_path):
         # Somebody else without a key types the name: asked for the code, a wrong one (or
         # one that is not a code at all) gives nothing, and enter picks a new name.
         async with ssh_login(ssh.port, "nora") as thief:
-            await thief.wait_for_text("Rejoin code for nora (shown when you first logged in as nora),")
+            await thief.wait_for_text(
+                "Rejoin code for nora (shown when you first logged in as nora),"
+            )
             await thief.wait_for_text("or enter to pick a new name:")
             wrong = "ABCD-EFGH" if code != "ABCD-EFGH" else "HGFE-DCBA"
             thief.press(wrong.encode() + b"\r")
             await thief.wait_for_text("That is not the rejoin code for nora.")
             thief.press(b"nora\r")
-            await wait_until(lambda: thief.text().count("That is not the rejoin code") == 2, timeout=30)
+            await wait_until(
+                lambda: thief.text().count("That is not the rejoin code") == 2, timeout=30
+            )
             thief.press(b"\r")
             await thief.wait_for_text("Somebody called nora is already at this host.")
             thief.press(b"Eve\r")
-            await have_the_code(thief)     # Eve is new here: her own code
+            await have_the_code(thief)  # Eve is new here: her own code
             await thief.wait_for_text("Tables")
             assert host.players[seat_token].conn is None and table.game.away[0]
 
@@ -223,7 +246,9 @@ async def test_a_keyless_seat_is_given_back_only_for_its_rejoin_code(tmp_path):
             back.press(code.replace("-", "").lower().encode() + b"\r")
             await wait_until(lambda: host.players[seat_token].conn is not None, timeout=30)
             await wait_until(lambda: not table.game.away[0], timeout=30)
-            await back.wait_for(lambda: "throw" in back.text().lower(), what="the dice screen again")
+            await back.wait_for(
+                lambda: "throw" in back.text().lower(), what="the dice screen again"
+            )
             # The app keeps the code where she can read it again: in the help.
             back.press(b"?")
             await back.wait_for_text(f"Your rejoin code: {code}")
@@ -234,15 +259,23 @@ async def test_three_wrong_rejoin_codes_lead_to_a_new_name_and_the_seat_stays(tm
         table, seat_token, code = await drop_from_a_dice_game(ssh, host, "nora")
         async with ssh_login(ssh.port, "nora") as thief:
             for tries in range(3):
-                await thief.wait_for(lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1,
-                                     what="the question for the code")
+                await thief.wait_for(
+                    lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1,
+                    what="the question for the code",
+                )
                 thief.press(b"2222-2222\r" if code != "2222-2222" else b"3333-3333\r")
-            await thief.wait_for(lambda: b"typed three wrong codes: please pick another name."
-                                 in bytes(thief.received), what="the words")
+            await thief.wait_for(
+                lambda: (
+                    b"typed three wrong codes: please pick another name." in bytes(thief.received)
+                ),
+                what="the words",
+            )
             await thief.wait_for_text("Your name at the table:")
             # The same name again is not asked for its code a fourth time.
             thief.press(b"nora\r")
-            await wait_until(lambda: bytes(thief.received).count(b"three wrong codes") == 2, timeout=30)
+            await wait_until(
+                lambda: bytes(thief.received).count(b"three wrong codes") == 2, timeout=30
+            )
             assert bytes(thief.received).count(b"pick a new name:") == 3
             thief.press(b"Eve\r")
             await have_the_code(thief)
@@ -256,8 +289,9 @@ async def code_asked(port: int, name: str, source: str):
     """A keyless login as `name` from the loopback address `source`, at the question for the
     code; returns (its connection, its Terminal)."""
     conn = await connect(port, name, password="unused", local_addr=(source, 0))
-    _chan, term = await conn.create_session(Terminal, term_type="xterm", term_size=(80, 24),
-                                            encoding=None)
+    _chan, term = await conn.create_session(
+        Terminal, term_type="xterm", term_size=(80, 24), encoding=None
+    )
     await term.wait_for_text(f"Rejoin code for {name}")
     return conn, term
 
@@ -276,7 +310,9 @@ async def test_rejoin_code_guesses_are_limited_per_address_and_per_name(tmp_path
             # name), then two more at most.
             conn, thief = await code_asked(ssh.port, "nora", "127.0.0.1")
             for tries in range(3):
-                await thief.wait_for(lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1)
+                await thief.wait_for(
+                    lambda: bytes(thief.received).count(b"pick a new name:") == tries + 1
+                )
                 thief.press(wrong)
             await thief.wait_for_text("already at this host, and this login has typed three")
             conn.close()
@@ -328,7 +364,9 @@ async def test_a_keyless_seat_waits_for_its_code_across_a_restart(tmp_path):
         async with ssh_login(ssh.port, "nora") as back:
             await back.wait_for_text("Rejoin code for nora")
             back.press(code.encode() + b"\r")
-            await back.wait_for(lambda: "throw" in back.text().lower(), what="the dice screen again")
+            await back.wait_for(
+                lambda: "throw" in back.text().lower(), what="the dice screen again"
+            )
     finally:
         await ssh.stop()
         await host.stop()

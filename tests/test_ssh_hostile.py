@@ -27,8 +27,15 @@ from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, Sessio
 from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
 from server.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import ROOT, running_host, wait_until
-from tests.sshutil import (Terminal, connect, have_the_code, kismet_host_with_ssh, rejoin_code_shown, ssh_host,
-                           ssh_login)
+from tests.sshutil import (
+    Terminal,
+    connect,
+    have_the_code,
+    kismet_host_with_ssh,
+    rejoin_code_shown,
+    ssh_host,
+    ssh_login,
+)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -49,8 +56,9 @@ def only_session(ssh):
 async def test_an_odd_terminal_type_plays_as_xterm_256color(tmp_path, term_type):
     async with ssh_host(tmp_path) as (host, ssh):
         async with connect(ssh.port, "Ana", new_key()) as conn:
-            chan, term = await conn.create_session(Terminal, term_type=term_type,
-                                                   term_size=(80, 24), encoding=None)
+            chan, term = await conn.create_session(
+                Terminal, term_type=term_type, term_size=(80, 24), encoding=None
+            )
             await term.wait_for_text("Tables")
             assert only_session(ssh).app.term == "xterm-256color"
             chan.close()
@@ -83,15 +91,19 @@ def window_of(app):
 async def test_a_huge_window_is_clamped_at_login_and_on_resize(tmp_path):
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "Ana", new_key(), cols=100000, rows=100000) as term:
-            await wait_until(lambda: only_session(ssh).app is not None
-                             and only_session(ssh).app.master is not None, timeout=30)
+            await wait_until(
+                lambda: (
+                    only_session(ssh).app is not None and only_session(ssh).app.master is not None
+                ),
+                timeout=30,
+            )
             app = only_session(ssh).app
             assert window_of(app) == (MAX_COLS, MAX_ROWS)
             term.chan.change_terminal_size(90, 30)
             await wait_until(lambda: window_of(app) == (90, 30), timeout=30)
             term.chan.change_terminal_size(100000, 100000)
             await wait_until(lambda: window_of(app) == (MAX_COLS, MAX_ROWS), timeout=30)
-            term.chan.change_terminal_size(0, 0)      # nonsense: the window stays as it was
+            term.chan.change_terminal_size(0, 0)  # nonsense: the window stays as it was
             term.chan.change_terminal_size(80, 24)
             await wait_until(lambda: window_of(app) == (80, 24), timeout=30)
 
@@ -154,7 +166,7 @@ async def test_a_flood_of_keys_waits_at_its_sender_and_the_host_serves_on(tmp_pa
             fed = 0
             write = app.write
 
-            def counting_write(data):   # what the door hands the app, counted on the way
+            def counting_write(data):  # what the door hands the app, counted on the way
                 nonlocal fed
                 fed += len(data)
                 write(data)
@@ -184,7 +196,10 @@ async def test_a_flood_of_keys_waits_at_its_sender_and_the_host_serves_on(tmp_pa
             # the door holds is bounded, and the app is fed no faster than the rate.
             assert flooder.chan.get_write_buffer_size() > 1024 * 1024
             assert most_waiting <= INPUT_BACKLOG + INPUT_WINDOW
-            assert fed <= INPUT_WINDOW + INPUT_BACKLOG + INPUT_BURST + elapsed * INPUT_BYTES_PER_SECOND * 2
+            assert (
+                fed
+                <= INPUT_WINDOW + INPUT_BACKLOG + INPUT_BURST + elapsed * INPUT_BYTES_PER_SECOND * 2
+            )
 
 
 async def test_past_max_sessions_the_host_is_full_in_plain_words(tmp_path):
@@ -205,7 +220,7 @@ async def test_a_frozen_app_ends_with_its_connection(tmp_path):
         async with ssh_login(ssh.port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
             app = only_session(ssh).app
-            os.kill(app.pid, signal.SIGSTOP)     # busy, or deaf to the hang-up
+            os.kill(app.pid, signal.SIGSTOP)  # busy, or deaf to the hang-up
             term.conn.abort()
             await wait_until(lambda: app.proc.returncode is not None, timeout=30)
         assert not Path(f"/proc/{app.pid}").exists(), "reaped, not a zombie"
@@ -216,12 +231,12 @@ def descendants_of(pid: int) -> list[int]:
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except FileNotFoundError:
-        return found   # (ended while we looked)
+        return found  # (ended while we looked)
     for task in tasks:
         try:
             children = (task / "children").read_text().split()
         except FileNotFoundError:
-            continue   # a thread that ended while we looked (the host's worker threads come and go)
+            continue  # a thread that ended while we looked (the host's worker threads come and go)
         for child in children:
             found += [int(child), *descendants_of(int(child))]
     return found
@@ -289,9 +304,14 @@ sys.stdin.read()
 def test_a_session_child_dies_with_the_host_even_deaf_to_the_hang_up():
     # A host killed outright closes nothing in order; a child that ignores SIGHUP (or is too
     # busy to act on it) would live on as an orphan but for the parent-death signal.
-    parent = subprocess.Popen([sys.executable, "-c", PARENT_OF_A_DEAF_CHILD], cwd=ROOT,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT_OF_A_DEAF_CHILD],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         child = int(parent.stdout.readline())
         assert alive(child)
@@ -311,11 +331,18 @@ def test_a_session_child_dies_with_the_host_even_deaf_to_the_hang_up():
 @contextlib.asynccontextmanager
 async def login_from(port: int, address: str, name: str):
     """An ssh login from `address` (one of 127.0.0.0/8): the door sees that peer address."""
-    async with asyncssh.connect("127.0.0.1", port, username=name, known_hosts=None,
-                                client_keys=[new_key()], agent_path=None,
-                                local_addr=(address, 0)) as conn:
-        chan, term = await conn.create_session(Terminal, term_type="xterm-256color",
-                                               term_size=(80, 24), encoding=None)
+    async with asyncssh.connect(
+        "127.0.0.1",
+        port,
+        username=name,
+        known_hosts=None,
+        client_keys=[new_key()],
+        agent_path=None,
+        local_addr=(address, 0),
+    ) as conn:
+        chan, term = await conn.create_session(
+            Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+        )
         term.conn = conn
         try:
             yield term
@@ -332,12 +359,18 @@ async def nine_logins(host, ssh, addresses):
     """Nine ssh logins from `addresses`, each waited for until it is in or refused; returns
     the screens of those refused and the host's count by address (before they all leave)."""
     async with contextlib.AsyncExitStack() as stack:
-        players = [await stack.enter_async_context(login_from(ssh.port, address, f"P{i}"))
-                   for i, address in enumerate(addresses)]
+        players = [
+            await stack.enter_async_context(login_from(ssh.port, address, f"P{i}"))
+            for i, address in enumerate(addresses)
+        ]
         for i, player in enumerate(players):
-            await player.wait_for(lambda: connected_player(host, f"P{i}") or "Too many" in player.text(),
-                                  what=f"P{i} in, or refused")
-        refused = [player.text() for i, player in enumerate(players) if not connected_player(host, f"P{i}")]
+            await player.wait_for(
+                lambda: connected_player(host, f"P{i}") or "Too many" in player.text(),
+                what=f"P{i} in, or refused",
+            )
+        refused = [
+            player.text() for i, player in enumerate(players) if not connected_player(host, f"P{i}")
+        ]
         return refused, dict(host.gate.per_address)
 
 
@@ -418,11 +451,13 @@ async def test_an_app_that_crashes_at_its_memory_limit_is_ended_as_out_of_memory
             near = int(peak_size(app.pid) / 0.9)
             resource.prlimit(app.pid, resource.RLIMIT_AS, (near, near))
             sizes = [(100, 30), (80, 24)]
-            while not app.near_memory_limit:      # the door looks while the app draws
+            while not app.near_memory_limit:  # the door looks while the app draws
                 assert not term.closed.is_set(), "the app ended before the door looked"
                 term.resize(*sizes[0])
                 sizes.reverse()
                 await asyncio.sleep(0.2)
             os.kill(app.pid, signal.SIGSEGV)
-            await term.wait_for(lambda: OUT_OF_MEMORY_WORDS.encode() in term.received, what="the words")
+            await term.wait_for(
+                lambda: OUT_OF_MEMORY_WORDS.encode() in term.received, what="the words"
+            )
             assert CRASHED_WORDS.encode() not in term.received

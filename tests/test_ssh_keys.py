@@ -29,10 +29,18 @@ LOGINS = itertools.count(1)
 async def lets_in(port: int, key, address: str = "127.0.0.1") -> bool:
     # A name of its own each time: the last login's player may not have left the host yet.
     try:
-        async with asyncssh.connect("127.0.0.1", port, username=f"P{next(LOGINS)}", known_hosts=None,
-                                    client_keys=[key], agent_path=None, local_addr=(address, 0)) as conn:
-            chan, term = await conn.create_session(Terminal, term_type="xterm-256color",
-                                                   term_size=(80, 24), encoding=None)
+        async with asyncssh.connect(
+            "127.0.0.1",
+            port,
+            username=f"P{next(LOGINS)}",
+            known_hosts=None,
+            client_keys=[key],
+            agent_path=None,
+            local_addr=(address, 0),
+        ) as conn:
+            chan, term = await conn.create_session(
+                Terminal, term_type="xterm-256color", term_size=(80, 24), encoding=None
+            )
             await term.wait_for_text("Tables")
             chan.close()
             return True
@@ -43,8 +51,11 @@ async def lets_in(port: int, key, address: str = "127.0.0.1") -> bool:
 async def test_expiry_time_is_honoured(tmp_path):
     expired, lasting, utc_expired = new_key(), new_key(), new_key()
     keys = tmp_path / "authorized_keys"
-    keys.write_text(line(expired, 'expiry-time="20200101"') + line(lasting, 'expiry-time="29990101"')
-                    + line(utc_expired, 'expiry-time="202001011200Z"'))
+    keys.write_text(
+        line(expired, 'expiry-time="20200101"')
+        + line(lasting, 'expiry-time="29990101"')
+        + line(utc_expired, 'expiry-time="202001011200Z"')
+    )
     async with ssh_host(tmp_path, keys_file=keys) as (host, ssh):
         assert not await lets_in(ssh.port, expired)
         assert not await lets_in(ssh.port, utc_expired)
@@ -91,7 +102,7 @@ async def test_a_changed_file_takes_effect_without_a_restart(tmp_path):
         os.replace(replacement, keys)
         assert not await lets_in(ssh.port, first)
         assert await lets_in(ssh.port, second)
-        keys.unlink()                     # gone: nobody gets in, and nothing breaks
+        keys.unlink()  # gone: nobody gets in, and nothing breaks
         assert not await lets_in(ssh.port, second)
 
 

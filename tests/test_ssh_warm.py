@@ -19,8 +19,8 @@ import pytest
 
 from server.warm_doors import ForkedSession
 from tests.netutil import wait_until
-from tests.test_ssh_hostile import descendants_of, port_open
 from tests.sshutil import kismet_host_with_ssh, open_solo_dice, ssh_host, ssh_login
+from tests.test_ssh_hostile import descendants_of, port_open
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(240)]
 
@@ -42,21 +42,24 @@ def open_files(pid: int) -> dict[int, tuple[str, tuple[int, int]]]:
             target = os.readlink(f"/proc/{pid}/fd/{entry}")
             info = os.stat(f"/proc/{pid}/fd/{entry}")
         except FileNotFoundError:
-            continue   # closed while we looked
+            continue  # closed while we looked
         if not target.startswith("anon_inode:"):
             found[int(entry)] = (target, (info.st_dev, info.st_ino))
     return found
 
 
 def only_app(ssh, name: str):
-    return next(session.app for session in ssh.sessions
-                if session.app is not None and f"--name={name}" in session.app.args)
+    return next(
+        session.app
+        for session in ssh.sessions
+        if session.app is not None and f"--name={name}" in session.app.args
+    )
 
 
 async def test_a_forked_session_is_the_warm_parents_child_and_plays(tmp_path):
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "Ana", new_key()) as ana:
-            table = await open_solo_dice(ana, host)   # the lobby, a table, a game started
+            table = await open_solo_dice(ana, host)  # the lobby, a table, a game started
             app = only_app(ssh, "Ana")
             assert isinstance(app.proc, ForkedSession)
             assert parent_of(app.pid) == ssh.forker.process.pid != os.getpid()
@@ -65,8 +68,10 @@ async def test_a_forked_session_is_the_warm_parents_child_and_plays(tmp_path):
 
 async def test_a_forked_session_holds_no_fd_of_another_session_the_forker_or_the_host(tmp_path):
     async with ssh_host(tmp_path) as (host, ssh):
-        async with ssh_login(ssh.port, "Ana", new_key()) as ana, \
-                ssh_login(ssh.port, "Bo", new_key()) as bo:
+        async with (
+            ssh_login(ssh.port, "Ana", new_key()) as ana,
+            ssh_login(ssh.port, "Bo", new_key()) as bo,
+        ):
             await ana.wait_for_text("Tables")
             await bo.wait_for_text("Tables")
             ana_files = open_files(only_app(ssh, "Ana").pid)
@@ -87,8 +92,11 @@ async def test_a_forked_session_holds_no_fd_of_another_session_the_forker_or_the
 
 
 def signal_handlers(pid: int) -> dict[str, int]:
-    fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-                  if ":\t" in line)
+    fields = dict(
+        line.split(":\t", 1)
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+        if ":\t" in line
+    )
     return {key: int(fields[key], 16) for key in ("SigBlk", "SigIgn")}
 
 
@@ -97,7 +105,7 @@ async def test_a_forked_session_is_a_session_leader_with_a_fresh_start(tmp_path)
         async with ssh_login(ssh.port, "Ana", new_key()) as ana:
             await ana.wait_for_text("Tables")
             pid = only_app(ssh, "Ana").pid
-            assert os.getsid(pid) == os.getpgid(pid) == pid       # its own session and group
+            assert os.getsid(pid) == os.getpgid(pid) == pid  # its own session and group
             masks = signal_handlers(pid)
             assert masks["SigBlk"] == 0, "no signal blocked"
             ignored = masks["SigIgn"]
@@ -136,26 +144,32 @@ async def test_kismet_host_door_sessions_warm_forks_and_spawn_starts_anew(tmp_pa
         async with ssh_login(ssh_port, "Ana", new_key()) as ana:
             await ana.wait_for_text("Tables")
             children = descendants_of(proc.pid)
-            apps = [pid for pid in children if os.getsid(pid) == pid]   # session leaders
-            direct = [int(child) for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
-                      .read_text().split()]
+            apps = [pid for pid in children if os.getsid(pid) == pid]  # session leaders
+            direct = [
+                int(child)
+                for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+            ]
             if door_sessions == "spawn":
                 assert apps and all(pid in direct for pid in apps)
             else:
                 # The forker (its own session too) and, under it, the app.
-                (forker,) = [pid for pid in direct if b"server.door_forker" in
-                             Path(f"/proc/{pid}/cmdline").read_bytes()]
+                (forker,) = [
+                    pid
+                    for pid in direct
+                    if b"server.door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                ]
                 assert [pid for pid in apps if parent_of(pid) == forker]
     finally:
         proc.kill()
         proc.wait(10)
 
 
-
-async def test_a_warm_parent_that_cannot_start_leaves_the_doors_starting_their_own(tmp_path, monkeypatch):
+async def test_a_warm_parent_that_cannot_start_leaves_the_doors_starting_their_own(
+    tmp_path, monkeypatch
+):
     from server import warm_doors
 
-    monkeypatch.setattr(warm_doors, "FORKER_CODE", "import sys; sys.exit(3)")   # dies at once
+    monkeypatch.setattr(warm_doors, "FORKER_CODE", "import sys; sys.exit(3)")  # dies at once
     async with ssh_host(tmp_path) as (host, ssh):
         await asyncio.wait_for(ssh.forker.given_up.wait(), 120)
         assert ssh.forker.failed_starts == warm_doors.FAILED_STARTS_GIVEN_UP
@@ -169,7 +183,7 @@ def forkers_of(host_pid: int) -> list[int]:
     """The warm parents under a kismet-host process (its direct children)."""
     found = []
     for pid in Path(f"/proc/{host_pid}/task/{host_pid}/children").read_text().split():
-        with contextlib.suppress(FileNotFoundError):   # (a session that ended meanwhile)
+        with contextlib.suppress(FileNotFoundError):  # (a session that ended meanwhile)
             if b"server.door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 found.append(int(pid))
     return found
@@ -188,7 +202,10 @@ def session_leaders(host_pid: int) -> list[int]:
     leaders = []
     for pid in descendants_of(host_pid):
         with contextlib.suppress(ProcessLookupError, FileNotFoundError):
-            if os.getsid(pid) == pid and Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z":
+            if (
+                os.getsid(pid) == pid
+                and Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+            ):
                 leaders.append(pid)
     return leaders
 
@@ -199,7 +216,7 @@ async def test_a_stuck_warm_parent_holds_up_no_login_and_is_replaced(tmp_path):
     try:
         await wait_until(lambda: port_open(ssh_port), timeout=60)
         async with ssh_login(ssh_port, "Ana", new_key()) as ana:
-            await ana.wait_for_text("Tables")   # (forked: the parent is warm)
+            await ana.wait_for_text("Tables")  # (forked: the parent is warm)
             (stuck,) = forkers_of(proc.pid)
             ana_app = next(pid for pid in descendants_of(proc.pid) if parent_of(pid) == stuck)
             os.kill(stuck, signal.SIGSTOP)
@@ -208,16 +225,22 @@ async def test_a_stuck_warm_parent_holds_up_no_login_and_is_replaced(tmp_path):
             # with Ana they fill the five.
             began = time.monotonic()
             async with contextlib.AsyncExitStack() as logins:
-                players = [await logins.enter_async_context(ssh_login(ssh_port, name, new_key()))
-                           for name in ("Bo", "Cy", "Di", "Ed")]
+                players = [
+                    await logins.enter_async_context(ssh_login(ssh_port, name, new_key()))
+                    for name in ("Bo", "Cy", "Di", "Ed")
+                ]
                 waited = []
                 for player in players:
                     await player.wait_for_text("Tables", timeout=30)
                     waited.append(time.monotonic() - began)
-                print(f"\nlobbies with the warm parent stopped: {', '.join(f'{t:.1f}' for t in waited)} s")
+                print(
+                    f"\nlobbies with the warm parent stopped: {', '.join(f'{t:.1f}' for t in waited)} s"
+                )
             # A new parent took over: the next login is forked by it, and Ana plays on.
             await wait_until(lambda: len(forkers_of(proc.pid)) == 2, timeout=30)
-            await wait_until(lambda: len(session_leaders(proc.pid)) == 3, timeout=30)  # the four ended
+            await wait_until(
+                lambda: len(session_leaders(proc.pid)) == 3, timeout=30
+            )  # the four ended
             (fresh,) = [pid for pid in forkers_of(proc.pid) if pid != stuck]
             # (it may still be warming up, on a busy machine: a login meanwhile starts its own)
             forked_by_fresh = False
@@ -233,8 +256,13 @@ async def test_a_stuck_warm_parent_holds_up_no_login_and_is_replaced(tmp_path):
             ana.press(b"n")
             await ana.wait_for_text("Create")
         # Ana gone, the stuck parent has no session left: it is ended.
-        await wait_until(lambda: not Path(f"/proc/{stuck}").exists()
-                         or Path(f"/proc/{stuck}/stat").read_text().split(") ")[1][0] == "Z", timeout=30)
+        await wait_until(
+            lambda: (
+                not Path(f"/proc/{stuck}").exists()
+                or Path(f"/proc/{stuck}/stat").read_text().split(") ")[1][0] == "Z"
+            ),
+            timeout=30,
+        )
     finally:
         proc.kill()
         proc.wait(10)
@@ -252,9 +280,13 @@ async def test_a_storm_of_fork_requests_waits_for_room_none_falls_back(tmp_path)
             # Forty at once, each with an environment of 16 KiB (a host's is a few): far
             # more than the socket holds (its send buffer, some 200 KiB).
             env = {"PATH": os.environ["PATH"], "PADDING": "x" * 16384}
-            results = await asyncio.gather(*(
-                forker.spawn(["--help"], env, (null, null, null), terminal=False)
-                for _ in range(40)), return_exceptions=True)
+            results = await asyncio.gather(
+                *(
+                    forker.spawn(["--help"], env, (null, null, null), terminal=False)
+                    for _ in range(40)
+                ),
+                return_exceptions=True,
+            )
         finally:
             os.close(null)
         fell_back = [r for r in results if isinstance(r, ForkerUnavailable)]

@@ -62,8 +62,13 @@ print(json.dumps({"code": code, **seen}))
 
 
 def modules_at_first_screen(state_dir: Path) -> dict:
-    done = subprocess.run([sys.executable, "-c", FIRST_SCREEN, str(state_dir)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_SCREEN, str(state_dir)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 

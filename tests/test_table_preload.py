@@ -37,14 +37,16 @@ def test_nothing_is_loaded_while_the_table_is_not_built(fake_table: dict) -> Non
     assert fake_table["calls"] == 0 and dice_levels._optimal is None
 
 
-def test_a_built_table_is_loaded_once_read_only_and_sessions_read_that_copy(fake_table: dict) -> None:
+def test_a_built_table_is_loaded_once_read_only_and_sessions_read_that_copy(
+    fake_table: dict,
+) -> None:
     fake_table["path"].write_bytes(b"built")
     dice_levels.preload()
     dice_levels.preload()
     assert fake_table["calls"] == 1
     loaded = dice_levels._optimal
     assert loaded is fake_table["returns"][0]
-    assert not loaded.flags.writeable          # shared by every forked session
+    assert not loaded.flags.writeable  # shared by every forked session
     assert dice_levels.optimal_table() is loaded and fake_table["calls"] == 1
 
 
@@ -56,6 +58,6 @@ def test_a_damaged_table_is_tried_once_until_the_file_changes(fake_table: dict) 
     assert fake_table["calls"] == 1 and dice_levels._optimal is None
     fake_table["returns"] = (np.ones((3, 3)), None)
     fake_table["path"].unlink()
-    fake_table["path"].write_bytes(b"rebuilt, a new file")   # the build renames a new file in
+    fake_table["path"].write_bytes(b"rebuilt, a new file")  # the build renames a new file in
     dice_levels.preload()
     assert fake_table["calls"] == 2 and dice_levels._optimal is fake_table["returns"][0]

@@ -42,9 +42,13 @@ class OnPty:
 
     def __init__(self, command: str, args: list[str], before: str = "") -> None:
         """`before`: Python run first in the child (a test's change to the program)."""
-        code = (f"import sys; {before}\nfrom kismet_tui.cli import {COMMANDS[command]} as main; "
-                f"sys.exit(main(sys.argv[1:]))")
-        env = dict(os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="80", LINES="24")
+        code = (
+            f"import sys; {before}\nfrom kismet_tui.cli import {COMMANDS[command]} as main; "
+            f"sys.exit(main(sys.argv[1:]))"
+        )
+        env = dict(
+            os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="80", LINES="24"
+        )
         self.pid, self.master = pty.fork()
         if self.pid == 0:  # the child: become the command
             try:
@@ -54,6 +58,7 @@ class OnPty:
         import fcntl
         import struct
         import termios
+
         fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         self.output = b""
         self.status: int | None = None
@@ -61,7 +66,7 @@ class OnPty:
     def read_until(self, wanted: bytes | None, seconds: float = 30.0) -> None:
         """Read what the command draws until `wanted` shows (None: any byte at all)."""
         deadline = time.monotonic() + seconds
-        while (not self.output if wanted is None else wanted not in self.output):
+        while not self.output if wanted is None else wanted not in self.output:
             if time.monotonic() > deadline:
                 raise AssertionError(f"never drew {wanted!r}; drew {self.output[-400:]!r}")
             ready, _, _ = select.select([self.master], [], [], 0.05)
@@ -69,7 +74,9 @@ class OnPty:
                 try:
                     self.output += os.read(self.master, 65536)
                 except OSError:  # EIO: the command has ended, and its side of the pty with it
-                    raise AssertionError(f"ended before drawing {wanted!r}; drew {self.output[-400:]!r}") from None
+                    raise AssertionError(
+                        f"ended before drawing {wanted!r}; drew {self.output[-400:]!r}"
+                    ) from None
 
     def wait_for_exec(self, seconds: float = 10.0) -> None:
         """Until the child runs Python (it then imports the program, before any frame)."""
@@ -139,8 +146,13 @@ def command_args(tmp_path, replay_file):
     with host_process(tmp_path / "host") as host:
         yield {
             "kismet": ["--state-dir", str(tmp_path / "solo")],
-            "kismet-join": [f"127.0.0.1:{host.port}", "--name", "Ana",
-                            "--seats-file", str(tmp_path / "seats.json")],
+            "kismet-join": [
+                f"127.0.0.1:{host.port}",
+                "--name",
+                "Ana",
+                "--seats-file",
+                str(tmp_path / "seats.json"),
+            ],
             "kismet-replay": [str(replay_file)],
         }
 
@@ -158,41 +170,62 @@ def run_until(moment: str, command: str, args: list[str]) -> OnPty:
         proc.read_until(FIRST_SCREEN[command])
     elif moment == "dice screen":
         proc.read_until(FIRST_SCREEN[command])
-        proc.type(b"\r")                                   # "Play a game now": dice, one bot
+        proc.type(b"\r")  # "Play a game now": dice, one bot
         proc.read_until(b"Throw")
     return proc
 
 
-@pytest.mark.parametrize("command, moment", [
-    (command, moment) for command in COMMANDS
-    for moment in ("before the first frame", "importing", "first bytes", "first screen")
-] + [("kismet", "dice screen")])
+@pytest.mark.parametrize(
+    "command, moment",
+    [
+        (command, moment)
+        for command in COMMANDS
+        for moment in ("before the first frame", "importing", "first bytes", "first screen")
+    ]
+    + [("kismet", "dice screen")],
+)
 def test_closing_the_terminal_ends_the_command(command, moment, command_args):
     proc = run_until(moment, command, command_args[command])
     try:
         proc.close_terminal()
-        assert proc.gone_within(GONE_WITHIN_S), f"{command} still runs {GONE_WITHIN_S} s after its terminal closed ({moment})"
+        assert proc.gone_within(GONE_WITHIN_S), (
+            f"{command} still runs {GONE_WITHIN_S} s after its terminal closed ({moment})"
+        )
     finally:
         proc.kill()
 
 
-@pytest.mark.parametrize("command, moment", [
-    ("kismet", "importing"), ("kismet", "first screen"), ("kismet", "dice screen"),
-    ("kismet-join", "first screen"), ("kismet-replay", "first screen"),
-])
+@pytest.mark.parametrize(
+    "command, moment",
+    [
+        ("kismet", "importing"),
+        ("kismet", "first screen"),
+        ("kismet", "dice screen"),
+        ("kismet-join", "first screen"),
+        ("kismet-replay", "first screen"),
+    ],
+)
 def test_sigterm_ends_the_command(command, moment, command_args):
     proc = run_until(moment, command, command_args[command])
     try:
         os.kill(proc.pid, signal.SIGTERM)
-        assert proc.gone_within(GONE_WITHIN_S), f"{command} still runs {GONE_WITHIN_S} s after SIGTERM ({moment})"
+        assert proc.gone_within(GONE_WITHIN_S), (
+            f"{command} still runs {GONE_WITHIN_S} s after SIGTERM ({moment})"
+        )
     finally:
         proc.kill()
 
 
-@pytest.mark.parametrize("command, moment", [
-    # (Not while Python itself starts: a ctrl+c there is the interpreter's own fatal error,
-    # before any of the program runs.)
-    (command, moment) for command in COMMANDS for moment in ("first bytes", "first screen")])
+@pytest.mark.parametrize(
+    "command, moment",
+    [
+        # (Not while Python itself starts: a ctrl+c there is the interpreter's own fatal error,
+        # before any of the program runs.)
+        (command, moment)
+        for command in COMMANDS
+        for moment in ("first bytes", "first screen")
+    ],
+)
 def test_ctrl_c_in_the_first_moments_shows_no_traceback(command, moment, command_args):
     """Before the app has the keyboard, ctrl+c is SIGINT: a quiet stop. After, it is a key
     (on the lobby it says how to quit). Either way no traceback, and nothing stuck."""
@@ -202,7 +235,7 @@ def test_ctrl_c_in_the_first_moments_shows_no_traceback(command, moment, command
         # A stop asked of a starting app takes up to terminal.GRACE_S; the app that has the
         # keyboard goes on, and says how to quit.
         if not proc.gone_within(GONE_WITHIN_S, unless_drawn=b"ctrl+q quits Kismet."):
-            proc.read_until(FIRST_SCREEN[command])            # it goes on, and draws
+            proc.read_until(FIRST_SCREEN[command])  # it goes on, and draws
             proc.close_terminal()
             assert proc.gone_within(GONE_WITHIN_S)
         assert b"Traceback" not in proc.output, proc.output[-2000:]

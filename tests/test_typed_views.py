@@ -27,13 +27,18 @@ RENAMES = {
 
 @pytest.mark.timeout(300)
 def test_a_misspelt_view_or_note_field_in_each_game_fails_mypy(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     api = pytest.importorskip("mypy.api")
     tree = tmp_path / "tree"
-    shutil.copytree(ROOT / "kismet_tui", tree / "kismet_tui",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.bin", "*.npy"))
-    shutil.copytree(ROOT / "protocol", tree / "protocol",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "kismet_tui",
+        tree / "kismet_tui",
+        ignore=shutil.ignore_patterns("__pycache__", "*.bin", "*.npy"),
+    )
+    shutil.copytree(
+        ROOT / "protocol", tree / "protocol", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
     expected = []
     for name, (access, misspelt) in RENAMES.items():
@@ -44,11 +49,19 @@ def test_a_misspelt_view_or_note_field_in_each_game_fails_mypy(
         path.write_text("".join(lines))
         expected.append((f"kismet_tui/{name}:{number + 1}:", misspelt.split('"')[1]))
     monkeypatch.chdir(tree)  # (so the copy, not this checkout, is what mypy imports)
-    stdout, stderr, status = api.run([
-        "--config-file", "pyproject.toml", "--cache-dir", str(tmp_path / "cache"),
-        "--no-error-summary", *[f"kismet_tui/{n}" for n in RENAMES]])
+    stdout, stderr, status = api.run(
+        [
+            "--config-file",
+            "pyproject.toml",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--no-error-summary",
+            *[f"kismet_tui/{n}" for n in RENAMES],
+        ]
+    )
     reported = stdout
     assert status != 0, reported + stderr
     for where, key in expected:
-        assert any(line.startswith(where) and f'"{key}"' in line for line in reported.splitlines()), (
-            f"mypy did not report the misspelt {key!r} at {where}\n{reported}")
+        assert any(
+            line.startswith(where) and f'"{key}"' in line for line in reported.splitlines()
+        ), f"mypy did not report the misspelt {key!r} at {where}\n{reported}"

@@ -27,8 +27,11 @@ def bar_text(app: KismetApp) -> str:
 
 
 async def on_the_dice_screen(pilot, app: KismetApp, client) -> GameScreen:
-    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) and app.screen.game is client.game,
-                   what="the dice screen")
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, GameScreen) and app.screen.game is client.game,
+        what="the dice screen",
+    )
     return app.screen
 
 
@@ -37,7 +40,9 @@ async def test_the_status_bar_follows_the_connection_at_once():
     app = KismetApp(client, address="127.0.0.1:7799")
     async with app.run_test(size=(80, 24)) as pilot:
         await on_the_dice_screen(pilot, app, client)
-        await wait_for(pilot, lambda: "connected to 127.0.0.1:7799" in bar_text(app), what="connected")
+        await wait_for(
+            pilot, lambda: "connected to 127.0.0.1:7799" in bar_text(app), what="connected"
+        )
         app.notice = None  # (no notice over the line)
         app.connection = Connection("reconnecting", "Connection lost. Reconnecting...")
         app.notice = None
@@ -85,7 +90,9 @@ async def test_chat_reaches_every_screen_even_a_line_said_twice():
         def said(log) -> int:
             return sum("Bo: good luck" in line.text for line in log.lines)
 
-        await wait_for(pilot, lambda: said(screen.query_one("#movelog")) == 2, what="both lines on the board")
+        await wait_for(
+            pilot, lambda: said(screen.query_one("#movelog")) == 2, what="both lines on the board"
+        )
         assert said(lobby.query_one("#lobbylog")) == 2, "the lobby under the game heard them too"
         assert [line.plain for line in app.chat_lines] == ["Bo: good luck"] * 2
         assert isinstance(app.chat_said, Text)
@@ -132,19 +139,36 @@ async def test_the_lobby_asks_once_and_then_takes_the_hosts_pushes():
     async with app.run_test(size=(80, 24)) as pilot:
         await on_the_dice_screen(pilot, app, client)
         lobby = next(s for s in app.screen_stack if isinstance(s, LobbyScreen))
-        await wait_for(pilot, lambda: not any(w.is_running for w in app.workers if w.group == "lobby"),
-                       what="the lobby's first ask")
+        await wait_for(
+            pilot,
+            lambda: not any(w.is_running for w in app.workers if w.group == "lobby"),
+            what="the lobby's first ask",
+        )
         assert len(asked) == 1, "asked once, when the connection came up"
-        pushed = [{"id": 7, "ruleset": "knock", "state": "lobby", "seats": ["Bo"], "max_seats": 8,
-                   "spectators": 0, "owner": "Bo"}]
+        pushed = [
+            {
+                "id": 7,
+                "ruleset": "knock",
+                "state": "lobby",
+                "seats": ["Bo"],
+                "max_seats": 8,
+                "spectators": 0,
+                "owner": "Bo",
+            }
+        ]
         app.post_message(host_message({"type": "tables", "tables": pushed}))
-        app.post_message(host_message({"type": "table", "table": client.table}))  # a change at the table
+        app.post_message(
+            host_message({"type": "table", "table": client.table})
+        )  # a change at the table
         await wait_for(pilot, lambda: lobby.tables == pushed, what="the pushed list, kept")
         grid = lobby.query_one("#tables")
         assert grid.row_count == 0, "not drawn under the game"
-        app.pop_screen()                          # back in the lobby: the push shows, nothing asked
-        await wait_for(pilot, lambda: grid.row_count == 1 and "knock" in str(grid.get_row_at(0)),
-                       what="the pushed table in the lobby")
+        app.pop_screen()  # back in the lobby: the push shows, nothing asked
+        await wait_for(
+            pilot,
+            lambda: grid.row_count == 1 and "knock" in str(grid.get_row_at(0)),
+            what="the pushed table in the lobby",
+        )
         await pilot.pause()
         assert len(asked) == 1, "no ask: the host's pushes keep the list"
 

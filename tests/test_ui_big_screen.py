@@ -11,7 +11,9 @@ from tests.test_ui_snapshots import app_for, dice_mid_game, knock_mid_game, unti
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
 
-@pytest.mark.parametrize("game, screen", [(dice_mid_game, "DiceScreen"), (knock_mid_game, "KnockScreen")])
+@pytest.mark.parametrize(
+    "game, screen", [(dice_mid_game, "DiceScreen"), (knock_mid_game, "KnockScreen")]
+)
 @pytest.mark.parametrize("size, big", [((200, 60), True), ((120, 40), False)])
 async def test_big_dice_on_a_big_screen(game, screen, size, big):
     app = app_for(game())

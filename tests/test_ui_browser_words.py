@@ -25,34 +25,57 @@ def test_the_browsers_too_small_words_have_no_terminal_and_no_ctrl_q():
 
 def an_app(host, seats, ask_first=True):
     client = Client(reconnect=False)
-    app = KismetApp(client, address=f"127.0.0.1:{host.port}", on_quit=client.close,
-                    connect=lambda: join_by_name(app, client, "127.0.0.1", host.port, "", ask=ask_first,
-                                                 fresh=False, seats=seats, refused=[]))
+    app = KismetApp(
+        client,
+        address=f"127.0.0.1:{host.port}",
+        on_quit=client.close,
+        connect=lambda: join_by_name(
+            app,
+            client,
+            "127.0.0.1",
+            host.port,
+            "",
+            ask=ask_first,
+            fresh=False,
+            seats=seats,
+            refused=[],
+        ),
+    )
     return app, client
 
 
 @pytest.mark.network
 async def test_the_name_typed_is_offered_again_and_too_small_covers_the_dialog(tmp_path):
-    seats = tmp_path / "web-seats" / "abc.json"      # one browser's own file
+    seats = tmp_path / "web-seats" / "abc.json"  # one browser's own file
     async with running_host(tmp_path) as host:
         app, client = an_app(host, seats)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "AskNameScreen", what="the question")
+            await wait_for(
+                pilot, lambda: type(app.screen).__name__ == "AskNameScreen", what="the question"
+            )
             for key in "Zoe":
                 await pilot.press(key)
             await pilot.press("enter")
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
             await client.close()
-        app, client = an_app(host, seats)               # the same browser, back
+        app, client = an_app(host, seats)  # the same browser, back
         async with app.run_test(size=(60, 20)) as pilot:
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "AskNameScreen", what="the question")
+            await wait_for(
+                pilot, lambda: type(app.screen).__name__ == "AskNameScreen", what="the question"
+            )
             screen = app.screen
             assert screen.query_one("#ask-name").value == "Zoe"
             await wait_for(pilot, lambda: screen.has_class("-too-small"), what="too small")
             box = screen.query_one("Vertical")
-            assert box.display is False or box.region.width == 0, "the dialog is covered, not shown around"
+            assert box.display is False or box.region.width == 0, (
+                "the dialog is covered, not shown around"
+            )
             await pilot.resize_terminal(80, 24)
             await wait_for(pilot, lambda: not screen.has_class("-too-small"), what="large enough")
-            await pilot.press("enter")                 # the name offered, as it is
-            await wait_for(pilot, lambda: client.state == "connected" and client.name == "Zoe", what="Zoe again")
+            await pilot.press("enter")  # the name offered, as it is
+            await wait_for(
+                pilot,
+                lambda: client.state == "connected" and client.name == "Zoe",
+                what="Zoe again",
+            )
             await client.close()

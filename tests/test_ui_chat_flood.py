@@ -23,8 +23,8 @@ from tests.test_ui_games import make_app
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(180)]
 
-BURST = 500     # lines at once: more than the app lets wait
-WAVES = 30      # then lines in waves the app can keep up with, 40 each: 1,200 lines in all
+BURST = 500  # lines at once: more than the app lets wait
+WAVES = 30  # then lines in waves the app can keep up with, 40 each: 1,200 lines in all
 WAVE = 40
 LINE = "the dice are cold tonight and so is the tea " * 2
 
@@ -48,7 +48,12 @@ class ChattyClient(ScriptedClient):
         for wave in range(WAVES):
             await asyncio.sleep(0.02)
             for n in range(WAVE):
-                yield {"type": "chat", "from": 9, "name": "Watcher", "text": f"wave {wave}.{n} {LINE}"}
+                yield {
+                    "type": "chat",
+                    "from": 9,
+                    "name": "Watcher",
+                    "text": f"wave {wave}.{n} {LINE}",
+                }
         self.flooded.set()
         await asyncio.Event().wait()
 
@@ -72,14 +77,18 @@ async def test_a_chat_flood_leaves_every_log_bounded(where):
         version = getattr(screen, "version", 0)
         # The burst: as many lines as may wait were shown, the rest counted in one line.
         skipped = f"{BURST - limits.CLIENT_CHAT_WAITING} lines of chat were skipped"
-        await wait_for(pilot, lambda: any(skipped in line.plain for line in app.chat_lines), what="the count")
+        await wait_for(
+            pilot, lambda: any(skipped in line.plain for line in app.chat_lines), what="the count"
+        )
         lines = [line.plain for line in app.chat_lines]
         assert len(lines) == limits.CLIENT_CHAT_WAITING + 1 and skipped in lines[-1]
         assert skipped in logged(log)
         client.burst_seen.set()
         await wait_for(pilot, client.flooded.is_set, what="the flood's end")
         last = f"wave {WAVES - 1}.{WAVE - 1} "
-        await wait_for(pilot, lambda: app.chat_lines and last in app.chat_lines[-1].plain, what="the last line")
+        await wait_for(
+            pilot, lambda: app.chat_lines and last in app.chat_lines[-1].plain, what="the last line"
+        )
         await pilot.pause()
         # The waves were all shown, the newest last; what is kept is bounded everywhere.
         assert last in logged(log)
@@ -101,13 +110,26 @@ async def test_the_owner_mutes_the_watchers_with_m(tmp_path):
             await bo.join_table(table_id)
             assert "m" not in footer_keys(app)  # nobody watches: nothing to mute
             watcher = await peer(host.port, "Cy")
-            assert (await watcher.ask({"type": "join_table", "table": table_id, "spectator": True}))["type"] == "ok"
-            await wait_for(pilot, lambda: footer_keys(app).get("m") == "Mute watchers", what="m in the footer")
+            assert (
+                await watcher.ask({"type": "join_table", "table": table_id, "spectator": True})
+            )["type"] == "ok"
+            await wait_for(
+                pilot, lambda: footer_keys(app).get("m") == "Mute watchers", what="m in the footer"
+            )
             await pilot.press("m")
-            await wait_for(pilot, lambda: (client.table or {}).get("watchers_muted") is True, what="the mute")
-            await wait_for(pilot, lambda: any("turned off the watchers' chat" in n for n in app.notices_shown),
-                           what="the words")
-            await wait_for(pilot, lambda: footer_keys(app).get("m") == "Let watchers talk", what="m, to undo it")
+            await wait_for(
+                pilot, lambda: (client.table or {}).get("watchers_muted") is True, what="the mute"
+            )
+            await wait_for(
+                pilot,
+                lambda: any("turned off the watchers' chat" in n for n in app.notices_shown),
+                what="the words",
+            )
+            await wait_for(
+                pilot,
+                lambda: footer_keys(app).get("m") == "Let watchers talk",
+                what="m, to undo it",
+            )
             assert "watchers' chat: off" in str(app.screen.query_one("#mytable").content)
             muted = await watcher.ask({"type": "chat", "text": "hello?"})
             assert muted["code"] == "chat_muted" and "only the players can talk" in muted["words"]
@@ -119,7 +141,11 @@ async def test_the_owner_mutes_the_watchers_with_m(tmp_path):
             else:
                 raise AssertionError("Bo, no owner, unmuted the watchers")
             await pilot.press("m")
-            await wait_for(pilot, lambda: (client.table or {}).get("watchers_muted") is False, what="the unmute")
+            await wait_for(
+                pilot,
+                lambda: (client.table or {}).get("watchers_muted") is False,
+                what="the unmute",
+            )
             assert (await watcher.ask({"type": "chat", "text": "thanks"}))["type"] == "ok"
             watcher.close()
             await client.close()
@@ -132,10 +158,24 @@ async def test_the_net_client_lets_a_bounded_number_of_chat_lines_wait(tmp_path)
 
     async def host_side(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read(4096)  # the hello
-        writer.write(encode({"type": "welcome", "client_id": 1, "token": "t" * 24, "name": "Ana",
-                             "version": limits.PROTOCOL_VERSION, "now": 0, "table": None, "re": 0}))
+        writer.write(
+            encode(
+                {
+                    "type": "welcome",
+                    "client_id": 1,
+                    "token": "t" * 24,
+                    "name": "Ana",
+                    "version": limits.PROTOCOL_VERSION,
+                    "now": 0,
+                    "table": None,
+                    "re": 0,
+                }
+            )
+        )
         for n in range(5000):
-            writer.write(encode({"type": "chat", "from": 2, "name": "Bo", "text": f"line {n}", "t": 0}))
+            writer.write(
+                encode({"type": "chat", "from": 2, "name": "Bo", "text": f"line {n}", "t": 0})
+            )
         writer.write(encode({"type": "pong", "now": 0}))
         await writer.drain()
         await asyncio.sleep(30)

@@ -31,7 +31,9 @@ async def settle(pilot, client) -> None:
     app: its queue to the app is empty and the app has handled what was posted. A check that
     something did NOT happen (no line written twice) is then a real check, not a guess that
     some fixed time was long enough."""
-    await wait_for(pilot, lambda: all(queue.empty() for queue in client._queues), what="the app to read")
+    await wait_for(
+        pilot, lambda: all(queue.empty() for queue in client._queues), what="the app to read"
+    )
     await pilot.pause()
     await pilot.pause()
 
@@ -42,8 +44,12 @@ async def solo_dice(host, reconnect: bool = False, address: str | None = None):
     (n, enter, g); yields (app, pilot, client). `address`: what the app is told it is
     connected to (the status bar shows it)."""
     client = Client(reconnect=reconnect)
-    app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                    address=address or f"127.0.0.1:{host.port}", on_quit=client.close)
+    app = KismetApp(
+        client,
+        connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+        address=address or f"127.0.0.1:{host.port}",
+        on_quit=client.close,
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: client.state == "connected", what="connection")
         await pilot.press("n", "enter")
@@ -56,21 +62,28 @@ async def solo_dice(host, reconnect: bool = False, address: str | None = None):
 async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
     async with running_host(tmp_path) as host:
         client = Client(reconnect=False)
-        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        app = KismetApp(
+            client,
+            connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+            address=f"127.0.0.1:{host.port}",
+            on_quit=client.close,
+        )
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
-            await pilot.press("n")                       # new table form: dice, no bots
+            await pilot.press("n")  # new table form: dice, no bots
             await pilot.press("enter")
             await wait_for(pilot, lambda: client.table is not None, what="the table")
-            await pilot.press("g")                       # start (owner, solo)
-            await wait_for(pilot, lambda: client.game is not None and getattr(app.screen, "RULESET", None) == "dice",
-                           what="the dice screen")
+            await pilot.press("g")  # start (owner, solo)
+            await wait_for(
+                pilot,
+                lambda: client.game is not None and getattr(app.screen, "RULESET", None) == "dice",
+                what="the dice screen",
+            )
             game = client.game
             await pilot.press("r")
             await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 1, what="the first throw")
             first = list(game.view(0)["dice"])
-            await pilot.press("1", "3")                  # hold dice 1 and 3
+            await pilot.press("1", "3")  # hold dice 1 and 3
             await pilot.press("r")
             await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 2, what="the second throw")
             second = game.view(0)["dice"]
@@ -80,11 +93,18 @@ async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
             assert chosen is not None
             expected = game.view(0)["preview"][chosen]["points"]
             await pilot.press("enter")
-            await wait_for(pilot, lambda: game.view(0)["cards"][0][chosen] is not None, what="the score")
+            await wait_for(
+                pilot, lambda: game.view(0)["cards"][0][chosen] is not None, what="the score"
+            )
             assert game.view(0)["cards"][0][chosen] == expected
-            log_text = lambda: "\n".join(str(line.text) for line in app.screen.query_one("#movelog").lines)  # noqa: E731
-            await wait_for(pilot, lambda: "Ana scores" in log_text() or "Ana scratches" in log_text(),
-                           what="the score in the move log")
+            log_text = lambda: "\n".join(
+                str(line.text) for line in app.screen.query_one("#movelog").lines
+            )  # noqa: E731
+            await wait_for(
+                pilot,
+                lambda: "Ana scores" in log_text() or "Ana scratches" in log_text(),
+                what="the score in the move log",
+            )
             assert str(expected) in str(app.screen.query_one("#scorecard").content)
             await client.close()
 
@@ -97,19 +117,40 @@ async def test_whole_solo_game_by_keys_then_rematch_keeps_the_table(tmp_path):
             for turn in range(15):
                 await pilot.press("r")
                 await wait_for(pilot, lambda: game.view(0)["can_score"], what=f"throw {turn}")
-                await pilot.press("enter")                 # the best box, chosen for us
-                await wait_for(pilot, lambda: sum(v is not None for v in game.view(0)["cards"][0].values())
-                               == turn + 1, what=f"score {turn}")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
-                           and len(app.screen.query("#ranking")) > 0, what="the end screen")
+                await pilot.press("enter")  # the best box, chosen for us
+                await wait_for(
+                    pilot,
+                    lambda: (
+                        sum(v is not None for v in game.view(0)["cards"][0].values()) == turn + 1
+                    ),
+                    what=f"score {turn}",
+                )
+            await wait_for(
+                pilot,
+                lambda: (
+                    type(app.screen).__name__ == "EndScreen"
+                    and len(app.screen.query("#ranking")) > 0
+                ),
+                what="the end screen",
+            )
             total = game.result()["scores"][0]
             assert f"{total:>5} points" in str(app.screen.query_one("#ranking").content)
             # The revealed seed checked out against the commit and every die: said in words.
-            await wait_for(pilot, lambda: "Verified" in str(app.screen.query_one("#fairness").content),
-                           what="the verified line")
-            await pilot.press("r")                         # rematch
-            await wait_for(pilot, lambda: client.game is not None and client.game is not game
-                           and getattr(app.screen, "RULESET", None) == "dice", what="the rematch")
+            await wait_for(
+                pilot,
+                lambda: "Verified" in str(app.screen.query_one("#fairness").content),
+                what="the verified line",
+            )
+            await pilot.press("r")  # rematch
+            await wait_for(
+                pilot,
+                lambda: (
+                    client.game is not None
+                    and client.game is not game
+                    and getattr(app.screen, "RULESET", None) == "dice"
+                ),
+                what="the rematch",
+            )
             assert client.table["id"] == table_id and client.table["games_played"] == 1
             assert app.screen.game is client.game
             await client.close()
@@ -128,9 +169,13 @@ async def _hint_after_one_throw(host) -> tuple[str, dict, object]:
         best = dice_screen._advisor()(client.game, 0)[0]["action"]
 
         def hint_lines() -> list[str]:
-            return [line.text for line in screen.query_one("#movelog").lines if line.text.startswith("Hint")]
+            return [
+                line.text
+                for line in screen.query_one("#movelog").lines
+                if line.text.startswith("Hint")
+            ]
 
-        await pilot.press("1")                       # the player's own choice: hold die 1
+        await pilot.press("1")  # the player's own choice: hold die 1
         await pilot.press("h")
         await wait_for(pilot, lambda: hint_lines(), 10, "the hint")
         await client.close()
@@ -178,6 +223,7 @@ async def test_arrow_keys_move_the_box_choice(tmp_path):
             await wait_for(pilot, lambda: client.game.view(0)["can_score"], what="a throw")
             screen = app.screen
             from kismet_tui.rules.dice import BOXES
+
             start = screen.cursor
             await pilot.press("down")
             assert screen.cursor == BOXES[(BOXES.index(start) + 1) % len(BOXES)]
@@ -185,7 +231,9 @@ async def test_arrow_keys_move_the_box_choice(tmp_path):
             assert screen.cursor == BOXES[(BOXES.index(start) - 1) % len(BOXES)]
             chosen = screen.cursor
             await pilot.press("enter")
-            await wait_for(pilot, lambda: client.game.view(0)["cards"][0][chosen] is not None, what="the score")
+            await wait_for(
+                pilot, lambda: client.game.view(0)["cards"][0][chosen] is not None, what="the score"
+            )
             await client.close()
 
 
@@ -202,7 +250,9 @@ async def test_a_hint_without_the_optimal_table_says_it_is_an_estimate(tmp_path,
             await wait_for(pilot, lambda: dice_screen._advisor() is not None, 30, "the advisor")
 
             def hints() -> list[str]:
-                return [line.text for line in screen.query_one("#movelog").lines if "Hint" in line.text]
+                return [
+                    line.text for line in screen.query_one("#movelog").lines if "Hint" in line.text
+                ]
 
             answers = []
             shown = screen.show_hint
@@ -236,14 +286,23 @@ async def test_after_each_throw_enter_offers_the_best_box_until_the_player_choos
 
             def best_points() -> int:
                 preview = game.view(0)["preview"]
-                return max(entry["points"] for box, entry in preview.items() if game.view(0)["cards"][0][box] is None)
+                return max(
+                    entry["points"]
+                    for box, entry in preview.items()
+                    if game.view(0)["cards"][0][box] is None
+                )
 
             for turn in range(4):
                 for throw in (1, 2, 3):
                     await pilot.press("r")
-                    await wait_for(pilot, lambda: game.view(0)["rolls_used"] == throw, what=f"throw {throw}")
+                    await wait_for(
+                        pilot, lambda: game.view(0)["rolls_used"] == throw, what=f"throw {throw}"
+                    )
                     await pilot.pause()
-                    assert game.view(0)["preview"][screen.cursor]["points"] == best_points(), (turn, throw)
+                    assert game.view(0)["preview"][screen.cursor]["points"] == best_points(), (
+                        turn,
+                        throw,
+                    )
                 await pilot.press("enter")
                 await wait_for(pilot, lambda: game.view(0)["rolls_used"] == 0, what="the score")
             await pilot.press("r")

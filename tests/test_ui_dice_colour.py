@@ -38,8 +38,11 @@ def test_each_die_says_its_colour(drawing, face, held):
 def test_dice_without_colours_say_none(drawing):
     """The race and knock dice have no colours that count: nothing is written on them."""
     for face in range(1, 7):
-        assert not any(word in line.plain for line in die_lines(face, coloured=False)
-                       for word in set(COLOURS.values()))
+        assert not any(
+            word in line.plain
+            for line in die_lines(face, coloured=False)
+            for word in set(COLOURS.values())
+        )
 
 
 def seat0_threw(dice: list[int]):
@@ -53,7 +56,12 @@ def seat0_threw(dice: list[int]):
 def preview_cells(dice: list[int]) -> dict[str, str]:
     """The text in seat 0's column of each box row of the scorecard."""
     card = render_scorecard(seat0_threw(dice).view(0), ["Ana", "Bo"], 0, None).plain.split("\n")
-    rows = {"2 Pair Same C": "two_pair", "Flush": "flush", "Full House S C": "fhsc", "Full House": "fh"}
+    rows = {
+        "2 Pair Same C": "two_pair",
+        "Flush": "flush",
+        "Full House S C": "fhsc",
+        "Full House": "fh",
+    }
     cells = {}
     for line in card:
         label, ana = line[:14].rstrip(), line[14:19].strip()
@@ -62,12 +70,15 @@ def preview_cells(dice: list[int]) -> dict[str, str]:
     return cells
 
 
-@pytest.mark.parametrize("dice, expected", [
-    ([3, 3, 4, 4, 3], {"two_pair": "g17", "flush": "g35", "fhsc": "g37", "fh": "·32"}),
-    ([2, 2, 5, 5, 1], {"two_pair": "r15", "flush": "·0", "fhsc": "·0", "fh": "·0"}),
-    ([6, 6, 1, 1, 6], {"two_pair": "b20", "flush": "b35", "fhsc": "b40", "fh": "·35"}),
-    ([3, 3, 5, 5, 1], {"two_pair": "·0", "flush": "·0", "fhsc": "·0", "fh": "·0"}),
-])
+@pytest.mark.parametrize(
+    "dice, expected",
+    [
+        ([3, 3, 4, 4, 3], {"two_pair": "g17", "flush": "g35", "fhsc": "g37", "fh": "·32"}),
+        ([2, 2, 5, 5, 1], {"two_pair": "r15", "flush": "·0", "fhsc": "·0", "fh": "·0"}),
+        ([6, 6, 1, 1, 6], {"two_pair": "b20", "flush": "b35", "fhsc": "b40", "fh": "·35"}),
+        ([3, 3, 5, 5, 1], {"two_pair": "·0", "flush": "·0", "fhsc": "·0", "fh": "·0"}),
+    ],
+)
 def test_colour_boxes_preview_names_the_colour(dice, expected):
     assert preview_cells(dice) == expected
 
@@ -81,7 +92,9 @@ async def test_turn_line_names_the_colour_the_dice_fit():
     client.header = {"ruleset": "dice", "seats": ["Ana", "Bo"]}
     app = KismetApp(client, address="this computer")
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "DiceScreen", what="the dice screen")
+        await wait_for(
+            pilot, lambda: type(app.screen).__name__ == "DiceScreen", what="the dice screen"
+        )
         await pilot.pause()
         turn = app.screen.query_one("#turn").text.plain
         assert "enter: 37 in Full House Same Color (green)" in turn

@@ -86,7 +86,9 @@ def keys_behind(entry: str, ruleset: str, view: dict) -> list[str]:
         return ["up", "down", "k", "j"]
     if ruleset == "race" and entry == "a":
         taken = {grab["pos"] for grab in view["grabs"]}
-        return [RACE_KEYS[card["pos"]] for card in view["circle"] if card and card["pos"] not in taken]
+        return [
+            RACE_KEYS[card["pos"]] for card in view["circle"] if card and card["pos"] not in taken
+        ]
     if ruleset == "knock" and entry == "2":
         mine = [card["number"] for card in view["players"][0]["open"]]
         if view["phase"] != "prelay_commit":
@@ -100,7 +102,14 @@ def keys_behind(entry: str, ruleset: str, view: dict) -> list[str]:
 ENTRY_FOR_MOVE: dict[str, dict[str, str | None]] = {
     "dice": {"roll": "r", "score": "enter"},
     "race": {"grab": "a", "pass": "p"},
-    "knock": {"roll": "r", "pass": "p", "knock": "k", "lay": "2", "prelay": "enter", "reveal": None},
+    "knock": {
+        "roll": "r",
+        "pass": "p",
+        "knock": "k",
+        "lay": "2",
+        "prelay": "enter",
+        "reveal": None,
+    },
 }
 
 
@@ -108,8 +117,9 @@ def entries_the_engine_needs(ruleset: str, legal: list[dict]) -> set[str]:
     """The footer entries the seat's legal moves call for: each kind's key; in dice also the
     hold keys when a throw may keep dice and the box keys when more than one box is open; in
     knock the card keys for a knock naming a card and a pre-lay to pick."""
-    needed = {entry for action in legal
-              if (entry := ENTRY_FOR_MOVE[ruleset][action["type"]]) is not None}
+    needed = {
+        entry for action in legal if (entry := ENTRY_FOR_MOVE[ruleset][action["type"]]) is not None
+    }
     if ruleset == "dice" and any(a["type"] == "roll" and a.get("hold") for a in legal):
         needed.add("1")
     if ruleset == "dice" and len({a["box"] for a in legal if a["type"] == "score"}) > 1:
@@ -121,15 +131,20 @@ def entries_the_engine_needs(ruleset: str, legal: list[dict]) -> set[str]:
 
 def game_keys(screen) -> set[str]:
     """Every key the screen binds for its game (the first of "up,k" style lists too)."""
-    return {key for key, bindings in screen._bindings.key_to_bindings.items()
-            if key not in NOT_GAME_KEYS
-            and any(b.action.split("(")[0] not in ("rematch", "results") for b in bindings)}
+    return {
+        key
+        for key, bindings in screen._bindings.key_to_bindings.items()
+        if key not in NOT_GAME_KEYS
+        and any(b.action.split("(")[0] not in ("rematch", "results") for b in bindings)
+    }
 
 
 # The key actions each game screen has a button for, and the widget that draws them.
-BUTTONS = {"dice": ({"roll", "score", "hint"}, "#buttons"),
-           "race": ({"pass"}, "#clock"),
-           "knock": ({"roll", "pass", "knock", "confirm", "undo"}, "#buttons")}
+BUTTONS = {
+    "dice": ({"roll", "score", "hint"}, "#buttons"),
+    "race": ({"pass"}, "#clock"),
+    "knock": ({"roll", "pass", "knock", "confirm", "undo"}, "#buttons"),
+}
 
 
 def buttons_shown(screen) -> set[str]:
@@ -139,33 +154,46 @@ def buttons_shown(screen) -> set[str]:
     shown = set()
     for span in text.spans:
         if isinstance(span.style, Style) and span.style.meta.get("@click"):
-            inner = parse_action(span.style.meta["@click"])[2][0]   # screen.click('roll') -> roll
+            inner = parse_action(span.style.meta["@click"])[2][0]  # screen.click('roll') -> roll
             shown.add(parse_action(inner)[1])
     return shown
 
 
 def footer_actions(app) -> set[str]:
-    return {parse_action(active.binding.action)[1] for active in app.screen.active_bindings.values()
-            if active.enabled and active.binding.show}
+    return {
+        parse_action(active.binding.action)[1]
+        for active in app.screen.active_bindings.values()
+        if active.enabled and active.binding.show
+    }
 
 
 def screen_choices(screen) -> tuple:
     """What a key may change on the screen alone, without sending anything."""
-    return (frozenset(getattr(screen, "held", ())), getattr(screen, "cursor", None),
-            tuple(getattr(screen, "chosen", ())), getattr(screen, "joker_first", None),
-            getattr(screen, "hint_key", None))
+    return (
+        frozenset(getattr(screen, "held", ())),
+        getattr(screen, "cursor", None),
+        tuple(getattr(screen, "chosen", ())),
+        getattr(screen, "joker_first", None),
+        getattr(screen, "hint_key", None),
+    )
 
 
 def undo_choices(screen, saved: tuple) -> None:
     held, cursor, chosen, joker_first, hint_key = saved
-    for name, value in (("held", set(held)), ("cursor", cursor), ("chosen", list(chosen)),
-                        ("joker_first", joker_first), ("hint_key", hint_key)):
+    for name, value in (
+        ("held", set(held)),
+        ("cursor", cursor),
+        ("chosen", list(chosen)),
+        ("joker_first", joker_first),
+        ("hint_key", hint_key),
+    ):
         if hasattr(screen, name):
             setattr(screen, name, value)
 
 
-async def press_every_listed_key(pilot, app, client, refusals: list[str], where: str,
-                                 turn: int) -> int:
+async def press_every_listed_key(
+    pilot, app, client, refusals: list[str], where: str, turn: int
+) -> int:
     """Press each key the footer's game entries stand for, each on the state as it stands;
     fail if one is refused or does nothing; fail if a move the engine lists has no key in the
     footer; in every HIDDEN_EVERY-th `turn` press one of the keys it hides and fail if that
@@ -178,11 +206,14 @@ async def press_every_listed_key(pilot, app, client, refusals: list[str], where:
     listed = [key for key in footer_keys(app) if key not in NOT_GAME_KEYS]
     legal = client.game.legal_actions(client.seat, max(client.clock_ms, client.game.now))
     missing = entries_the_engine_needs(screen.RULESET, legal) - set(listed)
-    assert not missing, f"{where}: the engine takes {legal} but the footer ({listed}) hides {missing}"
+    assert not missing, (
+        f"{where}: the engine takes {legal} but the footer ({listed}) hides {missing}"
+    )
     actions, _ = BUTTONS[screen.RULESET]
     shown = buttons_shown(screen)
-    assert shown == actions & footer_actions(app), \
+    assert shown == actions & footer_actions(app), (
         f"{where}: the buttons {sorted(shown)} are not those of the footer's keys ({listed})"
+    )
     pressed = 0
     if turn % HIDDEN_EVERY == 0 and actions - shown:
         hidden_buttons = sorted(actions - shown)
@@ -192,8 +223,12 @@ async def press_every_listed_key(pilot, app, client, refusals: list[str], where:
         await screen.action_click(action)
         await pilot.pause()
         accepted = [sent for sent, reason in client.sent if reason is None]
-        assert not accepted, f"{where}: hidden button {action} sent {accepted}, which the engine takes"
-        assert screen_choices(screen) == saved, f"{where}: hidden button {action} changed the screen"
+        assert not accepted, (
+            f"{where}: hidden button {action} sent {accepted}, which the engine takes"
+        )
+        assert screen_choices(screen) == saved, (
+            f"{where}: hidden button {action} changed the screen"
+        )
         refusals.clear()
         pressed += 1
     offered = [key for entry in listed for key in keys_behind(entry, screen.RULESET, screen.view())]
@@ -215,11 +250,17 @@ async def press_every_listed_key(pilot, app, client, refusals: list[str], where:
             client.sent.clear()
             refusals.clear()
             await pilot.press(key)
-            await wait_for(pilot, lambda: client.sent or screen_choices(screen) != saved or refusals,
-                           what=f"{where}: key {key} to do something (the footer lists {listed})")
-            assert not refusals, f"{where}: key {key} refused: {refusals} (the footer lists {listed})"
-            assert all(reason is None for _, reason in client.sent), \
+            await wait_for(
+                pilot,
+                lambda: client.sent or screen_choices(screen) != saved or refusals,
+                what=f"{where}: key {key} to do something (the footer lists {listed})",
+            )
+            assert not refusals, (
+                f"{where}: key {key} refused: {refusals} (the footer lists {listed})"
+            )
+            assert all(reason is None for _, reason in client.sent), (
                 f"{where}: key {key} sent what the engine refuses: {client.sent} (the footer lists {listed})"
+            )
             undo_choices(screen, saved)
             screen.refresh_keys()
             await pilot.pause()
@@ -228,14 +269,23 @@ async def press_every_listed_key(pilot, app, client, refusals: list[str], where:
 
 
 @pytest.mark.parametrize("part", range(PARTS), ids=[f"part{n + 1}" for n in range(PARTS)])
-@pytest.mark.parametrize("ruleset, names", [
-    ("dice", ["Ana"]),        # solo: the whole game, down to its last open box
-    ("race", ["Ana", "Bo", "Cy"]),
-    ("knock", ["Ana", "Bo", "Cy"]),
-])
+@pytest.mark.parametrize(
+    "ruleset, names",
+    [
+        ("dice", ["Ana"]),  # solo: the whole game, down to its last open box
+        ("race", ["Ana", "Bo", "Cy"]),
+        ("knock", ["Ana", "Bo", "Cy"]),
+    ],
+)
 async def test_every_key_the_footer_lists_is_accepted(ruleset, names, part):
     seed = f"footer-{ruleset}".encode()
-    header = {"ruleset": ruleset, "seats": names, "seed": seed, "options": OPTIONS[ruleset], "t0": 1_000_000}
+    header = {
+        "ruleset": ruleset,
+        "seats": names,
+        "seed": seed,
+        "options": OPTIONS[ruleset],
+        "t0": 1_000_000,
+    }
     full = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=header["t0"])
     playout = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=2500)
     client = RefereeClient(header, [], table_for(ruleset, names), clock_ms=header["t0"])
@@ -244,7 +294,9 @@ async def test_every_key_the_footer_lists_is_accepted(ruleset, names, part):
     app.show_refusal = refusals.append  # type: ignore[method-assign]
     pressed = 0
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: getattr(app.screen, "game", None) is client.game, what="the game screen")
+        await wait_for(
+            pilot, lambda: getattr(app.screen, "game", None) is client.game, what="the game screen"
+        )
         game = client.game
         last_t = header["t0"]
         walked = playout[:STATES]
@@ -257,16 +309,28 @@ async def test_every_key_the_footer_lists_is_accepted(ruleset, names, part):
             clocks = sorted({last_t, event["t"]} if ruleset == "knock" else {event["t"]})
             for clock in clocks if index >= first else ():
                 client.clock_ms = clock
-                pressed += await press_every_listed_key(pilot, app, client, refusals,
-                                                        f"{ruleset} before event {index + 1} at {clock}",
-                                                        index)
+                pressed += await press_every_listed_key(
+                    pilot,
+                    app,
+                    client,
+                    refusals,
+                    f"{ruleset} before event {index + 1} at {clock}",
+                    index,
+                )
             notes = game.apply(event["seat"], event["action"], event["t"])
             client.events.append(event)
             client.notes.append(notes)
             last_t = event["t"]
             app.post_message(host_message({"type": "event", **event, "notes": notes}))
-            await wait_for(pilot, lambda: game.finished or app.screen.version > 0 and
-                           app.screen.logged_seq >= event["seq"], what="the event on screen")
+            await wait_for(
+                pilot,
+                lambda: (
+                    game.finished
+                    or app.screen.version > 0
+                    and app.screen.logged_seq >= event["seq"]
+                ),
+                what="the event on screen",
+            )
             if game.finished:
                 break
     assert pressed > 30 // PARTS, "the walk pressed hardly any key: it tests nothing"

@@ -25,7 +25,9 @@ async def test_help_over_the_end_box_explains_the_rating_change_first():
         assert words.startswith("## Your rating"), words[:80]
         assert "third place of four can gain a little" in words
         await pilot.press("escape")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box again")
+        await wait_for(
+            pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box again"
+        )
 
 
 def test_the_dice_help_says_what_a_hints_figure_is():

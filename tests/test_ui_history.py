@@ -31,11 +31,14 @@ async def watch_bos_game(host, other, pilot, app, client) -> None:
     await other.start()
     await play_a_turn(other)
     await play_a_turn(other)
-    await pilot.press("r")                                   # refresh the table list
+    await pilot.press("r")  # refresh the table list
     await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
-    await pilot.press("s")                                   # watch
-    await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice" and app.screen.is_mounted,
-                   what="the dice screen")
+    await pilot.press("s")  # watch
+    await wait_for(
+        pilot,
+        lambda: getattr(app.screen, "RULESET", None) == "dice" and app.screen.is_mounted,
+        what="the dice screen",
+    )
     await settle(pilot, client)
 
 
@@ -46,11 +49,20 @@ async def test_a_late_spectator_sees_the_moves_made_before(tmp_path):
             await watch_bos_game(host, other, pilot, app, client)
             lines = log_lines(app)
             assert sum("Bo throws" in line for line in lines) == 4, lines
-            assert sum(line.startswith("Bo scores") or line.startswith("Bo scratches") for line in lines) == 2
+            assert (
+                sum(
+                    line.startswith("Bo scores") or line.startswith("Bo scratches")
+                    for line in lines
+                )
+                == 2
+            )
             # The game goes on: each new move is one more line, not a repeat of the past.
             await other.act({"type": "roll", "hold": []})
-            await wait_for(pilot, lambda: sum("Bo throws" in line for line in log_lines(app)) >= 5,
-                           what="the next throw in the log")
+            await wait_for(
+                pilot,
+                lambda: sum("Bo throws" in line for line in log_lines(app)) >= 5,
+                what="the next throw in the log",
+            )
             await settle(pilot, client)
             assert sum("Bo throws" in line for line in log_lines(app)) == 5
             await client.close()
@@ -75,14 +87,16 @@ async def test_moves_missed_in_a_gap_come_back_once_with_the_resync(tmp_path):
                 client_dispatch(message)
 
             client._dispatch = lossy
-            await other.act({"type": "roll", "hold": []})    # lost on the way to Cy
-            await other.act({"type": "roll", "hold": [0]})   # a gap: Cy asks the host again
+            await other.act({"type": "roll", "hold": []})  # lost on the way to Cy
+            await other.act({"type": "roll", "hold": [0]})  # a gap: Cy asks the host again
             await wait_for(pilot, lambda: bool(games_seen), what="the host's whole log")
-            await wait_for(pilot, lambda: len(log_lines(app)) >= len(before) + 2, what="the missed throws")
+            await wait_for(
+                pilot, lambda: len(log_lines(app)) >= len(before) + 2, what="the missed throws"
+            )
             await settle(pilot, client)
             after = log_lines(app)
-            assert after[:len(before)] == before, "the history is not written again"
-            new = after[len(before):]
+            assert after[: len(before)] == before, "the history is not written again"
+            new = after[len(before) :]
             assert len(new) == 2 and all(line.startswith("Bo throws") for line in new), new
             # A resync with nothing missed adds nothing.
             games_seen.clear()

@@ -52,6 +52,7 @@ class ScriptedSeat:
         async def never():
             await asyncio.Event().wait()
             yield {}
+
         return never()
 
     async def _nothing(self, *args, **kwargs) -> None:
@@ -75,8 +76,10 @@ def joker_game():
     raise AssertionError("no seed lets seat 0 roll first")
 
 
-@pytest.mark.parametrize("second_key, expected", [("5", {"type": "lay", "card": 8, "extra": 5}),
-                                                   ("enter", {"type": "lay", "card": 8})])
+@pytest.mark.parametrize(
+    "second_key, expected",
+    [("5", {"type": "lay", "card": 8, "extra": 5}), ("enter", {"type": "lay", "card": 8})],
+)
 async def test_joker_throw_lays_the_target_and_a_second_card(second_key, expected):
     game, seed = joker_game()
     client = ScriptedSeat(game, {"ruleset": "knock", "seats": ["Ana", "Bo"], "seed": seed, "t0": 0})
@@ -88,7 +91,7 @@ async def test_joker_throw_lays_the_target_and_a_second_card(second_key, expecte
         game.apply(0, {"type": "roll"}, 30)
         assert game.view(0)["roll"]["joker"] and game.view(0)["roll"]["targets"] == [8]
         app.post_message(host_message({"type": "event", **event}))
-        await pilot.pause()                               # the screen has handled the event
+        await pilot.pause()  # the screen has handled the event
         await pilot.press("8")
         await pilot.pause()
         assert client.sent == [], "the target card alone waits for the second card"
@@ -96,9 +99,10 @@ async def test_joker_throw_lays_the_target_and_a_second_card(second_key, expecte
         await pilot.press(second_key)
         await wait_for(pilot, lambda: bool(client.sent), what="the lay")
         assert client.sent == [expected]
-        game.apply(0, expected, 40)                      # the engine takes it as sent
+        game.apply(0, expected, 40)  # the engine takes it as sent
         assert {c["number"] for c in game.view(0)["players"][0]["open"]}.isdisjoint(
-            [expected["card"], expected.get("extra")])
+            [expected["card"], expected.get("extra")]
+        )
 
 
 async def test_the_target_pressed_again_keeps_the_first_pick_and_says_so_once():
@@ -111,7 +115,11 @@ async def test_the_target_pressed_again_keeps_the_first_pick_and_says_so_once():
         app.route()
         await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "knock", what="knock")
         game.apply(0, {"type": "roll"}, 30)
-        app.post_message(host_message({"type": "event", "seq": 5, "t": 30, "seat": 0, "action": {"type": "roll"}}))
+        app.post_message(
+            host_message(
+                {"type": "event", "seq": 5, "t": 30, "seat": 0, "action": {"type": "roll"}}
+            )
+        )
         await pilot.pause()
         await pilot.press("8")
         await pilot.pause()
@@ -121,8 +129,11 @@ async def test_the_target_pressed_again_keeps_the_first_pick_and_says_so_once():
             await pilot.pause()
         assert client.sent == [], "the same card again is not sent (the host would refuse it)"
         assert screen.joker_first == 8, "the first pick stays"
-        await wait_for(pilot, lambda: any("goes down already" in text.plain for text in screen.movelog().said),
-                       what="the refusal in the log")
+        await wait_for(
+            pilot,
+            lambda: any("goes down already" in text.plain for text in screen.movelog().said),
+            what="the refusal in the log",
+        )
         said = [text.plain for text in screen.movelog().said if "goes down already" in text.plain]
         assert len(said) == 1, said
         await pilot.press("5")

@@ -18,7 +18,9 @@ async def press_ctrl_l_once(pilot, app) -> None:
     await pilot.press("ctrl+l")
     await wait_for(pilot, lambda: type(app.screen).__name__ == "LobbyScreen", what="the lobby")
     names = [type(screen).__name__ for screen in app.screen_stack]
-    assert not any(name.endswith(("GameScreen", "DiceScreen", "EndScreen")) for name in names), names
+    assert not any(name.endswith(("GameScreen", "DiceScreen", "EndScreen")) for name in names), (
+        names
+    )
     assert any("in the lobby" in words for words in app.notices_shown), app.notices_shown
 
 
@@ -30,10 +32,14 @@ async def test_one_ctrl_l_reaches_the_lobby(tmp_path, where):
             await seat_both(pilot, app, client, other, "dice", {})
             if where != "game":
                 await play_dice_to_the_end(pilot, app, client, other)
-                await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box")
+                await wait_for(
+                    pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box"
+                )
             if where == "board":
                 await pilot.press("escape")
-                await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="the board")
+                await wait_for(
+                    pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="the board"
+                )
             await press_ctrl_l_once(pilot, app)
             assert client.table is None
             if where == "game":
@@ -42,5 +48,7 @@ async def test_one_ctrl_l_reaches_the_lobby(tmp_path, where):
                 assert any("Your seat waits 30 s" in words for words in app.notices_shown)
                 await wait_for(pilot, lambda: other.table["seats"][1]["away"], what="Ana away")
             else:
-                await wait_for(pilot, lambda: len(other.table["seats"]) == 1, what="Ana's seat freed")
+                await wait_for(
+                    pilot, lambda: len(other.table["seats"]) == 1, what="Ana's seat freed"
+                )
             await client.close()

@@ -4,7 +4,6 @@ plain text, start; and the help screen, for the lobby and for the game being pla
 from __future__ import annotations
 
 import pytest
-
 from textual.widgets import Footer
 
 from kismet_tui.screens.help import HelpScreen
@@ -37,16 +36,23 @@ async def test_lobby_create_ready_refusal_chat_start(tmp_path):
             await ana_makes_a_race_table_bo_joins(pilot, client, bo)
             # Starting before Bo is ready is refused, in words, and nothing starts.
             await pilot.press("g")
-            await wait_for(pilot, lambda: any("ready" in n for n in notifications(app)), what="the refusal")
+            await wait_for(
+                pilot, lambda: any("ready" in n for n in notifications(app)), what="the refusal"
+            )
             assert client.game is None
             await bo.ready()
-            await wait_for(pilot, lambda: "✓ Bo" in str(app.screen.query_one("#mytable").content),
-                           what="Bo ready in the seats panel")
+            await wait_for(
+                pilot,
+                lambda: "✓ Bo" in str(app.screen.query_one("#mytable").content),
+                what="Bo ready in the seats panel",
+            )
             assert "Ana" in str(app.screen.query_one("#mytable").content)
             # Chat: markup in a message is never interpreted; it arrives as plain text.
             stream = bo.messages()
             await pilot.press("t")
-            await wait_for(pilot, lambda: app.screen.query_one(ChatInput).has_focus, what="the chat line")
+            await wait_for(
+                pilot, lambda: app.screen.query_one(ChatInput).has_focus, what="the chat line"
+            )
             # The chat line is on screen, above the footer, not hidden under it.
             chat_line = app.screen.query_one(ChatInput).region
             footer = app.screen.query_one(Footer).region
@@ -60,12 +66,21 @@ async def test_lobby_create_ready_refusal_chat_start(tmp_path):
                 if msg.get("type") == "chat":
                     chat = msg
             assert chat["name"] == "Ana" and chat["text"].startswith("hi ")
-            await wait_for(pilot, lambda: any("Ana: hi" in line.text for line in app.screen.query_one("#lobbylog").lines),
-                           what="the chat line in the lobby log")
+            await wait_for(
+                pilot,
+                lambda: any(
+                    "Ana: hi" in line.text for line in app.screen.query_one("#lobbylog").lines
+                ),
+                what="the chat line in the lobby log",
+            )
             lobby_log = "\n".join(line.text for line in app.screen.query_one("#lobbylog").lines)
             assert "Ana: hi [b]x" in lobby_log  # as typed, shown as plain text
             await pilot.press("g")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen")
+            await wait_for(
+                pilot,
+                lambda: getattr(app.screen, "RULESET", None) == "race",
+                what="the race screen",
+            )
             assert client.game is not None and client.game.seats == 2
             await client.close()
 
@@ -79,15 +94,23 @@ async def test_help_opens_for_the_lobby_and_for_the_game(tmp_path):
             await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
             assert "In the lobby" in app.screen.source
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed")
-            await pilot.press("n", "enter", "g")                  # a solo dice game
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            await wait_for(
+                pilot, lambda: not isinstance(app.screen, HelpScreen), what="help closed"
+            )
+            await pilot.press("n", "enter", "g")  # a solo dice game
+            await wait_for(
+                pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice"
+            )
             await pilot.press("f1")
-            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help in the game")
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, HelpScreen), what="help in the game"
+            )
             source = app.screen.source
             assert "Yarborough" in source and "second kismet" in source.lower()
             await pilot.press("escape")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="back to dice")
+            await wait_for(
+                pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="back to dice"
+            )
             await client.close()
 
 
@@ -100,16 +123,27 @@ async def test_spectator_watches_and_cannot_act(tmp_path):
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
             await pilot.press("r")
             await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
-            await pilot.press("s")                                   # watch
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
+            await pilot.press("s")  # watch
+            await wait_for(
+                pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice"
+            )
             assert client.seat is None
             assert "watching" in str(app.screen.query_one("StatusBar").content)
-            await pilot.press("r", "enter")                          # no effect for a watcher
-            await bo.act({"type": "roll", "hold": []})               # but Bo's throw shows
-            await wait_for(pilot, lambda: client.game.view(None)["rolls_used"] == 1, what="Bo's throw")
-            await wait_for(pilot, lambda: any("Bo throws" in line.text for line in app.screen.query_one("#movelog").lines),
-                           what="Bo's throw in the move log")
-            assert client.game.view(None)["cards"][0] == {box: None for box in client.game.view(None)["boxes"]}
+            await pilot.press("r", "enter")  # no effect for a watcher
+            await bo.act({"type": "roll", "hold": []})  # but Bo's throw shows
+            await wait_for(
+                pilot, lambda: client.game.view(None)["rolls_used"] == 1, what="Bo's throw"
+            )
+            await wait_for(
+                pilot,
+                lambda: any(
+                    "Bo throws" in line.text for line in app.screen.query_one("#movelog").lines
+                ),
+                what="Bo's throw in the move log",
+            )
+            assert client.game.view(None)["cards"][0] == {
+                box: None for box in client.game.view(None)["boxes"]
+            }
             await client.close()
 
 
@@ -133,10 +167,13 @@ async def test_the_owners_removal_is_told_on_screen(tmp_path):
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
             await ana_makes_a_race_table_bo_joins(pilot, client, bo)
-            await pilot.press("x", "enter")                  # remove the (first) unready player
+            await pilot.press("x", "enter")  # remove the (first) unready player
             await wait_for(pilot, lambda: len(client.table["seats"]) == 1, what="Bo removed")
-            await wait_for(pilot, lambda: any("Bo" in n and "remov" in n for n in notifications(app)),
-                           what="word of the removal")
+            await wait_for(
+                pilot,
+                lambda: any("Bo" in n and "remov" in n for n in notifications(app)),
+                what="word of the removal",
+            )
             assert "remov" in str(app.screen.query_one("StatusBar").content)
             await client.close()
 
@@ -146,25 +183,41 @@ async def test_the_owner_picks_whom_to_remove_or_keeps_everyone(tmp_path):
     last unready, as x did before); escape keeps everyone."""
     from kismet_tui.screens.remove import RemoveScreen
 
-    async with running_host(tmp_path) as host, connected(host, "Bo") as bo, connected(host, "Cy") as cy:
+    async with (
+        running_host(tmp_path) as host,
+        connected(host, "Bo") as bo,
+        connected(host, "Cy") as cy,
+    ):
         app, client = make_app(host, "Ana")
         async with app.run_test(size=(80, 24)) as pilot:
             await ana_makes_a_race_table_bo_joins(pilot, client, bo)
             await cy.join_table(client.table["id"])
             await bo.ready()
-            await wait_for(pilot, lambda: len(client.table["seats"]) == 3 and client.table["seats"][1]["ready"],
-                           what="Cy seated and Bo ready")
+            await wait_for(
+                pilot,
+                lambda: len(client.table["seats"]) == 3 and client.table["seats"][1]["ready"],
+                what="Cy seated and Bo ready",
+            )
             await pilot.press("x")
-            await wait_for(pilot, lambda: isinstance(app.screen, RemoveScreen), what="whom to remove")
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, RemoveScreen), what="whom to remove"
+            )
             listed = str(app.screen.query_one("#remove-list").content)
             assert listed.index("Cy") < listed.index("Bo"), "the unready player first"
             assert "not ready" in listed and "Ana" not in listed.split("\n", 2)[2]
             await pilot.press("escape")
-            await wait_for(pilot, lambda: not isinstance(app.screen, RemoveScreen), what="the box closed")
+            await wait_for(
+                pilot, lambda: not isinstance(app.screen, RemoveScreen), what="the box closed"
+            )
             await pilot.press("x")
-            await wait_for(pilot, lambda: isinstance(app.screen, RemoveScreen), what="whom to remove")
-            await pilot.press("2")                                  # Bo, though he is ready
-            await wait_for(pilot, lambda: [s["name"] for s in client.table["seats"]] == ["Ana", "Cy"],
-                           what="Bo removed, Cy kept")
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, RemoveScreen), what="whom to remove"
+            )
+            await pilot.press("2")  # Bo, though he is ready
+            await wait_for(
+                pilot,
+                lambda: [s["name"] for s in client.table["seats"]] == ["Ana", "Cy"],
+                what="Bo removed, Cy kept",
+            )
             await wait_for(pilot, lambda: bo.table is None, what="Bo told and gone")
             await client.close()

@@ -25,8 +25,10 @@ async def test_a_table_opened_later_shows_in_the_lobby_by_itself(tmp_path):
 
         client.list_tables = counted
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: client.state == "connected" and len(asked) == 1, what="the first ask")
-            await bo.create_table("knock", {})                 # after the lobby asked
+            await wait_for(
+                pilot, lambda: client.state == "connected" and len(asked) == 1, what="the first ask"
+            )
+            await bo.create_table("knock", {})  # after the lobby asked
             await wait_for(pilot, lambda: len(app.screen.tables) == 1, what="the pushed table")
             grid = app.screen.query_one("#tables")
             await wait_for(pilot, lambda: grid.row_count == 1, what="the table drawn")
@@ -36,16 +38,23 @@ async def test_a_table_opened_later_shows_in_the_lobby_by_itself(tmp_path):
 
 def counting(calls: list, name: str, method):
     """`method`, noting each call's first argument under `name` in `calls`."""
+
     def counted(*args, **kwargs):
         calls.append((name, args[0] if args else None))
         return method(*args, **kwargs)
+
     return counted
 
 
 async def test_the_lobby_redraws_only_the_rows_that_changed(tmp_path):
-    async with running_host(tmp_path) as host, connected(host, "Bo") as bo, \
-            connected(host, "Cy") as cy, connected(host, "Di") as di, connected(host, "Eve") as eve, \
-            connected(host, "Fi") as fi:
+    async with (
+        running_host(tmp_path) as host,
+        connected(host, "Bo") as bo,
+        connected(host, "Cy") as cy,
+        connected(host, "Di") as di,
+        connected(host, "Eve") as eve,
+        connected(host, "Fi") as fi,
+    ):
         first = (await bo.create_table("dice"))["id"]
         second = (await cy.create_table("race"))["id"]
         app, client = make_app(host, "Ana")
@@ -58,16 +67,20 @@ async def test_the_lobby_redraws_only_the_rows_that_changed(tmp_path):
             first_row = grid.rows[RowKey(str(first))]
 
             await di.join_table(second)  # the second table's seats change
-            await wait_for(pilot, lambda: str(grid.get_cell(str(second), "seats")).startswith("2/"),
-                           what="the second table's new seat")
+            await wait_for(
+                pilot,
+                lambda: str(grid.get_cell(str(second), "seats")).startswith("2/"),
+                what="the second table's new seat",
+            )
             assert {name for name, _ in calls} == {"update_cell"}, calls
             assert {str(row) for _, row in calls} == {str(second)}, "only the changed row redrawn"
             assert grid.rows[RowKey(str(first))] is first_row  # the other row was never rebuilt
 
             calls.clear()
             await eve.join_table(first, spectator=True)  # a watcher: nothing the lobby shows
-            await wait_for(pilot, lambda: app.screen.tables[0]["spectators"] == 1,
-                           what="the watcher pushed")
+            await wait_for(
+                pilot, lambda: app.screen.tables[0]["spectators"] == 1, what="the watcher pushed"
+            )
             await settle(pilot, client)
             assert calls == [], "a change the lobby does not show redrew nothing"
 

@@ -25,14 +25,20 @@ def sentences_said(app) -> list[str]:
     return [text.plain for text in app.screen.query_one("#movelog").said]
 
 
-@pytest.mark.parametrize("game, screen", [(snaps.dice_mid_game, "DiceScreen"), (snaps.knock_mid_game, "KnockScreen")])
+@pytest.mark.parametrize(
+    "game, screen", [(snaps.dice_mid_game, "DiceScreen"), (snaps.knock_mid_game, "KnockScreen")]
+)
 async def test_the_move_log_wraps_again_when_the_window_shrinks(game, screen):
     app = KismetApp(game(), address="this computer")
     async with app.run_test(size=(160, 40)) as pilot:
         await snaps.until_screen(screen)(pilot)
         await pilot.resize_terminal(80, 24)
         log = app.screen.query_one("#movelog")
-        await wait_for(pilot, lambda: log.wrapped_at == log.scrollable_content_region.width, what="the log wrapped again")
+        await wait_for(
+            pilot,
+            lambda: log.wrapped_at == log.scrollable_content_region.width,
+            what="the log wrapped again",
+        )
         width = log.scrollable_content_region.width
         rows = log_rows(app)
         assert rows and max(len(row) for row in rows) <= width
@@ -45,7 +51,11 @@ async def test_knock_move_log_uses_the_width_of_a_big_window():
     async with app.run_test(size=(200, 50)) as pilot:
         await snaps.until_screen("KnockScreen")(pilot)
         log = app.screen.query_one("#movelog")
-        await wait_for(pilot, lambda: log.wrapped_at == log.scrollable_content_region.width, what="the log wrapped again")
+        await wait_for(
+            pilot,
+            lambda: log.wrapped_at == log.scrollable_content_region.width,
+            what="the log wrapped again",
+        )
         assert log.scrollable_content_region.width > 150
         # Every sentence of this game fits one line of a 175-column log.
         assert len(log_rows(app)) == len(sentences_said(app))
@@ -55,16 +65,26 @@ def knock_after_ana_knocked():
     def ana_knocked_on_another(game):
         view = game.view(0)
         roll = view.get("roll") or {}
-        return (view["phase"] == "play" and roll.get("roller") not in (None, 0)
-                and 0 in roll.get("knocked", []) and view.get("stage") == "decide")
+        return (
+            view["phase"] == "play"
+            and roll.get("roller") not in (None, 0)
+            and 0 in roll.get("knocked", [])
+            and view.get("stage") == "decide"
+        )
 
     return snaps.ScriptedClient.at("knock", snaps.THREE, until=ana_knocked_on_another)
 
 
-@pytest.mark.parametrize("game, first_words", [
-    (snaps.knock_mid_game, "Knock on Bot 1 (easy)'s throw: k, or the key of the card you would lay"),
-    (knock_after_ana_knocked, "You knocked on "),
-])
+@pytest.mark.parametrize(
+    "game, first_words",
+    [
+        (
+            snaps.knock_mid_game,
+            "Knock on Bot 1 (easy)'s throw: k, or the key of the card you would lay",
+        ),
+        (knock_after_ana_knocked, "You knocked on "),
+    ],
+)
 async def test_knock_says_what_to_do_in_sentences_that_fit_80_columns(game, first_words):
     app = KismetApp(game(), address="this computer")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -95,14 +115,18 @@ TWO = ["Ana", "Bo"]
 
 
 def race_whole_game():
-    return snaps.ScriptedClient.at("race", TWO)  # to its end (two rounds of it end with every match grabbed)
+    return snaps.ScriptedClient.at(
+        "race", TWO
+    )  # to its end (two rounds of it end with every match grabbed)
 
 
 def assert_grabbed_all_after_who_took_them(lines: list[str]) -> None:
     ends = [i for i, line in enumerate(lines) if line == "Every matching card has been grabbed."]
     assert ends, "this playout never ends a round with every match grabbed"
     for i in ends:
-        assert " takes the " in lines[i - 1] or " grabbed a wrong " in lines[i - 1], lines[i - 3:i + 1]
+        assert " takes the " in lines[i - 1] or " grabbed a wrong " in lines[i - 1], lines[
+            i - 3 : i + 1
+        ]
 
 
 def test_race_history_says_every_card_was_grabbed_after_who_took_them():
@@ -124,7 +148,9 @@ async def test_race_log_says_every_card_was_grabbed_after_who_took_them():
         screen = app.screen
         app.publish([app.source.next_event() for _ in client.events])
         await wait_for(pilot, lambda: screen.version >= len(client.events), what="every event")
-        assert_grabbed_all_after_who_took_them([text.plain for text in screen.query_one("#movelog").said])
+        assert_grabbed_all_after_who_took_them(
+            [text.plain for text in screen.query_one("#movelog").said]
+        )
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -160,7 +186,9 @@ def test_race_grab_mark_is_not_the_pile_mark(ascii_drawing):
     finally:
         use_ascii(False)
     assert pile != grab
-    assert others == ([".", "-", "~", "->", "up/dn"] if ascii_drawing else ["·", "–", "≈", "→", "↑↓"])
+    assert others == (
+        [".", "-", "~", "->", "up/dn"] if ascii_drawing else ["·", "–", "≈", "→", "↑↓"]
+    )
     assert rows[1].rstrip().endswith(f"{pile} {grab}") and not rows[0].rstrip().endswith(grab)
 
 
@@ -177,15 +205,20 @@ async def test_a_refusal_goes_from_the_top_line_once_you_have_acted(tmp_path):
             await pilot.press("1", "2", "3", "4", "5", "r")
             assert app.notice is not None and app.notice.words.startswith("All five dice are held")
             await pilot.press("enter")  # scoring is what the refusal asked for
-            await wait_for(pilot, lambda: game.view(0)["turn"] > 0 or game.finished, what="the score")
+            await wait_for(
+                pilot, lambda: game.view(0)["turn"] > 0 or game.finished, what="the score"
+            )
             await pilot.pause()
             assert app.notice is None
 
 
 def footer_words(app) -> list[str]:
     """What the footer offers now, in order (enabled, shown bindings)."""
-    return [active.binding.description for active in app.screen.active_bindings.values()
-            if active.enabled and active.binding.show]
+    return [
+        active.binding.description
+        for active in app.screen.active_bindings.values()
+        if active.enabled and active.binding.show
+    ]
 
 
 async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
@@ -197,8 +230,11 @@ async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
         await snaps.until_screen("DiceScreen")(pilot)
         assert "Play" in footer_words(app) and "Pause" not in footer_words(app)
         await pilot.press("space")
-        await wait_for(pilot, lambda: "Pause" in footer_words(app) and "Play" not in footer_words(app),
-                       what="Pause in the footer")
+        await wait_for(
+            pilot,
+            lambda: "Pause" in footer_words(app) and "Play" not in footer_words(app),
+            what="Pause in the footer",
+        )
         await pilot.press("space")
         await wait_for(pilot, lambda: "Play" in footer_words(app), what="Play in the footer")
         # The rest of the game at once (a few events may have played while it was playing).
@@ -210,8 +246,11 @@ async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
         words = footer_words(app)
         assert not {"Play", "Pause", "Step", "Speed", "End"} & set(words), words
         assert "Back" in words, words
-        await wait_for(pilot, lambda: all(key.region.width > 0 for key in app.screen.query("FooterKey")),
-                       what="the footer drawn")
+        await wait_for(
+            pilot,
+            lambda: all(key.region.width > 0 for key in app.screen.query("FooterKey")),
+            what="the footer drawn",
+        )
         assert all(key.region.right <= 80 for key in app.screen.query("FooterKey"))
 
 
@@ -236,7 +275,9 @@ async def test_lobby_y_says_not_ready_once_you_are_ready(tmp_path):
             await wait_for(pilot, lambda: "Not ready" in footer_words(app), what="y Not ready")
             assert "Ready" not in footer_words(app)
             await pilot.press("y")
-            await wait_for(pilot, lambda: not other.table["seats"][1]["ready"], what="not ready again")
+            await wait_for(
+                pilot, lambda: not other.table["seats"][1]["ready"], what="not ready again"
+            )
             await wait_for(pilot, lambda: "Ready" in footer_words(app), what="y Ready again")
             await client.close()
 
@@ -249,20 +290,24 @@ def screen_rows(app) -> list[str]:
 
     update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
     out = io.StringIO()
-    Console(file=out, color_system=None, width=app.size.width, height=app.size.height).print(update, end="")
+    Console(file=out, color_system=None, width=app.size.width, height=app.size.height).print(
+        update, end=""
+    )
     return out.getvalue().split("\n")
 
 
 def nothing_beside(app, box) -> list[str]:
     """The text on the box's rows left and right of it (there should be none)."""
     region = box.region
-    rows = screen_rows(app)[region.y:region.bottom]
-    return [side for row in rows for side in (row[:region.x], row[region.right:]) if side.strip()]
+    rows = screen_rows(app)[region.y : region.bottom]
+    return [side for row in rows for side in (row[: region.x], row[region.right :]) if side.strip()]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_no_cut_words_of_the_board_beside_the_end_box(size):
-    app = KismetApp(snaps.ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"]), address="this computer")
+    app = KismetApp(
+        snaps.ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"]), address="this computer"
+    )
     async with app.run_test(size=size) as pilot:
         await snaps.until_screen("EndScreen")(pilot)
         box = app.screen.query_one("#ranking").parent
@@ -274,12 +319,16 @@ async def test_no_cut_words_of_the_lobby_beside_the_new_table_form():
     async with app.run_test(size=(80, 24)) as pilot:
         await snaps.until_screen("LobbyScreen")(pilot)
         for number in range(30):
-            app.screen.query_one("#lobbylog").write(f"Line {number} of the lobby's log, long enough to reach its right edge.")
+            app.screen.query_one("#lobbylog").write(
+                f"Line {number} of the lobby's log, long enough to reach its right edge."
+            )
         await pilot.press("l")  # (leave the scripted table: the form opens only away from one)
         app.client.table = None
         app.screen.refresh_bindings()
         await pilot.press("n")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "NewTableScreen", what="the form")
+        await wait_for(
+            pilot, lambda: type(app.screen).__name__ == "NewTableScreen", what="the form"
+        )
         await pilot.press("right")  # race: the form's longest
         await pilot.pause()
         assert nothing_beside(app, app.screen.query_one("#form").parent) == []
@@ -300,7 +349,9 @@ def test_a_name_too_long_loses_its_remark_before_it_is_cut():
         assert "…" not in text and "Bot 1 " in text and "Bot 2 " in text, text
 
 
-@pytest.mark.parametrize("width, expected", [(80, "Dice bot: 40 %"), (120, "Preparing the perfect dice bot: 40 %")])
+@pytest.mark.parametrize(
+    "width, expected", [(80, "Dice bot: 40 %"), (120, "Preparing the perfect dice bot: 40 %")]
+)
 async def test_the_build_words_never_cut_the_place_name(width, expected, monkeypatch):
     from kismet_tui.screens.game import GameScreen
     from kismet_tui.widgets.status import StatusBar
@@ -308,7 +359,9 @@ async def test_the_build_words_never_cut_the_place_name(width, expected, monkeyp
     # The screen's clock, switched off until the test says (its once-a-second interval, made
     # when the screen mounts, may fire mid-test on a slow machine).
     clocks_on, show_clocks = [False], GameScreen.show_clocks
-    monkeypatch.setattr(GameScreen, "show_clocks", lambda self: show_clocks(self) if clocks_on[0] else None)
+    monkeypatch.setattr(
+        GameScreen, "show_clocks", lambda self: show_clocks(self) if clocks_on[0] else None
+    )
     app = KismetApp(snaps.dice_mid_game(), address="this computer")
     async with app.run_test(size=(width, 24 if width == 80 else 40)) as pilot:
         await snaps.until_screen("DiceScreen")(pilot)
@@ -318,13 +371,21 @@ async def test_the_build_words_never_cut_the_place_name(width, expected, monkeyp
         app.build_words = ("Preparing the perfect dice bot: 40 %", "Dice bot: 40 %")
         await pilot.pause()
         shown = bar.shown
-        assert "dice · you are Ana" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
+        assert (
+            "dice · you are Ana" in shown
+            and shown.rstrip().endswith(expected)
+            and len(shown) <= width
+        ), shown
         # A running clock is what matters now [D31]: it stays whole, the place name gives way.
         clocks_on[0] = True
         screen.show_clocks()
         await pilot.pause()
         shown = bar.shown
-        assert "Your turn: 1:00 left" in shown and shown.rstrip().endswith(expected) and len(shown) <= width, shown
+        assert (
+            "Your turn: 1:00 left" in shown
+            and shown.rstrip().endswith(expected)
+            and len(shown) <= width
+        ), shown
 
 
 async def test_a_notice_too_long_for_the_line_is_shown_whole_at_once():
@@ -332,8 +393,10 @@ async def test_a_notice_too_long_for_the_line_is_shown_whole_at_once():
     every few seconds), and gives the rows back when it goes."""
     from kismet_tui.widgets.status import StatusBar
 
-    words = ("Not everyone is ready: waiting for Bot 1 (medium), Bot 2 (hard), Bartholomew Longname "
-             "and Cy to press r before the game can start again.")
+    words = (
+        "Not everyone is ready: waiting for Bot 1 (medium), Bot 2 (hard), Bartholomew Longname "
+        "and Cy to press r before the game can start again."
+    )
     app = KismetApp(snaps.dice_mid_game(), address="this computer")
     async with app.run_test(size=(80, 24)) as pilot:
         await snaps.until_screen("DiceScreen")(pilot)
@@ -345,8 +408,10 @@ async def test_a_notice_too_long_for_the_line_is_shown_whole_at_once():
         # The game's clock stays beside the notice, at the end of its last line [D31].
         assert lines[-1].rstrip().endswith(clock), lines
         assert 1 < len(lines) <= 3 and all(len(line) <= 80 for line in lines), lines
-        read = " ".join(line.split(clock)[0].strip()[1:] if n == 0 else line.split(clock)[0]
-                        for n, line in enumerate(lines))
+        read = " ".join(
+            line.split(clock)[0].strip()[1:] if n == 0 else line.split(clock)[0]
+            for n, line in enumerate(lines)
+        )
         assert " ".join(read.split()) == words  # every word, in order, none lost, no "…"
         assert bar.page_timer is None, "nothing turns"
         app.clear_notice(app.notice)
@@ -357,7 +422,9 @@ def knock_next_throw_after_ana_knocked():
     def next_throw(game):
         view = game.view(0)
         roll = view.get("roll") or {}
-        return view["phase"] == "play" and 0 in roll.get("knocked", []) and view.get("stage") == "roll"
+        return (
+            view["phase"] == "play" and 0 in roll.get("knocked", []) and view.get("stage") == "roll"
+        )
 
     return snaps.ScriptedClient.at("knock", snaps.THREE, until=next_throw)
 

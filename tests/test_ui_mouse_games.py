@@ -17,8 +17,8 @@ import pytest
 from kismet_tui.app import KismetApp
 from kismet_tui.rules import IllegalAction
 from kismet_tui.screens.dice import ALL_HELD, SHORT, load_advisor
-from tests.test_ui_dice import wait_for
 from tests.scripted import OPTIONS, T0, table_for
+from tests.test_ui_dice import wait_for
 from tests.test_ui_footer_walk import RefereeClient
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
@@ -27,8 +27,11 @@ TWO = ["Ana", "Bot 1 (medium)"]
 
 
 async def open_game(pilot, app, screen: str):
-    await wait_for(pilot, lambda: type(app.screen).__name__ == screen and app.screen.is_mounted,
-                   what=f"the {screen}")
+    await wait_for(
+        pilot,
+        lambda: type(app.screen).__name__ == screen and app.screen.is_mounted,
+        what=f"the {screen}",
+    )
     await pilot.pause()
     return app.screen
 
@@ -85,8 +88,10 @@ async def test_a_click_on_a_die_holds_it_and_another_releases_it_then_throw_keep
         screen = await open_game(pilot, app, "DiceScreen")
         await pilot.click("#dice", offset=die_offset(1))
         await wait_for(pilot, lambda: screen.held == {1}, what="die 2 held by a click")
-        await pilot.click("#dice", offset=(3 * 8 + 3, 5))   # die 4's label line
-        await wait_for(pilot, lambda: screen.held == {1, 3}, what="die 4 held by a click on its label")
+        await pilot.click("#dice", offset=(3 * 8 + 3, 5))  # die 4's label line
+        await wait_for(
+            pilot, lambda: screen.held == {1, 3}, what="die 4 held by a click on its label"
+        )
         await pilot.click("#dice", offset=die_offset(3))
         await wait_for(pilot, lambda: screen.held == {1}, what="die 4 released by a click")
         x, y = where(screen.drawn["buttons"], "Throw")
@@ -146,10 +151,14 @@ async def test_the_hint_is_a_button():
     app, refusals = running(client)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_game(pilot, app, "DiceScreen")
-        await wait_for(pilot, lambda: "Hint" in screen.drawn["buttons"].plain, what="the Hint button")
+        await wait_for(
+            pilot, lambda: "Hint" in screen.drawn["buttons"].plain, what="the Hint button"
+        )
         x, y = where(screen.drawn["buttons"], "Hint")
         await pilot.click("#buttons", offset=(x, y))
-        await wait_for(pilot, lambda: screen.hint_key is not None, what="the hint shown", seconds=60)
+        await wait_for(
+            pilot, lambda: screen.hint_key is not None, what="the hint shown", seconds=60
+        )
         assert any(line.plain.startswith("Hint") for line in screen.movelog().said)
         assert not client.sent and not refusals, "a hint only marks: the player decides"
 
@@ -193,14 +202,16 @@ async def test_a_hidden_button_does_nothing_and_all_five_held_says_why_as_r_does
         x, y = where(screen.drawn["buttons"], "Throw")
         for pos in range(5):
             await pilot.click("#dice", offset=die_offset(pos))
-        await wait_for(pilot, lambda: screen.held == {0, 1, 2, 3, 4}, what="all five held by clicks")
+        await wait_for(
+            pilot, lambda: screen.held == {0, 1, 2, 3, 4}, what="all five held by clicks"
+        )
         await pilot.pause()
         assert "Throw" not in screen.drawn["buttons"].plain
         before = screen.cursor
-        await pilot.click("#buttons", offset=(x, y))     # where Throw was
+        await pilot.click("#buttons", offset=(x, y))  # where Throw was
         await pilot.pause()
         assert not client.sent and not refusals and screen.cursor == before
-        await screen.action_click("roll")                # a click that was on its way
+        await screen.action_click("roll")  # a click that was on its way
         await wait_for(pilot, lambda: refusals, what="the word on Throw")
         assert refusals == [ALL_HELD] and not client.sent
         refusals.clear()
@@ -247,6 +258,7 @@ def counting_down(game) -> bool:
 
 def card_offset(pos: int) -> tuple[int, int]:
     from kismet_tui.screens.race import PLACES
+
     x, y = PLACES[pos]
     return x + 3, y + 1
 
@@ -269,7 +281,9 @@ async def test_a_click_on_a_card_grabs_it_as_its_key_does():
     sent, paths, refusals = await grab_by_click_and_by_key(key=False)
     assert len(sent) == 1 and sent[0][0]["type"] == "grab" and sent[0][1] is None, sent
     assert paths == ["nowait"] and not refusals
-    assert (sent, paths) == (await grab_by_click_and_by_key(key=True))[:2], "the click sends what the key sends"
+    assert (sent, paths) == (await grab_by_click_and_by_key(key=True))[:2], (
+        "the click sends what the key sends"
+    )
 
 
 async def test_a_card_clicked_in_the_countdown_is_sent_for_the_hosts_words_as_its_key_is():
@@ -281,7 +295,7 @@ async def test_a_card_clicked_in_the_countdown_is_sent_for_the_hosts_words_as_it
         pos = next(card["pos"] for card in screen.view()["circle"] if card is not None)
         await pilot.click("#circle", offset=card_offset(pos))
         await wait_for(pilot, lambda: client.sent, what="the early grab sent")
-        (action, reason), = client.sent
+        ((action, reason),) = client.sent
         assert action["type"] == "grab" and action["card"] == pos and reason, client.sent
         assert client.paths == ["nowait"]
 
@@ -305,11 +319,11 @@ def knock_at(until) -> RefereeClient:
 
 
 def legal_for_me(game) -> list[dict]:
-    return game.legal_actions(0, game.now + 250)   # (the frozen clock: ScriptedClient.at)
+    return game.legal_actions(0, game.now + 250)  # (the frozen clock: ScriptedClient.at)
 
 
 def hand_offset(number: int) -> tuple[int, int]:
-    return (number - 2) * 7 + 2, 1   # (six cells a card, a space between, at 80x24)
+    return (number - 2) * 7 + 2, 1  # (six cells a card, a space between, at 80x24)
 
 
 async def click_button(pilot, screen, label: str) -> None:
@@ -318,29 +332,46 @@ async def click_button(pilot, screen, label: str) -> None:
 
 
 async def test_cards_clicked_are_laid_in_advance_undone_and_confirmed():
-    header = {"ruleset": "knock", "seats": THREE, "seed": b"mouse", "options": OPTIONS["knock"], "t0": T0}
-    client = RefereeClient(header, [], table_for("knock", THREE), clock_ms=T0 + 250)   # the game's start
+    header = {
+        "ruleset": "knock",
+        "seats": THREE,
+        "seed": b"mouse",
+        "options": OPTIONS["knock"],
+        "t0": T0,
+    }
+    client = RefereeClient(
+        header, [], table_for("knock", THREE), clock_ms=T0 + 250
+    )  # the game's start
     app, refusals = running(client)
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_game(pilot, app, "KnockScreen")
         chips = screen.view()["chips"]
-        first, second = sorted(range(2, 13), key=lambda n: chips[n - 2])[:2]   # within the chip limit
+        first, second = sorted(range(2, 13), key=lambda n: chips[n - 2])[
+            :2
+        ]  # within the chip limit
         await pilot.click("#hand", offset=hand_offset(first))
         await wait_for(pilot, lambda: screen.chosen == [first], what="a card picked by a click")
         await pilot.click("#hand", offset=hand_offset(second))
-        await wait_for(pilot, lambda: screen.chosen == [first, second], what="another picked by a click")
+        await wait_for(
+            pilot, lambda: screen.chosen == [first, second], what="another picked by a click"
+        )
         await click_button(pilot, screen, "Undo")
         await wait_for(pilot, lambda: screen.chosen == [first], what="Undo by its button")
         await click_button(pilot, screen, "Confirm")
         await wait_for(pilot, lambda: client.sent, what="the pre-lay sent")
-        assert [reason for _, reason in client.sent] == [None] and client.sent[0][0]["type"] == "prelay"
+        assert [reason for _, reason in client.sent] == [None] and client.sent[0][0][
+            "type"
+        ] == "prelay"
         assert not refusals
 
 
 def deciding_a_lay(game) -> bool:
     legal = legal_for_me(game)
-    return (game.view(0)["phase"] == "play" and not (game.view(0)["roll"] or {}).get("joker")
-            and any(a["type"] == "lay" and "extra" not in a for a in legal))
+    return (
+        game.view(0)["phase"] == "play"
+        and not (game.view(0)["roll"] or {}).get("joker")
+        and any(a["type"] == "lay" and "extra" not in a for a in legal)
+    )
 
 
 async def test_a_card_clicked_on_your_throw_is_laid_and_pass_is_a_button():
@@ -376,15 +407,22 @@ async def test_a_card_clicked_on_anothers_throw_knocks_with_it_and_knock_is_a_bu
         await wait_for(pilot, lambda: client.sent, what="the knock sent")
         assert accepted(client) == [{"type": "knock"}] and not refusals
         assert "Confirm" not in screen.query_one("#buttons").text.plain
-        await screen.action_click("confirm")   # a hidden button (a click on its way) does nothing
+        await screen.action_click("confirm")  # a hidden button (a click on its way) does nothing
         await wait_for(pilot, lambda: refusals, what="the word on Confirm")
         assert len(client.sent) == 1 and refusals[0].startswith("Nothing to confirm now")
 
 
 async def test_throw_is_a_button():
-    client = knock_at(lambda game: game.view(0)["phase"] == "play" and game.view(0)["turn"] == 0
-                      and game.view(0)["stage"] == "roll")
-    client.clock_ms = max(client.game.view(0).get("roll_from") or 0, client.clock_ms) + 10   # the knock window past
+    client = knock_at(
+        lambda game: (
+            game.view(0)["phase"] == "play"
+            and game.view(0)["turn"] == 0
+            and game.view(0)["stage"] == "roll"
+        )
+    )
+    client.clock_ms = (
+        max(client.game.view(0).get("roll_from") or 0, client.clock_ms) + 10
+    )  # the knock window past
     assert {"type": "roll"} in client.game.legal_actions(0, client.clock_ms)
     app, refusals = running(client)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -407,7 +445,9 @@ async def test_a_card_clicked_with_nothing_to_knock_on_says_the_engines_words():
         await pilot.click("#hand", offset=hand_offset(number))
         await wait_for(pilot, lambda: refusals, what="a word on the card")
         assert not client.sent and refusals[0] and "seat" not in refusals[0]
-        assert screen.query_one("#buttons").text.plain.strip() == "", "no buttons while nothing can be done"
+        assert screen.query_one("#buttons").text.plain.strip() == "", (
+            "no buttons while nothing can be done"
+        )
 
 
 async def test_the_jokers_second_card_by_click():
@@ -421,8 +461,14 @@ async def test_the_jokers_second_card_by_click():
         app.route()
         screen = await open_game(pilot, app, "KnockScreen")
         game.apply(0, {"type": "roll"}, 30)
-        app.post_message(host_message({"type": "event", "seq": 5, "t": 30, "seat": 0, "action": {"type": "roll"}}))
-        await wait_for(pilot, lambda: screen.check_action("card", (8,)), what="the joker throw on screen")
+        app.post_message(
+            host_message(
+                {"type": "event", "seq": 5, "t": 30, "seat": 0, "action": {"type": "roll"}}
+            )
+        )
+        await wait_for(
+            pilot, lambda: screen.check_action("card", (8,)), what="the joker throw on screen"
+        )
         await pilot.click("#hand", offset=hand_offset(8))
         await wait_for(pilot, lambda: screen.joker_first == 8, what="the target picked by a click")
         assert client.sent == []
@@ -435,7 +481,7 @@ async def test_the_jokers_second_card_by_click():
 async def test_the_end_boxs_keys_are_buttons():
     from kismet_tui.screens.end import end_keys
 
-    client = RefereeClient.at("dice", TWO)   # the whole game: the end box is up
+    client = RefereeClient.at("dice", TWO)  # the whole game: the end box is up
     app, refusals = running(client)
     asked: list[str] = []
 
@@ -468,25 +514,32 @@ async def test_the_pointer_over_a_die_or_a_box_highlights_that_one():
         await pilot.hover("#dice", offset=die_offset(2))
         await wait_for(pilot, lambda: dice.highlight_link_id, what="the die highlighted")
         lit = dice.link_style_hover.bgcolor
-        rows = ["".join(("#" if segment.style and segment.style.bgcolor == lit else ".") * len(segment.text)
-                        for segment in strip)
-                for strip in dice.render_lines(Region(0, 0, dice.size.width, dice.size.height))]
+        rows = [
+            "".join(
+                ("#" if segment.style and segment.style.bgcolor == lit else ".") * len(segment.text)
+                for segment in strip
+            )
+            for strip in dice.render_lines(Region(0, 0, dice.size.width, dice.size.height))
+        ]
         x = die_offset(2)[0] - 3
-        assert all(row[x:x + 7] == "#" * 7 and row.count("#") == 7 for row in rows), rows
+        assert all(row[x : x + 7] == "#" * 7 and row.count("#") == 7 for row in rows), rows
         x, y = where(screen.drawn["scorecard"], SHORT["sixes"])
         await pilot.hover("#scorecard", offset=(x + 1, y))
         action = "screen.click(\"choose('sixes')\")"
         await wait_for(pilot, lambda: card.hovered == action, what="the box highlighted")
-        row = "".join(("#" if segment.style and segment.style.underline == LIT.underline else ".") * len(segment.text)
-                      for segment in card.render_lines(Region(0, y, card.size.width, 1))[0])
+        row = "".join(
+            ("#" if segment.style and segment.style.underline == LIT.underline else ".")
+            * len(segment.text)
+            for segment in card.render_lines(Region(0, y, card.size.width, 1))[0]
+        )
         width = len(screen.drawn["scorecard"].plain.split("\n")[y])
-        assert row[:width] == "#" * width and "#" not in row[width:], row   # the whole row, no other
+        assert row[:width] == "#" * width and "#" not in row[width:], row  # the whole row, no other
 
 
 async def test_a_double_tap_selects_no_text_on_the_board_or_in_the_end_box():
     """Two quick taps (a phone's, or a fast double click) on a box or the end box select
     nothing: no text is lit as a selection over the game (seen in the web door on a phone)."""
-    client = RefereeClient.at("dice", TWO)   # the whole game: the end box is up
+    client = RefereeClient.at("dice", TWO)  # the whole game: the end box is up
     app, refusals = running(client)
     async with app.run_test(size=(80, 24)) as pilot:
         box = await open_game(pilot, app, "EndScreen")

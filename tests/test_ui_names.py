@@ -13,7 +13,7 @@ from tests.test_ui_games import make_app, seat_both
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
-ANA = "Bartholomew Longname"     # 20 characters: "...'s throw" would not fit under the dice
+ANA = "Bartholomew Longname"  # 20 characters: "...'s throw" would not fit under the dice
 BO = "Bo Longername-Jones"
 
 
@@ -23,7 +23,7 @@ async def test_knock_screen_cuts_long_names_with_an_ellipsis(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await seat_both(pilot, app, client, other, "knock", {"knock_window_ms": 0})
             game = client.game
-            await pilot.press("enter")                        # nothing laid in advance
+            await pilot.press("enter")  # nothing laid in advance
             await other.prelay([])
             await wait_for(pilot, lambda: game.phase == "play", 5, "the pre-lays")
             # The first throw, whoever's it is.
@@ -33,12 +33,17 @@ async def test_knock_screen_cuts_long_names_with_an_ellipsis(tmp_path):
             else:
                 await other.act({"type": "roll"})
             await wait_for(pilot, lambda: game.view(1)["roll"] is not None, 5, "a throw")
-            await wait_for(pilot, lambda: "Throw: " in str(app.screen.query_one("#dice").content),
-                           what="the throw's caption")
+            await wait_for(
+                pilot,
+                lambda: "Throw: " in str(app.screen.query_one("#dice").content),
+                what="the throw's caption",
+            )
             roll = game.view(1)["roll"]
             caption = str(app.screen.query_one("#dice").content).splitlines()[-1].strip()
-            expected = "Throw: Bartholomew Long…" if roll["roller"] == 1 else "Throw: Bo Longername-Jo…"
-            if roll["joker"]:   # (the host's dice: " JOKER" takes its room, the name is cut more)
+            expected = (
+                "Throw: Bartholomew Long…" if roll["roller"] == 1 else "Throw: Bo Longername-Jo…"
+            )
+            if roll["joker"]:  # (the host's dice: " JOKER" takes its room, the name is cut more)
                 name = ANA if roll["roller"] == 1 else BO
                 shown = caption.removeprefix("Throw: ").removesuffix(" JOKER")
                 assert caption.endswith(" JOKER") and shown.endswith("…"), caption
@@ -50,8 +55,11 @@ async def test_knock_screen_cuts_long_names_with_an_ellipsis(tmp_path):
             # long name to the turn's clock [D31] (cut with an ellipsis, or left out).
             status = str(app.screen.query_one("StatusBar").content)
             assert "turn: " in status and " left" in status and len(status) <= 80, status
-            assert ("you are" not in status or status.rstrip().endswith("…")
-                    or "you are Bartholomew Longname" in status), status
+            assert (
+                "you are" not in status
+                or status.rstrip().endswith("…")
+                or "you are Bartholomew Longname" in status
+            ), status
             others = str(app.screen.query_one("#others").content)
             assert "Bo Longer…" in others and "Bo Longern" not in others
             await client.close()
@@ -61,8 +69,14 @@ def test_dice_headings_and_race_scores_cut_with_an_ellipsis():
     assert column_names(["Ana", "Bot 1 (medium)", "Rosalind"], 4) == ["Ana", "Bot1", "Ros…"]
     assert fit("Ana", 9, pad=True) == "Ana      "
     assert possessive("Ana", "throw", 25) == "Ana's throw"
-    view = {"players": [{"seat": 0, "score": 12, "pile_count": 3}, {"seat": 1, "score": 0, "pile_count": 0}],
-            "phase": "pause", "last_round": {"wiped": None, "reveals": [{"seat": 0, "number": 7, "right": True}]}}
+    view = {
+        "players": [
+            {"seat": 0, "score": 12, "pile_count": 3},
+            {"seat": 1, "score": 0, "pile_count": 0},
+        ],
+        "phase": "pause",
+        "last_round": {"wiped": None, "reveals": [{"seat": 0, "number": 7, "right": True}]},
+    }
     names = ["Bartholomew Longname", "Bo"]
     players = render_players(view, names, 1).plain
     assert "Bartholo…" in players and "Bartholom " not in players
@@ -83,11 +97,28 @@ async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
             lobby = app.screen
             # The lobby's own first list (empty) has come and gone: no request is waiting
             # for its answer, and the app has handled every message.
-            await wait_for(pilot, lambda: not client._pending and all(q.empty() for q in client._queues),
-                           what="the lobby's first table list")
+            await wait_for(
+                pilot,
+                lambda: not client._pending and all(q.empty() for q in client._queues),
+                what="the lobby's first table list",
+            )
             await pilot.pause()
-            app.post_message(host_message({"type": "tables", "tables": [
-                {"id": 7, "ruleset": "[i]x", "state": "lobby", "seats": [name], "max_seats": 8}]}))
+            app.post_message(
+                host_message(
+                    {
+                        "type": "tables",
+                        "tables": [
+                            {
+                                "id": 7,
+                                "ruleset": "[i]x",
+                                "state": "lobby",
+                                "seats": [name],
+                                "max_seats": 8,
+                            }
+                        ],
+                    }
+                )
+            )
             await wait_for(pilot, lambda: bool(lobby.tables), what="the table list")
             grid = lobby.query_one("#tables")
 
@@ -97,11 +128,19 @@ async def test_names_and_chat_are_plain_text_never_markup(tmp_path):
             await wait_for(pilot, lambda: "[i]x" in drawn(), what="the table drawn")
             drawn = drawn()
             assert "[i]x" in drawn and name[:8] in drawn, drawn
-            app.post_message(host_message({"type": "chat", "name": name,
-                                          "text": "[bold]hello[/bold] [link=x]y[/link]"}))
+            app.post_message(
+                host_message(
+                    {"type": "chat", "name": name, "text": "[bold]hello[/bold] [link=x]y[/link]"}
+                )
+            )
             await wait_for(pilot, lambda: len(app.chat_lines) == 1, what="the chat line")
-            await wait_for(pilot, lambda: "hello" in " ".join(line.text for line in lobby.query_one("#lobbylog").lines),
-                           what="the chat line in the lobby log")
+            await wait_for(
+                pilot,
+                lambda: (
+                    "hello" in " ".join(line.text for line in lobby.query_one("#lobbylog").lines)
+                ),
+                what="the chat line in the lobby log",
+            )
             log = " ".join(line.text for line in lobby.query_one("#lobbylog").lines)
             assert f"{name}: [bold]hello[/bold] [link=x]y[/link]" in log
             await client.close()

@@ -34,6 +34,7 @@ def open_records(*keys):
                     break
                 await pilot.pause(0.01)
         await pilot.pause()
+
     return until_screen("LobbyScreen", then)
 
 
@@ -72,18 +73,25 @@ async def test_a_leaderboard_row_opens_that_players_page_and_a_remote_replay_get
         assert screen.player == "b" * 32
         await wait_for(pilot, lambda: screen.answer and screen.answer.get("name"), what="the page")
         await pilot.press("enter")  # a game of theirs: its log is on the host, not here
-        await wait_for(pilot, lambda: any("kept on the host" in w for w in app.notices_shown), what="the words")
+        await wait_for(
+            pilot, lambda: any("kept on the host" in w for w in app.notices_shown), what="the words"
+        )
 
 
 @pytest.mark.network
 async def test_a_game_against_a_bot_shows_its_rating_change_and_standings_and_the_records(tmp_path):
     from kismet_tui.bots.runner import bot_factory
     from tests.netutil import FAST
+
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:
         client = Client(reconnect=False)
         client.player_key = "k" * 43
-        app = KismetApp(client, connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-                        address=f"127.0.0.1:{host.port}", on_quit=client.close)
+        app = KismetApp(
+            client,
+            connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
+            address=f"127.0.0.1:{host.port}",
+            on_quit=client.close,
+        )
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: client.state == "connected", what="connection")
             await client.create_table("race", FAST["race"], bots=["hard"])
@@ -91,28 +99,49 @@ async def test_a_game_against_a_bot_shows_its_rating_change_and_standings_and_th
             await client.start()
             await wait_for(pilot, lambda: client.game is not None, what="the game")
             await pass_every_round(pilot, client.game)
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen"
-                           and "Your rating" in str(app.screen.query_one("#records-line").content),
-                           what="the rating change in the end box")
+            await wait_for(
+                pilot,
+                lambda: (
+                    type(app.screen).__name__ == "EndScreen"
+                    and "Your rating" in str(app.screen.query_one("#records-line").content)
+                ),
+                what="the rating change in the end box",
+            )
             line = str(app.screen.query_one("#records-line").content)
-            assert "Won tonight (since " in line and "Ana 0" in line and "Bot 1 (hard) 1" in line and "(-" in line
+            assert (
+                "Won tonight (since " in line
+                and "Ana 0" in line
+                and "Bot 1 (hard) 1" in line
+                and "(-" in line
+            )
             await pilot.press("ctrl+l")  # to the lobby
             await wait_for(pilot, lambda: client.table is None, what="leaving the table")
             if type(app.screen).__name__ != "LobbyScreen":
                 await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "LobbyScreen",
-                           what=f"the lobby (on {[type(s).__name__ for s in app.screen_stack]})")
+            await wait_for(
+                pilot,
+                lambda: type(app.screen).__name__ == "LobbyScreen",
+                what=f"the lobby (on {[type(s).__name__ for s in app.screen_stack]})",
+            )
             await pilot.press("h")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "RecordsScreen"
-                           and app.screen.answer is not None, what="the records")
+            await wait_for(
+                pilot,
+                lambda: (
+                    type(app.screen).__name__ == "RecordsScreen" and app.screen.answer is not None
+                ),
+                what="the records",
+            )
             first = app.screen.answer
             await pilot.press("g")  # dice -> race
-            await wait_for(pilot, lambda: app.screen.answer is not first, what="the race leaderboard")
+            await wait_for(
+                pilot, lambda: app.screen.answer is not first, what="the race leaderboard"
+            )
             assert app.screen.ruleset == "race"
             # One rated game is not enough for the leaderboard: the screen says how many are.
             assert app.screen.answer["rows"] == []
             assert "once 3 of their games moved their rating" in str(
-                app.screen.query_one("#records-words").content)
+                app.screen.query_one("#records-words").content
+            )
             await pilot.press("3")  # my page: the game, rated
             await wait_for(pilot, lambda: app.screen.answer.get("standings"), what="my page")
             assert app.screen.answer["standings"][0]["rated"] == 1

@@ -24,12 +24,25 @@ pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
 def played(ruleset: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A whole random game of three (one a bot), as tests/test_review_race_knock.py plays them."""
-    options = {"countdown_ms": 200, "round_limit_ms": 800, "reveal_ms": 100} if ruleset == "race" else {}
-    header = {"ruleset": ruleset, "seats": ["Ana", "Bo", "Cy"], "players": ["player:ana", "bot:easy", "player:cy"],
-              "seed": b"a", "options": options, "t0": 1_000_000}
+    options = (
+        {"countdown_ms": 200, "round_limit_ms": 800, "reveal_ms": 100} if ruleset == "race" else {}
+    )
+    header = {
+        "ruleset": ruleset,
+        "seats": ["Ana", "Bo", "Cy"],
+        "players": ["player:ana", "bot:easy", "player:cy"],
+        "seed": b"a",
+        "options": options,
+        "t0": 1_000_000,
+    }
     weights = {"knock": 1} if ruleset == "knock" else None
-    events = random_playout(game_from_header(header), SeededRNG(b"pa"), max_gap_ms=2000 if weights else 300,
-                            weights=weights, default_weight=24 if weights else 1)
+    events = random_playout(
+        game_from_header(header),
+        SeededRNG(b"pa"),
+        max_gap_ms=2000 if weights else 300,
+        weights=weights,
+        default_weight=24 if weights else 1,
+    )
     return header, list(events)
 
 
@@ -38,21 +51,30 @@ def text_of(app: Any, selector: str) -> str:
 
 
 def footer_keys(app: Any) -> dict[str, str]:
-    return {key: active.binding.description for key, active in app.screen.active_bindings.items()
-            if active.enabled and active.binding.show}
+    return {
+        key: active.binding.description
+        for key, active in app.screen.active_bindings.items()
+        if active.enabled and active.binding.show
+    }
 
 
-def expected_steps(ruleset: str, header: dict[str, Any], events: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def expected_steps(
+    ruleset: str, header: dict[str, Any], events: list[dict[str, Any]]
+) -> tuple[list[str], list[list[str]]]:
     """The players' lines and each step's lines, from the review modules."""
     if ruleset == "race":
         seats, rounds = read_race(header, events)
         return [race_line(s) for s in seats], [race_round_lines(r, seats) for r in rounds]
     chances, throws = read_knock(header, events)
-    return ([knock_line(s) for s in chances],
-            [knock_throw_lines(t, chances) for t in throws if t.notable])
+    return (
+        [knock_line(s) for s in chances],
+        [knock_throw_lines(t, chances) for t in throws if t.notable],
+    )
 
 
-async def step_through(app: Any, pilot: Any, ruleset: str, header: dict[str, Any], events: list[dict[str, Any]]) -> None:
+async def step_through(
+    app: Any, pilot: Any, ruleset: str, header: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
     """On the review screen: the heading's player lines, then steps by key and by click, each
     shown as the review module words it."""
     players, steps = expected_steps(ruleset, header, events)
@@ -70,45 +92,57 @@ async def step_through(app: Any, pilot: Any, ruleset: str, header: dict[str, Any
     assert keys.get("right") == f"Next {step}" and keys.get("escape") == "Back"
     assert "left" not in keys, f"no previous {step} before the first"
     assert app.screen.query_one("#steps-previous").disabled
-    await pilot.press("right")                         # by key
+    await pilot.press("right")  # by key
     assert screen.at == 1 and shown()[1:] == steps[1]
-    await pilot.click("#steps-next")                   # by click
+    await pilot.click("#steps-next")  # by click
     await wait_for(pilot, lambda: screen.at == 2, what="the click's step")
     assert shown()[1:] == steps[2] and f"(3 of {len(steps)})" in shown()[0]
     await pilot.press("p")
     assert screen.at == 1
     await pilot.click("#steps-previous")
     await wait_for(pilot, lambda: screen.at == 0, what="the click back")
-    await pilot.press("end")                           # (the replay's keys stay off under the review)
+    await pilot.press("end")  # (the replay's keys stay off under the review)
     assert screen.at == 0 and app.screen is screen
 
 
-@pytest.mark.parametrize("ruleset, kind", [("race", RaceReviewScreen), ("knock", KnockReviewScreen)])
-async def test_the_replay_opens_the_review_and_it_steps_by_key_and_click(ruleset: str, kind: type) -> None:
+@pytest.mark.parametrize(
+    "ruleset, kind", [("race", RaceReviewScreen), ("knock", KnockReviewScreen)]
+)
+async def test_the_replay_opens_the_review_and_it_steps_by_key_and_click(
+    ruleset: str, kind: type
+) -> None:
     header, events = played(ruleset)
     app = ReplayApp(header, events, paused=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == ruleset, what="the game screen")
+        await wait_for(
+            pilot, lambda: getattr(app.screen, "RULESET", None) == ruleset, what="the game screen"
+        )
         await pilot.press("v")
         await wait_for(pilot, lambda: isinstance(app.screen, kind), what="the review screen")
         await step_through(app, pilot, ruleset, header, events)
         # Everything fits the smallest screen: the buttons' row shows.
         assert app.screen.query_one("#steps-buttons").region.height == 1
         await pilot.click("#steps-back")
-        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == ruleset, what="the game again")
+        await wait_for(
+            pilot, lambda: getattr(app.screen, "RULESET", None) == ruleset, what="the game again"
+        )
 
 
 async def test_the_end_box_v_opens_a_race_review() -> None:
     header, events = played("race")
     app = ReplayApp(header, events, paused=True)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen")
+        await wait_for(
+            pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen"
+        )
         await pilot.press("end")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "EndScreen", what="the end box")
         end_box = app.screen
         assert footer_keys(app).get("v") == "Review"
         await pilot.press("v")
-        await wait_for(pilot, lambda: isinstance(app.screen, RaceReviewScreen), what="the race review")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, RaceReviewScreen), what="the race review"
+        )
         _, steps = expected_steps("race", header, events)
         assert text_of(app, "#steps-step").splitlines()[1:] == steps[0]
         await pilot.press("escape")
@@ -121,7 +155,7 @@ async def test_the_records_open_a_race_games_review_kept_here(tmp_path: Path) ->
     from tests.test_ui_records import open_records
     from tests.test_ui_snapshots import app_for, lobby_client
 
-    race = canned_records("recent")["rows"][0]       # the recent games: a race game first
+    race = canned_records("recent")["rows"][0]  # the recent games: a race game first
     assert race["ruleset"] == "race"
     header, events = played("race")
     write_log(tmp_path / race["log"], header, events)
@@ -132,7 +166,9 @@ async def test_the_records_open_a_race_games_review_kept_here(tmp_path: Path) ->
         records = app.screen
         assert "v: review" in text_of(app, "#records-words")
         await pilot.press("v")
-        await wait_for(pilot, lambda: isinstance(app.screen, RaceReviewScreen), what="the race review")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, RaceReviewScreen), what="the race review"
+        )
         players, _ = expected_steps("race", header, events)
         assert text_of(app, "#steps-heading").splitlines()[1:] == players
         await pilot.press("escape")

@@ -39,8 +39,11 @@ def until_screen(name: str, then=None):
         app = pilot.app
         for _ in range(500):
             screen = app.screen
-            if type(screen).__name__ == name and screen.is_mounted and (
-                    not hasattr(screen, "RULESET") or getattr(screen, "game", None) is not None):
+            if (
+                type(screen).__name__ == name
+                and screen.is_mounted
+                and (not hasattr(screen, "RULESET") or getattr(screen, "game", None) is not None)
+            ):
                 break
             await pilot.pause(0.01)
         else:
@@ -53,22 +56,37 @@ def until_screen(name: str, then=None):
 
 
 def dice_mid_game():
-    return ScriptedClient.at("dice", ["Ana", "Bot 1 (medium)"],
-                             until=lambda g: g.view(0)["turn"] >= 6 and g.view(0)["current"] == 0
-                             and g.view(0)["rolls_used"] == 1)
+    return ScriptedClient.at(
+        "dice",
+        ["Ana", "Bot 1 (medium)"],
+        until=lambda g: (
+            g.view(0)["turn"] >= 6 and g.view(0)["current"] == 0 and g.view(0)["rolls_used"] == 1
+        ),
+    )
 
 
 def race_mid_round():
-    return ScriptedClient.at("race", THREE, until=lambda g: g.view(0)["phase"] == "grabbing"
-                             and g.view(0)["round"] >= 2 and len(g.view(0)["grabs"]) >= 1)
+    return ScriptedClient.at(
+        "race",
+        THREE,
+        until=lambda g: (
+            g.view(0)["phase"] == "grabbing"
+            and g.view(0)["round"] >= 2
+            and len(g.view(0)["grabs"]) >= 1
+        ),
+    )
 
 
 def knock_mid_game():
     def other_throw(game):
         view = game.view(0)
         roll = view.get("roll") or {}
-        return (view["phase"] == "play" and roll.get("roller") not in (None, 0)
-                and roll.get("status") == "deciding" and roll.get("no", 0) >= 6)
+        return (
+            view["phase"] == "play"
+            and roll.get("roller") not in (None, 0)
+            and roll.get("status") == "deciding"
+            and roll.get("no", 0) >= 6
+        )
 
     return ScriptedClient.at("knock", THREE, until=other_throw)
 
@@ -77,17 +95,33 @@ def lobby_client():
     table = table_for("race", ["Ana", "Bo Longername-Jones", "Bot 1 (easy)"], state="lobby")
     table["options"] = {}
     tables = [
-        {"id": 1, "ruleset": "race", "state": "lobby", "seats": ["Ana", "Bo Longername-Jones", "Bot 1 (easy)"],
-         "max_seats": 8, "spectators": 0, "owner": "Ana"},
-        {"id": 2, "ruleset": "dice", "state": "playing", "seats": ["Cy", "Di"], "max_seats": 8,
-         "spectators": 1, "owner": "Cy"},
+        {
+            "id": 1,
+            "ruleset": "race",
+            "state": "lobby",
+            "seats": ["Ana", "Bo Longername-Jones", "Bot 1 (easy)"],
+            "max_seats": 8,
+            "spectators": 0,
+            "owner": "Ana",
+        },
+        {
+            "id": 2,
+            "ruleset": "dice",
+            "state": "playing",
+            "seats": ["Cy", "Di"],
+            "max_seats": 8,
+            "spectators": 1,
+            "owner": "Cy",
+        },
     ]
     return ScriptedClient(None, [], table, tables=tables)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_lobby(snap_compare, size):
-    assert snap_compare(app_for(lobby_client()), terminal_size=size, run_before=until_screen("LobbyScreen"))
+    assert snap_compare(
+        app_for(lobby_client()), terminal_size=size, run_before=until_screen("LobbyScreen")
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -103,32 +137,51 @@ def test_new_table(snap_compare, size):
             await pilot.pause(0.01)
         await pilot.pause()
 
-    assert snap_compare(app_for(lobby_client()), terminal_size=size,
-                        run_before=until_screen("LobbyScreen", open_form))
+    assert snap_compare(
+        app_for(lobby_client()),
+        terminal_size=size,
+        run_before=until_screen("LobbyScreen", open_form),
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_dice_mid_game(snap_compare, size):
-    assert snap_compare(app_for(dice_mid_game()), terminal_size=size, run_before=until_screen("DiceScreen"))
+    assert snap_compare(
+        app_for(dice_mid_game()), terminal_size=size, run_before=until_screen("DiceScreen")
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_race_mid_round(snap_compare, size):
-    assert snap_compare(app_for(race_mid_round()), terminal_size=size, run_before=until_screen("RaceScreen"))
+    assert snap_compare(
+        app_for(race_mid_round()), terminal_size=size, run_before=until_screen("RaceScreen")
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_knock_mid_game(snap_compare, size):
-    assert snap_compare(app_for(knock_mid_game()), terminal_size=size, run_before=until_screen("KnockScreen"))
+    assert snap_compare(
+        app_for(knock_mid_game()), terminal_size=size, run_before=until_screen("KnockScreen")
+    )
 
 
-@pytest.mark.parametrize("game", [pytest.param(dice_mid_game, id="dice"), pytest.param(race_mid_round, id="race"),
-                                  pytest.param(knock_mid_game, id="knock")])
+@pytest.mark.parametrize(
+    "game",
+    [
+        pytest.param(dice_mid_game, id="dice"),
+        pytest.param(race_mid_round, id="race"),
+        pytest.param(knock_mid_game, id="knock"),
+    ],
+)
 def test_no_color(snap_compare, monkeypatch, game):
     """NO_COLOR=1: no colour at all, and every colour still said in glyphs (the dice's colour
     words, HELD, the cards' marks)."""
     monkeypatch.setenv("NO_COLOR", "1")
-    screen = {dice_mid_game: "DiceScreen", race_mid_round: "RaceScreen", knock_mid_game: "KnockScreen"}[game]
+    screen = {
+        dice_mid_game: "DiceScreen",
+        race_mid_round: "RaceScreen",
+        knock_mid_game: "KnockScreen",
+    }[game]
     assert snap_compare(app_for(game()), terminal_size=(80, 24), run_before=until_screen(screen))
 
 
@@ -148,8 +201,11 @@ def test_help(snap_compare, size):
             await pilot.pause(0.01)
         await pilot.pause()
 
-    assert snap_compare(app_for(race_mid_round()), terminal_size=size,
-                        run_before=until_screen("RaceScreen", press_help))
+    assert snap_compare(
+        app_for(race_mid_round()),
+        terminal_size=size,
+        run_before=until_screen("RaceScreen", press_help),
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -165,9 +221,12 @@ def test_replay(snap_compare, size):
             await pilot.pause(0.01)
         await pilot.pause(0.6)  # the status line reads the count twice a second
 
-    assert snap_compare(app, terminal_size=size, run_before=until_screen("DiceScreen", forty_events))
+    assert snap_compare(
+        app, terminal_size=size, run_before=until_screen("DiceScreen", forty_events)
+    )
 
 
 def test_too_small(snap_compare):
-    assert snap_compare(app_for(dice_mid_game()), terminal_size=(60, 20),
-                        run_before=until_screen("DiceScreen"))
+    assert snap_compare(
+        app_for(dice_mid_game()), terminal_size=(60, 20), run_before=until_screen("DiceScreen")
+    )

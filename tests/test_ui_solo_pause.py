@@ -28,8 +28,12 @@ def solo_host(state_dir) -> Host:
 def solo_app(host: Host, state_dir) -> tuple[KismetApp, Client]:
     """The app as `kismet` makes it: its hello keeps the token in the state folder."""
     client = Client(reconnect=False)
-    app = KismetApp(client, connect=lambda: connect_solo(app, client, host.port, "Ana", state_dir),
-                    address="this computer", on_quit=client.close)
+    app = KismetApp(
+        client,
+        connect=lambda: connect_solo(app, client, host.port, "Ana", state_dir),
+        address="this computer",
+        on_quit=client.close,
+    )
     return app, client
 
 
@@ -37,7 +41,9 @@ async def start_race(pilot, app, client) -> None:
     await wait_for(pilot, lambda: client.state == "connected", what="connection")
     await client.create_table("race", FAST["race"], bots=["easy", "easy"])
     await client.start()
-    await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen")
+    await wait_for(
+        pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the race screen"
+    )
     await wait_for(pilot, lambda: len(client.events) >= 6, what="play under way")
 
 
@@ -61,20 +67,30 @@ def lobby_text(app) -> str:
 
 
 async def test_ctrl_l_pauses_a_solo_game_and_enter_goes_back(tmp_path):
-    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01), pause_alone=True) as host:
+    async with running_host(
+        tmp_path, bot_factory=bot_factory(speed=0.01), pause_alone=True
+    ) as host:
         app, client = solo_app(host, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             await start_race(pilot, app, client)
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: type(app.screen).__name__ == "LobbyScreen", what="the lobby")
+            await wait_for(
+                pilot, lambda: type(app.screen).__name__ == "LobbyScreen", what="the lobby"
+            )
             table = the_table(host)
             assert table.paused_at is not None
             await stays_still(pilot, table)
-            await wait_for(pilot, lambda: "paused: enter to go back" in lobby_text(app), what="the offer")
-            assert any("paused: enter on table" in words for words in app.notices_shown), app.notices_shown
+            await wait_for(
+                pilot, lambda: "paused: enter to go back" in lobby_text(app), what="the offer"
+            )
+            assert any("paused: enter on table" in words for words in app.notices_shown), (
+                app.notices_shown
+            )
             events = len(table.events)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the game again")
+            await wait_for(
+                pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the game again"
+            )
             assert table.paused_at is None
             await wait_for(pilot, lambda: len(table.events) > events + 3, what="play going on")
             await client.close()
@@ -89,33 +105,44 @@ async def test_a_solo_game_is_offered_again_after_the_app_closed(tmp_path):
             await start_race(pilot, app, client)
             table_id = the_table(host).id
             seq = len(the_table(host).events)
-            await client.close()     # as the app quitting, or its terminal closing
+            await client.close()  # as the app quitting, or its terminal closing
     finally:
         await host.stop()
-    host = solo_host(tmp_path)      # the next start, on the same state folder
+    host = solo_host(tmp_path)  # the next start, on the same state folder
     await host.start("127.0.0.1", 0)
     try:
         table = host.tables[table_id]
         assert table.paused_at is not None, host.resumed
         app, client = solo_app(host, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
-            await wait_for(pilot, lambda: "paused: enter to go back" in lobby_text(app), what="the offer")
-            assert type(app.screen).__name__ == "LobbyScreen"   # not the new-table form
-            assert any(f"unfinished game waits at table {table_id}: enter goes back, n leaves it." in w
-                       for w in app.notices_shown), app.notices_shown
+            await wait_for(
+                pilot, lambda: "paused: enter to go back" in lobby_text(app), what="the offer"
+            )
+            assert type(app.screen).__name__ == "LobbyScreen"  # not the new-table form
+            assert any(
+                f"unfinished game waits at table {table_id}: enter goes back, n leaves it." in w
+                for w in app.notices_shown
+            ), app.notices_shown
             await stays_still(pilot, table, 1.0)
             await pilot.press("enter")
-            await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the game again")
+            await wait_for(
+                pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the game again"
+            )
             assert client.seat == 0 and len(client.events) >= seq
-            await wait_for(pilot, lambda: len(table.events) > len(client.events) - 1 and table.paused_at is None,
-                           what="play going on")
+            await wait_for(
+                pilot,
+                lambda: len(table.events) > len(client.events) - 1 and table.paused_at is None,
+                what="play going on",
+            )
             await client.close()
     finally:
         await host.stop()
 
 
 async def test_a_new_table_leaves_the_paused_game_for_good(tmp_path):
-    async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01), pause_alone=True) as host:
+    async with running_host(
+        tmp_path, bot_factory=bot_factory(speed=0.01), pause_alone=True
+    ) as host:
         app, client = solo_app(host, tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             await start_race(pilot, app, client)
@@ -125,7 +152,9 @@ async def test_a_new_table_leaves_the_paused_game_for_good(tmp_path):
             path = old.writer.path
             await client.create_table("dice", {}, bots=["easy"])
             assert old.id not in host.tables
-            await wait_for(pilot, lambda: any("for good" in w for w in app.notices_shown), what="the words")
+            await wait_for(
+                pilot, lambda: any("for good" in w for w in app.notices_shown), what="the words"
+            )
             await client.close()
     # Closed unfinished with Ana away: the records rank her, who left, last (protocol/leavers.py).
     from protocol.gamelog import read_game_log
@@ -147,7 +176,9 @@ async def test_the_seat_wait_words_say_how_long(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await seat_both(pilot, app, client, other, "dice", {"away_limit_ms": 45_000})
             await pilot.press("ctrl+l")
-            await wait_for(pilot, lambda: any("waits" in w for w in app.notices_shown), what="the words")
+            await wait_for(
+                pilot, lambda: any("waits" in w for w in app.notices_shown), what="the words"
+            )
             words = next(w for w in app.notices_shown if "waits" in w)
             assert "Your seat waits 45 s" in words and "table" in words, words
             await client.close()

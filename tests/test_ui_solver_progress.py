@@ -34,14 +34,18 @@ STAND_IN = textwrap.dedent("""
 
 
 async def test_first_hint_builds_the_table_shows_progress_then_hints_are_exact(
-        tmp_path, monkeypatch, optimal_cache):
+    tmp_path, monkeypatch, optimal_cache
+):
     source, _ = optimal_cache
     cache, go = tmp_path / "cache", tmp_path / "go"
     cache.mkdir()
     monkeypatch.setenv("KISMET_SOLVER_CACHE", str(cache))
     monkeypatch.setenv(background.AUTOBUILD_ENV, "1")
-    monkeypatch.setattr(background, "build_command",
-                        lambda: [sys.executable, "-c", STAND_IN, str(source), str(cache), str(go)])
+    monkeypatch.setattr(
+        background,
+        "build_command",
+        lambda: [sys.executable, "-c", STAND_IN, str(source), str(cache), str(go)],
+    )
     from kismet_tui.screens import dice as dice_screen
 
     async with running_host(tmp_path / "host") as host:
@@ -53,7 +57,9 @@ async def test_first_hint_builds_the_table_shows_progress_then_hints_are_exact(
             screen = app.screen
 
             def hints() -> list[str]:
-                return [line.text for line in screen.query_one("#movelog").lines if "Hint" in line.text]
+                return [
+                    line.text for line in screen.query_one("#movelog").lines if "Hint" in line.text
+                ]
 
             def status() -> str:
                 return screen.query_one(StatusBar).shown
@@ -64,14 +70,24 @@ async def test_first_hint_builds_the_table_shows_progress_then_hints_are_exact(
             # At 80 columns in short words, so that the turn's clock [D31] is not cut for them
             # (the place name gives way to the clock, never to the build's words:
             # tests/test_ui_look.py).
-            await wait_for(pilot, lambda: "Dice bot: 40 %" in status(), 10,
-                           "the build's progress in the status bar")
-            assert "Your turn: " in status() and " left" in status() and len(status()) <= 80, status()
+            await wait_for(
+                pilot,
+                lambda: "Dice bot: 40 %" in status(),
+                10,
+                "the build's progress in the status bar",
+            )
+            assert "Your turn: " in status() and " left" in status() and len(status()) <= 80, (
+                status()
+            )
             go.write_text("go")
             build = background.current(table.cache_path())
             await wait_for(pilot, lambda: build.state == "ready", 30, "the table")
-            await wait_for(pilot, lambda: "The perfect dice bot is ready" in status()
-                           or "Dice bot ready" in status(), 5, "ready")  # (short beside the clock)
+            await wait_for(
+                pilot,
+                lambda: "The perfect dice bot is ready" in status() or "Dice bot ready" in status(),
+                5,
+                "ready",
+            )  # (short beside the clock)
             await pilot.press("h")
             await wait_for(pilot, lambda: len(hints()) == 2, 10, "the second hint")
             assert hints()[1].startswith("Hint: ")

@@ -26,21 +26,35 @@ from server.store import GameWriter
 NAMES = ["Ana", "Bo", "Cy", "Di"]
 
 
-def played(ruleset: str, seats: int, opening: list[dict], weights: dict | None = None) -> tuple[dict, list[dict], GameSecret]:
+def played(
+    ruleset: str, seats: int, opening: list[dict], weights: dict | None = None
+) -> tuple[dict, list[dict], GameSecret]:
     """A whole game from a committed seed: `opening` (seat, t, action) first, then random
     legal moves. Returns its header, its events (with their chance) and its secret."""
     secret = GameSecret(bytes(range(32)))
     entropy = [None] * seats
-    header = {"ruleset": ruleset, "seats": NAMES[:seats], "options": {}, "t0": 1000,
-              "commit": secret.commit, "version": 3, "entropy": entropy,
-              "players": [None] * seats}
+    header = {
+        "ruleset": ruleset,
+        "seats": NAMES[:seats],
+        "options": {},
+        "t0": 1000,
+        "commit": secret.commit,
+        "version": 3,
+        "entropy": entropy,
+        "players": [None] * seats,
+    }
     # The moves: drawn on a game of the same stream, then stamped with their chance.
     rehearsal = game_from_header({**header, "chance": []}, rng=secret.stream(entropy))
     for seq, move in enumerate(opening, start=1):
         rehearsal.apply(move["seat"], move["action"], move["t"])
         move["seq"] = seq
-    moves = opening + random_playout(rehearsal, SeededRNG("first edit"), first_seq=len(opening) + 1,
-                                     weights=weights, default_weight=24 if weights else 1)
+    moves = opening + random_playout(
+        rehearsal,
+        SeededRNG("first edit"),
+        first_seq=len(opening) + 1,
+        weights=weights,
+        default_weight=24 if weights else 1,
+    )
     stream = secret.stream(entropy)
     game = game_from_header({**header, "chance": []}, rng=stream)
     header["chance"] = stream.take_drawn()
@@ -88,10 +102,18 @@ def knock_opening() -> list[dict]:
     """Four empty pre-lays committed, then revealed: event 8, the last reveal, draws the
     first roller."""
     commit = prelay_commitment([], PUBLIC_SALT)
-    moves = [{"seat": s, "t": 1100 + 10 * s, "action": {"type": "prelay", "commit": commit}}
-             for s in range(4)]
-    moves += [{"seat": s, "t": 1200 + 10 * s, "action": {"type": "reveal", "cards": [], "salt": PUBLIC_SALT}}
-              for s in range(4)]
+    moves = [
+        {"seat": s, "t": 1100 + 10 * s, "action": {"type": "prelay", "commit": commit}}
+        for s in range(4)
+    ]
+    moves += [
+        {
+            "seat": s,
+            "t": 1200 + 10 * s,
+            "action": {"type": "reveal", "cards": [], "salt": PUBLIC_SALT},
+        }
+        for s in range(4)
+    ]
     return moves
 
 
@@ -107,8 +129,10 @@ def test_a_changed_first_roller_blames_the_event_that_drew_it(identity, tmp_path
     assert code == 1, lines
     assert lines[0].startswith(f"Signed by host {identity.fingerprint}"), lines
     assert not any(line.startswith("Event 9") for line in lines), lines
-    assert lines[1].startswith("Event 8 (reveal by Di): the log shows "
-                               f"{(first + 1) % 4} but the committed seed gives {first}."), lines
+    assert lines[1].startswith(
+        "Event 8 (reveal by Di): the log shows "
+        f"{(first + 1) % 4} but the committed seed gives {first}."
+    ), lines
 
 
 def test_an_edited_bonus_is_named_with_both_values(identity, tmp_path, capsys):
@@ -121,8 +145,10 @@ def test_an_edited_bonus_is_named_with_both_values(identity, tmp_path, capsys):
     path = signed(tmp_path / "bonus.kismet", identity, header, events, end)
     code, lines = verify_lines(path, identity, capsys)
     assert code == 1, lines
-    assert lines[-1] == (f"The end record's result is not what the events give: in bonus it says "
-                         f"{forged!r}, the events give {honest!r}."), lines
+    assert lines[-1] == (
+        f"The end record's result is not what the events give: in bonus it says "
+        f"{forged!r}, the events give {honest!r}."
+    ), lines
 
 
 def test_a_missing_field_of_the_result_is_named(identity, tmp_path, capsys):
@@ -132,14 +158,18 @@ def test_a_missing_field_of_the_result_is_named(identity, tmp_path, capsys):
     path = signed(tmp_path / "missing.kismet", identity, header, events, end)
     code, lines = verify_lines(path, identity, capsys)
     assert code == 1, lines
-    assert lines[-1] == (f"The end record's result is not what the events give: it has no "
-                         f"kismet_section, the events give {kismet!r}."), lines
+    assert lines[-1] == (
+        f"The end record's result is not what the events give: it has no "
+        f"kismet_section, the events give {kismet!r}."
+    ), lines
 
 
 def test_records_of_the_log_read_back(identity, tmp_path):
     """(The logs above are real logs: the reader takes them whole.)"""
     header, events, secret = played("dice", 2, [])
-    path = signed(tmp_path / "plain.kismet", identity, header, events, honest_end(header, events, secret))
+    path = signed(
+        tmp_path / "plain.kismet", identity, header, events, honest_end(header, events, secret)
+    )
     with open(path, "rb") as stream:
         kinds = [record["kind"] for record in iter_records(stream)]
     assert kinds[0] == "header" and kinds[-2:] == ["end", "signature"]

@@ -32,8 +32,10 @@ from tests.test_verify_log import a_grab_pair, end_of, events_of, forge, records
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
-CUT = ("Not signed, but its header says protocol version 3: hosts since protocol version 3 "
-       "sign every game they finish, so its signature was cut off and nothing shows who wrote it.")
+CUT = (
+    "Not signed, but its header says protocol version 3: hosts since protocol version 3 "
+    "sign every game they finish, so its signature was cut off and nothing shows who wrote it."
+)
 
 
 @pytest.fixture(autouse=True)
@@ -46,9 +48,22 @@ async def join_like_kismet_join(port: int, tmp_path) -> tuple[Client, list[str]]
     """Join the host at 127.0.0.1:`port` as `kismet-join --name Ana` does (its app and its
     join_by_name); returns the client (closed) and the notices the app showed."""
     client = Client(reconnect=False)
-    app = KismetApp(client, address=f"127.0.0.1:{port}", on_quit=client.close,
-                    connect=lambda: join_by_name(app, client, "127.0.0.1", port, "Ana", ask=False,
-                                                 fresh=True, refused=[], seats=tmp_path / "seats.json"))
+    app = KismetApp(
+        client,
+        address=f"127.0.0.1:{port}",
+        on_quit=client.close,
+        connect=lambda: join_by_name(
+            app,
+            client,
+            "127.0.0.1",
+            port,
+            "Ana",
+            ask=False,
+            fresh=True,
+            refused=[],
+            seats=tmp_path / "seats.json",
+        ),
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: client.state == "connected", what="the connection")
         await pilot.pause(0.1)
@@ -57,15 +72,23 @@ async def join_like_kismet_join(port: int, tmp_path) -> tuple[Client, list[str]]
     return client, shown
 
 
-async def play_a_game(port: int, ruleset: str = "race", bots: tuple[str, ...] = ("greedy", "greedy")) -> None:
+async def play_a_game(
+    port: int, ruleset: str = "race", bots: tuple[str, ...] = ("greedy", "greedy")
+) -> None:
     """A whole game at the host: Ana (a bot loop on her client) and `bots`."""
     async with connected(port, "Ana") as ana:
         table = await ana.create_table(ruleset, FAST[ruleset], bots=list(bots))
         await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
         await ana.start()
         player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
-        await wait_until(lambda: ana.table is not None and ana.table["id"] == table["id"]
-                         and ana.table["state"] == "finished", timeout=90)
+        await wait_until(
+            lambda: (
+                ana.table is not None
+                and ana.table["id"] == table["id"]
+                and ana.table["state"] == "finished"
+            ),
+            timeout=90,
+        )
         player.cancel()
 
 
@@ -79,7 +102,7 @@ async def play_at_a_joined_host(tmp_path, ruleset: str, bots: tuple[str, ...]):
         key = HostIdentity.load(state).public_key
         [path] = (state / "games").glob("*.kismet")
         await wait_until(lambda: any(r["kind"] == "signature" for r in records(path)))
-    assert client.host_key == key   # what the welcome showed is the key that signs
+    assert client.host_key == key  # what the welcome showed is the key that signs
     return path, key, proc.port
 
 
@@ -88,8 +111,9 @@ async def played(tmp_path):
     """A race game with two grabs to swap (one round where two seats grabbed, one after the
     other: nearly every game; another is played when not) at a host the player joined."""
     for attempt in range(3):
-        path, key, port = await play_at_a_joined_host(tmp_path / f"try{attempt}", "race",
-                                                      ("greedy", "greedy"))
+        path, key, port = await play_at_a_joined_host(
+            tmp_path / f"try{attempt}", "race", ("greedy", "greedy")
+        )
         try:
             a_grab_pair(records(path))
         except AssertionError:
@@ -102,11 +126,12 @@ async def test_a_game_at_a_host_joined_verifies_as_the_host_you_played_at(played
     path, key, port = played
     saved = json.loads(default_path().read_text())
     assert saved["hosts"][f"127.0.0.1:{port}"] == {"key": key.hex(), "earlier": []}
-    assert records(path)[0]["host_key"] == key   # the header names the key that signs
+    assert records(path)[0]["host_key"] == key  # the header names the key that signs
     code, lines = run_verify(path, capsys)
     assert code == 0, lines
-    assert lines[0] == (f"Signed by the host you played at ({fingerprint(key)}), known here as "
-                        f"127.0.0.1:{port}.")
+    assert lines[0] == (
+        f"Signed by the host you played at ({fingerprint(key)}), known here as 127.0.0.1:{port}."
+    )
     assert len(lines) == 4 and lines[-1].startswith("The end record matches the replay"), lines
 
 
@@ -116,7 +141,9 @@ def without_signature(recs):
 
 async def test_a_cut_signature_fails(played, tmp_path, capsys):
     path, _, _ = played
-    code, lines = run_verify(write(tmp_path / "cut.kismet", without_signature(records(path))), capsys)
+    code, lines = run_verify(
+        write(tmp_path / "cut.kismet", without_signature(records(path))), capsys
+    )
     assert (code, lines[0]) == (1, CUT), lines
 
 
@@ -147,16 +174,20 @@ async def test_a_cut_signature_fails_by_the_end_record_alone(played, tmp_path, c
     del recs[0]["header"]["version"], recs[0]["host_key"]
     code, lines = run_verify(write(tmp_path / "bare.kismet", recs), capsys)
     assert code == 1
-    assert lines[0] == ("Not signed, but its end record has the digest and marks only signing "
-                        "hosts write: hosts since protocol version 3 sign every game they "
-                        "finish, so its signature was cut off and nothing shows who wrote it."), lines
+    assert lines[0] == (
+        "Not signed, but its end record has the digest and marks only signing "
+        "hosts write: hosts since protocol version 3 sign every game they "
+        "finish, so its signature was cut off and nothing shows who wrote it."
+    ), lines
 
 
 def never_seen(key: bytes) -> str:
     fp = fingerprint(key)
-    return (f"Signed by a key you have never seen ({fp}): no host you joined from this computer "
-            f"showed it. If you know it is the host's (kismet-host prints its key at start), "
-            f"name it: --host-key {fp}")
+    return (
+        f"Signed by a key you have never seen ({fp}): no host you joined from this computer "
+        f"showed it. If you know it is the host's (kismet-host prints its key at start), "
+        f"name it: --host-key {fp}"
+    )
 
 
 async def test_a_log_signed_again_by_another_key_fails(played, tmp_path, capsys):
@@ -177,7 +208,9 @@ async def test_a_log_signed_again_by_another_key_fails(played, tmp_path, capsys)
     assert (code, lines[0]) == (1, never_seen(forger.public_key)), lines
     # Naming the key is the player's word that it is the host's.
     code, lines = run_verify(resigned, capsys, "--host-key", forger.fingerprint)
-    assert (code, lines[0]) == (0, f"Signed by host {forger.fingerprint}, the key you named."), lines
+    assert (code, lines[0]) == (0, f"Signed by host {forger.fingerprint}, the key you named."), (
+        lines
+    )
     # Signed again with the host's own header kept: the header names another key.
     kept = write(tmp_path / "kept-header.kismet", recs)
     data = kept.read_bytes()
@@ -189,8 +222,10 @@ async def test_a_log_signed_again_by_another_key_fails(played, tmp_path, capsys)
     kept.write_bytes(data + record_bytes(signature_record(forger.public_key, signature)))
     code, lines = run_verify(kept, capsys)
     assert code == 1
-    assert lines[0] == (f"Signed by {forger.fingerprint}, but the log's header names the host's "
-                        f"key as {fingerprint(key)}: it was signed again by another key."), lines
+    assert lines[0] == (
+        f"Signed by {forger.fingerprint}, but the log's header names the host's "
+        f"key as {fingerprint(key)}: it was signed again by another key."
+    ), lines
 
 
 async def test_a_game_made_up_from_a_chosen_seed_fails(tmp_path, capsys):
@@ -230,8 +265,14 @@ def older_log(recs, path):
     else:
         raise AssertionError("no seed replays these moves")
     end = {"kind": "end", "result": game.result(), "server_seed": secret.server_seed}
-    return write(path, [{"kind": "header", "header": header, "table": recs[0]["table"]},
-                        *({"kind": "event", **event} for event in events), end])
+    return write(
+        path,
+        [
+            {"kind": "header", "header": header, "table": recs[0]["table"]},
+            *({"kind": "event", **event} for event in events),
+            end,
+        ],
+    )
 
 
 async def test_a_log_from_before_signing_says_it_is_unsigned(tmp_path, capsys):
@@ -240,9 +281,11 @@ async def test_a_log_from_before_signing_says_it_is_unsigned(tmp_path, capsys):
     path, _ = await play(tmp_path / "solo-host", "dice", [])
     older = older_log(records(path), tmp_path / "older.kismet")
     code, lines = run_verify(older, capsys)
-    assert code == 2, lines   # nothing differs, but who wrote it cannot be checked
-    assert lines[0] == ("Not signed (older host, before protocol version 3): nothing shows who "
-                        "wrote it; judged on the rest.")
+    assert code == 2, lines  # nothing differs, but who wrote it cannot be checked
+    assert lines[0] == (
+        "Not signed (older host, before protocol version 3): nothing shows who "
+        "wrote it; judged on the rest."
+    )
     assert lines[2] == "Every die and card came from the seed committed at the start.", lines
 
 
@@ -255,15 +298,17 @@ def test_kismets_own_host_key_counts_as_known(tmp_path):
 def test_a_changed_key_is_remembered_and_the_old_one_kept(tmp_path):
     path = tmp_path / "known.json"
     first, second = b"\x01" * 32, b"\x02" * 32
-    assert remember("example:7717", first, path) is None          # the first time: quiet
+    assert remember("example:7717", first, path) is None  # the first time: quiet
     assert remember("example:7717", first, path) is None
     words = remember("example:7717", second, path)
-    assert words == (f"The host at example:7717 shows another key than before: now "
-                     f"{fingerprint(second)}, before {fingerprint(first)}. If its owner made a new "
-                     f"key, all is well; if not, another computer may be answering at that "
-                     f"address. Games it signs from now on show the new key.")
+    assert words == (
+        f"The host at example:7717 shows another key than before: now "
+        f"{fingerprint(second)}, before {fingerprint(first)}. If its owner made a new "
+        f"key, all is well; if not, another computer may be answering at that "
+        f"address. Games it signs from now on show the new key."
+    )
     found = known_keys(path)
-    assert found[first] == found[second] == ["example:7717"]   # old games still verify
+    assert found[first] == found[second] == ["example:7717"]  # old games still verify
 
 
 async def test_a_host_with_a_new_key_is_told_but_play_goes_on(tmp_path):
@@ -274,8 +319,9 @@ async def test_a_host_with_a_new_key_is_told_but_play_goes_on(tmp_path):
         client, shown = await join_like_kismet_join(port, tmp_path)
     new = HostIdentity.load(tmp_path / "second").fingerprint
     old = HostIdentity.load(tmp_path / "first").fingerprint
-    assert client.state == "closed"   # (it was connected, then closed by the test)
+    assert client.state == "closed"  # (it was connected, then closed by the test)
     assert [n for n in shown if "another key" in n] == [
         f"The host at 127.0.0.1:{port} shows another key than before: now {new}, before {old}. "
         f"If its owner made a new key, all is well; if not, another computer may be answering "
-        f"at that address. Games it signs from now on show the new key."], shown
+        f"at that address. Games it signs from now on show the new key."
+    ], shown

@@ -27,7 +27,9 @@ async def play(state_dir, ruleset: str, bots: list[str]):
         async with connected(host, "Ana") as ana:
             remember_host_key(ana, f"127.0.0.1:{host.port}")
             table = await ana.create_table(ruleset, FAST[ruleset], bots=bots)
-            await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
+            await wait_until(
+                lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:])
+            )
             await ana.start()
             player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
             await wait_until(lambda: host.tables[table["id"]].state == "finished", timeout=60)
@@ -95,8 +97,11 @@ def a_grab_pair(recs):
     evs, rounds = events_of(recs), rounds_of(recs)
     for i in range(len(evs) - 1):
         first, second = evs[i], evs[i + 1]
-        if (first["action"]["type"] == second["action"]["type"] == "grab"
-                and first["seat"] != second["seat"] and rounds[i] == rounds[i + 1]):
+        if (
+            first["action"]["type"] == second["action"]["type"] == "grab"
+            and first["seat"] != second["seat"]
+            and rounds[i] == rounds[i + 1]
+        ):
             return first, second
     raise AssertionError("no round with two grabs by two seats in this game")
 
@@ -113,9 +118,13 @@ def test_an_honest_race_game_verifies_signed_by_the_hosts_key(race_log, capsys):
     code, lines = run_verify(path, capsys)
     count = len(events_of(records(path)))
     assert code == 0, lines
-    assert lines[0].startswith(f"Signed by the host you played at ({fingerprint}), known here as "
-                               f"127.0.0.1:"), lines
-    assert lines[1] == f"Every event ({count}) is legal at its stamp, in order, from the seat that may make it."
+    assert lines[0].startswith(
+        f"Signed by the host you played at ({fingerprint}), known here as 127.0.0.1:"
+    ), lines
+    assert (
+        lines[1]
+        == f"Every event ({count}) is legal at its stamp, in order, from the seat that may make it."
+    )
     assert lines[2] == "Every die and card came from the seed committed at the start."
     assert lines[3].startswith("The end record matches the replay: scores [")
     # Naming the host's key makes no difference to an honest log.
@@ -138,8 +147,9 @@ def verify_changed(signed_log, tmp_path, capsys, change):
     seq = change(recs)
     code, lines = run_verify(write(tmp_path / "changed.kismet", recs), capsys)
     assert code == 1, lines
-    assert lines[0].startswith(f"The signature does not match: the log was changed after host "
-                               f"{fingerprint} signed it"), lines
+    assert lines[0].startswith(
+        f"The signature does not match: the log was changed after host {fingerprint} signed it"
+    ), lines
     low, high = changed_span(lines[0])
     assert low <= seq <= high, (seq, lines[0])
     return recs, lines
@@ -166,8 +176,10 @@ def test_a_grab_given_to_another_seat_fails_naming_the_event(race_log, tmp_path,
     first, second = a_grab_pair(records(race_log[0]))
     # The engine refuses it: a grab is final.
     seat_name = recs[0]["header"]["seats"][first["seat"]]
-    assert lines[1].startswith(f"Event {second['seq']}: seat {first['seat']} ({seat_name})'s grab at "
-                               f"place {second['action']['card']} is not legal at "), lines
+    assert lines[1].startswith(
+        f"Event {second['seq']}: seat {first['seat']} ({seat_name})'s grab at "
+        f"place {second['action']['card']} is not legal at "
+    ), lines
     assert lines[1].endswith("You already grabbed a card this round: a grab is final."), lines
     # The same change with the signature cut off fails for that, and on the event too.
     unsigned = [r for r in recs if r["kind"] != "signature"]
@@ -192,7 +204,11 @@ def test_a_timeout_stamped_before_its_deadline_is_named(race_log, tmp_path, caps
         game = game_from_header(recs[0]["header"])
         for record in events_of(recs):
             deadline = game.next_deadline()
-            if record["action"]["type"] == "timeout" and deadline is not None and deadline - 1 >= game.now:
+            if (
+                record["action"]["type"] == "timeout"
+                and deadline is not None
+                and deadline - 1 >= game.now
+            ):
                 record["t"] = deadline - 1
                 moved.update(record)
                 return record["seq"]
@@ -201,8 +217,10 @@ def test_a_timeout_stamped_before_its_deadline_is_named(race_log, tmp_path, caps
 
     recs, lines = verify_changed(race_log, tmp_path, capsys, early)
     at = moved["t"] - recs[0]["header"]["t0"]
-    assert lines[1] == (f"Event {moved['seq']}: the host's timeout is not legal at {at:,} ms "
-                        f"into the game: Too early: the deadline has not passed yet."), lines
+    assert lines[1] == (
+        f"Event {moved['seq']}: the host's timeout is not legal at {at:,} ms "
+        f"into the game: Too early: the deadline has not passed yet."
+    ), lines
 
 
 def test_an_edited_end_result_fails_saying_what_the_events_give(race_log, tmp_path, capsys):
@@ -214,9 +232,14 @@ def test_an_edited_end_result_fails_saying_what_the_events_give(race_log, tmp_pa
     end["result"]["winners"] = [loser]
     code, lines = run_verify(write(tmp_path / "result.kismet", recs), capsys)
     assert code == 1
-    assert lines[0].endswith("the first change is in the end record.") or "or the end record" in lines[0]
-    assert lines[-1] == (f"The end record's result is not what the events give: in winners it "
-                         f"says [{loser}], the events give {honest['winners']!r}."), lines
+    assert (
+        lines[0].endswith("the first change is in the end record.")
+        or "or the end record" in lines[0]
+    )
+    assert lines[-1] == (
+        f"The end record's result is not what the events give: in winners it "
+        f"says [{loser}], the events give {honest['winners']!r}."
+    ), lines
 
 
 def forge(recs, forger: HostIdentity, path):
@@ -244,29 +267,42 @@ def forge(recs, forger: HostIdentity, path):
     else:
         raise AssertionError("no seed replays these moves")
     writer = GameWriter(path, header, recs[0]["table"], events[:-1], identity=forger)
-    writer.append(events[-1], end={"result": game.result(), "digest": game.digest(),
-                                   "server_seed": secret.server_seed})
+    writer.append(
+        events[-1],
+        end={"result": game.result(), "digest": game.digest(), "server_seed": secret.server_seed},
+    )
     writer.close()
     return path
 
 
-def test_a_forged_log_shows_another_key_and_fails_against_the_hosts(solo_dice_log, tmp_path, capsys):
+def test_a_forged_log_shows_another_key_and_fails_against_the_hosts(
+    solo_dice_log, tmp_path, capsys
+):
     path, fingerprint = solo_dice_log
     recs = records(path)
     forger = HostIdentity.load(tmp_path / "forger")
     forged = forge(recs, forger, tmp_path / "forged.kismet")
     assert records(forged)[0]["header"]["chance"] != recs[0]["header"]["chance"] or any(
-        a.get("chance") != b.get("chance") for a, b in zip(events_of(records(forged)), events_of(recs)))
+        a.get("chance") != b.get("chance")
+        for a, b in zip(events_of(records(forged)), events_of(recs))
+    )
     # Every value fits its new commit, so only the key tells: it is not the host's, nor
     # any this player met (tests/test_verify_genuine.py has more).
     code, lines = run_verify(forged, capsys)
-    assert code == 1 and lines[0].startswith(f"Signed by a key you have never seen ({forger.fingerprint})")
+    assert code == 1 and lines[0].startswith(
+        f"Signed by a key you have never seen ({forger.fingerprint})"
+    )
     code, lines = run_verify(forged, capsys, "--host-key", fingerprint)
     assert code == 1
-    assert lines[0] == (f"Signed by host {forger.fingerprint}, not by {fingerprint} as you asked: "
-                        f"this log is not that host's.")
+    assert lines[0] == (
+        f"Signed by host {forger.fingerprint}, not by {fingerprint} as you asked: "
+        f"this log is not that host's."
+    )
     # Without a signature at all it cannot pass for the host's either.
-    unsigned = write(tmp_path / "forged-unsigned.kismet", [r for r in records(forged) if r["kind"] != "signature"])
+    unsigned = write(
+        tmp_path / "forged-unsigned.kismet",
+        [r for r in records(forged) if r["kind"] != "signature"],
+    )
     code, lines = run_verify(unsigned, capsys, "--host-key", fingerprint)
     assert code == 1 and f"You asked for host {fingerprint}, but nobody signed this log." in lines
 
@@ -283,7 +319,9 @@ def test_an_integer_chance_gets_words_not_a_traceback(dice_log, tmp_path, capsys
     recs = records(path)
     recs[0]["header"]["chance"] = 7
     code, lines = run_verify(write(tmp_path / "int-header-chance.kismet", recs), capsys)
-    assert code == 1 and lines[1] == "The game's start: its chance is 7, not a list of values.", lines
+    assert code == 1 and lines[1] == "The game's start: its chance is 7, not a list of values.", (
+        lines
+    )
 
 
 def test_a_record_after_the_signature_fails(race_log, tmp_path, capsys):
@@ -292,8 +330,10 @@ def test_a_record_after_the_signature_fails(race_log, tmp_path, capsys):
     extra = dict(events_of(recs)[-1], seq=len(events_of(recs)) + 1)
     code, lines = run_verify(write(tmp_path / "appended.kismet", recs + [extra]), capsys)
     assert code == 1
-    assert lines[0] == (f"Signed by host {fingerprint}, but 1 record follows the signature: "
-                        f"added after the host signed.")
+    assert lines[0] == (
+        f"Signed by host {fingerprint}, but 1 record follows the signature: "
+        f"added after the host signed."
+    )
 
 
 def test_an_unfinished_game_cannot_be_checked_yet(race_log, tmp_path, capsys):
@@ -303,7 +343,10 @@ def test_an_unfinished_game_cannot_be_checked_yet(race_log, tmp_path, capsys):
     code, lines = run_verify(write(tmp_path / "unfinished.kismet", header_and_some), capsys)
     assert code == 2
     assert lines[0] == "Not signed: the game never ended."
-    assert lines[1] == "Every event (5) is legal at its stamp, in order, from the seat that may make it."
+    assert (
+        lines[1]
+        == "Every event (5) is legal at its stamp, in order, from the seat that may make it."
+    )
 
 
 def test_a_truncated_log_says_truncated_and_exits_2_as_the_help_says(race_log, tmp_path, capsys):
@@ -315,14 +358,16 @@ def test_a_truncated_log_says_truncated_and_exits_2_as_the_help_says(race_log, t
     path, _ = race_log
     data = path.read_bytes()
     recs = records(path)
-    head = b"".join(record_bytes(r) for r in recs[:6])      # the header and five events
+    head = b"".join(record_bytes(r) for r in recs[:6])  # the header and five events
     cut = tmp_path / "cut.kismet"
-    cut.write_bytes(head + data[len(head):len(head) + 7])   # 7 bytes into the sixth event
+    cut.write_bytes(head + data[len(head) : len(head) + 7])  # 7 bytes into the sixth event
     code, lines = run_verify(cut, capsys)
     assert code == 2, lines
-    assert lines[0] == ("Truncated: the file stops 7 bytes into a record after event 5; what "
-                        "followed (the rest of the game, its end and signature) is missing, so "
-                        "it cannot be checked whole."), lines
+    assert lines[0] == (
+        "Truncated: the file stops 7 bytes into a record after event 5; what "
+        "followed (the rest of the game, its end and signature) is missing, so "
+        "it cannot be checked whole."
+    ), lines
     assert "never ended" not in " ".join(lines)
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown), pytest.raises(SystemExit):
@@ -340,6 +385,8 @@ def test_a_log_from_an_older_host_is_judged_on_the_rest(solo_dice_log, tmp_path,
     older = older_log(records(path), tmp_path / "older.kismet")
     code, lines = run_verify(older, capsys)
     assert code == 2, lines
-    assert lines[0] == ("Not signed (older host, before protocol version 3): nothing shows who "
-                        "wrote it; judged on the rest.")
+    assert lines[0] == (
+        "Not signed (older host, before protocol version 3): nothing shows who "
+        "wrote it; judged on the rest."
+    )
     assert lines[-1].startswith("The end record matches the replay: ")

@@ -26,18 +26,24 @@ import aiohttp
 import pyte
 import pytest
 
+from server import web_session
 from server.door_limits import SessionSlots
 from server.door_pass import ENVIRONMENT_NAME
-from server.web import WebServer
-from server import web_session
-from server.web_session import KeyBudget
 from server.table import PLAYING
+from server.web import WebServer
+from server.web_session import KeyBudget
 from tests.netutil import ROOT, connected, free_port, host_with_door, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome")
-                 if shutil.which(name)), None)
+CHROMIUM = next(
+    (
+        shutil.which(name)
+        for name in ("chromium", "chromium-browser", "google-chrome")
+        if shutil.which(name)
+    ),
+    None,
+)
 # CI installs Chromium (.ci/run): there a missing browser is a failure, not a skip.
 if CHROMIUM is None and os.environ.get("CI") == "true":
     raise RuntimeError("CI must run the browser tests, but no Chromium is installed")
@@ -57,15 +63,15 @@ async def test_the_page_is_served_and_points_at_the_address_used(tmp_path):
                 other = await response.text()
             async with session.get(f"http://127.0.0.1:{web.port}/static/js/textual.js") as response:
                 assert response.status == 200
-    assert "<div>Kismet</div>" in page                      # the title textual-serve shows
-    assert "<title>Kismet</title>" in page                  # and the browser's tab
+    assert "<div>Kismet</div>" in page  # the title textual-serve shows
+    assert "<title>Kismet</title>" in page  # and the browser's tab
     assert f"ws://127.0.0.1:{web.port}/ws" in page
     assert f"ws://localhost:{web.port}/ws" in other
 
 
 async def test_too_many_visitors_from_one_address_get_plain_words(tmp_path):
     async with web_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, web):
-        assert web.cap.admit("127.0.0.1")   # one visitor already playing from here
+        assert web.cap.admit("127.0.0.1")  # one visitor already playing from here
         async with visiting(web) as visitor:
             # Said on the visitor's screen (a browser shows no HTTP status), then closed.
             await visitor.wait_for(lambda: visitor.closed)
@@ -84,7 +90,7 @@ async def test_over_the_doors_cap_a_visitor_is_told_the_host_is_full(tmp_path):
                 assert "The host is full" in second.text()
             assert len(door_processes(host)) == 1
         await wait_until(lambda: slots.taken == 0)
-        async with visiting(web) as third:       # the first one's slot is free again
+        async with visiting(web) as third:  # the first one's slot is free again
             await third.wait_for_text("Your name at the table")
 
 
@@ -163,13 +169,20 @@ class DevTools:
 
     async def press_enter(self) -> None:
         for kind in ("keyDown", "keyUp"):
-            await self.call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter",
-                            windowsVirtualKeyCode=13, nativeVirtualKeyCode=13,
-                            **({"text": "\r"} if kind == "keyDown" else {}))
+            await self.call(
+                "Input.dispatchKeyEvent",
+                type=kind,
+                key="Enter",
+                code="Enter",
+                windowsVirtualKeyCode=13,
+                nativeVirtualKeyCode=13,
+                **({"text": "\r"} if kind == "keyDown" else {}),
+            )
 
 
-needs_chromium = pytest.mark.skipif(CHROMIUM is None,
-                                    reason="no Chromium on this machine (apt-get install chromium)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium on this machine (apt-get install chromium)"
+)
 
 
 @contextlib.asynccontextmanager
@@ -178,10 +191,20 @@ async def browser_page(user_data_dir):
     DevTools client on its one page, which records the app's screen (RECORD_SCREEN)."""
     debug_port = free_port()
     browser = subprocess.Popen(
-        [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         f"--user-data-dir={user_data_dir}", f"--remote-debugging-port={debug_port}",
-         "--window-size=1200,800", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            CHROMIUM,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={user_data_dir}",
+            f"--remote-debugging-port={debug_port}",
+            "--window-size=1200,800",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         async with aiohttp.ClientSession() as session:
             targets = []
@@ -208,7 +231,7 @@ async def browser_page(user_data_dir):
 
 async def open_and_name(tools, web, name: str) -> None:
     """(Re)open the page in the browser and type `name` at its prompt."""
-    tools.screen = None    # a new page: a new screen
+    tools.screen = None  # a new page: a new screen
     await tools.call("Page.navigate", url=f"http://127.0.0.1:{web.port}/")
     await tools.wait_for_text("Your name at the table")
     # The prompt can be drawn a moment before its input has the focus: type until the name
@@ -235,11 +258,13 @@ async def test_a_returning_browser_gets_its_running_seat_back(tmp_path):
     async with web_host(tmp_path) as (host, web), connected(host, "Bo") as bo:
         async with browser_page(tmp_path / "chromium") as tools:
             await open_and_name(tools, web, "Webby")
-            await wait_until(lambda: any(p.name == "Webby" and p.conn for p in host.players.values()))
+            await wait_until(
+                lambda: any(p.name == "Webby" and p.conn for p in host.players.values())
+            )
             (webby,) = [p for p in host.players.values() if p.name == "Webby"]
             table = await bo.create_table("dice")
             await tools.wait_for_text("Bo")
-            await tools.press_enter()                   # sit at Bo's table
+            await tools.press_enter()  # sit at Bo's table
             await wait_until(lambda: webby.table is not None)
             await tools.type("y")
             await bo.ready()
@@ -257,6 +282,7 @@ async def test_a_returning_browser_gets_its_running_seat_back(tmp_path):
 
 
 # ---- the attacker's side: a plain websocket client ------------------------------------------
+
 
 def door_processes(host) -> list[int]:
     """The web door's app processes for `host`, alive (not zombies), found in /proc by their
@@ -285,7 +311,7 @@ class Visitor:
 
     def __init__(self, ws, cols: int = 80, rows: int = 24):
         self.ws = ws
-        self.raw = b""     # what the app drew since the test last emptied it
+        self.raw = b""  # what the app drew since the test last emptied it
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.closed = False
@@ -295,8 +321,12 @@ class Visitor:
         if message.type == aiohttp.WSMsgType.BINARY:
             self.raw += message.data
             self.stream.feed(message.data)
-        elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
-                              aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.ERROR):
+        elif message.type in (
+            aiohttp.WSMsgType.CLOSE,
+            aiohttp.WSMsgType.CLOSED,
+            aiohttp.WSMsgType.CLOSING,
+            aiohttp.WSMsgType.ERROR,
+        ):
             self.closed = True
 
     def text(self) -> str:
@@ -323,15 +353,24 @@ def own_origin(web) -> dict[str, str]:
 
 
 @contextlib.asynccontextmanager
-async def visiting(web, query: str = "", *, path: str = "/ws", cols: int = 80, rows: int = 24,
-                   headers=None, leave_abruptly: bool = False):
+async def visiting(
+    web,
+    query: str = "",
+    *,
+    path: str = "/ws",
+    cols: int = 80,
+    rows: int = 24,
+    headers=None,
+    leave_abruptly: bool = False,
+):
     """A websocket visitor of `web`, sent from the page's own Origin unless `headers` say. On
     exit they close their socket, or (`leave_abruptly`) just drop the connection, as a closed
     tab or a flooding attacker does."""
     async with aiohttp.ClientSession() as session:
         url = f"http://127.0.0.1:{web.port}{path}{query}"
-        ws = await session.ws_connect(url, headers=own_origin(web) if headers is None else headers,
-                                      max_msg_size=0)
+        ws = await session.ws_connect(
+            url, headers=own_origin(web) if headers is None else headers, max_msg_size=0
+        )
         try:
             yield Visitor(ws, cols, rows)
         finally:
@@ -357,7 +396,7 @@ def fits(drawn: tuple[int, int], size: tuple[int, int]) -> bool:
     return drawn[0] == size[0] and drawn[1] <= size[1]
 
 
-CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")   # row;column
+CURSOR_MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")  # row;column
 
 
 def resize(visitor, width, height):
@@ -371,7 +410,7 @@ async def frame_size(visitor, rows: int) -> tuple[int, int]:
     footer = re.compile(rb"\x1b\[%d;1H(?:(?!\x1b\[\d+;\d+H).)*Quit" % rows, re.DOTALL)
     await visitor.wait_for(lambda: footer.search(visitor.raw) is not None)
     end = footer.search(visitor.raw).end()
-    frame = visitor.raw[visitor.raw.rindex(b"\x1b[1;1H", 0, end):end]
+    frame = visitor.raw[visitor.raw.rindex(b"\x1b[1;1H", 0, end) : end]
     moves = [(int(m.group(1)), int(m.group(2))) for m in CURSOR_MOVE.finditer(frame)]
     return max(row for row, _ in moves), max(column for _, column in moves)
 
@@ -383,14 +422,20 @@ async def test_a_socket_opened_from_another_page_is_refused_with_words(tmp_path)
                 with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                     await session.ws_connect(f"http://127.0.0.1:{web.port}/ws", headers=origin)
                 assert refused.value.status == 403
-            async with session.get(f"http://127.0.0.1:{web.port}/ws",
-                                   headers={"Origin": "http://evil.example", "Connection": "Upgrade",
-                                            "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-                                            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}) as response:
+            async with session.get(
+                f"http://127.0.0.1:{web.port}/ws",
+                headers={
+                    "Origin": "http://evil.example",
+                    "Connection": "Upgrade",
+                    "Upgrade": "websocket",
+                    "Sec-WebSocket-Version": "13",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                },
+            ) as response:
                 assert response.status == 403
                 assert "only from its own page" in await response.text()
         assert door_processes(host) == []
-        async with visiting(web) as visitor:       # the page's own Origin is let in
+        async with visiting(web) as visitor:  # the page's own Origin is let in
             await visitor.wait_for_text("Your name at the table")
 
 
@@ -398,7 +443,9 @@ async def test_a_plain_get_of_the_socket_gets_words_and_one_log_line_at_most(tmp
     caplog.set_level(logging.DEBUG)
     async with web_host(tmp_path) as (host, web):
         async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{web.port}/ws", headers=own_origin(web)) as response:
+            async with session.get(
+                f"http://127.0.0.1:{web.port}/ws", headers=own_origin(web)
+            ) as response:
                 assert response.status == 400
                 words = await response.text()
     assert "websocket" in words and "http://127.0.0.1" in words
@@ -416,7 +463,9 @@ async def test_no_folder_is_listed_and_the_page_needs_nothing_from_the_internet(
             async with session.get(base + "/") as response:
                 page = await response.text()
             addresses = set(re.findall(r"(?:https?|wss?)://[^\s\"'<>)]+", page))
-            assert addresses and all(a.startswith((base, f"ws://127.0.0.1:{web.port}")) for a in addresses), addresses
+            assert addresses and all(
+                a.startswith((base, f"ws://127.0.0.1:{web.port}")) for a in addresses
+            ), addresses
             async with session.get(base + "/static/js/textual.js") as response:
                 assert response.status == 200
 
@@ -431,6 +480,7 @@ async def test_a_flooded_visitor_process_ends_with_its_socket(tmp_path):
             async def paste_3_mb() -> None:
                 for _ in range(50):
                     await visitor.ws.send_str(flood)
+
             sending = asyncio.ensure_future(paste_3_mb())
             await asyncio.wait({sending}, timeout=5)  # the door may stop reading: that is right
             sending.cancel()
@@ -465,11 +515,11 @@ async def test_a_game_that_hits_its_memory_limit_ends_with_words(tmp_path, caplo
 def test_the_key_budget_gives_a_burst_then_a_steady_rate():
     now = [0.0]
     budget = KeyBudget(per_second=1000, burst=4000, clock=lambda: now[0])
-    assert budget.delay(4000) == 0                 # a pasted name goes at once
+    assert budget.delay(4000) == 0  # a pasted name goes at once
     assert budget.delay(500) == pytest.approx(0.5)  # past the burst: wait for the rate
     now[0] += 0.5
     assert budget.delay(1000) == pytest.approx(1.0)
-    now[0] += 100                                   # a quiet while refills the burst, no more
+    now[0] += 100  # a quiet while refills the burst, no more
     assert budget.delay(4000) == 0
     assert budget.delay(1) > 0
 
@@ -482,13 +532,14 @@ async def test_a_key_flood_reaches_the_app_no_faster_than_the_budget(tmp_path, m
         async with visiting(web, leave_abruptly=True) as visitor:
             await visitor.wait_for_text("Your name at the table")
             (pid,) = door_processes(host)
-            await reads_settle(pid)   # (its start-up's lazy imports are not the visitor's keys)
+            await reads_settle(pid)  # (its start-up's lazy imports are not the visitor's keys)
             read_before = app_input_read(pid)
             started = asyncio.get_running_loop().time()
 
             async def paste_480_kb() -> None:
                 for _ in range(8):
                     await visitor.type("x" * 60000)
+
             sending = asyncio.ensure_future(paste_480_kb())
             try:
                 # What the app is given, and so could queue, is the budget's worth: a burst,
@@ -537,7 +588,9 @@ async def test_the_same_browser_gets_its_running_seat_back_and_another_browser_d
     async with web_host(tmp_path) as (host, web), connected(host, "Bo") as bo:
         async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:
             await sit_down_as(visitor, "Ana")
-            await visitor.wait_for(lambda: any(p.name == "Ana" and p.conn for p in host.players.values()))
+            await visitor.wait_for(
+                lambda: any(p.name == "Ana" and p.conn for p in host.players.values())
+            )
             (ana,) = [p for p in host.players.values() if p.name == "Ana"]
             # The host is told who this is: the browser, by a hash of its secret.
             (pid,) = door_processes(host)
@@ -555,9 +608,9 @@ async def test_the_same_browser_gets_its_running_seat_back_and_another_browser_d
             await bo.start()
             await wait_until(lambda: ana.table.state == PLAYING)
         await wait_until(lambda: ana.conn is None)
-        assert host.door_passes.find(door_pass) is None      # revoked with the session
+        assert host.door_passes.find(door_pass) is None  # revoked with the session
 
-        async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:   # the same browser
+        async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:  # the same browser
             await sit_down_as(visitor, "Ana")
             await visitor.wait_for(lambda: ana.conn is not None)
             assert [p for p in host.players.values() if p.name == "Ana"] == [ana]
@@ -567,14 +620,22 @@ async def test_the_same_browser_gets_its_running_seat_back_and_another_browser_d
         async with visiting(web, path=f"/ws/{ANOTHER_BROWSER}") as other:  # same name, not its seat
             await sit_down_as(other, "Ana")
             # The host refuses the name it sees held (a look-alike counts as the same).
-            await other.wait_for(lambda: "Somebody called Ana is already at this host" in other.text())
-            assert not any(p is not ana and p.conn and p.name == "Ana" for p in host.players.values())
+            await other.wait_for(
+                lambda: "Somebody called Ana is already at this host" in other.text()
+            )
+            assert not any(
+                p is not ana and p.conn and p.name == "Ana" for p in host.players.values()
+            )
             assert ana.conn is None
-        async with visiting(web) as stranger:              # no secret at all: a new member
+        async with visiting(web) as stranger:  # no secret at all: a new member
             await sit_down_as(stranger, "Ana")
             # The host refuses the name it sees held (a look-alike counts as the same).
-            await stranger.wait_for(lambda: "Somebody called Ana is already at this host" in stranger.text())
-            assert not any(p is not ana and p.conn and p.name == "Ana" for p in host.players.values())
+            await stranger.wait_for(
+                lambda: "Somebody called Ana is already at this host" in stranger.text()
+            )
+            assert not any(
+                p is not ana and p.conn and p.name == "Ana" for p in host.players.values()
+            )
             assert ana.conn is None
 
 
@@ -619,11 +680,28 @@ def web_host_process(state_dir, *options: str):
     object with its `.port` and `.web_port`, and the process as `.proc`."""
     ports = types.SimpleNamespace(port=free_port(), web_port=free_port())
     ports.proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "--bind", "127.0.0.1", "--port", str(ports.port),
-         "--web", str(ports.web_port), "--state-dir", str(state_dir), "--bots", "0",
-         "--no-announce", *options],
-        cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "server.cli",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(ports.port),
+            "--web",
+            str(ports.web_port),
+            "--state-dir",
+            str(state_dir),
+            "--bots",
+            "0",
+            "--no-announce",
+            *options,
+        ],
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         yield ports
     finally:
@@ -656,8 +734,9 @@ async def refused_status(port: int, host: str, origin: str) -> int | None:
     headers is refused with (None: let in, then closed at once)."""
     async with aiohttp.ClientSession() as session:
         try:
-            ws = await session.ws_connect(f"http://127.0.0.1:{port}/ws",
-                                          headers={"Host": host, "Origin": origin})
+            ws = await session.ws_connect(
+                f"http://127.0.0.1:{port}/ws", headers={"Host": host, "Origin": origin}
+            )
         except aiohttp.WSServerHandshakeError as refused:
             return refused.status
         await ws.close()
@@ -673,21 +752,33 @@ async def test_dns_rebinding_is_refused_the_hosts_own_names_let_in(tmp_path):
         evil = f"evil.example:{port}"
         assert await refused_status(port, evil, f"http://{evil}") == 403
         assert await refused_status(port, evil, "https://kismet.example") == 403
-        assert await refused_status(port, "kismet.example.evil.example", "https://kismet.example") == 403
+        assert (
+            await refused_status(port, "kismet.example.evil.example", "https://kismet.example")
+            == 403
+        )
         # The names it serves: --web-origin's, and the address the socket arrived at.
         assert await refused_status(port, "kismet.example", "https://kismet.example") is None
         assert await refused_status(port, f"127.0.0.1:{port}", "https://kismet.example") is None
     with web_host_process(tmp_path) as ports:
         await wait_until_async(lambda: page_answers(ports.web_port))
         port = ports.web_port
-        assert await refused_status(port, f"evil.example:{port}", f"http://evil.example:{port}") == 403
+        assert (
+            await refused_status(port, f"evil.example:{port}", f"http://evil.example:{port}") == 403
+        )
         for own in (f"127.0.0.1:{port}", f"localhost:{port}"):
             assert await refused_status(port, own, f"http://{own}") is None, own
         async with aiohttp.ClientSession() as session:
-            async with session.get(f"http://127.0.0.1:{port}/ws", headers={
-                    "Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}",
-                    "Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
-                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}) as response:
+            async with session.get(
+                f"http://127.0.0.1:{port}/ws",
+                headers={
+                    "Host": f"evil.example:{port}",
+                    "Origin": f"http://evil.example:{port}",
+                    "Connection": "Upgrade",
+                    "Upgrade": "websocket",
+                    "Sec-WebSocket-Version": "13",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                },
+            ) as response:
                 assert response.status == 403
                 assert "this host's own addresses" in await response.text()
 
@@ -695,10 +786,12 @@ async def test_dns_rebinding_is_refused_the_hosts_own_names_let_in(tmp_path):
 async def test_a_visitors_game_dies_with_a_killed_host(tmp_path):
     with web_host_process(tmp_path) as ports:
         await wait_until_async(lambda: page_answers(ports.web_port))
-        async with visiting(types.SimpleNamespace(port=ports.web_port), leave_abruptly=True) as visitor:
+        async with visiting(
+            types.SimpleNamespace(port=ports.web_port), leave_abruptly=True
+        ) as visitor:
             await visitor.wait_for_text("Your name at the table")
             (pid,) = door_processes(ports)
-            ports.proc.kill()               # no chance to end its sessions: SIGKILL
+            ports.proc.kill()  # no chance to end its sessions: SIGKILL
             # The parent-death signal ends the game: no orphan left to the machine.
             await wait_until(lambda: gone_with_its_group(pid), timeout=30)
 
@@ -732,4 +825,4 @@ async def test_a_game_that_fails_leaves_words_not_a_frozen_screen(tmp_path, monk
             await visitor.wait_for(lambda: visitor.closed)
             assert "Your game stopped unexpectedly" in visitor.text()
             assert "Traceback" not in visitor.text() and "a bug in the game" not in visitor.text()
-    assert "ended with code 1" in caplog.text      # one line in the host's log says so
+    assert "ended with code 1" in caplog.text  # one line in the host's log says so

@@ -22,7 +22,7 @@ from tests.test_web import browser_page, needs_chromium, web_host
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(240), needs_chromium]
 
-PHONE = (844, 390)          # a phone held sideways, in CSS pixels
+PHONE = (844, 390)  # a phone held sideways, in CSS pixels
 MIN_COLS, MIN_ROWS = 80, 24  # kismet_tui/widgets/toosmall.py
 
 
@@ -62,17 +62,20 @@ class Phone:
 
     async def tap_at(self, x: float, y: float) -> None:
         """One finger down and up at (x, y) CSS pixels: the browser makes it a click."""
-        await self.tools.call("Input.dispatchTouchEvent", type="touchStart",
-                              touchPoints=[{"x": x, "y": y}])
+        await self.tools.call(
+            "Input.dispatchTouchEvent", type="touchStart", touchPoints=[{"x": x, "y": y}]
+        )
         await self.tools.call("Input.dispatchTouchEvent", type="touchEnd", touchPoints=[])
 
     async def cell_box(self) -> dict:
-        return json.loads(await self.evaluate("""(() => {
+        return json.loads(
+            await self.evaluate("""(() => {
             const screen = document.querySelector('.xterm-screen').getBoundingClientRect();
             const terminal = kismetTouch.view().terminal;
             return JSON.stringify({x: screen.left, y: screen.top, w: screen.width / terminal.cols,
                                    h: screen.height / terminal.rows});
-        })()"""))
+        })()""")
+        )
 
     async def tap_cell(self, col: int, row: int) -> None:
         box = await self.cell_box()
@@ -88,22 +91,27 @@ class Phone:
 
     async def tap_key(self, name: str) -> None:
         """Tap the key bar's button for the key `name` (escape, tab, enter, question_mark)."""
-        box = json.loads(await self.evaluate(f"""(() => {{
+        box = json.loads(
+            await self.evaluate(f"""(() => {{
             const r = document.querySelector('#keys button[data-key="{name}"]').getBoundingClientRect();
             return JSON.stringify({{x: r.left + r.width / 2, y: r.top + r.height / 2}});
-        }})()"""))
+        }})()""")
+        )
         await self.tap_at(box["x"], box["y"])
 
     async def keyboard_mode(self) -> str | None:
         """What the hidden textarea asks of a soft keyboard (none: no keyboard comes up)."""
         return await self.evaluate(
-            "document.querySelector('.xterm-helper-textarea').getAttribute('inputmode')")
+            "document.querySelector('.xterm-helper-textarea').getAttribute('inputmode')"
+        )
 
     async def size(self) -> dict:
-        return json.loads(await self.evaluate("""JSON.stringify({
+        return json.loads(
+            await self.evaluate("""JSON.stringify({
             cols: kismetTouch.view().terminal.cols, rows: kismetTouch.view().terminal.rows,
             font: Number(document.body.dataset.fontSize), turn: document.body.classList.contains('-turn'),
-            bar: document.getElementById('keys').offsetHeight, socket: window.__kismetSocketUrl})"""))
+            bar: document.getElementById('keys').offsetHeight, socket: window.__kismetSocketUrl})""")
+        )
 
     async def screenshot(self, path: Path) -> Path:
         shot = await self.tools.call("Page.captureScreenshot", format="png")
@@ -117,14 +125,21 @@ class Phone:
 
 
 @contextlib.asynccontextmanager
-async def phone(tmp_path: Path, web, width: int = PHONE[0], height: int = PHONE[1], *, touch: bool = True):
+async def phone(
+    tmp_path: Path, web, width: int = PHONE[0], height: int = PHONE[1], *, touch: bool = True
+):
     """The door's page opened in a Chromium emulating a phone's screen (`touch`) or a
     desktop window of that size."""
     async with browser_page(tmp_path / "chromium") as tools:
         # (device scale 1: an emulated scale of 2 leaves xterm.js's canvas at half its size,
         # which a real 2x screen does not: checked with --force-device-scale-factor=2)
-        await tools.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                         deviceScaleFactor=1, mobile=touch)
+        await tools.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=touch,
+        )
         if touch:
             await tools.call("Emulation.setTouchEmulationEnabled", enabled=True, maxTouchPoints=5)
         await tools.call("Page.navigate", url=f"http://127.0.0.1:{web.port}/")
@@ -135,8 +150,10 @@ async def sign_in(phone: Phone, name: str) -> None:
     """Tap the name field, type the name as a soft keyboard does, and tap Enter on the key bar."""
     await phone.wait_for("Your name at the table")
     await phone.tap_text("your name")
-    await wait_until_page(phone, "document.activeElement.classList.contains('xterm-helper-textarea')")
-    for _ in range(5):   # (the field may be drawn a moment before it has the focus)
+    await wait_until_page(
+        phone, "document.activeElement.classList.contains('xterm-helper-textarea')"
+    )
+    for _ in range(5):  # (the field may be drawn a moment before it has the focus)
         await phone.tools.call("Input.insertText", text=name)
         with contextlib.suppress(AssertionError):
             await phone.wait_for(name, timeout=5)
@@ -149,19 +166,31 @@ async def test_a_phone_in_portrait_is_asked_to_turn_and_fits_once_turned(tmp_pat
     async with web_host(tmp_path) as (host, web), phone(tmp_path, web, PHONE[1], PHONE[0]) as page:
         await page.wait_for("Your name at the table")
         assert (await page.size())["turn"]
-        assert await page.evaluate(
-            "getComputedStyle(document.querySelector('.turn-dialog')).display") == "flex"
-        await page.tools.call("Emulation.setDeviceMetricsOverride", width=PHONE[0], height=PHONE[1],
-                              deviceScaleFactor=1, mobile=True)
+        assert (
+            await page.evaluate("getComputedStyle(document.querySelector('.turn-dialog')).display")
+            == "flex"
+        )
+        await page.tools.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=PHONE[0],
+            height=PHONE[1],
+            deviceScaleFactor=1,
+            mobile=True,
+        )
         await wait_until_page(page, "!document.body.classList.contains('-turn')")
         size = await page.size()
         assert size["cols"] >= MIN_COLS and size["rows"] >= MIN_ROWS, size
-        assert await page.evaluate(
-            "getComputedStyle(document.querySelector('.turn-dialog')).display") == "none"
+        assert (
+            await page.evaluate("getComputedStyle(document.querySelector('.turn-dialog')).display")
+            == "none"
+        )
 
 
 async def test_a_desktop_window_keeps_its_font_and_has_no_key_bar(tmp_path):
-    async with web_host(tmp_path) as (host, web), phone(tmp_path, web, 1200, 800, touch=False) as page:
+    async with (
+        web_host(tmp_path) as (host, web),
+        phone(tmp_path, web, 1200, 800, touch=False) as page,
+    ):
         await page.wait_for("Your name at the table")
         size = await page.size()
         assert size["font"] == 16 and size["bar"] == 0 and not size["turn"], size
@@ -178,33 +207,50 @@ async def test_a_phone_held_sideways_fits_taps_and_asks_for_a_keyboard_only_to_t
         # The app's first size (the socket's address) is the fitted one, not a 16 px guess.
         assert f"width={size['cols']}&height={size['rows']}" in size["socket"]
         await wait_until_page(page, "document.body.classList.contains('-typing')")
-        assert await page.keyboard_mode() == "text"     # the name field: the keyboard may come
+        assert await page.keyboard_mode() == "text"  # the name field: the keyboard may come
         await sign_in(page, "Tapper")
         await wait_until(lambda: any(p.name == "Tapper" for p in host.players.values()))
         await wait_until_page(page, "!document.body.classList.contains('-typing')")
-        assert await page.keyboard_mode() == "none"     # the lobby: a tap brings no keyboard
-        await page.tap_text("New table", last=True)     # the footer's key, tapped
+        assert await page.keyboard_mode() == "none"  # the lobby: a tap brings no keyboard
+        await page.tap_text("New table", last=True)  # the footer's key, tapped
         await page.wait_for("Create")
         assert await page.keyboard_mode() == "none"
-        await page.tap_key("escape")                    # the key bar's Escape closes the form
+        await page.tap_key("escape")  # the key bar's Escape closes the form
         await wait_for_footer(page, "New table")
-        await page.tap_key("question_mark")             # its ? opens the help, Esc closes it
+        await page.tap_key("question_mark")  # its ? opens the help, Esc closes it
         await wait_for_footer(page, "Close help")
         await page.tap_key("escape")
         await wait_for_footer(page, "New table")
 
 
 # The dice game's boxes as its card lists them (each name's first line on the screen is its).
-BOXES = ("Aces", "Deuces", "Treys", "Fours", "Fives", "Sixes", "2 Pair Same Color", "3 of a Kind",
-         "Straight", "Flush", "Full House", "Full House Same Color", "4 of a Kind", "Yarborough",
-         "Kismet")
+BOXES = (
+    "Aces",
+    "Deuces",
+    "Treys",
+    "Fours",
+    "Fives",
+    "Sixes",
+    "2 Pair Same Color",
+    "3 of a Kind",
+    "Straight",
+    "Flush",
+    "Full House",
+    "Full House Same Color",
+    "4 of a Kind",
+    "Yarborough",
+    "Kismet",
+)
 
 
 async def tap_box(page: Phone, name: str) -> None:
     """Tap the scorecard's line for the box `name` (its name starts the line)."""
     lines = await page.screen()
-    (row,) = [row for row, line in enumerate(lines)
-              if line.startswith(name) and line[len(name):].startswith("  ")]
+    (row,) = [
+        row
+        for row, line in enumerate(lines)
+        if line.startswith(name) and line[len(name) :].startswith("  ")
+    ]
     await page.tap_cell(len(name) // 2, row)
 
 
@@ -230,7 +276,7 @@ async def wait_for_footer(page: Phone, words: str, present: bool = True) -> None
 async def test_a_solo_dice_game_is_played_to_its_end_by_taps_alone(tmp_path):
     async with web_host(tmp_path) as (host, web), phone(tmp_path, web) as page:
         await sign_in(page, "Solo")
-        await page.tap_text("New table", last=True)      # the form: dice, no bots, as it opens
+        await page.tap_text("New table", last=True)  # the form: dice, no bots, as it opens
         await page.tap_text("Create", last=True)
         await page.tap_text("Start", last=True)
         (solo,) = [p for p in host.players.values() if p.name == "Solo"]
@@ -242,33 +288,38 @@ async def test_a_solo_dice_game_is_played_to_its_end_by_taps_alone(tmp_path):
         for turn, box in enumerate(BOXES):
             await wait_for_footer(page, "Throw")
             await wait_for_footer(page, "Score", present=False)
-            await page.tap_text("Throw")                    # the button, above the footer
+            await page.tap_text("Throw")  # the button, above the footer
             await wait_for_footer(page, "Score")
             if turn == 0:
-                await page.tap_text("╭─────╮")             # the first die: held
+                await page.tap_text("╭─────╮")  # the first die: held
                 await page.wait_for("HELD")
-                await page.tap_text("┏━━━━━┓")             # and released
-                await wait_until_shown(page, lambda lines: not any("HELD" in line for line in lines))
+                await page.tap_text("┏━━━━━┓")  # and released
+                await wait_until_shown(
+                    page, lambda lines: not any("HELD" in line for line in lines)
+                )
             events = len(table.events)
             await tap_box(page, box)
             await tap_box(page, box)
 
             def scored(since: int = events) -> bool:
                 return any(event["action"].get("type") == "score" for event in table.events[since:])
+
             await wait_until(scored)
         await wait_until(lambda: table.state != PLAYING, timeout=60)
         await page.wait_for("Play again")
         await page.screenshot(tmp_path / "phone-dice.png")
 
 
-
-
 async def test_a_race_round_is_played_by_taps_alone(tmp_path):
-    async with web_host(tmp_path) as (host, web), connected(host, "Bo") as bo, phone(tmp_path, web) as page:
+    async with (
+        web_host(tmp_path) as (host, web),
+        connected(host, "Bo") as bo,
+        phone(tmp_path, web) as page,
+    ):
         await sign_in(page, "Racer")
         await bo.create_table("race", {"countdown_ms": 1000})
         await page.wait_for("race")
-        await page.tap_text("Sit", last=True)              # at the table the lobby has chosen
+        await page.tap_text("Sit", last=True)  # at the table the lobby has chosen
         (racer,) = [p for p in host.players.values() if p.name == "Racer"]
         await wait_until(lambda: racer.table is not None)
         await page.tap_text("Ready", last=True)
@@ -282,8 +333,12 @@ async def test_a_race_round_is_played_by_taps_alone(tmp_path):
 
         def acted(round_: int) -> dict[int, str]:
             """Who grabbed or passed in round `round_` (by seat), as the host logged it."""
-            return {event["seat"]: event["action"]["type"] for event in table.events[starts[round_]:]
-                    if (event.get("action") or {}).get("type") in ("grab", "pass")}
+            return {
+                event["seat"]: event["action"]["type"]
+                for event in table.events[starts[round_] :]
+                if (event.get("action") or {}).get("type") in ("grab", "pass")
+            }
+
         # Round by round until the dice show a card on the table: the phone taps Pass (the
         # button under the cards) while none does, then grabs that card by tapping it. Bo's
         # client passes each round, so each ends as soon as the phone has acted.
@@ -294,12 +349,18 @@ async def test_a_race_round_is_played_by_taps_alone(tmp_path):
             starts[round_] = len(table.events)
             await looked_at_the_dice(bo)
             await bo.act({"type": "pass"})
-            targets = [card["pos"] for card in game.view(None)["circle"] if card is not None and card["target"]]
+            targets = [
+                card["pos"]
+                for card in game.view(None)["circle"]
+                if card is not None and card["target"]
+            ]
             if targets:
                 label = f"┌{'abcdefghijk'[targets[0]]}─"
                 lines = await page.screen()
-                (col, row) = next((line.find(label), row) for row, line in enumerate(lines) if label in line)
-                await page.tap_cell(col + 3, row + 1)   # the card's number, under its letter
+                (col, row) = next(
+                    (line.find(label), row) for row, line in enumerate(lines) if label in line
+                )
+                await page.tap_cell(col + 3, row + 1)  # the card's number, under its letter
                 await wait_until(lambda: "grab" in acted(round_).values())
                 break
             await page.tap_text("Pass")

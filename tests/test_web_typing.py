@@ -45,11 +45,11 @@ async def test_a_text_field_focused_and_left_is_told_once_each():
         await pilot.pause()
         app.query_one("#name").focus()
         await pilot.pause()
-        app.query_one("#name").focus()     # (again: nothing new to tell)
+        app.query_one("#name").focus()  # (again: nothing new to tell)
         await pilot.pause()
-        app.query_one("#words").focus()     # read-only: nothing to type into
+        app.query_one("#words").focus()  # read-only: nothing to type into
         await pilot.pause()
-        app.app_focus = False               # the page blurred: the app lets go of its field
+        app.app_focus = False  # the page blurred: the app lets go of its field
         app.query_one("#name").focus()
         await pilot.pause()
     typing = [meta["typing"] for meta in app.told if meta["type"] == TYPING_META]

@@ -26,5 +26,7 @@ DEFAULT_LEVEL = "greedy"
 
 def make_policy(ruleset: str, level: str, seat: int, seed: int) -> Policy[Any]:
     if level not in POLICIES:
-        raise KeyError(f"There is no bot level '{level}'. The levels are: {', '.join(sorted(POLICIES))}.")
+        raise KeyError(
+            f"There is no bot level '{level}'. The levels are: {', '.join(sorted(POLICIES))}."
+        )
     return POLICIES[level](ruleset, seat, seed)

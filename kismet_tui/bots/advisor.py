@@ -30,6 +30,7 @@ from .dice_levels import optimal_table
 
 class Hint(TypedDict):
     """One choice open to the player, as `advise` ranks them."""
+
     action: dice_types.PlayerAction | race_types.PlayerAction | knock_types.PlayerAction
     label: str
     expected: float | None
@@ -60,8 +61,15 @@ def _dice(game: DiceGame, seat: int) -> list[Hint]:
     if V is None:
         V = heuristic.approximate_table()
     ranked = advice.choices(V, view["cards"][seat], list(view["dice"]), view["rolls_used"])
-    return [{"action": choice.action, "label": choice.label, "expected": choice.expected,
-             "exact": exact} for choice in ranked]
+    return [
+        {
+            "action": choice.action,
+            "label": choice.label,
+            "expected": choice.expected,
+            "exact": exact,
+        }
+        for choice in ranked
+    ]
 
 
 def _race(game: RaceGame, seat: int) -> list[Hint]:
@@ -70,12 +78,24 @@ def _race(game: RaceGame, seat: int) -> list[Hint]:
     view = game.view(seat)
     free = [c for c in view["circle"] if c is not None and c["grabbed_by"] is None and c["target"]]
     free.sort(key=lambda c: (-c["chip"], -c["number"], c["pos"]))
-    out: list[Hint] = [{"action": {"type": "grab", "card": c["pos"], "id": c["id"]},
+    out: list[Hint] = [
+        {
+            "action": {"type": "grab", "card": c["pos"], "id": c["id"]},
             "label": f"Grab the {c['number']} ({_chips(c['chip'])})",
-            "expected": float(c["chip"]), "exact": True} for c in free]
+            "expected": float(c["chip"]),
+            "exact": True,
+        }
+        for c in free
+    ]
     if not out:
-        out.append({"action": {"type": "pass"}, "label": "Pass: no card left shows a target",
-                    "expected": 0.0, "exact": True})
+        out.append(
+            {
+                "action": {"type": "pass"},
+                "label": "Pass: no card left shows a target",
+                "expected": 0.0,
+                "exact": True,
+            }
+        )
     return out
 
 
@@ -88,8 +108,9 @@ def _knock(game: KnockGame, seat: int) -> list[Hint]:
     mine = [c["number"] for c in view["players"][seat]["open"]]
     roll = view["roll"]
     if view["turn"] == seat and view["stage"] == "roll":
-        return [{"action": {"type": "roll"}, "label": "Roll the dice", "expected": None,
-                 "exact": True}]
+        return [
+            {"action": {"type": "roll"}, "label": "Roll the dice", "expected": None, "exact": True}
+        ]
     if roll is None:
         return []
     targets = set(roll["targets"])
@@ -106,9 +127,14 @@ def _knock(game: KnockGame, seat: int) -> list[Hint]:
                 label += f" and your {others[0]}"
                 saved += chip(others[0])
             out.append({"action": action, "label": label, "expected": float(saved), "exact": True})
-        out.append({"action": {"type": "pass"},
-                    "label": "Pass" if not matches else "Pass (others may knock: you hold a match)",
-                    "expected": 0.0, "exact": True})
+        out.append(
+            {
+                "action": {"type": "pass"},
+                "label": "Pass" if not matches else "Pass (others may knock: you hold a match)",
+                "expected": 0.0,
+                "exact": True,
+            }
+        )
         return out
     if roll["roller"] == seat or seat in roll["knocked"]:
         return []
@@ -122,8 +148,14 @@ def _knock(game: KnockGame, seat: int) -> list[Hint]:
             knock["card"] = matches[0]
         why = "the roller passed over a match" if overlooked else "the roller has no match"
         lay = f": lay your {matches[0]}" if matches else ""
-        return [{"action": knock, "label": f"Knock! {why}{lay}",
-                 "expected": float(chip(matches[0])) if matches else 0.0, "exact": True}]
+        return [
+            {
+                "action": knock,
+                "label": f"Knock! {why}{lay}",
+                "expected": float(chip(matches[0])) if matches else 0.0,
+                "exact": True,
+            }
+        ]
     return []
 
 

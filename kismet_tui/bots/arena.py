@@ -21,9 +21,13 @@ SALT = "5a17"
 MAX_REFUSED = 200  # a policy that keeps being refused is a bug, not a slow player
 
 
-def play_local(ruleset: str, policies: Sequence[Policy[Any]], seed: bytes | int | str,
-               options: dict[str, Any] | None = None, max_events: int = 20_000,
-               ) -> tuple[AnyGame, list[Event], list[tuple[int, Mapping[str, Any], str]]]:
+def play_local(
+    ruleset: str,
+    policies: Sequence[Policy[Any]],
+    seed: bytes | int | str,
+    options: dict[str, Any] | None = None,
+    max_events: int = 20_000,
+) -> tuple[AnyGame, list[Event], list[tuple[int, Mapping[str, Any], str]]]:
     """Play until the game ends; returns (game, stamped log, refused) where refused lists
     (seat, action, reason) for every action the engine refused. Each policy answers
     decide(game, seat, now_ms); the earliest wanted action is stamped first, and the host's
@@ -74,5 +78,11 @@ def play_local(ruleset: str, policies: Sequence[Policy[Any]], seed: bytes | int 
 
 
 def _reveal_due(game: AnyGame, seat: int, prelays: dict[int, list[int]]) -> bool:
-    return (isinstance(game, KnockGame) and game.phase == "prelay_reveal" and seat in prelays and game.commits[seat] is not None
-            and game.reveals[seat] is None and not game.away[seat])
+    return (
+        isinstance(game, KnockGame)
+        and game.phase == "prelay_reveal"
+        and seat in prelays
+        and game.commits[seat] is not None
+        and game.reveals[seat] is None
+        and not game.away[seat]
+    )

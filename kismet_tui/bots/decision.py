@@ -16,8 +16,9 @@ class PrelayChoice(TypedDict):
     cards: list[int]
 
 
-BotAction = (dice_types.PlayerAction | race_types.PlayerAction | knock_types.PlayerAction
-             | PrelayChoice)
+BotAction = (
+    dice_types.PlayerAction | race_types.PlayerAction | knock_types.PlayerAction | PrelayChoice
+)
 # (pause in ms before acting, the action), or None: nothing to do now.
 Decision = tuple[int, BotAction] | None
 

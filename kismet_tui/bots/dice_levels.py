@@ -55,13 +55,16 @@ def optimal_table() -> np.ndarray | None:
                 background.start(path)
             elif _optimal is None and not _optimal_missing_warned:
                 _optimal_missing_warned = True
-                log.warning("The optimal Kismet table is not built (%s) and the background build "
-                            "is off: the hard bot plays the heuristic strategy. Build it with "
-                            "`python -m kismet_tui.solver`.", problem)
+                log.warning(
+                    "The optimal Kismet table is not built (%s) and the background build "
+                    "is off: the hard bot plays the heuristic strategy. Build it with "
+                    "`python -m kismet_tui.solver`.",
+                    problem,
+                )
     return _optimal
 
 
-_preload_tried: tuple[int, int, int] | None = None   # the file (inode, size, ctime) last tried
+_preload_tried: tuple[int, int, int] | None = None  # the file (inode, size, ctime) last tried
 
 
 def preload() -> None:
@@ -83,7 +86,7 @@ def preload() -> None:
     _preload_tried = key
     loaded, _problem = table.load_checked(path)
     if loaded is not None:
-        loaded.flags.writeable = False   # shared by every session: nobody may write to it
+        loaded.flags.writeable = False  # shared by every session: nobody may write to it
         _optimal = loaded
 
 
@@ -94,19 +97,25 @@ def prepare() -> None:
         threading.Thread(target=optimal_table, name="kismet-table-load", daemon=True).start()
 
 
-def greedy_choice(card: Mapping[str, int | None], dice: list[int], rolls_used: int,
-                  holds_kismet: bool) -> PlayerAction:
+def greedy_choice(
+    card: Mapping[str, int | None], dice: list[int], rolls_used: int, holds_kismet: bool
+) -> PlayerAction:
     """The easy bot's move: score a made pattern at once, else hold the most common face
     (the higher on a tie), and at the end take the box that pays most now."""
     if rolls_used == 0:
         return {"type": "roll", "hold": []}
     joker = holds_kismet and len(set(dice)) == 1
     open_boxes = [box for box in rules.BOXES if card[box] is None]
-    points = {box: rules.score(box, dice, joker=joker and box not in rules.BASIC_BOXES)
-              for box in open_boxes}
+    points = {
+        box: rules.score(box, dice, joker=joker and box not in rules.BASIC_BOXES)
+        for box in open_boxes
+    }
     best = max(open_boxes, key=lambda box: points[box])  # max keeps the first on a tie
-    made = best in rules.KISMET_BOXES and best not in ("yarborough", "three_of_a_kind",
-                                                        "two_pair_same_color")
+    made = best in rules.KISMET_BOXES and best not in (
+        "yarborough",
+        "three_of_a_kind",
+        "two_pair_same_color",
+    )
     face, count = max(Counter(dice).items(), key=lambda item: (item[1], item[0]))
     # Five of a kind cannot be held for another roll: holding all five is stopping.
     if rolls_used == 3 or (made and points[best] > 0) or count == 5:

@@ -14,10 +14,10 @@ Everything a bot draws comes from its own random.Random seeded per roll.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from collections.abc import Callable
 from itertools import combinations, product
 
 from kismet_tui.rules import cards as card_rules
@@ -56,9 +56,12 @@ def target_chance() -> dict[int, Fraction]:
 @lru_cache(maxsize=16)
 def legal_prelays(chips: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Every legal pre-lay as a set of numbers (ascending), under a chip table."""
-    return tuple(combo for size in range(len(card_rules.NUMBERS) + 1)
-                 for combo in combinations(card_rules.NUMBERS, size)
-                 if prelay_problem(list(combo), list(chips)) is None)
+    return tuple(
+        combo
+        for size in range(len(card_rules.NUMBERS) + 1)
+        for combo in combinations(card_rules.NUMBERS, size)
+        if prelay_problem(list(combo), list(chips)) is None
+    )
 
 
 def choose_prelay(level: str, chips: list[int], rng: random.Random) -> list[int]:
@@ -81,10 +84,14 @@ class KnockPolicy:
         self.level_name = level
         self.level = KNOCK_LEVELS[level]
         self.seat, self.seed = seat, seed
-        self.seen: dict[tuple[int | str, ...], int] = {}  # (round, roll no, status) -> when we first saw it
+        self.seen: dict[
+            tuple[int | str, ...], int
+        ] = {}  # (round, roll no, status) -> when we first saw it
 
     def _rng(self, *key: int | str) -> random.Random:
-        return random.Random("-".join(map(str, ("knock", self.level_name, self.seat, self.seed) + key)))
+        return random.Random(
+            "-".join(map(str, ("knock", self.level_name, self.seat, self.seed) + key))
+        )
 
     def _first_seen(self, key: tuple[int | str, ...], now_ms: int) -> int:
         return self.seen.setdefault(key, now_ms)
@@ -99,7 +106,9 @@ class KnockPolicy:
                 return None
             rng = self._rng("prelay", view["round"])
             return rng.randint(*self.level.think_ms), {
-                "type": "prelay", "cards": choose_prelay(self.level_name, chips, rng)}
+                "type": "prelay",
+                "cards": choose_prelay(self.level_name, chips, rng),
+            }
         if view["phase"] != "play":
             return None
         chip = lambda n: card_rules.chip(n, chips)  # noqa: E731
@@ -127,9 +136,18 @@ class KnockPolicy:
             return max(0, at - now_ms), action
         return self._knock(view, seat, roll, mine, targets, rng, now_ms, key, chip)
 
-    def _knock(self, view: View, seat: int, roll: Roll, mine: list[int], targets: set[int],
-               rng: random.Random, now_ms: int, key: tuple[int, int],
-               chip: Callable[[int], int]) -> Decision:
+    def _knock(
+        self,
+        view: View,
+        seat: int,
+        roll: Roll,
+        mine: list[int],
+        targets: set[int],
+        rng: random.Random,
+        now_ms: int,
+        key: tuple[int, int],
+        chip: Callable[[int], int],
+    ) -> Decision:
         if roll["roller"] == seat or seat in roll["knocked"]:
             return None
         if any(k["judgement"] == "good" for k in roll["knocks"]):
@@ -148,7 +166,9 @@ class KnockPolicy:
         else:
             since = self._first_seen(key + ("rolled",), now_ms)
         good = overlooked or (roller_has_none and my_matches)
-        if not (good and notices) and not (blunders and my_matches and roll["status"] == "deciding"):
+        if not (good and notices) and not (
+            blunders and my_matches and roll["status"] == "deciding"
+        ):
             return None
         knock: KnockAction = {"type": "knock"}
         if my_matches:

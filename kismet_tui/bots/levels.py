@@ -18,8 +18,11 @@ PolicyFactory = Callable[[str, int, int], Policy[Any]]
 
 LEVELS = ("easy", "medium", "hard")
 # ruleset -> (module of kismet_tui.bots, its policy class)
-_BY_RULESET = {"dice": ("dice_levels", "DicePolicy"), "race": ("race_levels", "RacePolicy"),
-               "knock": ("knock_levels", "KnockPolicy")}
+_BY_RULESET = {
+    "dice": ("dice_levels", "DicePolicy"),
+    "race": ("race_levels", "RacePolicy"),
+    "knock": ("knock_levels", "KnockPolicy"),
+}
 
 
 def policy_class(ruleset: str) -> Callable[[str, int, int], Policy[Any]]:
@@ -28,7 +31,8 @@ def policy_class(ruleset: str) -> Callable[[str, int, int], Policy[Any]]:
         raise KeyError(f"There is no game called '{ruleset}'.")
     module, name = _BY_RULESET[ruleset]
     found: Callable[[str, int, int], Policy[Any]] = getattr(
-        import_module(f"{__package__}.{module}"), name)  # (level, seat, seed) -> Policy
+        import_module(f"{__package__}.{module}"), name
+    )  # (level, seat, seed) -> Policy
     return found
 
 

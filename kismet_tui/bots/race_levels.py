@@ -35,6 +35,7 @@ RACE_LEVELS = {
 
 class Plan(TypedDict):
     """What a race bot aims at this round, and when it acts."""
+
     round: int
     at: int
     pos: int  # -1 for a pass
@@ -79,14 +80,26 @@ class RacePolicy:
         if misses and (not matches or attempt == 0) and rng.random() < level.wrong:
             card = rng.choice(misses)
         elif not matches:
-            self.plan = {"round": round_no, "at": at, "pos": -1, "id": None, "attempt": attempt,
-                         "action": {"type": "pass"}}
+            self.plan = {
+                "round": round_no,
+                "at": at,
+                "pos": -1,
+                "id": None,
+                "attempt": attempt,
+                "action": {"type": "pass"},
+            }
             return max(0, at - now_ms), {"type": "pass"}
         elif rng.random() < level.best_chip:
             card = max(matches, key=lambda c: (c["chip"], c["number"]))
         else:
             card = rng.choice(matches)
         action: PlayerAction = {"type": "grab", "card": card["pos"], "id": card["id"]}
-        self.plan = {"round": round_no, "at": at, "pos": card["pos"], "id": card["id"],
-                     "attempt": attempt, "action": action}
+        self.plan = {
+            "round": round_no,
+            "at": at,
+            "pos": card["pos"],
+            "id": card["id"],
+            "attempt": attempt,
+            "action": action,
+        }
         return max(0, at - now_ms), action

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from kismet_tui.net.client import ActionRefused, Client, OpenStream, RequestError
-from kismet_tui.rules.base import AnyGame, Plain
+from kismet_tui.rules.base import AnyGame
 from kismet_tui.rules.refusal import NOT_YET
 from protocol.limits import REACTION_FLOOR_MS
 
@@ -46,9 +46,17 @@ ANSWERS_A_THROW = {"grab", "knock"}
 REACTION_MARGIN_MS = 10
 
 
-async def run_bot(host: str, port: int, table_id: int, level: str, token: str | None = None,
-                  name: str | None = None, speed: float = 1.0, rematches: bool = True,
-                  open_stream: OpenStream | None = None) -> None:
+async def run_bot(
+    host: str,
+    port: int,
+    table_id: int,
+    level: str,
+    token: str | None = None,
+    name: str | None = None,
+    speed: float = 1.0,
+    rematches: bool = True,
+    open_stream: OpenStream | None = None,
+) -> None:
     """Play at `table_id` until the table closes (or, without rematches, its game ends);
     `open_stream` (the host's, for its own bots) opens the connection instead of asyncio."""
     client = Client()
@@ -62,7 +70,6 @@ async def run_bot(host: str, port: int, table_id: int, level: str, token: str | 
         await client.close()
 
 
-
 class BotLoop:
     def __init__(self, client: Client, level: str, speed: float, rematches: bool):
         self.client = client
@@ -73,9 +80,9 @@ class BotLoop:
         self.policy_for: int | None = None  # id() of the header the policy was made for
         self.timer: asyncio.TimerHandle | None = None
         self.in_flight = False
-        self.ready_sent = False   # a ready request is on its way
-        self.entropy_for = None   # the commit of the game our entropy went to
-        self.early_sends = 0      # actions the host found early by its clock (see _act)
+        self.ready_sent = False  # a ready request is on its way
+        self.entropy_for = None  # the commit of the game our entropy went to
+        self.early_sends = 0  # actions the host found early by its clock (see _act)
         self.early_streak: tuple[tuple[int, int], int] | None = None  # (game state, times in a row)
 
     async def run(self) -> None:
@@ -90,7 +97,7 @@ class BotLoop:
             if kind == "event" or kind == "game":
                 self.in_flight = False
             table = self.client.table
-            if (not self.rematches and table is not None and table["state"] == "finished"):
+            if not self.rematches and table is not None and table["state"] == "finished":
                 return
             if kind in REACT_TO:
                 self.react()
@@ -143,13 +150,23 @@ class BotLoop:
         if choice is None:
             return
         delay_ms, action = choice
-        delay = max(0, self._pause_ms(game, seat, delay_ms, action) + extra_ms,
-                    self._reaction_wait_ms(action)) / 1000
+        delay = (
+            max(
+                0,
+                self._pause_ms(game, seat, delay_ms, action) + extra_ms,
+                self._reaction_wait_ms(action),
+            )
+            / 1000
+        )
         # The game it was chosen on goes with it: by the time the timer fires, the client may
         # have applied events the bot has not reacted to yet (they wait in its queue).
-        self.timer = asyncio.get_running_loop().call_later(delay, self._send, action, self._game_state())
+        self.timer = asyncio.get_running_loop().call_later(
+            delay, self._send, action, self._game_state()
+        )
 
-    def _pause_ms(self, game: AnyGame, seat: int, delay_ms: int, action: Mapping[str, Any]) -> float:
+    def _pause_ms(
+        self, game: AnyGame, seat: int, delay_ms: int, action: Mapping[str, Any]
+    ) -> float:
         """The policy's pause scaled by `speed`, but never so short that the action would
         reach the host before its rules allow it (a knock-game roll waits out the knock
         window [D15] whatever the speed): then the shortest pause after which it is legal,
@@ -204,12 +221,21 @@ class BotLoop:
                 # estimate runs ahead, as it can over a busy network. The host's clock decides:
                 # ask again a little later each time.
                 self.early_sends += 1
-                streak = self.early_streak[1] + 1 if self.early_streak and self.early_streak[0] == decided_on else 1
+                streak = (
+                    self.early_streak[1] + 1
+                    if self.early_streak and self.early_streak[0] == decided_on
+                    else 1
+                )
                 self.early_streak = (decided_on, streak)
                 self.schedule(min(EARLY_RETRY_MAX_MS, EARLY_RETRY_MS * 2 ** (streak - 1)))
             else:
-                log.warning("bot (%s) at seat %s: %r refused although legal: %s",
-                            self.level, self.client.seat, action, refusal.words)
+                log.warning(
+                    "bot (%s) at seat %s: %r refused although legal: %s",
+                    self.level,
+                    self.client.seat,
+                    action,
+                    refusal.words,
+                )
         except RequestError as exc:  # slow_down, or the connection went
             self.in_flight = False
             if exc.code == "slow_down":
@@ -223,7 +249,9 @@ class BotHost(Protocol):
 
     def connect_address(self) -> str: ...
 
-    async def open_own_stream(self, address: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    async def open_own_stream(
+        self, address: str, port: int
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A connection the host counts against no address (its own bots are nobody's)."""
 
 
@@ -247,9 +275,17 @@ class BotFactory:
             prepare()  # the optimal table: loaded, or built in the background, before it plays
         # The host seats bots only once it listens (a table is opened by a connected player).
         assert host.port is not None
-        return asyncio.create_task(run_bot(host.connect_address(), host.port, table_id, level,
-                                           token=token, speed=self.speed,
-                                           open_stream=host.open_own_stream))
+        return asyncio.create_task(
+            run_bot(
+                host.connect_address(),
+                host.port,
+                table_id,
+                level,
+                token=token,
+                speed=self.speed,
+                open_stream=host.open_own_stream,
+            )
+        )
 
 
 def bot_factory(speed: float = 1.0) -> BotFactory:

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import cast
 from functools import lru_cache
 from itertools import combinations
+from typing import cast
 
 from kismet_tui.rules import cards as card_rules
 from kismet_tui.rules import dice as dice_rules
@@ -110,8 +110,10 @@ class GreedyPolicy:
         joker = game.joker_now()
         card = game.cards[seat]
         open_boxes = [box for box in dice_rules.BOXES if card[box] is None]
-        best = max(open_boxes, key=lambda box: (dice_rules.score(box, game.dice, joker),
-                                                -dice_rules.BOXES.index(box)))
+        best = max(
+            open_boxes,
+            key=lambda box: (dice_rules.score(box, game.dice, joker), -dice_rules.BOXES.index(box)),
+        )
         points = dice_rules.score(best, game.dice, joker)
         if game.rolls >= 3 or points >= DICE_GOOD_ENOUGH:
             return self._pause(), {"type": "score", "box": best}
@@ -127,8 +129,9 @@ class GreedyPolicy:
         if not game.legal_actions(seat):
             return None
         view = game.view(seat)
-        matches = [c for c in view["circle"]
-                   if c is not None and c["target"] and c["grabbed_by"] is None]
+        matches = [
+            c for c in view["circle"] if c is not None and c["target"] and c["grabbed_by"] is None
+        ]
         if not matches:
             return self._pause(400, 1200), {"type": "pass"}
         best = max(matches, key=lambda c: (c["chip"], c["number"]))
@@ -142,8 +145,10 @@ class GreedyPolicy:
             if game.commits[seat] is not None or game.defaulted[seat]:
                 return None
             chips = game.chips
-            best = max(legal_prelays(tuple(chips)),
-                       key=lambda s: (sum(card_rules.chip(n, chips) for n in s), -len(s)))
+            best = max(
+                legal_prelays(tuple(chips)),
+                key=lambda s: (sum(card_rules.chip(n, chips) for n in s), -len(s)),
+            )
             return self._pause(), {"type": "prelay", "cards": list(best)}
         if game.phase != "play":
             return None

@@ -1,7 +1,23 @@
 """The network side of the app: the client library (no Textual)."""
 
-from .client import (CLOSED, CONNECTED, CONNECTING, RECONNECTING, ActionRefused, Client,
-                     ConnectionLost, RequestError)
+from .client import (
+    CLOSED,
+    CONNECTED,
+    CONNECTING,
+    RECONNECTING,
+    ActionRefused,
+    Client,
+    ConnectionLost,
+    RequestError,
+)
 
-__all__ = ["ActionRefused", "CLOSED", "CONNECTED", "CONNECTING", "Client", "ConnectionLost",
-           "RECONNECTING", "RequestError"]
+__all__ = [
+    "ActionRefused",
+    "CLOSED",
+    "CONNECTED",
+    "CONNECTING",
+    "Client",
+    "ConnectionLost",
+    "RECONNECTING",
+    "RequestError",
+]

@@ -47,8 +47,8 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
@@ -111,9 +111,13 @@ class Client:
 
     live = True  # requests reach a host (kismet_tui.source.GameSource)
 
-    def __init__(self, on_state: Callable[[str, str], None] | None = None,
-                 reconnect: bool = True, digest_every: int = limits.DIGEST_EVERY,
-                 door_pass: str | None = None):
+    def __init__(
+        self,
+        on_state: Callable[[str, str], None] | None = None,
+        reconnect: bool = True,
+        digest_every: int = limits.DIGEST_EVERY,
+        door_pass: str | None = None,
+    ):
         self.on_state = on_state
         # The pass a door of the host gave this client (kismet_tui/door_env.py), offered in
         # every hello; None for an ordinary client.
@@ -184,8 +188,13 @@ class Client:
         host, port = self._address
         reader, writer = await (self.open_stream or asyncio.open_connection)(host, port)
         sent = time.monotonic()
-        hello = {"type": "hello", "version": limits.PROTOCOL_VERSION,
-                 "name": self.name[: limits.MAX_NAME * 4], "token": self.token, "id": 0}
+        hello = {
+            "type": "hello",
+            "version": limits.PROTOCOL_VERSION,
+            "name": self.name[: limits.MAX_NAME * 4],
+            "token": self.token,
+            "id": 0,
+        }
         if self.door_pass is not None:
             hello["door"] = self.door_pass
         if self.player_key:
@@ -208,7 +217,9 @@ class Client:
         self.token = welcome["token"]
         self.name = welcome.get("name", self.name)
         shown = welcome.get("host_key")
-        self.host_key = shown if isinstance(shown, bytes) and len(shown) == PUBLIC_KEY_BYTES else None
+        self.host_key = (
+            shown if isinstance(shown, bytes) and len(shown) == PUBLIC_KEY_BYTES else None
+        )
         # A watcher has no seat for the host to keep: coming back (a dropped connection, a
         # host restarted), it asks for its place among the table's watchers again and keeps
         # the board meanwhile.
@@ -228,9 +239,14 @@ class Client:
             await self._request({"type": "join_table", "table": table_id, "spectator": True})
         except RequestError as exc:
             self._clear_table()
-            self._publish({"type": "notice", "code": "not_watching",
-                           "words": f"Table {table_id} cannot be watched now ({exc.words.rstrip('.')}): "
-                                    "you are in the lobby."})
+            self._publish(
+                {
+                    "type": "notice",
+                    "code": "not_watching",
+                    "words": f"Table {table_id} cannot be watched now ({exc.words.rstrip('.')}): "
+                    "you are in the lobby.",
+                }
+            )
         except ConnectionLost:
             pass  # dropped again: the next reconnect asks again
 
@@ -290,7 +306,7 @@ class Client:
             attempt += 1
             try:
                 await self._open()
-            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ProtocolError):
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ProtocolError):
                 continue
             except RequestError as exc:
                 if exc.code in FINAL_ERRORS:
@@ -382,8 +398,9 @@ class Client:
                 # too_quick [D20] is a move refused at no cost, like the engine's refusals.
                 code = str(message.get("code", ""))
                 cls = ActionRefused if code in ACTION_REFUSALS else RequestError
-                future.set_exception(cls(code, str(message.get("words", "")),
-                                         kind_of(code, message.get("kind"))))
+                future.set_exception(
+                    cls(code, str(message.get("words", "")), kind_of(code, message.get("kind")))
+                )
             else:
                 future.set_result(message)
 
@@ -404,8 +421,14 @@ class Client:
             self.header, self.game, self.events, self.notes = None, None, [], []
             self.verification = None
         self.table = table
-        self.seat = next((index for index, seat in enumerate(table["seats"])
-                          if seat.get("client_id") == self.client_id), None)
+        self.seat = next(
+            (
+                index
+                for index, seat in enumerate(table["seats"])
+                if seat.get("client_id") == self.client_id
+            ),
+            None,
+        )
 
     def _on_tables_changed(self, changed: object, removed: object) -> None:
         """A table the list has is replaced where it stands, a new one goes last (where the
@@ -452,8 +475,9 @@ class Client:
         except IllegalAction as exc:
             log.error("event %s does not apply here (%s): resyncing", event["seq"], exc.words)
             if isinstance(exc, ChanceError):
-                self._fairness(False, f"Move {event['seq']} came with chance that does not fit: "
-                                      f"{exc.words}")
+                self._fairness(
+                    False, f"Move {event['seq']} came with chance that does not fit: {exc.words}"
+                )
             self._ask_resync()
             return
         event["notes"] = notes  # published with the message: move logs read them
@@ -478,8 +502,11 @@ class Client:
         result = verify(self.header, self.events, server_seed)
         self.verification = result
         if result.ok:
-            self._fairness(True, "Verified: every die and card came from the seed the host "
-                                 "committed to before the game.")
+            self._fairness(
+                True,
+                "Verified: every die and card came from the seed the host "
+                "committed to before the game.",
+            )
         else:
             self._fairness(False, f"This game's chance does not check out. {result.words}")
 
@@ -522,8 +549,9 @@ class Client:
         applied to `listed` and published with the whole list under "tables")."""
         return (await self._request({"type": "list_tables", "changes": True}))["tables"]
 
-    async def records(self, view: str, ruleset: str | None = None, player: str | None = None,
-                      page: int = 0) -> dict:
+    async def records(
+        self, view: str, ruleset: str | None = None, player: str | None = None, page: int = 0
+    ) -> dict:
         """One page of the host's records (docs/protocol.md, "Records")."""
         message: dict = {"type": "records", "view": view, "page": page}
         if ruleset is not None:
@@ -532,12 +560,14 @@ class Client:
             message["player"] = player
         return await self._request(message)
 
-    async def create_table(self, ruleset: str, options: dict | None = None,
-                           bots: int | list[str] = 0) -> Plain | None:
+    async def create_table(
+        self, ruleset: str, options: dict | None = None, bots: int | list[str] = 0
+    ) -> Plain | None:
         """Create a table and sit at it as its owner; returns the table dict. `bots`: a
         number of bots, or a list of bot levels (one per bot)."""
-        await self._request({"type": "create_table", "ruleset": ruleset,
-                             "options": options or {}, "bots": bots})
+        await self._request(
+            {"type": "create_table", "ruleset": ruleset, "options": options or {}, "bots": bots}
+        )
         return self.table
 
     async def join_table(self, table_id: int, spectator: bool = False) -> Plain | None:
@@ -634,7 +664,11 @@ class Client:
             return
         secret["sent"] = True
         try:
-            self._send({"type": "act", "action": {"type": "reveal", "cards": secret["cards"],
-                                                  "salt": secret["salt"]}})
+            self._send(
+                {
+                    "type": "act",
+                    "action": {"type": "reveal", "cards": secret["cards"], "salt": secret["salt"]},
+                }
+            )
         except ConnectionLost:
             secret["sent"] = False

@@ -36,8 +36,8 @@ class Inbox:
     def __init__(self, chat_waiting: int = limits.CLIENT_CHAT_WAITING) -> None:
         self.chat_waiting = chat_waiting
         self._items: deque[dict] = deque()
-        self._chats = 0                     # chat lines among _items
-        self._skipped: dict | None = None   # the chat_skipped among _items that counts on
+        self._chats = 0  # chat lines among _items
+        self._skipped: dict | None = None  # the chat_skipped among _items that counts on
         self._arrived = asyncio.Event()
 
     def put(self, message: dict) -> None:

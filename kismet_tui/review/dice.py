@@ -40,12 +40,12 @@ class Choice:
     """One choice open at a decision: hold these faces and throw again, or score a box."""
 
     kind: Literal["hold", "score"]
-    hold: tuple[int, ...] = ()   # "hold": the faces kept, sorted (empty: throw all five)
-    box: str = ""                # "score": the box id
-    points: int = 0              # "score": what the dice scored there
+    hold: tuple[int, ...] = ()  # "hold": the faces kept, sorted (empty: throw all five)
+    box: str = ""  # "score": the box id
+    points: int = 0  # "score": what the dice scored there
 
     def words(self, past: bool = False) -> str:
-        """"hold 6 6 6 and throw again", "score Full House 25" (past: "held 6 6 6, threw again",
+        """ "hold 6 6 6 and throw again", "score Full House 25" (past: "held 6 6 6, threw again",
         "scored ...")."""
         if self.kind == "score":
             return f"{'scored' if past else 'score'} {rules.BOX_NAMES[self.box]} {self.points}"
@@ -64,17 +64,17 @@ class Choice:
 class Decision:
     """One graded decision of one seat."""
 
-    index: int                   # the decision's place in the game, from 0 (every seat's count)
+    index: int  # the decision's place in the game, from 0 (every seat's count)
     seat: int
-    turn: int                    # the seat's own turn, from 1
-    throw: int                   # throws made before deciding: 1, 2 or 3
-    dice: tuple[int, ...]        # the five dice as they lay, positions 0..4
+    turn: int  # the seat's own turn, from 1
+    throw: int  # throws made before deciding: 1, 2 or 3
+    dice: tuple[int, ...]  # the five dice as they lay, positions 0..4
     card: Mapping[str, int | None]  # the seat's scorecard as it stood (box -> points or None)
     chosen: Choice
     best: Choice
-    expected_chosen: float       # expected final score after the choice made
-    expected_best: float         # ... after the best choice
-    by_clock: bool = False       # the host played it when a limit passed [D18]
+    expected_chosen: float  # expected final score after the choice made
+    expected_best: float  # ... after the best choice
+    by_clock: bool = False  # the host played it when a limit passed [D18]
 
     @property
     def cost(self) -> float:
@@ -82,19 +82,27 @@ class Decision:
         return max(0.0, self.expected_best - self.expected_chosen)
 
     def line(self) -> str:
-        """"Turn 7: scored Full House 25; best was hold 6 6 6 and throw again, -4.2"."""
+        """ "Turn 7: scored Full House 25; best was hold 6 6 6 and throw again, -4.2"."""
         clock = " (the clock played it)" if self.by_clock else ""
-        return (f"Turn {self.turn}: {self.chosen.words(past=True)}{clock}; "
-                f"best was {self.best.words()}, -{self.cost:.1f}")
+        return (
+            f"Turn {self.turn}: {self.chosen.words(past=True)}{clock}; "
+            f"best was {self.best.words()}, -{self.cost:.1f}"
+        )
 
     def plain(self, name: str | None = None) -> dict[str, Any]:
         """The decision as JSON-ready data (docs/review.md)."""
         return {
-            "seat": self.seat, "name": name, "turn": self.turn, "throw": self.throw,
-            "dice": list(self.dice), "chosen": self.chosen.plain(), "best": self.best.plain(),
+            "seat": self.seat,
+            "name": name,
+            "turn": self.turn,
+            "throw": self.throw,
+            "dice": list(self.dice),
+            "chosen": self.chosen.plain(),
+            "best": self.best.plain(),
             "expected_chosen": round(self.expected_chosen, 4),
             "expected_best": round(self.expected_best, 4),
-            "cost": round(self.cost, 4), "by_clock": self.by_clock,
+            "cost": round(self.cost, 4),
+            "by_clock": self.by_clock,
         }
 
 
@@ -104,7 +112,7 @@ class SeatReview:
 
     seat: int
     name: str
-    score: int | None                      # the final total (None: the game did not end)
+    score: int | None  # the final total (None: the game did not end)
     decisions: tuple[Decision, ...] = field(default_factory=tuple)
 
     @property
@@ -114,8 +122,9 @@ class SeatReview:
     def costliest(self, count: int = COSTLIEST) -> list[Decision]:
         """The `count` costliest decisions that cost anything, costliest first (ties: the
         earlier first)."""
-        ranked = sorted((d for d in self.decisions if d.cost > 0.0),
-                        key=lambda d: -d.cost)  # sorted() is stable: earlier first on a tie
+        ranked = sorted(
+            (d for d in self.decisions if d.cost > 0.0), key=lambda d: -d.cost
+        )  # sorted() is stable: earlier first on a tie
         return ranked[:count]
 
 
@@ -154,8 +163,14 @@ def _choice_of(action: Mapping[str, Any], dice: Sequence[int], joker: bool) -> C
     return Choice("hold", hold=tuple(sorted(dice[p] for p in action.get("hold") or [])))
 
 
-def grade(V: np.ndarray, card: Mapping[str, int | None], dice: Sequence[int], throw: int,
-          chosen: Choice, holds_kismet: bool) -> tuple[Choice, float, float]:
+def grade(
+    V: np.ndarray,
+    card: Mapping[str, int | None],
+    dice: Sequence[int],
+    throw: int,
+    chosen: Choice,
+    holds_kismet: bool,
+) -> tuple[Choice, float, float]:
     """(the best choice, its expected final score, the chosen one's) at one decision."""
     ranked = advice.choices(V, dict(card), list(dice), throw)
     joker = holds_kismet and len(set(dice)) == 1
@@ -166,12 +181,15 @@ def grade(V: np.ndarray, card: Mapping[str, int | None], dice: Sequence[int], th
     raise ValueError(f"{chosen} is not a choice open at throw {throw} with {list(dice)}")
 
 
-def review_dice_game(header: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
-                     V: np.ndarray) -> DiceReview:
+def review_dice_game(
+    header: Mapping[str, Any], events: Sequence[Mapping[str, Any]], V: np.ndarray
+) -> DiceReview:
     """Grade every decision of every seat of the dice game in this log (header and stamped
     events, as protocol.gamelog reads them) with the optimal table V."""
     if header.get("ruleset") != "dice":
-        raise NotADiceGame(f"This is a game of {header.get('ruleset')}: only dice games are reviewed.")
+        raise NotADiceGame(
+            f"This is a game of {header.get('ruleset')}: only dice games are reviewed."
+        )
     game = cast(DiceGame, game_from_header(dict(header)))
     names = [str(name) for name in header.get("seats") or []]
     found: list[list[Decision]] = [[] for _ in range(game.seats)]
@@ -187,28 +205,77 @@ def review_dice_game(header: Mapping[str, Any], events: Sequence[Mapping[str, An
                     turns[seat] += 1
                 else:
                     chosen = _choice_of({"type": "roll", "hold": note["held"]}, dice, False)
-                    found[seat].append(_graded(V, before, seat, turns[seat], dice, throws, chosen,
-                                               event["seat"] == HOST, found))
+                    found[seat].append(
+                        _graded(
+                            V,
+                            before,
+                            seat,
+                            turns[seat],
+                            dice,
+                            throws,
+                            chosen,
+                            event["seat"] == HOST,
+                            found,
+                        )
+                    )
                 dice, throws = list(note["dice"]), note["roll"]
             elif note["type"] == "scored":
                 seat = note["seat"]
                 joker = before["holds_kismet"][seat] and len(set(dice)) == 1
                 chosen = _choice_of({"type": "score", "box": note["box"]}, dice, joker)
-                found[seat].append(_graded(V, before, seat, turns[seat], dice, throws, chosen,
-                                           event["seat"] == HOST, found))
+                found[seat].append(
+                    _graded(
+                        V,
+                        before,
+                        seat,
+                        turns[seat],
+                        dice,
+                        throws,
+                        chosen,
+                        event["seat"] == HOST,
+                        found,
+                    )
+                )
     result = game.result()
     scores = result["scores"] if result else None
-    seats = tuple(SeatReview(seat, names[seat] if seat < len(names) else f"Seat {seat + 1}",
-                             scores[seat] if scores else None, tuple(found[seat]))
-                  for seat in range(game.seats))
+    seats = tuple(
+        SeatReview(
+            seat,
+            names[seat] if seat < len(names) else f"Seat {seat + 1}",
+            scores[seat] if scores else None,
+            tuple(found[seat]),
+        )
+        for seat in range(game.seats)
+    )
     return DiceReview(seats, finished=result is not None)
 
 
-def _graded(V: np.ndarray, before: View, seat: int, turn: int, dice: list[int], throws: int,
-            chosen: Choice, by_clock: bool, found: list[list[Decision]]) -> Decision:
+def _graded(
+    V: np.ndarray,
+    before: View,
+    seat: int,
+    turn: int,
+    dice: list[int],
+    throws: int,
+    chosen: Choice,
+    by_clock: bool,
+    found: list[list[Decision]],
+) -> Decision:
     card = before["cards"][seat]
-    best, expected_best, expected_chosen = grade(V, card, dice, throws, chosen,
-                                                 before["holds_kismet"][seat])
+    best, expected_best, expected_chosen = grade(
+        V, card, dice, throws, chosen, before["holds_kismet"][seat]
+    )
     index = sum(len(decisions) for decisions in found)
-    return Decision(index, seat, turn, throws, tuple(dice), dict(card), chosen, best,
-                    expected_chosen, expected_best, by_clock)
+    return Decision(
+        index,
+        seat,
+        turn,
+        throws,
+        tuple(dice),
+        dict(card),
+        chosen,
+        best,
+        expected_chosen,
+        expected_best,
+        by_clock,
+    )

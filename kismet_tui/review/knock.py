@@ -33,6 +33,7 @@ Plain = Mapping[str, Any]
 @dataclass
 class SeatChances:
     """One seat's knock game, in missed chances."""
+
     seat: int
     name: str
     bot: bool
@@ -44,38 +45,54 @@ class SeatChances:
     too_slow: int = 0
 
     def as_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "name": self.name, "bot": self.bot,
-                "overlooked": self.overlooked, "missed_knocks": self.missed_knocks,
-                "good_knocks": self.good_knocks, "wrong_knocks": self.wrong_knocks,
-                "wrong_cost": self.wrong_cost, "too_slow": self.too_slow}
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "bot": self.bot,
+            "overlooked": self.overlooked,
+            "missed_knocks": self.missed_knocks,
+            "good_knocks": self.good_knocks,
+            "wrong_knocks": self.wrong_knocks,
+            "wrong_cost": self.wrong_cost,
+            "too_slow": self.too_slow,
+        }
 
 
 @dataclass
 class KnockMade:
     """One knock on a throw, as the engine judged it."""
+
     seat: int
-    judgement: str          # "good", "wrong" or "too_slow"
-    laid: int | None        # the card a good knock laid
-    cost: int = 0           # a wrong knock: the chips of the card it turned face up again
+    judgement: str  # "good", "wrong" or "too_slow"
+    laid: int | None  # the card a good knock laid
+    cost: int = 0  # a wrong knock: the chips of the card it turned face up again
 
     def as_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "judgement": self.judgement, "laid": self.laid, "cost": self.cost}
+        return {
+            "seat": self.seat,
+            "judgement": self.judgement,
+            "laid": self.laid,
+            "cost": self.cost,
+        }
 
 
 @dataclass
 class KnockThrow:
     """One throw of a knock game, and what could have been done on it."""
-    no: int                   # the throw's number in the game, from 1
+
+    no: int  # the throw's number in the game, from 1
     round: int
     roller: int
     dice: list[int]
     targets: list[int]
     joker: bool
-    laid: list[int] = field(default_factory=list)       # what the roller laid
+    laid: list[int] = field(default_factory=list)  # what the roller laid
     passed: bool = False
     overlooked: list[int] = field(default_factory=list)  # the roller passed holding these
-    holding: list[list[int]] = field(default_factory=list)   # per seat, its matches as the roller passed
-    missed_by: list[int] = field(default_factory=list)   # seats that could have knocked and won
+    holding: list[list[int]] = field(
+        default_factory=list
+    )  # per seat, its matches as the roller passed
+    missed_by: list[int] = field(default_factory=list)  # seats that could have knocked and won
     knocks: list[KnockMade] = field(default_factory=list)
 
     @property
@@ -84,20 +101,30 @@ class KnockThrow:
         return bool(self.overlooked or self.missed_by or self.knocks)
 
     def as_json(self) -> dict[str, Any]:
-        return {"no": self.no, "round": self.round, "roller": self.roller, "dice": list(self.dice),
-                "targets": list(self.targets), "joker": self.joker, "laid": list(self.laid),
-                "passed": self.passed, "overlooked": list(self.overlooked),
-                "holding": [list(cards) for cards in self.holding], "missed_by": list(self.missed_by),
-                "knocks": [knock.as_json() for knock in self.knocks]}
+        return {
+            "no": self.no,
+            "round": self.round,
+            "roller": self.roller,
+            "dice": list(self.dice),
+            "targets": list(self.targets),
+            "joker": self.joker,
+            "laid": list(self.laid),
+            "passed": self.passed,
+            "overlooked": list(self.overlooked),
+            "holding": [list(cards) for cards in self.holding],
+            "missed_by": list(self.missed_by),
+            "knocks": [knock.as_json() for knock in self.knocks],
+        }
 
 
 @dataclass
 class _Throw:
     """What a throw needs remembering until the next one closes it."""
+
     roll: RollState
     told: KnockThrow
     overlooked: bool = False
-    had_match: tuple[bool, ...] = ()   # per seat, when the roller passed
+    had_match: tuple[bool, ...] = ()  # per seat, when the roller passed
 
 
 def knock_chances(header: Plain, events: Sequence[Plain]) -> list[SeatChances]:
@@ -111,7 +138,9 @@ def knock_throws(header: Plain, events: Sequence[Plain]) -> list[KnockThrow]:
     return [throw for throw in read_knock(header, events)[1] if throw.notable]
 
 
-def read_knock(header: Plain, events: Sequence[Plain]) -> tuple[list[SeatChances], list[KnockThrow]]:
+def read_knock(
+    header: Plain, events: Sequence[Plain]
+) -> tuple[list[SeatChances], list[KnockThrow]]:
     """Each seat's missed chances and every throw, read in one pass over the log."""
     game, players = played_from(header, KnockGame)
     seats = [SeatChances(seat, name, bot) for seat, name, bot in players]
@@ -119,8 +148,7 @@ def read_knock(header: Plain, events: Sequence[Plain]) -> tuple[list[SeatChances
     throw: _Throw | None = None
     for event in events:
         deciding = game.phase == "play" and game.stage == "decide" and game.roll is not None
-        matches_before = ([list(game._matches(s)) for s in range(game.seats)]
-                          if deciding else [])
+        matches_before = [list(game._matches(s)) for s in range(game.seats)] if deciding else []
         # (each note as plain data: the figures read fields the note's type says it has)
         notes = cast(list[Plain], apply_event(game, event))
         for note in notes:
@@ -129,8 +157,14 @@ def read_knock(header: Plain, events: Sequence[Plain]) -> tuple[list[SeatChances
                     _close(throw, seats)
                     throw = None
                     if note["type"] == "rolled" and game.roll:
-                        told = KnockThrow(int(note["roll"]), game.round, int(note["seat"]),
-                                          list(note["dice"]), list(note["targets"]), bool(note["joker"]))
+                        told = KnockThrow(
+                            int(note["roll"]),
+                            game.round,
+                            int(note["seat"]),
+                            list(note["dice"]),
+                            list(note["targets"]),
+                            bool(note["joker"]),
+                        )
                         throws.append(told)
                         throw = _Throw(game.roll, told)
                 case "laid" if throw is not None and note["seat"] == throw.told.roller:

@@ -16,14 +16,19 @@ def seat_names(header: Mapping[str, Any]) -> tuple[list[str], list[bool]]:
     a bot's is "bot:<level>")."""
     seats = header.get("seats")
     count = seats if isinstance(seats, int) else len(seats or [])
-    names = ([str(name) for name in seats] if isinstance(seats, list)
-             else [f"Seat {s + 1}" for s in range(count)])
+    names = (
+        [str(name) for name in seats]
+        if isinstance(seats, list)
+        else [f"Seat {s + 1}" for s in range(count)]
+    )
     players = header.get("players")
     bots = [isinstance(p, str) and p.startswith("bot:") for p in (players or [None] * count)]
     return names, bots
 
 
-def played_from(header: Mapping[str, Any], kind: type[GameT]) -> tuple[GameT, list[tuple[int, str, bool]]]:
+def played_from(
+    header: Mapping[str, Any], kind: type[GameT]
+) -> tuple[GameT, list[tuple[int, str, bool]]]:
     """The game `header` starts, which must be a `kind`, and (seat, name, is a bot) per seat."""
     game = game_from_header(dict(header))
     if not isinstance(game, kind):

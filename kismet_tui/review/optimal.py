@@ -36,7 +36,7 @@ def loaded() -> Table | None:
     path = table.cache_path()
     build = background.current(path)
     if build is not None:
-        return build.V   # None while it runs, or if it failed
+        return build.V  # None while it runs, or if it failed
     if not path.exists():
         return None
     return dice_levels.optimal_table()
@@ -60,8 +60,9 @@ def listen(callback: Callable[[], None]) -> Callable[[], None]:
     return background.listen(callback)
 
 
-def build_here(progress: table.Progress, on_wait: Callable[[], object],
-               on_damaged: Callable[[str], object]) -> Table:
+def build_here(
+    progress: table.Progress, on_wait: Callable[[], object], on_damaged: Callable[[str], object]
+) -> Table:
     """Build the table now, in this process (or wait for another program building it)."""
     return table.ensure_built(progress=progress, on_wait=on_wait, on_damaged=on_damaged)
 

@@ -35,14 +35,15 @@ Plain = Mapping[str, Any]
 @dataclass
 class SeatReactions:
     """One seat's race, in figures."""
+
     seat: int
     name: str
     bot: bool
-    reactions_ms: list[int] = field(default_factory=list)   # one per grab, in round order
+    reactions_ms: list[int] = field(default_factory=list)  # one per grab, in round order
     right: int = 0
     wrong: int = 0
     missed: int = 0
-    rounds: int = 0   # rounds with a card to take (not wiped)
+    rounds: int = 0  # rounds with a card to take (not wiped)
 
     @property
     def median_ms(self) -> int | None:
@@ -53,42 +54,63 @@ class SeatReactions:
         return min(self.reactions_ms) if self.reactions_ms else None
 
     def as_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "name": self.name, "bot": self.bot,
-                "grabs": len(self.reactions_ms), "reactions_ms": list(self.reactions_ms),
-                "median_ms": self.median_ms, "fastest_ms": self.fastest_ms,
-                "right": self.right, "wrong": self.wrong, "missed": self.missed,
-                "rounds": self.rounds}
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "bot": self.bot,
+            "grabs": len(self.reactions_ms),
+            "reactions_ms": list(self.reactions_ms),
+            "median_ms": self.median_ms,
+            "fastest_ms": self.fastest_ms,
+            "right": self.right,
+            "wrong": self.wrong,
+            "missed": self.missed,
+            "rounds": self.rounds,
+        }
 
 
 @dataclass
 class SeatRound:
     """What one seat did in one round: a grab, a pass or nothing."""
+
     seat: int
-    did: str = "nothing"              # "grab", "pass" or "nothing"
-    card: int | None = None           # the number on the grabbed card
-    right: bool | None = None         # the grab's reveal (None before it, or without a grab)
-    reaction_ms: int | None = None    # from the throw to the grab
-    missed: bool = False              # it ended the round without a right card though one was there
+    did: str = "nothing"  # "grab", "pass" or "nothing"
+    card: int | None = None  # the number on the grabbed card
+    right: bool | None = None  # the grab's reveal (None before it, or without a grab)
+    reaction_ms: int | None = None  # from the throw to the grab
+    missed: bool = False  # it ended the round without a right card though one was there
 
     def as_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "did": self.did, "card": self.card, "right": self.right,
-                "reaction_ms": self.reaction_ms, "missed": self.missed}
+        return {
+            "seat": self.seat,
+            "did": self.did,
+            "card": self.card,
+            "right": self.right,
+            "reaction_ms": self.reaction_ms,
+            "missed": self.missed,
+        }
 
 
 @dataclass
 class RaceRound:
     """One round of a race game: the throw and each seat's part in it."""
+
     round: int
     dice: list[int]
     targets: list[int]
     seats: list[SeatRound]
-    wiped: bool = False     # no target anywhere: the circle was wiped, nobody could grab
-    ended: bool = False     # the round ended in the log (a log cut short may end mid-round)
+    wiped: bool = False  # no target anywhere: the circle was wiped, nobody could grab
+    ended: bool = False  # the round ended in the log (a log cut short may end mid-round)
 
     def as_json(self) -> dict[str, Any]:
-        return {"round": self.round, "dice": list(self.dice), "targets": list(self.targets),
-                "wiped": self.wiped, "ended": self.ended,
-                "seats": [seat.as_json() for seat in self.seats]}
+        return {
+            "round": self.round,
+            "dice": list(self.dice),
+            "targets": list(self.targets),
+            "wiped": self.wiped,
+            "ended": self.ended,
+            "seats": [seat.as_json() for seat in self.seats],
+        }
 
 
 def _open_targets(game: RaceGame) -> set[int]:
@@ -96,8 +118,11 @@ def _open_targets(game: RaceGame) -> set[int]:
     if game.phase != "grabbing":
         return set()
     taken = {grab["pos"] for grab in game.grabs}
-    return {pos for pos, card in enumerate(game.circle)
-            if card is not None and pos not in taken and game._shows_target(card)}
+    return {
+        pos
+        for pos, card in enumerate(game.circle)
+        if card is not None and pos not in taken and game._shows_target(card)
+    }
 
 
 def race_reactions(header: Plain, events: Sequence[Plain]) -> list[SeatReactions]:
@@ -110,13 +135,15 @@ def race_rounds(header: Plain, events: Sequence[Plain]) -> list[RaceRound]:
     return read_race(header, events)[1]
 
 
-def read_race(header: Plain, events: Sequence[Plain]) -> tuple[list[SeatReactions], list[RaceRound]]:
+def read_race(
+    header: Plain, events: Sequence[Plain]
+) -> tuple[list[SeatReactions], list[RaceRound]]:
     """Each seat's reactions and the game round by round, read in one pass over the log."""
     game, players = played_from(header, RaceGame)
     seats = [SeatReactions(seat, name, bot) for seat, name, bot in players]
     rounds: list[RaceRound] = []
-    shown_at: int | None = None           # the stamp of this round's throw
-    had_a_chance: dict[int, bool] = {}    # seat -> a target lay open when it acted
+    shown_at: int | None = None  # the stamp of this round's throw
+    had_a_chance: dict[int, bool] = {}  # seat -> a target lay open when it acted
     for event in events:
         seat, kind = event.get("seat"), (event.get("action") or {}).get("type")
         open_before = _open_targets(game)
@@ -130,8 +157,14 @@ def read_race(header: Plain, events: Sequence[Plain]) -> tuple[list[SeatReaction
                 case "rolled":
                     shown_at = int(event["t"])
                     had_a_chance = {}
-                    rounds.append(RaceRound(int(note["round"]), list(note["dice"]), list(note["targets"]),
-                                            [SeatRound(one.seat) for one in seats]))
+                    rounds.append(
+                        RaceRound(
+                            int(note["round"]),
+                            list(note["dice"]),
+                            list(note["targets"]),
+                            [SeatRound(one.seat) for one in seats],
+                        )
+                    )
                 case "wiped" if rounds:
                     rounds[-1].wiped = rounds[-1].ended = True
                 case "passed" if rounds:
@@ -141,7 +174,8 @@ def read_race(header: Plain, events: Sequence[Plain]) -> tuple[list[SeatReaction
                     seats[note["seat"]].reactions_ms.append(reaction)
                     if rounds:
                         rounds[-1].seats[note["seat"]] = SeatRound(
-                            note["seat"], "grab", cards.number_of(note["card"]), None, reaction)
+                            note["seat"], "grab", cards.number_of(note["card"]), None, reaction
+                        )
                 case "revealed":
                     if note["right"]:
                         seats[note["seat"]].right += 1

@@ -20,18 +20,22 @@ WIDTH = 88  # the text's lines are wrapped to this many columns
 
 def card_words(card: Mapping[str, int | None]) -> str:
     """The filled boxes of a scorecard and its total: "Aces 3 · Sixes 24 · total 27"."""
-    filled = [f"{rules.BOX_NAMES[box]} {card[box]}" for box in rules.BOXES if card.get(box) is not None]
+    filled = [
+        f"{rules.BOX_NAMES[box]} {card[box]}" for box in rules.BOXES if card.get(box) is not None
+    ]
     if not filled:
         return "empty"
     return " · ".join(filled) + f" · total {rules.card_totals(card)['total']}"
 
 
 def seat_summary(seat: SeatReview) -> str:
-    """"Ana: 243 points; 12.40 points given up over 41 decisions"."""
+    """ "Ana: 243 points; 12.40 points given up over 41 decisions"."""
     points = f"{seat.score} points; " if seat.score is not None else ""
     count = len(seat.decisions)
-    return (f"{seat.name}: {points}{seat.total_cost:.2f} points given up over {count} "
-            f"decision{'s' if count != 1 else ''}")
+    return (
+        f"{seat.name}: {points}{seat.total_cost:.2f} points given up over {count} "
+        f"decision{'s' if count != 1 else ''}"
+    )
 
 
 def end_lines(seat: SeatReview) -> list[str]:
@@ -55,8 +59,10 @@ def decision_row(decision: Decision) -> str:
 def review_lines(review: DiceReview) -> list[str]:
     """The whole review as text: per seat its summary, costliest decisions, then each turn
     with the scorecard as it stood and each decision of it."""
-    lines = ["Dice review: each decision graded by the perfect solitaire player (the optimal",
-             "table; a whole game is worth 315.10 on average). Cost: expected points given up."]
+    lines = [
+        "Dice review: each decision graded by the perfect solitaire player (the optimal",
+        "table; a whole game is worth 315.10 on average). Cost: expected points given up.",
+    ]
     if not review.finished:
         lines.append("This game did not finish: the review covers its decisions so far.")
     for seat in review.seats:
@@ -67,8 +73,12 @@ def review_lines(review: DiceReview) -> list[str]:
         for decision in seat.decisions:
             if decision.turn != turn:
                 turn = decision.turn
-                lines += textwrap.wrap(f"Turn {turn}  (card: {card_words(decision.card)})", WIDTH,
-                                       initial_indent="  ", subsequent_indent="      ")
+                lines += textwrap.wrap(
+                    f"Turn {turn}  (card: {card_words(decision.card)})",
+                    WIDTH,
+                    initial_indent="  ",
+                    subsequent_indent="      ",
+                )
             lines.append(f"    {decision_row(decision)}")
     return lines
 

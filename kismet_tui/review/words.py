@@ -31,18 +31,20 @@ def who(name: str, bot: bool, width: int) -> str:
 
 
 def race_line(seat: SeatReactions, width: int = 12) -> str:
-    """"Ana          0.41 s (best 0.25) · 1 wrong · 2 missed": the median first."""
+    """ "Ana          0.41 s (best 0.25) · 1 wrong · 2 missed": the median first."""
     dot = f" {glyph('·')} "
     if not seat.reactions_ms:
         speed = "no grabs"
     else:
         assert seat.fastest_ms is not None
         speed = f"{seconds(seat.median_ms)} (best {seat.fastest_ms / 1000:.2f})"
-    return f"{who(seat.name, seat.bot, width)} {speed}{dot}{seat.wrong} wrong{dot}{seat.missed} missed"
+    return (
+        f"{who(seat.name, seat.bot, width)} {speed}{dot}{seat.wrong} wrong{dot}{seat.missed} missed"
+    )
 
 
 def knock_line(seat: SeatChances, width: int = 12) -> str:
-    """"Bo           1 overlooked · 2 missed knocks · 1 wrong (-3)"."""
+    """ "Bo           1 overlooked · 2 missed knocks · 1 wrong (-3)"."""
     dot = f" {glyph('·')} "
     parts = [f"{seat.overlooked} overlooked", f"{seat.missed_knocks} missed knocks"]
     wrong = f"{seat.wrong_knocks} wrong"
@@ -52,17 +54,19 @@ def knock_line(seat: SeatChances, width: int = 12) -> str:
     return f"{who(seat.name, seat.bot, width)} {dot.join(parts)}"
 
 
-def learned_lines(ruleset: str, header: Plain, events: Sequence[Plain],
-                  width: int = 12) -> tuple[str, list[str]]:
+def learned_lines(
+    ruleset: str, header: Plain, events: Sequence[Plain], width: int = 12
+) -> tuple[str, list[str]]:
     """A title and a line per seat for a race or knock game; ("", []) for other games (the
     dice review has its own lines) or a log the engine cannot replay."""
     try:
         if ruleset == "race":
-            return (RACE_TITLE,
-                    [race_line(seat, width) for seat in race_reactions(header, events)])
+            return (RACE_TITLE, [race_line(seat, width) for seat in race_reactions(header, events)])
         if ruleset == "knock":
-            return (KNOCK_TITLE,
-                    [knock_line(seat, width) for seat in knock_chances(header, events)])
+            return (
+                KNOCK_TITLE,
+                [knock_line(seat, width) for seat in knock_chances(header, events)],
+            )
     except (ValueError, KeyError, TypeError):
         return "", []
     return "", []
@@ -74,12 +78,16 @@ def learned_json(ruleset: str, header: Plain, events: Sequence[Plain]) -> dict[s
     Empty for other games."""
     if ruleset == "race":
         seats, rounds = read_race(header, events)
-        return {"players": [seat.as_json() for seat in seats],
-                "rounds": [one.as_json() for one in rounds]}
+        return {
+            "players": [seat.as_json() for seat in seats],
+            "rounds": [one.as_json() for one in rounds],
+        }
     if ruleset == "knock":
         chances, throws = read_knock(header, events)
-        return {"players": [seat.as_json() for seat in chances],
-                "throws": [throw.as_json() for throw in throws if throw.notable]}
+        return {
+            "players": [seat.as_json() for seat in chances],
+            "throws": [throw.as_json() for throw in throws if throw.notable],
+        }
     return {}
 
 
@@ -87,7 +95,9 @@ def numbers(values: Sequence[int]) -> str:
     return " ".join(map(str, values)) or "none"
 
 
-def race_round_lines(one: RaceRound, players: Sequence[SeatReactions], width: int = 12) -> list[str]:
+def race_round_lines(
+    one: RaceRound, players: Sequence[SeatReactions], width: int = 12
+) -> list[str]:
     """A round: its dice and targets, then a line per seat: its grab (the card's number, right
     or wrong, the time) or pass or nothing, and whether it missed a card that was there."""
     dot = f" {glyph('·')} "
@@ -110,20 +120,27 @@ def race_round_lines(one: RaceRound, players: Sequence[SeatReactions], width: in
 
 def knock_made_words(knock: KnockMade) -> str:
     if knock.judgement == "good":
-        return "knocked: good" + (f", laid {knock.laid}" if knock.laid is not None else
-                                  ", the roller turned a card up")
+        return "knocked: good" + (
+            f", laid {knock.laid}" if knock.laid is not None else ", the roller turned a card up"
+        )
     if knock.judgement == "too_slow":
         return "knocked too late: another knock was good first"
-    return "knocked: wrong" + (f", -{knock.cost} (a card turned face up again)" if knock.cost else "")
+    return "knocked: wrong" + (
+        f", -{knock.cost} (a card turned face up again)" if knock.cost else ""
+    )
 
 
-def knock_throw_lines(throw: KnockThrow, players: Sequence[SeatChances], width: int = 12) -> list[str]:
+def knock_throw_lines(
+    throw: KnockThrow, players: Sequence[SeatChances], width: int = 12
+) -> list[str]:
     """A throw worth learning from: who threw what, then a line per seat that could have done
     something or did: an overlooked lay, a knock nobody made, a knock good or wrong."""
     dot = f" {glyph('·')} "
     roller = players[throw.roller]
     joker = " (a joker throw)" if throw.joker else ""
-    lines = [f"{roller.name} threw {numbers(throw.dice)}{joker}{dot}targets {numbers(throw.targets)}"]
+    lines = [
+        f"{roller.name} threw {numbers(throw.dice)}{joker}{dot}targets {numbers(throw.targets)}"
+    ]
     for player in players:
         said: list[str] = []
         if player.seat == throw.roller:
@@ -135,8 +152,11 @@ def knock_throw_lines(throw: KnockThrow, players: Sequence[SeatChances], width: 
                 said.append(f"laid {numbers(throw.laid)}")
         if player.seat in throw.missed_by:
             held = throw.holding[player.seat] if throw.holding else []
-            why = (f"held {numbers(held)}" if held else
-                   "the roller had overlooked a match: any knock was good")
+            why = (
+                f"held {numbers(held)}"
+                if held
+                else "the roller had overlooked a match: any knock was good"
+            )
             said.append(f"could have knocked and won ({why})")
         said += [knock_made_words(knock) for knock in throw.knocks if knock.seat == player.seat]
         if said:

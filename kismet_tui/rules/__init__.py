@@ -29,12 +29,21 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
-from typing import Any
-
-from .base import (HOST, ActionT, AnyGame, BaseNote, Chance, Game, IllegalAction, NoteT, Plain,
-                   ViewT, canonical)
+from .base import (
+    HOST,
+    ActionT,
+    AnyGame,
+    BaseNote,
+    Chance,
+    Game,
+    IllegalAction,
+    NoteT,
+    Plain,
+    ViewT,
+    canonical,
+)
 from .refusal import MALFORMED, Refusal, RefusalKind
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
@@ -46,10 +55,24 @@ RULESETS = {
 }
 
 __all__ = [
-    "HOST", "ChanceError", "Game", "IllegalAction", "RULESETS", "Refusal", "RefusalKind",
-    "RevealedRNG", "ScriptedRNG",
-    "SeededRNG", "apply_event", "canonical", "game_from_header", "game_module", "new_game",
-    "normalize_options", "replay", "seed_bytes",
+    "HOST",
+    "ChanceError",
+    "Game",
+    "IllegalAction",
+    "RULESETS",
+    "Refusal",
+    "RefusalKind",
+    "RevealedRNG",
+    "ScriptedRNG",
+    "SeededRNG",
+    "apply_event",
+    "canonical",
+    "game_from_header",
+    "game_module",
+    "new_game",
+    "normalize_options",
+    "replay",
+    "seed_bytes",
 ]
 
 
@@ -64,7 +87,9 @@ class GameModule(Protocol):
 def game_module(ruleset: str) -> GameModule:
     if ruleset not in RULESETS:
         known = ", ".join(sorted(RULESETS))
-        raise IllegalAction(f"There is no game called '{ruleset}'. The games are: {known}.", MALFORMED)
+        raise IllegalAction(
+            f"There is no game called '{ruleset}'. The games are: {known}.", MALFORMED
+        )
     return cast(GameModule, importlib.import_module(RULESETS[ruleset]))
 
 
@@ -77,9 +102,14 @@ def normalize_options(ruleset: str, options: Plain | None) -> Plain:
     return game_module(ruleset).normalize_options(dict(options))
 
 
-def new_game(ruleset: str, seats: int | Sequence[object], seed: bytes | int | str | None,
-             options: Plain | None = None, rng: Chance | None = None,
-             start_ms: int = 0) -> AnyGame:
+def new_game(
+    ruleset: str,
+    seats: int | Sequence[object],
+    seed: bytes | int | str | None,
+    options: Plain | None = None,
+    rng: Chance | None = None,
+    start_ms: int = 0,
+) -> AnyGame:
     """A new game. `seats` is the number of seats (or a list, one entry per seat).
 
     `rng` defaults to the documented stream built from `seed`; tests pass a ScriptedRNG.
@@ -91,8 +121,8 @@ def new_game(ruleset: str, seats: int | Sequence[object], seed: bytes | int | st
     cls = module.GAME
     if not cls.MIN_SEATS <= count <= cls.MAX_SEATS:
         raise IllegalAction(
-            f"{ruleset} is for {cls.MIN_SEATS} to {cls.MAX_SEATS} players, not {count}.",
-            MALFORMED)
+            f"{ruleset} is for {cls.MIN_SEATS} to {cls.MAX_SEATS} players, not {count}.", MALFORMED
+        )
     opts = normalize_options(ruleset, options)
     if isinstance(start_ms, bool) or not isinstance(start_ms, int) or start_ms < 0:
         raise IllegalAction("The start time must be whole milliseconds, not negative.", MALFORMED)
@@ -112,15 +142,22 @@ def game_from_header(header: Plain, rng: Chance | None = None) -> AnyGame:
     revealed = rng if isinstance(rng, RevealedRNG) else None
     if revealed is not None:
         revealed.feed(header.get("chance"))
-    game = new_game(header["ruleset"], header["seats"], header.get("seed"), header.get("options"),
-                    rng=rng, start_ms=header.get("t0", 0))
+    game = new_game(
+        header["ruleset"],
+        header["seats"],
+        header.get("seed"),
+        header.get("options"),
+        rng=rng,
+        start_ms=header.get("t0", 0),
+    )
     if revealed is not None:
         revealed.done()
     return game
 
 
-def apply_event(game: Game[ActionT, NoteT, ViewT],
-                event: Mapping[str, Any]) -> list[NoteT | BaseNote]:
+def apply_event(
+    game: Game[ActionT, NoteT, ViewT], event: Mapping[str, Any]
+) -> list[NoteT | BaseNote]:
     """Apply one stamped event ({seq, t, seat, action, chance?}) to a replica: a RevealedRNG
     gets the event's chance first and must use all of it. Returns the engine's notes."""
     rng = game.rng

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
-from typing import Any, Callable, Generic, Protocol, TypeVar, cast
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from .game_types import AwayAction, AwayNote, BackAction, BackNote, HostAction, LimitWhy, Result
-
 from .refusal import ILLEGAL_NOW, MALFORMED, NOT_YET, NOT_YOURS, Refusal, RefusalKind
 
 # Plain data, the only kind a game takes in or gives out: actions, notes, options, views and
@@ -101,19 +100,27 @@ def int_option(options: Plain, name: str, default: int, low: int, high: int, wha
     return value
 
 
-def whole_number_options(options: Plain, spec: dict[str, tuple[int, int, int, str]], ruleset: str,
-                         others: Iterable[str] = ()) -> dict[str, int]:
+def whole_number_options(
+    options: Plain,
+    spec: dict[str, tuple[int, int, int, str]],
+    ruleset: str,
+    others: Iterable[str] = (),
+) -> dict[str, int]:
     """The options named in `spec` (name -> (default, low, high, what)) read with int_option,
     after refusing any name that is neither in `spec` nor in `others` (read by the caller)."""
     check_known_options(options, set(spec) | set(others), ruleset)
-    return {name: int_option(options, name, default, low, high, what)
-            for name, (default, low, high, what) in spec.items()}
+    return {
+        name: int_option(options, name, default, low, high, what)
+        for name, (default, low, high, what) in spec.items()
+    }
 
 
 def check_known_options(options: Plain, known: Iterable[str], ruleset: str) -> None:
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise IllegalAction(f"The {ruleset} game has no option called {', '.join(unknown)}.", MALFORMED)
+        raise IllegalAction(
+            f"The {ruleset} game has no option called {', '.join(unknown)}.", MALFORMED
+        )
 
 
 class Game(Generic[ActionT, NoteT, ViewT]):
@@ -145,17 +152,26 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         check(isinstance(action, dict), "An action must be a map with a type.", MALFORMED)
         kind = action.get("type")
         check(isinstance(kind, str), "An action must say its type.", MALFORMED)
-        check(isinstance(seat, int) and not isinstance(seat, bool), "The seat must be a number.", MALFORMED)
+        check(
+            isinstance(seat, int) and not isinstance(seat, bool),
+            "The seat must be a number.",
+            MALFORMED,
+        )
         if not (seat == HOST or 0 <= seat < self.seats):  # (words made only when they are said)
             raise IllegalAction(f"There is no seat {seat} at this table.", MALFORMED)
-        check(isinstance(t_ms, int) and not isinstance(t_ms, bool), "The time stamp must be whole milliseconds.", MALFORMED)
+        check(
+            isinstance(t_ms, int) and not isinstance(t_ms, bool),
+            "The time stamp must be whole milliseconds.",
+            MALFORMED,
+        )
         check(t_ms >= self.now, "That event is stamped earlier than the one before it.")
         if kind in HOST_ACTIONS:
             check(seat == HOST, "Only the host stamps timeouts and arrivals.", NOT_YOURS)
         else:
             check(seat != HOST, "The host does not play.", NOT_YOURS)
-        handler: Callable[[int, Mapping[str, Any], int], list[NoteT | BaseNote] | None] | None = getattr(
-            self, "_act_" + str(kind), None)
+        handler: Callable[[int, Mapping[str, Any], int], list[NoteT | BaseNote] | None] | None = (
+            getattr(self, "_act_" + str(kind), None)
+        )
         if handler is None:
             raise IllegalAction(f"There is no action called '{kind}' in this game.", MALFORMED)
         notes = handler(seat, action, t_ms)
@@ -183,7 +199,8 @@ class Game(Generic[ActionT, NoteT, ViewT]):
                 return []
             deadline = self.next_deadline()
             host: list[ActionT | HostAction] = (
-                [{"type": "timeout"}] if deadline is not None and t >= deadline else [])
+                [{"type": "timeout"}] if deadline is not None and t >= deadline else []
+            )
             host += [self._away_or_back(s) for s in range(self.seats)]
             return host
         # (a list of the game's actions is a list of actions or host actions: nobody adds to it)
@@ -263,7 +280,9 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         or nothing for an idle seat [D31]."""
         return 0 if self.idle[seat] else int(self.options["away_limit_ms"])
 
-    def _limit_why(self, seat: int, turn_deadline: int | None, away_deadline: int | None) -> LimitWhy:
+    def _limit_why(
+        self, seat: int, turn_deadline: int | None, away_deadline: int | None
+    ) -> LimitWhy:
         """Which limit made the host play for `seat`: the earlier of its two deadlines."""
         if away_deadline is not None and (turn_deadline is None or away_deadline <= turn_deadline):
             return "idle" if self.idle[seat] else "away_limit"

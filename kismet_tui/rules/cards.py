@@ -67,12 +67,16 @@ def chips_option(options: Plain) -> list[int]:
     """The `chips` table option: 11 whole numbers >= 0 for the numbers 2..12, or refuse."""
     value = options.get("chips", list(DEFAULT_CHIPS))
     if not isinstance(value, (list, tuple)) or len(value) != CARDS_PER_SET:
-        raise IllegalAction("The chip table must list 11 values, one for each number 2 to 12.", MALFORMED)
+        raise IllegalAction(
+            "The chip table must list 11 values, one for each number 2 to 12.", MALFORMED
+        )
     for number, item in zip(NUMBERS, value):
         if isinstance(item, bool) or not isinstance(item, int):
             raise IllegalAction(f"The chip of the {number} must be a whole number.", MALFORMED)
         if not 0 <= item <= MAX_CHIP:
-            raise IllegalAction(f"The chip of the {number} must be between 0 and {MAX_CHIP}.", MALFORMED)
+            raise IllegalAction(
+                f"The chip of the {number} must be between 0 and {MAX_CHIP}.", MALFORMED
+            )
     return list(value)
 
 
@@ -99,8 +103,13 @@ def is_joker(dice: Sequence[int]) -> bool:
 def card_info(card: int, chips: Sequence[int]) -> CardInfo:
     """A card as the screens draw it."""
     number = number_of(card)
-    return {"id": card, "number": number, "chip": chip(number, chips), "set": set_of(card),
-            "back": back_of(card)}
+    return {
+        "id": card,
+        "number": number,
+        "chip": chip(number, chips),
+        "set": set_of(card),
+        "back": back_of(card),
+    }
 
 
 def say_numbers(numbers: Iterable[int]) -> str:

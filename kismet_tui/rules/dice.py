@@ -101,17 +101,40 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from .base import (BaseNote, Chance, Game, IllegalAction, Plain, check, check_known_options,
-                   int_option)
+from .base import (
+    Chance,
+    Game,
+    IllegalAction,
+    Plain,
+    check,
+    check_known_options,
+    int_option,
+)
+from .dice_types import (
+    BoxPreview,
+    DiceResult,
+    LastScore,
+    Note,
+    PenaltyNote,
+    PlayerAction,
+    RolledNote,
+    Totals,
+    View,
+)
 from .game_types import Clock
-from .dice_types import (BoxPreview, DiceResult, LastScore, Note, PenaltyNote, PlayerAction,
-                         RolledNote, Totals, View)
 from .refusal import MALFORMED, NOT_YOURS
 
 BASIC_BOXES = ("aces", "deuces", "treys", "fours", "fives", "sixes")
 KISMET_BOXES = (
-    "two_pair_same_color", "three_of_a_kind", "straight", "flush", "full_house",
-    "full_house_same_color", "four_of_a_kind", "yarborough", "kismet",
+    "two_pair_same_color",
+    "three_of_a_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "full_house_same_color",
+    "four_of_a_kind",
+    "yarborough",
+    "kismet",
 )
 BOXES = BASIC_BOXES + KISMET_BOXES
 
@@ -175,7 +198,7 @@ def _two_pair_same_color(counts: Counter[int]) -> bool:
     if max(counts.values()) >= 4:
         return True
     pairs = [face for face, n in counts.items() if n >= 2]
-    return any(COLOR[a] == COLOR[b] for i, a in enumerate(pairs) for b in pairs[i + 1:])
+    return any(COLOR[a] == COLOR[b] for i, a in enumerate(pairs) for b in pairs[i + 1 :])
 
 
 def _full_house(counts: Counter[int]) -> bool:
@@ -261,13 +284,28 @@ def normalize_options(options: Plain) -> Plain:
     """The dice game's options with defaults: away_limit_ms (30000) and turn_limit_ms (60000;
     0 = no turn limit [D31], otherwise at least 1000)."""
     check_known_options(options, {"away_limit_ms", "turn_limit_ms"}, "dice")
-    away = int_option(options, "away_limit_ms", DEFAULT_AWAY_LIMIT_MS, 0, MAX_LIMIT_MS,
-                      "The away-limit (away_limit_ms)")
-    turn = int_option(options, "turn_limit_ms", DEFAULT_TURN_LIMIT_MS, 0, MAX_LIMIT_MS,
-                      "The turn limit (turn_limit_ms)")
+    away = int_option(
+        options,
+        "away_limit_ms",
+        DEFAULT_AWAY_LIMIT_MS,
+        0,
+        MAX_LIMIT_MS,
+        "The away-limit (away_limit_ms)",
+    )
+    turn = int_option(
+        options,
+        "turn_limit_ms",
+        DEFAULT_TURN_LIMIT_MS,
+        0,
+        MAX_LIMIT_MS,
+        "The turn limit (turn_limit_ms)",
+    )
     if 0 < turn < MIN_TURN_LIMIT_MS:
-        raise IllegalAction("The turn limit (turn_limit_ms) must be 0 for none, or at least "
-                            f"{MIN_TURN_LIMIT_MS} ms.", MALFORMED)
+        raise IllegalAction(
+            "The turn limit (turn_limit_ms) must be 0 for none, or at least "
+            f"{MIN_TURN_LIMIT_MS} ms.",
+            MALFORMED,
+        )
     return {"away_limit_ms": away, "turn_limit_ms": turn}
 
 
@@ -283,8 +321,12 @@ def card_totals(card: Mapping[str, int | None]) -> Totals:
     basic = sum(card[box] or 0 for box in BASIC_BOXES)
     kismet = sum(card[box] or 0 for box in KISMET_BOXES)
     bonus = basic_bonus(basic)
-    return {"basic": basic, "bonus": bonus, "kismet_section": kismet,
-            "total": basic + bonus + kismet}
+    return {
+        "basic": basic,
+        "bonus": bonus,
+        "kismet_section": kismet,
+        "total": basic + bonus + kismet,
+    }
 
 
 class DiceGame(Game[PlayerAction, Note, View]):
@@ -297,8 +339,9 @@ class DiceGame(Game[PlayerAction, Note, View]):
     def __init__(self, seats: int, options: Plain, rng: Chance, start_ms: int = 0):
         super().__init__(seats, options, rng, start_ms)
         # Per seat, box -> points, None while the box is open.
-        self.cards: list[dict[str, int | None]] = [{box: None for box in BOXES}
-                                                   for _ in range(seats)]
+        self.cards: list[dict[str, int | None]] = [
+            {box: None for box in BOXES} for _ in range(seats)
+        ]
         self.away_since: list[int | None] = [None] * seats
         self.rolloff, first = self._roll_off()
         self.first = first
@@ -339,8 +382,12 @@ class DiceGame(Game[PlayerAction, Note, View]):
     def joker_now(self) -> bool:
         """Whether the dice of the seat to move are a joker: five of a kind rolled while their
         Kismet box holds a Kismet [D4][D5]. Ending the turn with them is a second Kismet."""
-        return (not self.over and self.rolls > 0 and is_five_of_a_kind(self.dice)
-                and self.holds_kismet(self.current))
+        return (
+            not self.over
+            and self.rolls > 0
+            and is_five_of_a_kind(self.dice)
+            and self.holds_kismet(self.current)
+        )
 
     def _points(self, box: str) -> int:
         """What the current dice earn in `box` for the seat to move, the joker applied."""
@@ -361,8 +408,13 @@ class DiceGame(Game[PlayerAction, Note, View]):
         else:
             self.dice = [face if i in hold else self.rng.die() for i, face in enumerate(self.dice)]
         self.rolls += 1
-        return {"type": "rolled", "seat": self.current, "dice": list(self.dice),
-                "roll": self.rolls, "held": sorted(hold)}
+        return {
+            "type": "rolled",
+            "seat": self.current,
+            "dice": list(self.dice),
+            "roll": self.rolls,
+            "held": sorted(hold),
+        }
 
     def _score(self, box: str, t_ms: int) -> list[Note]:
         """Write the turn's score into `box`, apply a second Kismet, start the next turn."""
@@ -371,10 +423,23 @@ class DiceGame(Game[PlayerAction, Note, View]):
         joker = second_kismet and takes_joker(box, self.dice[0])
         points = self._points(box)
         self.cards[seat][box] = points
-        self.last = {"seat": seat, "box": box, "points": points, "dice": list(self.dice),
-                     "joker": joker}
-        notes: list[Note] = [{"type": "scored", "seat": seat, "box": box, "points": points,
-                  "dice": list(self.dice), "joker": joker}]
+        self.last = {
+            "seat": seat,
+            "box": box,
+            "points": points,
+            "dice": list(self.dice),
+            "joker": joker,
+        }
+        notes: list[Note] = [
+            {
+                "type": "scored",
+                "seat": seat,
+                "box": box,
+                "points": points,
+                "dice": list(self.dice),
+                "joker": joker,
+            }
+        ]
         if second_kismet:
             notes.append(self._penalty(seat))
             if self._has_open_box(seat):
@@ -418,12 +483,16 @@ class DiceGame(Game[PlayerAction, Note, View]):
         check(self.rolls < 3, "You have already rolled three times; choose a box.")
         hold = action.get("hold")
         hold = [] if hold is None else hold
-        check(isinstance(hold, (list, tuple)),
-              "'hold' is a list of the dice positions to keep, 0 to 4.", MALFORMED)
+        check(
+            isinstance(hold, (list, tuple)),
+            "'hold' is a list of the dice positions to keep, 0 to 4.",
+            MALFORMED,
+        )
         for index in hold:
             if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= 4:
                 raise IllegalAction(
-                    f"There is no die {index!r} to hold: the dice are numbered 0 to 4.", MALFORMED)
+                    f"There is no die {index!r} to hold: the dice are numbered 0 to 4.", MALFORMED
+                )
         check(len(set(hold)) == len(hold), "Each die can be held only once.")
         check(self.rolls > 0 or not hold, "There is nothing to hold before the first roll.")
         check(len(hold) < 5, "Holding all five dice is the same as stopping: choose a box.")
@@ -446,22 +515,32 @@ class DiceGame(Game[PlayerAction, Note, View]):
     def _check_joker_box(self, box: str) -> None:
         """An action that asks for a joker ("joker": true) must have one, in a box that takes
         it. (Without the flag the joker applies by itself wherever it may.)"""
-        check(self.joker_now(), "These dice are not a joker: a joker is five of a kind rolled "
-                                "after your Kismet box holds a Kismet.")
+        check(
+            self.joker_now(),
+            "These dice are not a joker: a joker is five of a kind rolled "
+            "after your Kismet box holds a Kismet.",
+        )
         face = self.dice[0]
         check(box != "straight", "A joker cannot be scored as a Straight.")
-        check(takes_joker(box, face),
-              f"A joker of {face}s goes in {BOX_NAMES[BASIC_BOXES[face - 1]]} or the Kismet "
-              f"section, not in {BOX_NAMES[box]}.")
+        check(
+            takes_joker(box, face),
+            f"A joker of {face}s goes in {BOX_NAMES[BASIC_BOXES[face - 1]]} or the Kismet "
+            f"section, not in {BOX_NAMES[box]}.",
+        )
 
     def _on_timeout(self, t_ms: int) -> list[Note]:
         """[D18] The default play for the seat to move: roll once if they have not rolled this
         turn, then score the open box that scores most (ties: first in scorecard order)."""
         turn, away = self._deadlines()
         why = self._limit_why(self.current, turn, away)
-        limit = {"turn_limit": self.options["turn_limit_ms"], "away_limit": self.options["away_limit_ms"],
-                 "idle": 0}[why]
-        notes: list[Note] = [{"type": "timeout", "seat": self.current, "why": why, "limit_ms": limit}]
+        limit = {
+            "turn_limit": self.options["turn_limit_ms"],
+            "away_limit": self.options["away_limit_ms"],
+            "idle": 0,
+        }[why]
+        notes: list[Note] = [
+            {"type": "timeout", "seat": self.current, "why": why, "limit_ms": limit}
+        ]
         if self.rolls == 0:
             notes.append(self._roll([]))
         notes.extend(self._score(self.best_box(), t_ms))
@@ -493,7 +572,11 @@ class DiceGame(Game[PlayerAction, Note, View]):
 
     def _deadlines(self) -> tuple[int | None, int | None]:
         """The seat to move's turn deadline and away deadline (None where none runs)."""
-        turn = self.turn_start + self.options["turn_limit_ms"] if self.options["turn_limit_ms"] else None
+        turn = (
+            self.turn_start + self.options["turn_limit_ms"]
+            if self.options["turn_limit_ms"]
+            else None
+        )
         away_since = self.away_since[self.current]  # (set by _on_away whenever away)
         away = None
         if self.away[self.current] and away_since is not None:
@@ -524,8 +607,9 @@ class DiceGame(Game[PlayerAction, Note, View]):
         elif self.rolls < 3:
             actions.extend({"type": "roll", "hold": list(hold)} for hold in HOLDS)
         if self.rolls > 0:
-            actions.extend({"type": "score", "box": box}
-                           for box in BOXES if self.cards[seat][box] is None)
+            actions.extend(
+                {"type": "score", "box": box} for box in BOXES if self.cards[seat][box] is None
+            )
         return actions
 
     def totals(self) -> list[Totals]:
@@ -555,8 +639,14 @@ class DiceGame(Game[PlayerAction, Note, View]):
             return None
         joker = self.joker_now()
         card = self.cards[self.current]
-        return {box: {"points": self._points(box), "legal": card[box] is None,
-                      "joker": joker and takes_joker(box, self.dice[0])} for box in BOXES}
+        return {
+            box: {
+                "points": self._points(box),
+                "legal": card[box] is None,
+                "joker": joker and takes_joker(box, self.dice[0]),
+            }
+            for box in BOXES
+        }
 
     def view(self, seat: int | None) -> View:
         # Nothing in the dice game is secret: every seat and spectator sees the same table.
@@ -581,8 +671,10 @@ class DiceGame(Game[PlayerAction, Note, View]):
             "totals": totals,
             "holds_kismet": [self.holds_kismet(s) for s in range(self.seats)],
             "card_full": [not self._has_open_box(s) for s in range(self.seats)],
-            "rolloff": {"rounds": [[list(t) for t in r] for r in self.rolloff],
-                        "first": self.first},
+            "rolloff": {
+                "rounds": [[list(t) for t in r] for r in self.rolloff],
+                "first": self.first,
+            },
             "turn": self.turns,
             "turn_started_ms": self.turn_start,
             "deadline_ms": self.next_deadline(),

@@ -7,16 +7,31 @@ type, fields and `Annotated` specs). What each field means: dice.py's docstring.
 
 from typing import Annotated, Literal, NotRequired, TypedDict, final
 
-from .game_types import AwayNote, BackNote, Clock, Flag, LimitWhy, GameOverNote, HostAction, Result, Word, WholeList
-
+from .game_types import (
+    AwayNote,
+    BackNote,
+    Clock,
+    Flag,
+    GameOverNote,
+    HostAction,
+    LimitWhy,
+    Result,
+    WholeList,
+    Word,
+)
 
 # ---- actions --------------------------------------------------------------------------------
+
 
 @final
 class RollAction(TypedDict):
     type: Literal["roll"]
-    hold: NotRequired[Annotated[list[int] | None, WholeList(
-        0, 4, 5, "'hold' is a list of at most five dice positions, 0 to 4.")]]
+    hold: NotRequired[
+        Annotated[
+            list[int] | None,
+            WholeList(0, 4, 5, "'hold' is a list of at most five dice positions, 0 to 4."),
+        ]
+    ]
 
 
 @final
@@ -34,6 +49,7 @@ SPOKEN: dict[str, str] = {}
 
 
 # ---- notes ------------------------------------------------------------------------------------
+
 
 class TimeoutNote(TypedDict):
     type: Literal["timeout"]
@@ -75,11 +91,21 @@ class TurnNote(TypedDict):
     seat: int
 
 
-Note = (TimeoutNote | RolledNote | ScoredNote | PenaltyNote | ExtraTurnNote | TurnNote
-        | GameOverNote | AwayNote | BackNote)
+Note = (
+    TimeoutNote
+    | RolledNote
+    | ScoredNote
+    | PenaltyNote
+    | ExtraTurnNote
+    | TurnNote
+    | GameOverNote
+    | AwayNote
+    | BackNote
+)
 
 
 # ---- view and result --------------------------------------------------------------------------
+
 
 class DiceResult(Result):
     basic: list[int]

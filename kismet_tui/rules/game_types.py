@@ -21,9 +21,11 @@ MAX_SEATS = 8
 # ---- value specs of action fields (read by protocol/actions.py) ----------------------------
 # The words are what a player reads when the host refuses the field's value.
 
+
 @dataclass(frozen=True)
 class Whole:
     """A whole number in [low, high]."""
+
     low: int
     high: int
     words: str
@@ -32,6 +34,7 @@ class Whole:
 @dataclass(frozen=True)
 class WholeList:
     """A list of at most `most` whole numbers, each in [low, high]."""
+
     low: int
     high: int
     most: int
@@ -41,6 +44,7 @@ class WholeList:
 @dataclass(frozen=True)
 class Hex:
     """Lowercase hex digits, `low` to `high` of them."""
+
     low: int
     high: int
     words: str
@@ -49,6 +53,7 @@ class Hex:
 @dataclass(frozen=True)
 class Word:
     """A short identifier (a box id): 1 to `most` lowercase letters and underscores."""
+
     most: int
     words: str
 
@@ -56,6 +61,7 @@ class Word:
 @dataclass(frozen=True)
 class Flag:
     """True or false."""
+
     words: str
 
 
@@ -65,6 +71,7 @@ FieldSpec = Whole | WholeList | Hex | Word | Flag
 # ---- the host's actions, the same in every game ---------------------------------------------
 # Every action TypedDict is @final: the wire refuses any field it does not declare, so an
 # action is exactly its declared keys (and mypy may narrow a union by `"key" in action`).
+
 
 @final
 class TimeoutAction(TypedDict):
@@ -111,6 +118,7 @@ LimitWhy = Literal["turn_limit", "away_limit", "idle"]
 class Clock(TypedDict):
     """One limit running now, for the screens' countdowns [D31]: what it limits, whose it is
     (None: everybody's), and the host time it passes at."""
+
     kind: Literal["turn", "away", "knock_window", "prelay"]
     seat: int | None
     until: int
@@ -124,9 +132,11 @@ class GameOverNote(TypedDict):
 
 # ---- a game's result, header, events and end record -----------------------------------------
 
+
 class Result(TypedDict):
     """`result()` of a finished game: one score per seat (higher is better) and the winners.
     Each game's result adds its own fields (dice_types, knock_types)."""
+
     scores: list[int]
     winners: list[int]
 
@@ -135,6 +145,7 @@ class Header(TypedDict):
     """A game's header, as the host sends it (`game`) and the log keeps it (docs/protocol.md).
     `seats` is the players' names (the engine also takes a count). Version 1 logs carry
     `seed` instead of `commit`, `entropy` and `chance`."""
+
     ruleset: str
     seats: int | list[str]
     options: NotRequired[dict[str, Any]]
@@ -150,6 +161,7 @@ class Header(TypedDict):
 class Event(TypedDict):
     """One stamped event: the action applied for `seat` (HOST for the host's) at host time
     `t`, and the chance values it drew (protocol version 2 on)."""
+
     seq: int
     t: int
     seat: int
@@ -159,6 +171,7 @@ class Event(TypedDict):
 
 class EndRecord(TypedDict):
     """The log's end record of a finished game (docs/protocol.md, "The log file")."""
+
     kind: Literal["end"]
     result: Result
     server_seed: NotRequired[bytes]
@@ -168,6 +181,7 @@ class EndRecord(TypedDict):
 
 class CardInfo(TypedDict):
     """A card of the race and knock games as the screens draw it (cards.card_info)."""
+
     id: int
     number: int
     chip: int

@@ -105,16 +105,29 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Literal
 
 from . import cards
 from .base import Chance, Game, IllegalAction, Plain, canonical, check, whole_number_options
 from .game_types import Clock
-from .knock_types import (Case, Judgement, Knock, KnockResult, Note, Phase, Player,
-                          PlayerAction, Roll, RollState, RoundScore, SeatCard, View)
+from .knock_types import (
+    Case,
+    Judgement,
+    Knock,
+    KnockResult,
+    Note,
+    Phase,
+    Player,
+    PlayerAction,
+    Roll,
+    RollState,
+    RoundScore,
+    SeatCard,
+    View,
+)
 from .refusal import MALFORMED, NOT_YET, NOT_YOURS
 
 PRELAY_CHIP_LIMIT = 6
@@ -155,8 +168,9 @@ def prelay_problem(numbers: object, chips: Sequence[int]) -> str | None:
         return "A pre-lay names each card at most once."
     total = sum(cards.chip(n, chips) for n in numbers)
     if total > PRELAY_CHIP_LIMIT:
-        return (f"Those cards add up to {total} chips; a pre-lay may hold at most "
-                f"{PRELAY_CHIP_LIMIT}.")
+        return (
+            f"Those cards add up to {total} chips; a pre-lay may hold at most {PRELAY_CHIP_LIMIT}."
+        )
     return None
 
 
@@ -166,8 +180,9 @@ def _public_prelays(chips: tuple[int, ...]) -> dict[str, list[int]]:
     (ascending), all with PUBLIC_SALT."""
     choices: list[list[int]] = [[]] + [[n] for n in cards.NUMBERS]
     choices += [list(pair) for pair in combinations(cards.NUMBERS, 2)]
-    return {prelay_commitment(c, PUBLIC_SALT): c for c in choices
-            if prelay_problem(c, chips) is None}
+    return {
+        prelay_commitment(c, PUBLIC_SALT): c for c in choices if prelay_problem(c, chips) is None
+    }
 
 
 def _best(numbers: Iterable[int], chips: Sequence[int]) -> int:
@@ -238,7 +253,9 @@ class KnockGame(Game[PlayerAction, Note, View]):
         if self.options["turn_limit_ms"] > 0:
             deadlines[0] = self.turn_started + self.options["turn_limit_ms"]
         if self.away[turn]:
-            deadlines[1] = max(self.turn_started, self.away_since[turn] or 0) + self._away_limit(turn)
+            deadlines[1] = max(self.turn_started, self.away_since[turn] or 0) + self._away_limit(
+                turn
+            )
         if self.stage == "roll" and self.roll_from is not None:
             deadlines = [None if d is None else max(d, self.roll_from) for d in deadlines]
         return deadlines[0], deadlines[1]
@@ -247,14 +264,23 @@ class KnockGame(Game[PlayerAction, Note, View]):
         """The limits running now, for countdowns [D31]: the secret pre-lay's, or the turn's,
         the away seat's and the knock window (while the next throw must wait for it)."""
         if self.phase in ("prelay_commit", "prelay_reveal"):
-            return [{"kind": "prelay", "seat": None,
-                     "until": self.phase_started + self.options["away_limit_ms"]}]
+            return [
+                {
+                    "kind": "prelay",
+                    "seat": None,
+                    "until": self.phase_started + self.options["away_limit_ms"],
+                }
+            ]
         if self.phase != "play":
             return []
         turn = self._the_turn
         limit, away = self._turn_deadlines()
         out: list[Clock] = []
-        if self.stage == "roll" and self.roll_from is not None and self.roll_from > self.turn_started:
+        if (
+            self.stage == "roll"
+            and self.roll_from is not None
+            and self.roll_from > self.turn_started
+        ):
             out.append({"kind": "knock_window", "seat": None, "until": self.roll_from})
         if limit is not None:
             out.append({"kind": "turn", "seat": turn, "until": limit})
@@ -269,9 +295,12 @@ class KnockGame(Game[PlayerAction, Note, View]):
 
     def _final_result(self) -> KnockResult:
         best = min(self.minus)
-        return {"scores": [-m for m in self.minus], "minus_points": list(self.minus),
-                "winners": [s for s in range(self.seats) if self.minus[s] == best],
-                "round_scores": [list(r) for r in self.round_scores]}
+        return {
+            "scores": [-m for m in self.minus],
+            "minus_points": list(self.minus),
+            "winners": [s for s in range(self.seats) if self.minus[s] == best],
+            "round_scores": [list(r) for r in self.round_scores],
+        }
 
     def _player_actions(self, seat: int, t_ms: int) -> list[PlayerAction]:
         if self.away[seat] or self.phase == "over":
@@ -279,8 +308,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
         if self.phase == "prelay_commit":
             if self.commits[seat] is not None or self.defaulted[seat]:
                 return []
-            return [{"type": "prelay", "commit": c}
-                    for c in _public_prelays(tuple(self.chips))]
+            return [{"type": "prelay", "commit": c} for c in _public_prelays(tuple(self.chips))]
         if self.phase == "prelay_reveal":
             commit = self.commits[seat]
             if commit is None or self.reveals[seat] is not None:
@@ -298,8 +326,9 @@ class KnockGame(Game[PlayerAction, Note, View]):
             for n in matches:
                 actions.append({"type": "lay", "card": n})
                 if self._the_roll["joker"]:
-                    actions += [{"type": "lay", "card": n, "extra": m}
-                                for m in self.open[seat] if m != n]
+                    actions += [
+                        {"type": "lay", "card": n, "extra": m} for m in self.open[seat] if m != n
+                    ]
             actions.append({"type": "pass"})
         roll = self.roll
         if roll is not None and seat != roll["roller"] and seat not in roll["knocked"]:
@@ -309,51 +338,91 @@ class KnockGame(Game[PlayerAction, Note, View]):
 
     def snapshot(self) -> Plain:
         return {
-            "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
-            "now": self.now, "away": list(self.away), "away_since": list(self.away_since),
-            "rng": self.rng.state(), "round": self.round, "phase": self.phase,
-            "phase_started": self.phase_started, "game_first_roller": self.game_first_roller,
-            "first_roller": self.first_roller, "open": [list(o) for o in self.open],
-            "laid": [list(p) for p in self.laid], "commits": list(self.commits),
+            "ruleset": self.RULESET,
+            "seats": self.seats,
+            "options": self.options,
+            "now": self.now,
+            "away": list(self.away),
+            "away_since": list(self.away_since),
+            "rng": self.rng.state(),
+            "round": self.round,
+            "phase": self.phase,
+            "phase_started": self.phase_started,
+            "game_first_roller": self.game_first_roller,
+            "first_roller": self.first_roller,
+            "open": [list(o) for o in self.open],
+            "laid": [list(p) for p in self.laid],
+            "commits": list(self.commits),
             "defaulted": list(self.defaulted),
             "reveals": [None if r is None else list(r) for r in self.reveals],
-            "turn": self.turn, "stage": self.stage, "turn_started": self.turn_started,
-            "roll_from": self.roll_from, "roll": self.roll, "roll_count": self.roll_count,
-            "minus": list(self.minus), "round_scores": [list(r) for r in self.round_scores],
-            "last_round": self.last_round, **self._idle_state(),
+            "turn": self.turn,
+            "stage": self.stage,
+            "turn_started": self.turn_started,
+            "roll_from": self.roll_from,
+            "roll": self.roll,
+            "roll_count": self.roll_count,
+            "minus": list(self.minus),
+            "round_scores": [list(r) for r in self.round_scores],
+            "last_round": self.last_round,
+            **self._idle_state(),
         }
 
     def view(self, seat: int | None) -> View:
         players: list[Player] = []
         for s in range(self.seats):
-            players.append({
-                "seat": s, "back": cards.BACK_COLOURS[s], "away": self.away[s],
-                "idle": self.idle[s],
-                "open": [{"number": n, "chip": cards.chip(n, self.chips),
-                          "id": cards.card_id(s, n)} for n in self.open[s]],
-                "open_chips": self._open_chips(s), "laid_count": len(self.laid[s]),
-                # A laid pile lies face down: only its owner knows its order.
-                "laid": list(self.laid[s]) if s == seat else None,
-                "committed": self.commits[s] is not None,
-                "revealed": self.reveals[s] is not None, "minus_points": self.minus[s],
-            })
+            players.append(
+                {
+                    "seat": s,
+                    "back": cards.BACK_COLOURS[s],
+                    "away": self.away[s],
+                    "idle": self.idle[s],
+                    "open": [
+                        {"number": n, "chip": cards.chip(n, self.chips), "id": cards.card_id(s, n)}
+                        for n in self.open[s]
+                    ],
+                    "open_chips": self._open_chips(s),
+                    "laid_count": len(self.laid[s]),
+                    # A laid pile lies face down: only its owner knows its order.
+                    "laid": list(self.laid[s]) if s == seat else None,
+                    "committed": self.commits[s] is not None,
+                    "revealed": self.reveals[s] is not None,
+                    "minus_points": self.minus[s],
+                }
+            )
         roll: Roll | None = None
         if self.roll is not None:
             now = self.roll
-            roll = {"no": now["no"], "roller": now["roller"], "dice": list(now["dice"]),
-                    "targets": list(now["targets"]), "joker": now["joker"],
-                    "status": now["status"], "laid": list(now["laid"]),
-                    "knocks": [Knock(**k) for k in now["knocks"]],
-                    "knocked": list(now["knocked"])}
+            roll = {
+                "no": now["no"],
+                "roller": now["roller"],
+                "dice": list(now["dice"]),
+                "targets": list(now["targets"]),
+                "joker": now["joker"],
+                "status": now["status"],
+                "laid": list(now["laid"]),
+                "knocks": [Knock(**k) for k in now["knocks"]],
+                "knocked": list(now["knocked"]),
+            }
         return {
-            "ruleset": "knock", "seats": self.seats, "you": seat, "phase": self.phase,
-            "round": self.round, "rounds": self.options["rounds"], "chips": list(self.chips),
-            "deadline": self.next_deadline(), "clocks": self.clocks(),
+            "ruleset": "knock",
+            "seats": self.seats,
+            "you": seat,
+            "phase": self.phase,
+            "round": self.round,
+            "rounds": self.options["rounds"],
+            "chips": list(self.chips),
+            "deadline": self.next_deadline(),
+            "clocks": self.clocks(),
             "first_roller": self.first_roller,
-            "turn": self.turn, "stage": self.stage, "roll_from": self.roll_from, "roll": roll,
-            "players": players, "minus_points": list(self.minus),
+            "turn": self.turn,
+            "stage": self.stage,
+            "roll_from": self.roll_from,
+            "roll": roll,
+            "players": players,
+            "minus_points": list(self.minus),
             "round_scores": [list(r) for r in self.round_scores],
-            "last_round": self.last_round, "result": self.result(),
+            "last_round": self.last_round,
+            "result": self.result(),
         }
 
     # ---- helpers --------------------------------------------------------------------------
@@ -395,7 +464,9 @@ class KnockGame(Game[PlayerAction, Note, View]):
         check(self.commits[seat] is None, "You have already committed to your pre-lay.")
         commit = action.get("commit")
         if not (isinstance(commit, str) and _HEX64.fullmatch(commit)):
-            raise IllegalAction("A pre-lay commitment is 64 lowercase hex digits (a SHA-256).", MALFORMED)
+            raise IllegalAction(
+                "A pre-lay commitment is 64 lowercase hex digits (a SHA-256).", MALFORMED
+            )
         self.commits[seat] = commit
         notes: list[Note] = [{"type": "committed", "seat": seat}]
         return notes + self._after_commit(t_ms)
@@ -429,8 +500,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
             raise IllegalAction(problem)
         self.reveals[seat] = list(numbers)
         notes: list[Note] = [{"type": "revealed", "seat": seat, "count": len(numbers)}]
-        if all(self.commits[s] is None or self.reveals[s] is not None
-               for s in range(self.seats)):
+        if all(self.commits[s] is None or self.reveals[s] is not None for s in range(self.seats)):
             notes += self._prelays_take_effect(t_ms)
         return notes
 
@@ -470,19 +540,37 @@ class KnockGame(Game[PlayerAction, Note, View]):
         self._check_turn(seat, "roll")
         if self.roll_from is not None and t_ms < self.roll_from:  # not self._may_roll_at(t_ms)
             raise IllegalAction(
-                f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.", NOT_YET)
+                f"Wait: others may still knock for {cards.seconds_words(self.roll_from - t_ms)} s.",
+                NOT_YET,
+            )
         return self._roll(seat)
 
     def _roll(self, seat: int) -> list[Note]:
         dice = cards.roll_three(self.rng)
         self.roll_count += 1
-        self.roll = {"no": self.roll_count, "roller": seat, "dice": dice,
-                     "targets": cards.targets(dice), "joker": cards.is_joker(dice),
-                     "status": "deciding", "laid": [], "knocks": [], "knocked": [],
-                     "good_done": False}
+        self.roll = {
+            "no": self.roll_count,
+            "roller": seat,
+            "dice": dice,
+            "targets": cards.targets(dice),
+            "joker": cards.is_joker(dice),
+            "status": "deciding",
+            "laid": [],
+            "knocks": [],
+            "knocked": [],
+            "good_done": False,
+        }
         self.stage = "decide"
-        return [{"type": "rolled", "seat": seat, "roll": self.roll_count, "dice": list(dice),
-                 "targets": list(self.roll["targets"]), "joker": self.roll["joker"]}]
+        return [
+            {
+                "type": "rolled",
+                "seat": seat,
+                "roll": self.roll_count,
+                "dice": list(dice),
+                "targets": list(self.roll["targets"]),
+                "joker": self.roll["joker"],
+            }
+        ]
 
     def _act_lay(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_turn(seat, "decide")
@@ -490,9 +578,13 @@ class KnockGame(Game[PlayerAction, Note, View]):
         laying = [self._check_own_match(seat, number)]
         if extra is not None:
             check(self._the_roll["joker"], "Only a joker throw lets you lay a second card.")
-            check(isinstance(extra, int) and not isinstance(extra, bool)
-                  and extra in self.open[seat] and extra != number,
-                  "The extra card must be another of your open cards.")
+            check(
+                isinstance(extra, int)
+                and not isinstance(extra, bool)
+                and extra in self.open[seat]
+                and extra != number,
+                "The extra card must be another of your open cards.",
+            )
             laying.append(extra)
         return self._roller_lays(seat, laying, t_ms)
 
@@ -505,8 +597,10 @@ class KnockGame(Game[PlayerAction, Note, View]):
             raise IllegalAction(f"You have no open {number}.")
         targets = self._the_roll["targets"]
         if number not in targets:
-            raise IllegalAction(f"Your {number} does not match this roll: the dice make "
-                                f"{cards.say_numbers(targets)}.")
+            raise IllegalAction(
+                f"Your {number} does not match this roll: the dice make "
+                f"{cards.say_numbers(targets)}."
+            )
         return number
 
     def _roller_lays(self, seat: int, laying: list[int], t_ms: int) -> list[Note]:
@@ -583,11 +677,28 @@ class KnockGame(Game[PlayerAction, Note, View]):
             roll["good_done"] = True
         if laid is not None:
             self._lay(seat, laid)
-        roll["knocks"].append({"seat": seat, "t": t_ms, "case": case, "judgement": judgement,
-                               "laid": laid, "turned_up": turned_up})
+        roll["knocks"].append(
+            {
+                "seat": seat,
+                "t": t_ms,
+                "case": case,
+                "judgement": judgement,
+                "laid": laid,
+                "turned_up": turned_up,
+            }
+        )
         roll["knocked"].append(seat)
-        notes: list[Note] = [{"type": "knocked", "roll": roll["no"], "seat": seat, "case": case,
-                              "judgement": judgement, "laid": laid, "turned_up": turned_up}]
+        notes: list[Note] = [
+            {
+                "type": "knocked",
+                "roll": roll["no"],
+                "seat": seat,
+                "case": case,
+                "judgement": judgement,
+                "laid": laid,
+                "turned_up": turned_up,
+            }
+        ]
         if laid is not None and not self.open[seat]:
             notes += self._round_over(t_ms)
         return notes
@@ -605,23 +716,36 @@ class KnockGame(Game[PlayerAction, Note, View]):
             for s in range(self.seats):
                 if self.commits[s] is None:
                     self.defaulted[s] = True
-                    notes.append({"type": "prelay_defaulted", "seat": s,
-                                  "limit_ms": self.options["away_limit_ms"]})
+                    notes.append(
+                        {
+                            "type": "prelay_defaulted",
+                            "seat": s,
+                            "limit_ms": self.options["away_limit_ms"],
+                        }
+                    )
             return notes + self._after_commit(t_ms)
         if self.phase == "prelay_reveal":
             for s in range(self.seats):
                 if self.commits[s] is not None and self.reveals[s] is None:
                     self.commits[s] = None
                     self.defaulted[s] = True
-                    notes.append({"type": "prelay_defaulted", "seat": s,
-                                  "limit_ms": self.options["away_limit_ms"]})
+                    notes.append(
+                        {
+                            "type": "prelay_defaulted",
+                            "seat": s,
+                            "limit_ms": self.options["away_limit_ms"],
+                        }
+                    )
             return notes + self._prelays_take_effect(t_ms)
         # [D18] the default play for the turn's seat (away, or out of turn time)
         seat = self._the_turn
         limit, away = self._turn_deadlines()
         why = self._limit_why(seat, limit, away)
-        limit_ms = {"turn_limit": self.options["turn_limit_ms"],
-                    "away_limit": self.options["away_limit_ms"], "idle": 0}[why]
+        limit_ms = {
+            "turn_limit": self.options["turn_limit_ms"],
+            "away_limit": self.options["away_limit_ms"],
+            "idle": 0,
+        }[why]
         notes.append({"type": "default_play", "seat": seat, "why": why, "limit_ms": limit_ms})
         if self.stage == "roll":
             notes += self._roll(seat)
@@ -644,14 +768,16 @@ class KnockGame(Game[PlayerAction, Note, View]):
             self.minus[s] += minus[s]
         self.round_scores.append(minus)
         self.last_round = {"round": self.round, "winners": winners, "minus": list(minus)}
-        notes: list[Note] = [{"type": "round_over", "round": self.round, "winners": winners,
-                  "minus": list(minus)}]
+        notes: list[Note] = [
+            {"type": "round_over", "round": self.round, "winners": winners, "minus": list(minus)}
+        ]
         if self.round >= self.options["rounds"]:
             self.phase = "over"
             self.turn = self.stage = self.roll_from = None
             result = self._final_result()
-            return notes + [{"type": "game_over", "scores": result["scores"],
-                             "winners": result["winners"]}]
+            return notes + [
+                {"type": "game_over", "scores": result["scores"], "winners": result["winners"]}
+            ]
         self._start_round(t_ms)
         return notes
 

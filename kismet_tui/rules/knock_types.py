@@ -7,23 +7,39 @@ type, fields and `Annotated` specs). What each field means: knock.py's docstring
 
 from typing import Annotated, Literal, NotRequired, TypedDict, final
 
-from .game_types import AwayNote, BackNote, Clock, GameOverNote, LimitWhy, Hex, HostAction, Result, Whole, WholeList
+from .game_types import (
+    AwayNote,
+    BackNote,
+    Clock,
+    GameOverNote,
+    Hex,
+    HostAction,
+    LimitWhy,
+    Result,
+    Whole,
+    WholeList,
+)
 
 _CARD_WORDS = "Say which card: its number, 2 to 12."
 
 
 # ---- actions --------------------------------------------------------------------------------
 
+
 @final
 class PrelayAction(TypedDict):
     type: Literal["prelay"]
-    commit: Annotated[str, Hex(64, 64, "A pre-lay commitment is 64 lowercase hex digits (a SHA-256).")]
+    commit: Annotated[
+        str, Hex(64, 64, "A pre-lay commitment is 64 lowercase hex digits (a SHA-256).")
+    ]
 
 
 @final
 class RevealAction(TypedDict):
     type: Literal["reveal"]
-    cards: Annotated[list[int], WholeList(2, 12, 11, "Reveal the list of cards you committed to, 2 to 12.")]
+    cards: Annotated[
+        list[int], WholeList(2, 12, 11, "Reveal the list of cards you committed to, 2 to 12.")
+    ]
     salt: Annotated[str, Hex(1, 128, "The salt is the hex string you committed with.")]
 
 
@@ -36,8 +52,9 @@ class RollAction(TypedDict):
 class LayAction(TypedDict):
     type: Literal["lay"]
     card: Annotated[int, Whole(2, 12, _CARD_WORDS)]
-    extra: NotRequired[Annotated[int | None, Whole(
-        2, 12, "The extra card must be another of your open cards.")]]
+    extra: NotRequired[
+        Annotated[int | None, Whole(2, 12, "The extra card must be another of your open cards.")]
+    ]
 
 
 @final
@@ -144,9 +161,22 @@ class RoundOverNote(RoundScore):
     type: Literal["round_over"]
 
 
-Note = (CommittedNote | PrelayDefaultedNote | RevealedNote | PrelaysDoneNote | DefaultPlayNote
-        | RolledNote | LaidNote | PassedNote | KnockedNote | TurnNote | RoundOverNote
-        | GameOverNote | AwayNote | BackNote)
+Note = (
+    CommittedNote
+    | PrelayDefaultedNote
+    | RevealedNote
+    | PrelaysDoneNote
+    | DefaultPlayNote
+    | RolledNote
+    | LaidNote
+    | PassedNote
+    | KnockedNote
+    | TurnNote
+    | RoundOverNote
+    | GameOverNote
+    | AwayNote
+    | BackNote
+)
 
 
 # ---- view and result --------------------------------------------------------------------------
@@ -182,6 +212,7 @@ class Roll(TypedDict):
 
 class RollState(Roll):
     """The engine's roll: the view's, and whether a knock on it was judged good yet."""
+
     good_done: bool
 
 

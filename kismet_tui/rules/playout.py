@@ -29,15 +29,18 @@ Move = TypeVar("Move", bound=Mapping[str, Any])
 TIMEOUT: TimeoutAction = {"type": "timeout"}
 
 
-def candidates(game: Game[ActionT, NoteT, ViewT],
-               t_ms: int | None = None) -> list[tuple[int, ActionT | HostAction]]:
+def candidates(
+    game: Game[ActionT, NoteT, ViewT], t_ms: int | None = None
+) -> list[tuple[int, ActionT | HostAction]]:
     """Every (seat, action) a player could stamp at `t_ms` (default: now), in seat order."""
-    return [(seat, action) for seat in range(game.seats)
-            for action in game.legal_actions(seat, t_ms)]
+    return [
+        (seat, action) for seat in range(game.seats) for action in game.legal_actions(seat, t_ms)
+    ]
 
 
-def pick(moves: list[tuple[int, Move]], rng: Chance, weights: dict[str, int] | None,
-         default_weight: int) -> tuple[int, Move]:
+def pick(
+    moves: list[tuple[int, Move]], rng: Chance, weights: dict[str, int] | None, default_weight: int
+) -> tuple[int, Move]:
     """One of `moves`, uniformly, or in proportion to the weights of their action types."""
     if not weights:
         return moves[rng.below(len(moves))]
@@ -53,10 +56,17 @@ def pick(moves: list[tuple[int, Move]], rng: Chance, weights: dict[str, int] | N
     raise AssertionError("unreachable: point < total")
 
 
-def random_playout(game: AnyGame, rng: Chance, max_steps: int = 100_000, max_gap_ms: int = 2_000,
-                   first_seq: int = 1, away_chance: int = 0, max_idle: int = 10_000,
-                   weights: dict[str, int] | None = None,
-                   default_weight: int = 1) -> list[Event]:
+def random_playout(
+    game: AnyGame,
+    rng: Chance,
+    max_steps: int = 100_000,
+    max_gap_ms: int = 2_000,
+    first_seq: int = 1,
+    away_chance: int = 0,
+    max_idle: int = 10_000,
+    weights: dict[str, int] | None = None,
+    default_weight: int = 1,
+) -> list[Event]:
     """Play random legal moves until the game is finished (or `max_steps` events were
     stamped) and return the stamped log [{seq, t, seat, action}], ready for `replay`.
 
@@ -102,8 +112,10 @@ def random_playout(game: AnyGame, rng: Chance, max_steps: int = 100_000, max_gap
         if not moves:
             idle += 1
             if idle > max_idle:
-                raise RuntimeError(f"{game.RULESET}: no legal move and no deadline for "
-                                   f"{max_idle} pauses; the game is stuck")
+                raise RuntimeError(
+                    f"{game.RULESET}: no legal move and no deadline for "
+                    f"{max_idle} pauses; the game is stuck"
+                )
             t = max(at, t + 1)  # time passes with nothing to do
             continue
         idle = 0

@@ -92,8 +92,19 @@ from typing import Any
 from . import cards
 from .base import BaseNote, Chance, Game, IllegalAction, Plain, check, whole_number_options
 from .game_types import Result
-from .race_types import (CircleCard, Dealt, Grab, LastRound, Note, Player, PlayerAction,
-                         Phase, Reveal, RoundEndedWhy, View)
+from .race_types import (
+    CircleCard,
+    Dealt,
+    Grab,
+    LastRound,
+    Note,
+    Phase,
+    Player,
+    PlayerAction,
+    Reveal,
+    RoundEndedWhy,
+    View,
+)
 from .refusal import MALFORMED, NOT_YET
 
 OPTIONS = {
@@ -150,8 +161,9 @@ class RaceGame(Game[PlayerAction, Note, View]):
         return self.deadline
 
     def scores(self) -> list[int]:
-        return [sum(cards.chip(cards.number_of(c), self.chips) for c in pile)
-                for pile in self.winning]
+        return [
+            sum(cards.chip(cards.number_of(c), self.chips) for c in pile) for pile in self.winning
+        ]
 
     def result(self) -> Result | None:
         if self.phase != "over":
@@ -167,20 +179,35 @@ class RaceGame(Game[PlayerAction, Note, View]):
         if self.phase != "grabbing" or self.away[seat] or self._done(seat):
             return []
         taken = {g["pos"] for g in self.grabs}
-        grabs: list[PlayerAction] = [{"type": "grab", "card": pos, "id": card}
-                 for pos, card in enumerate(self.circle) if card is not None and pos not in taken]
+        grabs: list[PlayerAction] = [
+            {"type": "grab", "card": pos, "id": card}
+            for pos, card in enumerate(self.circle)
+            if card is not None and pos not in taken
+        ]
         return grabs + [{"type": "pass"}]
 
     def snapshot(self) -> Plain:
         return {
-            "ruleset": self.RULESET, "seats": self.seats, "options": self.options,
-            "now": self.now, "away": list(self.away), "rng": self.rng.state(),
-            "phase": self.phase, "deadline": self.deadline, "round": self.round,
-            "unseen": list(self.unseen), "under": list(self.under), "circle": list(self.circle),
-            "winning": [list(p) for p in self.winning], "removed": list(self.removed),
-            "dice": self.dice, "targets": list(self.targets),
-            "grabs": [dict(g) for g in self.grabs], "passed": list(self.passed),
-            "last_round": self.last_round, **self._idle_state(),
+            "ruleset": self.RULESET,
+            "seats": self.seats,
+            "options": self.options,
+            "now": self.now,
+            "away": list(self.away),
+            "rng": self.rng.state(),
+            "phase": self.phase,
+            "deadline": self.deadline,
+            "round": self.round,
+            "unseen": list(self.unseen),
+            "under": list(self.under),
+            "circle": list(self.circle),
+            "winning": [list(p) for p in self.winning],
+            "removed": list(self.removed),
+            "dice": self.dice,
+            "targets": list(self.targets),
+            "grabs": [dict(g) for g in self.grabs],
+            "passed": list(self.passed),
+            "last_round": self.last_round,
+            **self._idle_state(),
         }
 
     def view(self, seat: int | None) -> View:
@@ -192,26 +219,48 @@ class RaceGame(Game[PlayerAction, Note, View]):
                 continue
             # Marks of the running round only: in a pause the places hold newly dealt cards.
             live = self.phase == "grabbing"
-            circle.append(CircleCard(**cards.card_info(card, self.chips), pos=pos,
-                                     target=live and self._shows_target(card),
-                                     grabbed_by=grabbed_by.get(pos) if live else None))
+            circle.append(
+                CircleCard(
+                    **cards.card_info(card, self.chips),
+                    pos=pos,
+                    target=live and self._shows_target(card),
+                    grabbed_by=grabbed_by.get(pos) if live else None,
+                )
+            )
         scores = self.scores()
-        players: list[Player] = [{
-            "seat": s, "back": cards.BACK_COLOURS[s], "away": self.away[s],
-            "pile_count": len(self.winning[s]),
-            "top": cards.card_info(self.winning[s][-1], self.chips) if self.winning[s] else None,
-            "score": scores[s],
-        } for s in range(self.seats)]
+        players: list[Player] = [
+            {
+                "seat": s,
+                "back": cards.BACK_COLOURS[s],
+                "away": self.away[s],
+                "pile_count": len(self.winning[s]),
+                "top": cards.card_info(self.winning[s][-1], self.chips)
+                if self.winning[s]
+                else None,
+                "score": scores[s],
+            }
+            for s in range(self.seats)
+        ]
         return {
-            "ruleset": "race", "seats": self.seats, "you": seat, "phase": self.phase,
-            "deadline": self.deadline, "round": self.round, "chips": list(self.chips),
-            "dice": list(self.dice) if self.dice else None, "targets": list(self.targets),
+            "ruleset": "race",
+            "seats": self.seats,
+            "you": seat,
+            "phase": self.phase,
+            "deadline": self.deadline,
+            "round": self.round,
+            "chips": list(self.chips),
+            "dice": list(self.dice) if self.dice else None,
+            "targets": list(self.targets),
             "joker": self.dice is not None and cards.is_joker(self.dice),
-            "circle": circle, "pile_count": self.pile_count, "removed_count": len(self.removed),
+            "circle": circle,
+            "pile_count": self.pile_count,
+            "removed_count": len(self.removed),
             "grabs": [Grab(**g) for g in self.grabs],
             "passed": [s for s in range(self.seats) if self.passed[s]],
             "done": [self._done(s) for s in range(self.seats)],
-            "last_round": self.last_round, "players": players, "scores": scores,
+            "last_round": self.last_round,
+            "players": players,
+            "scores": scores,
             "result": self.result(),
         }
 
@@ -231,21 +280,32 @@ class RaceGame(Game[PlayerAction, Note, View]):
     def _act_grab(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
         self._check_can_act(seat, t_ms)
         pos = action.get("card")
-        if not (isinstance(pos, int) and not isinstance(pos, bool)
-                and 0 <= pos < cards.CIRCLE_SIZE):
-            raise IllegalAction("Say which card of the circle to grab: a place from 0 to 10.", MALFORMED)
+        if not (
+            isinstance(pos, int) and not isinstance(pos, bool) and 0 <= pos < cards.CIRCLE_SIZE
+        ):
+            raise IllegalAction(
+                "Say which card of the circle to grab: a place from 0 to 10.", MALFORMED
+            )
         card = self.circle[pos]
         if card is None:
             raise IllegalAction("There is no card at that place.")
         if "id" in action:
             named = action["id"]
-            if isinstance(named, int) and not isinstance(named, bool) \
-                    and not 0 <= named < cards.CARDS_PER_SET * self.seats:
+            if (
+                isinstance(named, int)
+                and not isinstance(named, bool)
+                and not 0 <= named < cards.CARDS_PER_SET * self.seats
+            ):
                 # Never a card of this game: not one that has left (no state would take it).
-                raise IllegalAction(f"There is no card {named} in this game: its cards are 0 to "
-                                    f"{cards.CARDS_PER_SET * self.seats - 1}.", MALFORMED)
-            check(isinstance(named, int) and not isinstance(named, bool) and named == card,
-                  "That card has left the circle: look again.")
+                raise IllegalAction(
+                    f"There is no card {named} in this game: its cards are 0 to "
+                    f"{cards.CARDS_PER_SET * self.seats - 1}.",
+                    MALFORMED,
+                )
+            check(
+                isinstance(named, int) and not isinstance(named, bool) and named == card,
+                "That card has left the circle: look again.",
+            )
         holder = next((g["seat"] for g in self.grabs if g["pos"] == pos), None)
         if holder is not None:
             raise IllegalAction(f"Seat {holder} grabbed that card first: grab another one.")
@@ -290,17 +350,29 @@ class RaceGame(Game[PlayerAction, Note, View]):
         self.round += 1
         self.grabs = []
         self.passed = [False] * self.seats
-        notes: list[Note] = [{"type": "rolled", "round": self.round, "dice": list(self.dice),
-                  "targets": list(self.targets)}]
+        notes: list[Note] = [
+            {
+                "type": "rolled",
+                "round": self.round,
+                "dice": list(self.dice),
+                "targets": list(self.targets),
+            }
+        ]
         if not any(c is not None and self._shows_target(c) for c in self.circle):
             # [D9] Nothing could be taken: the whole circle leaves the game.
             wiped = [c for c in self.circle if c is not None]
             self.removed.extend(wiped)
             self.circle = [None] * cards.CIRCLE_SIZE
             notes.append({"type": "wiped", "cards": wiped})
-            self.last_round = {"round": self.round, "dice": list(self.dice),
-                               "targets": list(self.targets), "wiped": wiped, "reveals": [],
-                               "dealt": [], "why": "no_match"}
+            self.last_round = {
+                "round": self.round,
+                "dice": list(self.dice),
+                "targets": list(self.targets),
+                "wiped": wiped,
+                "reveals": [],
+                "dealt": [],
+                "why": "no_match",
+            }
             return notes + self._refill_or_end(t_ms)
         self.phase = "grabbing"
         self.deadline = t_ms + self.options["round_limit_ms"]
@@ -312,8 +384,10 @@ class RaceGame(Game[PlayerAction, Note, View]):
         if all(self._done(s) for s in range(self.seats)):
             return self._end_round(t_ms, "all_done")
         taken = {g["pos"] for g in self.grabs}
-        if not any(card is not None and pos not in taken and self._shows_target(card)
-                   for pos, card in enumerate(self.circle)):
+        if not any(
+            card is not None and pos not in taken and self._shows_target(card)
+            for pos, card in enumerate(self.circle)
+        ):
             return self._end_round(t_ms, "no_match_left")
         return []
 
@@ -331,13 +405,25 @@ class RaceGame(Game[PlayerAction, Note, View]):
             elif self.winning[seat]:
                 penalty = self.winning[seat].pop()
                 self.under.append(penalty)  # slid under the face-down pile
-            reveal: Reveal = {"seat": seat, "pos": pos, "card": card,
-                              "number": cards.number_of(card), "right": right, "penalty": penalty}
+            reveal: Reveal = {
+                "seat": seat,
+                "pos": pos,
+                "card": card,
+                "number": cards.number_of(card),
+                "right": right,
+                "penalty": penalty,
+            }
             reveals.append(reveal)
             notes.append({"type": "revealed", **reveal})
-        self.last_round = {"round": self.round, "dice": list(self.dice),
-                           "targets": list(self.targets), "wiped": None, "reveals": reveals,
-                           "dealt": [], "why": why}
+        self.last_round = {
+            "round": self.round,
+            "dice": list(self.dice),
+            "targets": list(self.targets),
+            "wiped": None,
+            "reveals": reveals,
+            "dealt": [],
+            "why": why,
+        }
         return notes + self._refill_or_end(t_ms)
 
     def _refill_or_end(self, t_ms: int) -> list[Note]:
@@ -346,8 +432,7 @@ class RaceGame(Game[PlayerAction, Note, View]):
             self.phase = "over"
             self.deadline = None
             result = self._final_result()
-            return [{"type": "game_over", "scores": result["scores"],
-                     "winners": result["winners"]}]
+            return [{"type": "game_over", "scores": result["scores"], "winners": result["winners"]}]
         dealt: list[Dealt] = []
         for pos in empty:
             card = self._deal()

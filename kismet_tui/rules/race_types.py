@@ -7,18 +7,31 @@ type, fields and `Annotated` specs). What each field means: race.py's docstring.
 
 from typing import Annotated, Literal, NotRequired, TypedDict, final
 
-from .game_types import (MAX_SEATS, AwayNote, BackNote, CardInfo, GameOverNote, HostAction,
-                         Result, Whole)
-
+from .game_types import (
+    MAX_SEATS,
+    AwayNote,
+    BackNote,
+    CardInfo,
+    GameOverNote,
+    HostAction,
+    Result,
+    Whole,
+)
 
 # ---- actions --------------------------------------------------------------------------------
+
 
 @final
 class GrabAction(TypedDict):
     type: Literal["grab"]
-    card: Annotated[int, Whole(0, 10, "Say which card of the circle to grab: a place from 0 to 10.")]
-    id: NotRequired[Annotated[int, Whole(0, MAX_SEATS * 11 - 1,
-                                         "There is no such card: card ids go from 0 to 87.")]]
+    card: Annotated[
+        int, Whole(0, 10, "Say which card of the circle to grab: a place from 0 to 10.")
+    ]
+    id: NotRequired[
+        Annotated[
+            int, Whole(0, MAX_SEATS * 11 - 1, "There is no such card: card ids go from 0 to 87.")
+        ]
+    ]
 
 
 @final
@@ -100,8 +113,20 @@ class CountdownNote(TypedDict):
     deadline: int
 
 
-Note = (RolledNote | WipedNote | DealtNote | GrabbedNote | PassedNote | RoundEndedNote
-        | RevealedNote | PauseNote | CountdownNote | GameOverNote | AwayNote | BackNote)
+Note = (
+    RolledNote
+    | WipedNote
+    | DealtNote
+    | GrabbedNote
+    | PassedNote
+    | RoundEndedNote
+    | RevealedNote
+    | PauseNote
+    | CountdownNote
+    | GameOverNote
+    | AwayNote
+    | BackNote
+)
 
 
 # ---- view -------------------------------------------------------------------------------------

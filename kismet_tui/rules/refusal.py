@@ -33,7 +33,14 @@ LIMIT: Final = "limit"
 # down, the connection is lost, the game's end is being saved).
 UNAVAILABLE: Final = "unavailable"
 
-KINDS: Final[tuple[RefusalKind, ...]] = (MALFORMED, ILLEGAL_NOW, NOT_YET, NOT_YOURS, LIMIT, UNAVAILABLE)
+KINDS: Final[tuple[RefusalKind, ...]] = (
+    MALFORMED,
+    ILLEGAL_NOW,
+    NOT_YET,
+    NOT_YOURS,
+    LIMIT,
+    UNAVAILABLE,
+)
 
 
 class Refusal(Exception):

@@ -71,14 +71,15 @@ def seed_bytes(seed: bytes | int | str) -> bytes:
 # chance seed WAS the public commit, so every die followed from the header. Version 3 keys the
 # chance seed with the secret itself (HMAC) and domain-separates the commit, so nothing the
 # header shows, entropy or none, is a function that gives a value.
-CHANCE_VERSION = 3              # the derivation new games use
+CHANCE_VERSION = 3  # the derivation new games use
 KNOWN_CHANCE_VERSIONS = (2, 3)  # the ones a log may carry and still verify
 COMMIT_DOMAIN_V3 = b"kismet-commit-v3"
 CHANCE_DOMAIN_V3 = b"kismet-chance-v3"
 
 
-def chance_seed(server_seed: bytes, entropy: Iterable[bytes | None],
-                version: int = CHANCE_VERSION) -> bytes:
+def chance_seed(
+    server_seed: bytes, entropy: Iterable[bytes | None], version: int = CHANCE_VERSION
+) -> bytes:
     """The 32-byte seed of a game's stream.
 
     Version 3: HMAC-SHA256 keyed with server_seed over "kismet-chance-v3", then for each seat
@@ -135,8 +136,8 @@ class SeededRNG:
         self._block = b""
         self._offset = 0
         self._consumed = 0
-        self.drawn: list[int] = []   # every value returned so far, in order
-        self._taken = 0              # how many of them take_drawn() has handed out
+        self.drawn: list[int] = []  # every value returned so far, in order
+        self._taken = 0  # how many of them take_drawn() has handed out
 
     def _next_bytes(self, count: int) -> bytes:
         offset = self._offset
@@ -196,7 +197,7 @@ class SeededRNG:
 
     def take_drawn(self) -> list[int]:
         """The values drawn since the last call: what the event just applied reveals."""
-        new = self.drawn[self._taken:]
+        new = self.drawn[self._taken :]
         self._taken = len(self.drawn)
         return new
 
@@ -259,8 +260,11 @@ class RevealedRNG:
 
     def _value(self, what: str) -> int:
         if self._next >= len(self._values):
-            raise ChanceError("missing", f"The host did not send the {what} this move needs: "
-                                         f"{len(self._values)} values came, more were drawn.")
+            raise ChanceError(
+                "missing",
+                f"The host did not send the {what} this move needs: "
+                f"{len(self._values)} values came, more were drawn.",
+            )
         value = self._values[self._next]
         if isinstance(value, bool) or not isinstance(value, int):
             raise ChanceError("range", f"The host sent {value!r} as a {what}: not a whole number.")
@@ -291,8 +295,11 @@ class RevealedRNG:
         left = len(self._values) - self._next
         if left:
             self._values, self._next = (), 0
-            raise ChanceError("extra", f"The host sent {left} more chance value"
-                                       f"{'s' if left > 1 else ''} than this move draws.")
+            raise ChanceError(
+                "extra",
+                f"The host sent {left} more chance value"
+                f"{'s' if left > 1 else ''} than this move draws.",
+            )
 
     def state(self) -> Plain:
         return {"drawn": self._count}
@@ -325,4 +332,3 @@ class ScriptedRNG(SeededRNG):
     def push(self, *dice: int) -> None:
         """Add faces to the end of the script (handy in the middle of a test)."""
         self._script.extend(dice)
-

@@ -25,8 +25,7 @@ from .rng import SERVER_SEED_BYTES, SeededRNG, chance_seed, commitment, header_c
 class Verification:
     __slots__ = ("ok", "seq", "words", "game")
 
-    def __init__(self, ok: bool, words: str, seq: int | None = None,
-                 game: AnyGame | None = None):
+    def __init__(self, ok: bool, words: str, seq: int | None = None, game: AnyGame | None = None):
         self.ok, self.words, self.seq, self.game = ok, words, seq, game
 
     def __repr__(self) -> str:
@@ -56,22 +55,27 @@ def describe_event(header: Plain, event: Plain) -> str:
 def _difference(where: str, revealed: Iterable[object] | None, redrawn: list[int]) -> str:
     shown = list(revealed or [])
     if len(shown) < len(redrawn) and shown == redrawn[: len(shown)]:
-        return (f"{where}: a value is missing. The log shows {_values(shown)}; "
-                f"the committed seed gives {_values(redrawn)}.")
+        return (
+            f"{where}: a value is missing. The log shows {_values(shown)}; "
+            f"the committed seed gives {_values(redrawn)}."
+        )
     if len(shown) > len(redrawn) and shown[: len(redrawn)] == redrawn:
-        return (f"{where}: the log shows more values than were drawn ({_values(shown)}; "
-                f"the committed seed gives {_values(redrawn)}).")
-    return (f"{where}: the log shows {_values(shown)} but the committed seed gives "
-            f"{_values(redrawn)}.")
+        return (
+            f"{where}: the log shows more values than were drawn ({_values(shown)}; "
+            f"the committed seed gives {_values(redrawn)})."
+        )
+    return (
+        f"{where}: the log shows {_values(shown)} but the committed seed gives {_values(redrawn)}."
+    )
 
 
-def replay_with_stream(header: Plain, events: Iterable[Plain],
-                       server_seed: bytes) -> Verification:
+def replay_with_stream(header: Plain, events: Iterable[Plain], server_seed: bytes) -> Verification:
     """Replay with the secret stream, comparing each event's revealed chance with the redraw.
     `game` (on success) holds the stream positioned after the last event."""
     entropy = header.get("entropy") or []
     if not isinstance(entropy, list) or not all(
-            e is None or isinstance(e, (bytes, bytearray)) for e in entropy):
+        e is None or isinstance(e, (bytes, bytearray)) for e in entropy
+    ):
         return Verification(False, "The header's entropy is not a list of bytes per seat.", 0)
     version = header_chance_version(header)
     if version is None or version < 2:
@@ -91,44 +95,59 @@ def replay_with_stream(header: Plain, events: Iterable[Plain],
     for event in events:
         where = describe_event(header, event)
         if not isinstance(event.get("chance") or [], list):
-            return Verification(False, f"{where}: its chance is not a list of values.",
-                                event.get("seq"))
+            return Verification(
+                False, f"{where}: its chance is not a list of values.", event.get("seq")
+            )
         mark = rng.mark()
         try:
             game.apply(event["seat"], event["action"], event["t"])
         except IllegalAction as exc:
             rng.rewind(mark)
-            return Verification(False, f"{where} does not replay: {exc.words}",
-                                event.get("seq"))
+            return Verification(False, f"{where} does not replay: {exc.words}", event.get("seq"))
         except (KeyError, TypeError, ValueError) as exc:
             return Verification(False, f"{where} cannot be read ({exc}).", event.get("seq"))
         drawn = rng.take_drawn()
         if list(event.get("chance") or []) != drawn:
             words = _difference(where, event.get("chance"), drawn)
             return Verification(False, words, event.get("seq"))
-    return Verification(True, "Every die and card came from the seed committed at the start.",
-                        None, game)
+    return Verification(
+        True, "Every die and card came from the seed committed at the start.", None, game
+    )
 
 
 def verify(header: Plain, events: Iterable[Plain], server_seed: object) -> Verification:
     """Check a finished game's commit and every revealed value; see the module docstring."""
     if "commit" not in header:
-        return Verification(False, "This game was saved by protocol version 1: it carries no "
-                                   "commitment, so its chance cannot be checked.", None)
+        return Verification(
+            False,
+            "This game was saved by protocol version 1: it carries no "
+            "commitment, so its chance cannot be checked.",
+            None,
+        )
     if server_seed is None:
-        return Verification(False, "The host has not revealed the game's seed (the game did "
-                                   "not end), so its chance cannot be checked yet.", None)
+        return Verification(
+            False,
+            "The host has not revealed the game's seed (the game did "
+            "not end), so its chance cannot be checked yet.",
+            None,
+        )
     if not isinstance(server_seed, (bytes, bytearray)) or len(server_seed) != SERVER_SEED_BYTES:
         return Verification(False, f"The revealed seed is not {SERVER_SEED_BYTES} bytes long.", 0)
     version = header_chance_version(header)
     if version is None:
         return Verification(False, _unknown_version(header), 0)
     if commitment(server_seed, version) != header["commit"]:
-        return Verification(False, "The revealed seed is not the one committed before the game "
-                                   "started (its hash differs from the commit).", 0)
+        return Verification(
+            False,
+            "The revealed seed is not the one committed before the game "
+            "started (its hash differs from the commit).",
+            0,
+        )
     return replay_with_stream(header, events, bytes(server_seed))
 
 
 def _unknown_version(header: Plain) -> str:
-    return (f"This game says it was saved by protocol version {header.get('version')!r}, "
-            f"which this program does not know: update it to check this game.")
+    return (
+        f"This game says it was saved by protocol version {header.get('version')!r}, "
+        f"which this program does not know: update it to check this game."
+    )

@@ -30,13 +30,17 @@ class AskNameScreen(ModalScreen[str]):
     def __init__(self, default: str = "", problem: str = "") -> None:
         super().__init__()
         self.default = default
-        self.problem = problem   # why the host refused the name asked before, say
+        self.problem = problem  # why the host refused the name asked before, say
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static("Welcome to Kismet. Your name at the table:")
-            yield Input(value=self.default, placeholder="your name", max_length=limits.MAX_NAME,
-                        id="ask-name")
+            yield Input(
+                value=self.default,
+                placeholder="your name",
+                max_length=limits.MAX_NAME,
+                id="ask-name",
+            )
             yield Static(self.problem, id="ask-problem")
             hint = Text()
             button(hint, "Join", "screen.join")
@@ -50,7 +54,8 @@ class AskNameScreen(ModalScreen[str]):
     def on_input_changed(self, event: Input.Changed) -> None:
         if len(event.value) >= limits.MAX_NAME:  # the Input stops there: say why
             self.query_one("#ask-problem", Static).update(
-                f"A name holds up to {limits.MAX_NAME} characters: the rest is not typed.")
+                f"A name holds up to {limits.MAX_NAME} characters: the rest is not typed."
+            )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

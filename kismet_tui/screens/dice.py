@@ -26,10 +26,18 @@ from textual.widgets import Static
 from ..rules import dice as rules
 from ..rules.base import AnyGame, Plain
 from ..rules.dice_types import Note, PlayerAction, View
-from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
-from ..widgets.links import LinkText, clickable, linked
+from ..widgets.art import (
+    BIG_DIE_HEIGHT,
+    BIG_DIE_WIDTH,
+    big_dice,
+    die_lines,
+    seat_colour,
+    side_by_side,
+    stack,
+)
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
+from ..widgets.links import LinkText, clickable, linked
 from ..widgets.names import fit, fits
 from .game import GameScreen, MoveLog
 
@@ -37,11 +45,21 @@ if TYPE_CHECKING:  # (the advisor loads the solver: only its types here)
     from ..bots.advisor import Advise, Hint
 
 SHORT = {
-    "aces": "Aces", "deuces": "Deuces", "treys": "Treys", "fours": "Fours", "fives": "Fives",
-    "sixes": "Sixes", "two_pair_same_color": "2 Pair Same C", "three_of_a_kind": "3 of a Kind",
-    "straight": "Straight", "flush": "Flush", "full_house": "Full House",
-    "full_house_same_color": "Full House S C", "four_of_a_kind": "4 of a Kind",
-    "yarborough": "Yarborough", "kismet": "Kismet",
+    "aces": "Aces",
+    "deuces": "Deuces",
+    "treys": "Treys",
+    "fours": "Fours",
+    "fives": "Fives",
+    "sixes": "Sixes",
+    "two_pair_same_color": "2 Pair Same C",
+    "three_of_a_kind": "3 of a Kind",
+    "straight": "Straight",
+    "flush": "Flush",
+    "full_house": "Full House",
+    "full_house_same_color": "Full House S C",
+    "four_of_a_kind": "4 of a Kind",
+    "yarborough": "Yarborough",
+    "kismet": "Kismet",
 }
 # At a crowded table (label_width 11) the two "same colour" boxes need shorter names still,
 # or "Full House" and "Full House S C" would both read "Full House".
@@ -52,7 +70,11 @@ LABEL_WIDTH = 14
 def short_name(name: str, width: int) -> str:
     """A name for a scorecard column: whole if it fits; else without a bracketed remark and
     spaces ("Bot 2 (easy)" -> "Bot2"); else cut with an ellipsis ("Rosalind" -> "Ros…")."""
-    for candidate in (name, re.sub(r"\s*\([^)]*\)", "", name).strip(), re.sub(r"\s*\([^)]*\)|\s", "", name)):
+    for candidate in (
+        name,
+        re.sub(r"\s*\([^)]*\)", "", name).strip(),
+        re.sub(r"\s*\([^)]*\)|\s", "", name),
+    ):
         if candidate and fits(candidate, width):
             return candidate
     return fit(name.replace(" ", ""), width)
@@ -106,8 +128,15 @@ def fitting_colour(box: str, dice: list[int] | None, points: int) -> str | None:
     return rules.COLOR[most]
 
 
-def render_scorecard(view: View, names: list[str], me: int | None, cursor: str | None,
-                     room: int = 80, hint_box: str | None = None, clicks: bool = False) -> Text:
+def render_scorecard(
+    view: View,
+    names: list[str],
+    me: int | None,
+    cursor: str | None,
+    room: int = 80,
+    hint_box: str | None = None,
+    clicks: bool = False,
+) -> Text:
     """The scorecard of every seat side by side: one row per box, then bonus and total.
     `clicks`: a click on a box's row chooses that box (a player's card, not a watcher's)."""
     seats = view["seats"]
@@ -126,8 +155,9 @@ def render_scorecard(view: View, names: list[str], me: int | None, cursor: str |
     def box_row(box: str) -> None:
         chosen = box == cursor
         start = len(out)
-        label_style = Style(reverse=chosen, color="bright_cyan" if box == hint_box else None,
-                            bold=box == hint_box)
+        label_style = Style(
+            reverse=chosen, color="bright_cyan" if box == hint_box else None, bold=box == hint_box
+        )
         out.append(f"{box_label[box][:label]:<{label}}", label_style)
         for seat in range(seats):
             value = view["cards"][seat].get(box)
@@ -138,8 +168,10 @@ def render_scorecard(view: View, names: list[str], me: int | None, cursor: str |
                 colour = fitting_colour(box, view.get("dice"), points)
                 # A colour box says which colour fits by its letter in place of the dot.
                 cell = f"{colour[0] if colour else '·'}{points}"
-                style = Style(color="bright_yellow" if points else "bright_black",
-                              reverse=chosen and seat == me)
+                style = Style(
+                    color="bright_yellow" if points else "bright_black",
+                    reverse=chosen and seat == me,
+                )
                 out.append(f"{cell:>{width}}", style)
             else:
                 out.append(f"{'':>{width}}")
@@ -167,7 +199,9 @@ def render_scorecard(view: View, names: list[str], me: int | None, cursor: str |
         box_row(box)
     out.append(f"{'Total':<{label}}", Style(bold=True))
     for seat in range(seats):
-        out.append(f"{view['totals'][seat]['total']:>{width}}", Style(bold=True, color=seat_colour(seat)))
+        out.append(
+            f"{view['totals'][seat]['total']:>{width}}", Style(bold=True, color=seat_colour(seat))
+        )
     return out
 
 
@@ -183,8 +217,14 @@ def spaced_out(card: Text, height: int) -> Text:
     return out
 
 
-def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int] | None = None,
-                big: bool = False, clicks: bool = False) -> Text:
+def render_dice(
+    view: View,
+    held: set[int],
+    show_keys: bool,
+    hint_hold: set[int] | None = None,
+    big: bool = False,
+    clicks: bool = False,
+) -> Text:
     """The five dice and a label under each: its key, HELD, or what the hint suggests
     ("hold?", "let go?"); a hint never changes what the player holds. `big`: the dice
     drawn larger (BIG_DIE_WIDTH), for a screen with room to spare. `clicks`: a click on a
@@ -207,7 +247,9 @@ def render_dice(view: View, held: set[int], show_keys: bool, hint_hold: set[int]
         if hint_hold is not None and pos in held and pos not in hint_hold:
             labels.append("let go?".center(width), hint)
         elif pos in held:
-            labels.append(f"{pos + 1} HELD".center(width), Style(color="black", bgcolor="yellow", bold=True))
+            labels.append(
+                f"{pos + 1} HELD".center(width), Style(color="black", bgcolor="yellow", bold=True)
+            )
         elif hint_hold is not None and pos in hint_hold:
             labels.append(f"{pos + 1} hold?".center(width), hint)
         elif show_keys:
@@ -255,8 +297,12 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         # The last hint, shown as marks (never applied to the player's own choices).
         self.hint_hold: set[int] | None = None
         self.hint_box: str | None = None
-        self.hint_key: tuple[object, object, object] | None = None  # (turn, throws used) the hint was for
-        self.hint_logged: tuple[object, str] | None = None  # (hint_key, line) last written to the log
+        self.hint_key: tuple[object, object, object] | None = (
+            None  # (turn, throws used) the hint was for
+        )
+        self.hint_logged: tuple[object, str] | None = (
+            None  # (hint_key, line) last written to the log
+        )
 
     def on_resize(self) -> None:
         if self.game is not None:
@@ -278,7 +324,9 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
                 yield Lines(id="dice")
                 yield Lines(id="turn")
                 yield Lines(id="buttons")
-                yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
+                yield MoveLog(
+                    id="movelog", classes="movelog", wrap=True, markup=False, min_width=16
+                )
 
     # ---- drawing -----------------------------------------------------------------------------
     def redraw(self) -> None:
@@ -306,19 +354,40 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         # player's hold costs the host machine): the dice and the turn line have fixed sizes,
         # and the scorecard's width changes only with the seats, the names or the room.
         # What did not change is not drawn again (a hold redraws the dice alone).
-        card = render_scorecard(view, self.names, me, self.cursor, self.app.size.width, self.hint_box,
-                                clicks=me is not None)
-        card = spaced_out(card, self.app.size.height - 3)  # (the status line, the footer, a chat line)
+        card = render_scorecard(
+            view,
+            self.names,
+            me,
+            self.cursor,
+            self.app.size.width,
+            self.hint_box,
+            clicks=me is not None,
+        )
+        card = spaced_out(
+            card, self.app.size.height - 3
+        )  # (the status line, the footer, a chat line)
         if card != self.drawn.get("scorecard"):
             card_width = max((cell_len(line) for line in card.plain.split("\n")), default=0)
             self.query_one("#scorecard", Static).update(card, layout=card_width != self.card_width)
             self.card_width = card_width
         big = big_dice(self.app.size.width, self.app.size.height)
         dice = self.query_one("#dice", Lines)
-        if dice.styles.height is None or dice.styles.height.value != (BIG_DIE_HEIGHT if big else 5) + 1:
+        if (
+            dice.styles.height is None
+            or dice.styles.height.value != (BIG_DIE_HEIGHT if big else 5) + 1
+        ):
             dice.styles.height = (BIG_DIE_HEIGHT if big else 5) + 1  # (the dice and their labels)
-        self._draw("dice", render_dice(view, self.held, self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
-                                       self.hint_hold, big, clicks=me is not None))
+        self._draw(
+            "dice",
+            render_dice(
+                view,
+                self.held,
+                self.my_turn(view) and view.get("rolls_used", 0) in (1, 2),
+                self.hint_hold,
+                big,
+                clicks=me is not None,
+            ),
+        )
         self._draw("turn", self._turn_line(view))
         self.draw_buttons()
         self.drawn["scorecard"] = card
@@ -326,7 +395,9 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
     def draw_buttons(self) -> None:
         """Throw, Score and Hint, those offered now (GameScreen.buttons)."""
         if self.game is not None and self.is_mounted:
-            self._draw("buttons", self.buttons([("Throw", "roll"), ("Score", "score"), ("Hint", "hint")]))
+            self._draw(
+                "buttons", self.buttons([("Throw", "roll"), ("Score", "score"), ("Hint", "hint")])
+            )
 
     def _draw(self, widget_id: str, text: Text) -> None:
         """Show `text` in a widget of fixed size (no layout pass), if it changed."""
@@ -358,8 +429,11 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
                 entry = (view["preview"] or {}).get(self.cursor)
                 points = entry["points"] if entry is not None else 0
                 colour = fitting_colour(self.cursor, view.get("dice"), points)
-                line.append(f"enter: {points} in {rules.BOX_NAMES[self.cursor]}" + (f" ({colour})" if colour else ""),
-                            Style(color="bright_black"))
+                line.append(
+                    f"enter: {points} in {rules.BOX_NAMES[self.cursor]}"
+                    + (f" ({colour})" if colour else ""),
+                    Style(color="bright_black"),
+                )
         return line
 
     @staticmethod
@@ -384,7 +458,10 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
         # Every game key asks the engine's legal_actions (GameScreen.legal_now), nothing else.
         legal = self.legal_now()
         if action == "roll":  # (five dice held: nothing to throw)
-            return {"type": "roll", "hold": sorted(self.held) if self.view().get("dice") else []} in legal
+            return {
+                "type": "roll",
+                "hold": sorted(self.held) if self.view().get("dice") else [],
+            } in legal
         if action == "hold":  # (a throw that keeps dice: none before the first throw)
             return any(a["type"] == "roll" and a.get("hold") for a in legal)
         if action == "cursor":  # (one box left: nothing to choose)
@@ -467,7 +544,9 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             return
         # The thread gets its own copy: the replica keeps changing on the event loop meanwhile.
         game, seat = copy.deepcopy(self.replica), self.seat
-        self.run_worker(lambda: self.think(advise, game, seat), thread=True, group="hint", exclusive=True)
+        self.run_worker(
+            lambda: self.think(advise, game, seat), thread=True, group="hint", exclusive=True
+        )
 
     def think(self, advise: Advise, game: AnyGame, seat: int) -> None:
         """In a thread: ask the advisor (a few hundred ms), then show the answer."""
@@ -495,13 +574,23 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
             self.hint_box = action["box"]
         self.redraw()
         shown = choices[:3]
-        lines = [f"{c.get('label')}" + (f" ({glyph('≈')}{c['expected']:.0f})" if isinstance(c.get("expected"), (int, float)) else "")
-                 for c in shown]
+        lines = [
+            f"{c.get('label')}"
+            + (
+                f" ({glyph('≈')}{c['expected']:.0f})"
+                if isinstance(c.get("expected"), (int, float))
+                else ""
+            )
+            for c in shown
+        ]
         # Without the optimal table (python -m kismet_tui.solver builds it) the advisor
         # estimates: say so, so nobody takes a guess for the best play.
         estimate = any(c.get("exact") is False for c in shown)
         line = ("Hint (estimate): " if estimate else "Hint: ") + " · ".join(lines)
-        if (self.hint_key, line) != self.hint_logged:  # h again on the same throw: marked, not logged twice
+        if (
+            self.hint_key,
+            line,
+        ) != self.hint_logged:  # h again on the same throw: marked, not logged twice
             self.hint_logged = (self.hint_key, line)
             self.log_line(line, "italic")
 

@@ -31,13 +31,13 @@ from ..rematch import rematch_line
 from ..review.words import learned_lines
 from ..rules.base import Plain
 from ..rules.verify import Verification
-from ..widgets.footer import KeyFooter
-from .review import REVIEWED, EndReview, review_screen
 from ..widgets.art import seat_colour
-from ..widgets.links import LinkText, button
+from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import glyph
-from ..widgets.toosmall import TooSmall
+from ..widgets.links import LinkText, button
 from ..widgets.names import fit
+from ..widgets.toosmall import TooSmall
+from .review import REVIEWED, EndReview, review_screen
 
 
 def ranking(ruleset: str, result: Plain, left: Collection[int] = ()) -> list[tuple[int, int, int]]:
@@ -67,17 +67,24 @@ def fairness_text(verification: Verification | None) -> Text | None:
     if verification is None:
         return None
     if verification.ok:
-        return Text("✓ Verified: every die and card came from the seed the host committed "
-                    "to before the game.", style="green")
+        return Text(
+            "✓ Verified: every die and card came from the seed the host committed "
+            "to before the game.",
+            style="green",
+        )
     return Text(f"✗ Not verified: {verification.words}", style="bold red")
 
 
-def render_result(ruleset: str, result: Plain, names: list[str], me: int | None,
-                  left: Collection[int] = ()) -> Text:
+def render_result(
+    ruleset: str, result: Plain, names: list[str], me: int | None, left: Collection[int] = ()
+) -> Text:
     text = Text()
     winners = set(result.get("winners") or []) - set(left)
     if me is not None and me in winners:
-        text.append("You win!\n\n" if len(names) > 1 else "Well played!\n\n", Style(bold=True, color="bright_green"))
+        text.append(
+            "You win!\n\n" if len(names) > 1 else "Well played!\n\n",
+            Style(bold=True, color="bright_green"),
+        )
     else:
         text.append("Game over\n\n", Style(bold=True))
     unit = "minus points" if ruleset == "knock" else "points"
@@ -106,7 +113,7 @@ def clock_time(host_ms: int) -> str:
     return datetime.fromtimestamp(host_ms / 1000).strftime("%H:%M")
 
 
-END_BOX_TEXT_WIDTH = 58   # the box's 64 cells less its border and padding (EndScreen's CSS)
+END_BOX_TEXT_WIDTH = 58  # the box's 64 cells less its border and padding (EndScreen's CSS)
 
 
 def records_line(table: Plain | None, my_id: int | None) -> Text:
@@ -115,7 +122,9 @@ def records_line(table: Plain | None, my_id: int | None) -> Text:
     player won at any of the host's tables since its evening began."""
     text = Text()
     seats = (table or {}).get("seats") or []
-    mine = next((seat for seat in seats if my_id is not None and seat.get("client_id") == my_id), None)
+    mine = next(
+        (seat for seat in seats if my_id is not None and seat.get("client_id") == my_id), None
+    )
     outcome = (mine or {}).get("outcome") or {}
     if outcome.get("best"):
         text.append("New personal best! ", Style(bold=True, color="bright_green"))
@@ -127,8 +136,11 @@ def records_line(table: Plain | None, my_id: int | None) -> Text:
         since = (table or {}).get("evening_since")
         # A host since protocol 3's evening standings count every table since the evening
         # began (server/evening.py); an older host's, this table's since it opened.
-        label = (f"Won tonight (since {clock_time(since)}): " if isinstance(since, int) and not isinstance(since, bool)
-                 else "Won at this table: ")
+        label = (
+            f"Won tonight (since {clock_time(since)}): "
+            if isinstance(since, int) and not isinstance(since, bool)
+            else "Won at this table: "
+        )
         # Broken between players, never inside one (not "... · Bo" and "0" a line below).
         line, dot = label, f" {glyph('·')} "
         for n, seat in enumerate(seats):
@@ -186,8 +198,14 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
         Binding("f1,question_mark", "app.help", "Help", key_display="?"),
     ]
 
-    def __init__(self, ruleset: str, result: Plain, names: list[str], me: int | None,
-                 left: Collection[int] = ()) -> None:
+    def __init__(
+        self,
+        ruleset: str,
+        result: Plain,
+        names: list[str],
+        me: int | None,
+        left: Collection[int] = (),
+    ) -> None:
         super().__init__()
         self.ruleset = ruleset
         self.result = result
@@ -197,8 +215,14 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         # A dice game's box is wider: the review's lines of the costliest decisions fit whole.
-        with Container(id="band"), Vertical(classes="with-review" if self.ruleset == "dice" else ""):
-            yield Static(render_result(self.ruleset, self.result, self.names, self.me, self.left), id="ranking")
+        with (
+            Container(id="band"),
+            Vertical(classes="with-review" if self.ruleset == "dice" else ""),
+        ):
+            yield Static(
+                render_result(self.ruleset, self.result, self.names, self.me, self.left),
+                id="ranking",
+            )
             line = fairness_text(self.client.verification)
             yield Static(line or "", id="fairness")
             line_now = records_line(self.client.table, self.client.client_id)
@@ -210,7 +234,9 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
             learned.display = bool(learned_now)
             yield learned
             if self.ruleset == "dice" and self.client.header is not None:
-                yield EndReview(self.client.header, self.client.applied_events(), self.reviewed_seat())
+                yield EndReview(
+                    self.client.header, self.client.applied_events(), self.reviewed_seat()
+                )
             yield Static(Text(self.rematch_words()), id="rematch")
             yield LinkText(end_keys(self.can_rematch(), self.client.live), id="end-keys")
         yield TooSmall()
@@ -270,9 +296,15 @@ class EndScreen(OnKismetApp, ModalScreen[None]):
     def action_review(self) -> None:
         """The whole review, on a screen of its own (screens/review.py)."""
         if self.client.header is not None:
-            self.app.push_screen(review_screen(self.client.header, self.client.applied_events(),
-                                               self.reviewed_seat() or 0, build=True),
-                                 lambda _: self.review_back())
+            self.app.push_screen(
+                review_screen(
+                    self.client.header,
+                    self.client.applied_events(),
+                    self.reviewed_seat() or 0,
+                    build=True,
+                ),
+                lambda _: self.review_back(),
+            )
 
     def review_back(self) -> None:
         """The dice review's lines, if the table was built meanwhile."""

@@ -31,22 +31,32 @@ from textual.widgets import RichLog
 from protocol.leavers import Leavers
 
 from ..app_ref import OnKismetApp
-from ..messages import (EventApplied, GameArrived, HostMessage, LeaveAsked, Refusal, RematchAsked, TableChanged,
-                        send, send_ok)
+from ..messages import (
+    EventApplied,
+    GameArrived,
+    HostMessage,
+    LeaveAsked,
+    Refusal,
+    RematchAsked,
+    TableChanged,
+    send,
+    send_ok,
+)
 from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import Plain
 from ..rules.game_types import HostAction
-from ..rules.refusal import Refusal as EngineRefusal, words_of
+from ..rules.refusal import Refusal as EngineRefusal
+from ..rules.refusal import words_of
 from ..source import GameSource
+from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.footer import KeyFooter
 from ..widgets.glyphs import glyph
-from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.links import button_row
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
-from ..words.common import name_of
 from ..words.clocks import clock_words, idle_words
+from ..words.common import name_of
 from ..words.log import Line, event_lines, history_lines
 
 
@@ -61,7 +71,13 @@ def seat_names(client: GameSource, seats: int) -> list[str]:
         listed = table.get("seats")
     for seat in range(seats):
         entry = listed[seat] if isinstance(listed, list) and seat < len(listed) else None
-        name = entry.get("name") if isinstance(entry, dict) else entry if isinstance(entry, str) else None
+        name = (
+            entry.get("name")
+            if isinstance(entry, dict)
+            else entry
+            if isinstance(entry, str)
+            else None
+        )
         names.append(str(name) if name else f"Seat {seat + 1}")
     return names
 
@@ -85,11 +101,18 @@ class MoveLog(RichLog):
         self.said: list[Text] = []
         self.wrapped_at = 0  # the width the lines on show were wrapped at
 
-    def write(self, content: object, width: int | None = None, expand: bool = False, shrink: bool = True,
-              scroll_end: bool | None = None, animate: bool = False) -> "MoveLog":
+    def write(
+        self,
+        content: object,
+        width: int | None = None,
+        expand: bool = False,
+        shrink: bool = True,
+        scroll_end: bool | None = None,
+        animate: bool = False,
+    ) -> MoveLog:
         if isinstance(content, Text) and self._size_known:  # (a deferred write comes again)
             self.said.append(content)
-            del self.said[:-self.KEEP]
+            del self.said[: -self.KEEP]
         super().write(content, width, expand, shrink, scroll_end, animate)
         if self.is_attached and self.screen is not self.app.screen:
             # Under a box (the end of the game): Textual draws a screen seen behind another
@@ -169,14 +192,14 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         self.ended_shown = False
         self.keys_signature: tuple[bool | None, ...] | None = None
         self.keys_timer: Timer | None = None
-        self.version = 0          # host messages seen: the view cache's key
+        self.version = 0  # host messages seen: the view cache's key
         self.view_key: tuple[int, int] | None = None
         self.view_cache: ViewT | None = None
         self.legal_key: tuple[int, int, int] | None = None
         self.legal_cache: list[ActionT | HostAction] = []
-        self.logged_seq = 0       # the events whose notes the move log shows (by seq)
-        self.rematch_said = ""    # the last "who wants another game" line logged
-        self.here_said = -1       # the host message after which we last said we are here
+        self.logged_seq = 0  # the events whose notes the move log shows (by seq)
+        self.rematch_said = ""  # the last "who wants another game" line logged
+        self.here_said = -1  # the host message after which we last said we are here
 
     # ---- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -197,7 +220,9 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def replica(self) -> Game[ActionT, NoteT, ViewT]:
         """The game this screen draws (set at mount; a rebuilt replica replaces it)."""
         if self.game is None:
-            raise RuntimeError(f"the {self.RULESET} screen has no game yet: it gets one when mounted")
+            raise RuntimeError(
+                f"the {self.RULESET} screen has no game yet: it gets one when mounted"
+            )
         return self.game
 
     @property
@@ -297,13 +322,19 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         costs tens of milliseconds, too much to do on every event of a race round. Keys that
         only came alive may join it NEW_KEYS_LATER_S later (they act meanwhile all the same);
         a key that no longer acts leaves it at once."""
-        names = sorted({binding.action.split("(")[0]
-                        for bindings in self._bindings.key_to_bindings.values() for binding in bindings})
+        names = sorted(
+            {
+                binding.action.split("(")[0]
+                for bindings in self._bindings.key_to_bindings.values()
+                for binding in bindings
+            }
+        )
         signature = tuple(self.check_action(name, ()) for name in names)
         if signature == self.keys_signature:
             return
         gained_only = self.keys_signature is not None and all(
-            bool(new) or not old for old, new in zip(self.keys_signature, signature))
+            bool(new) or not old for old, new in zip(self.keys_signature, signature)
+        )
         self.keys_signature = signature
         self.draw_buttons()  # (at once: a few cells, not the footer's rebuild)
         if gained_only and self.NEW_KEYS_LATER_S:
@@ -338,7 +369,9 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         notes = self.client.applied_notes()
         if len(notes) <= self.logged_seq:
             return
-        self.log_lines(history_lines(self.RULESET, notes, self.names, first_seq=self.logged_seq + 1))
+        self.log_lines(
+            history_lines(self.RULESET, notes, self.names, first_seq=self.logged_seq + 1)
+        )
         self.logged_seq = len(notes)
 
     def log_lines(self, lines: list[Line]) -> None:
@@ -360,8 +393,15 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         leavers = Leavers(self.client.header or {})
         for event in self.client.applied_events():
             leavers.see(event)
-        self.app.push_screen(EndScreen(self.RULESET, dict(self.replica.result() or {}), self.names, self.seat,
-                                       leavers.left(finished=True)))
+        self.app.push_screen(
+            EndScreen(
+                self.RULESET,
+                dict(self.replica.result() or {}),
+                self.names,
+                self.seat,
+                leavers.left(finished=True),
+            )
+        )
 
     def log_rematch(self) -> None:
         """Tell the board too (the ranking box may be closed) who wants another game."""
@@ -414,7 +454,11 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         self.back_if_idle()
         bindings = self._bindings.key_to_bindings.get(event.key, ())
         actions = [parse_action(binding.action)[1:] for binding in bindings]
-        if self.game is None or not actions or any(self.check_action(name, params) for name, params in actions):
+        if (
+            self.game is None
+            or not actions
+            or any(self.check_action(name, params) for name, params in actions)
+        ):
             return  # (a binding acts, or the key is not the screen's)
         name, params = actions[0]
         if self.answer_not_offered(name, params):
@@ -424,8 +468,14 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         """A player the host is playing for is back at a key or a click (the host stamps them
         back; what they pressed does what it does once they are)."""
         game, me = self.game, self.seat
-        if (game is None or me is None or not game.idle[me] or game.finished
-                or not self.client.live or self.here_said == self.version):
+        if (
+            game is None
+            or me is None
+            or not game.idle[me]
+            or game.finished
+            or not self.client.live
+            or self.here_said == self.version
+        ):
             return
         self.here_said = self.version  # once until the host answers
         try:
@@ -437,8 +487,14 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         """The seat the owner's `b` would hand to a bot: the seat on turn, when it is another
         human's who is here and not yet played for."""
         game, table = self.game, self.client.table or {}
-        if (not self.TURN_FIELD or game is None or game.finished or not self.client.live
-                or table.get("owner") is None or table.get("owner") != self.client.client_id):
+        if (
+            not self.TURN_FIELD
+            or game is None
+            or game.finished
+            or not self.client.live
+            or table.get("owner") is None
+            or table.get("owner") != self.client.client_id
+        ):
             return None
         turn = cast(Mapping[str, Any], self.view()).get(self.TURN_FIELD)
         seats = table.get("seats") or []
@@ -504,8 +560,14 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         """A row of buttons (label, key action): a button shows only while check_action
         offers its action (its key is in the footer); one not offered leaves its place
         blank, so that no other button moves under a pointer about to click."""
-        return button_row([(label, f"click({action!r})") if self.check_action(*parse_action(action)[1:])
-                           else (label, None) for label, action in row])
+        return button_row(
+            [
+                (label, f"click({action!r})")
+                if self.check_action(*parse_action(action)[1:])
+                else (label, None)
+                for label, action in row
+            ]
+        )
 
     # ---- acting ------------------------------------------------------------------------------
     def act(self, action: Plain) -> None:
@@ -533,7 +595,11 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         if action == "hand_to_bot":
             return self.hand_target() is not None
         if action == "talk":
-            return live and bool(self.client.table) and not any(c.is_open for c in self.query(ChatInput))
+            return (
+                live
+                and bool(self.client.table)
+                and not any(c.is_open for c in self.query(ChatInput))
+            )
         if action in ("mute_watchers", "unmute_watchers"):
             return live and mute_offered(action, self.client.table, self.client.client_id)
         return True

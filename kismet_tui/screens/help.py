@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from importlib import resources
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from rich.markdown import Markdown
 from textual.widgets import Static
 
 from ..door_env import rejoin_code
@@ -105,8 +105,12 @@ class HelpScreen(ModalScreen):
         with VerticalScroll(id="help-scroll", can_focus=True):
             code = rejoin_code()
             if code is not None:  # a keyless ssh player: where their code stays readable
-                yield Static(f"Your rejoin code: {code}. Logging in again with this name, "
-                             f"type it to take your seat back.", id="rejoin-code", markup=False)
+                yield Static(
+                    f"Your rejoin code: {code}. Logging in again with this name, "
+                    f"type it to take your seat back.",
+                    id="rejoin-code",
+                    markup=False,
+                )
             # Rich's Markdown drawn in one Static: it opens at once, where Textual's Markdown
             # widget (a widget per block) takes over a second for these pages.
             yield Static(Markdown(self.source), id="help-text")

@@ -47,14 +47,19 @@ class InviteScreen(ModalScreen[list[str] | None]):
         text = Text()
         text.append("Invite friends to this game?\n", Style(bold=True))
         text.append("\n".join(self.what_opens))
-        text.append("\nFriends' public keys, one a line (their ~/.ssh/id_ed25519.pub):",
-                    Style(bold=True))
+        text.append(
+            "\nFriends' public keys, one a line (their ~/.ssh/id_ed25519.pub):", Style(bold=True)
+        )
         with Vertical():
             yield Static(text, id="invite-words")
             yield TextArea(id="invite-keys", soft_wrap=False, show_line_numbers=False)
-            yield Checkbox("A password for tonight, for friends without a key", id="invite-password")
-            yield Checkbox("Also the game's own port for kismet-join (anyone on this network)",
-                           id="invite-join")
+            yield Checkbox(
+                "A password for tonight, for friends without a key", id="invite-password"
+            )
+            yield Checkbox(
+                "Also the game's own port for kismet-join (anyone on this network)",
+                id="invite-join",
+            )
             hint = Text()
             button(hint, "Open", "screen.open")
             hint.append(" ctrl+o  ·  ")
@@ -68,9 +73,11 @@ class InviteScreen(ModalScreen[list[str] | None]):
         self.query_one("#invite-keys", TextArea).focus()
 
     def choice(self) -> InviteChoice:
-        return InviteChoice(keys=self.query_one("#invite-keys", TextArea).text,
-                            password=self.query_one("#invite-password", Checkbox).value,
-                            join_port=self.query_one("#invite-join", Checkbox).value)
+        return InviteChoice(
+            keys=self.query_one("#invite-keys", TextArea).text,
+            password=self.query_one("#invite-password", Checkbox).value,
+            join_port=self.query_one("#invite-join", Checkbox).value,
+        )
 
     def show_problem(self, words: str) -> None:
         """The choice cannot open: say why, and keep the box for another try."""

@@ -21,12 +21,20 @@ from textual.widgets import Static
 
 from ..messages import send
 from ..rules.base import Plain
-from ..rules.knock_types import Note, PlayerAction, View
 from ..rules.knock import PRELAY_CHIP_LIMIT, prelay_problem
-from ..widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH, big_dice, die_lines, seat_colour, side_by_side, stack
-from ..widgets.links import LinkText, linked
+from ..rules.knock_types import Note, PlayerAction, View
+from ..widgets.art import (
+    BIG_DIE_HEIGHT,
+    BIG_DIE_WIDTH,
+    big_dice,
+    die_lines,
+    seat_colour,
+    side_by_side,
+    stack,
+)
 from ..widgets.glyphs import glyph
 from ..widgets.lines import Lines
+from ..widgets.links import LinkText, linked
 from ..widgets.names import fit, possessive
 from .game import GameScreen, MoveLog
 
@@ -36,7 +44,9 @@ BINDING_KEY = {"-": "minus", "=": "equals_sign"}
 DICE_WIDTH = 25  # the dice and the caption under them (#dice; the caption keeps a space)
 
 
-def mini_card(number: int, chip: int | None, present: bool, mark: str = "", style: str = "white") -> list[Text]:
+def mini_card(
+    number: int, chip: int | None, present: bool, mark: str = "", style: str = "white"
+) -> list[Text]:
     """A card three lines tall and six wide: its key in the top edge, number, chip below."""
     if not present:
         dim = Style(color="bright_black")
@@ -50,7 +60,9 @@ def mini_card(number: int, chip: int | None, present: bool, mark: str = "", styl
     middle.append("│", edge)
     label = mark or (f"({chip})" if chip is not None else "")
     bottom = Text("└", edge)
-    bottom.append(f"{label:─^4}", Style(color="yellow") if not mark else Style(color=style, bold=True))
+    bottom.append(
+        f"{label:─^4}", Style(color="yellow") if not mark else Style(color=style, bold=True)
+    )
     bottom.append("┘", edge)
     return [top, middle, bottom]
 
@@ -65,8 +77,13 @@ def big_card(lines: list[Text]) -> list[Text]:
     def widen(line: Text, fill: str, both: bool) -> Text:
         inner, corner = line[:-1], line[-1:]
         if both:  # centred again: half the new room on each side
-            return inner[:1] + Text(fill * 2, edge if fill != " " else "") + inner[1:] + \
-                Text(fill * 1, edge if fill != " " else "") + corner
+            return (
+                inner[:1]
+                + Text(fill * 2, edge if fill != " " else "")
+                + inner[1:]
+                + Text(fill * 1, edge if fill != " " else "")
+                + corner
+            )
         return inner + Text(fill * 3, edge) + corner
 
     blank = Text(side, edge) + Text(" " * 7) + Text(side, edge)
@@ -83,15 +100,18 @@ def render_hand(view: View, me: int, chosen: list[int], big: bool = False) -> Te
     blocks = []
     for number in NUMBERS:
         if number in chosen:
-            card = mini_card(number, open_cards.get(number), True, f"#{chosen.index(number) + 1}", "bright_green")
+            card = mini_card(
+                number, open_cards.get(number), True, f"#{chosen.index(number) + 1}", "bright_green"
+            )
         else:
             card = mini_card(number, open_cards.get(number), number in open_cards)
         blocks.append(linked(big_card(card) if big else card, f"click('card({number})')"))
     return stack(side_by_side(blocks, gap=1))
 
 
-def render_others(view: View, names: list[str], me: int | None, name_width: int = 10,
-                  knocks_open: bool = True) -> Text:
+def render_others(
+    view: View, names: list[str], me: int | None, name_width: int = 10, knocks_open: bool = True
+) -> Text:
     """Every player's row (yours too, marked "you"): open cards, laid count, minus points,
     and, while the last throw may still be knocked on (`knocks_open`), who knocked on it."""
     text = Text(no_wrap=True, overflow="crop")
@@ -101,11 +121,15 @@ def render_others(view: View, names: list[str], me: int | None, name_width: int 
         seat = player["seat"]
         turn = view.get("turn") == seat and view.get("phase") == "play"
         text.append(glyph("▶") if turn else " ", Style(color="bright_yellow", bold=True))
-        text.append(fit(names[seat], name_width, pad=True), Style(color=seat_colour(seat), bold=True))
+        text.append(
+            fit(names[seat], name_width, pad=True), Style(color=seat_colour(seat), bold=True)
+        )
         numbers = {card["number"] for card in player["open"]}
         for number in NUMBERS:
-            text.append(f"{number:>3}" if number in numbers else f"  {glyph('·')}",
-                        Style(bold=True) if number in numbers else Style(color="bright_black"))
+            text.append(
+                f"{number:>3}" if number in numbers else f"  {glyph('·')}",
+                Style(bold=True) if number in numbers else Style(color="bright_black"),
+            )
         text.append(f"  laid {player['laid_count']:>2}", Style(color="bright_black"))
         text.append(f"  -{player['minus_points']}", Style(color="bright_red"))
         if seat == me:
@@ -122,8 +146,16 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
     RULESET = "knock"
     BINDINGS = [
         Binding("r", "roll", "Throw"),
-        *[Binding(BINDING_KEY.get(KEY_OF[n], KEY_OF[n]), f"card({n})", "Card", key_display="2-9 0 - =",
-                  show=n == 2) for n in NUMBERS],
+        *[
+            Binding(
+                BINDING_KEY.get(KEY_OF[n], KEY_OF[n]),
+                f"card({n})",
+                "Card",
+                key_display="2-9 0 - =",
+                show=n == 2,
+            )
+            for n in NUMBERS
+        ],
         Binding("p", "pass", "Pass"),
         Binding("k", "knock", "Knock"),
         Binding("enter", "confirm", "Confirm"),
@@ -142,16 +174,18 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.chosen: list[int] = []          # pre-lay picks, in laying order
-        self.joker_first: int | None = None   # first card of a joker throw, waiting for the second
-        self.knocks_shown = True              # whether #others shows who knocked on the last throw
+        self.chosen: list[int] = []  # pre-lay picks, in laying order
+        self.joker_first: int | None = None  # first card of a joker throw, waiting for the second
+        self.knocks_shown = True  # whether #others shows who knocked on the last throw
 
     def compose_body(self) -> ComposeResult:
         with Vertical():
             yield Static(id="others")
             with Horizontal(id="middle"):
                 yield Static(id="dice")
-                yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
+                yield MoveLog(
+                    id="movelog", classes="movelog", wrap=True, markup=False, min_width=16
+                )
             yield Static(id="say")
             yield Lines(id="buttons")
             yield LinkText(id="hand")
@@ -192,8 +226,9 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             self.chosen = []
         wide = self.app.size.width >= 110
         self.knocks_shown = self.knocks_open(view)
-        self.query_one("#others", Static).update(render_others(view, names, self.seat, 22 if wide else 10,
-                                                               self.knocks_shown))
+        self.query_one("#others", Static).update(
+            render_others(view, names, self.seat, 22 if wide else 10, self.knocks_shown)
+        )
         roll = view["roll"]
         dice = roll["dice"] if roll is not None else []
         big = big_dice(self.app.size.width, self.app.size.height)
@@ -201,13 +236,17 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         box = self.query_one("#dice", Static)
         if box.styles.width is None or box.styles.width.value != width:
             box.styles.width, box.styles.height = width, (BIG_DIE_HEIGHT if big else 5) + 1
-        blocks = [die_lines(dice[i] if i < len(dice) else None, coloured=False, big=big) for i in range(3)]
+        blocks = [
+            die_lines(dice[i] if i < len(dice) else None, coloured=False, big=big) for i in range(3)
+        ]
         caption = Text()
         if roll is not None:
             roller: int = roll["roller"]
             joker = " JOKER" if roll["joker"] else ""
-            caption.append(possessive(names[roller], "throw", width - 1 - len(joker)),
-                           Style(color=seat_colour(roller), bold=True))
+            caption.append(
+                possessive(names[roller], "throw", width - 1 - len(joker)),
+                Style(color=seat_colour(roller), bold=True),
+            )
             caption.append(joker, Style(color="bright_magenta", bold=True))
         box.update(stack(side_by_side(blocks) + [caption]))
         if self.seat is not None:
@@ -216,7 +255,9 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             hand.styles.height = 4 if big else 3
             hand.update(render_hand(view, self.seat, self.chosen, big))
         else:
-            self.query_one("#hand", Static).update(Text("You are watching.", Style(color="bright_black")))
+            self.query_one("#hand", Static).update(
+                Text("You are watching.", Style(color="bright_black"))
+            )
         self.query_one("#say", Static).update(self.say(view))
         self.draw_buttons()
 
@@ -224,8 +265,19 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         """The buttons of the keys offered now (GameScreen.buttons), for a player."""
         if self.game is None or not self.is_mounted:
             return
-        row = self.buttons([("Throw", "roll"), ("Pass", "pass"), ("Knock", "knock"), ("Confirm", "confirm"),
-                            ("Undo", "undo")]) if self.seat is not None else Text()
+        row = (
+            self.buttons(
+                [
+                    ("Throw", "roll"),
+                    ("Pass", "pass"),
+                    ("Knock", "knock"),
+                    ("Confirm", "confirm"),
+                    ("Undo", "undo"),
+                ]
+            )
+            if self.seat is not None
+            else Text()
+        )
         buttons = self.query_one("#buttons", Lines)
         if row != buttons.text:
             buttons.show(row)
@@ -245,12 +297,18 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
                 text.append("Waiting for everyone to choose their cards to lay in advance.")
             else:
                 chips = self.chosen_chips(view)
-                text.append(f"Lay in advance: {', '.join(map(str, self.chosen)) or 'nothing'} "
-                            f"(chips {chips}/{PRELAY_CHIP_LIMIT})", Style(bold=True, color="bright_green"))
+                text.append(
+                    f"Lay in advance: {', '.join(map(str, self.chosen)) or 'nothing'} "
+                    f"(chips {chips}/{PRELAY_CHIP_LIMIT})",
+                    Style(bold=True, color="bright_green"),
+                )
                 left = (view.get("deadline") or 0) - self.now_ms()
                 if view.get("deadline") is not None and left > 0:
                     text.append(f" · {left // 1000} s left", Style(color="bright_yellow"))
-                text.append("\ncard keys pick (the last one ends on top), enter confirms, backspace undoes", hint)
+                text.append(
+                    "\ncard keys pick (the last one ends on top), enter confirms, backspace undoes",
+                    hint,
+                )
             return text
         if phase == "prelay_reveal":
             text.append("Showing everyone's cards laid in advance...")
@@ -261,14 +319,22 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
             if view.get("stage") == "roll":
                 wait = (view.get("roll_from") or 0) - self.now_ms()
                 if wait > 0:
-                    text.append(f"Your throw in {wait / 1000:.1f} s (others may still knock)", Style(bold=True))
+                    text.append(
+                        f"Your throw in {wait / 1000:.1f} s (others may still knock)",
+                        Style(bold=True),
+                    )
                 else:
                     text.append("Your throw: press r", Style(bold=True, color="bright_green"))
             elif self.joker_first is not None:
-                text.append(f"Joker! {self.joker_first} goes down. Choose one more card, or enter for none.",
-                            Style(bold=True, color="bright_magenta"))
+                text.append(
+                    f"Joker! {self.joker_first} goes down. Choose one more card, or enter for none.",
+                    Style(bold=True, color="bright_magenta"),
+                )
             else:
-                text.append("Lay a matching card (its key) or pass (p)", Style(bold=True, color="bright_green"))
+                text.append(
+                    "Lay a matching card (its key) or pass (p)",
+                    Style(bold=True, color="bright_green"),
+                )
         elif turn is not None:
             text.append(f"{self.names[turn]} ", Style(bold=True, color=seat_colour(turn)))
             text.append("is throwing" if view.get("stage") == "roll" else "decides")
@@ -278,7 +344,10 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         if self.can_knock():
             if window > 0:  # the knock window [D15]: the next throw cannot come before it ends
                 # (on the first line: the second is as long as 80 columns allow)
-                text.append(f" {glyph('·')} next throw in {window / 1000:.1f} s", Style(color="bright_yellow"))
+                text.append(
+                    f" {glyph('·')} next throw in {window / 1000:.1f} s",
+                    Style(color="bright_yellow"),
+                )
             text.append(f"\nKnock on {whose}: k, or the key of the card you would lay", hint)
         elif roll is not None and me is not None and me in roll["knocked"] and turn != me:
             text.append(f"\nYou knocked on {whose}.", hint)
@@ -314,10 +383,14 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         if action == "knock":
             return {"type": "knock"} in self.legal_now()
         if action == "card":  # a pre-lay pick, a lay, or a knock naming a matching card
-            return choosing or any(a.get("type") in ("lay", "knock") and "card" in a for a in self.legal_now())
+            return choosing or any(
+                a.get("type") in ("lay", "knock") and "card" in a for a in self.legal_now()
+            )
         if action == "confirm":  # (in play only for a joker throw's single card: rare)
-            return choosing or (self.joker_first is not None
-                                and {"type": "lay", "card": self.joker_first} in self.legal_now())
+            return choosing or (
+                self.joker_first is not None
+                and {"type": "lay", "card": self.joker_first} in self.legal_now()
+            )
         if action == "undo":
             return choosing and bool(self.chosen)
         return super().check_action(action, parameters)
@@ -328,8 +401,13 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         click on Throw) then still hears why: sent, the host answers in words ("Wait: others
         may still knock")."""
         view = self.view()
-        if (name == "roll" and self.seat is not None and view.get("phase") == "play"
-                and view.get("turn") == self.seat and view.get("stage") == "roll"):
+        if (
+            name == "roll"
+            and self.seat is not None
+            and view.get("phase") == "play"
+            and view.get("turn") == self.seat
+            and view.get("stage") == "roll"
+        ):
             self.action_roll()
             return True
         return False
@@ -363,7 +441,9 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
     def action_card(self, number: int) -> None:
         view = self.view()
         me = self.seat
-        open_numbers = {card["number"] for card in view["players"][me]["open"]} if me is not None else set()
+        open_numbers = (
+            {card["number"] for card in view["players"][me]["open"]} if me is not None else set()
+        )
         if self.choosing_prelay():
             self.pick_prelay(view, number)
         elif self.deciding():
@@ -372,12 +452,21 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
                 self.refuse(f"Your {number} is not among your open cards.")
             elif self.joker_first is not None:
                 first = self.joker_first
-                if number == first:  # the same card again: the pick stands, the host would refuse it
-                    self.refuse(f"The {first} goes down already: choose one more card, or enter for none.")
+                if (
+                    number == first
+                ):  # the same card again: the pick stands, the host would refuse it
+                    self.refuse(
+                        f"The {first} goes down already: choose one more card, or enter for none."
+                    )
                     return
                 self.joker_first = None
                 self.act({"type": "lay", "card": first, "extra": number})
-            elif roll is not None and roll["joker"] and number in roll["targets"] and len(open_numbers) > 1:
+            elif (
+                roll is not None
+                and roll["joker"]
+                and number in roll["targets"]
+                and len(open_numbers) > 1
+            ):
                 self.joker_first = number  # a joker throw: ask for the second card
                 self.redraw()
             else:
@@ -397,8 +486,10 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         else:
             chips = view.get("chips") or []
             if prelay_problem(self.chosen + [number], chips) is not None:  # the engine's rule
-                self.refuse(f"The {number} carries {chips[number - 2]} chips: that would be more "
-                            f"than {PRELAY_CHIP_LIMIT} laid in advance.")
+                self.refuse(
+                    f"The {number} carries {chips[number - 2]} chips: that would be more "
+                    f"than {PRELAY_CHIP_LIMIT} laid in advance."
+                )
                 return
             self.chosen.append(number)
         self.redraw()

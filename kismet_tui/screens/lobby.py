@@ -14,27 +14,28 @@ through the app's `chat_said`.
 from __future__ import annotations
 
 from functools import partial
+
 from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, RichLog, Static
-from textual.coordinate import Coordinate
 from textual.widgets.data_table import ColumnKey
 
 from ..app_ref import OnKismetApp, kismet_app
 from ..app_state import Connection
 from ..messages import HostMessage, Refusal, TableChanged, TablesListed, send
 from ..rules.base import Plain
-from ..widgets.footer import KeyFooter
 from ..widgets.art import seat_colour
-from ..widgets.glyphs import glyph
-from ..widgets.names import fit
 from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.clicks import ActionBar
+from ..widgets.footer import KeyFooter
+from ..widgets.glyphs import glyph
+from ..widgets.names import fit
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 from .game import MoveLog
@@ -75,8 +76,13 @@ def lobby_where(invite_open: bool = False) -> str:
     return "lobby · Invite open: o closes it" if invite_open else "lobby"
 
 
-def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18,
-                    now_ms: int | None = None, paused: list[object] | None = None) -> Text:
+def render_my_table(
+    table: Plain | None,
+    my_id: int | None,
+    name_width: int = 18,
+    now_ms: int | None = None,
+    paused: list[object] | None = None,
+) -> Text:
     """The table you are at: game, options in words, each seat with its ready mark, and, once
     the owner asked to start, the seconds until seats still unready are freed (`now_ms`: the
     host's clock). At no table: the paused games waiting for you (`paused`, table ids:
@@ -85,25 +91,41 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
     if not table:
         text.append("You are not at a table.\n\n", Style(bold=True))
         for table_id in paused or []:
-            text.append(f"Table {table_id}: {PAUSED_WORDS}\n\n", Style(bold=True, color="bright_yellow"))
-        text.append("n  make a new table\nenter  sit at the chosen one\ns  watch it", Style(color="bright_black"))
+            text.append(
+                f"Table {table_id}: {PAUSED_WORDS}\n\n", Style(bold=True, color="bright_yellow")
+            )
+        text.append(
+            "n  make a new table\nenter  sit at the chosen one\ns  watch it",
+            Style(color="bright_black"),
+        )
         return text
     ruleset = str(table.get("ruleset"))
-    text.append(f"Table {table.get('id')} {glyph('·')} {GAME_NAMES.get(ruleset, ruleset)}\n",
-                Style(bold=True))
+    text.append(
+        f"Table {table.get('id')} {glyph('·')} {GAME_NAMES.get(ruleset, ruleset)}\n",
+        Style(bold=True),
+    )
     state = table.get("state", "")
-    text.append(f"{state} {glyph('·')} {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
-                Style(color="bright_black"))
+    text.append(
+        f"{state} {glyph('·')} {len(table.get('seats') or [])}/{table.get('max_seats', '?')} seats\n",
+        Style(color="bright_black"),
+    )
     options = table.get("options")
     limit = time_limit_words(options.get("turn_limit_ms") if isinstance(options, dict) else None)
     if limit:
-        text.append(limit + "\n", Style(color="bright_yellow" if limit == NO_LIMIT else "bright_black"))
+        text.append(
+            limit + "\n", Style(color="bright_yellow" if limit == NO_LIMIT else "bright_black")
+        )
     owner = table.get("owner")
     for index, seat in enumerate(table.get("seats") or []):
         ready = seat.get("ready") or (seat.get("client_id") == owner and owner is not None)
         mark = glyph("✓") if ready else glyph("·")
-        text.append(f" {mark} ", Style(color="bright_green" if ready else "bright_black", bold=True))
-        text.append(fit(str(seat.get("name") or "?"), name_width), Style(color=seat_colour(index), bold=True))
+        text.append(
+            f" {mark} ", Style(color="bright_green" if ready else "bright_black", bold=True)
+        )
+        text.append(
+            fit(str(seat.get("name") or "?"), name_width),
+            Style(color=seat_colour(index), bold=True),
+        )
         tags = []
         if seat.get("client_id") == my_id and my_id is not None:
             tags.append("you")
@@ -122,8 +144,10 @@ def render_my_table(table: Plain | None, my_id: int | None, name_width: int = 18
     text.append_text(all_ready_words(table, my_id))
     watchers = table.get("spectators") or []
     if watchers:
-        text.append(f"watching: {fit(', '.join(str(w.get('name')) for w in watchers), 60)}\n",
-                    Style(color="bright_black"))
+        text.append(
+            f"watching: {fit(', '.join(str(w.get('name')) for w in watchers), 60)}\n",
+            Style(color="bright_black"),
+        )
     if table.get("watchers_muted"):
         text.append("watchers' chat: off (the owner's m)\n", Style(color="bright_black"))
     return text
@@ -149,11 +173,18 @@ def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Te
     if not isinstance(deadline, int) or now_ms is None or table.get("state") == "playing":
         return Text()
     left = max(0, (deadline - now_ms + 999) // 1000)
-    unready = [seat for seat in table.get("seats") or []
-               if not seat.get("ready") and not seat.get("bot") and seat.get("client_id") != table.get("owner")]
+    unready = [
+        seat
+        for seat in table.get("seats") or []
+        if not seat.get("ready")
+        and not seat.get("bot")
+        and seat.get("client_id") != table.get("owner")
+    ]
     if any(seat.get("client_id") == my_id for seat in unready):
-        return Text(f"Start asked: press y within {left} s\nor your seat is freed.\n",
-                    Style(bold=True, color="bright_yellow"))
+        return Text(
+            f"Start asked: press y within {left} s\nor your seat is freed.\n",
+            Style(bold=True, color="bright_yellow"),
+        )
     if unready:
         return Text(f"Seats not ready are freed\nin {left} s.\n", Style(color="bright_black"))
     return Text()
@@ -165,24 +196,39 @@ def all_ready_words(table: Plain, my_id: int | None) -> Text:
     seats = table.get("seats") or []
     owner = table.get("owner")
     others = [seat for seat in seats if not seat.get("bot") and seat.get("client_id") != owner]
-    if table.get("state") != "lobby" or owner is None or not others or not all(s.get("ready") for s in others):
+    if (
+        table.get("state") != "lobby"
+        or owner is None
+        or not others
+        or not all(s.get("ready") for s in others)
+    ):
         return Text()
     if my_id == owner:
-        return Text("Everyone is ready:\ng starts the game.\n", Style(bold=True, color="bright_green"))
+        return Text(
+            "Everyone is ready:\ng starts the game.\n", Style(bold=True, color="bright_green")
+        )
     names = [str(seat.get("name")) for seat in seats if seat.get("client_id") == owner]
-    return Text(f"Everyone is ready: waiting for\n{fit(names[0] if names else 'the owner', 18)} to start.\n",
-                Style(color="bright_black"))
+    return Text(
+        f"Everyone is ready: waiting for\n{fit(names[0] if names else 'the owner', 18)} to start.\n",
+        Style(color="bright_black"),
+    )
 
 
 def row_cells(entry: Plain, players_width: int) -> tuple[str, ...]:
     """One table's row in the list, as words per column (COLUMNS)."""
     seats = entry.get("seats") or []
     who = ", ".join(str(s) for s in seats)
-    if time_limit_words(entry.get("turn_limit_ms")) == NO_LIMIT:  # said before anyone sits down [D31]
+    if (
+        time_limit_words(entry.get("turn_limit_ms")) == NO_LIMIT
+    ):  # said before anyone sits down [D31]
         who = f"{NO_LIMIT}: {who}"
-    return (str(entry.get("id")), str(entry.get("ruleset")), f"{len(seats)}/{entry.get('max_seats', '?')}",
-            "paused" if entry.get("paused") else str(entry.get("state", "")),
-            fit(who, players_width))
+    return (
+        str(entry.get("id")),
+        str(entry.get("ruleset")),
+        f"{len(seats)}/{entry.get('max_seats', '?')}",
+        "paused" if entry.get("paused") else str(entry.get("state", "")),
+        fit(who, players_width),
+    )
 
 
 def cell_text(label: str, words: str) -> Text:
@@ -194,7 +240,9 @@ def cell_text(label: str, words: str) -> Text:
 class TableList(DataTable[Text]):
     """The host's tables; enter sits down at the chosen one (shown in the footer)."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Sit")]  # (short: the lobby footer fits 80 columns)
+    BINDINGS = [
+        Binding("enter", "select_cursor", "Sit")
+    ]  # (short: the lobby footer fits 80 columns)
     DEFAULT_CSS = """
     TableList { overflow-x: hidden; }
     """
@@ -254,7 +302,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         yield MoveLog(id="lobbylog", wrap=True, markup=False, min_width=16)
         yield ChatInput()
         yield TooSmall()
-        yield KeyFooter(same_keys_once=True)   # (redrawn only when its keys change)
+        yield KeyFooter(same_keys_once=True)  # (redrawn only when its keys change)
 
     def on_mount(self) -> None:
         table = self.query_one("#tables", TableList)
@@ -340,7 +388,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         width = self.players_width()
         wanted = {str(entry.get("id")): entry for entry in self.tables}
         kept = [key for key in self.drawn if key in wanted]
-        if width != self.drawn_width or kept + [key for key in wanted if key not in self.drawn] != list(wanted):
+        if width != self.drawn_width or kept + [
+            key for key in wanted if key not in self.drawn
+        ] != list(wanted):
             grid.clear()
             self.drawn, self.drawn_width = {}, width
         for key in [key for key in self.drawn if key not in wanted]:
@@ -352,14 +402,20 @@ class LobbyScreen(OnKismetApp, Screen[None]):
                 continue
             cells = row_cells(entry, width)
             if drawn is None:
-                grid.add_row(*(cell_text(label, cell) for (label, _), cell in zip(COLUMNS, cells)), key=key)
+                grid.add_row(
+                    *(cell_text(label, cell) for (label, _), cell in zip(COLUMNS, cells)), key=key
+                )
             else:
                 for (label, _), before, now in zip(COLUMNS, drawn[1], cells):
                     if before != now:
                         grid.update_cell(key, label, cell_text(label, now))
             self.drawn[key] = (entry, cells)
         if self.drawn:  # the cursor stays on its table, or near where it was
-            target = grid.get_row_index(chosen) if chosen in self.drawn else min(row, len(self.drawn) - 1)
+            target = (
+                grid.get_row_index(chosen)
+                if chosen in self.drawn
+                else min(row, len(self.drawn) - 1)
+            )
             if grid.cursor_row != target:
                 grid.move_cursor(row=target)
 
@@ -399,9 +455,18 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def draw_my_table(self) -> None:
         wide = self.app.size.width >= 110
-        paused = self.paused_shown = [entry.get("id") for entry in self.tables if entry.get("paused")]
-        self.query_one("#mytable", Static).update(render_my_table(
-            self.my_table(), self.my_id(), 34 if wide else 18, self.client.host_time_ms(), paused))
+        paused = self.paused_shown = [
+            entry.get("id") for entry in self.tables if entry.get("paused")
+        ]
+        self.query_one("#mytable", Static).update(
+            render_my_table(
+                self.my_table(),
+                self.my_id(),
+                34 if wide else 18,
+                self.client.host_time_ms(),
+                paused,
+            )
+        )
 
     def count_down(self) -> None:
         """Once a second while the owner's start waits for the unready: the seconds go down."""
@@ -435,7 +500,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             return False
         owner = table.get("owner") == self.my_id()
         if action == "ready":
-            mine = next((s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), None)
+            mine = next(
+                (s for s in table.get("seats") or [] if s.get("client_id") == self.my_id()), None
+            )
             return not owner and mine is not None and parameters == (not mine.get("ready", False),)
         if action == "start":
             return owner
@@ -461,7 +528,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         if table is None:
             await self.action_join(False)
         else:
-            self.post_message(Refusal(f"You are at table {table.get('id')}: leave it (l) to sit at another."))
+            self.post_message(
+                Refusal(f"You are at table {table.get('id')}: leave it (l) to sit at another.")
+            )
 
     async def action_ready(self, ready: bool) -> None:
         await send(self, partial(self.client.ready, ready))
@@ -484,8 +553,14 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     @work(group="remove")
     async def remove_member(self, client_id: int) -> None:
         table = self.my_table() or {}
-        seat = next((index for index, seat in enumerate(table.get("seats") or [])
-                     if seat.get("client_id") == client_id), None)
+        seat = next(
+            (
+                index
+                for index, seat in enumerate(table.get("seats") or [])
+                if seat.get("client_id") == client_id
+            ),
+            None,
+        )
         if seat is None:
             self.post_message(Refusal("That player has left the table already."))
             return
@@ -505,7 +580,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     def action_records(self) -> None:
         from .records import RecordsScreen
 
-        self.app.push_screen(RecordsScreen(ruleset=str((self.client.table or {}).get("ruleset") or "dice")))
+        self.app.push_screen(
+            RecordsScreen(ruleset=str((self.client.table or {}).get("ruleset") or "dice"))
+        )
 
     async def action_open_network(self) -> None:
         """Invite: ask first (kismet_tui/screens/invite.py), then show the lines to share in
@@ -516,8 +593,10 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         log = self.query_one("#lobbylog", RichLog)
         if invitation.is_open:
             await invitation.close()
-            words = ("Invite closed: nobody new can come in; friends who played over ssh were "
-                     "disconnected (their seats wait as for any dropped player).")
+            words = (
+                "Invite closed: nobody new can come in; friends who played over ssh were "
+                "disconnected (their seats wait as for any dropped player)."
+            )
             log.write(Text(words))
             self.kismet.notify(words, timeout=10, markup=False)
             self.show_where()
@@ -530,14 +609,19 @@ class LobbyScreen(OnKismetApp, Screen[None]):
                 return
             for line in lines:
                 log.write(Text(line))
-            self.kismet.notify("Invite open: the lines to share are in the lobby; o closes it.",
-                               timeout=10, markup=False)
+            self.kismet.notify(
+                "Invite open: the lines to share are in the lobby; o closes it.",
+                timeout=10,
+                markup=False,
+            )
 
         self.app.push_screen(InviteScreen(invitation), opened)
 
     def show_where(self) -> None:
         invitation = self.kismet.invitation
-        self.query_one(StatusBar).set_where(lobby_where(invitation is not None and invitation.is_open))
+        self.query_one(StatusBar).set_where(
+            lobby_where(invitation is not None and invitation.is_open)
+        )
 
     def action_talk(self) -> None:
         self.query_one(ChatInput).open()

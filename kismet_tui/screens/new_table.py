@@ -15,11 +15,11 @@ from functools import partial
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Vertical
 from textual.screen import ModalScreen
-from textual import events
 from textual.widgets import Static
 
 from ..app_ref import kismet_app
@@ -75,7 +75,7 @@ OPTION_ROWS = {
 CHIP_GAMES = ("race", "knock")
 CHIP_PRESETS = [("standard", list(DEFAULT_CHIPS)), ("1 each", [1] * 11), ("custom", None)]
 CUSTOM = len(CHIP_PRESETS) - 1
-CHIP_TEXT_MAX = 40   # room for 11 two-digit numbers and their spaces
+CHIP_TEXT_MAX = 40  # room for 11 two-digit numbers and their spaces
 
 
 def chip_words(chips: list[int]) -> str:
@@ -132,7 +132,9 @@ class NewTableScreen(ModalScreen):
         default_level = "medium" if "medium" in self.levels else self.levels[0]
         self.level_index = self.levels.index(default_level)
         self.bots = 1 if quick else 0
-        self.option_index = {game: {row[0]: row[3] for row in rows} for game, rows in OPTION_ROWS.items()}
+        self.option_index = {
+            game: {row[0]: row[3] for row in rows} for game, rows in OPTION_ROWS.items()
+        }
         self.chip_preset = 0
         self.chip_text = chip_words(list(DEFAULT_CHIPS))
         self.line = 0
@@ -203,7 +205,9 @@ class NewTableScreen(ModalScreen):
                 self.draw_chips(text, chosen, go)
         text.append("\n" + GAME_LINES[self.ruleset] + "\n", Style(color="bright_black"))
         if self.ruleset != "dice" and self.bots == 0 and self.quick:
-            text.append("This game needs at least one other player: add a bot.\n", Style(color="yellow"))
+            text.append(
+                "This game needs at least one other player: add a bot.\n", Style(color="yellow")
+            )
         text.append("\n")
         button(text, "Play" if self.quick else "Create the table", "screen.create")
         text.append("  enter  ·  ", Style(color="bright_black"))
@@ -290,13 +294,17 @@ class NewTableScreen(ModalScreen):
             if chips is None:
                 self.line = [key for key, _ in self.rows()].index("chips")
                 self.draw()
-                typed = [word for word in self.chip_text.replace(",", " ").split() if word.isdigit()]
+                typed = [
+                    word for word in self.chip_text.replace(",", " ").split() if word.isdigit()
+                ]
                 what = "is not complete yet" if len(typed) != 11 else "cannot be used"
                 self.post_message(Refusal(f"The custom chip table {what}. {problem}"))
                 return
         level = self.levels[self.level_index]
         client = kismet_app(self).client
-        if not await send_ok(self, partial(client.create_table, self.ruleset, self.options(), [level] * self.bots)):
+        if not await send_ok(
+            self, partial(client.create_table, self.ruleset, self.options(), [level] * self.bots)
+        ):
             return
         if self.quick:  # local play: bots are ready, the game starts at once
             await send_ok(self, client.start)

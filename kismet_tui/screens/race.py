@@ -23,16 +23,27 @@ from textual.widgets import Static
 from ..rules.base import Plain
 from ..rules.race_types import Note, PlayerAction, View
 from ..widgets.art import big_card_lines, card_lines, die_lines, seat_colour, side_by_side
-from ..widgets.links import LinkText, clickable
 from ..widgets.glyphs import glyph
+from ..widgets.links import LinkText, clickable
 from ..widgets.names import fit
 from .game import GameScreen, MoveLog
 
 KEYS = "abcdefghijk"
 CANVAS_W, CANVAS_H = 56, 20
 # Where each place of the circle is drawn (x, y of the card's top-left), clockwise from the top.
-PLACES = [(12, 0), (24, 0), (36, 0), (46, 4), (48, 8), (46, 12), (30, 16), (18, 16), (2, 12),
-          (0, 8), (2, 4)]
+PLACES = [
+    (12, 0),
+    (24, 0),
+    (36, 0),
+    (46, 4),
+    (48, 8),
+    (46, 12),
+    (30, 16),
+    (18, 16),
+    (2, 12),
+    (0, 8),
+    (2, 4),
+]
 DICE_AT = (16, 4)
 CLOCK_AT, CLOCK_W = (10, 11), 36
 
@@ -45,7 +56,10 @@ class Layout:
         self.big = big
         self.width, self.height = int(CANVAS_W * scale), int(CANVAS_H * scale)
         self.places = [(int(x * scale), int(y * scale)) for x, y in PLACES]
-        self.dice_at = (int(DICE_AT[0] * scale) + (4 if big else 0), int(DICE_AT[1] * scale) + (1 if big else 0))
+        self.dice_at = (
+            int(DICE_AT[0] * scale) + (4 if big else 0),
+            int(DICE_AT[1] * scale) + (1 if big else 0),
+        )
         self.clock_at = (int(CLOCK_AT[0] * scale), int(CLOCK_AT[1] * scale) + (2 if big else 0))
         self.clock_w = int(CLOCK_W * scale)
 
@@ -73,9 +87,13 @@ class Canvas:
             row = y + dy
             if not 0 <= row < self.height:
                 continue
-            styles = [line.style if isinstance(line.style, Style) else Style.parse(line.style or "")] * len(line.plain)
+            styles = [
+                line.style if isinstance(line.style, Style) else Style.parse(line.style or "")
+            ] * len(line.plain)
             for span in line.spans:
-                span_style = span.style if isinstance(span.style, Style) else Style.parse(span.style)
+                span_style = (
+                    span.style if isinstance(span.style, Style) else Style.parse(span.style)
+                )
                 for i in range(span.start, min(span.end, len(styles))):
                     styles[i] = span_style
             if link is not None:
@@ -115,7 +133,9 @@ def seconds_left(deadline: int | None, now: int) -> str:
     return f"{left / 1000:.1f}"
 
 
-def render_circle(view: View, names: list[str], layout: Layout = NORMAL, clicks: bool = False) -> Text:
+def render_circle(
+    view: View, names: list[str], layout: Layout = NORMAL, clicks: bool = False
+) -> Text:
     """The cards and the dice; the clock lines in the middle are a widget of their own
     (render_clock), so the countdown never redraws the whole circle. `clicks`: a click on a
     card grabs it."""
@@ -129,14 +149,25 @@ def render_circle(view: View, names: list[str], layout: Layout = NORMAL, clicks:
             continue
         owner = card.get("grabbed_by") if phase == "grabbing" else None
         state = "grabbed" if owner is not None else "open"
-        canvas.blit(draw(card["number"], card["chip"], KEYS[pos],
-                         owner=names[owner] if owner is not None else None,
-                         owner_colour=seat_colour(owner), state=state), x, y,
-                    clickable(f"click('grab({pos})')") if clicks else None)
+        canvas.blit(
+            draw(
+                card["number"],
+                card["chip"],
+                KEYS[pos],
+                owner=names[owner] if owner is not None else None,
+                owner_colour=seat_colour(owner),
+                state=state,
+            ),
+            x,
+            y,
+            clickable(f"click('grab({pos})')") if clicks else None,
+        )
     # The dice in the middle: dim before the first roll and during the countdown.
     dice = view.get("dice") or []
     fresh = phase in ("grabbing", "pause", "over")
-    blocks = [die_lines(dice[i] if i < len(dice) and fresh else None, coloured=False) for i in range(3)]
+    blocks = [
+        die_lines(dice[i] if i < len(dice) and fresh else None, coloured=False) for i in range(3)
+    ]
     dx, dy = layout.dice_at
     canvas.blit(side_by_side(blocks, gap=1), dx + 1, dy)
     pile = Text(f"draw pile: {view.get('pile_count', 0)}", Style(color="bright_black"))
@@ -145,21 +176,29 @@ def render_circle(view: View, names: list[str], layout: Layout = NORMAL, clicks:
     return canvas.text()
 
 
-def render_clock(view: View, names: list[str], me: int | None, now_ms: int, buttons: Text | None = None) -> Text:
+def render_clock(
+    view: View, names: list[str], me: int | None, now_ms: int, buttons: Text | None = None
+) -> Text:
     """Two centred lines under the dice: the countdown, the time to grab, or the reveal;
     while grabbing, the second line holds `buttons` (Pass)."""
     phase = view.get("phase")
     status = Text()
     detail = Text()
     if phase == "countdown":
-        status.append(f"Dice in {seconds_left(view.get('deadline'), now_ms)} s", Style(bold=True, color="bright_yellow"))
+        status.append(
+            f"Dice in {seconds_left(view.get('deadline'), now_ms)} s",
+            Style(bold=True, color="bright_yellow"),
+        )
         detail.append(f"round {view.get('round', 0) + 1}", Style(color="bright_black"))
     elif phase == "grabbing":
         mine = next((g for g in view.get("grabs") or [] if g["seat"] == me), None)
         if me is not None and mine is None and me not in (view.get("passed") or []):
             status.append("GRAB! ", Style(bold=True, color="bright_green"))
         elif mine is not None:
-            status.append(f"You grabbed card {KEYS[mine['pos']]} {glyph('·')} ", Style(bold=True, color=seat_colour(me)))
+            status.append(
+                f"You grabbed card {KEYS[mine['pos']]} {glyph('·')} ",
+                Style(bold=True, color=seat_colour(me)),
+            )
         elif me is not None:
             status.append(f"You passed {glyph('·')} ", Style(bold=True))
         status.append(f"{seconds_left(view.get('deadline'), now_ms)} s left")
@@ -167,7 +206,10 @@ def render_clock(view: View, names: list[str], me: int | None, now_ms: int, butt
             detail = buttons
     elif phase == "pause":
         status.append(reveal_words(view, names), Style(bold=True))
-        detail.append(f"next round in {seconds_left(view.get('deadline'), now_ms)} s", Style(color="bright_black"))
+        detail.append(
+            f"next round in {seconds_left(view.get('deadline'), now_ms)} s",
+            Style(color="bright_black"),
+        )
     elif phase == "over":
         status.append("The game is over", Style(bold=True))
     return Text("\n").join([status, detail])
@@ -192,7 +234,9 @@ def render_players(view: View, names: list[str], me: int | None, name_width: int
     for player in view.get("players") or []:
         seat = player["seat"]
         text.append(glyph("▶") if seat == me else " ", Style(color=seat_colour(seat)))
-        text.append(fit(names[seat], name_width, pad=True), Style(color=seat_colour(seat), bold=True))
+        text.append(
+            fit(names[seat], name_width, pad=True), Style(color=seat_colour(seat), bold=True)
+        )
         text.append(f"{player['score']:>3}pt", Style(bold=True))
         text.append(f" {player['pile_count']:>2}{glyph('▮')}", Style(color="bright_black"))
         if grabbing and seat in grabs:
@@ -207,9 +251,17 @@ def render_players(view: View, names: list[str], me: int | None, name_width: int
 
 class RaceScreen(GameScreen[View, PlayerAction, Note]):
     RULESET = "race"
-    BINDINGS = [Binding(key, f"grab({pos})", "Grab", key_display="a-k", show=pos == 0)
-                for pos, key in enumerate(KEYS)] + [Binding("p", "pass", "Pass")] + GameScreen.COMMON_BINDINGS
-    NEW_KEYS_LATER_S = 0.3  # a-k joins the footer 0.3 s after the dice land, acting from the first moment
+    BINDINGS = (
+        [
+            Binding(key, f"grab({pos})", "Grab", key_display="a-k", show=pos == 0)
+            for pos, key in enumerate(KEYS)
+        ]
+        + [Binding("p", "pass", "Pass")]
+        + GameScreen.COMMON_BINDINGS
+    )
+    NEW_KEYS_LATER_S = (
+        0.3  # a-k joins the footer 0.3 s after the dice land, acting from the first moment
+    )
     DEFAULT_CSS = """
     RaceScreen #board { width: 56; height: 20; layers: cards clock; }
     RaceScreen #circle { width: 56; height: 20; layer: cards; }
@@ -225,7 +277,9 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
                 yield LinkText(id="clock")
             with Vertical(id="side"):
                 yield Static(id="players")
-                yield MoveLog(id="movelog", classes="movelog", wrap=True, markup=False, min_width=16)
+                yield MoveLog(
+                    id="movelog", classes="movelog", wrap=True, markup=False, min_width=16
+                )
 
     clock_shown: str | None = None
     geometry: Layout = NORMAL
@@ -236,7 +290,9 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
         layout = layout_for(*self.app.size)
         if layout is not self.geometry:
             self.geometry = layout
-            board, circle, clock = (self.query_one(selector) for selector in ("#board", "#circle", "#clock"))
+            board, circle, clock = (
+                self.query_one(selector) for selector in ("#board", "#circle", "#clock")
+            )
             for widget in (board, circle):
                 widget.styles.width, widget.styles.height = layout.width, layout.height
             clock.styles.offset = layout.clock_at
@@ -260,13 +316,16 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
     def redraw(self) -> None:
         view = self.view()
         # The circle has a fixed size: no relayout needed, which keeps a redraw cheap.
-        self.circle.update(render_circle(view, self.names, self.geometry, clicks=self.seat is not None),
-                           layout=False)
+        self.circle.update(
+            render_circle(view, self.names, self.geometry, clicks=self.seat is not None),
+            layout=False,
+        )
         self.clock_shown = None
         self.tick()
         room = self.app.size.width - self.geometry.width  # the side panel's width
         self.query_one("#players", Static).update(
-            render_players(view, self.names, self.seat, max(9, min(20, room - 18))))
+            render_players(view, self.names, self.seat, max(9, min(20, room - 18)))
+        )
 
     @property
     def circle(self) -> Static:
@@ -274,7 +333,7 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
 
     def can_grab(self, view: View) -> bool:
         me = self.seat
-        return (me is not None and view.get("phase") == "grabbing" and not view["done"][me])
+        return me is not None and view.get("phase") == "grabbing" and not view["done"][me]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.game is None:
@@ -290,7 +349,11 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
         """A grab or a pass in the countdown is not offered (no a-k in the footer then), but
         a hand that is too quick (a key or a click) still hears why: sent, the host answers
         in words."""
-        if name not in ("grab", "pass") or self.seat is None or self.view().get("phase") != "countdown":
+        if (
+            name not in ("grab", "pass")
+            or self.seat is None
+            or self.view().get("phase") != "countdown"
+        ):
             return False  # nothing to say
         if name == "pass":
             self.action_pass()
@@ -303,7 +366,11 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
             return {"type": "pass"}
         if name == "grab":
             card = self.view()["circle"][cast(int, params[0])]
-            return {"type": "grab", "card": params[0], **({"id": card["id"]} if card is not None else {})}
+            return {
+                "type": "grab",
+                "card": params[0],
+                **({"id": card["id"]} if card is not None else {}),
+            }
         return None
 
     def draw_buttons(self) -> None:

@@ -34,7 +34,12 @@ from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 
 RULESETS = ("dice", "race", "knock")
-TITLES = {"leaderboard": "Leaderboard", "recent": "Recent games", "player": "Player", "best": "High scores"}
+TITLES = {
+    "leaderboard": "Leaderboard",
+    "recent": "Recent games",
+    "player": "Player",
+    "best": "High scores",
+}
 
 
 def when(ms: object) -> str:
@@ -52,29 +57,70 @@ def columns_and_rows(view: str, answer: Plain) -> tuple[list[tuple[str, int]], l
     """The table for one answer: (column label, width) and the rows as text."""
     rows = answer.get("rows") or []
     if view == "leaderboard":
-        return ([("#", 4), ("player", 22), ("rating", 7), ("games", 6), ("won", 5), ("best", 5)],
-                [[str(answer.get("page", 0) * 10 + n + 1), fit(str(r.get("name")), 22),
-                  str(r.get("rating")), str(r.get("games")), str(r.get("wins")), str(r.get("best"))]
-                 for n, r in enumerate(rows)])
+        return (
+            [("#", 4), ("player", 22), ("rating", 7), ("games", 6), ("won", 5), ("best", 5)],
+            [
+                [
+                    str(answer.get("page", 0) * 10 + n + 1),
+                    fit(str(r.get("name")), 22),
+                    str(r.get("rating")),
+                    str(r.get("games")),
+                    str(r.get("wins")),
+                    str(r.get("best")),
+                ]
+                for n, r in enumerate(rows)
+            ],
+        )
     if view == "best":
-        return ([("#", 3), ("score", 6), ("player", 22), ("when", 17)],
-                [[str(n + 1), str(r.get("score")), fit(str(r.get("name")), 22), when(r.get("ended"))]
-                 for n, r in enumerate(rows)])
+        return (
+            [("#", 3), ("score", 6), ("player", 22), ("when", 17)],
+            [
+                [str(n + 1), str(r.get("score")), fit(str(r.get("name")), 22), when(r.get("ended"))]
+                for n, r in enumerate(rows)
+            ],
+        )
     if view == "player":
-        return ([("when", 17), ("game", 6), ("score", 6), ("", 4), ("rating", 7), ("with", 30)],
-                [[when(r.get("ended")), str(r.get("ruleset")),
-                  str(r.get("score")) if r.get("finished", True) else "-",
-                  mark(r, r.get("player_left")),
-                  change_words(r.get("change")),
-                  fit(", ".join(str(s.get("name")) + (" (left)" if s.get("left") else "")
-                                for s in r.get("seats") or [] if s.get("player") != answer.get("player"))
-                      or "alone", 30)]
-                 for r in (with_my_seat(row, answer.get("player")) for row in rows)])
-    return ([("when", 17), ("game", 6), ("players and scores", 50)],
-            [[when(r.get("ended")), str(r.get("ruleset")),
-              fit(", ".join(f"{s.get('name')} {s.get('score')}" + ("*" if s.get("won") else "")
-                            + (" left the game" if s.get("left") else "")
-                            for s in r.get("seats") or []), 50)] for r in rows])
+        return (
+            [("when", 17), ("game", 6), ("score", 6), ("", 4), ("rating", 7), ("with", 30)],
+            [
+                [
+                    when(r.get("ended")),
+                    str(r.get("ruleset")),
+                    str(r.get("score")) if r.get("finished", True) else "-",
+                    mark(r, r.get("player_left")),
+                    change_words(r.get("change")),
+                    fit(
+                        ", ".join(
+                            str(s.get("name")) + (" (left)" if s.get("left") else "")
+                            for s in r.get("seats") or []
+                            if s.get("player") != answer.get("player")
+                        )
+                        or "alone",
+                        30,
+                    ),
+                ]
+                for r in (with_my_seat(row, answer.get("player")) for row in rows)
+            ],
+        )
+    return (
+        [("when", 17), ("game", 6), ("players and scores", 50)],
+        [
+            [
+                when(r.get("ended")),
+                str(r.get("ruleset")),
+                fit(
+                    ", ".join(
+                        f"{s.get('name')} {s.get('score')}"
+                        + ("*" if s.get("won") else "")
+                        + (" left the game" if s.get("left") else "")
+                        for s in r.get("seats") or []
+                    ),
+                    50,
+                ),
+            ]
+            for r in rows
+        ],
+    )
 
 
 def with_my_seat(row: Plain, player: object) -> Plain:
@@ -96,7 +142,11 @@ def cost_words(review: object) -> str:
     player on average, and their trend over the last games (docs/review.md)."""
     if not isinstance(review, dict):
         return ""
-    recent = [c for c in review.get("recent_centi") or [] if isinstance(c, int) and not isinstance(c, bool)]
+    recent = [
+        c
+        for c in review.get("recent_centi") or []
+        if isinstance(c, int) and not isinstance(c, bool)
+    ]
     average = review.get("average_centi")
     if not recent or not isinstance(average, int) or isinstance(average, bool):
         return ""
@@ -111,7 +161,11 @@ def reaction_words(reaction: object) -> str:
     the last games, and the fastest median of the month (docs/review.md, "Race")."""
     if not isinstance(reaction, dict):
         return ""
-    recent = [ms for ms in reaction.get("recent_ms") or [] if isinstance(ms, int) and not isinstance(ms, bool)]
+    recent = [
+        ms
+        for ms in reaction.get("recent_ms") or []
+        if isinstance(ms, int) and not isinstance(ms, bool)
+    ]
     if not recent:
         return ""
     words = f"\n         reaction {recent[-1] / 1000:.2f} s"
@@ -131,14 +185,19 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
             return text
         text.append(f"{answer.get('name')}", style="bold")
         for standing in answer.get("standings") or []:
-            text.append(f"\n  {standing['ruleset']:<6} rating {standing['rating']}  "
-                        f"won {standing['wins']} of {standing['games']}  best {standing['best']}  "
-                        f"average {standing['average']}", style="bright_black")
+            text.append(
+                f"\n  {standing['ruleset']:<6} rating {standing['rating']}  "
+                f"won {standing['wins']} of {standing['games']}  best {standing['best']}  "
+                f"average {standing['average']}",
+                style="bright_black",
+            )
             rated = standing.get("rated")
             if isinstance(rated, int) and rated < MIN_RATED_GAMES:
                 # A line of its own: beside the figures it would not fit 80 columns.
-                text.append(f"\n         on the leaderboard after {MIN_RATED_GAMES} rated games ({rated} so far)",
-                            style="bright_black")
+                text.append(
+                    f"\n         on the leaderboard after {MIN_RATED_GAMES} rated games ({rated} so far)",
+                    style="bright_black",
+                )
             text.append(reaction_words(standing.get("reaction")), style="bright_black")
             text.append(cost_words(standing.get("review")), style="bright_black")
         return text
@@ -150,7 +209,12 @@ def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
     return text
 
 
-TABS = [("leaderboard", "Leaders"), ("recent", "Recent"), ("player", "Mine"), ("best", "High scores")]
+TABS = [
+    ("leaderboard", "Leaders"),
+    ("recent", "Recent"),
+    ("player", "Mine"),
+    ("best", "High scores"),
+]
 
 
 def tabs(view: str, ruleset: str) -> Text:
@@ -189,7 +253,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         Binding("right,pagedown", "page(1)", "Next", show=False),
         Binding("left,pageup", "page(-1)", "Back", show=False),
         Binding("enter", "open_row", "Open"),
-        Binding("v", "review_row", "Review", show=False),   # (said under the table)
+        Binding("v", "review_row", "Review", show=False),  # (said under the table)
         Binding("escape", "close", "Lobby"),
     ]
     DEFAULT_CSS = """
@@ -199,7 +263,9 @@ class RecordsScreen(OnKismetApp, Screen[None]):
     RecordsScreen #records-words { height: 1; padding: 0 1; color: $text-muted; }
     """
 
-    def __init__(self, view: str = "leaderboard", ruleset: str = "dice", player: str | None = None) -> None:
+    def __init__(
+        self, view: str = "leaderboard", ruleset: str = "dice", player: str | None = None
+    ) -> None:
         super().__init__()
         self.view, self.ruleset, self.player, self.page = view, ruleset, player, 0
         self.answer: Plain | None = None
@@ -221,9 +287,15 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         self.run_worker(self._load(), group="records", exclusive=True)
 
     async def _load(self) -> None:
-        ruleset = None if self.view == "recent" else ("dice" if self.view == "best" else self.ruleset)
-        answer = await send(self, lambda: self.client.records(
-            self.view, ruleset, self.player if self.view == "player" else None, self.page))
+        ruleset = (
+            None if self.view == "recent" else ("dice" if self.view == "best" else self.ruleset)
+        )
+        answer = await send(
+            self,
+            lambda: self.client.records(
+                self.view, ruleset, self.player if self.view == "player" else None, self.page
+            ),
+        )
         # Still on the app: not `is_mounted`, which turns true only once on_mount (which asks
         # this) has returned, and an answer that needs no waiting (a host in this process)
         # may come before that. Python 3.12's asyncio runs it first, so is_mounted dropped it.
@@ -234,7 +306,9 @@ class RecordsScreen(OnKismetApp, Screen[None]):
 
     def show(self) -> None:
         answer = self.answer or {}
-        self.query_one("#records-heading", Static).update(heading(self.view, self.ruleset, self.answer))
+        self.query_one("#records-heading", Static).update(
+            heading(self.view, self.ruleset, self.answer)
+        )
         table = self.query_one(DataTable)
         table.clear(columns=True)
         columns, rows = columns_and_rows(self.view, answer)
@@ -242,14 +316,22 @@ class RecordsScreen(OnKismetApp, Screen[None]):
             table.add_column(label, width=width)
         for row in rows:
             table.add_row(*row)
-        hints = {"leaderboard": "enter: their page", "recent": "enter: replay · v: review",
-                 "player": "enter: replay · v: review", "best": "enter: replay · v: review"}
+        hints = {
+            "leaderboard": "enter: their page",
+            "recent": "enter: replay · v: review",
+            "player": "enter: replay · v: review",
+            "best": "enter: replay · v: review",
+        }
         words = "Nothing here yet." if not rows else hints[self.view]
         if not rows and self.view == "leaderboard":
-            words = (f"Nobody here yet: a player is listed once {MIN_RATED_GAMES} of their games "
-                     "moved their rating.")
+            words = (
+                f"Nobody here yet: a player is listed once {MIN_RATED_GAMES} of their games "
+                "moved their rating."
+            )
         self.query_one("#records-tabs", Static).update(tabs(self.view, self.ruleset))
-        self.query_one("#records-words", Static).update(page_words(words, bool(answer.get("more")), self.page))
+        self.query_one("#records-words", Static).update(
+            page_words(words, bool(answer.get("more")), self.page)
+        )
 
     def action_view(self, view: str) -> None:
         self.view, self.page = view, 0
@@ -294,11 +376,14 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         the player is told why not; `how` is the command that does it at the host."""
         folder = self.kismet.replay_folder
         if not isinstance(log_name, str):
-            self.app.notify("That game's replay was removed (the host keeps only the newest).", markup=False)
+            self.app.notify(
+                "That game's replay was removed (the host keeps only the newest).", markup=False
+            )
             return None
         if folder is None or not (folder / log_name).exists():
-            self.app.notify(f"That replay is kept on the host: {how} {log_name} does it there.",
-                            markup=False)
+            self.app.notify(
+                f"That replay is kept on the host: {how} {log_name} does it there.", markup=False
+            )
             return None
         return folder / log_name
 
@@ -312,8 +397,16 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         import sys
 
         with self.app.suspend():
-            subprocess.run([sys.executable, "-c", "import sys; from kismet_tui.cli import replay_main; "
-                            "sys.exit(replay_main(sys.argv[1:]))", str(path)], check=False)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-c",
+                    "import sys; from kismet_tui.cli import replay_main; "
+                    "sys.exit(replay_main(sys.argv[1:]))",
+                    str(path),
+                ],
+                check=False,
+            )
 
     def action_review_row(self) -> None:
         """The review of the chosen game (screens/review.py), when its log is here."""

@@ -31,16 +31,18 @@ from ..widgets.names import fit
 class Member:
     client_id: int
     name: str
-    seat: int     # where they sit now, for their colour
+    seat: int  # where they sit now, for their colour
     ready: bool
 
 
 def removable(table: Plain, me: int | None) -> list[Member]:
     """The players the owner `me` may remove: everyone but the owner and the bots (who stay
     for the table's life), the unready first, each group in seat order."""
-    members = [Member(int(seat["client_id"]), str(seat.get("name") or "?"), index, bool(seat.get("ready")))
-               for index, seat in enumerate(table.get("seats") or [])
-               if seat.get("client_id") is not None and seat.get("client_id") != me and not seat.get("bot")]
+    members = [
+        Member(int(seat["client_id"]), str(seat.get("name") or "?"), index, bool(seat.get("ready")))
+        for index, seat in enumerate(table.get("seats") or [])
+        if seat.get("client_id") is not None and seat.get("client_id") != me and not seat.get("bot")
+    ]
     return sorted(members, key=lambda m: (m.ready, m.seat))
 
 
@@ -65,14 +67,21 @@ class RemoveScreen(ModalScreen[int | None]):
         text = Text()
         text.append("Remove whom from the table?\n\n", Style(bold=True))
         for number, member in enumerate(self.members, 1):
-            pick = acts(f"screen.pick({number - 1})")   # a click on the line: that player
+            pick = acts(f"screen.pick({number - 1})")  # a click on the line: that player
             text.append(f" {number}  ", Style(bold=True) + pick)
-            text.append(fit(member.name, 24), Style(color=seat_colour(member.seat), bold=True) + pick)
-            text.append("  ready" if member.ready else "  not ready",
-                        Style(color="bright_black" if member.ready else "bright_yellow") + pick)
+            text.append(
+                fit(member.name, 24), Style(color=seat_colour(member.seat), bold=True) + pick
+            )
+            text.append(
+                "  ready" if member.ready else "  not ready",
+                Style(color="bright_black" if member.ready else "bright_yellow") + pick,
+            )
             text.append("\n")
-        text.append(f"\nThey are told, and cannot sit here again.\n"
-                    f"A number (or a click) removes that player {glyph('·')} ", Style(color="bright_black"))
+        text.append(
+            f"\nThey are told, and cannot sit here again.\n"
+            f"A number (or a click) removes that player {glyph('·')} ",
+            Style(color="bright_black"),
+        )
         button(text, "Keep everyone", "screen.keep")
         with Vertical():
             yield ClickText(text, id="remove-list")

@@ -33,17 +33,25 @@ from ..widgets.toosmall import TooSmall
 if TYPE_CHECKING:
     from ..review.dice import Decision, DiceReview, SeatReview
 
-NOT_BUILT_END = ("The dice review waits for the perfect player's table, not built yet (about "
-                 "10 s, once). v: build it and wait.")
-NOT_BUILT = ("The perfect player's table is not built yet: the review grades against it and "
-             "never guesses. Building it takes about 10 seconds, once.")
+NOT_BUILT_END = (
+    "The dice review waits for the perfect player's table, not built yet (about "
+    "10 s, once). v: build it and wait."
+)
+NOT_BUILT = (
+    "The perfect player's table is not built yet: the review grades against it and "
+    "never guesses. Building it takes about 10 seconds, once."
+)
 
 
-REVIEWED = ("dice", "race", "knock")   # the rulesets with a review
+REVIEWED = ("dice", "race", "knock")  # the rulesets with a review
 
 
-def review_screen(header: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
-                  seat: int = 0, build: bool = False) -> Screen[None]:
+def review_screen(
+    header: Mapping[str, Any],
+    events: Sequence[Mapping[str, Any]],
+    seat: int = 0,
+    build: bool = False,
+) -> Screen[None]:
     """The review screen of the game logged as `header` + `events` (one of REVIEWED);
     `seat` and `build` are the dice review's (ReviewScreen)."""
     from .review_rounds import KnockReviewScreen, RaceReviewScreen
@@ -73,8 +81,11 @@ def card_text(card: Mapping[str, int | None]) -> Text:
 
     totals = rules.card_totals(card)
     left = [cell(box) for box in rules.BASIC_BOXES]
-    left += [f"{'Basic':<22}{totals['basic']:>4}", f"{'Bonus':<22}{totals['bonus']:>4}",
-             f"{'Total':<22}{totals['total']:>4}"]
+    left += [
+        f"{'Basic':<22}{totals['basic']:>4}",
+        f"{'Bonus':<22}{totals['bonus']:>4}",
+        f"{'Total':<22}{totals['total']:>4}",
+    ]
     text = Text()
     for row, box in enumerate(rules.KISMET_BOXES):
         text.append(f"  {left[row]:<28}", style="bold" if row == len(left) - 1 else "")
@@ -92,7 +103,9 @@ def decision_text(decision: Decision) -> Text:
         text.append(" (the clock played it)", style="bright_black")
     best = "the same" if decision.chosen == decision.best else decision.best.words()
     text.append(f"\n           best: {best}", style="bright_black")
-    text.append(f"   cost {decision.cost:.2f}\n", style="bold red" if decision.cost >= 0.005 else "green")
+    text.append(
+        f"   cost {decision.cost:.2f}\n", style="bold red" if decision.cost >= 0.005 else "green"
+    )
     return text
 
 
@@ -113,17 +126,22 @@ class ReviewScreen(Screen[None]):
     ReviewScreen #review-buttons Button { margin-right: 2; }
     """
 
-    def __init__(self, header: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
-                 seat: int = 0, build: bool = False) -> None:
+    def __init__(
+        self,
+        header: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        seat: int = 0,
+        build: bool = False,
+    ) -> None:
         """`build`: the player already chose to wait for the table (the end box offered it):
         start its build at once if it is missing."""
         super().__init__()
         self.header, self.events = header, list(events)
         self.seat = seat
         self.build = build
-        self.turn_at = 0                          # the index into the seat's turns
+        self.turn_at = 0  # the index into the seat's turns
         self.review: DiceReview | None = None
-        self.missing = False                      # the table is not built (and not waited for)
+        self.missing = False  # the table is not built (and not waited for)
         self.waiting = False
         self.stop_listening: Any = None
 
@@ -166,7 +184,7 @@ class ReviewScreen(Screen[None]):
 
         build = optimal.build_state()
         if build is not None and build[0] not in ("ready", "failed"):
-            self.follow_build()   # being built already (a hard bot or a hint asked): wait for it
+            self.follow_build()  # being built already (a hard bot or a hint asked): wait for it
             return
         if self.build and build is None:
             self.action_wait()
@@ -176,8 +194,9 @@ class ReviewScreen(Screen[None]):
         if build is not None and build[0] == "failed":
             words = f"The perfect player's table could not be built: {build[2]}"
         self.query_one("#review-heading", Static).update(Text(words, style="bold"))
-        self.query_one("#review-turn", Static).update(Text(
-            "Press w (or the button) to build it and wait: the review shows once it is ready."))
+        self.query_one("#review-turn", Static).update(
+            Text("Press w (or the button) to build it and wait: the review shows once it is ready.")
+        )
         self.show_buttons()
 
     def action_wait(self) -> None:
@@ -191,7 +210,9 @@ class ReviewScreen(Screen[None]):
 
         self.missing, self.waiting = False, True
         if self.stop_listening is None:
-            self.stop_listening = optimal.listen(lambda: self.app.call_from_thread(self.build_moved_on))
+            self.stop_listening = optimal.listen(
+                lambda: self.app.call_from_thread(self.build_moved_on)
+            )
         self.build_moved_on()
         self.show_buttons()
 
@@ -209,11 +230,16 @@ class ReviewScreen(Screen[None]):
             self.waiting = False
             self.table_missing()
         else:
-            self.query_one("#review-heading", Static).update(Text(
-                f"Building the perfect player's table: {int(100 * fraction)} %", style="bold"))
-            self.query_one("#review-turn", Static).update(Text(
-                "The review shows here as soon as it is ready (once built, the table is kept). "
-                "Escape leaves: the build goes on.", style="bright_black"))
+            self.query_one("#review-heading", Static).update(
+                Text(f"Building the perfect player's table: {int(100 * fraction)} %", style="bold")
+            )
+            self.query_one("#review-turn", Static).update(
+                Text(
+                    "The review shows here as soon as it is ready (once built, the table is kept). "
+                    "Escape leaves: the build goes on.",
+                    style="bright_black",
+                )
+            )
 
     def reviewed(self, review: DiceReview) -> None:
         self.review = review
@@ -250,9 +276,11 @@ class ReviewScreen(Screen[None]):
             self.query_one("#review-turn", Static).update("")
         else:
             decisions = turns[self.turn_at]
-            heading.append(f"\nTurn {decisions[0].turn} ({self.turn_at + 1} of {len(turns)}): "
-                           f"{sum(d.cost for d in decisions):.2f} given up; the scorecard as it stood:",
-                           style="")
+            heading.append(
+                f"\nTurn {decisions[0].turn} ({self.turn_at + 1} of {len(turns)}): "
+                f"{sum(d.cost for d in decisions):.2f} given up; the scorecard as it stood:",
+                style="",
+            )
             body = card_text(decisions[0].card)
             body.append("\n")
             for decision in decisions:
@@ -265,7 +293,9 @@ class ReviewScreen(Screen[None]):
         turns = len(self.turns())
         self.query_one("#review-previous", Button).disabled = self.turn_at <= 0
         self.query_one("#review-next", Button).disabled = self.turn_at >= turns - 1
-        self.query_one("#review-seat", Button).display = self.review is not None and len(self.review.seats) > 1
+        self.query_one("#review-seat", Button).display = (
+            self.review is not None and len(self.review.seats) > 1
+        )
         self.query_one("#review-wait", Button).display = self.missing
         self.refresh_bindings()
 
@@ -299,9 +329,13 @@ class ReviewScreen(Screen[None]):
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        actions = {"review-previous": lambda: self.action_step(-1), "review-next": lambda: self.action_step(1),
-                   "review-seat": self.action_next_seat, "review-wait": self.action_wait,
-                   "review-back": self.action_close}
+        actions = {
+            "review-previous": lambda: self.action_step(-1),
+            "review-next": lambda: self.action_step(1),
+            "review-seat": self.action_next_seat,
+            "review-wait": self.action_wait,
+            "review-back": self.action_close,
+        }
         actions[event.button.id or ""]()
 
 
@@ -309,16 +343,22 @@ class EndReview(Static):
     """The end box's lines for one seat of a dice game: its cost and its three costliest
     decisions, worked out in a thread; or, before the table is built, how to get them."""
 
-    def __init__(self, header: Mapping[str, Any], events: Sequence[Mapping[str, Any]],
-                 seat: int | None) -> None:
+    def __init__(
+        self, header: Mapping[str, Any], events: Sequence[Mapping[str, Any]], seat: int | None
+    ) -> None:
         from ..review import optimal
 
         # Known at once, without loading anything: whether there is a table to grade with
         # (so the box is drawn once with its words, not changed a moment later).
         self.built = optimal.built_now()
-        words = ("Working out your dice review..." if self.built else NOT_BUILT_END if self.built is False
-                 else "The dice review waits for the perfect player's table, being built now: "
-                      "v follows it.")
+        words = (
+            "Working out your dice review..."
+            if self.built
+            else NOT_BUILT_END
+            if self.built is False
+            else "The dice review waits for the perfect player's table, being built now: "
+            "v follows it."
+        )
         super().__init__(Text(words, style="bright_black"), id="end-review")
         self.header, self.events, self.seat = header, list(events), seat
 
@@ -341,7 +381,7 @@ class EndReview(Static):
         from ..review.dice import review_dice_game
 
         V = optimal.loaded()
-        if V is None:   # (damaged, or gone since)
+        if V is None:  # (damaged, or gone since)
             self.app.call_from_thread(self.update, Text(NOT_BUILT_END, style="bright_black"))
             return
         review = review_dice_game(self.header, self.events, V)
@@ -355,7 +395,7 @@ class EndReview(Static):
             said = end_lines(review.seats[self.seat])
             text.append(said[0] + "\n", style="bold")
             text.append("\n".join(said[1:]))
-        else:   # a watcher's: each seat's cost
+        else:  # a watcher's: each seat's cost
             text.append("Points given up to the perfect player: ", style="bold")
             text.append(", ".join(f"{seat.name} {seat.total_cost:.1f}" for seat in review.seats))
         return text

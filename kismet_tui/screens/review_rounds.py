@@ -48,7 +48,7 @@ class StepsReviewScreen(Screen[None]):
         try:
             self.read()
         except (ValueError, KeyError, TypeError):
-            pass   # (the title says the log could not be read)
+            pass  # (the title says the log could not be read)
 
     # ---- what a subclass gives -------------------------------------------------------------
     def read(self) -> None:
@@ -115,8 +115,11 @@ class StepsReviewScreen(Screen[None]):
     @on(Button.Pressed)
     def pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        actions = {"steps-previous": lambda: self.action_step(-1), "steps-next": lambda: self.action_step(1),
-                   "steps-back": self.action_close}
+        actions = {
+            "steps-previous": lambda: self.action_step(-1),
+            "steps-next": lambda: self.action_step(1),
+            "steps-back": self.action_close,
+        }
         actions[event.button.id or ""]()
 
 
@@ -160,5 +163,11 @@ class KnockReviewScreen(StepsReviewScreen):
         self.title_line = KNOCK_TITLE
         self.players = [knock_line(seat) for seat in seats]
         rounds = len({throw.round for throw in throws}) > 1
-        self.steps = [(f"Throw {throw.no}" + (f", round {throw.round}" if rounds else ""),
-                       knock_throw_lines(throw, seats)) for throw in throws if throw.notable]
+        self.steps = [
+            (
+                f"Throw {throw.no}" + (f", round {throw.round}" if rounds else ""),
+                knock_throw_lines(throw, seats),
+            )
+            for throw in throws
+            if throw.notable
+        ]

@@ -27,12 +27,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m kismet_tui.solver",
         description="Build (or load) the optimal table of solitaire dice Kismet, which the "
-                    "hard bot and the hint key use, and print its value.")
-    parser.add_argument("--rebuild", action="store_true",
-                        help="build the table again even when it is cached")
-    parser.add_argument("--lines", action="store_true",
-                        help="one line per event on stdout instead of a progress bar (for "
-                             "the background build)")
+        "hard bot and the hint key use, and print its value.",
+    )
+    parser.add_argument(
+        "--rebuild", action="store_true", help="build the table again even when it is cached"
+    )
+    parser.add_argument(
+        "--lines",
+        action="store_true",
+        help="one line per event on stdout instead of a progress bar (for the background build)",
+    )
     return parser.parse_args(argv)
 
 
@@ -52,8 +56,11 @@ def main(argv: list[str] | None = None) -> int:
                 last[0] = percent
                 _line("progress", done, total)
 
-        table.ensure_built(progress=progress, on_wait=lambda: _line("waiting"),
-                           on_damaged=lambda why: _line("damaged", why))
+        table.ensure_built(
+            progress=progress,
+            on_wait=lambda: _line("waiting"),
+            on_damaged=lambda why: _line("damaged", why),
+        )
         _line("ready", table.cache_path())
         return 0
     rebuild = args.rebuild
@@ -73,12 +80,17 @@ def main(argv: list[str] | None = None) -> int:
         V = table.ensure_built(
             progress=building,
             on_wait=lambda: print("Another program is building the table: waiting."),
-            on_damaged=lambda why: print(f"The cached table is damaged ({why}): building it again."))
+            on_damaged=lambda why: print(
+                f"The cached table is damaged ({why}): building it again."
+            ),
+        )
         if built:
             print(f"Built in {time.monotonic() - started:.1f} s, saved to {table.cache_path()}")
         else:
             print(f"Loaded {table.cache_path()} in {time.monotonic() - started:.2f} s")
-    print(f"Optimal expected score of a solitaire game: {V[upper_index(0, 0), lower_index(0, False)]:.4f}")
+    print(
+        f"Optimal expected score of a solitaire game: {V[upper_index(0, 0), lower_index(0, False)]:.4f}"
+    )
     return 0
 
 

@@ -18,7 +18,7 @@ from kismet_tui.rules.dice_types import PlayerAction
 
 from .space import KEEP_INDEX, ROLL_INDEX, sub_keeps
 from .states import state_of
-from .turn import box_values, expect_rolls, best_hold, turn_layers
+from .turn import best_hold, box_values, expect_rolls, turn_layers
 
 BOX_ORDER = rules.BOXES
 
@@ -80,8 +80,13 @@ def choices(V: np.ndarray, card: dict, dice: list[int], rolls_used: int) -> list
         if box in filled:
             continue
         points = rules.score(box, list(dice), joker=joker and box not in rules.BASIC_BOXES)
-        found.append((float(per_box[b][r]), 1 + b,
-                      Choice({"type": "score", "box": box}, _score_label(box, points), 0.0)))
+        found.append(
+            (
+                float(per_box[b][r]),
+                1 + b,
+                Choice({"type": "score", "box": box}, _score_label(box, points), 0.0),
+            )
+        )
     if rolls_used < 3:
         keeps = expect_rolls(last)  # before the 3rd roll
         if rolls_used == 1:
@@ -89,8 +94,16 @@ def choices(V: np.ndarray, card: dict, dice: list[int], rolls_used: int) -> list
         for keep in sub_keeps(roll):
             if len(keep) == 5:
                 continue  # holding all five is stopping: that is choosing a box
-            found.append((float(keeps[KEEP_INDEX[keep], 0]), 0,
-                          Choice({"type": "roll", "hold": _hold_positions(dice, keep)},
-                                 _hold_label(keep), 0.0)))
+            found.append(
+                (
+                    float(keeps[KEEP_INDEX[keep], 0]),
+                    0,
+                    Choice(
+                        {"type": "roll", "hold": _hold_positions(dice, keep)},
+                        _hold_label(keep),
+                        0.0,
+                    ),
+                )
+            )
     found.sort(key=lambda item: (-item[0], item[1]))
     return [Choice(c.action, c.label, banked + value) for value, _, c in found]

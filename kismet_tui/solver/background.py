@@ -24,8 +24,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for the annotation only: importing this module loads no numpy
     import numpy as np
@@ -66,7 +67,7 @@ class Build:
         self._proc: subprocess.Popen | None = None
         self._thread = threading.Thread(target=self._run, name="kismet-table-build", daemon=True)
 
-    def start(self) -> "Build":
+    def start(self) -> Build:
         self._thread.start()
         return self
 
@@ -84,8 +85,14 @@ class Build:
         env = dict(os.environ, KISMET_SOLVER_CACHE=str(self.path.parent))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         with tempfile.TemporaryFile("w+") as errors:
-            proc = self._proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=errors,
-                                                 stdin=subprocess.DEVNULL, env=env, text=True)
+            proc = self._proc = subprocess.Popen(
+                self.command,
+                stdout=subprocess.PIPE,
+                stderr=errors,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                text=True,
+            )
             assert proc.stdout is not None  # stdout=PIPE gives the pipe
             _running.add(proc)
             try:
@@ -108,8 +115,11 @@ class Build:
         self.finished_at = time.monotonic()
         self.state = "ready"
         _changed()
-        log.info("The perfect dice bot is ready: the optimal table was built in %.0f s (%s).",
-                 self.finished_at - self.started_at, self.path)
+        log.info(
+            "The perfect dice bot is ready: the optimal table was built in %.0f s (%s).",
+            self.finished_at - self.started_at,
+            self.path,
+        )
 
     def _heard(self, words: list[str]) -> None:
         if not words:

@@ -39,10 +39,29 @@ import numpy as np
 from kismet_tui.rules import dice as rules
 
 from . import space
-from .space import FIRST_ROLL_P, FIVE_KIND, KEEPS, KISMET_J, LOWER_POINTS, LOWER_POINTS_JOKER, ROLL_SUM
+from .space import (
+    FIRST_ROLL_P,
+    FIVE_KIND,
+    KEEPS,
+    KISMET_J,
+    LOWER_POINTS,
+    LOWER_POINTS_JOKER,
+    ROLL_SUM,
+)
 from .states import (
-    ALL_BASIC, CAP, L_FLAG, L_MASK, N_LOWER, N_UPPER, OPEN_L, REWARD_U, SUCC_L, SUCC_L_REAL, SUCC_U,
-    UPPER_INDEX, level_states,
+    ALL_BASIC,
+    CAP,
+    L_FLAG,
+    L_MASK,
+    N_LOWER,
+    N_UPPER,
+    OPEN_L,
+    REWARD_U,
+    SUCC_L,
+    SUCC_L_REAL,
+    SUCC_U,
+    UPPER_INDEX,
+    level_states,
 )
 
 BATCH = 384  # states per batch: (462, BATCH) float64 is 1.4 MB
@@ -63,14 +82,16 @@ N_ROLLS = space.N_ROLLS
 ADD = POS[space.ADD[np.array(ORDER[:ROLL0])]]
 SUB = POS[space.SUB[np.array(ORDER)]]
 # For each size and j: how many of its rows have a (j + 1)-th distinct sub-keep.
-SUB_ROWS = [[sum(1 for i in ORDER[SIZE_START[s]:SIZE_START[s + 1]] if _distinct[i] > j)
-             for j in range(5)] for s in range(6)]
+SUB_ROWS = [
+    [sum(1 for i in ORDER[SIZE_START[s] : SIZE_START[s + 1]] if _distinct[i] > j) for j in range(5)]
+    for s in range(6)
+]
 # Rolls (the last 252 keeps) in the new order: ROLL_AT[q] is space's roll index of row q.
 ROLL_AT = np.array(ORDER[ROLL0:]) - ROLL0
 P_FIRST = FIRST_ROLL_P[ROLL_AT]
 
 # --- the last layer's tables, per roll in the new order -------------------------------------
-COUNT = space.COUNT[:, ROLL_AT]                       # (6 faces, 252)
+COUNT = space.COUNT[:, ROLL_AT]  # (6 faces, 252)
 # A roll's Basic choices: scratch one of the faces it lacks (the best of those is one value
 # per set of absent faces, ABSENT[q] as a 6-bit mask), or score one of the faces it shows:
 # PRESENT[j, q] is the row of (box, count) in a (36, B) array for its j-th face. Rolls with
@@ -102,8 +123,12 @@ def _signatures() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     keys: dict[tuple, int] = {}
     sig_of_roll = np.zeros(N_ROLLS, dtype=np.intp)
     for r in np.flatnonzero(plain):
-        key = tuple(("sum", points[j, r] - sums[r]) if sum_box[j] and points[j, r] > 0
-                    else ("fixed", points[j, r]) for j in range(N_LOWER_BOXES))
+        key = tuple(
+            ("sum", points[j, r] - sums[r])
+            if sum_box[j] and points[j, r] > 0
+            else ("fixed", points[j, r])
+            for j in range(N_LOWER_BOXES)
+        )
         sig_of_roll[r] = keys.setdefault(key, len(keys))
     n = len(keys)
     sum_const = np.full((n, N_LOWER_BOXES), -np.inf)
@@ -118,7 +143,7 @@ SIG_OF_ROLL, SUM_CONST, FIXED_CONST, SUMS = _signatures()
 N_SIGS = len(SUM_CONST)
 SIG_PLAIN = SIG_OF_ROLL[:N_PLAIN]
 SUMS_PLAIN = SUMS[:N_PLAIN, None]
-FIVE_POINTS = LOWER_POINTS[:, ROLL_AT[N_PLAIN:]]        # (9 boxes, 6 rolls)
+FIVE_POINTS = LOWER_POINTS[:, ROLL_AT[N_PLAIN:]]  # (9 boxes, 6 rolls)
 FIVE_POINTS_JOKER = LOWER_POINTS_JOKER[:, ROLL_AT[N_PLAIN:]]
 REAL = N_LOWER_BOXES  # in last_layer, row 9 of `after`: V after a real Kismet in its box
 
@@ -168,18 +193,20 @@ def _buffers(batch: int) -> _Buffers:
     return found
 
 
-def last_layer(VT: np.ndarray, u: np.ndarray, l: np.ndarray, out: np.ndarray, tmp: np.ndarray) -> None:
+def last_layer(
+    VT: np.ndarray, u: np.ndarray, l: np.ndarray, out: np.ndarray, tmp: np.ndarray
+) -> None:
     """out (252 rolls in the builder's order, B) = best box for each roll: points now plus V
     of the state after (turn.score_layer, in less work). VT is V transposed (see build)."""
     B = len(u)
     tmp = tmp[:N_ROLLS]
     # Basic boxes: one value per (box, count of its face), spread over the rolls.
-    w = REWARD_U[u] + VT[l[:, None, None], SUCC_U[u]]          # (B, 6, 6); closed: -inf
+    w = REWARD_U[u] + VT[l[:, None, None], SUCC_U[u]]  # (B, 6, 6); closed: -inf
     w36 = np.ascontiguousarray(w.reshape(B, 36).T)
     scratch = np.empty((64, B))  # [mask]: the best scratch among the faces in mask
     scratch[0] = -np.inf
     for b in range(6):  # the masks whose highest face is b + 1: those below, or face b + 1
-        np.maximum(scratch[:1 << b], w36[6 * b], out=scratch[1 << b:2 << b])
+        np.maximum(scratch[: 1 << b], w36[6 * b], out=scratch[1 << b : 2 << b])
     np.take(scratch, ABSENT, axis=0, mode="clip", out=out)
     for j, n in enumerate(N_PRESENT):
         np.take(w36, PRESENT[j, :n], axis=0, mode="clip", out=tmp[:n])
@@ -193,8 +220,8 @@ def last_layer(VT: np.ndarray, u: np.ndarray, l: np.ndarray, out: np.ndarray, tm
     # (h), and the value of the five-of-a-kind rolls.
     cand = np.take(after, CAND_BOX, axis=0, mode="clip")
     cand += CAND_ADD
-    best = np.take(cand, PICKS, axis=0, mode="clip").max(axis=0)   # (2 sigs + 12, B)
-    g, h = best[:N_SIGS], best[N_SIGS:2 * N_SIGS]
+    best = np.take(cand, PICKS, axis=0, mode="clip").max(axis=0)  # (2 sigs + 12, B)
+    g, h = best[:N_SIGS], best[N_SIGS : 2 * N_SIGS]
     plain, part = tmp[:N_PLAIN], out[:N_PLAIN]
     np.take(g, SIG_PLAIN, axis=0, mode="clip", out=plain)
     plain += SUMS_PLAIN
@@ -210,7 +237,7 @@ def _expect(keeps: np.ndarray, tmp: np.ndarray) -> None:
     """keeps[:ROLL0] from keeps[ROLL0:] (space.expect_rolls, same sums in the same order)."""
     for size in range(4, -1, -1):
         lo, hi = SIZE_START[size], SIZE_START[size + 1]
-        part, t = keeps[lo:hi], tmp[:hi - lo]
+        part, t = keeps[lo:hi], tmp[: hi - lo]
         np.take(keeps, ADD[lo:hi, 0], axis=0, mode="clip", out=part)  # rows of other sizes
         for f in range(1, 6):
             np.take(keeps, ADD[lo:hi, f], axis=0, mode="clip", out=t)
@@ -228,8 +255,8 @@ def _best_hold(keeps: np.ndarray, tmp: np.ndarray) -> np.ndarray:
             n = SUB_ROWS[size][j]
             if not n:
                 break
-            part, t = keeps[lo:lo + n], tmp[:n]
-            np.take(keeps, SUB[lo:lo + n, j], axis=0, mode="clip", out=t)
+            part, t = keeps[lo : lo + n], tmp[:n]
+            np.take(keeps, SUB[lo : lo + n, j], axis=0, mode="clip", out=t)
             np.maximum(part, t, out=part)
     return keeps[ROLL0:]
 
@@ -240,13 +267,14 @@ def state_values(VT: np.ndarray, u: np.ndarray, l: np.ndarray) -> np.ndarray:
     buf = _buffers(len(u))
     keeps, tmp = buf.keeps, buf.tmp
     last_layer(VT, u, l, keeps[ROLL0:], tmp)
-    _expect(keeps, tmp)                      # before the 3rd roll
-    _best_hold(keeps, tmp)                   # the rolls' rows: the 2nd roll's values
-    _expect(keeps, tmp)                      # before the 2nd roll
+    _expect(keeps, tmp)  # before the 3rd roll
+    _best_hold(keeps, tmp)  # the rolls' rows: the 2nd roll's values
+    _expect(keeps, tmp)  # before the 2nd roll
     return P_FIRST @ _best_hold(keeps, tmp)
 
 
 # --- Basic totals that are the same state ---------------------------------------------------
+
 
 def _canonical_upper() -> np.ndarray:
     """For each upper index, the index of the smallest total that behaves the same: every sum
@@ -286,9 +314,13 @@ def _canonical_lower() -> np.ndarray:
 CANON_L = _canonical_lower()
 
 
-def build(progress: Callable[[int, int], None] | None = None,
-          levels: Iterable[int] = range(14, -1, -1), V: np.ndarray | None = None,
-          threads: int | None = None, batch: int = BATCH) -> np.ndarray:
+def build(
+    progress: Callable[[int, int], None] | None = None,
+    levels: Iterable[int] = range(14, -1, -1),
+    V: np.ndarray | None = None,
+    threads: int | None = None,
+    batch: int = BATCH,
+) -> np.ndarray:
     """Solve the levels given (all by default) and return V, as table.build does.
     `progress(done, total)` is called from this thread as batches finish."""
     if V is None:
@@ -310,8 +342,12 @@ def build(progress: Callable[[int, int], None] | None = None,
         for u_all, l_all, u_solve, l_solve in work:
             values = np.empty(len(u_solve))
 
-            def run(start: int, u_solve: np.ndarray = u_solve, l_solve: np.ndarray = l_solve,
-                    values: np.ndarray = values) -> int:
+            def run(
+                start: int,
+                u_solve: np.ndarray = u_solve,
+                l_solve: np.ndarray = l_solve,
+                values: np.ndarray = values,
+            ) -> int:
                 stop = start + batch
                 values[start:stop] = state_values(VT, u_solve[start:stop], l_solve[start:stop])
                 return stop - start if stop < len(u_solve) else len(u_solve) - start

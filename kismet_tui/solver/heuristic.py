@@ -37,8 +37,9 @@ LOWER_PAR = {
 JOKER_PAR = 2.0
 
 
-def _bonus_estimate(total: np.ndarray, expected_more: np.ndarray,
-                    open_count: np.ndarray) -> np.ndarray:
+def _bonus_estimate(
+    total: np.ndarray, expected_more: np.ndarray, open_count: np.ndarray
+) -> np.ndarray:
     """Expected bonus still to come, with the final total spread around its mean."""
     final = total + expected_more
     spread = 1.0 + 3.0 * np.sqrt(open_count)
@@ -62,7 +63,8 @@ def approximate_table() -> np.ndarray:
     par = np.array([LOWER_PAR[box] for box in LOWER_BOXES])
     open_lower = np.array([[not m >> j & 1 for j in range(N_LOWER_BOXES)] for m in L_MASK])
     lower = open_lower @ par
-    jokerable = open_lower[:, [LOWER_BOXES.index("full_house"),
-                               LOWER_BOXES.index("full_house_same_color")]].sum(axis=1)
+    jokerable = open_lower[
+        :, [LOWER_BOXES.index("full_house"), LOWER_BOXES.index("full_house_same_color")]
+    ].sum(axis=1)
     lower += L_FLAG * JOKER_PAR * jokerable
     return upper[:, None] + lower[None, :]

@@ -9,8 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from .space import (
-    COUNT, FIVE_KIND, JOKER_BOXES, KEEP_INDEX, KEEPS, KISMET_J, LOWER_POINTS,
-    LOWER_POINTS_JOKER, N_KEEPS, ROLLS, best_hold, expect_rolls, sub_keeps,
+    COUNT,
+    FIVE_KIND,
+    JOKER_BOXES,
+    KEEP_INDEX,
+    KEEPS,
+    KISMET_J,
+    LOWER_POINTS,
+    LOWER_POINTS_JOKER,
+    N_KEEPS,
+    ROLLS,
+    best_hold,
+    expect_rolls,
+    sub_keeps,
 )
 from .states import L_FILLED, L_FLAG, REWARD_U, SUCC_L, SUCC_L_REAL, SUCC_U, U_FILLED
 from .turn import box_values, score_layer
@@ -20,7 +31,7 @@ KEEP_COUNTS = np.array([[k.count(f) for f in range(1, 7)] for k in KEEPS])
 KEEP_SIZE = KEEP_COUNTS.sum(axis=1)
 # Face counts -> keep index (counts coded in base 6).
 _CODE = 6 ** np.arange(6)
-COUNTS_TO_KEEP = np.full(6 ** 6, -1, dtype=np.intp)
+COUNTS_TO_KEEP = np.full(6**6, -1, dtype=np.intp)
 COUNTS_TO_KEEP[KEEP_COUNTS @ _CODE] = np.arange(N_KEEPS)
 # The holds within each roll (padded by repeating the first, the empty hold).
 _subs = [[KEEP_INDEX[k] for k in sub_keeps(r)] for r in ROLLS]
@@ -42,8 +53,9 @@ def _hold(values: np.ndarray, roll: np.ndarray) -> np.ndarray:
     return candidates[np.arange(len(roll)), best]
 
 
-def play(V: np.ndarray, games: int, seed: int, upper: int, lower: int,
-         batch: int = 4000) -> np.ndarray:
+def play(
+    V: np.ndarray, games: int, seed: int, upper: int, lower: int, batch: int = 4000
+) -> np.ndarray:
     """Points each game scores from the state (upper, lower) to the end, bonus included."""
     rng = np.random.default_rng(seed)
     out = []

@@ -55,7 +55,7 @@ ADD = np.array(
 
 def _remove_one(keep: tuple[int, ...], face: int) -> tuple[int, ...]:
     at = keep.index(face)
-    return keep[:at] + keep[at + 1:]
+    return keep[:at] + keep[at + 1 :]
 
 
 SUB = np.zeros((N_KEEPS, 5), dtype=np.intp)

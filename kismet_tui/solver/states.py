@@ -88,7 +88,9 @@ def upper_index(filled_basic_mask: int, basic_total: int) -> int:
     total = 0 if filled_basic_mask == ALL_BASIC else min(CAP, basic_total)
     index = int(UPPER_INDEX[filled_basic_mask, total])
     if index < 0:
-        raise ValueError(f"no Basic section can hold {basic_total} with mask {filled_basic_mask:06b}")
+        raise ValueError(
+            f"no Basic section can hold {basic_total} with mask {filled_basic_mask:06b}"
+        )
     return index
 
 

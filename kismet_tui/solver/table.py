@@ -62,8 +62,11 @@ def cache_path() -> Path:
     return folder / f"dice-optimal-v{FORMAT_VERSION}-{rules_fingerprint()}.npy"
 
 
-def build(progress: Progress | None = None, levels: Iterable[int] = range(14, -1, -1),
-          V: np.ndarray | None = None) -> np.ndarray:
+def build(
+    progress: Progress | None = None,
+    levels: Iterable[int] = range(14, -1, -1),
+    V: np.ndarray | None = None,
+) -> np.ndarray:
     """Solve the levels given (all by default) and return V. `progress(done, total)` is called
     as batches finish. Passing a V filled for higher levels lets tests solve a few levels."""
     from . import fast
@@ -71,8 +74,11 @@ def build(progress: Progress | None = None, levels: Iterable[int] = range(14, -1
     return fast.build(progress=progress, levels=levels, V=V)
 
 
-def build_reference(progress: Progress | None = None, levels: Iterable[int] = range(14, -1, -1),
-                    V: np.ndarray | None = None) -> np.ndarray:
+def build_reference(
+    progress: Progress | None = None,
+    levels: Iterable[int] = range(14, -1, -1),
+    V: np.ndarray | None = None,
+) -> np.ndarray:
     """build() by the first algorithm (turn.state_values, every box over every roll, batches
     of 8192 states): about five times slower; the benchmark's baseline."""
     if V is None:
@@ -83,8 +89,8 @@ def build_reference(progress: Progress | None = None, levels: Iterable[int] = ra
     for u_all, l_all in work:
         values = np.empty(len(u_all))
         for start in range(0, len(u_all), BATCH):
-            u, l = u_all[start:start + BATCH], l_all[start:start + BATCH]
-            values[start:start + BATCH] = state_values(V, u, l)
+            u, l = u_all[start : start + BATCH], l_all[start : start + BATCH]
+            values[start : start + BATCH] = state_values(V, u, l)
             done += len(u)
             if progress:
                 progress(done, total)
@@ -106,8 +112,10 @@ def text_progress(stream: TextIO = sys.stderr) -> Progress:
         filled = width * done // total
         elapsed = time.monotonic() - started
         eta = elapsed * (total - done) / done if done else 0
-        stream.write(f"\rBuilding the Kismet table [{'#' * filled}{'.' * (width - filled)}] "
-                     f"{percent:3d}%  {elapsed:5.0f}s, about {eta:4.0f}s left ")
+        stream.write(
+            f"\rBuilding the Kismet table [{'#' * filled}{'.' * (width - filled)}] "
+            f"{percent:3d}%  {elapsed:5.0f}s, about {eta:4.0f}s left "
+        )
         if done == total:
             stream.write("\n")
         stream.flush()
@@ -180,8 +188,11 @@ def load_checked(path: Path | None = None) -> tuple[np.ndarray | None, str | Non
         V = np.load(path, allow_pickle=False)
     except Exception as exc:  # an empty file: EOFError; a file of another kind: ValueError
         return None, f"{path.name} could not be read ({type(exc).__name__}: {exc})"
-    if (not isinstance(V, np.ndarray) or V.shape != (N_UPPER, N_LOWER)
-            or not np.isfinite(V[:, L_REACHABLE]).all()):
+    if (
+        not isinstance(V, np.ndarray)
+        or V.shape != (N_UPPER, N_LOWER)
+        or not np.isfinite(V[:, L_REACHABLE]).all()
+    ):
         return None, f"{path.name} does not hold a whole table"
     V = V.astype(np.float64)
     problem = wrong_values(V)
@@ -209,14 +220,21 @@ def wrong_values(V: np.ndarray, checks: int = SPOT_CHECKS) -> str | None:
     return None
 
 
-def random_states(level: int, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def random_states(
+    level: int, count: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """`count` reachable states with `level` boxes filled, drawn uniformly (with repeats)
     without listing them all as level_states does (which takes far longer than the check)."""
     from .states import L_FILLED, N_LOWER_BOXES, U_FILLED
 
-    blocks = [(np.flatnonzero(U_FILLED == upper),
-               np.flatnonzero((L_FILLED == level - upper) & L_REACHABLE))
-              for upper in range(7) if 0 <= level - upper <= N_LOWER_BOXES]
+    blocks = [
+        (
+            np.flatnonzero(U_FILLED == upper),
+            np.flatnonzero((L_FILLED == level - upper) & L_REACHABLE),
+        )
+        for upper in range(7)
+        if 0 <= level - upper <= N_LOWER_BOXES
+    ]
     sizes = np.array([len(us) * len(ls) for us, ls in blocks], dtype=np.float64)
     which = rng.choice(len(blocks), size=count, p=sizes / sizes.sum())
     u = np.empty(count, dtype=np.int64)
@@ -258,22 +276,29 @@ def locked(path: Path | None = None, on_wait: Callable[[], object] | None = None
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def build_and_save(progress: Progress | None = None,
-                   path: Path | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+def build_and_save(
+    progress: Progress | None = None, path: Path | None = None
+) -> tuple[np.ndarray, dict[str, Any]]:
     from .states import lower_index, upper_index
 
     started = time.monotonic()
     V = build(progress=progress)
-    info = {"build_seconds": round(time.monotonic() - started, 1),
-            "game_value": float(V[upper_index(0, 0), lower_index(0, False)]),
-            "format": FORMAT_VERSION, "rules": rules_fingerprint()}
+    info = {
+        "build_seconds": round(time.monotonic() - started, 1),
+        "game_value": float(V[upper_index(0, 0), lower_index(0, False)]),
+        "format": FORMAT_VERSION,
+        "rules": rules_fingerprint(),
+    }
     save(V, path=path, info=info)
     return V, info
 
 
-def ensure_built(progress: Progress | None = None, on_wait: Callable[[], object] | None = None,
-                 on_damaged: Callable[[str], object] | None = None,
-                 path: Path | None = None) -> np.ndarray:
+def ensure_built(
+    progress: Progress | None = None,
+    on_wait: Callable[[], object] | None = None,
+    on_damaged: Callable[[str], object] | None = None,
+    path: Path | None = None,
+) -> np.ndarray:
     """The table at `path`: loaded if it is cached and sound, else built and saved, under the
     lock, so two programs building at once do the work once. on_damaged(why) is called when
     a damaged file is found (it is then rebuilt)."""

@@ -16,8 +16,16 @@ from collections.abc import Iterator
 import numpy as np
 
 from .space import (
-    COUNT, FIRST_ROLL_P, FIVE_KIND, JOKER_BOXES, KISMET_J, LOWER_POINTS, LOWER_POINTS_JOKER,
-    N_ROLLS, best_hold, expect_rolls,
+    COUNT,
+    FIRST_ROLL_P,
+    FIVE_KIND,
+    JOKER_BOXES,
+    KISMET_J,
+    LOWER_POINTS,
+    LOWER_POINTS_JOKER,
+    N_ROLLS,
+    best_hold,
+    expect_rolls,
 )
 from .states import L_FLAG, OPEN_L, REWARD_U, SUCC_L, SUCC_L_REAL, SUCC_U
 
@@ -38,11 +46,14 @@ def box_values(V: np.ndarray, u: np.ndarray, l: np.ndarray) -> Iterator[tuple[in
             # The Kismet box is open only while the flag is off; a real Kismet sets it.
             real = np.where(open_j, V[u, SUCC_L_REAL[l]], -np.inf)
             values = np.where(
-                FIVE_KIND[:, None], LOWER_POINTS[j][:, None] + real[None, :],
+                FIVE_KIND[:, None],
+                LOWER_POINTS[j][:, None] + real[None, :],
                 LOWER_POINTS[j][:, None] + after[None, :],
             )
         elif j in JOKER_BOXES:
-            points = np.where(flag[None, :], LOWER_POINTS_JOKER[j][:, None], LOWER_POINTS[j][:, None])
+            points = np.where(
+                flag[None, :], LOWER_POINTS_JOKER[j][:, None], LOWER_POINTS[j][:, None]
+            )
             values = points + after[None, :]
         else:
             values = LOWER_POINTS[j][:, None] + after[None, :]

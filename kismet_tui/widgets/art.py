@@ -31,8 +31,16 @@ PIPS = {
 }
 
 # One colour per seat, so a player's grabs and name look the same everywhere.
-SEAT_COLOURS = ["cyan", "magenta", "yellow", "bright_blue", "bright_green", "bright_red",
-                "bright_cyan", "bright_magenta"]
+SEAT_COLOURS = [
+    "cyan",
+    "magenta",
+    "yellow",
+    "bright_blue",
+    "bright_green",
+    "bright_red",
+    "bright_cyan",
+    "bright_magenta",
+]
 
 DIE_WIDTH = 7
 FACE = "bright_white"
@@ -51,7 +59,9 @@ def big_dice(width: int, height: int) -> bool:
     return width >= BIG_DICE_ROOM[0] and height >= BIG_DICE_ROOM[1]
 
 
-def die_lines(face: int | None, held: bool = False, coloured: bool = True, big: bool = False) -> list[Text]:
+def die_lines(
+    face: int | None, held: bool = False, coloured: bool = True, big: bool = False
+) -> list[Text]:
     """A die five lines tall and seven wide: a light face with coloured pips, and (when
     `coloured`) the pips' colour written in the bottom edge ("black", "red", "green").
 
@@ -63,7 +73,9 @@ def die_lines(face: int | None, held: bool = False, coloured: bool = True, big: 
 
 
 @lru_cache(maxsize=128)
-def _die_lines(face: int | None, held: bool, coloured: bool, plain: bool, big: bool) -> tuple[Text, ...]:
+def _die_lines(
+    face: int | None, held: bool, coloured: bool, plain: bool, big: bool
+) -> tuple[Text, ...]:
     lines = _draw_die(face, held, coloured, plain)
     return tuple(_bigger(lines) if big else lines)
 
@@ -88,12 +100,17 @@ def _bigger(lines: list[Text]) -> list[Text]:
         for col in range(3):
             if col:
                 out += blank + blank + blank
-            out += pips[col * 2:col * 2 + 1]
+            out += pips[col * 2 : col * 2 + 1]
         return out + blank + end
 
     def empty(row: Text) -> Text:
-        return row[:1] + Text(" " * (BIG_DIE_WIDTH - 2), row[1:2].spans[0].style if row[1:2].spans else row.style) \
+        return (
+            row[:1]
+            + Text(
+                " " * (BIG_DIE_WIDTH - 2), row[1:2].spans[0].style if row[1:2].spans else row.style
+            )
             + row[-1:]
+        )
 
     out = [longer(top)]
     for index, row in enumerate(rows):
@@ -112,7 +129,11 @@ def _draw_die(face: int | None, held: bool, coloured: bool, plain: bool) -> list
         lines += [Text(f"{side}     {side}", frame) for _ in range(3)]
         lines.append(Text("+.....+" if plain else "╰─────╯", frame))
         return lines
-    edge = Style(color="yellow", bgcolor=FACE, bold=True) if held else Style(color="black", bgcolor=FACE)
+    edge = (
+        Style(color="yellow", bgcolor=FACE, bold=True)
+        if held
+        else Style(color="black", bgcolor=FACE)
+    )
     if plain:
         corners = ("#", "=", "#", "#", "#", "#") if held else ("+", "-", "+", "|", "+", "+")
     else:
@@ -127,7 +148,9 @@ def _draw_die(face: int | None, held: bool, coloured: bool, plain: bool) -> list
         for col in range(3):
             if col:
                 line.append(" ", blank)
-            line.append(dot if (row, col) in PIPS[face] else " ", pip if (row, col) in PIPS[face] else blank)
+            line.append(
+                dot if (row, col) in PIPS[face] else " ", pip if (row, col) in PIPS[face] else blank
+            )
         line.append(v, edge)
         lines.append(line)
     if not coloured:
@@ -174,7 +197,9 @@ CARD_WIDTH = 8
 BIG_CARD_WIDTH, BIG_CARD_HEIGHT = 12, 5
 
 
-def big_card_lines(number: int | None, chip: int | None, key: str = "", **kwargs: Any) -> list[Text]:
+def big_card_lines(
+    number: int | None, chip: int | None, key: str = "", **kwargs: Any
+) -> list[Text]:
     """The same card five lines tall and twelve wide, for terminals with room to spare: the
     normal card widened, with a blank line over the number."""
     lines = card_lines(number, chip, key, **kwargs)
@@ -194,8 +219,15 @@ def big_card_lines(number: int | None, chip: int | None, key: str = "", **kwargs
     return [out[0], blank, out[1], out[2], out[3]]
 
 
-def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: str | None = None,
-               owner_colour: str = "white", state: str = "open") -> list[Text]:
+def card_lines(
+    number: int | None,
+    chip: int | None,
+    key: str = "",
+    *,
+    owner: str | None = None,
+    owner_colour: str = "white",
+    state: str = "open",
+) -> list[Text]:
     """A card four lines tall and eight wide: hotkey in the top edge, big number, chip.
 
     state: "open" (face up, nobody on it), "grabbed" (a player's hand is on it: `owner` shown
@@ -205,13 +237,27 @@ def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: st
     if number is None or state == "empty":
         frame = Style(color="bright_black")
         if plain:
-            return [Text("+......+", frame), Text(":      :", frame), Text(":      :", frame),
-                    Text("+......+", frame)]
-        return [Text("┌╌╌╌╌╌╌┐", frame), Text("╎      ╎", frame), Text("╎      ╎", frame),
-                Text("└╌╌╌╌╌╌┘", frame)]
-    tl, h, tr, v, bl, br = ("+", "-", "+", "|", "+", "+") if plain else ("┌", "─", "┐", "│", "└", "┘")
-    edge_colour = {"open": "white", "grabbed": owner_colour, "good": "bright_green",
-                   "bad": "bright_red"}.get(state, "white")
+            return [
+                Text("+......+", frame),
+                Text(":      :", frame),
+                Text(":      :", frame),
+                Text("+......+", frame),
+            ]
+        return [
+            Text("┌╌╌╌╌╌╌┐", frame),
+            Text("╎      ╎", frame),
+            Text("╎      ╎", frame),
+            Text("└╌╌╌╌╌╌┘", frame),
+        ]
+    tl, h, tr, v, bl, br = (
+        ("+", "-", "+", "|", "+", "+") if plain else ("┌", "─", "┐", "│", "└", "┘")
+    )
+    edge_colour = {
+        "open": "white",
+        "grabbed": owner_colour,
+        "good": "bright_green",
+        "bad": "bright_red",
+    }.get(state, "white")
     edge = Style(color=edge_colour, bold=state != "open")
     top = Text(tl, edge)
     if key:
@@ -224,7 +270,9 @@ def card_lines(number: int | None, chip: int | None, key: str = "", *, owner: st
     num.append(f"{number:^6}", Style(color="bright_white", bold=True))
     num.append(v, edge)
     chip_line = Text(v, edge)
-    chip_line.append(f"{'(' + str(chip) + ')' if chip is not None else '':^6}", Style(color="yellow"))
+    chip_line.append(
+        f"{'(' + str(chip) + ')' if chip is not None else '':^6}", Style(color="yellow")
+    )
     chip_line.append(v, edge)
     bottom = Text(bl, edge)
     if owner:

@@ -23,8 +23,10 @@ from protocol import limits
 from ..messages import Refusal
 from ..rules.base import Plain
 
-MUTE = [Binding("m", "mute_watchers", "Mute watchers"),
-        Binding("m", "unmute_watchers", "Let watchers talk")]
+MUTE = [
+    Binding("m", "mute_watchers", "Mute watchers"),
+    Binding("m", "unmute_watchers", "Let watchers talk"),
+]
 
 
 def mute_offered(action: str, table: Plain | None, me: int | None) -> bool:
@@ -60,8 +62,11 @@ class ChatInput(Input):
             self.words = words
 
     def __init__(self, id: str | None = "chat") -> None:
-        super().__init__(placeholder="Say something, enter to send, escape to close", id=id,
-                         max_length=limits.MAX_CHAT)
+        super().__init__(
+            placeholder="Say something, enter to send, escape to close",
+            id=id,
+            max_length=limits.MAX_CHAT,
+        )
 
     # Focusable only while open, so a closed chat line never swallows the game's keys.
     can_focus = False
@@ -92,8 +97,12 @@ class ChatInput(Input):
     def restricted(self) -> None:
         """A key or a paste that would pass the host's limit is not typed: say so (the
         app shows it on the top line), rather than let the words stop without a word."""
-        self.post_message(Refusal(f"A chat line holds up to {limits.MAX_CHAT} characters: "
-                                  "that would make it longer, so it was not typed."))
+        self.post_message(
+            Refusal(
+                f"A chat line holds up to {limits.MAX_CHAT} characters: "
+                "that would make it longer, so it was not typed."
+            )
+        )
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

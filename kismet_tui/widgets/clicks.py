@@ -24,7 +24,7 @@ from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Static
 
-CLICK = "click"   # the meta key of a span's action
+CLICK = "click"  # the meta key of a span's action
 
 
 def acts(action: str) -> Style:
@@ -35,7 +35,9 @@ def acts(action: str) -> Style:
 def button(text: Text, label: str, action: str, style: Style | str = "bold") -> None:
     """Append `label` to `text` as a button: in brackets (clear in every terminal, colour
     or not, Unicode or ASCII), acting on a click."""
-    text.append(f"[{label}]", (Style.parse(style) if isinstance(style, str) else style) + acts(action))
+    text.append(
+        f"[{label}]", (Style.parse(style) if isinstance(style, str) else style) + acts(action)
+    )
 
 
 def offered(node: Widget, action: str) -> bool:
@@ -55,10 +57,12 @@ class ClickText(Static):
     ClickText > .click-text--hover { text-style: reverse underline; }
     """
 
-    def __init__(self, content: VisualType = "", id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, content: VisualType = "", id: str | None = None, classes: str | None = None
+    ) -> None:
         super().__init__(content, id=id, classes=classes)
-        self.words: VisualType = content   # as given, without the hover's light
-        self.hovered: str | None = None    # the action of the span under the mouse
+        self.words: VisualType = content  # as given, without the hover's light
+        self.hovered: str | None = None  # the action of the span under the mouse
 
     def update(self, content: VisualType = "", *, layout: bool = True) -> None:
         self.words = content
@@ -91,7 +95,7 @@ class ClickText(Static):
         action = event.style.meta.get(CLICK)
         if isinstance(action, str):
             event.stop()
-            await self.run_action(action)   # (run_action asks check_action, as for a key)
+            await self.run_action(action)  # (run_action asks check_action, as for a key)
 
 
 class ActionBar(ClickText):
@@ -104,7 +108,7 @@ class ActionBar(ClickText):
 
     def __init__(self, buttons: list[tuple[str, str]], id: str | None = None) -> None:
         super().__init__("", id=id)
-        self.buttons = buttons    # (label, action) in the order shown
+        self.buttons = buttons  # (label, action) in the order shown
         self.drawn: tuple[str, ...] | None = None
 
     def on_mount(self) -> None:
@@ -124,7 +128,7 @@ class ActionBar(ClickText):
     def draw(self) -> None:
         shown = self.shown()
         if shown == self.drawn:
-            return   # (the lobby's keys are refreshed on most messages; most change nothing)
+            return  # (the lobby's keys are refreshed on most messages; most change nothing)
         self.drawn = shown
         text = Text(no_wrap=True, overflow="ellipsis")
         for label, action in self.buttons:

@@ -32,17 +32,23 @@ class KeyFooter(Footer):
     def __init__(self, same_keys_once: bool = False) -> None:
         super().__init__(compact=ascii_mode())
         self.same_keys_once = same_keys_once
-        self.drawn: tuple[bool, tuple[Shown, ...]] | None = None   # the keys composed last
+        self.drawn: tuple[bool, tuple[Shown, ...]] | None = None  # the keys composed last
 
     def keys_of(self, screen: Screen) -> tuple[bool, tuple[Shown, ...]]:
         return self.show_command_palette, tuple(
             (binding.key, binding.action, binding.description, enabled, tooltip)
-            for _node, binding, enabled, tooltip in screen.active_bindings.values() if binding.show)
+            for _node, binding, enabled, tooltip in screen.active_bindings.values()
+            if binding.show
+        )
 
     def bindings_changed(self, screen: Screen) -> None:
-        if (self.same_keys_once and self.drawn is not None and screen is self.screen
-                and self.keys_of(screen) == self.drawn):
-            return   # the keys drawn are these
+        if (
+            self.same_keys_once
+            and self.drawn is not None
+            and screen is self.screen
+            and self.keys_of(screen) == self.drawn
+        ):
+            return  # the keys drawn are these
         super().bindings_changed(screen)
 
     def compose(self) -> ComposeResult:

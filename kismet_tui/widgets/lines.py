@@ -15,7 +15,6 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-
 NO_STYLE = Style()
 
 
@@ -35,9 +34,16 @@ class Lines(Widget):
         self.text = text
         # Every segment gets a style (an unstyled run is None from Rich, which Textual's
         # line filters do not all accept).
-        self.strips = [Strip([Segment(seg.text, seg.style or NO_STYLE, seg.control) for seg in line.render(console)],
-                             line.cell_len)
-                       for line in text.split("\n", allow_blank=True)]
+        self.strips = [
+            Strip(
+                [
+                    Segment(seg.text, seg.style or NO_STYLE, seg.control)
+                    for seg in line.render(console)
+                ],
+                line.cell_len,
+            )
+            for line in text.split("\n", allow_blank=True)
+        ]
         self.refresh()
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:

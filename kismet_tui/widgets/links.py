@@ -55,8 +55,10 @@ def button(label: str, action: str) -> Text:
 def button_row(buttons: list[tuple[str, str | None]], gap: int = 2) -> Text:
     """Buttons side by side (label, action), `gap` spaces apart; a button without an action
     is not there, its place left blank."""
-    return Text(" " * gap).join(button(label, action) if action is not None else Text(" " * (len(label) + 2))
-                                for label, action in buttons)
+    return Text(" " * gap).join(
+        button(label, action) if action is not None else Text(" " * (len(label) + 2))
+        for label, action in buttons
+    )
 
 
 class LinkText(Static):
@@ -68,8 +70,8 @@ class LinkText(Static):
 
     def __init__(self, content: VisualType = "", *, id: str | None = None) -> None:
         super().__init__(content, id=id)
-        self.words: VisualType = content   # as given, without the light
-        self.hovered: str | None = None    # the action of the thing under the pointer
+        self.words: VisualType = content  # as given, without the light
+        self.hovered: str | None = None  # the action of the thing under the pointer
 
     @property
     def link_style(self) -> Style:

@@ -25,12 +25,16 @@ def fit(name: str, width: int, pad: bool = False) -> str:
         return ""
     if not fits(name, width):
         bare = REMARK.sub("", name).strip()
-        name = bare if bare and fits(bare, width) else set_cell_size(name, width - 1).rstrip() + glyph("…")
+        name = (
+            bare
+            if bare and fits(bare, width)
+            else set_cell_size(name, width - 1).rstrip() + glyph("…")
+        )
     return set_cell_size(name, width) if pad else name
 
 
 def possessive(name: str, thing: str, width: int) -> str:
-    """"Ana's throw" when it fits in `width`; else "Throw: Bot 1 (me…" — a possessive is never
+    """ "Ana's throw" when it fits in `width`; else "Throw: Bot 1 (me…" — a possessive is never
     glued onto a cut name."""
     whole = f"{name}'s {thing}"
     if fits(whole, width):

@@ -48,13 +48,17 @@ NOTICE_STYLE = {
 # A replay's buttons on this line (the app's actions: kismet_tui/replay.py), in the order of
 # a tape's: to the start, one back, pause or play, one on, to the end.
 REPLAY_BUTTONS = [
-    ("|<", "app.restart"), ("<", "app.step_back(True)"), ("<", "app.step_back(False)"),
-    ("Pause", "app.play_pause(True)"), ("Play", "app.play_pause(False)"),
-    (">", "app.step"), (">|", "app.to_end"),
+    ("|<", "app.restart"),
+    ("<", "app.step_back(True)"),
+    ("<", "app.step_back(False)"),
+    ("Pause", "app.play_pause(True)"),
+    ("Play", "app.play_pause(False)"),
+    (">", "app.step"),
+    (">|", "app.to_end"),
 ]
 LOCAL = "this computer"  # the address `kismet` (local play) gives the app
 PAGE_SECONDS = 5.0  # how long each page of a notice longer than NOTICE_LINES lines shows
-NOTICE_LINES = 3    # the most lines the bar grows to for one notice
+NOTICE_LINES = 3  # the most lines the bar grows to for one notice
 
 
 def pages(words: str, width: int) -> list[str]:
@@ -97,9 +101,17 @@ def connection_words(state: str, address: str, detail: str) -> str:
     if state == "connected":
         return f"on {LOCAL}" if local else f"connected to {address}" if address else "connected"
     if state == "connecting":
-        return f"starting{dots}" if local else f"connecting to {address}{dots}" if address else f"connecting{dots}"
+        return (
+            f"starting{dots}"
+            if local
+            else f"connecting to {address}{dots}"
+            if address
+            else f"connecting{dots}"
+        )
     if state == "reconnecting":
-        return f"reconnecting to {address}{dots}" if address and not local else f"reconnecting{dots}"
+        return (
+            f"reconnecting to {address}{dots}" if address and not local else f"reconnecting{dots}"
+        )
     if state == "closed":
         return detail or "disconnected"
     if state == "replay-paused":
@@ -167,7 +179,7 @@ class StatusBar(ClickText):
             lines = min(len(shown), NOTICE_LINES)
             first = (self.page * NOTICE_LINES) % len(shown)
             style = NOTICE_STYLE.get(notice.severity, "bold")
-            on_show = shown[first:first + NOTICE_LINES]
+            on_show = shown[first : first + NOTICE_LINES]
             for n, line in enumerate(on_show):
                 text.append(" " if n == 0 else "\n   ")
                 clock = self.clock if n == len(on_show) - 1 and self.clock_fits(line, width) else ""
@@ -223,7 +235,11 @@ class StatusBar(ClickText):
         colour = STATE_STYLE.get(state, ("?", "white"))[1]
         bar = glyph("│")
         words = connection_words(state, app.address, detail)
-        if state == "connected" and self.clock and text.cell_len + 6 + cell_len(words) + cell_len(self.clock) > width:
+        if (
+            state == "connected"
+            and self.clock
+            and text.cell_len + 6 + cell_len(words) + cell_len(self.clock) > width
+        ):
             # The clocks are urgent ("The host plays for you: press any key to come back.")
             # and the mark still says connected: the address gives way, not their words.
             words = ""
@@ -237,7 +253,9 @@ class StatusBar(ClickText):
         # the place name; only when even those do not fit does the place name give way.
         build = None
         for kept in (cell_len(self.where), min(cell_len(self.where), 8)):
-            build = build or self._build_words(app.build_words, width - text.cell_len - (kept + 5 if self.where else 0))
+            build = build or self._build_words(
+                app.build_words, width - text.cell_len - (kept + 5 if self.where else 0)
+            )
         width -= len(build or "")
         helper = f"  {bar}  ? help"
         room = width - text.cell_len - len("  |  ")

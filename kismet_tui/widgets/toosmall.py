@@ -22,8 +22,10 @@ def too_small_words(width: int, height: int, web: bool = False) -> Text:
     if web:
         text.append("This window is too small for Kismet.\n\n", style="bold")
         text.append(f"It needs {MIN_WIDTH}x{MIN_HEIGHT} characters; it shows {width}x{height}.\n")
-        text.append("Make the browser window larger, or its text smaller (ctrl and -): the game "
-                    "goes on meanwhile and comes back as it is.")
+        text.append(
+            "Make the browser window larger, or its text smaller (ctrl and -): the game "
+            "goes on meanwhile and comes back as it is."
+        )
         return text
     text.append("This terminal is too small for Kismet.\n\n", style="bold")
     text.append(f"It needs {MIN_WIDTH}x{MIN_HEIGHT}; this one is {width}x{height}.\n")

@@ -28,8 +28,13 @@ def left_words(ms: int) -> str:
     return f"{hours}:{minutes:02d}:{seconds:02d}"
 
 
-def clock_words(clocks: Iterable[Mapping[str, Any]], names: list[str], me: int | None,
-                now_ms: int, dot: str = "·") -> str:
+def clock_words(
+    clocks: Iterable[Mapping[str, Any]],
+    names: list[str],
+    me: int | None,
+    now_ms: int,
+    dot: str = "·",
+) -> str:
     """Every running limit in a few words each, joined by " · " ("" when none runs; `dot`:
     the terminal's own spelling of the dot, kismet_tui/widgets/glyphs.py)."""
     said = []

@@ -16,7 +16,9 @@ def describe_dice(note: Note, names: list[str]) -> str | None:
         held, thrown = note["held"], note["dice"]
         # The faces kept, not their count: "keeping 3" read as "keeping the 3".
         kept = f", kept {faces([thrown[i] for i in held if i < len(thrown)])}" if held else ""
-        return f"{name_of(names, note['seat'])} throws {faces(thrown)} (throw {note['roll']}{kept})."
+        return (
+            f"{name_of(names, note['seat'])} throws {faces(thrown)} (throw {note['roll']}{kept})."
+        )
     if note["type"] == "scored":
         who = name_of(names, note["seat"])
         joker = " as a joker" if note["joker"] else ""
@@ -48,6 +50,8 @@ def describe_host_move(note: Note, names: list[str], played: TimeoutNote) -> str
         return f"The host throws {faces(note['dice'])} for {who}."
     if note["type"] == "scored":
         joker = " as a joker" if note["joker"] else ""
-        return (f"The host scored {note['points']} in {box_name(note['box'])}{joker} for {who}: "
-                f"{why_played(played, names)}.")
+        return (
+            f"The host scored {note['points']} in {box_name(note['box'])}{joker} for {who}: "
+            f"{why_played(played, names)}."
+        )
     return None

@@ -16,8 +16,10 @@ def describe_knock(note: Note, names: list[str]) -> str | None:
     if note["type"] == "committed":
         return f"{name_of(names, note['seat'])} has chosen their cards to lay in advance."
     if note["type"] == "prelay_defaulted":
-        return (f"{name_of(names, note['seat'])} ran out of time (the {limit_words(note['limit_ms'])} "
-                "limit passed): nothing laid in advance.")
+        return (
+            f"{name_of(names, note['seat'])} ran out of time (the {limit_words(note['limit_ms'])} "
+            "limit passed): nothing laid in advance."
+        )
     if note["type"] == "revealed":
         who, count = name_of(names, note["seat"]), note["count"]
         if not count:
@@ -55,7 +57,9 @@ def describe_knock(note: Note, names: list[str]) -> str | None:
     if note["type"] == "round_over":
         winners = and_list([name_of(names, s) for s in note["winners"]])
         counts = ", ".join(f"{name_of(names, s)} -{m}" for s, m in enumerate(note["minus"]) if m)
-        return f"Round {note['round']} goes to {winners}." + (f" Minus points: {counts}." if counts else "")
+        return f"Round {note['round']} goes to {winners}." + (
+            f" Minus points: {counts}." if counts else ""
+        )
     return describe_common(note, names)
 
 

@@ -13,8 +13,10 @@ from typing import cast
 
 from ..rules import dice_types, knock_types, race_types
 from .common import CommonNote, NoteData, describe_common
-from .dice import describe_dice, describe_host_move as dice_host_move
-from .knock import describe_host_move as knock_host_move, describe_knock
+from .dice import describe_dice
+from .dice import describe_host_move as dice_host_move
+from .knock import describe_host_move as knock_host_move
+from .knock import describe_knock
 from .race import describe_race
 
 # A line of the move log: its sentence and the seat it is about (None: nobody's).
@@ -47,15 +49,21 @@ def telling_order(notes: Sequence[NoteData]) -> list[NoteData]:
     return rest[:after] + ended + rest[after:]
 
 
-def host_move(ruleset: str, note: NoteData, names: list[str], played: NoteData | None) -> str | None:
+def host_move(
+    ruleset: str, note: NoteData, names: list[str], played: NoteData | None
+) -> str | None:
     """`note` as a move the host made for a seat, saying why (`played`: the event's note
     that the host played, if any), or None when it is not one [D31]."""
     if played is None or "why" not in played:
         return None
     if ruleset == "dice":
-        return dice_host_move(cast(dice_types.Note, note), names, cast(dice_types.TimeoutNote, played))
+        return dice_host_move(
+            cast(dice_types.Note, note), names, cast(dice_types.TimeoutNote, played)
+        )
     if ruleset == "knock":
-        return knock_host_move(cast(knock_types.Note, note), names, cast(knock_types.DefaultPlayNote, played))
+        return knock_host_move(
+            cast(knock_types.Note, note), names, cast(knock_types.DefaultPlayNote, played)
+        )
     return None
 
 
@@ -71,12 +79,17 @@ def event_lines(ruleset: str, notes: Sequence[NoteData], names: list[str]) -> li
     return lines
 
 
-def history_lines(ruleset: str, notes_per_event: Sequence[Sequence[NoteData]], names: list[str],
-                  first_seq: int = 1, limit: int = LIMIT) -> list[Line]:
+def history_lines(
+    ruleset: str,
+    notes_per_event: Sequence[Sequence[NoteData]],
+    names: list[str],
+    first_seq: int = 1,
+    limit: int = LIMIT,
+) -> list[Line]:
     """The lines of the events numbered `first_seq` and on (events count from 1, as their seq
     does), the last `limit` of them."""
     lines: list[Line] = []
-    for notes in notes_per_event[max(0, first_seq - 1):]:
+    for notes in notes_per_event[max(0, first_seq - 1) :]:
         lines.extend(event_lines(ruleset, notes, names))
         if len(lines) > 2 * limit:  # trim as we go: a long game stays cheap to catch up
             del lines[:-limit]

@@ -16,7 +16,10 @@ def describe_race(note: Note, names: list[str]) -> str | None:
     if note["type"] == "passed":
         return f"{name_of(names, note['seat'])} passes."
     if note["type"] == "round_ended":
-        return {"time_up": "Time is up.", "no_match_left": "Every matching card has been grabbed."}.get(note["why"])
+        return {
+            "time_up": "Time is up.",
+            "no_match_left": "Every matching card has been grabbed.",
+        }.get(note["why"])
     if note["type"] == "revealed":
         who = name_of(names, note["seat"])
         if note["right"]:

@@ -73,18 +73,25 @@ def open_checked(path: Path, damaged_dir: Path) -> tuple[sqlite3.Connection, lis
             raise sqlite3.DatabaseError("its pages do not check out")
         found = migrate(db)
         if 0 < found < BUILT_BY_TODAYS_RULES:
-            words.append(f"The records were made by an older host (records version {found}): "
-                         "rebuilding them from the game logs, so every rating and figure follows today's rules.")
+            words.append(
+                f"The records were made by an older host (records version {found}): "
+                "rebuilding them from the game logs, so every rating and figure follows today's rules."
+            )
         return db, words, fresh or 0 < found < BUILT_BY_TODAYS_RULES
     except (sqlite3.DatabaseError, NewerSchema) as exc:
         if db is not None:
             db.close()
         if isinstance(exc, sqlite3.Error) and is_disk_trouble(exc):
             raise  # a full or failing disk is no damage: the file is kept, and opened later
-        folder = set_aside(path, damaged_dir, f"The records database was set aside: {exc}. "
-                           "It is rebuilt from the game logs.")
-        words.append(f"The records database was set aside into {folder} ({exc}); "
-                     "rebuilding it from the game logs.")
+        folder = set_aside(
+            path,
+            damaged_dir,
+            f"The records database was set aside: {exc}. It is rebuilt from the game logs.",
+        )
+        words.append(
+            f"The records database was set aside into {folder} ({exc}); "
+            "rebuilding it from the game logs."
+        )
     db = connect(path)
     migrate(db)
     return db, words, True
@@ -105,8 +112,9 @@ def set_aside(path: Path, damaged_dir: Path, why: str) -> Path:
     return folder
 
 
-def rebuild(db: sqlite3.Connection, games_dir: Path,
-            host_since: float | None = None) -> tuple[int, list[str]]:
+def rebuild(
+    db: sqlite3.Connection, games_dir: Path, host_since: float | None = None
+) -> tuple[int, list[str]]:
     """Empty the index and index every finished log in `games_dir` again, in the order the
     games ended. Returns (games indexed, words for each log that could not be read)."""
     with db:
@@ -126,14 +134,17 @@ def running_logs(state_dir: Path) -> set[str]:
     return names
 
 
-def catch_up(db: sqlite3.Connection, games_dir: Path,
-             host_since: float | None = None) -> tuple[int, list[str]]:
+def catch_up(
+    db: sqlite3.Connection, games_dir: Path, host_since: float | None = None
+) -> tuple[int, list[str]]:
     """Index the logs of games that are over which the index does not hold yet (a host
     stopped between a log's end and its row); (how many, words for the unreadable ones)."""
     # A kept row's log is the file of that name (a name is only given again once its log
     # is gone); any other file is read, and index_game knows it by its name and start.
     known = {row[0] for row in db.execute("SELECT log_file FROM games WHERE log_kept = 1")}
-    games, unreadable = ended_logs_in_order(games_dir, known, running_logs(games_dir.parent), host_since)
+    games, unreadable = ended_logs_in_order(
+        games_dir, known, running_logs(games_dir.parent), host_since
+    )
     for game in games:
         index_game(db, game)
     return len(games), unreadable
@@ -143,8 +154,13 @@ def is_disk_trouble(exc: sqlite3.Error) -> bool:
     """A write the disk refused (full, read-only, I/O), as opposed to a bug in the SQL."""
     code = getattr(exc, "sqlite_errorcode", None)
     return code is not None and code & 0xFF in (
-        sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN,
-        sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+        sqlite3.SQLITE_FULL,
+        sqlite3.SQLITE_IOERR,
+        sqlite3.SQLITE_READONLY,
+        sqlite3.SQLITE_CANTOPEN,
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    )
 
 
 class RecordIndex:
@@ -176,7 +192,9 @@ class RecordIndex:
         self._thread = threading.Thread(target=self._run, name="kismet-records", daemon=True)
         self._thread.start()
 
-    def game_ended(self, path: Path, then: Callable[[list[SeatOutcome] | None], None] | None = None) -> None:
+    def game_ended(
+        self, path: Path, then: Callable[[list[SeatOutcome] | None], None] | None = None
+    ) -> None:
         """Index the finished log at `path`; `then(outcomes)` is called on the worker thread."""
         self._jobs.put_game((path, False), then)
 
@@ -185,8 +203,12 @@ class RecordIndex:
         keep_games prunes its log in its turn."""
         self._jobs.put_game((path, True), None)
 
-    def ask(self, question: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None],
-            asker: Hashable = None) -> None:
+    def ask(
+        self,
+        question: Callable[[sqlite3.Connection], Any],
+        then: Callable[[Any], None],
+        asker: Hashable = None,
+    ) -> None:
         """Run `question(db)` on the worker, after the games waiting and in `asker`'s fair turn
         (jobs.py); `then(answer)` on the worker thread (an exception it raised is the answer)."""
         self._jobs.put_ask(question, then, asker)
@@ -216,8 +238,9 @@ class RecordIndex:
                     self._drain_without_db()
                     return
                 if self._paused_words is None:  # a full or failing disk: try again later
-                    self._paused_words = (f"The records cannot open their file ({exc}); they "
-                                          "try again by themselves.")
+                    self._paused_words = (
+                        f"The records cannot open their file ({exc}); they try again by themselves."
+                    )
                     log.warning("%s", self._paused_words)
                 self.ready.set()
                 if not self._wait_for_disk():
@@ -230,7 +253,9 @@ class RecordIndex:
         while True:
             # Games waiting for the disk are tried again at their time, however many
             # requests come meanwhile: a request never puts the retry off.
-            job = self._jobs.get(max(0.0, self._retry_at - time.monotonic()) if self._waiting else None)
+            job = self._jobs.get(
+                max(0.0, self._retry_at - time.monotonic()) if self._waiting else None
+            )
             if job is None or job.kind == STOP:
                 self._write_waiting()
                 if job is None:
@@ -278,7 +303,9 @@ class RecordIndex:
                     outcomes = None
                 else:
                     if self._paused_words is None:
-                        self._paused_words = f"The records wait for the disk ({exc}); they catch up by themselves."
+                        self._paused_words = (
+                            f"The records wait for the disk ({exc}); they catch up by themselves."
+                        )
                         log.warning("%s", self._paused_words)
                     self._retry_at = time.monotonic() + RETRY_S
                     return
@@ -342,7 +369,10 @@ class RecordIndex:
             assert job is not None  # (no timeout: a job)
             if job.kind == STOP:
                 return
-            self._call(job.then, None if job.kind == GAME else RuntimeError("The records are off on this host."))
+            self._call(
+                job.then,
+                None if job.kind == GAME else RuntimeError("The records are off on this host."),
+            )
 
     def _prune(self, db: sqlite3.Connection) -> None:
         """Remove the oldest kept logs beyond keep_games, through the index: their rows stay."""
@@ -351,8 +381,10 @@ class RecordIndex:
         kept = db.execute("SELECT COUNT(*) FROM games WHERE log_kept = 1").fetchone()[0]
         if kept <= self.keep_games:
             return
-        oldest = db.execute("SELECT id, log_file FROM games WHERE log_kept = 1 "
-                            "ORDER BY ended_ms, id LIMIT ?", (kept - self.keep_games,)).fetchall()
+        oldest = db.execute(
+            "SELECT id, log_file FROM games WHERE log_kept = 1 ORDER BY ended_ms, id LIMIT ?",
+            (kept - self.keep_games,),
+        ).fetchall()
         # Marked first, removed after: a host killed between the two leaves a file too many
         # (read again and known at the next start), never a kept row without its file.
         with db:
@@ -367,5 +399,13 @@ class RecordIndex:
                 log.warning("could not remove the old game log %s: %s", log_file, exc)
 
 
-__all__ = ["FILE_NAME", "RecordIndex", "SeatOutcome", "catch_up", "connect", "open_checked", "rebuild",
-           "read_ended"]
+__all__ = [
+    "FILE_NAME",
+    "RecordIndex",
+    "SeatOutcome",
+    "catch_up",
+    "connect",
+    "open_checked",
+    "rebuild",
+    "read_ended",
+]

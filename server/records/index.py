@@ -55,8 +55,9 @@ def model() -> Any:
     stays off the solo app's way to its first screen."""
     from openskill.models import PlackettLuce
 
-    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=TAU, limit_sigma=False,
-                        balance=False)
+    return PlackettLuce(
+        mu=MU, sigma=SIGMA, beta=BETA, kappa=KAPPA, tau=TAU, limit_sigma=False, balance=False
+    )
 
 
 # The shown rating: openskill's ordinal (mu - 3 sigma, what the player is surely at least),
@@ -65,12 +66,15 @@ RATING_SCALE, RATING_START = 40, 1000
 
 
 def shown_rating(mu: float, sigma: float) -> int:
-    return round(model().rating(mu=mu, sigma=sigma).ordinal(alpha=RATING_SCALE, target=RATING_START))
+    return round(
+        model().rating(mu=mu, sigma=sigma).ordinal(alpha=RATING_SCALE, target=RATING_START)
+    )
 
 
 @dataclass
 class EndedGame:
     """What the index needs from one log; None from `read_ended` for an unfinished game."""
+
     log_file: str
     ruleset: str
     table_id: int
@@ -105,7 +109,9 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
                 elif kind == "event":
                     last_t = record.get("t")
                     if isinstance(header, dict) and header.get("ruleset") in ("race", "dice"):
-                        events.append(record)  # (read for the review: seat_reactions, seat_dice_costs)
+                        events.append(
+                            record
+                        )  # (read for the review: seat_reactions, seat_dice_costs)
                     if leavers is not None:
                         leavers.see(record)
                 elif kind == "end":
@@ -126,16 +132,26 @@ def read_ended(path: Path, unfinished_too: bool = False) -> EndedGame | None:
     if len(players) != len(names) or len(scores) != len(names):
         raise LogError(f"{path.name}: seats, players and scores do not match")
     started = int(header.get("t0", 0))
-    return EndedGame(path.name, str(header.get("ruleset")), int(table_id or 0), started,
-                     int(last_t if last_t is not None else started), names,
-                     [str(p) if p else None for p in players], [int(s) for s in scores],
-                     [int(w) for w in winners], finished=had_end,
-                     left=leavers.left(had_end) if leavers is not None else [],
-                     reactions=seat_reactions(header, events, len(names)),
-                     dice_costs=seat_dice_costs(header, events, len(names)) if had_end else [])
+    return EndedGame(
+        path.name,
+        str(header.get("ruleset")),
+        int(table_id or 0),
+        started,
+        int(last_t if last_t is not None else started),
+        names,
+        [str(p) if p else None for p in players],
+        [int(s) for s in scores],
+        [int(w) for w in winners],
+        finished=had_end,
+        left=leavers.left(had_end) if leavers is not None else [],
+        reactions=seat_reactions(header, events, len(names)),
+        dice_costs=seat_dice_costs(header, events, len(names)) if had_end else [],
+    )
 
 
-def seat_dice_costs(header: dict[str, Any], events: list[dict[str, Any]], seats: int) -> list[int | None]:
+def seat_dice_costs(
+    header: dict[str, Any], events: list[dict[str, Any]], seats: int
+) -> list[int | None]:
     """Each seat's dice review cost, in hundredths of a point (kismet_tui/review/dice.py):
     None for other games, and for every seat while the optimal table is not built (a review
     never guesses; `--reindex` once it is built fills them), or for a log the engine cannot
@@ -156,7 +172,9 @@ def seat_dice_costs(header: dict[str, Any], events: list[dict[str, Any]], seats:
     return costs if len(costs) == seats else [None] * seats
 
 
-def seat_reactions(header: dict[str, Any], events: list[dict[str, Any]], seats: int) -> list[int | None]:
+def seat_reactions(
+    header: dict[str, Any], events: list[dict[str, Any]], seats: int
+) -> list[int | None]:
     """Each seat's median reaction in a race game (None for other games, a seat that never
     grabbed, and a log the engine cannot play through: the figures are a record's extra, never
     a reason to refuse it)."""
@@ -172,6 +190,7 @@ def seat_reactions(header: dict[str, Any], events: list[dict[str, Any]], seats: 
 @dataclass
 class SeatOutcome:
     """One seat's line for the end box: its rating and the change, and a new personal best."""
+
     seat: int
     rating_before: int | None
     rating_after: int | None
@@ -186,7 +205,9 @@ class SeatOutcome:
         return {"rating": self.rating_after, "change": change, "best": self.personal_best}
 
 
-def index_log(db: sqlite3.Connection, path: Path, unfinished_too: bool = False) -> list[SeatOutcome] | None:
+def index_log(
+    db: sqlite3.Connection, path: Path, unfinished_too: bool = False
+) -> list[SeatOutcome] | None:
     """Index the finished game in `path` (once: a log already indexed gives its outcomes
     again). None for an unfinished game, unless `unfinished_too` (a game closed unfinished:
     indexed as such, for pruning). One transaction; raises sqlite3 errors as they come."""
@@ -196,17 +217,28 @@ def index_log(db: sqlite3.Connection, path: Path, unfinished_too: bool = False) 
 
 def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
     """index_log for a game already read."""
-    known = db.execute("SELECT id FROM games WHERE log_file = ? AND started_ms = ?",
-                       (game.log_file, game.started_ms)).fetchone()
+    known = db.execute(
+        "SELECT id FROM games WHERE log_file = ? AND started_ms = ?",
+        (game.log_file, game.started_ms),
+    ).fetchone()
     if known is not None:
         return outcomes_of(db, known[0])
     with db:
         cursor = db.execute(
             "INSERT INTO games (log_file, ruleset, table_id, started_ms, ended_ms, seat_count, top_score, "
             "finished, solo_player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (game.log_file, game.ruleset, game.table_id, game.started_ms, game.ended_ms, len(game.names),
-             max(game.scores, default=0), int(game.finished),
-             game.players[0] if game.finished and len(game.names) == 1 else None))
+            (
+                game.log_file,
+                game.ruleset,
+                game.table_id,
+                game.started_ms,
+                game.ended_ms,
+                len(game.names),
+                max(game.scores, default=0),
+                int(game.finished),
+                game.players[0] if game.finished and len(game.names) == 1 else None,
+            ),
+        )
         rated = rated_seats(game)
         if not game.finished and not rated:
             return []  # no result and nobody rated: nobody's record moves
@@ -218,16 +250,28 @@ def index_game(db: sqlite3.Connection, game: EndedGame) -> list[SeatOutcome]:
                 "INSERT INTO seats (game_id, seat, player_id, name, score, won, rating_before, "
                 "rating_after, personal_best, left_game, reaction_ms, dice_cost_centi) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (game_id, seat, player, name, game.scores[seat], int(len(game.names) > 1 and seat in game.winners),
-                 outcome.rating_before, outcome.rating_after, int(outcome.personal_best),
-                 int(seat in game.left), game.reactions[seat] if game.reactions else None,
-                 game.dice_costs[seat] if game.dice_costs else None))
+                (
+                    game_id,
+                    seat,
+                    player,
+                    name,
+                    game.scores[seat],
+                    int(len(game.names) > 1 and seat in game.winners),
+                    outcome.rating_before,
+                    outcome.rating_after,
+                    int(outcome.personal_best),
+                    int(seat in game.left),
+                    game.reactions[seat] if game.reactions else None,
+                    game.dice_costs[seat] if game.dice_costs else None,
+                ),
+            )
             if player is not None:
                 db.execute(
                     "INSERT INTO players (id, name, is_bot, last_ms) VALUES (?, ?, ?, ?) "
                     "ON CONFLICT (id) DO UPDATE SET name = excluded.name, last_ms = excluded.last_ms "
                     "WHERE excluded.last_ms >= players.last_ms",
-                    (player, name, int(player.startswith("bot:")), game.ended_ms))
+                    (player, name, int(player.startswith("bot:")), game.ended_ms),
+                )
     return [outcomes[seat] for seat in range(len(game.names))]
 
 
@@ -238,9 +282,13 @@ def rated_seats(game: EndedGame) -> list[int]:
     for player in game.players:
         if player is not None:
             held[player] = held.get(player, 0) + 1
-    rated = [seat for seat, player in enumerate(game.players)
-             if player is not None and player not in UNRATED_BOTS
-             and (held[player] == 1 or player.startswith("bot:"))]
+    rated = [
+        seat
+        for seat, player in enumerate(game.players)
+        if player is not None
+        and player not in UNRATED_BOTS
+        and (held[player] == 1 or player.startswith("bot:"))
+    ]
     if len({game.players[seat] for seat in rated}) < 2:
         return []
     if not game.finished:  # closed unfinished: rated when somebody left and somebody stayed
@@ -259,7 +307,9 @@ def rating_scores(game: EndedGame, rated: list[int]) -> list[int]:
     return [below if seat in game.left else game.scores[seat] for seat in rated]
 
 
-def _rate_and_record(db: sqlite3.Connection, game: EndedGame, moved: list[int]) -> dict[int, SeatOutcome]:
+def _rate_and_record(
+    db: sqlite3.Connection, game: EndedGame, moved: list[int]
+) -> dict[int, SeatOutcome]:
     """Update the standing in the game's ruleset of each proven seat's player (not of one
     holding several seats: nothing of their game counts) and rate the seats in `moved`; the outcome
     of every seat."""
@@ -268,14 +318,20 @@ def _rate_and_record(db: sqlite3.Connection, game: EndedGame, moved: list[int]) 
     for player in game.players:
         if player is not None:
             held[player] = held.get(player, 0) + 1
-    proven = [seat for seat, player in enumerate(game.players)
-              if player is not None and (held[player] == 1 or player.startswith("bot:"))]
+    proven = [
+        seat
+        for seat, player in enumerate(game.players)
+        if player is not None and (held[player] == 1 or player.startswith("bot:"))
+    ]
     if not game.finished:
         proven = moved  # a game closed unfinished moves ratings only
     before: dict[int, tuple[float, float, int, int, int, int, int]] = {}
     for seat in proven:
-        row = db.execute("SELECT mu, sigma, games, wins, best, total, rated FROM standings "
-                         "WHERE player_id = ? AND ruleset = ?", (game.players[seat], game.ruleset)).fetchone()
+        row = db.execute(
+            "SELECT mu, sigma, games, wins, best, total, rated FROM standings "
+            "WHERE player_id = ? AND ruleset = ?",
+            (game.players[seat], game.ruleset),
+        ).fetchone()
         fresh = model().rating()  # a newcomer: openskill's own start (mu 25, sigma 25/3)
         before[seat] = tuple(row) if row is not None else (fresh.mu, fresh.sigma, 0, 0, 0, 0, 0)  # type: ignore[assignment]
     rated: dict[int, tuple[float, float]] = {}
@@ -299,29 +355,47 @@ def _rate_and_record(db: sqlite3.Connection, game: EndedGame, moved: list[int]) 
         outcome = outcomes[seat]
         outcome.personal_best = bool(counted) and games > 0 and score > best
         if seat in rated:
-            outcome.rating_before, outcome.rating_after = shown_rating(mu, sigma), shown_rating(new_mu, new_sigma)
-        current[player] = (new_mu, new_sigma, games + counted,
-                           wins + int(counted and can_win and seat in game.winners),
-                           (max(best, score) if games else score) if counted else best, total + score,
-                           rated_games + int(seat in rated))
+            outcome.rating_before, outcome.rating_after = (
+                shown_rating(mu, sigma),
+                shown_rating(new_mu, new_sigma),
+            )
+        current[player] = (
+            new_mu,
+            new_sigma,
+            games + counted,
+            wins + int(counted and can_win and seat in game.winners),
+            (max(best, score) if games else score) if counted else best,
+            total + score,
+            rated_games + int(seat in rated),
+        )
         db.execute(
             "INSERT INTO standings (player_id, ruleset, mu, sigma, rating, games, wins, best, total, rated) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (player_id, ruleset) DO UPDATE SET "
             "mu = excluded.mu, sigma = excluded.sigma, rating = excluded.rating, games = excluded.games, "
             "wins = excluded.wins, best = excluded.best, total = excluded.total, rated = excluded.rated",
-            (player, game.ruleset, *current[player][:2], shown_rating(*current[player][:2]),
-             *current[player][2:]))
+            (
+                player,
+                game.ruleset,
+                *current[player][:2],
+                shown_rating(*current[player][:2]),
+                *current[player][2:],
+            ),
+        )
     return outcomes
 
 
 def outcomes_of(db: sqlite3.Connection, game_id: int) -> list[SeatOutcome]:
-    rows = db.execute("SELECT seat, rating_before, rating_after, personal_best FROM seats "
-                      "WHERE game_id = ? ORDER BY seat", (game_id,)).fetchall()
+    rows = db.execute(
+        "SELECT seat, rating_before, rating_after, personal_best FROM seats "
+        "WHERE game_id = ? ORDER BY seat",
+        (game_id,),
+    ).fetchall()
     return [SeatOutcome(seat, before, after, bool(best)) for seat, before, after, best in rows]
 
 
-def ended_logs_in_order(folder: Path, skip: set[str], running: set[str],
-                        host_since: float | None = None) -> tuple[list[EndedGame], list[str]]:
+def ended_logs_in_order(
+    folder: Path, skip: set[str], running: set[str], host_since: float | None = None
+) -> tuple[list[EndedGame], list[str]]:
     """Every log in `folder` not named in `skip` whose game is over (finished, or closed
     unfinished: a log without an end that no table file names as `running`), by end then
     name (the order the host met them), and the words for each log that could not be read.
@@ -330,8 +404,13 @@ def ended_logs_in_order(folder: Path, skip: set[str], running: set[str],
     found: list[EndedGame] = []
     unreadable: list[str] = []
     with os.scandir(folder) as entries:
-        names = sorted(e.name for e in entries if e.name.endswith(".kismet") and e.name not in skip
-                       and (host_since is None or e.stat().st_mtime < host_since))
+        names = sorted(
+            e.name
+            for e in entries
+            if e.name.endswith(".kismet")
+            and e.name not in skip
+            and (host_since is None or e.stat().st_mtime < host_since)
+        )
     for name in names:
         try:
             game = read_ended(folder / name, unfinished_too=name not in running)

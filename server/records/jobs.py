@@ -20,13 +20,13 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-GAME, ASK, STOP = 0, 1, 2   # the kinds, in the order they are served
+GAME, ASK, STOP = 0, 1, 2  # the kinds, in the order they are served
 
 
 @dataclass
 class Job:
     kind: int
-    what: Any                        # GAME: (log path, closed unfinished); ASK: the question
+    what: Any  # GAME: (log path, closed unfinished); ASK: the question
     then: Callable[[Any], None] | None
     asker: Hashable = None
     turn: int = 0
@@ -40,17 +40,18 @@ class JobQueue:
         self._heap: list[tuple[int, int, int, Job]] = []
         self._seq = itertools.count()
         self._ready = threading.Condition()
-        self._turn = 0                           # the turn of the request taken last
-        self._turns: dict[Hashable, int] = {}    # asker -> the turn of their last waiting request
-        self._games = 0                          # games put and not taken yet
+        self._turn = 0  # the turn of the request taken last
+        self._turns: dict[Hashable, int] = {}  # asker -> the turn of their last waiting request
+        self._games = 0  # games put and not taken yet
 
     def put_game(self, what: Any, then: Callable[[Any], None] | None) -> None:
         with self._ready:
             self._games += 1
             self._push(Job(GAME, what, then, seq=next(self._seq)))
 
-    def put_ask(self, question: Callable[..., Any], then: Callable[[Any], None],
-                asker: Hashable = None) -> None:
+    def put_ask(
+        self, question: Callable[..., Any], then: Callable[[Any], None], asker: Hashable = None
+    ) -> None:
         with self._ready:
             turn = max(self._turn, self._turns.get(asker, 0) if asker is not None else 0) + 1
             if asker is not None:

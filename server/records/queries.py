@@ -45,11 +45,24 @@ def leaderboard(db: sqlite3.Connection, ruleset: str, page: int = 0) -> dict:
         "SELECT s.player_id, p.name, p.is_bot, s.rating, s.games, s.wins, s.best FROM standings s "
         f"JOIN players p ON p.id = s.player_id WHERE s.ruleset = ? AND s.rated >= {MIN_RATED_GAMES} "
         "ORDER BY s.rating DESC, s.player_id DESC LIMIT ? OFFSET ?",
-        (ruleset, *_limits(page))).fetchall()
+        (ruleset, *_limits(page)),
+    ).fetchall()
     rows, more = _page(rows)
-    return {"rows": [{"player": pid, "name": shown_name(pid, name), "bot": bool(bot), "rating": rating, "games": games,
-                      "wins": wins, "best": best} for pid, name, bot, rating, games, wins, best in rows],
-            "more": more}
+    return {
+        "rows": [
+            {
+                "player": pid,
+                "name": shown_name(pid, name),
+                "bot": bool(bot),
+                "rating": rating,
+                "games": games,
+                "wins": wins,
+                "best": best,
+            }
+            for pid, name, bot, rating, games, wins, best in rows
+        ],
+        "more": more,
+    }
 
 
 def _seats_of(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[dict]]:
@@ -58,31 +71,47 @@ def _seats_of(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[dic
         return seats
     marks = ", ".join("?" for _ in game_ids)
     for game_id, name, score, won, player, left in db.execute(
-            f"SELECT game_id, name, score, won, player_id, left_game FROM seats WHERE game_id IN ({marks}) "
-            "ORDER BY game_id, seat", game_ids):
-        seats[game_id].append({"name": name, "score": score, "won": bool(won), "player": player,
-                               "left": bool(left)})
+        f"SELECT game_id, name, score, won, player_id, left_game FROM seats WHERE game_id IN ({marks}) "
+        "ORDER BY game_id, seat",
+        game_ids,
+    ):
+        seats[game_id].append(
+            {"name": name, "score": score, "won": bool(won), "player": player, "left": bool(left)}
+        )
     return seats
 
 
 def _game_row(row: tuple, seats: list[dict]) -> dict:
     game_id, log_file, ruleset, ended_ms, kept = row
-    return {"game": game_id, "ruleset": ruleset, "ended": ended_ms,
-            "log": log_file if kept else None, "seats": seats}
+    return {
+        "game": game_id,
+        "ruleset": ruleset,
+        "ended": ended_ms,
+        "log": log_file if kept else None,
+        "seats": seats,
+    }
 
 
 def recent(db: sqlite3.Connection, ruleset: str | None = None, page: int = 0) -> dict:
     """The games that ended last, newest first (all rulesets, or one)."""
     where, args = ("AND ruleset = ? ", (ruleset,)) if ruleset else ("", ())
-    rows = db.execute(f"SELECT id, log_file, ruleset, ended_ms, log_kept FROM games WHERE finished = 1 {where}"
-                      "ORDER BY ended_ms DESC, id DESC LIMIT ? OFFSET ?", (*args, *_limits(page))).fetchall()
+    rows = db.execute(
+        f"SELECT id, log_file, ruleset, ended_ms, log_kept FROM games WHERE finished = 1 {where}"
+        "ORDER BY ended_ms DESC, id DESC LIMIT ? OFFSET ?",
+        (*args, *_limits(page)),
+    ).fetchall()
     rows, more = _page(rows)
     seats = _seats_of(db, [row[0] for row in rows])
     return {"rows": [_game_row(row, seats[row[0]]) for row in rows], "more": more}
 
 
-def player(db: sqlite3.Connection, player_id: str, page: int = 0,
-           levels: Collection[str] | None = None, now_ms: int | None = None) -> dict:
+def player(
+    db: sqlite3.Connection,
+    player_id: str,
+    page: int = 0,
+    levels: Collection[str] | None = None,
+    now_ms: int | None = None,
+) -> dict:
     """One player's page: name, standing per ruleset (rating, games, wins, best, average),
     and their games, newest first, with their score and rating change. A bot level that is
     neither one of the host's `levels` nor in the records is an unknown value: bad_message."""
@@ -90,38 +119,70 @@ def player(db: sqlite3.Connection, player_id: str, page: int = 0,
     if found is None:
         level = player_id.removeprefix("bot:")
         if player_id.startswith("bot:") and level not in (levels or ()):
-            known = set(levels or ()) | {row[0].removeprefix("bot:") for row in db.execute(
-                "SELECT id FROM players WHERE is_bot = 1")}
-            raise ProtocolError("bad_message", f"There is no bot level '{level}'"
-                                + (f". The levels are: {', '.join(sorted(known))}." if known
-                                   else ": this host has no bots."))
+            known = set(levels or ()) | {
+                row[0].removeprefix("bot:")
+                for row in db.execute("SELECT id FROM players WHERE is_bot = 1")
+            }
+            raise ProtocolError(
+                "bad_message",
+                f"There is no bot level '{level}'"
+                + (
+                    f". The levels are: {', '.join(sorted(known))}."
+                    if known
+                    else ": this host has no bots."
+                ),
+            )
         return {"found": False, "rows": [], "more": False}
-    standings = [{"ruleset": ruleset, "rating": rating, "games": games, "wins": wins, "best": best,
-                  "average": round(total / games) if games else 0, "rated": rated}
-                 for ruleset, rating, games, wins, best, total, rated in db.execute(
-                     "SELECT ruleset, rating, games, wins, best, total, rated FROM standings "
-                     "WHERE player_id = ? ORDER BY ruleset", (player_id,))]
+    standings = [
+        {
+            "ruleset": ruleset,
+            "rating": rating,
+            "games": games,
+            "wins": wins,
+            "best": best,
+            "average": round(total / games) if games else 0,
+            "rated": rated,
+        }
+        for ruleset, rating, games, wins, best, total, rated in db.execute(
+            "SELECT ruleset, rating, games, wins, best, total, rated FROM standings "
+            "WHERE player_id = ? ORDER BY ruleset",
+            (player_id,),
+        )
+    ]
     rows = db.execute(
         "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.score, s.won, s.rating_before, "
         "s.rating_after, s.personal_best, g.finished FROM seats s JOIN games g ON g.id = s.game_id "
         "WHERE s.player_id = ? ORDER BY s.game_id DESC LIMIT ? OFFSET ?",
-        (player_id, *_limits(page))).fetchall()
+        (player_id, *_limits(page)),
+    ).fetchall()
     rows, more = _page(rows)
     seats = _seats_of(db, [row[0] for row in rows])
     games = []
     for row in rows:
         game = _game_row(row[:5], seats[row[0]])
         score, won, before, after, best, finished = row[5:]
-        game.update(score=score, won=bool(won), best=bool(best), finished=bool(finished),
-                    change=after - before if before is not None and after is not None else None)
+        game.update(
+            score=score,
+            won=bool(won),
+            best=bool(best),
+            finished=bool(finished),
+            change=after - before if before is not None and after is not None else None,
+        )
         games.append(game)
     for standing in standings:
         if standing["ruleset"] == "race":
             standing["reaction"] = reaction_trend(db, player_id, now_ms)
         elif standing["ruleset"] == "dice":
             standing["review"] = cost_trend(db, player_id)
-    return {"found": True, "player": player_id, "name": shown_name(player_id, found[0]), "bot": bool(found[1]),
-            "standings": standings, "rows": games, "more": more}
+    return {
+        "found": True,
+        "player": player_id,
+        "name": shown_name(player_id, found[0]),
+        "bot": bool(found[1]),
+        "standings": standings,
+        "rows": games,
+        "more": more,
+    }
 
 
 # The race reactions on a player's page: the medians of their last games, and their fastest
@@ -136,7 +197,9 @@ def _last_figures(db: sqlite3.Connection, player_id: str, column: str, ruleset: 
     rows = db.execute(
         f"SELECT s.{column} FROM seats s JOIN games g ON g.id = s.game_id "
         f"WHERE s.player_id = ? AND s.{column} IS NOT NULL AND g.ruleset = ? "
-        "ORDER BY s.game_id DESC LIMIT ?", (player_id, ruleset, TREND_GAMES)).fetchall()
+        "ORDER BY s.game_id DESC LIMIT ?",
+        (player_id, ruleset, TREND_GAMES),
+    ).fetchall()
     return [figure for (figure,) in reversed(rows)]
 
 
@@ -147,9 +210,12 @@ def cost_trend(db: sqlite3.Connection, player_id: str) -> dict:
     average = db.execute(
         "SELECT AVG(s.dice_cost_centi) FROM seats s JOIN games g ON g.id = s.game_id "
         "WHERE s.player_id = ? AND s.dice_cost_centi IS NOT NULL AND g.ruleset = 'dice'",
-        (player_id,)).fetchone()[0]
-    return {"recent_centi": _last_figures(db, player_id, "dice_cost_centi", "dice"),
-            "average_centi": None if average is None else round(average)}
+        (player_id,),
+    ).fetchone()[0]
+    return {
+        "recent_centi": _last_figures(db, player_id, "dice_cost_centi", "dice"),
+        "average_centi": None if average is None else round(average),
+    }
 
 
 def reaction_trend(db: sqlite3.Connection, player_id: str, now_ms: int | None = None) -> dict:
@@ -159,8 +225,13 @@ def reaction_trend(db: sqlite3.Connection, player_id: str, now_ms: int | None = 
     month = db.execute(
         "SELECT MIN(s.reaction_ms) FROM seats s JOIN games g ON g.id = s.game_id "
         "WHERE s.player_id = ? AND s.reaction_ms IS NOT NULL AND g.ruleset = 'race' "
-        "AND g.ended_ms >= ?", (player_id, now_ms - MONTH_MS)).fetchone()[0]
-    return {"recent_ms": _last_figures(db, player_id, "reaction_ms", "race"), "fastest_month_ms": month}
+        "AND g.ended_ms >= ?",
+        (player_id, now_ms - MONTH_MS),
+    ).fetchone()[0]
+    return {
+        "recent_ms": _last_figures(db, player_id, "reaction_ms", "race"),
+        "fastest_month_ms": month,
+    }
 
 
 def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None) -> dict:
@@ -172,15 +243,23 @@ def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = 
     who, args = ("g.solo_player = ? ", (player_id,)) if player_id else ("g.seat_count = 1 ", ())
     rows = db.execute(
         "SELECT g.id, g.log_file, g.ruleset, g.ended_ms, g.log_kept, s.name, s.score FROM games g "
-        "JOIN seats s ON s.game_id = g.id WHERE g.ruleset = ? AND " + who +
-        "ORDER BY g.top_score DESC, g.id LIMIT ?", (ruleset, *args, PAGE_SIZE)).fetchall()
+        "JOIN seats s ON s.game_id = g.id WHERE g.ruleset = ? AND "
+        + who
+        + "ORDER BY g.top_score DESC, g.id LIMIT ?",
+        (ruleset, *args, PAGE_SIZE),
+    ).fetchall()
     seats = _seats_of(db, [row[0] for row in rows])
-    return {"rows": [{**_game_row(row[:5], seats[row[0]]), "name": row[5], "score": row[6]}
-                     for row in rows], "more": False}
+    return {
+        "rows": [
+            {**_game_row(row[:5], seats[row[0]]), "name": row[5], "score": row[6]} for row in rows
+        ],
+        "more": False,
+    }
 
 
-def answer(db: sqlite3.Connection, request: dict, me: str | None,
-           levels: Collection[str] | None = None) -> dict:
+def answer(
+    db: sqlite3.Connection, request: dict, me: str | None, levels: Collection[str] | None = None
+) -> dict:
     """The rows for a checked `records` request; `me` is the asker's records id, `levels`
     the host's bot levels (None: it runs no bots)."""
     view, page = request["view"], request["page"]

@@ -129,7 +129,8 @@ class NewerSchema(Exception):
 def schema_version(db: sqlite3.Connection) -> int:
     """The file's version: 0 for an empty database."""
     has_meta = db.execute(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()[0]
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone()[0]
     if not has_meta:
         return 0
     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
@@ -143,12 +144,17 @@ def migrate(db: sqlite3.Connection) -> int:
     had. Raises NewerSchema for a file from a newer host, sqlite3.DatabaseError for a damaged one."""
     found = schema_version(db)
     if found > SCHEMA_VERSION:
-        raise NewerSchema(f"it was written by a newer kismet-host (records version {found}, "
-                          f"this one knows {SCHEMA_VERSION})")
+        raise NewerSchema(
+            f"it was written by a newer kismet-host (records version {found}, "
+            f"this one knows {SCHEMA_VERSION})"
+        )
     for version in range(found, SCHEMA_VERSION):
         with db:
             for statement in MIGRATIONS[version]:
                 db.execute(statement)
-            db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?) "
-                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(version + 1),))
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(version + 1),),
+            )
     return found
