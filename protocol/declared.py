@@ -85,7 +85,7 @@ def declared_fields(declared: type) -> tuple[str, dict[str, Field]]:
         if get_origin(hint) is not Annotated:
             raise TypeError(f"{declared.__name__}.{name} declares no value spec")
         value_type, *specs = get_args(hint)
-        check = next(c for c in map(check_of, specs) if c is not None)
+        check = next(c for c in map(_check_of, specs) if c is not None)
         given = [s.value for s in specs if isinstance(s, Default)]
         default = given[0] if given else REQUIRED if name in required else ABSENT
         nullable = type(None) in get_args(value_type)
@@ -93,7 +93,7 @@ def declared_fields(declared: type) -> tuple[str, dict[str, Field]]:
     return kind, fields
 
 
-def check_of(spec: object) -> Check | None:
+def _check_of(spec: object) -> Check | None:
     """The check a field's spec stands for; None for what is no check (a `Default`)."""
     if isinstance(spec, Whole):
         return _whole(spec.low, spec.high, spec.words)
@@ -105,7 +105,7 @@ def check_of(spec: object) -> Check | None:
         return _word(spec.most, spec.words)
     if isinstance(spec, Flag):
         return _flag(spec.words)
-    if callable(spec) and not isinstance(spec, Default):
+    if callable(spec):  # a request's kind
         return cast(Check, spec)
     return None
 
