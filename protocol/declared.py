@@ -18,7 +18,6 @@ protocol/actions.py builds an action from its fields, protocol/requests.py a req
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import (
     Annotated,
     NotRequired,
@@ -40,11 +39,13 @@ from .plain import Plain
 Check = Callable[[object, str], object]
 
 
-@dataclass(frozen=True)
 class Default:
     """The value a request's field takes when it is left out (a list or map is copied)."""
 
-    value: object
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
 
 
 class _Required:
