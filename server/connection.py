@@ -31,7 +31,7 @@ from kismet_tui.rules.refusal import RefusalKind
 from protocol import limits
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import FROM_CLIENT, FrameReader, encode
-from protocol.messages import request_id
+from protocol.requests import request_id
 
 from .door_pass import DoorPass
 from .player import Player
