@@ -23,8 +23,8 @@ A finished log ends with the host's signature (protocol/logsign.py): the writer 
 byte it writes, and the last event, the end record and the signature go out in one write.
 
 When to fsync: the end record, before anyone is shown the game finished (a finished game is
-what players keep), on the store's sync threads while the table waits (server/table.py) and
-every other table plays on; the header and the table file of a starting game right after they are
+what players keep), on the store's sync threads while the table waits (server/saving.py) and
+every other table plays on (the writer itself never flushes: `flush_soon`); the header and the table file of a starting game right after they are
 written, on the store's sync threads (`sync_soon`), so the event loop never waits for the
 disk at a start: a flush takes 2 ms and more here (7 ms at p90), and 50 tables starting
 their rematches together stalled every other table for a tenth of a second. Not each event:
@@ -191,7 +191,6 @@ class GameWriter:
         except OSError as exc:
             raise StoreError(why_of(exc), exc.errno) from None
         self.size = os.lseek(self._fd, 0, os.SEEK_END)  # bytes of whole records on disk
-        self.ended = False
         # Set when a write failed: its cut-off may have failed too, so the next write looks
         # at the file's size first (write_all's verify). Until then the size is known.
         self._torn = False
@@ -217,11 +216,10 @@ class GameWriter:
         if event["seq"] % MARK_EVERY == 0:
             self._marks.append(prefix_mark(self._hash.digest()))
 
-    def append(self, event: dict, end: dict | None = None, sync: bool = True) -> None:
+    def append(self, event: dict, end: dict | None = None) -> None:
         """One event; with `end` (the end record's fields), the end record and the signature
-        too, in one write, then fsync: the game is finished on disk before anyone is shown
-        it finished. `sync=False`: the caller flushes it (Store.flush_soon) before it shows
-        anyone the end."""
+        too, in one write. Nothing here flushes: the caller has the end flushed off the event
+        loop (Store.flush_soon) before it shows anyone the game finished (server/saving.py)."""
         if end is None:
             # Every event but the last: hashed once it is on disk, so a write that fails
             # leaves nothing to undo (no copy of the hash and the marks per event).
@@ -231,24 +229,6 @@ class GameWriter:
             self._mark_after(event)
             return
         self._write(lambda: self._event_bytes(event), end)
-        if end is not None:
-            if sync:
-                try:
-                    self.disk.fsync(self.fd)
-                except OSError as exc:
-                    raise StoreError(why_of(exc), exc.errno) from None
-            self.ended = True
-
-    def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
-        """Close the log, writing an end record unless append() wrote it with the last event."""
-        if not self.ended:
-            end: dict[str, object] = {"result": result}
-            if server_seed is not None:
-                end["server_seed"] = server_seed  # protocol version 2: revealed at the end
-            self._write(lambda: b"", end)
-            self.disk.fsync(self.fd)
-            self.ended = True
-        self.close()
 
     def _write(self, records: Callable[[], bytes], end: dict | None) -> None:
         """Append what `records()` gives (hashed as it is made); with `end`, the end record
