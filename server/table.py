@@ -38,7 +38,7 @@ from .store import GameWriter, Store, StoreError
 
 log = logging.getLogger("kismet.host")
 
-LOBBY, PLAYING, FINISHED = "lobby", "playing", "finished"
+LOBBY, PLAYING, FINISHED, CLOSED = "lobby", "playing", "finished", "closed"
 DIGEST_CACHE = 64
 
 
@@ -173,7 +173,45 @@ class Table:
             raise RuntimeError(f"table {self.id} has no game (it is {self.state})")
         return self.header
 
-    # ---- membership ----------------------------------------------------------------------
+    # ---- membership: only these methods change who is here and who owns the table -----------
+    def sit(self, token: str, name: str, bot: str | None = None, ready: bool = False) -> Seat:
+        """A new seat at the end for `token` (no longer a watcher, if they were one)."""
+        self.unwatch(token)
+        seat = Seat(token, name, bot, ready)
+        self.seats.append(seat)
+        return seat
+
+    def unseat(self, index: int) -> Seat:
+        """Free seat `index` (between games): the seats after it move up one."""
+        return self.seats.pop(index)
+
+    def reorder(self, order: list[int]) -> None:
+        """The seats in `order` (each index once, as the caller checked)."""
+        self.seats = [self.seats[index] for index in order]
+
+    def rename(self, index: int, name: str) -> None:
+        self.seats[index].name = name
+
+    def set_ready(self, index: int, ready: bool, entropy: bytes | None) -> None:
+        """A seat's ready mark, with the entropy it adds to the next game (None: not ready)."""
+        self.seats[index].ready = ready
+        self.seats[index].entropy = entropy if ready else None
+
+    def set_entropy(self, index: int, entropy: bytes | None) -> None:
+        """The entropy a seat adds to the next game (the owner's, sent with `start`)."""
+        self.seats[index].entropy = entropy
+
+    def watch(self, token: str) -> None:
+        if token not in self.watchers:
+            self.watchers.append(token)
+
+    def unwatch(self, token: str) -> None:
+        if token in self.watchers:
+            self.watchers.remove(token)
+
+    def set_owner(self, token: str | None) -> None:
+        self.owner = token
+
     def seat_of(self, token: str) -> int | None:
         for index, seat in enumerate(self.seats):
             if seat.token == token:
@@ -678,7 +716,13 @@ class Table:
             if conn is not told:
                 conn.send_bytes(frame)
 
-    def close(self) -> None:
+    def close(self, words: str | None = None) -> None:
+        """The table closes: its members still here are told `words` first (if any), then
+        shown it closed; every timer stops, a start asked for is refused, the log closed."""
+        if words is not None:
+            self.broadcast({"type": "notice", "code": "closed", "words": words})
+        self.state = CLOSED
+        self.broadcast({"type": "table", "table": self.describe()})
         self.cancel_timer()
         if self.abandoned is not None:
             self.abandoned.cancel()
