@@ -30,7 +30,7 @@ from typing import Protocol
 
 from kismet_tui.rules import HOST
 from protocol.errors import ProtocolError, error_message
-from protocol.framing import encode
+from protocol.framing import encode, map_entries
 
 from .link import Link
 from .reaction import Notes
@@ -55,9 +55,11 @@ PROBE_BYTES = 4096
 
 class Outgoing:
     """One stamped event nobody has seen yet: with its notes, who sent it and their request's
-    id, and, for the game's last, its end record (`end`); `written` once the log has it."""
+    id, and, for the game's last, its end record (`end`); `written` once the log has it. Its
+    fields are packed once (`entries`): the log's record and every frame sent are made of
+    those bytes (protocol/framing.py frame_of)."""
 
-    __slots__ = ("event", "notes", "sender", "re", "end", "written")
+    __slots__ = ("event", "notes", "sender", "re", "end", "written", "entries")
 
     def __init__(
         self, event: dict, notes: Notes, sender: Link | None, re: int | None, end: dict | None
@@ -68,6 +70,7 @@ class Outgoing:
         self.re = re
         self.end = end
         self.written = False
+        self.entries = map_entries(event)
 
 
 class SavingTable(Protocol):
@@ -79,7 +82,7 @@ class SavingTable(Protocol):
     @property
     def writer(self) -> GameWriter | None: ...
 
-    def flush_soon(self, fd: int) -> Future[None]: ...
+    def flush_end(self, fd: int) -> Future[None]: ...
 
     def cancel_timer(self) -> None: ...
 
@@ -139,7 +142,7 @@ class Saving:
     def _write(self, out: Outgoing) -> None:
         writer = self.table.writer
         if writer is not None:
-            writer.append(out.event, out.end)
+            writer.append(out.event, out.end, out.entries)
         out.written = True
 
     def _flush(self, out: Outgoing) -> None:
@@ -148,7 +151,7 @@ class Saving:
         if writer is None:  # (no log: nothing to wait for)
             self._taken()
             return
-        flushed = asyncio.wrap_future(self.table.flush_soon(writer.fd))
+        flushed = asyncio.wrap_future(self.table.flush_end(writer.fd))
         flushed.add_done_callback(lambda done: self._flushed(out, done))
 
     def _flushed(self, out: Outgoing, done: asyncio.Future[None]) -> None:

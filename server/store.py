@@ -43,11 +43,13 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
+from protocol.framing import frame_of, map_entries
 from protocol.gamelog import (
     MARK_EVERY,
     LogError,
@@ -72,6 +74,9 @@ _WHY: dict[int | None, str] = {
     errno.EACCES: "it may not write to its state folder",
     errno.EPERM: "it may not write to its state folder",
 }
+
+
+_KIND_EVENT = map_entries({"kind": "event"})  # how every event record of a log begins
 
 
 class StoreError(OSError):
@@ -216,14 +221,17 @@ class GameWriter:
         if event["seq"] % MARK_EVERY == 0:
             self._marks.append(prefix_mark(self._hash.digest()))
 
-    def append(self, event: dict, end: dict | None = None) -> None:
+    def append(self, event: dict, end: dict | None = None, entries: bytes | None = None) -> None:
         """One event; with `end` (the end record's fields), the end record and the signature
         too, in one write. Nothing here flushes: the caller has the end flushed off the event
-        loop (Store.flush_soon) before it shows anyone the game finished (server/saving.py)."""
+        loop (Store.flush_soon) before it shows anyone the game finished (server/saving.py).
+        `entries`: the event's fields packed already (protocol/framing.py map_entries)."""
         if end is None:
             # Every event but the last: hashed once it is on disk, so a write that fails
             # leaves nothing to undo (no copy of the hash and the marks per event).
-            frame = record_bytes({"kind": "event", **event})
+            if entries is None:
+                entries = map_entries(event)
+            frame = frame_of(len(event) + 1, _KIND_EVENT, entries, max_frame=None)
             self._put(frame)
             self._hash.update(frame)
             self._mark_after(event)
@@ -312,6 +320,10 @@ class Store:
         # The key finished games are signed with (and the ssh door shows).
         self.identity = identity or HostIdentity.load(self.root)
         self._syncer: ThreadPoolExecutor | None = None  # the flushes (SYNC_THREADS at once)
+        # Tonight's standings waiting to be written, and the lock held while writing them.
+        self._evening_next: bytes | None = None
+        self._evening_slot = threading.Lock()
+        self._evening_writing = threading.Lock()
 
     # ---- start-up --------------------------------------------------------------------------
     @staticmethod
@@ -386,10 +398,28 @@ class Store:
         self.sync_soon(path)
         return writer
 
-    def save_evening(self, record: dict) -> None:
-        """Tonight's standings (server/evening.py), replaced whole; StoreError if the disk
-        refuses."""
-        _write_file(self.disk, self.root / "evening.json", json.dumps(record).encode(), sync=False)
+    def save_evening_soon(self, record: dict) -> None:
+        """Tonight's standings (server/evening.py), replaced whole on a sync thread: a
+        rename over the old file can wait on the disk for milliseconds, at every game's end.
+        The latest record asked for is the one written; a disk that refuses is logged."""
+        data = json.dumps(record).encode()
+        with self._evening_slot:
+            self._evening_next = data
+        self._sync_thread().submit(self._save_evening)
+
+    def _save_evening(self) -> None:
+        with self._evening_writing:  # one writer at a time (one temporary file)
+            with self._evening_slot:
+                data, self._evening_next = self._evening_next, None
+            if data is None:  # an earlier thread wrote it already
+                return
+            try:
+                _write_file(self.disk, self.root / "evening.json", data, sync=False)
+            except StoreError as exc:
+                log.warning(
+                    "Tonight's standings could not be saved (%s): a restart would lose them.",
+                    exc.why,
+                )
 
     def read_evening(self) -> object:
         """What save_evening wrote last, as read (the caller checks its shape), or None."""
@@ -405,17 +435,21 @@ class Store:
         _write_file(self.disk, path, data, sync=False, mode=0o600)
         self.sync_soon(path)
 
-    def flush_soon(self, fd: int) -> Future:
-        """fsync the open file `fd` on a sync thread; the Future fails with the OSError if it does. The thread has a descriptor of its own, so
-        the file may be closed here meanwhile."""
+    def flush_soon(self, fd: int, drop_table: int | None = None) -> Future:
+        """fsync the open file `fd` on a sync thread, then, with `drop_table`, remove that
+        table's file (its game is finished on the disk: an unlink, too, can wait on the disk
+        for milliseconds). The Future fails with the OSError if the flush does. The thread
+        has a descriptor of its own, so the file may be closed here meanwhile."""
         copy = os.dup(fd)
-        return self._sync_thread().submit(self._flush_fd, copy)
+        return self._sync_thread().submit(self._flush_fd, copy, drop_table)
 
-    def _flush_fd(self, fd: int) -> None:
+    def _flush_fd(self, fd: int, drop_table: int | None) -> None:
         try:
             self.disk.fsync(fd)
         finally:
             os.close(fd)
+        if drop_table is not None:
+            self.drop_table(drop_table)
 
     def _sync_thread(self) -> ThreadPoolExecutor:
         if self._syncer is None:

@@ -25,7 +25,7 @@ from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, 
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, error_message
-from protocol.framing import encode
+from protocol.framing import encode, frame_of, map_entries
 
 from .chance import GameSecret
 from .chat import TableChat
@@ -39,6 +39,7 @@ from .store import GameWriter, Store, StoreError
 log = logging.getLogger("kismet.host")
 
 LOBBY, PLAYING, FINISHED, CLOSED = "lobby", "playing", "finished", "closed"
+_EVENT_TYPE = map_entries({"type": "event"})  # how every `event` message begins
 DIGEST_CACHE = 64
 
 
@@ -123,6 +124,7 @@ class Table:
         self._digests: dict[int, str] = {}
         self._game_frame: tuple[tuple, bytes] | None = None  # (what it showed, the frame)
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: int | None = None  # the deadline (host ms) `_timer` fires for
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
         # Who asked for that start, and their request's id: answered once the game starts or
@@ -449,9 +451,10 @@ class Table:
             raise self.saving.refuse(exc, sender) from None
         return event
 
-    def flush_soon(self, fd: int) -> Future[None]:
-        """The open log `fd` flushed to the disk on one of the store's sync threads."""
-        return self.host.store.flush_soon(fd)
+    def flush_end(self, fd: int) -> Future[None]:
+        """The open log `fd`, its end written, flushed to the disk on one of the store's sync
+        threads, and the table file removed there after it (the game is finished on disk)."""
+        return self.host.store.flush_soon(fd, drop_table=self.id)
 
     def end_record(self) -> dict:
         """The fields of the log's end record (version 2: with the revealed server_seed); the
@@ -486,18 +489,22 @@ class Table:
         it did to the game."""
         event, notes, sender, re = out.event, out.notes, out.sender, out.re
         self.events.append(event)
-        message: dict[str, object] = {"type": "event", **event}
+        # {"type": "event", **event}, made of the event's fields as packed for the log.
+        count, seed = len(event) + 1, b""
         game = self.running  # an event was just applied to it
         finished = game.finished  # (result() is not free: asked once per event)
         if finished and "commit" in self.running_header:
-            message["server_seed"] = self.secret.server_seed  # the last broadcast reveals it
-        frame = encode(message)
+            seed = map_entries({"server_seed": self.secret.server_seed})  # the last reveals it
+            count += 1
+        frame = frame_of(count, _EVENT_TYPE, out.entries, seed)
         threw = shows_a_throw(notes)
         if threw:
             self.throw_shown.begin()
         for conn in self.connections():
-            if conn is sender and re is not None:
-                conn.send({**message, "re": re})
+            if conn is sender and re is not None:  # its answer: the same, with `re`
+                conn.send_bytes(
+                    frame_of(count + 1, _EVENT_TYPE, out.entries, seed, map_entries({"re": re}))
+                )
             else:
                 conn.send_bytes(frame)
             if threw:
@@ -571,14 +578,15 @@ class Table:
             len(keys),
             [keys[w] for w in result.get("winners", []) if w < len(keys)],
         )
-        if self.writer is not None:  # its end record is on the disk (server/saving.py)
+        if self.writer is not None:  # its end is on the disk, its table file gone (saving.py)
             self.writer.close()
             self.host.game_ended(self, self.writer.path, tokens)
             self.writer = None
+        else:  # (no log was kept: nothing flushed, and nothing removed the table file yet)
+            self.host.store.drop_table(self.id)
         if versioned:
             self.revealed = self.secret.server_seed
             self.secret = GameSecret()  # the next game's commit, shown from now on
-        self.host.store.drop_table(self.id)
         # Seats of players who left during the game are freed now that it is over.
         self.seats = [seat for seat in self.seats if self.connected(seat.token) or seat.bot]
         if self.owner is None or self.seat_of(self.owner) is None:
@@ -640,6 +648,7 @@ class Table:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+            self._timer_at = None
 
     def pause(self) -> None:
         """Stop the game's clock: no timeout, no move, until `go_on`."""
@@ -672,17 +681,21 @@ class Table:
         return deadline
 
     def reschedule(self) -> None:
-        self.cancel_timer()
         if self.state != PLAYING or self.paused_at is not None:
+            self.cancel_timer()
             return
         deadline = self.deadline()
+        if deadline is not None and deadline == self._timer_at:
+            return  # (most events leave the deadline where it was: the timer set stands)
+        self.cancel_timer()
         if deadline is None:
             return
         delay = max(0.0, (deadline - self.host.now_ms()) / 1000)
         self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
+        self._timer_at = deadline
 
     def _deadline_passed(self) -> None:
-        self._timer = None
+        self._timer = self._timer_at = None
         if self.state != PLAYING or self.paused_at is not None:
             return
         deadline = self.deadline()
