@@ -319,7 +319,10 @@ class Store:
         self._next_id = self._highest_id() + 1
         # The key finished games are signed with (and the ssh door shows).
         self.identity = identity or HostIdentity.load(self.root)
-        self._syncer: ThreadPoolExecutor | None = None  # the flushes (SYNC_THREADS at once)
+        # The flushes (SYNC_THREADS at once): those a table waits for (a game's end) on
+        # threads of their own, so they never queue behind the starts' and the standings'.
+        self._syncer: ThreadPoolExecutor | None = None
+        self._ender: ThreadPoolExecutor | None = None
         # Tonight's standings waiting to be written, and the lock held while writing them.
         self._evening_next: bytes | None = None
         self._evening_slot = threading.Lock()
@@ -441,7 +444,11 @@ class Store:
         for milliseconds). The Future fails with the OSError if the flush does. The thread
         has a descriptor of its own, so the file may be closed here meanwhile."""
         copy = os.dup(fd)
-        return self._sync_thread().submit(self._flush_fd, copy, drop_table)
+        if self._ender is None:
+            self._ender = ThreadPoolExecutor(
+                max_workers=SYNC_THREADS, thread_name_prefix="kismet-end"
+            )
+        return self._ender.submit(self._flush_fd, copy, drop_table)
 
     def _flush_fd(self, fd: int, drop_table: int | None) -> None:
         try:
@@ -486,9 +493,10 @@ class Store:
 
     def close(self) -> None:
         """Wait for the flushes asked for (the host is stopping)."""
-        if self._syncer is not None:  # every flush asked for is done before the host stops
-            self._syncer.shutdown(wait=True)
-            self._syncer = None
+        for pool in (self._ender, self._syncer):  # every flush asked for is done first
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._syncer = self._ender = None
 
     # ---- resume ----------------------------------------------------------------------------
     def table_files(self) -> list[Path]:
