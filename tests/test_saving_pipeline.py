@@ -60,3 +60,29 @@ async def test_a_held_end_is_written_again_and_flushed_off_the_loop(tmp_path):
         _header, events, end, torn = host.store.read_game(next((tmp_path / "games").glob("*")))
         assert end is not None and events == ana.events and torn == 0
         await ana.close()
+
+
+def test_an_event_packed_once_gives_the_bytes_encoding_it_would():
+    """The log's record and the frames to the members and to the sender are put together from
+    the event's fields packed once (protocol/framing.py frame_of): byte for byte what
+    encoding each whole map gives, so the log's hash and signature and the wire are as before."""
+    from protocol.framing import encode, frame_of, map_entries
+    from protocol.gamelog import record_bytes
+
+    events = [
+        {"seq": 1, "t": 1_700_000_000_000, "seat": 0, "action": {"type": "roll", "hold": []}},
+        {"seq": 70000, "t": 5, "seat": HOST, "action": {"type": "timeout"}, "chance": [[3, 6]]},
+    ]
+    for event in events:
+        entries = map_entries(event)
+        count = len(event) + 1
+        head = map_entries({"type": "event"})
+        assert frame_of(count, head, entries) == encode({"type": "event", **event})
+        seed = map_entries({"server_seed": b"\x01" * 32})
+        assert frame_of(count + 2, head, entries, seed, map_entries({"re": 300})) == encode(
+            {"type": "event", **event, "server_seed": b"\x01" * 32, "re": 300}
+        )
+        record = frame_of(count, map_entries({"kind": "event"}), entries, max_frame=None)
+        assert record == record_bytes({"kind": "event", **event})
+    wide = {f"field{i}": i for i in range(20)}  # past a fixmap's 15 entries
+    assert frame_of(20, map_entries(wide)) == encode(wide)
