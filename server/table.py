@@ -685,8 +685,10 @@ class Table:
             self.cancel_timer()
             return
         deadline = self.deadline()
-        if deadline is not None and deadline == self._timer_at:
-            return  # (most events leave the deadline where it was: the timer set stands)
+        if deadline is not None and self._timer_at is not None and self._timer_at <= deadline:
+            # Most events leave the deadline where it was or move it later (a new turn): the
+            # timer set stands, and one that fires early only sets itself again.
+            return
         self.cancel_timer()
         if deadline is None:
             return
