@@ -9,8 +9,8 @@ A game log gets its header when the game starts and each event as it is stamped,
 before the event is sent to anyone, so a host killed at any moment has every event a client
 saw. The table file holds what the log does not: the owner and the rejoin token of each seat
 (kept out of the log so a replay file can be shared). It is written when a game starts and
-removed when the game ends. Neither file is read by anything but the host and the replay
-viewer.
+removed when the game ends (on the sync thread, once the end is flushed: `flush_soon`).
+Neither file is read by anything but the host and the replay viewer.
 
 Pruning the finished logs beyond the keep is the records' job (server/records/): through
 their index, on their worker thread, so no game end lists the folder.
