@@ -59,7 +59,7 @@ from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .state_lock import StateLock
 from .steering import Steering
 from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store
-from .table import Seat, Table
+from .table import FINISHED, Seat, Table
 from .table_list import TableList
 from .table_share import DEFAULT_BOTS_PER_PLAYER, DEFAULT_TABLES_PER_PLAYER
 
@@ -315,11 +315,7 @@ class Host:
     def _outcomes_arrived(
         self, table: Table, tokens: list[str], outcomes: list[SeatOutcome]
     ) -> None:
-        if (
-            self.gate.stopping
-            or self.tables.get(table.id) is not table
-            or table.state != "finished"
-        ):
+        if self.gate.stopping or self.tables.get(table.id) is not table or table.state != FINISHED:
             return  # the table went on (or closed) meanwhile
         table.outcomes = {tokens[o.seat]: o.shown() for o in outcomes if o.seat < len(tokens)}
         table.send_table()

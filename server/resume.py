@@ -26,7 +26,7 @@ from .chance import GameSecret
 from .jobs import Jobs
 from .player import ToldLater
 from .store import GameWriter
-from .table import Seat, Table
+from .table import Table
 
 log = logging.getLogger("kismet.host")
 
@@ -203,7 +203,8 @@ def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
     table.games_played = (
         record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
     )
-    table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
+    for seat in record["seats"]:
+        table.sit(seat["token"], seat["name"], seat.get("bot"))
     opened_by = record.get("opened_by")
     if isinstance(opened_by, list) and all(isinstance(key, str) for key in opened_by):
         table.opened_by = tuple(opened_by)
