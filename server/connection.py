@@ -33,7 +33,7 @@ from protocol.errors import ProtocolError, error_message
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.messages import request_id
 
-from .door_pass import DoorPass
+from .doors.door_pass import DoorPass
 from .player import Player
 
 log = logging.getLogger("kismet.host")
@@ -146,7 +146,7 @@ class Connection(asyncio.Protocol):
         # in one piece at the end of its turn (a system call per turn, not per answer).
         self.corked: list[bytes] | None = None
         self.counted: str | None = None  # the address this connection counts against
-        # Set at hello when the client offers a pass its door issued (server/door_pass.py):
+        # Set at hello when the client offers a pass its door issued (server/doors/door_pass.py):
         # the ssh or web player's real address and proof. None for a direct connection.
         self.door: DoorPass | None = None
         # More than CHAT_BACKLOG bytes wait to be sent to it (asyncio said pause_writing, not

@@ -10,8 +10,8 @@ import asyncssh
 import pytest
 
 from server import Host
+from server.doors.ssh import SshServer, load_host_key
 from server.identity import KEY_FILE
-from server.ssh import SshServer, load_host_key
 from tests.netutil import wait_until
 from tests.sshutil import (
     Terminal,
@@ -191,7 +191,7 @@ async def test_stopping_the_server_ends_every_session_and_its_app(tmp_path):
 
 
 def test_the_app_draws_for_the_players_terminal_not_the_hosts(monkeypatch):
-    from server.pty_app import child_environment
+    from server.doors.pty_app import child_environment
 
     monkeypatch.setenv("COLORTERM", "truecolor")  # the host owner's terminal
     monkeypatch.setenv("COLUMNS", "200")

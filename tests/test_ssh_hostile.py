@@ -22,10 +22,10 @@ import asyncssh
 import pytest
 
 from kismet_tui.net.client import Client, RequestError
-from server import rejoin_code
-from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
-from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
-from server.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
+from server.doors import rejoin_code
+from server.doors.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
+from server.doors.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
+from server.doors.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import ROOT, running_host, wait_until
 from tests.sshutil import (
     Terminal,
@@ -290,8 +290,8 @@ def port_open(port: int) -> bool:
 PARENT_OF_A_DEAF_CHILD = """
 import subprocess, sys
 from kismet_tui.net.client import Client, RequestError
-from server import rejoin_code
-from server.door_limits import limit_session_child
+from server.doors import rejoin_code
+from server.doors.door_limits import limit_session_child
 child = subprocess.Popen([sys.executable, "-c",
     "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); print('up', flush=True); time.sleep(120)"],
     preexec_fn=limit_session_child, start_new_session=True, stdout=subprocess.PIPE, text=True)

@@ -26,12 +26,12 @@ import aiohttp
 import pyte
 import pytest
 
-from server import web_session
-from server.door_limits import SessionSlots
-from server.door_pass import ENVIRONMENT_NAME
+from server.doors import web_session
+from server.doors.door_limits import SessionSlots
+from server.doors.door_pass import ENVIRONMENT_NAME
+from server.doors.web import WebServer
+from server.doors.web_session import KeyBudget
 from server.table import PLAYING
-from server.web import WebServer
-from server.web_session import KeyBudget
 from tests.netutil import ROOT, connected, free_port, host_with_door, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
@@ -300,7 +300,7 @@ def door_processes(host) -> list[int]:
             continue
         for_this_host = f":{host.port}\0".encode() in cmdline
         spawned = b"kismet_tui.door_child" in cmdline
-        forked = b"server.door_forker" in cmdline and parent_cmdline == cmdline
+        forked = b"server.doors.door_forker" in cmdline and parent_cmdline == cmdline
         if for_this_host and (spawned or forked) and stat[0] != "Z":
             found.append(int(entry))
     return found

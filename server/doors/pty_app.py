@@ -2,13 +2,13 @@
 
 The ssh server starts one of these per session and pipes bytes between the ssh channel and
 the pty's master side: the player's keys go in, the app's screen comes out (its first frames also tell the doors' start queue when its
-start-up is over, server/door_starts.py), a window change
+start-up is over, server/doors/door_starts.py), a window change
 becomes a TIOCSWINSZ (the kernel then sends the app SIGWINCH). The app is an ordinary client
 of the host over loopback, so it crashes, leaks or blocks alone, never the host or another
 player, and it needs no code of its own for being remote.
 
 What a session may cost is bounded here: the child runs under door_limits' address-space
-limit (or, where the system has none, server/memory_watch.py's watch) and parent-death
+limit (or, where the system has none, server/doors/memory_watch.py's watch) and parent-death
 signal, its window is clamped, and the keys reach it at a bounded
 rate, the rest waiting in a bounded backlog the door stops reading beyond.
 """
@@ -68,7 +68,7 @@ def set_size(fd: int, cols: int, rows: int) -> None:
 class PtyApp:
     """`kismet-join ARGS` on a new pty of `cols` x `rows`; `on_output(bytes)` gets what it
     draws, `on_exit(returncode)` is called once when it has ended. With a `forker` (the
-    warm parent, server/warm_doors.py) the process is forked from it, else started anew."""
+    warm parent, server/doors/warm_doors.py) the process is forked from it, else started anew."""
 
     def __init__(
         self,
@@ -97,8 +97,8 @@ class PtyApp:
         self.on_input_room = on_input_room  # called when the backlog has room again
         self.address_space = address_space
         self.forker = forker
-        self.confinement = confinement  # the files it may open (server/session_sandbox.py)
-        self.turn = turn  # its start-up's turn (server/door_starts.py), told what it draws
+        self.confinement = confinement  # the files it may open (server/doors/session_sandbox.py)
+        self.turn = turn  # its start-up's turn (server/doors/door_starts.py), told what it draws
         self.proc: SessionProcess | None = None
         self.master: int | None = None  # the pty's side we hold; None once released
         self._pending = bytearray()

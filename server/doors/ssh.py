@@ -6,21 +6,21 @@ Invite, keys pasted for the evening and/or the evening's password), refusing eve
 request but one terminal session per login (no exec, no subsystem such as sftp, no port,
 agent or X11 forwarding), the name (asked for in the terminal when NAME is taken or
 unusable), the host key (made once, kept in the state folder) and the seats of dropped
-players. Each session runs `kismet-join` on a pty of its own (server/pty_app.py).
+players. Each session runs `kismet-join` on a pty of its own (server/doors/pty_app.py).
 
 A dropped session is a dropped player: the host keeps the seat for the rejoin token the
 client was given, and that token is saved per NAME and proof (server state folder,
 `ssh-seats/`, a folder each, removed once the host holds none of its tokens:
-server/seat_files.py): the client's key, or for a login without a key the rejoin code it was shown
-at first login (server/rejoin_code.py), asked for when that NAME comes back while its seat
+server/doors/seat_files.py): the client's key, or for a login without a key the rejoin code it
+was shown at first login (server/doors/rejoin_code.py), asked for when that NAME comes back while its seat
 is held. So the same NAME with the same key or code takes the seat back, and somebody else
 typing that NAME does not. Wrong codes are limited per address and per name, a few a minute
 (rejoin_code.Guesses): past that a login is told "Too many tries: wait a minute."
 
-No session can take the machine (server/door_limits.py): its window is clamped, its app
+No session can take the machine (server/doors/door_limits.py): its window is clamped, its app
 runs under a memory limit (and ends in words past it) and dies with the session or the
 host, its keys are read with backpressure, and the doors hold at most `slots` sessions. Each
-app is handed a door pass (server/door_pass.py), so the host counts the player by their
+app is handed a door pass (server/doors/door_pass.py), so the host counts the player by their
 real address, not as loopback.
 """
 
@@ -43,12 +43,12 @@ from kismet_tui.door_env import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
 from protocol import limits
 from protocol.text import clean_name
 
+from ..identity import HostIdentity
+from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from . import rejoin_code
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .door_starts import StartTurn
-from .identity import HostIdentity
-from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .pty_app import INPUT_BACKLOG, PtyApp
 from .seat_files import SeatFolders
 from .session_sandbox import SessionSandbox, own_environment, session_rules
@@ -58,7 +58,7 @@ from .warm_doors import DoorForker
 if TYPE_CHECKING:
     from kismet_tui.saved_seats import Damaged
 
-    from .host import Host
+    from ..host import Host
 
 log = logging.getLogger("kismet.ssh")
 
@@ -147,7 +147,7 @@ class SshServer:
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
         # None: an open host, anyone may play. Raises OSError when the file cannot be read.
-        # `keys`: keys pasted for the evening instead (`kismet`'s Invite, server/open_up.py).
+        # `keys`: keys pasted for the evening instead (`kismet`'s Invite, server/doors/open_up.py).
         self.authorized: AuthorizedKeys | PastedKeys | None = (
             AuthorizedKeys(keys_file) if keys_file else keys
         )
@@ -231,7 +231,7 @@ class SshServer:
     def name_taken(self, name: str, token: str | None) -> bool:
         """Somebody else is here under `name` or a look-alike of it (protocol.text.name_key):
         connected, or holding a seat while away."""
-        from .handshake import name_holder
+        from ..handshake import name_holder
 
         return name_holder(self.host, name, token) is not None
 
@@ -353,7 +353,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         self.door_pass: str | None = None  # issued for the app, revoked at the end
         self.seat_digest: str | None = None  # its seat folder's, while the app uses it
         self.reading = True  # False while the app's key backlog is full
-        self.turn: StartTurn | None = None  # its start-up's turn (server/door_starts.py)
+        self.turn: StartTurn | None = None  # its start-up's turn (server/doors/door_starts.py)
         self.ahead: int | None = None  # logins starting before it, as last shown
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
@@ -401,7 +401,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def sit_down(self, name: str) -> None:
         """Open the app for a usable `name`, once this login has the right to it: a key's
         own seat, or a new player; a keyless name that holds a seat asks for its code."""
-        from .handshake import name_refusal
+        from ..handshake import name_refusal
 
         key = self.gate.key
         if key is not None:
@@ -431,7 +431,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         """Why a login whose saved token for `name` is `token` cannot go by it, or None."""
         from kismet_tui.saved_seats import Damaged
 
-        from .handshake import name_refusal
+        from ..handshake import name_refusal
 
         if isinstance(token, Damaged):
             # Perhaps the rightful owner, whose proof was in that file: say what happened.
@@ -547,7 +547,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             return
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
-        # A storm of logins starts a few at a time (server/door_starts.py): wait for a turn.
+        # A storm of logins starts a few at a time (server/doors/door_starts.py): wait for a turn.
         self.turn = self.server.slots.starts.turn()
         await self.turn.wait(self.show_place)
         if self.ended:

@@ -1,7 +1,7 @@
 """`kismet-host --web`: the Kismet app in a browser, each visitor a member of this host.
 
 textual-serve serves a page holding a terminal; for each visitor's websocket the door runs
-`kismet-join` to this host with the name asked for on screen (server/web_session.py runs and
+`kismet-join` to this host with the name asked for on screen (server/doors/web_session.py runs and
 bounds that process). This module is the door: it fits textual-serve into the host's own
 event loop, points the page at the address the visitor used (not the one bound, which may
 be 0.0.0.0), serves the page's own files and nothing else (no folder listings, nothing from
@@ -18,7 +18,7 @@ must then be that page (`scheme://Host`), or with `--web-origin` one of the page
 
 Seats: the page keeps a random secret in the browser's own storage and opens its socket at
 /ws/SECRET. The door keeps that browser's rejoin tokens in a folder named by a hash of the
-secret (server/seat_files.py: removed once the host holds none of its tokens), and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
+secret (server/doors/seat_files.py: removed once the host holds none of its tokens), and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
 the same browser typing the same name gets its seat back; any other browser does not.
 """
 
@@ -39,17 +39,17 @@ import jinja2
 from aiohttp import web
 from textual_serve.server import Server
 
-from .addresses import local_addresses
+from ..addresses import local_addresses
+from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
-from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .seat_files import SeatFolders
 from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .warm_doors import DoorForker
 from .web_session import VisitorLeft, VisitorSession, peer_hung_up, tell_and_close
 
 if TYPE_CHECKING:
-    from .host import Host
+    from ..host import Host
 
 log = logging.getLogger("kismet.web")
 
@@ -153,7 +153,7 @@ class KismetServe(Server):
         self, request: web.Request, socket: web.WebSocketResponse, address: str, visitor: str | None
     ) -> None:
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
-        # A storm of visitors starts a few at a time (server/door_starts.py): wait for a turn.
+        # A storm of visitors starts a few at a time (server/doors/door_starts.py): wait for a turn.
         turn = self.door.slots.starts.turn() if self.door.slots is not None else None
         if turn is not None:
             await turn.wait()

@@ -4,7 +4,7 @@ their websocket reaches it, and its end.
 textual-serve's AppService runs the app through a shell and forwards whatever the socket
 sends as fast as it comes. Here the app is the door's direct child (no shell), in a session
 of its own (so its whole process group can be killed), under the door's limits (an
-address-space ceiling, or server/memory_watch.py's watch where the system has none, and
+address-space ceiling, or server/doors/memory_watch.py's watch where the system has none, and
 death with the host: door_limits.limit_session_child). What the
 visitor sends is bounded: sizes are clamped, every message is paid for from a budget of
 bytes per second, and while the app has not read what it was given (its stdin backlog is
@@ -137,7 +137,7 @@ async def tell_and_close(socket: web.WebSocketResponse, text: str) -> None:
 class VisitorSession(AppService):
     """The app process of one visitor, started by `start(cols, rows)`, fed by `play(socket)`
     and always ended by `end()`. It runs `kismet-join JOIN_ARGS`: forked by the warm parent
-    when there is one (`forker`, server/warm_doors.py), else as a new interpreter."""
+    when there is one (`forker`, server/doors/warm_doors.py), else as a new interpreter."""
 
     def __init__(
         self,
@@ -171,8 +171,8 @@ class VisitorSession(AppService):
         self.socket = socket
         self.address_space = address_space
         self.forker = forker
-        self.confinement = confinement  # the files it may open (server/session_sandbox.py)
-        self.turn = turn  # its start-up's turn (server/door_starts.py), told what it draws
+        self.confinement = confinement  # the files it may open (server/doors/session_sandbox.py)
+        self.turn = turn  # its start-up's turn (server/doors/door_starts.py), told what it draws
         self.app: SessionProcess | None = None
         self.budget = KeyBudget()
         self.peer_checked = time.monotonic()
