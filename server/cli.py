@@ -33,13 +33,13 @@ from typing import TYPE_CHECKING, Protocol
 from kismet_tui.command import add_common_options, honest_exit, start_logging
 
 from .addresses import local_addresses
+from .peer_cap import DEFAULT_MAX_PER_ADDRESS
 
 if TYPE_CHECKING:  # imported by serve(), so --help stays light
     from .host import Host
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
-DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and at each door
 RECORDS_WAIT_S = 120  # the longest the start-up lines wait for the records (10,000 logs: ~12 s)
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 DEFAULT_TABLES_PER_PLAYER = 3  # server.table_share.DEFAULT_TABLES_PER_PLAYER, likewise
@@ -200,7 +200,9 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     """The other ways in (ssh, web, the LAN announcement), each started and described on
     stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
     doors: list[Door] = []
-    cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
+    # The host's per-address cap holds at each door too (0: none; loopback with --cap-loopback).
+    cap = getattr(args, "max_per_address", None) or None
+    cap_loopback = getattr(args, "cap_loopback", False)
     from .doors.door_limits import SessionSlots
 
     # One cap on the sessions of both doors: each runs a client process on this machine.
@@ -260,6 +262,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
                 args.state_dir,
                 keys_file=args.ssh_keys,
                 max_per_address=cap,
+                cap_loopback=cap_loopback,
                 slots=slots,
                 forker=forker,
                 sandbox=sandbox,
@@ -289,6 +292,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
             host,
             args.state_dir,
             max_per_address=cap,
+            cap_loopback=cap_loopback,
             slots=slots,
             forker=forker,
             origins=args.web_origin or (),

@@ -48,10 +48,11 @@ from protocol.messages import parse_client, request_id
 from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
 
 # Re-exported: these names lived here before the host was split by job.
-from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
+from .connection import Connection, Gate  # noqa: F401
 from .doors.door_pass import DoorPasses
 from .evening import Evening
 from .identity import HostIdentity
+from .peer_cap import DEFAULT_MAX_PER_ADDRESS
 from .player import Player, ToldLater
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id

@@ -25,7 +25,8 @@ from typing import Protocol
 
 from protocol.errors import ProtocolError, error_message
 
-from .connection import Connection, Gate, address_of, is_loopback
+from .connection import Connection, Gate
+from .peer_cap import address_of
 from .records import RecordIndex, queries
 
 log = logging.getLogger("kismet.host")
@@ -98,7 +99,7 @@ def askers_of(host: RecordsHost, conn: Connection) -> tuple[str, ...]:
     proven = player.records_id()
     keys = [f"player {proven}" if proven else f"token {player.token}"]
     address = conn.door.address if conn.door is not None else address_of(conn.peer)
-    if address is not None and (host.gate.cap_loopback or not is_loopback(address)):
+    if not host.gate.per_address.exempts(address):
         keys.append(f"address {address}")
     return tuple(keys)
 

@@ -141,7 +141,7 @@ async def test_dropped_session_takes_the_seat_back_with_the_same_name_and_key(tm
 
 
 async def test_too_many_logins_from_one_address_are_refused_in_plain_words(tmp_path):
-    async with ssh_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, ssh):
+    async with ssh_host(tmp_path, max_per_address=1, cap_loopback=True) as (host, ssh):
         async with connect(ssh.port, "Ana", new_key()):
             with pytest.raises(
                 asyncssh.DisconnectError, match="already 1 players from your address"

@@ -371,7 +371,7 @@ async def nine_logins(host, ssh, addresses):
         refused = [
             player.text() for i, player in enumerate(players) if not connected_player(host, f"P{i}")
         ]
-        return refused, dict(host.gate.per_address)
+        return refused, dict(host.gate.per_address.counts)
 
 
 async def test_ssh_players_are_counted_by_their_own_address(tmp_path):

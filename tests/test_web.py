@@ -70,7 +70,7 @@ async def test_the_page_is_served_and_points_at_the_address_used(tmp_path):
 
 
 async def test_too_many_visitors_from_one_address_get_plain_words(tmp_path):
-    async with web_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, web):
+    async with web_host(tmp_path, max_per_address=1, cap_loopback=True) as (host, web):
         assert web.cap.admit("127.0.0.1")  # one visitor already playing from here
         async with visiting(web) as visitor:
             # Said on the visitor's screen (a browser shows no HTTP status), then closed.

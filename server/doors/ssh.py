@@ -44,7 +44,7 @@ from protocol import limits
 from protocol.text import clean_name
 
 from ..identity import HostIdentity
-from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
+from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap, address_of
 from . import rejoin_code
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
@@ -131,8 +131,8 @@ class SshServer:
         state_dir: str | Path,
         *,
         keys_file: str | Path | None = None,
-        max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
-        exempt_loopback: bool = True,
+        max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS,
+        cap_loopback: bool = False,
         slots: SessionSlots | None = None,
         forker: DoorForker | None = None,
         sandbox: SessionSandbox | None = None,
@@ -154,7 +154,8 @@ class SshServer:
         # With a password, a login without a listed key must give it (keyless friends whom
         # `kismet`'s Invite let in for the evening); without one, only listed keys, or anyone.
         self.password = password
-        self.cap = PeerCap(max_per_address, exempt_loopback)
+        # The per-address cap, the host's own rule (server/peer_cap.py) for this door's peers.
+        self.cap = PeerCap(max_per_address, cap_loopback)
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
@@ -252,8 +253,7 @@ class Gate(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
-        peer = conn.get_extra_info("peername") or ("?", 0)
-        self.address = peer[0]
+        self.address = address_of(conn.get_extra_info("peername")) or "?"
         self.admitted = self.server.cap.admit(self.address)
 
     def connection_lost(self, exc: Exception | None) -> None:

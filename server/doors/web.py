@@ -40,7 +40,7 @@ from aiohttp import web
 from textual_serve.server import Server
 
 from ..addresses import local_addresses
-from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
+from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap, is_loopback, unmapped
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .seat_files import SeatFolders
@@ -134,7 +134,7 @@ class KismetServe(Server):
         visitor = request.match_info.get("visitor")
         if visitor is not None and not VISITOR_SECRET.fullmatch(visitor):
             raise web.HTTPBadRequest(text="That is not a key this page makes: reload the page.\n")
-        address = request.remote or "?"
+        address = unmapped(request.remote or "?")
         await socket.prepare(request)
         async with contextlib.AsyncExitStack() as holding:
             if not self.door.cap.admit(address):
@@ -210,8 +210,8 @@ class WebServer:
         host: Host,
         state_dir: str | Path,
         *,
-        max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
-        exempt_loopback: bool = True,
+        max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS,
+        cap_loopback: bool = False,
         slots: SessionSlots | None = None,
         origins: Iterable[str] = (),
         session_address_space: int = SESSION_ADDRESS_SPACE,
@@ -221,7 +221,8 @@ class WebServer:
         self.host = host
         self.forker = forker  # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
-        self.cap = PeerCap(max_per_address, exempt_loopback)
+        # The per-address cap, the host's own rule (server/peer_cap.py) for this door's peers.
+        self.cap = PeerCap(max_per_address, cap_loopback)
         self.slots = slots  # shared with the ssh door: door sessions in all
         # --web-origin's pages (scheme://host[:port], lower case): none, the page's own.
         self.origins = [origin.rstrip("/").lower() for origin in origins]
@@ -311,7 +312,3 @@ def is_address(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def is_loopback(text: str) -> bool:
-    return is_address(text) and ipaddress.ip_address(text).is_loopback
