@@ -35,6 +35,7 @@ from protocol.messages import request_id
 from .doors.door_pass import DoorPass
 from .peer_cap import PeerCap, address_of
 from .player import Player
+from .token_bucket import TokenBucket
 
 log = logging.getLogger("kismet.host")
 
@@ -88,8 +89,7 @@ class Connection(asyncio.Protocol):
         "transport",
         "frames",
         "player",
-        "tokens",
-        "refilled",
+        "rate",
         "strikes",
         "last_heard",
         "opened",
@@ -112,10 +112,10 @@ class Connection(asyncio.Protocol):
         self.transport: asyncio.Transport
         self.frames = FrameReader(FROM_CLIENT)
         self.player: Player | None = None
-        self.tokens = float(limits.RATE_BURST)
-        self.refilled = time.monotonic()
-        self.strikes = 0
         self.last_heard = self.opened = time.monotonic()
+        # Messages it may send now: RATE_BURST at once, then RATE_PER_SECOND.
+        self.rate = TokenBucket(limits.RATE_BURST, limits.RATE_PER_SECOND, self.opened)
+        self.strikes = 0
         self.closed = False
         self.peer: object = None
         self.last_replay = 0.0
@@ -229,13 +229,8 @@ class Connection(asyncio.Protocol):
         as the caller read it for this message)."""
         if now is None:
             now = time.monotonic()
-        self.tokens = min(
-            limits.RATE_BURST, self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND
-        )
-        self.refilled = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            if self.tokens >= limits.RATE_BURST - 1:
+        if self.rate.take(1, now):
+            if self.rate.tokens >= limits.RATE_BURST - 1:
                 self.strikes = 0
             return True
         self.strikes += 1

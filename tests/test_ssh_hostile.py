@@ -24,7 +24,7 @@ import pytest
 from kismet_tui.net.client import Client, RequestError
 from server.doors import rejoin_code
 from server.doors.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
-from server.doors.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
+from server.doors.session_policy import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
 from server.doors.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import ROOT, running_host, wait_until
 from tests.sshutil import (
@@ -451,7 +451,7 @@ async def test_an_app_that_crashes_at_its_memory_limit_is_ended_as_out_of_memory
             near = int(peak_size(app.pid) / 0.9)
             resource.prlimit(app.pid, resource.RLIMIT_AS, (near, near))
             sizes = [(100, 30), (80, 24)]
-            while not app.near_memory_limit:  # the door looks while the app draws
+            while not app.memory.near:  # the door looks while the app draws
                 assert not term.closed.is_set(), "the app ended before the door looked"
                 term.resize(*sizes[0])
                 sizes.reverse()

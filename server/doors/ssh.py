@@ -32,14 +32,13 @@ import hashlib
 import hmac
 import logging
 import re
-import signal
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncssh
 
-from kismet_tui.door_env import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
+from kismet_tui.door_env import REJOIN_CODE_VARIABLE
 from protocol import limits
 from protocol.text import clean_name
 
@@ -49,8 +48,9 @@ from . import rejoin_code
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .door_starts import StartTurn
-from .pty_app import INPUT_BACKLOG, PtyApp
+from .pty_app import PtyApp
 from .seat_files import SeatFolders
+from .session_policy import died_of_its_memory, stop_reading
 from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .ssh_keys import AuthorizedKeys, PastedKeys
 from .warm_doors import DoorForker
@@ -627,14 +627,13 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def app_ended(self, code: int) -> None:
         if not self.ended:
             self.ended = True
-            # A crash near the memory limit is most likely the limit hit where no MemoryError
-            # can be raised (C code, the stack): said as running out of memory.
-            crashed_at_its_limit = (
-                code in (-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT)
-                and self.app is not None
-                and self.app.near_memory_limit
+            # (the app's watch, where there is one, ends it with OUT_OF_MEMORY: pty_app.py)
+            out_of_memory = died_of_its_memory(
+                code,
+                watched_over=False,
+                near_limit=self.app is not None and self.app.memory.near,
             )
-            if code == OUT_OF_MEMORY or crashed_at_its_limit:
+            if out_of_memory:
                 log.warning("the game of %s ran out of memory", self.gate.address)
                 self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
             elif code < 0:  # killed by a signal the door did not send (a crash)
@@ -645,7 +644,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         if self.app is not None:
             self.app.write(data)
-            if self.reading and self.app.input_backlog > INPUT_BACKLOG:
+            if self.reading and stop_reading(self.app.input_backlog):
                 self.reading = False
                 self.chan.pause_reading()
         elif self.typed is not None:
