@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import TypeGuard, cast
 
+from kismet_tui.rules import GAMES
+
 from . import limits
 from .errors import ProtocolError
 from .plain import Plain
 from .text import clean_chat, clean_name
 
-RULESETS = ("dice", "race", "knock")
+RULESETS = GAMES  # the games, declared once by the engine (kismet_tui/rules/__init__.py)
 # The bot levels every game has (kismet_tui/bots POLICIES; tests/test_protocol_conformance.py
 # checks the two agree). An unknown one is a field out of its range: `bad_message`.
 BOT_LEVELS = ("random", "greedy", "easy", "medium", "hard")
