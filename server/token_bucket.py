@@ -4,7 +4,9 @@ A bucket holds at most `burst` tokens and gains `per_second` of them a second, o
 the caller reads (the monotonic one), so a quiet while fills it back to its burst and no
 more. The host's port spends one token per message (server/connection.py: a message
 without one is dropped, and answered); the doors spend one per byte of a player's input
-(server/doors/session_policy.py: input without tokens waits until there are some).
+(server/doors/session_policy.py: input without tokens waits until there are some); chat
+one per line (server/chat.py) and the records one per request (server/records_request.py),
+each refused in words without one.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ class TokenBucket:
     def spend(self, amount: float) -> None:
         """Spend `amount` the caller has already seen was there (after `refill`)."""
         self.tokens -= amount
+
+    def seconds_until(self, amount: float) -> float:
+        """Seconds until the bucket holds `amount` (0: it does), as of its last refill."""
+        return max(0.0, (amount - self.tokens) / self.per_second)
 
     def owe(self, amount: float, now: float) -> float:
         """Spend `amount` at `now` even beyond what the bucket holds; the seconds until the
