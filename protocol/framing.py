@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from collections.abc import Mapping
 from typing import NoReturn
 
 import msgpack
@@ -59,7 +60,7 @@ def _no_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError("extension types are not part of the protocol")
 
 
-def encode(message: Plain, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
+def encode(message: Mapping[str, object], max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
     """One frame: length prefix + msgpack body."""
     body: bytes = msgpack.packb(message, use_bin_type=True)
     if len(body) > max_frame:
@@ -96,7 +97,7 @@ def _request_id_of(body: bytes, lim: FrameLimits) -> int | None:
     """The `id` of a body refused for a container limit, read again with the frame's size as
     the only bound (a frame is at most lim.max_frame bytes, so this is bounded too; msgpack
     bounds the nesting itself), so the refusal answers the request it refuses."""
-    from .messages import request_id  # (messages is the parser above framing)
+    from .requests import request_id  # (requests is the parser above framing)
 
     try:
         value = msgpack.unpackb(

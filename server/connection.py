@@ -30,7 +30,7 @@ from kismet_tui.rules.refusal import RefusalKind
 from protocol import limits
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import FROM_CLIENT, FrameReader, encode
-from protocol.messages import request_id
+from protocol.requests import request_id
 
 from .doors.door_pass import DoorPass
 from .peer_cap import PeerCap, address_of

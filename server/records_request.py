@@ -24,6 +24,7 @@ from collections.abc import Collection
 from typing import Protocol
 
 from protocol.errors import ProtocolError, error_message
+from protocol.requests import Records
 
 from .connection import Connection, Gate
 from .peer_cap import address_of
@@ -93,7 +94,7 @@ def askers_of(host: RecordsHost, conn: Connection) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -> None:
+def on_records(host: RecordsHost, conn: Connection, msg: Records, re: int | None) -> None:
     asked = host.records_asked
     waiting = asked.waiting
     if waiting.get(conn, 0) >= MAX_WAITING:
@@ -124,7 +125,7 @@ def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -
 def _send(
     waiting: dict[Connection, int],
     conn: Connection,
-    msg: dict,
+    msg: Records,
     re: int | None,
     me: str | None,
     answer: dict | BaseException,

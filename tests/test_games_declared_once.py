@@ -24,9 +24,9 @@ def test_the_games_are_the_engines_rulesets_in_order():
 
 def test_the_wire_the_menus_the_help_and_the_records_read_the_one_list():
     from kismet_tui.screens import help, new_table, records, review
-    from protocol import messages
+    from protocol import requests
 
-    assert messages.RULESETS is GAMES
+    assert requests.RULESETS is GAMES
     assert review.REVIEWED is GAMES
     for module in (help, new_table, records):
         assert module.GAMES is GAMES, module.__name__
