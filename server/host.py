@@ -48,10 +48,11 @@ from protocol.requests import parse_client, request_id
 from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
 
 # Re-exported: these names lived here before the host was split by job.
-from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
-from .door_pass import DoorPasses
+from .connection import Connection, Gate  # noqa: F401
+from .doors.door_pass import DoorPasses
 from .evening import Evening
 from .identity import HostIdentity
+from .peer_cap import DEFAULT_MAX_PER_ADDRESS
 from .player import Player, ToldLater
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id
@@ -150,7 +151,7 @@ class Host:
         # `kismet`'s own host: a game with one human pauses while they are away, and waits
         # for them (server/table_share.py), across restarts too.
         self.pause_alone = pause_alone
-        # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
+        # The passes the ssh and web doors issue for their sessions (server/doors/door_pass.py).
         self.door_passes = DoorPasses()
         self.bot_factory = bot_factory
         self.max_bots = max_bots

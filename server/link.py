@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from .door_pass import DoorPass
+from .doors.door_pass import DoorPass
 
 
 class Link(Protocol):

@@ -40,7 +40,7 @@ from .table import PLAYING, Table
 def on_list_tables(host: Jobs, conn: Connection, msg: ListTables, re: int | None) -> None:
     host.table_list.answer(conn, re, msg["changes"])
     if conn.door is not None and conn.door.listed is not None:
-        conn.door.listed()  # a door session's lobby: its start-up ends (server/door_starts.py)
+        conn.door.listed()  # a door session's lobby: its start-up ends (doors/door_starts.py)
 
 
 def on_create_table(host: Jobs, conn: Connection, msg: CreateTable, re: int | None) -> None:

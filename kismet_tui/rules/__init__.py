@@ -47,16 +47,22 @@ from .base import (
 from .refusal import MALFORMED, Refusal, RefusalKind
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
-# ruleset id -> module that defines GAME (the Game subclass) and normalize_options(options).
+# The games, declared once: ruleset id -> the module that defines GAME (the Game subclass)
+# and normalize_options(options), in the order every list of the games shows them (the new
+# table's menu, the help, the records' tabs). The wire, the app and the bots read it from here;
+# what must stay written out per game (a menu's line, a bot's policy, the docs) is checked
+# against it by tests/test_games_declared_once.py.
 RULESETS = {
     "dice": "kismet_tui.rules.dice",
     "race": "kismet_tui.rules.race",
     "knock": "kismet_tui.rules.knock",
 }
+GAMES: tuple[str, ...] = tuple(RULESETS)  # the ruleset ids, in that order
 
 __all__ = [
     "HOST",
     "ChanceError",
+    "GAMES",
     "Game",
     "IllegalAction",
     "RULESETS",
