@@ -136,12 +136,12 @@ def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
 
 
 def _why(exc: Exception) -> str:
-    from kismet_tui.rules import IllegalAction
+    from kismet_tui.rules import Refusal
     from protocol.gamelog import LogError
 
     if isinstance(exc, LogError):
         return f"its game log is damaged ({exc})"
-    if isinstance(exc, IllegalAction):
+    if isinstance(exc, Refusal):  # the engine's, or the declarations' (build_event)
         return f"its game log does not replay ({exc.words})"
     if isinstance(exc, FileNotFoundError):
         return "its game log is missing"
@@ -197,7 +197,10 @@ def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
     ):
         raise Damaged("its table file and its game log do not match")
     from kismet_tui.rules import replay
+    from protocol.actions import build_event
 
+    # Built as the host built them (protocol/actions.py): the one parse of an action.
+    events = [build_event(record["ruleset"], event) for event in events]
     replay(header, events)  # refuses a log that does not replay, before anything is written
     table = Table(host, record["id"], record["ruleset"], record["options"], record.get("owner"))
     table.games_played = (

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, new_game, replay
 from kismet_tui.rules.verify import replay_with_stream
+from protocol.actions import AnyAction
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode, frame_of, map_entries
@@ -396,7 +397,7 @@ class Table:
         self.reschedule()
 
     def stamp(
-        self, seat: int, action: dict, sender: Link | None = None, re: int | None = None
+        self, seat: int, action: AnyAction, sender: Link | None = None, re: int | None = None
     ) -> dict | None:
         """Apply, log and broadcast one action; IllegalAction leaves everything as it was.
         The event stamped, or None for a host stamp skipped while saving is paused."""
@@ -435,7 +436,12 @@ class Table:
             )
             self.game = self._rebuild()
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
-        event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
+        event: dict[str, Any] = {
+            "seq": len(self.events) + 1,
+            "t": t,
+            "seat": seat,
+            "action": action,
+        }
         chance = stream.take_drawn() if stream is not None else []
         if chance:
             event["chance"] = chance
@@ -480,7 +486,10 @@ class Table:
                 break
             here = self.connected(seat.token)
             if self.running.away[index] == here and not self.running.idle[index]:
-                self.stamp(HOST, {"type": "back" if here else "away", "seat": index})
+                mark: AnyAction = (
+                    {"type": "back", "seat": index} if here else {"type": "away", "seat": index}
+                )
+                self.stamp(HOST, mark)
         if self.state == PLAYING and not self.saving.waiting:
             self.send_table()
 

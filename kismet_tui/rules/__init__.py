@@ -165,7 +165,9 @@ def apply_event(
     game: Game[ActionT, NoteT, ViewT], event: Mapping[str, Any]
 ) -> list[NoteT | BaseNote]:
     """Apply one stamped event ({seq, t, seat, action, chance?}) to a replica: a RevealedRNG
-    gets the event's chance first and must use all of it. Returns the engine's notes."""
+    gets the event's chance first and must use all of it. Returns the engine's notes. The
+    action is one the edge built (protocol/actions.py `build_event`): the engine does not
+    check its fields again."""
     rng = game.rng
     if type(rng) is RevealedRNG:  # (the common case for a client: keep it cheap)
         rng.feed(event.get("chance"))
@@ -178,8 +180,8 @@ def apply_event(
 def replay(header: Plain, events: Iterable[Mapping[str, Any]]) -> AnyGame:
     """Rebuild a game from its log: the header ({ruleset, seats, options, t0} and either the
     version-2 `chance` or the version-1 `seed`) and stamped events ({seq, t, seat, action,
-    chance?}) in sequence order. Raises IllegalAction (ChanceError for chance that does not
-    fit) if the log is not legal."""
+    chance?}) in sequence order, their actions built at the edge (`build_event`). Raises
+    IllegalAction (ChanceError for chance that does not fit) if the log is not legal."""
     game = game_from_header(header)
     for event in events:
         apply_event(game, event)
