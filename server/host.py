@@ -46,16 +46,13 @@ from protocol.errors import ProtocolError
 from protocol.messages import parse_client, request_id
 
 from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
-
-# Re-exported: these names lived here before the host was split by job.
-from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
+from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate
 from .door_pass import DoorPasses
 from .evening import Evening
 from .identity import HostIdentity
 from .player import Player, ToldLater
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id
-from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .state_lock import StateLock
 from .steering import Steering
 from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store
