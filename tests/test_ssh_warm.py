@@ -315,7 +315,7 @@ async def test_a_storm_of_fork_requests_waits_for_room_none_falls_back(tmp_path)
 async def test_a_warm_parent_started_again_as_the_doors_stop_is_ended_with_them(tmp_path):
     """The task that starts a retired forker's successor is kept: stop waits for it, and ends
     the successor too (unkept, it was left starting, or stop waited on it for ever)."""
-    from server.warm_doors import DoorForker
+    from server.doors.warm_doors import DoorForker
 
     forker = DoorForker("restarted")
     await forker.start()
