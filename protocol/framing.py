@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import struct
+from collections.abc import Mapping
 from typing import NoReturn
 
 import msgpack
@@ -59,7 +60,7 @@ def _no_ext(code: int, data: bytes) -> NoReturn:
     raise ValueError("extension types are not part of the protocol")
 
 
-def encode(message: Plain, max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
+def encode(message: Mapping[str, object], max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
     """One frame: length prefix + msgpack body."""
     body: bytes = msgpack.packb(message, use_bin_type=True)
     if len(body) > max_frame:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from protocol.host_messages import HostMessage
+
 from .door_pass import DoorPass
 
 
@@ -27,7 +29,7 @@ class Link(Protocol):
     @property
     def door(self) -> DoorPass | None: ...
 
-    def send(self, message: dict) -> None: ...
+    def send(self, message: HostMessage) -> None: ...
 
     def send_bytes(self, frame: bytes) -> None: ...
 

@@ -18,6 +18,7 @@ from typing import Protocol
 from protocol.actions import build_action
 from protocol.errors import ProtocolError
 from protocol.framing import encode
+from protocol.host_messages import Desync
 
 from .connection import Connection
 from .idle import bring_back
@@ -81,9 +82,8 @@ def on_digest(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> N
                 conn.known_player.client_id,
             )
         # The answer and the whole game in one write (one system call, not two).
-        conn.send_bytes(
-            encode({"type": "desync", "re": re, "seq": seq, "digest": mine}) + table.game_frame()
-        )
+        desync: Desync = {"type": "desync", "re": re, "seq": seq, "digest": mine}
+        conn.send_bytes(encode(desync) + table.game_frame())
     else:
         conn.ok(re)
 

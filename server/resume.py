@@ -19,6 +19,7 @@ import logging
 import re
 from pathlib import Path
 
+from kismet_tui.rules.game_types import Header
 from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_chance_version
 
 from . import table_share
@@ -66,7 +67,7 @@ def _record_of(path: Path) -> dict:
     return record
 
 
-def store_game(host: Jobs, table: Table, header: dict) -> GameWriter:
+def store_game(host: Jobs, table: Table, header: Header) -> GameWriter:
     """The starting game's GameWriter, its table file written beside it."""
     path = host.store.new_game_file(table.id, table.ruleset)
     writer = host.store.open_game(path, header, table.id)
@@ -190,10 +191,11 @@ def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
         store.drop_table(record["id"])
         store.note_table_id(record["id"])
         return None
+    seats = header.get("seats")
     if (
         header.get("ruleset") != record["ruleset"]
-        or not isinstance(header.get("seats"), list)
-        or len(header["seats"]) != len(record["seats"])
+        or not isinstance(seats, list)
+        or len(seats) != len(record["seats"])
     ):
         raise Damaged("its table file and its game log do not match")
     from kismet_tui.rules import replay

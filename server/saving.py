@@ -21,8 +21,10 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from kismet_tui.rules import HOST
+from kismet_tui.rules.game_types import Event
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode
+from protocol.host_messages import HostMessage
 
 from .link import Link
 from .reaction import Notes
@@ -55,13 +57,13 @@ class PausedTable(Protocol):
 
     def connections(self) -> Iterator[Link]: ...
 
-    def broadcast(self, message: dict) -> None: ...
+    def broadcast(self, message: HostMessage) -> None: ...
 
-    def save_event(self, event: dict, sync: bool = True) -> bool: ...
+    def save_event(self, event: Event, sync: bool = True) -> bool: ...
 
     def probe_disk(self, size: int) -> None: ...
 
-    def play_resumed(self, held: tuple[dict, Notes] | None) -> None: ...
+    def play_resumed(self, held: tuple[Event, Notes] | None) -> None: ...
 
 
 class Saving:
@@ -70,7 +72,7 @@ class Saving:
     def __init__(self, table: PausedTable) -> None:
         self.table = table
         self.waiting = False  # play is paused: the disk refused a write
-        self.held: tuple[dict, Notes] | None = None  # (a host stamp, notes) written to nobody yet
+        self.held: tuple[Event, Notes] | None = None  # (a host stamp, notes) written to nobody yet
         self.words = ""
         self._timer: asyncio.TimerHandle | None = None
 
@@ -83,7 +85,7 @@ class Saving:
             return True
         raise ProtocolError("cannot_save", f"{self.words} {NOT_PLAYED}")
 
-    def hold(self, event: dict, notes: Notes, exc: StoreError) -> None:
+    def hold(self, event: Event, notes: Notes, exc: StoreError) -> None:
         """A host stamp the disk did not take: held (applied, shown to nobody) until it does."""
         self.held = (event, notes)
         self._pause(exc, None, f"event {event['seq']}")

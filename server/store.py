@@ -47,7 +47,9 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import cast
 
+from kismet_tui.rules.game_types import EndRecord, Event, Header, Result
 from protocol.gamelog import (
     MARK_EVERY,
     LogError,
@@ -56,6 +58,7 @@ from protocol.gamelog import (
     read_log_full,
     record_bytes,
 )
+from protocol.host_messages import HeaderRecord, event_record
 from protocol.logsign import signature_record, signed_message
 
 from .identity import HostIdentity
@@ -165,9 +168,9 @@ class GameWriter:
     def __init__(
         self,
         path: Path,
-        header: dict,
+        header: Header,
         table_id: int,
-        events: Iterable[dict] = (),
+        events: Iterable[Event] = (),
         disk: Disk | None = None,
         identity: HostIdentity | None = None,
         sync: bool = True,
@@ -180,8 +183,10 @@ class GameWriter:
         self._marks: list[bytes] = []
         # The header names the key that will sign the game (docs/protocol.md, "Files").
         shown = identity.shown_key() if identity is not None else None
-        first = {"kind": "header", "header": header, "table": table_id}
-        data = self._hashed(record_bytes(first if shown is None else {**first, "host_key": shown}))
+        first: HeaderRecord = {"kind": "header", "header": header, "table": table_id}
+        if shown is not None:
+            first["host_key"] = shown
+        data = self._hashed(record_bytes(first))
         data += b"".join(self._event_bytes(event) for event in events)
         # A torn tail from a crash is gone once we rewrite. (sync=False: the caller has the
         # file synced off the event loop, Store.sync_soon.)
@@ -208,24 +213,24 @@ class GameWriter:
         self._hash.update(frame)
         return frame
 
-    def _event_bytes(self, event: dict) -> bytes:
-        frame = self._hashed(record_bytes({"kind": "event", **event}))
+    def _event_bytes(self, event: Event) -> bytes:
+        frame = self._hashed(record_bytes(event_record(event)))
         self._mark_after(event)
         return frame
 
-    def _mark_after(self, event: dict) -> None:
+    def _mark_after(self, event: Event) -> None:
         if event["seq"] % MARK_EVERY == 0:
             self._marks.append(prefix_mark(self._hash.digest()))
 
-    def append(self, event: dict, end: dict | None = None, sync: bool = True) -> None:
-        """One event; with `end` (the end record's fields), the end record and the signature
+    def append(self, event: Event, end: EndRecord | None = None, sync: bool = True) -> None:
+        """One event; with `end` (the end record, but its marks), the end record and the signature
         too, in one write, then fsync: the game is finished on disk before anyone is shown
         it finished. `sync=False`: the caller flushes it (Store.flush_soon) before it shows
         anyone the end."""
         if end is None:
             # Every event but the last: hashed once it is on disk, so a write that fails
             # leaves nothing to undo (no copy of the hash and the marks per event).
-            frame = record_bytes({"kind": "event", **event})
+            frame = record_bytes(event_record(event))
             self._put(frame)
             self._hash.update(frame)
             self._mark_after(event)
@@ -239,10 +244,10 @@ class GameWriter:
                     raise StoreError(why_of(exc), exc.errno) from None
             self.ended = True
 
-    def finish(self, result: dict | None, server_seed: bytes | None = None) -> None:
+    def finish(self, result: Result, server_seed: bytes | None = None) -> None:
         """Close the log, writing an end record unless append() wrote it with the last event."""
         if not self.ended:
-            end: dict[str, object] = {"result": result}
+            end: EndRecord = {"kind": "end", "result": result}
             if server_seed is not None:
                 end["server_seed"] = server_seed  # protocol version 2: revealed at the end
             self._write(lambda: b"", end)
@@ -250,7 +255,7 @@ class GameWriter:
             self.ended = True
         self.close()
 
-    def _write(self, records: Callable[[], bytes], end: dict | None) -> None:
+    def _write(self, records: Callable[[], bytes], end: EndRecord | None) -> None:
         """Append what `records()` gives (hashed as it is made); with `end`, the end record
         (with the marks) and the signature over every byte before it. A write that fails
         leaves the hash and the marks as they were, like the file."""
@@ -258,7 +263,7 @@ class GameWriter:
         try:
             data = records()
             if end is not None:
-                data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
+                data += self._hashed(record_bytes({**end, "marks": self._marks}))
                 if self.identity is not None:
                     data += self._signature()
             self._put(data)
@@ -398,7 +403,7 @@ class Store:
         return path
 
     def open_game(
-        self, path: Path, header: dict, table_id: int, events: Iterable[dict] = ()
+        self, path: Path, header: Header, table_id: int, events: Iterable[Event] = ()
     ) -> GameWriter:
         writer = GameWriter(
             path, header, table_id, events, disk=self.disk, identity=self.identity, sync=False
@@ -483,15 +488,23 @@ class Store:
 
         return sorted(self.tables.glob("*.json"), key=number)
 
-    def read_game(self, path: Path) -> tuple[dict, list[dict], dict | None, int]:
-        """(header, events, end, torn bytes dropped at the end) of one log, or LogError."""
+    def read_game(self, path: Path) -> tuple[Header, list[Event], EndRecord | None, int]:
+        """(header, events, end, torn bytes dropped at the end) of one log, or LogError.
+        The host's own log, as it wrote it: resume checks the header against the table file
+        and replays every event through the engine before it trusts any of it, and sets a
+        log that fails aside (server/resume.py)."""
         header, events, end = read_log_full(path)
         with open(path, "rb") as stream:
             whole = 0
             for _record in iter_records(stream):
                 whole = stream.tell()
             size = os.fstat(stream.fileno()).st_size
-        return header, events, end, size - whole
+        return (
+            cast(Header, header),
+            cast(list[Event], events),
+            cast(EndRecord | None, end),
+            size - whole,
+        )
 
     def set_aside(self, paths: list[Path], table_id: int | str, reason: str) -> Path:
         """Move a table's files into damaged/, beside a note saying why; returns the folder."""

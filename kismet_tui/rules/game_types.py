@@ -158,6 +158,11 @@ class Header(TypedDict):
     seed: NotRequired[bytes | int | str]
 
 
+# A header as a log or a `game` message gives it: the host's own are Headers; one read from a
+# file is whatever map the file holds (the engine checks what it uses).
+LogHeader = Header | dict[str, Any]
+
+
 class Event(TypedDict):
     """One stamped event: the action applied for `seat` (HOST for the host's) at host time
     `t`, and the chance values it drew (protocol version 2 on)."""
