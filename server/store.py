@@ -263,7 +263,9 @@ class GameWriter:
         try:
             data = records()
             if end is not None:
-                data += self._hashed(record_bytes({**end, "marks": self._marks}))
+                # (`kind` first, as every record's: an EndRecord holds it already.)
+                record = {"kind": "end", **end, "marks": self._marks}
+                data += self._hashed(record_bytes(record))
                 if self.identity is not None:
                     data += self._signature()
             self._put(data)

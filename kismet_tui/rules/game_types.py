@@ -11,6 +11,7 @@ No `from __future__ import annotations` here or in the games' declarations: the 
 reads the annotations at import with typing.get_type_hints.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, final
 
@@ -158,9 +159,9 @@ class Header(TypedDict):
     seed: NotRequired[bytes | int | str]
 
 
-# A header as a log or a `game` message gives it: the host's own are Headers; one read from a
-# file is whatever map the file holds (the engine checks what it uses).
-LogHeader = Header | dict[str, Any]
+# A header as the engine takes it: the host's own are Headers; one read from a file is
+# whatever map the file holds (the engine checks what it uses).
+LogHeader = Header | Mapping[str, Any]
 
 
 class Event(TypedDict):
