@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
+from typing import cast
 
 from kismet_tui.rules.game_types import Header
 from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_chance_version
@@ -26,7 +27,7 @@ from . import table_share
 from .chance import GameSecret
 from .jobs import Jobs
 from .player import ToldLater
-from .store import GameWriter
+from .store import GameWriter, TableFile
 from .table import Seat, Table
 
 log = logging.getLogger("kismet.host")
@@ -36,7 +37,7 @@ class Damaged(ValueError):
     """One table's saved files cannot be resumed; the words say why."""
 
 
-def _record_of(path: Path) -> dict:
+def _record_of(path: Path) -> TableFile:
     import json
 
     try:
@@ -64,7 +65,7 @@ def _record_of(path: Path) -> dict:
             raise Damaged("its table file has a seat that is not one")
     if record.get("owner") is not None and not isinstance(record["owner"], str):
         raise Damaged("its table file has no valid 'owner'")
-    return record
+    return cast(TableFile, record)  # (its fields checked above; the rest are read with care)
 
 
 def store_game(host: Jobs, table: Table, header: Header) -> GameWriter:
@@ -184,7 +185,7 @@ def _salvaged_tokens(path: Path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
+def _resume_one(host: Jobs, record: TableFile, game_path: Path) -> str | None:
     store = host.store
     header, events, end, torn = store.read_game(game_path)
     if end is not None:  # finished, but the host stopped before it removed the table file

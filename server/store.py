@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from kismet_tui.rules.game_types import EndRecord, Event, Header, Result
 from protocol.gamelog import (
@@ -160,6 +160,35 @@ def _unlink(path: Path) -> None:
         path.unlink()
     except OSError:
         pass
+
+
+class SavedSeat(TypedDict):
+    token: str
+    name: str
+    bot: str | None  # the bot's level, None for a player
+
+
+class TableFile(TypedDict):
+    """A running game's table file (`tables/<id>.json`, owner-only): what a restarted host
+    takes the table up from (server/resume.py checks each field before it trusts one)."""
+
+    id: int
+    ruleset: str
+    options: dict[str, Any]
+    owner: str | None  # the owner's token
+    games_played: NotRequired[int]
+    seats: list[SavedSeat]
+    game_file: str  # the game log's name in the games folder
+    opened_by: NotRequired[list[str]]  # whom the table counts against (server/table_share.py)
+    server_seed: NotRequired[str]  # the running game's secret, hex
+
+
+class EveningFile(TypedDict):
+    """Tonight's standings (`evening.json`, server/evening.py)."""
+
+    began_ms: int | None
+    last_ms: int | None
+    wins: dict[str, int]  # by player key
 
 
 class GameWriter:
@@ -413,7 +442,7 @@ class Store:
         self.sync_soon(path)
         return writer
 
-    def save_evening(self, record: dict) -> None:
+    def save_evening(self, record: EveningFile) -> None:
         """Tonight's standings (server/evening.py), replaced whole; StoreError if the disk
         refuses."""
         _write_file(self.disk, self.root / "evening.json", json.dumps(record).encode(), sync=False)
@@ -425,7 +454,7 @@ class Store:
         except (OSError, UnicodeDecodeError, ValueError):
             return None
 
-    def save_table(self, table_id: int, record: dict) -> None:
+    def save_table(self, table_id: int, record: TableFile) -> None:
         data = json.dumps(record).encode()
         # 0600: the rejoin tokens are inside.
         path = self.tables / f"{table_id}.json"
