@@ -1,7 +1,8 @@
 """A misspelt field of a host message fails mypy, where the host builds it and where the
 client reads it: every message the host sends is declared once (protocol/host_messages.py),
 the host builds them typed (server/, protocol/errors.py) and the client reads them typed
-(kismet_tui/net/client.py, kismet_tui/messages.py), not as `dict`.
+(kismet_tui/net/client.py, kismet_tui/messages.py), not as `dict`; and a game screen
+sends its game's declared action, not a `Plain` (GameScreen.act).
 
 As tests/test_typed_views.py does for the games' views, the test copies the packages to a
 temporary folder, misspells one field in each place below, and runs mypy (its API, with a
@@ -31,7 +32,11 @@ RENAMES = {
     # the client: the welcome's clock, the app's typed message for a `table`
     "kismet_tui/net/client.py": ('welcome["now"]', 'welcome["noww"]'),
     "kismet_tui/messages.py": ('TableChanged(msg["table"])', 'TableChanged(msg["tabel"])'),
+    # and what a game screen sends back: its game's declared action (GameScreen.act)
+    "kismet_tui/screens/dice.py": ('"box": self.cursor}', '"bxo": self.cursor}'),
 }
+# What mypy names instead of the key, where the map is given for a union of declarations.
+SAID = {"kismet_tui/screens/dice.py": 'expected "RollAction | ScoreAction"'}
 
 
 @pytest.mark.timeout(300)
@@ -55,7 +60,8 @@ def test_a_misspelt_host_message_field_fails_mypy_where_built_and_where_read(
         lines[number] = lines[number].replace(right, misspelt, 1)
         path.write_text("".join(lines))
         key = next(part for part in misspelt.split('"')[1::2] if part not in right)
-        expected.append((name, range(number + 1 - STATEMENT_LINES, number + 2), key))
+        said = SAID.get(name, f'"{key}"')
+        expected.append((name, range(number + 1 - STATEMENT_LINES, number + 2), said))
     monkeypatch.chdir(tree)  # (so the copy, not this checkout, is what mypy imports)
     stdout, stderr, status = api.run(
         [
@@ -74,9 +80,9 @@ def test_a_misspelt_host_message_field_fails_mypy_where_built_and_where_read(
     def near(error: list[str], name: str, lines: range) -> bool:
         return error[0] == name and int(error[1]) in lines
 
-    for name, lines, key in expected:
-        assert any(near(e, name, lines) and f'"{key}"' in e[2] for e in errors), (
-            f"mypy did not report the misspelt {key!r} in {name}\n{stdout}"
+    for name, lines, said in expected:
+        assert any(near(e, name, lines) and said in e[2] for e in errors), (
+            f"mypy did not report the misspelling in {name} ({said})\n{stdout}"
         )
     # Nothing else: the fields spelt right (every other line of these files) pass.
     stray = [e for e in errors if not any(near(e, n, lines) for n, lines, _ in expected)]
