@@ -223,17 +223,17 @@ class Client:
             hello["player_key"] = self.player_key
         writer.write(encode(hello))
         try:
-            answer = from_host(await asyncio.wait_for(read_frame(reader, FROM_HOST), 10))
+            answer = await asyncio.wait_for(read_frame(reader, FROM_HOST), 10)
         except BaseException:
             writer.close()
             raise
-        if answer["type"] == "error":
+        if answer.get("type") == "error":
             writer.close()
             raise RequestError(answer.get("code", "bad_message"), answer.get("words", ""))
-        if answer["type"] != "welcome":
+        if answer.get("type") != "welcome":
             writer.close()
             raise RequestError("bad_message", "The host did not answer hello with welcome.")
-        welcome = answer
+        welcome = cast(Welcome, answer)  # (taken as declared, as from_host takes the rest)
         self._clock_sample(sent, time.monotonic(), welcome["now"])
         self._reader, self._writer = reader, writer
         self.client_id = welcome["client_id"]
