@@ -17,7 +17,7 @@ from kismet_tui.rules import Game
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.game_types import Event, Header
 from kismet_tui.rules.verify import Verification
-from protocol.host_messages import EventMessage, Records, TableShown, TableSummary
+from protocol.host_messages import EventMessage, RecordsMessage, TableShown, TableSummary
 
 from .net.published import Published
 
@@ -75,4 +75,4 @@ class GameSource(Protocol):
     async def leave(self) -> None: ...
     async def records(
         self, view: str, ruleset: str | None = None, player: str | None = None, page: int = 0
-    ) -> Records: ...
+    ) -> RecordsMessage: ...

@@ -147,7 +147,7 @@ Chat = TypedDict(
 )
 
 
-class ChatSkipped(TypedDict):
+class ChatSkippedMessage(TypedDict):
     type: Literal["chat_skipped"]
     count: int
     words: str
@@ -166,7 +166,7 @@ class Pong(TypedDict):
     now: int
 
 
-class Notice(TypedDict):
+class NoticeMessage(TypedDict):
     type: Literal["notice"]
     code: str
     words: str
@@ -243,7 +243,7 @@ class RecordsPage(TypedDict):
     standings: NotRequired[list[Standing]]
 
 
-class Records(RecordsPage):
+class RecordsMessage(RecordsPage):
     type: Literal["records"]
     re: int | None
     view: str
@@ -252,7 +252,9 @@ class Records(RecordsPage):
     me: str | None  # the asker's records id
 
 
-HostMessage = (
+# Any message the host sends to a client (the app's Textual message for one is another
+# thing: kismet_tui.messages.HostMessage).
+ToClient = (
     Welcome
     | ErrorMessage
     | Ok
@@ -262,11 +264,11 @@ HostMessage = (
     | GameMessage
     | EventMessage
     | Chat
-    | ChatSkipped
+    | ChatSkippedMessage
     | Desync
     | Pong
-    | Records
-    | Notice
+    | RecordsMessage
+    | NoticeMessage
 )
 
 

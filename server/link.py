@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from protocol.host_messages import HostMessage
+from protocol.host_messages import ToClient
 
 from .door_pass import DoorPass
 
@@ -29,7 +29,7 @@ class Link(Protocol):
     @property
     def door(self) -> DoorPass | None: ...
 
-    def send(self, message: HostMessage) -> None: ...
+    def send(self, message: ToClient) -> None: ...
 
     def send_bytes(self, frame: bytes) -> None: ...
 

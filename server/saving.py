@@ -24,7 +24,7 @@ from kismet_tui.rules import HOST
 from kismet_tui.rules.game_types import Event
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode
-from protocol.host_messages import HostMessage
+from protocol.host_messages import ToClient
 
 from .link import Link
 from .reaction import Notes
@@ -57,7 +57,7 @@ class PausedTable(Protocol):
 
     def connections(self) -> Iterator[Link]: ...
 
-    def broadcast(self, message: HostMessage) -> None: ...
+    def broadcast(self, message: ToClient) -> None: ...
 
     def save_event(self, event: Event, sync: bool = True) -> bool: ...
 

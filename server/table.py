@@ -30,10 +30,10 @@ from protocol.host_messages import (
     Chat,
     EventMessage,
     GameMessage,
-    HostMessage,
     Outcome,
     TableShown,
     TableSummary,
+    ToClient,
 )
 
 from .chance import GameSecret
@@ -274,7 +274,7 @@ class Table:
             "turn_limit_ms": self.options.get("turn_limit_ms"),
         }
 
-    def broadcast(self, message: HostMessage) -> None:
+    def broadcast(self, message: ToClient) -> None:
         frame = encode(message)
         for conn in self.connections():
             conn.send_bytes(frame)

@@ -68,10 +68,10 @@ from protocol.framing import FROM_HOST, encode, read_frame
 from protocol.host_messages import (
     EventMessage,
     GameMessage,
-    HostMessage,
-    Records,
+    RecordsMessage,
     TableShown,
     TableSummary,
+    ToClient,
     Welcome,
 )
 from protocol.logsign import PUBLIC_KEY_BYTES
@@ -111,14 +111,14 @@ class ConnectionLost(RequestError):
         super().__init__("connection", words, UNAVAILABLE)
 
 
-def from_host(body: Plain) -> HostMessage:
+def from_host(body: Plain) -> ToClient:
     """A frame's body as the host message it says it is (protocol/host_messages.py). The
     host is the authority the replica follows: its messages are taken as declared, as its
     events are (one that lacks a declared field fails the read loop, which reconnects)."""
-    return cast(HostMessage, body)
+    return cast(ToClient, body)
 
 
-def unexpected(reply: HostMessage, wanted: str) -> RequestError:
+def unexpected(reply: ToClient, wanted: str) -> RequestError:
     return RequestError("bad_message", f"The host answered with {reply['type']}, not {wanted}.")
 
 
@@ -173,7 +173,7 @@ class Client:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._tasks: list[asyncio.Task] = []
-        self._pending: dict[int, asyncio.Future[HostMessage]] = {}
+        self._pending: dict[int, asyncio.Future[ToClient]] = {}
         self._next_id = 1
         self._queues: list[Inbox] = []
         self._offset_ms = 0.0
@@ -396,7 +396,7 @@ class Client:
         for queue in self._queues:
             queue.put(message)
 
-    def _dispatch(self, message: HostMessage) -> None:
+    def _dispatch(self, message: ToClient) -> None:
         if message["type"] == "event":
             self._publish({**message, "notes": self._on_event(message)})
         elif message["type"] == "tables_changed":
@@ -559,10 +559,10 @@ class Client:
             raise ConnectionLost("Not connected to a host.")
         self._writer.write(encode(message, limits.MAX_FRAME))
 
-    async def _request(self, message: Mapping[str, object]) -> HostMessage:
+    async def _request(self, message: Mapping[str, object]) -> ToClient:
         rid = self._next_id
         self._next_id = rid + 1 if rid < limits.MAX_REQUEST_ID else 1
-        future: asyncio.Future[HostMessage] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[ToClient] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         try:
             self._send({**message, "id": rid})
@@ -587,7 +587,7 @@ class Client:
 
     async def records(
         self, view: str, ruleset: str | None = None, player: str | None = None, page: int = 0
-    ) -> Records:
+    ) -> RecordsMessage:
         """One page of the host's records (docs/protocol.md, "Records")."""
         message: Plain = {"type": "records", "view": view, "page": page}
         if ruleset is not None:

@@ -23,7 +23,7 @@ import asyncio
 from collections import deque
 
 from protocol import limits
-from protocol.host_messages import ChatSkipped
+from protocol.host_messages import ChatSkippedMessage
 
 from .published import Published
 
@@ -40,7 +40,9 @@ class Inbox:
         self.chat_waiting = chat_waiting
         self._items: deque[Published] = deque()
         self._chats = 0  # chat lines among _items
-        self._skipped: ChatSkipped | None = None  # the chat_skipped among _items that counts on
+        self._skipped: ChatSkippedMessage | None = (
+            None  # the chat_skipped among _items that counts on
+        )
         self._arrived = asyncio.Event()
 
     def put(self, message: Published) -> None:

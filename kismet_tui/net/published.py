@@ -15,15 +15,15 @@ from typing import Any, Literal, TypedDict
 
 from protocol.host_messages import (
     Chat,
-    ChatSkipped,
+    ChatSkippedMessage,
     Desync,
     ErrorMessage,
     EventMessage,
     GameMessage,
-    Notice,
+    NoticeMessage,
     Ok,
     Pong,
-    Records,
+    RecordsMessage,
     TableMessage,
     Tables,
     TablesChanged,
@@ -70,11 +70,11 @@ Published = (
     | GameMessage
     | AppliedEvent
     | Chat
-    | ChatSkipped
+    | ChatSkippedMessage
     | Desync
     | Pong
-    | Records
-    | Notice
+    | RecordsMessage
+    | NoticeMessage
     | ConnectionNews
     | FairnessNews
 )

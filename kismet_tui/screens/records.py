@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from protocol.host_messages import Records
+from protocol.host_messages import RecordsMessage
 from protocol.limits import MIN_RATED_GAMES
 
 from ..app_ref import OnKismetApp
@@ -273,7 +273,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
     ) -> None:
         super().__init__()
         self.view, self.ruleset, self.player, self.page = view, ruleset, player, 0
-        self.answer: Records | None = None
+        self.answer: RecordsMessage | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar("records")
