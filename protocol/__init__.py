@@ -8,7 +8,7 @@ from .errors import ERRORS, ProtocolError
 from .framing import FROM_CLIENT, FROM_HOST, decode_body, encode, read_frame
 from .gamelog import LogError, read_log, read_log_full
 from .limits import PROTOCOL_VERSION
-from .messages import parse_client, request_id
+from .requests import parse_client, request_id
 from .text import clean_chat, clean_name
 
 __all__ = [

@@ -2,7 +2,8 @@
 
 The vocabulary is not written here: it is derived, once at import, from the engine's
 declarations (kismet_tui/rules/<game>_types.py): each action TypedDict's `Literal` type, its
-fields, and each field's `Annotated` spec (range and the words a refusal says).
+fields, and each field's `Annotated` spec (range and the words a refusal says), by the same
+machinery that derives the client's requests (protocol/declared.py).
 
 The host never stores or relays what a client sent. `build_action(ruleset, sent)` checks the
 sent map against the game's vocabulary and builds a new map from the validated fields only;
@@ -17,100 +18,19 @@ same table for other implementations.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import ModuleType
-from typing import Annotated, NotRequired, TypeGuard, get_args, get_origin, get_type_hints
+from typing import get_args
 
 from kismet_tui.rules import dice_types, knock_types, race_types
-from kismet_tui.rules.game_types import (
-    FieldSpec,
-    Hex,
-    HostAction,
-    Whole,
-    WholeList,
-    Word,
-)
+from kismet_tui.rules.game_types import HostAction
 
+from .declared import Field, declared_fields
 from .errors import ProtocolError
 from .plain import Plain
 
 
 def _refuse(words: str) -> ProtocolError:
     return ProtocolError("bad_action", words)
-
-
-# A field's check: (the value as sent, the field's name) -> the value to store, or raise.
-Check = Callable[[object, str], object]
-
-
-def _is_int(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-# ---- field kinds: (value, what) -> the value to store, or raise -----------------------------
-
-
-def whole(low: int, high: int, words: str) -> Check:
-    def check(value: object, what: str) -> object:
-        if not _is_int(value) or not low <= value <= high:
-            raise _refuse(words)
-        return value
-
-    return check
-
-
-def whole_list(low: int, high: int, most: int, words: str) -> Check:
-    def check(value: object, what: str) -> object:
-        if not isinstance(value, list) or len(value) > most:
-            raise _refuse(words)
-        for item in value:
-            if not _is_int(item) or not low <= item <= high:
-                raise _refuse(words)
-        return list(value)
-
-    return check
-
-
-def hex_text(low: int, high: int, words: str) -> Check:
-    digits = set("0123456789abcdef")
-
-    def check(value: object, what: str) -> object:
-        if not isinstance(value, str) or not low <= len(value) <= high or set(value) - digits:
-            raise _refuse(words)
-        return value
-
-    return check
-
-
-def word(most: int, words: str) -> Check:
-    """A short identifier (a box id): lowercase letters and underscores."""
-    allowed = set("abcdefghijklmnopqrstuvwxyz_")
-
-    def check(value: object, what: str) -> object:
-        if not isinstance(value, str) or not 0 < len(value) <= most or set(value) - allowed:
-            raise _refuse(words)
-        return value
-
-    return check
-
-
-def flag(words: str) -> Check:
-    def check(value: object, what: str) -> object:
-        if not isinstance(value, bool):
-            raise _refuse(words)
-        return value
-
-    return check
-
-
-class Field:
-    """One field of an action: its check, and whether nil means "absent"."""
-
-    __slots__ = ("check", "nullable")
-
-    def __init__(self, check: Check, nullable: bool = False):
-        self.check = check
-        self.nullable = nullable
 
 
 # ---- the vocabulary, derived from the engine's declarations ----------------------------------
@@ -120,48 +40,18 @@ class Field:
 _DECLARATIONS = {"dice": dice_types, "race": race_types, "knock": knock_types}
 
 
-def _check_for(spec: FieldSpec) -> Check:
-    if isinstance(spec, Whole):
-        return whole(spec.low, spec.high, spec.words)
-    if isinstance(spec, WholeList):
-        return whole_list(spec.low, spec.high, spec.most, spec.words)
-    if isinstance(spec, Hex):
-        return hex_text(spec.low, spec.high, spec.words)
-    if isinstance(spec, Word):
-        return word(spec.most, spec.words)
-    return flag(spec.words)
-
-
-def _fields(declared: type) -> tuple[str, dict[str, Field]]:
-    """An action TypedDict's type (its `Literal`) and its fields' checks: each field's
-    `Annotated` spec, nullable when its type admits None."""
-    hints = get_type_hints(declared, include_extras=True)
-    kind = get_args(hints.pop("type"))[0]
-    fields = {}
-    for name, hint in hints.items():
-        while get_origin(hint) is NotRequired:
-            hint = get_args(hint)[0]
-        if get_origin(hint) is not Annotated:
-            raise TypeError(f"{declared.__name__}.{name} declares no value spec")
-        value_type, *specs = get_args(hint)
-        spec = next(s for s in specs if isinstance(s, FieldSpec))
-        nullable = type(None) in get_args(value_type)
-        fields[name] = Field(_check_for(spec), nullable=nullable)
-    return kind, fields
-
-
 def _vocabulary(module: ModuleType) -> dict[str, tuple[str, dict[str, Field]]]:
     """action type -> (the name a player reads, {field: Field}) of one game's declarations."""
     out = {}
     for declared in get_args(module.PlayerAction):
-        kind, fields = _fields(declared)
+        kind, fields = declared_fields(declared)
         out[kind] = (module.SPOKEN.get(kind, kind), fields)
     return out
 
 
 # The host stamps these for every game; a client may not (the engine refuses them from a seat).
 HOST_ACTIONS: dict[str, dict[str, Field]] = {
-    kind: fields for kind, fields in map(_fields, get_args(HostAction))
+    kind: fields for kind, fields in map(declared_fields, get_args(HostAction))
 }
 
 # ruleset -> action type -> (the name a player reads, {field: Field}). Every field optional

@@ -97,7 +97,7 @@ def _request_id_of(body: bytes, lim: FrameLimits) -> int | None:
     """The `id` of a body refused for a container limit, read again with the frame's size as
     the only bound (a frame is at most lim.max_frame bytes, so this is bounded too; msgpack
     bounds the nesting itself), so the refusal answers the request it refuses."""
-    from .messages import request_id  # (messages is the parser above framing)
+    from .requests import request_id  # (requests is the parser above framing)
 
     try:
         value = msgpack.unpackb(

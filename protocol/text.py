@@ -16,7 +16,7 @@ emoji (joined ones too). What goes:
 - combining marks beyond MAX_MARKS on one character (the "zalgo" pile-up);
 - runs of whitespace, folded into one space.
 Nothing is rewritten: every client renders names and chat as plain text, never as markup.
-Lengths are the callers' (protocol.messages), in their own words.
+Lengths are the callers' (protocol.requests), in their own words.
 
 `name_key` says when two names are one to a reader: NFKC, case folded, and Unicode's
 confusable skeleton (protocol.skeleton), so "NORA", "ｎｏｒａ" and "nora" are one name, and

@@ -32,7 +32,7 @@ from protocol import limits
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.host_messages import ToClient
-from protocol.messages import request_id
+from protocol.requests import request_id
 
 from .door_pass import DoorPass
 from .player import Player

@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from protocol import limits
 from protocol.errors import ProtocolError
+from protocol.requests import Hello, Ping
 from protocol.text import name_key, shows_letter_or_digit
 
 from . import connection, lobby, table_share
@@ -29,7 +30,7 @@ from .records.proof import proof_of
 from .table import PLAYING, Table
 
 
-def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_hello(host: Jobs, conn: Connection, msg: Hello, re: int | None) -> None:
     if conn.player is not None:
         raise ProtocolError("bad_message", "You already said hello.")
     if msg["version"] != limits.PROTOCOL_VERSION:
@@ -118,7 +119,7 @@ def on_hello(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         conn.error("no_table", host.set_aside.pop(token).words)
 
 
-def on_ping(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_ping(host: Jobs, conn: Connection, msg: Ping, re: int | None) -> None:
     conn.send({"type": "pong", "re": re, "now": host.now_ms()})
 
 

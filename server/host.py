@@ -39,12 +39,12 @@ import logging
 import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from kismet_tui.rules.game_types import Header
 from kismet_tui.rules.refusal import Refusal
 from protocol.errors import ProtocolError
-from protocol.messages import parse_client, request_id
+from protocol.requests import parse_client, request_id
 
 from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
 
@@ -66,7 +66,10 @@ from .table_share import DEFAULT_BOTS_PER_PLAYER, DEFAULT_TABLES_PER_PLAYER
 
 log = logging.getLogger("kismet.host")
 
-Handler = Callable[["Host", Connection, dict, "int | None"], None]
+# A request's handler: (host, conn, the request, its `id`). Each takes its own request type (a
+# TypedDict of protocol/requests.py, narrowed by `type`), which a table of them can only call
+# `Any`; tests/test_server_handlers.py checks that each is filed under its request's type.
+Handler = Callable[["Host", Connection, Any, "int | None"], None]
 
 
 class BotFactory(Protocol):
@@ -78,7 +81,7 @@ class BotFactory(Protocol):
     ) -> asyncio.Task[None] | None: ...
 
 
-# Message type -> its handler(host, conn, msg, re); every client message type has one.
+# Request type -> its handler(host, conn, msg, re); every client request type has one.
 HANDLERS: dict[str, Handler] = {
     "hello": handshake.on_hello,
     "ping": handshake.on_ping,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from kismet_tui.rules import HOST
 from protocol.errors import ProtocolError
+from protocol.requests import HandToBot, Here
 
 from .connection import Connection
 from .jobs import Jobs
@@ -29,14 +30,14 @@ def bring_back(table: Table, seat: int) -> None:
         table.send_table()
 
 
-def on_here(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_here(host: Jobs, conn: Connection, msg: Here, re: int | None) -> None:
     """The player pressed a key: back at their seat, if the host was playing it."""
     table, seat = seated(conn)
     bring_back(table, seat)
     conn.ok(re)
 
 
-def on_hand_to_bot(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_hand_to_bot(host: Jobs, conn: Connection, msg: HandToBot, re: int | None) -> None:
     """The owner hands another player's seat to the host for now, with words to all."""
     player = conn.known_player
     table = player.table

@@ -17,6 +17,17 @@ import time
 from kismet_tui.rules import IllegalAction, game_module, normalize_options
 from protocol import limits
 from protocol.errors import ProtocolError
+from protocol.requests import (
+    Chat,
+    CreateTable,
+    JoinTable,
+    Leave,
+    ListTables,
+    MuteWatchers,
+    Ready,
+    Remove,
+    Reorder,
+)
 
 from . import starting, steering, table_share
 from .chance import valid_entropy
@@ -26,13 +37,13 @@ from .player import Player
 from .table import PLAYING, Seat, Table
 
 
-def on_list_tables(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_list_tables(host: Jobs, conn: Connection, msg: ListTables, re: int | None) -> None:
     host.table_list.answer(conn, re, msg["changes"])
     if conn.door is not None and conn.door.listed is not None:
         conn.door.listed()  # a door session's lobby: its start-up ends (server/door_starts.py)
 
 
-def on_create_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_create_table(host: Jobs, conn: Connection, msg: CreateTable, re: int | None) -> None:
     player = conn.known_player
     if player.table is not None:
         raise ProtocolError("already_at_table")
@@ -110,7 +121,7 @@ def bot_count(host: Jobs) -> int:
     return sum(1 for t in host.tables.values() for s in t.seats if s.bot)
 
 
-def on_join_table(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_join_table(host: Jobs, conn: Connection, msg: JoinTable, re: int | None) -> None:
     player = conn.known_player
     table = host.tables.get(msg["table"])
     if table is None:
@@ -170,7 +181,7 @@ def arrive(host: Jobs, table: Table, player: Player, rejoin: bool) -> None:
     table_share.look_again(host, table)  # a closing clock stops: somebody is back
 
 
-def on_leave(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_leave(host: Jobs, conn: Connection, msg: Leave, re: int | None) -> None:
     player = conn.known_player
     if player.table is None:
         raise ProtocolError("not_at_table")
@@ -234,7 +245,7 @@ def seated(conn: Connection) -> tuple[Table, int]:
     return table, seat
 
 
-def on_ready(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_ready(host: Jobs, conn: Connection, msg: Ready, re: int | None) -> None:
     table, seat = seated(conn)
     if table.state == PLAYING:
         raise ProtocolError("playing")
@@ -246,7 +257,7 @@ def on_ready(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
         starting.start_now(host, table)  # the last bot's entropy arrived
 
 
-def on_reorder(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_reorder(host: Jobs, conn: Connection, msg: Reorder, re: int | None) -> None:
     table = steering.owners_table(
         conn,
         "Only the table's owner can change the seat order.",
@@ -262,7 +273,7 @@ def on_reorder(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     conn.ok(re)
 
 
-def on_remove(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_remove(host: Jobs, conn: Connection, msg: Remove, re: int | None) -> None:
     table = conn.known_player.table
     if table is None:
         raise ProtocolError("not_at_table")
@@ -277,7 +288,7 @@ def on_remove(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     conn.ok(re)
 
 
-def on_chat(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_chat(host: Jobs, conn: Connection, msg: Chat, re: int | None) -> None:
     player = conn.known_player
     table = player.table
     if table is None:
@@ -297,7 +308,7 @@ def on_chat(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
     conn.ok(re)
 
 
-def on_mute_watchers(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_mute_watchers(host: Jobs, conn: Connection, msg: MuteWatchers, re: int | None) -> None:
     """The owner turns the watchers' chat off or on; every member is told in words."""
     player = conn.known_player
     table = player.table

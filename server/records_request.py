@@ -25,6 +25,7 @@ from typing import Protocol
 
 from protocol.errors import ProtocolError, error_message
 from protocol.host_messages import RecordsPage
+from protocol.requests import Records
 
 from .connection import Connection, Gate, address_of, is_loopback
 from .records import RecordIndex, queries
@@ -104,7 +105,7 @@ def askers_of(host: RecordsHost, conn: Connection) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -> None:
+def on_records(host: RecordsHost, conn: Connection, msg: Records, re: int | None) -> None:
     asked = host.records_asked
     waiting = asked.waiting
     if waiting.get(conn, 0) >= MAX_WAITING:
@@ -135,7 +136,7 @@ def on_records(host: RecordsHost, conn: Connection, msg: dict, re: int | None) -
 def _send(
     waiting: dict[Connection, int],
     conn: Connection,
-    msg: dict,
+    msg: Records,
     re: int | None,
     me: str | None,
     answer: RecordsPage | BaseException,

@@ -19,6 +19,7 @@ from protocol.actions import build_action
 from protocol.errors import ProtocolError
 from protocol.framing import encode
 from protocol.host_messages import Desync
+from protocol.requests import Act, Digest, Resync
 
 from .connection import Connection
 from .idle import bring_back
@@ -34,7 +35,7 @@ class RelayHost(Protocol):
     desyncs: int
 
 
-def on_act(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> None:
+def on_act(host: RelayHost, conn: Connection, msg: Act, re: int | None) -> None:
     table, seat = seated(conn)
     if table.state != PLAYING:
         raise ProtocolError("no_game")
@@ -57,7 +58,7 @@ def game_table(conn: Connection) -> Table:
     return table
 
 
-def on_digest(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> None:
+def on_digest(host: RelayHost, conn: Connection, msg: Digest, re: int | None) -> None:
     table = game_table(conn)
     seq = msg["seq"]
     if seq > len(table.events):
@@ -88,6 +89,6 @@ def on_digest(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> N
         conn.ok(re)
 
 
-def on_resync(host: RelayHost, conn: Connection, msg: dict, re: int | None) -> None:
+def on_resync(host: RelayHost, conn: Connection, msg: Resync, re: int | None) -> None:
     table = game_table(conn)
     conn.send(table.game_message(re))

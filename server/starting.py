@@ -15,6 +15,7 @@ import logging
 
 from kismet_tui.rules import game_module
 from protocol.errors import ProtocolError, error_message
+from protocol.requests import Start
 
 from . import steering, table_share
 from .chance import valid_entropy
@@ -30,7 +31,7 @@ log = logging.getLogger("kismet.host")
 BOT_SEATING_WAIT_S = 5.0
 
 
-def on_start(host: Jobs, conn: Connection, msg: dict, re: int | None) -> None:
+def on_start(host: Jobs, conn: Connection, msg: Start, re: int | None) -> None:
     table = steering.owners_table(
         conn, "Only the table's owner can start the game.", "The game has already started."
     )

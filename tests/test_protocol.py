@@ -106,6 +106,7 @@ def test_bodies_over_a_limit_are_bad_messages_that_say_which(body, words):
             "A chat line is at most 300 characters",
         ),
         ({"type": "ping", "id": -1}, "'id' must be a whole number"),
+        ({"type": "ping", "id": None}, "'id' must be a whole number"),
         ({"type": "launch_missiles"}, "does not know the message type 'launch_missiles'"),
         ({"type": 3}, "must say its type"),
         ({"type": "create_table", "ruleset": "dice", "bots": 99}, "'bots' must be between"),
@@ -125,6 +126,15 @@ def test_parse_fills_defaults_and_keeps_the_id():
         "greedy",
         "greedy",
     ]
+
+
+def test_each_parse_fills_defaults_of_its_own_and_no_id_it_was_not_sent():
+    first = parse_client({"type": "create_table", "ruleset": "dice"})
+    assert first == {"type": "create_table", "ruleset": "dice", "options": {}, "bots": []}
+    first["bots"].append("hard")
+    first["options"]["turn_limit_ms"] = 0
+    again = parse_client({"type": "create_table", "ruleset": "dice", "options": None})
+    assert again["bots"] == [] and again["options"] == {}
 
 
 def test_names_and_chat_keep_what_was_typed_and_lose_whole_escape_sequences():

@@ -45,7 +45,7 @@ import server.host as server_host
 from protocol import encode, limits
 from protocol.errors import ERRORS
 from protocol.framing import FROM_HOST, read_frame
-from protocol.messages import CLIENT_MESSAGES
+from protocol.requests import REQUESTS
 from server import records_request
 from server.reaction import shows_a_throw
 from server.records import queries
@@ -802,15 +802,15 @@ def test_every_code_and_every_request_is_in_a_row_and_each_kind_is_the_codes_tab
     provoked = {code for row in ROWS for code, _ in row.codes()}
     assert set(codes) - provoked == set(), "codes no row brings about"
     sent = {json.loads(row.sends)["type"] for row in ROWS if row.sends.startswith("{")}
-    assert requests_of_the_doc(DOC_TEXT) == set(CLIENT_MESSAGES)
-    assert set(CLIENT_MESSAGES) - sent == set(), "requests no row sends"
+    assert requests_of_the_doc(DOC_TEXT) == set(REQUESTS)
+    assert set(REQUESTS) - sent == set(), "requests no row sends"
     assert set(SETUPS) >= {row.where for row in ROWS}, "a row's place the suite cannot set up"
     assert set(REPLIES_DEPENDENT) <= {row.key for row in ROWS}
 
 
 def test_the_bot_levels_of_the_wire_are_the_bots():
     from kismet_tui.bots import POLICIES
-    from protocol.messages import BOT_LEVELS
+    from protocol.requests import BOT_LEVELS
 
     assert set(BOT_LEVELS) == set(POLICIES)
 

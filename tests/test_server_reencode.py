@@ -206,9 +206,9 @@ ACTIONS = st.one_of(
 
 def _shaped(kind):
     """A message of one known type whose fields are each anything at all (or absent)."""
-    from protocol.messages import CLIENT_MESSAGES
+    from protocol.requests import REQUESTS
 
-    fields = {field: (ACTIONS if field == "action" else VALUES) for field in CLIENT_MESSAGES[kind]}
+    fields = {field: (ACTIONS if field == "action" else VALUES) for field in REQUESTS[kind]}
     return st.builds(
         lambda known, extra: {**extra, **known, "type": kind},
         st.fixed_dictionaries({}, optional=fields),
@@ -217,12 +217,12 @@ def _shaped(kind):
 
 
 def _messages():
-    from protocol.messages import CLIENT_MESSAGES
+    from protocol.requests import REQUESTS
 
     odd = st.builds(
         lambda kind, rest: {**rest, "type": kind}, VALUES, st.dictionaries(KEYS, VALUES, max_size=4)
     )
-    return st.one_of(odd, *[_shaped(kind) for kind in sorted(CLIENT_MESSAGES) if kind != "hello"])
+    return st.one_of(odd, *[_shaped(kind) for kind in sorted(REQUESTS) if kind != "hello"])
 
 
 MESSAGES = _messages()

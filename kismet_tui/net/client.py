@@ -75,6 +75,7 @@ from protocol.host_messages import (
     Welcome,
 )
 from protocol.logsign import PUBLIC_KEY_BYTES
+from protocol.requests import DEFAULT_BOT_LEVEL, Hello, Ready, Records, Request
 
 from .inbox import Inbox
 from .published import EventNotes, Published
@@ -210,7 +211,7 @@ class Client:
         host, port = self._address
         reader, writer = await (self.open_stream or asyncio.open_connection)(host, port)
         sent = time.monotonic()
-        hello: Plain = {
+        hello: Hello = {
             "type": "hello",
             "version": limits.PROTOCOL_VERSION,
             "name": self.name[: limits.MAX_NAME * 4],
@@ -554,18 +555,20 @@ class Client:
             self._send({"type": "resync"})
 
     # ---- requests ----------------------------------------------------------------------------
-    def _send(self, message: Mapping[str, object]) -> None:
+    def _send(self, message: Request) -> None:
         if self._writer is None or self._writer.is_closing():
             raise ConnectionLost("Not connected to a host.")
         self._writer.write(encode(message, limits.MAX_FRAME))
 
-    async def _request(self, message: Mapping[str, object]) -> ToClient:
+    async def _request(self, message: Request) -> ToClient:
         rid = self._next_id
         self._next_id = rid + 1 if rid < limits.MAX_REQUEST_ID else 1
         future: asyncio.Future[ToClient] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
+        asked = message.copy()
+        asked["id"] = rid
         try:
-            self._send({**message, "id": rid})
+            self._send(asked)
         except BaseException:
             self._pending.pop(rid, None)
             raise
@@ -589,7 +592,7 @@ class Client:
         self, view: str, ruleset: str | None = None, player: str | None = None, page: int = 0
     ) -> RecordsMessage:
         """One page of the host's records (docs/protocol.md, "Records")."""
-        message: Plain = {"type": "records", "view": view, "page": page}
+        message: Records = {"type": "records", "view": view, "page": page}
         if ruleset is not None:
             message["ruleset"] = ruleset
         if player is not None:
@@ -603,9 +606,10 @@ class Client:
         self, ruleset: str, options: dict | None = None, bots: int | list[str] = 0
     ) -> TableShown | None:
         """Create a table and sit at it as its owner; returns the table dict. `bots`: a
-        number of bots, or a list of bot levels (one per bot)."""
+        number of bots (of the default level), or a list of bot levels (one per bot)."""
+        levels = [DEFAULT_BOT_LEVEL] * bots if isinstance(bots, int) else bots
         await self._request(
-            {"type": "create_table", "ruleset": ruleset, "options": options or {}, "bots": bots}
+            {"type": "create_table", "ruleset": ruleset, "options": options or {}, "bots": levels}
         )
         return self.table
 
@@ -619,7 +623,7 @@ class Client:
 
     async def ready(self, flag: bool = True) -> None:
         """Say ready (with fresh entropy for the next game's chance) or not ready."""
-        message: Plain = {"type": "ready", "ready": flag}
+        message: Ready = {"type": "ready", "ready": flag}
         if flag:
             message["entropy"] = os.urandom(ENTROPY_BYTES)
         await self._request(message)

@@ -1,11 +1,12 @@
 """The questions the records answer (a `records` request's views), each one page of rows.
 
-Every view gives plain maps for the wire (protocol/messages.py's `records` answer). A page is
-PAGE_SIZE rows; `more` says whether a next page exists (one row more is asked for, so no
-count over the whole table is needed). Every page reads rows in the order of an index made
-for it (server/records/schema.py), never sorting and never scanning every game, so a first
-page costs the same at 300,000 games as at 10 (benchmarks/records.py; its plans are checked
-by tests/test_records_plans.py); a deep page reads the index up to its offset.
+Every view gives plain maps for the wire (the answer to a `records` request, declared in
+protocol/requests.py). A page is PAGE_SIZE rows; `more` says whether a next page exists (one
+row more is asked for, so no count over the whole table is needed). Every page reads rows in
+the order of an index made for it (server/records/schema.py), never sorting and never
+scanning every game, so a first page costs the same at 300,000 games as at 10
+(benchmarks/records.py; its plans are checked by tests/test_records_plans.py); a deep page
+reads the index up to its offset.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from protocol.host_messages import (
     Standing,
 )
 from protocol.limits import MIN_RATED_GAMES
+from protocol.requests import Records
 
 PAGE_SIZE = 10
 VIEWS = ("leaderboard", "recent", "player", "best")
@@ -265,7 +267,7 @@ def best(
 
 
 def answer(
-    db: sqlite3.Connection, request: dict, me: str | None, levels: Collection[str] | None = None
+    db: sqlite3.Connection, request: Records, me: str | None, levels: Collection[str] | None = None
 ) -> RecordsPage:
     """The rows for a checked `records` request; `me` is the asker's records id, `levels`
     the host's bot levels (None: it runs no bots)."""
