@@ -6,7 +6,7 @@ For each tree (this one, then --baseline DIR's: another checkout, such as main u
 `git archive main | tar -x -C DIR`), one after the other in the same run:
 - a `kismet-host` from that tree on 127.0.0.1 (--no-announce, a temporary state folder, no
   bots);
-- the player: that tree's `kismet-join` on a pty of 80x24 (server/pty_app.py, as the ssh door
+- the player: that tree's `kismet-join` on a pty of 80x24 (server/doors/pty_app.py, as the ssh door
   runs it, under the session's memory limit), which opens a solo dice table and throws
   (n, enter, g, r);
 - the flood, in a process of its own: `--watchers` raw protocol-3 connections, each sitting
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.host_flood import Peer, frame  # noqa: E402
 from benchmarks.ssh_sessions import SETUP, Output, free_port, pss_kb  # noqa: E402
 from protocol import PROTOCOL_VERSION  # noqa: E402
-from server.pty_app import PtyApp  # noqa: E402
+from server.doors.pty_app import PtyApp  # noqa: E402
 
 LINE = ("The dice are cold tonight and so is the tea; " * 5)[:200]
 PRESS_EVERY_S = 0.5

@@ -48,6 +48,9 @@ class CountingTransport:
     def get_write_buffer_size(self) -> int:
         return 0
 
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
     def get_extra_info(self, name: str):
         return ("127.0.0.1", 1) if name == "peername" else None
 
@@ -93,7 +96,10 @@ async def measure(acts: int, runs: int) -> dict:
         async def play(count: int) -> float:
             spent = 0.0
             for _ in range(count):
-                while getattr(table, "ending", None) is not None:  # its end is being flushed
+                # Its end is being flushed (`ending`: the table's before one pipeline).
+                while getattr(table, "ending", None) is not None or getattr(
+                    table.saving, "ending", False
+                ):
                     await asyncio.sleep(0.001)
                 if table.state != "playing":
                     began = time.process_time()

@@ -8,7 +8,7 @@ second, and each lobby rebuilt its whole grid for it.
 
 This starts a real `kismet-host` on 127.0.0.1 (its own state folder, no bots), opens the
 tables with raw protocol connections (one owner each), starts the lobbies as real
-`kismet-join` apps on ptys of 100x30 (server/pty_app.py), and then measures, over windows of
+`kismet-join` apps on ptys of 100x30 (server/doors/pty_app.py), and then measures, over windows of
 `--seconds`:
 
 - the lobbies' CPU together (utime + stime from /proc/PID/stat), in % of one core, first
@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.ssh_sessions import Output, cpu_s, free_port  # noqa: E402
 from protocol import encode, limits  # noqa: E402
 from protocol.framing import FROM_HOST, read_frame  # noqa: E402
-from server.pty_app import PtyApp  # noqa: E402
+from server.doors.pty_app import PtyApp  # noqa: E402
 
 
 def received(port: int) -> dict[int, int]:

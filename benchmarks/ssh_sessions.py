@@ -6,7 +6,7 @@ enter, g) and throws (r). Then every player presses keys at once, as players do,
 pause between presses (0.5 to 1.5 s, --pause): `1` holds the first die, `1` again releases it. A hold is timed
 from the write to the moment the session's output holds the words "1 HELD" (the screen
 update that shows it); the release is waited for, not timed. Baseline, in the same run: one
-`kismet-join` on a pty driven directly (server/pty_app.py), no ssh.
+`kismet-join` on a pty driven directly (server/doors/pty_app.py), no ssh.
 
 Memory: the proportional set size (PSS, shared pages divided among their sharers) of each
 session's kismet-join process, from /proc; and the host process's own growth.
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import asyncssh  # noqa: E402
 
-from server.pty_app import PtyApp  # noqa: E402
+from server.doors.pty_app import PtyApp  # noqa: E402
 
 # The keys to a thrown solo dice game, each with words of the screen it leads to.
 SETUP = [(b"n", b"Create"), (b"\r", b"Start"), (b"g", b"Throw"), (b"r", b"Hold")]

@@ -3,7 +3,7 @@
 A player thinking over a throw, or a session left open over ssh, should cost next to
 nothing: with 20 ssh sessions sharing two cores, what each idle app burns is taken from the
 ones whose players are pressing keys. This starts a `kismet-host` on loopback and
-`kismet-join` apps on ptys of 80x24 (server/pty_app.py), opens a solo dice table with each
+`kismet-join` apps on ptys of 80x24 (server/doors/pty_app.py), opens a solo dice table with each
 (n, enter, g, r), waits for the screen to settle, then reads each app's CPU time from /proc
 over quiet windows and prints the median.
 
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.ssh_sessions import SETUP, Output, cpu_s, free_port  # noqa: E402
-from server.pty_app import PtyApp  # noqa: E402
+from server.doors.pty_app import PtyApp  # noqa: E402
 
 
 async def solo_dice_app(port: int, tree: Path, name: str) -> PtyApp:

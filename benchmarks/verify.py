@@ -32,7 +32,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kismet_tui.log_check import Report, check_end, check_events, check_log, check_signed  # noqa: E402
+from kismet_tui.log_check import (  # noqa: E402
+    Built,
+    Report,
+    check_end,
+    check_events,
+    check_log,
+    check_signed,
+)
 from kismet_tui.rules import SeededRNG, new_game  # noqa: E402
 from kismet_tui.rules.playout import random_playout  # noqa: E402
 from kismet_tui.rules.verify import verify  # noqa: E402
@@ -104,9 +111,9 @@ def one_run(path: Path, known: dict[bytes, list[str]]) -> dict[str, float]:
 
     def events() -> None:
         nonlocal game
-        game = check_events(log, Report(), can_redraw=True)
+        game = check_events(log, Built(log), Report(), can_redraw=True)
 
-    figures["events (engine replay)"] = timed(events)
+    figures["events (built, engine replay)"] = timed(events)
     figures["chance"] = timed(lambda: verify(log.header, log.events, seed))
     assert game is not None
     figures["end"] = timed(lambda: check_end(log, game, Report()))

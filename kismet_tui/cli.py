@@ -48,7 +48,7 @@ from .terminal import ends_with_its_terminal
 if TYPE_CHECKING:  # (each loads only when its command needs it)
     from protocol.gamelog import GameLog
     from server import Host
-    from server.open_up import OpenHost
+    from server.doors.open_up import OpenHost
 
     from .app import KismetApp
     from .bots.runner import BotFactory
@@ -96,7 +96,7 @@ def set_drawing(args: argparse.Namespace) -> None:
 
 def discover_address(seconds: float = 2.0) -> str | None:
     """Look for hosts announced on the LAN; let the player pick one. None: none found (said)."""
-    from server.discovery import find_hosts
+    from server.lan.discovery import find_hosts
 
     print(f"Looking for Kismet hosts on this network ({seconds:g} seconds)...")
     try:
@@ -321,8 +321,8 @@ def solo_host(state_dir: Path) -> tuple[Host, OpenHost]:
     pauses while its player is away, and is offered again at the next start, however this
     one ended (server/table_share.py)."""
     from server import Host
+    from server.doors.open_up import OpenHost
     from server.identity import HostIdentity
-    from server.open_up import OpenHost
 
     host = Host(
         state_dir=state_dir,
@@ -389,7 +389,7 @@ def local_main(argv: list[str] | None = None) -> int:
         await host.stop()
 
     app = KismetApp(client, connect=connect, address="this computer", quick=True, on_quit=stop)
-    from server.open_up import WINDOWS_WORDS, doors_can_run
+    from server.doors.open_up import WINDOWS_WORDS, doors_can_run
 
     if doors_can_run():
         app.invitation = doors

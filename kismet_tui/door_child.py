@@ -1,7 +1,7 @@
 """`kismet-join` as a door session's child: what the ssh door hands it, and how it ends.
 
-The ssh door (server/ssh.py) runs the client on a pty of its own under a hard memory limit
-(server/door_limits.py). This module is the client's side of that arrangement: an end in
+The ssh door (server/doors/ssh.py) runs the client on a pty of its own under a hard memory limit
+(server/doors/door_limits.py). This module is the client's side of that arrangement: an end in
 plain words when the memory limit is hit: the process exits with OUT_OF_MEMORY at once (no
 traceback drawn over the player's screen), and the door, which sees the exit status, says
 what happened. What the two sides agree on (the environment the door hands the child and

@@ -1,9 +1,9 @@
 """What a door and its session's child agree on: the environment the door hands the child
 (its door pass, a keyless player's rejoin code), the exit status that says the child ran
 out of memory, and the web door's one message of the child's own (whether a text field has
-the focus: kismet_tui/web_typing.py sends it, server/web_session.py hands it to the page).
+the focus: kismet_tui/web_typing.py sends it, server/doors/web_session.py hands it to the page).
 
-Both sides import this module (server/ssh.py and server/door_pass.py on the door's side,
+Both sides import this module (server/doors/ssh.py and server/doors/door_pass.py on the door's side,
 the client's cli, player key and help on the child's), so it imports nothing of either:
 kismet_tui/door_child.py, which runs the client, imports the client's cli, and the cli must
 not import it back (tests/test_import_graph.py).
@@ -17,7 +17,7 @@ from pathlib import Path
 # Exit status of a door child that ran out of memory (its address-space limit).
 OUT_OF_MEMORY = 86
 
-# The door pass's variable (server/door_pass.py sets it; the client reads it).
+# The door pass's variable (server/doors/door_pass.py sets it; the client reads it).
 PASS_VARIABLE = "KISMET_DOOR_PASS"
 # A keyless ssh player's rejoin code, for the app to show where it stays readable.
 REJOIN_CODE_VARIABLE = "KISMET_REJOIN_CODE"

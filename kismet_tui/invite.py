@@ -3,7 +3,7 @@
 The lobby asks first (kismet_tui/screens/invite.py): `Invitation.what_opens()` says what
 would open, on which addresses, and who could come in; the player pastes friends' public
 keys and/or chooses a one-evening password (an `InviteChoice`); `open` opens the doors and
-returns the lines to share; `close` shuts them again. server/open_up.py's OpenHost is the
+returns the lines to share; `close` shuts them again. server/doors/open_up.py's OpenHost is the
 one Invitation (the app knows it only by this Protocol: screens do not import the server).
 """
 

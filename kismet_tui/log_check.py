@@ -33,11 +33,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from protocol.actions import build_event
 from protocol.gamelog import MARK_EVERY, GameLog
 from protocol.logsign import check_signature, fingerprint
 from protocol.plain import Plain
 
-from .rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
+from .rules import ChanceError, Game, IllegalAction, Refusal, apply_event, game_from_header
 from .rules.base import HOST
 from .rules.verify import Verification, verify
 
@@ -77,17 +78,18 @@ def check_log(
     said = len(report.lines)
     # (The chance step redraws only with a commit to check the seed against.)
     can_redraw = seed is not None and "commit" in log.header
-    game = check_events(log, report, can_redraw)
+    built = Built(log)
+    game = check_events(log, built, report, can_redraw)
     if game is None and len(report.lines) > said:  # refused, and said why
         if can_redraw and report.refused_at is not None:
-            earlier = verify(log.header, log.events, seed)
+            earlier = verify(log.header, built.events, seed)
             if edited_before(earlier, report.refused_at):
                 # A value changed earlier is the edit; the refusal only follows from it.
                 report.lines[-1] = (
                     f"{earlier.words} (Event {report.refused_at} no longer replays after it.)"
                 )
         return report
-    chance = verify(log.header, log.events, seed)
+    chance = verify(log.header, built.events, seed)
     if chance.ok:
         report.good(chance.words)
     elif chance.seq is None:  # nothing to check it with: version 1, or no seed revealed
@@ -264,11 +266,28 @@ def _ms(value: object, t0: object) -> str:
     return f"time {value!r}"
 
 
-def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
+class Built:
+    """The log's events with their actions built as the host builds them (build_event, the
+    one parse of an action), up to the first that does not build: `error` says why."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.events: list[Plain] = []
+        self.error: Exception | None = None
+        ruleset = str(log.header.get("ruleset"))
+        for event in log.events:
+            try:
+                self.events.append(build_event(ruleset, event))
+            except (Refusal, KeyError, TypeError) as exc:  # (check_events says it in words)
+                self.error = exc
+                break
+
+
+def check_events(log: GameLog, built: Built, report: Report, can_redraw: bool) -> Game | None:
     """The game after every event, each applied with the values it revealed; None (with the
-    failure reported) at the first event the engine refuses. A list of revealed values that
-    does not fit the draws is left to the chance step when it `can_redraw` (it names the
-    values the seed gives, which says more); chance that is no list at all is said here."""
+    failure reported) at the first event the engine (or the declarations) refuse. A list of
+    revealed values that does not fit the draws is left to the chance step when it
+    `can_redraw` (it names the values the seed gives, which says more); chance that is no list
+    at all is said here."""
     header = log.header
     try:
         game = game_from_header(header)
@@ -278,14 +297,16 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
     except (KeyError, TypeError, ValueError) as exc:
         report.bad(f"The game's header cannot be read ({exc}).")
         return None
-    for event in log.events:
+    for index, event in enumerate(log.events):
         where = (
             f"Event {event.get('seq')}: {_seat_words(header, event.get('seat'))}'s "
             f"{_action_words(event.get('action'))}"
         )
         try:
-            apply_event(game, event)
-        except IllegalAction as exc:
+            if index == len(built.events) and built.error is not None:
+                raise built.error  # the first event that does not build
+            apply_event(game, built.events[index])
+        except Refusal as exc:
             seq = event.get("seq")
             report.refused_at = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
             at = f" at {_ms(event.get('t'), header.get('t0'))}"
@@ -302,7 +323,7 @@ def check_events(log: GameLog, report: Report, can_redraw: bool) -> Game | None:
 
 
 def _refused(
-    report: Report, where: str, chance: object, exc: IllegalAction, can_redraw: bool, at: str = ""
+    report: Report, where: str, chance: object, exc: Refusal, can_redraw: bool, at: str = ""
 ) -> None:
     """Say why the engine refused the start or an event (see check_events)."""
     if not isinstance(exc, ChanceError):

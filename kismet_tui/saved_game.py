@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import cast
 
 from protocol import limits
+from protocol.actions import build_event
 from protocol.gamelog import GameLog, LogError, read_game_log
 from protocol.plain import Plain
 from protocol.text import clean_name, clean_text
@@ -84,7 +85,9 @@ def playable(path: str | os.PathLike[str]) -> tuple[Header, list[Event]]:
     try:
         header = cast(Plain, cleaned(log.header))  # (cleaning keeps the shape: a map stays one)
         header["seats"] = [clean_name(str(seat)) for seat in header["seats"]]
-        events = [cast(Plain, cleaned(event)) for event in log.events]
+        # Built as the host built them (protocol/actions.py): the one parse of an action.
+        ruleset = header["ruleset"]
+        events = [build_event(ruleset, cast(Plain, cleaned(event))) for event in log.events]
         replay(header, events)
     except Exception as exc:  # a crafted file can hold anything: the engine says what it can
         reason = exc.words if isinstance(exc, Refusal) else f"{type(exc).__name__}: {exc}"

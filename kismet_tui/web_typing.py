@@ -3,7 +3,7 @@ a text field (a name, a chat line) has the focus, so that a phone brings its key
 typing and not over the game, where a tap is a click.
 
 It is a meta packet of Textual's web driver, {"type": TYPING_META, "typing": bool}, sent when
-it changes; the door (server/web_session.py) hands it to the page. In a terminal (any other
+it changes; the door (server/doors/web_session.py) hands it to the page. In a terminal (any other
 driver) nothing is sent.
 """
 

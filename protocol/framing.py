@@ -68,6 +68,32 @@ def encode(message: Mapping[str, object], max_frame: int = limits.MAX_HOST_FRAME
     return _LENGTH.pack(len(body)) + body
 
 
+def map_entries(message: Mapping[str, object]) -> bytes:
+    """A map's entries packed, in order, without the map's own header: frames that share
+    fields (an event to the log, to every member, to its sender with `re`) pack them once,
+    and `frame_of` puts each together."""
+    body: bytes = msgpack.packb(message, use_bin_type=True)
+    return body[len(_map_header(len(message))) :]
+
+
+def frame_of(count: int, *entries: bytes, max_frame: int | None = limits.MAX_HOST_FRAME) -> bytes:
+    """The frame of a map of `count` entries packed as `entries` (by map_entries), in order:
+    the bytes encode() gives for that map. `max_frame` None: no limit (a log record)."""
+    body = _map_header(count) + b"".join(entries)
+    if max_frame is not None and len(body) > max_frame:
+        raise ValueError(f"frame of {len(body)} bytes is over the {max_frame} byte limit")
+    return _LENGTH.pack(len(body)) + body
+
+
+def _map_header(count: int) -> bytes:
+    """msgpack's header of a map of `count` entries (fixmap, map 16, map 32)."""
+    if count < 16:
+        return bytes((0x80 | count,))
+    if count < 0x10000:
+        return b"\xde" + count.to_bytes(2, "big")
+    return b"\xdf" + count.to_bytes(4, "big")
+
+
 def decode_body(body: bytes, lim: FrameLimits = FROM_CLIENT) -> Plain:
     """The map in one frame's body, or ProtocolError('bad_frame')."""
     try:

@@ -38,7 +38,7 @@ MIN_INT, MAX_INT = -(2**53 - 1), 2**53 - 1  # whole numbers a client may send (J
 MAX_NAME = 24  # characters in a player's name
 MAX_CHAT = 300  # characters in one chat line
 MAX_TOKEN = 64  # characters in a rejoin token
-MAX_DOOR_PASS = 64  # characters in a door pass (server/door_pass.py makes 32)
+MAX_DOOR_PASS = 64  # characters in a door pass (server/doors/door_pass.py makes 32)
 MAX_DIGEST = 128  # characters in a digest string
 MAX_REQUEST_ID = 2**31 - 1  # a request id is 0 .. this
 

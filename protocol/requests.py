@@ -22,6 +22,8 @@ annotations at import (typing.get_type_hints).
 from collections.abc import Mapping
 from typing import Annotated, Literal, NotRequired, TypedDict, cast, final, get_args
 
+from kismet_tui.rules import GAMES
+
 from . import limits
 from .body import check_body
 from .declared import (
@@ -42,7 +44,7 @@ from .declared import (
 from .plain import Plain
 from .text import clean_chat, clean_name
 
-RULESETS = ("dice", "race", "knock")
+RULESETS = GAMES  # the games, declared once by the engine (kismet_tui/rules/__init__.py)
 # The bot levels every game has (kismet_tui/bots POLICIES; tests/test_protocol_conformance.py
 # checks the two agree). An unknown one is a field out of its range: `bad_message`.
 BOT_LEVELS = ("random", "greedy", "easy", "medium", "hard")

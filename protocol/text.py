@@ -30,6 +30,7 @@ name has anything to read: the host refuses one that shows no letter and no digi
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -125,6 +126,10 @@ def clean_chat(text: str) -> str:
     return clean_text(text)
 
 
+# Cached: the host compares a new name with every name present at each hello (the handshake),
+# and a key costs NFKC, case folding and the confusables walk; a storm of 200 logins asked for
+# 40,000 keys of the same few hundred names.
+@functools.lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
     """What `name` looks like, as one string: names that look alike have one key.
 

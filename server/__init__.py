@@ -1,7 +1,10 @@
 """`kismet-host`: the process that seats players, stamps their actions and keeps the logs.
 
-Imports only the rules engine and the protocol; `server.cli` is the composition root that
-may add bots.
+The core (this folder) holds connections, the lobby, the tables, the logs and resume;
+server/records/ the records, server/doors/ the ssh and browser doors, server/lan/ the LAN
+announcement. The core imports only the rules engine and the protocol, and knows the doors
+only by their passes; `server.cli` is the composition root that may add bots and opens the
+doors and the announcement.
 """
 
 from .host import Host

@@ -1,5 +1,5 @@
 """This machine's addresses, found without sending anything anywhere: for the host's join
-lines (server/cli.py) and its LAN announcement (server/discovery.py)."""
+lines (server/cli.py) and its LAN announcement (server/lan/discovery.py)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ fill before it is dropped (protocol/limits.py MAX_SEND_BUFFER). Every connection
 at a door player's cost, since any of them may be one: a browser player holds its websocket,
 the three pipes to its client process and that client's own connection back here; an ssh
 player holds fewer (its socket, its pty and the connection back). The door sessions' own
-processes are capped by memory in server/door_limits.py.
+processes are capped by memory in server/doors/door_limits.py.
 
 At start, `kismet-host` raises its soft file-descriptor limit to the hard one (Linux gives
 1,024 soft by default, often with a hard limit far above), then `connection_limit` takes the

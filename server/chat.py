@@ -24,33 +24,21 @@ import math
 from protocol import limits
 from protocol.errors import ProtocolError
 
+from .token_bucket import TokenBucket
+
 # Budgets of people who said nothing for a while are full again, the same as no budget at all:
 # past this many, those are forgotten (so a table's memory does not grow with its visitors).
 KEEP_BUDGETS = 64
 
 
-class Budget:
-    """A token bucket: `burst` lines at once, refilled one every `every_s` seconds."""
+def budget(burst: int, every_s: float, now: float) -> TokenBucket:
+    """`burst` lines at once, refilled one every `every_s` seconds."""
+    return TokenBucket(burst, 1 / every_s, now)
 
-    __slots__ = ("burst", "every_s", "tokens", "at")
 
-    def __init__(self, burst: int, every_s: float, now: float) -> None:
-        self.burst = burst
-        self.every_s = every_s
-        self.tokens = float(burst)
-        self.at = now
-
-    def refill(self, now: float) -> None:
-        self.tokens = min(float(self.burst), self.tokens + (now - self.at) / self.every_s)
-        self.at = now
-
-    def full(self, now: float) -> bool:
-        self.refill(now)
-        return self.tokens >= self.burst
-
-    def wait_s(self) -> int:
-        """Whole seconds until the next line fits (at least 1); call after refill."""
-        return max(1, math.ceil((1 - self.tokens) * self.every_s))
+def wait_s(budget: TokenBucket) -> int:
+    """Whole seconds until the next line fits (at least 1); call after refill."""
+    return max(1, math.ceil(budget.seconds_until(1)))
 
 
 class TableChat:
@@ -59,8 +47,8 @@ class TableChat:
     __slots__ = ("own", "watchers", "watchers_muted")
 
     def __init__(self) -> None:
-        self.own: dict[str, Budget] = {}  # player token -> their own budget
-        self.watchers: Budget | None = None  # the watchers' shared one, made when first used
+        self.own: dict[str, TokenBucket] = {}  # player token -> their own budget
+        self.watchers: TokenBucket | None = None  # the watchers' shared one, made when first used
         self.watchers_muted = False
 
     def take(self, token: str, seated: bool, now: float) -> None:
@@ -69,35 +57,35 @@ class TableChat:
         if not seated and self.watchers_muted:
             raise ProtocolError("chat_muted")
         own = self._own(token, now)
-        own.refill(now)
-        if own.tokens < 1:
+        if own.refill(now) < 1:
             raise ProtocolError(
                 "chat_limit",
                 f"You have said {limits.CHAT_BURST} lines in a few "
-                f"seconds: your next line can go in {own.wait_s()} s.",
+                f"seconds: your next line can go in {wait_s(own)} s.",
             )
         if not seated:
             shared = self.watchers
             if shared is None:
-                shared = self.watchers = Budget(
+                shared = self.watchers = budget(
                     limits.WATCHERS_CHAT_BURST, limits.WATCHERS_CHAT_EVERY_S, now
                 )
-            shared.refill(now)
-            if shared.tokens < 1:
+            if shared.refill(now) < 1:
                 raise ProtocolError(
                     "chat_limit",
                     f"The watchers here have said a lot just now (all "
                     f"together they may say {limits.WATCHERS_CHAT_BURST} lines, then one "
                     f"every {limits.WATCHERS_CHAT_EVERY_S:g} s, so the players are always "
-                    f"heard): try again in {shared.wait_s()} s.",
+                    f"heard): try again in {wait_s(shared)} s.",
                 )
-            shared.tokens -= 1
-        own.tokens -= 1
+            shared.spend(1)
+        own.spend(1)
 
-    def _own(self, token: str, now: float) -> Budget:
-        budget = self.own.get(token)
-        if budget is None:
+    def _own(self, token: str, now: float) -> TokenBucket:
+        found = self.own.get(token)
+        if found is None:
             if len(self.own) >= KEEP_BUDGETS:
-                self.own = {key: kept for key, kept in self.own.items() if not kept.full(now)}
-            budget = self.own[token] = Budget(limits.CHAT_BURST, limits.CHAT_EVERY_S, now)
-        return budget
+                self.own = {
+                    key: kept for key, kept in self.own.items() if kept.refill(now) < kept.burst
+                }
+            found = self.own[token] = budget(limits.CHAT_BURST, limits.CHAT_EVERY_S, now)
+        return found

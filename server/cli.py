@@ -18,7 +18,7 @@ are resumed the next time a host starts on the same state folder.
 On Windows the host serves `kismet-join` players as anywhere, but --ssh and --web are
 refused in words: each of their sessions runs on a pseudo-terminal or under POSIX process
 limits Windows has not. Elsewhere the doors say at start what this system lacks for them
-(server/door_limits.py platform_lacks).
+(server/doors/door_limits.py platform_lacks).
 """
 
 from __future__ import annotations
@@ -33,19 +33,19 @@ from typing import TYPE_CHECKING, Protocol
 from kismet_tui.command import add_common_options, honest_exit, start_logging
 
 from .addresses import local_addresses
+from .peer_cap import DEFAULT_MAX_PER_ADDRESS
 
 if TYPE_CHECKING:  # imported by serve(), so --help stays light
     from .host import Host
 
 DEFAULT_PORT = 7717
 DEFAULT_BOTS = 32
-DEFAULT_MAX_PER_ADDRESS = 8  # connections one address may hold, at the host and at each door
 RECORDS_WAIT_S = 120  # the longest the start-up lines wait for the records (10,000 logs: ~12 s)
 DEFAULT_KEEP_GAMES = 1000  # server.store.DEFAULT_KEEP_GAMES (not imported: --help stays light)
 DEFAULT_TABLES_PER_PLAYER = 3  # server.table_share.DEFAULT_TABLES_PER_PLAYER, likewise
 DEFAULT_BOTS_PER_PLAYER = 7  # server.table_share.DEFAULT_BOTS_PER_PLAYER, likewise
-DEFAULT_SSH_PORT = 2222  # server/ssh.py says the same; kept here so --help imports no ssh
-DEFAULT_WEB_PORT = 8080  # server/web.py too
+DEFAULT_SSH_PORT = 2222  # server/doors/ssh.py says the same; kept here so --help imports no ssh
+DEFAULT_WEB_PORT = 8080  # server/doors/web.py too
 
 
 class Door(Protocol):
@@ -200,14 +200,16 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     """The other ways in (ssh, web, the LAN announcement), each started and described on
     stdout; None (after saying why on stderr, and closing those opened) when one cannot."""
     doors: list[Door] = []
-    cap = getattr(args, "max_per_address", None) or DEFAULT_MAX_PER_ADDRESS
-    from .door_limits import SessionSlots
+    # The host's per-address cap holds at each door too (0: none; loopback with --cap-loopback).
+    cap = getattr(args, "max_per_address", None) or None
+    cap_loopback = getattr(args, "cap_loopback", False)
+    from .doors.door_limits import SessionSlots
 
     # One cap on the sessions of both doors: each runs a client process on this machine.
     slots = SessionSlots(getattr(args, "max_sessions", None), getattr(args, "max_starting", None))
     sandbox = None
     if args.ssh is not None or args.web is not None:
-        from .session_sandbox import SessionSandbox
+        from .doors.session_sandbox import SessionSandbox
 
         # What every door session may open: never the host's key or logs, where it can be.
         sandbox = SessionSandbox(args.state_dir)
@@ -216,13 +218,13 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
     forker = None
     warm = getattr(args, "door_sessions", "warm") == "warm"
     if args.ssh is not None or args.web is not None:
-        from .door_limits import has_pidfds, platform_lacks
+        from .doors.door_limits import has_pidfds, platform_lacks
 
         for line in platform_lacks():  # (macOS, Linux before 5.3)
             print(line)
         warm = warm and has_pidfds()  # the warm parent's sessions are watched by pidfds
     if warm and (args.ssh is not None or args.web is not None):
-        from .warm_doors import DoorForker
+        from .doors.warm_doors import DoorForker
 
         # One warm parent forks the sessions of both doors; it warms up while they open, and
         # is stopped last (doors stop in reverse order), with every session it forked.
@@ -252,7 +254,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
 
     ssh_port = None
     if args.ssh is not None:
-        from .ssh import SshServer
+        from .doors.ssh import SshServer
 
         try:
             ssh = SshServer(
@@ -260,6 +262,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
                 args.state_dir,
                 keys_file=args.ssh_keys,
                 max_per_address=cap,
+                cap_loopback=cap_loopback,
                 slots=slots,
                 forker=forker,
                 sandbox=sandbox,
@@ -283,12 +286,13 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
             print("  " + line)
         print(f"  (this host's ssh key: {ssh.fingerprint})")
     if args.web is not None:
-        from .web import WebServer
+        from .doors.web import WebServer
 
         web = WebServer(
             host,
             args.state_dir,
             max_per_address=cap,
+            cap_loopback=cap_loopback,
             slots=slots,
             forker=forker,
             origins=args.web_origin or (),
@@ -300,7 +304,7 @@ async def open_doors(args: argparse.Namespace, host: Host) -> list[Door] | None:
         for address in addresses_for(args.bind):
             print(f"  http://{address}:{web.port}/")
     if not args.no_announce:
-        from .discovery import Announcer
+        from .lan.discovery import Announcer
 
         # Bound to one IPv4 address, the host is reached there only: announce it there only.
         bound = None if args.bind in ("0.0.0.0", "", "::") else [args.bind]

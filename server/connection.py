@@ -2,7 +2,7 @@
 
 Owns the `Connection` (an asyncio protocol), and what the host allows any connection before
 it says anything: how many connections the host holds, how many one address may open
-(loopback exempt unless capped), the send buffer a client must keep reading, the rate of
+(server/peer_cap.py, the doors' rule too), the send buffer a client must keep reading, the rate of
 messages (a token bucket, each drop answered, a flood closed), and how long a connection may
 wait before hello or stay silent (the sweep): the `Gate` holds that state, and is given
 what to call with each message and at each connection's end. Each whole frame goes to
@@ -20,7 +20,6 @@ honest player's ping by one round of a few messages each, not by every burst in 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import socket
 import time
@@ -34,31 +33,17 @@ from protocol.framing import FROM_CLIENT, FrameReader, encode
 from protocol.host_messages import ToClient
 from protocol.requests import request_id
 
-from .door_pass import DoorPass
+from .doors.door_pass import DoorPass
+from .peer_cap import PeerCap, address_of
 from .player import Player
+from .token_bucket import TokenBucket
 
 log = logging.getLogger("kismet.host")
 
-DEFAULT_MAX_PER_ADDRESS = 8
 # Messages one connection has handled before the others get their turn. Small enough that a
 # round of 200 flooders stays well under the 50 ms an honest ping may wait; large enough that
 # a normal client's few messages (an act, a digest, a ping) go in one turn.
 MESSAGES_PER_TURN = 4
-
-
-def address_of(peer: object) -> str | None:
-    """The IP address of a peer name as asyncio gives it, IPv4-mapped IPv6 unmapped."""
-    if not isinstance(peer, tuple) or not peer:
-        return None
-    address = str(peer[0])
-    return address[7:] if address.startswith("::ffff:") else address
-
-
-def is_loopback(address: str | None) -> bool:
-    try:
-        return address is not None and ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
 
 
 class Gate:
@@ -70,8 +55,6 @@ class Gate:
         "connections",
         "per_address",
         "max_connections",
-        "max_per_address",
-        "cap_loopback",
         "stopping",
         "handle",
         "ended",
@@ -87,13 +70,10 @@ class Gate:
         ended: Callable[[Connection], None],
     ) -> None:
         self.connections: set[Connection] = set()
-        self.per_address: dict[str, int] = {}
         self.max_connections = max_connections
-        # At most this many from one address (None: no cap). Loopback is exempt unless
-        # cap_loopback: the host's own bots, players logged into this machine and the
-        # sessions of an ssh or web front end all arrive from there.
-        self.max_per_address = max_per_address
-        self.cap_loopback = cap_loopback
+        # At most max_per_address from one address (None: no cap), loopback's only with
+        # cap_loopback (server/peer_cap.py: the doors' cap is the same rule).
+        self.per_address = PeerCap(max_per_address, cap_loopback)
         self.stopping = False  # new connections are refused: the host is stopping
         self.handle = handle
         self.ended = ended
@@ -110,8 +90,7 @@ class Connection(asyncio.Protocol):
         "transport",
         "frames",
         "player",
-        "tokens",
-        "refilled",
+        "rate",
         "strikes",
         "last_heard",
         "opened",
@@ -134,10 +113,10 @@ class Connection(asyncio.Protocol):
         self.transport: asyncio.Transport
         self.frames = FrameReader(FROM_CLIENT)
         self.player: Player | None = None
-        self.tokens = float(limits.RATE_BURST)
-        self.refilled = time.monotonic()
-        self.strikes = 0
         self.last_heard = self.opened = time.monotonic()
+        # Messages it may send now: RATE_BURST at once, then RATE_PER_SECOND.
+        self.rate = TokenBucket(limits.RATE_BURST, limits.RATE_PER_SECOND, self.opened)
+        self.strikes = 0
         self.closed = False
         self.peer: object = None
         self.last_replay = 0.0
@@ -147,7 +126,7 @@ class Connection(asyncio.Protocol):
         # in one piece at the end of its turn (a system call per turn, not per answer).
         self.corked: list[bytes] | None = None
         self.counted: str | None = None  # the address this connection counts against
-        # Set at hello when the client offers a pass its door issued (server/door_pass.py):
+        # Set at hello when the client offers a pass its door issued (server/doors/door_pass.py):
         # the ssh or web player's real address and proof. None for a direct connection.
         self.door: DoorPass | None = None
         # More than CHAT_BACKLOG bytes wait to be sent to it (asyncio said pause_writing, not
@@ -251,13 +230,8 @@ class Connection(asyncio.Protocol):
         as the caller read it for this message)."""
         if now is None:
             now = time.monotonic()
-        self.tokens = min(
-            limits.RATE_BURST, self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND
-        )
-        self.refilled = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            if self.tokens >= limits.RATE_BURST - 1:
+        if self.rate.take(1, now):
+            if self.rate.tokens >= limits.RATE_BURST - 1:
                 self.strikes = 0
             return True
         self.strikes += 1
@@ -329,28 +303,15 @@ async def own_connection(
 def take_share(gate: Gate, conn: Connection, address: str | None) -> bool:
     """Count `conn` against `address`'s share (loopback's only with cap_loopback), or say
     False when that address holds its share already (and count nothing)."""
-    capped = (
-        gate.max_per_address is not None
-        and address is not None
-        and (gate.cap_loopback or not is_loopback(address))
-    )
-    if not capped:
-        return True
-    assert address is not None and gate.max_per_address is not None  # (capped says so)
-    if gate.per_address.get(address, 0) >= gate.max_per_address:
+    if not gate.per_address.admit(address):
         return False
-    gate.per_address[address] = gate.per_address.get(address, 0) + 1
     conn.counted = address
     return True
 
 
 def give_back_share(gate: Gate, conn: Connection) -> None:
     if conn.counted is not None:
-        left = gate.per_address.get(conn.counted, 1) - 1
-        if left > 0:
-            gate.per_address[conn.counted] = left
-        else:
-            gate.per_address.pop(conn.counted, None)
+        gate.per_address.release(conn.counted)
         conn.counted = None
 
 
@@ -358,7 +319,7 @@ def refuse_address(gate: Gate, conn: Connection) -> None:
     conn.error(
         "full",
         f"Too many connections from your address: the host takes "
-        f"{gate.max_per_address} from one address. Close one and try again.",
+        f"{gate.per_address.limit} from one address. Close one and try again.",
     )
     conn.close()
 

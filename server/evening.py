@@ -14,11 +14,7 @@ host says so in its log and plays on.
 
 from __future__ import annotations
 
-import logging
-
-from .store import Store, StoreError
-
-log = logging.getLogger("kismet.host")
+from .store import Store
 
 EVENING_GAP_MS = 6 * 3600 * 1000  # this long without a finished game ends the evening
 
@@ -60,14 +56,10 @@ class Evening:
         if seats > 1:
             for key in winners:
                 self.wins[key] = self.wins.get(key, 0) + 1
-        try:
-            self.store.save_evening(
-                {"began_ms": self.began_ms, "last_ms": self.last_ms, "wins": self.wins}
-            )
-        except StoreError as exc:
-            log.warning(
-                "Tonight's standings could not be saved (%s): a restart would lose them.", exc
-            )
+        # Written off the event loop; a disk that refuses is logged there (Store).
+        self.store.save_evening_soon(
+            {"began_ms": self.began_ms, "last_ms": self.last_ms, "wins": self.wins}
+        )
 
 
 def _is_ms(value: object) -> bool:

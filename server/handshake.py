@@ -17,6 +17,7 @@ import re as regex
 import secrets
 from functools import lru_cache
 
+from kismet_tui.rules import HOST
 from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.requests import Hello, Ping
@@ -233,7 +234,7 @@ def dropped(host: Jobs, conn: Connection) -> None:
     if table is not None and table.state == PLAYING and seat is not None:
         # Keep the player at the table: reconnecting with the token brings them back.
         if not table.running.away[seat]:
-            table.stamp(-1, {"type": "away", "seat": seat})
+            table.stamp(HOST, {"type": "away", "seat": seat})
         table_share.look_again(host, table)
         table.send_table()
         return

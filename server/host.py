@@ -49,10 +49,11 @@ from protocol.requests import parse_client, request_id
 from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
 
 # Re-exported: these names lived here before the host was split by job.
-from .connection import DEFAULT_MAX_PER_ADDRESS, Connection, Gate, address_of, is_loopback  # noqa: F401
-from .door_pass import DoorPasses
+from .connection import Connection, Gate  # noqa: F401
+from .doors.door_pass import DoorPasses
 from .evening import Evening
 from .identity import HostIdentity
+from .peer_cap import DEFAULT_MAX_PER_ADDRESS
 from .player import Player, ToldLater
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id
@@ -60,7 +61,7 @@ from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .state_lock import StateLock
 from .steering import Steering
 from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store
-from .table import Seat, Table
+from .table import FINISHED, Seat, Table
 from .table_list import TableList
 from .table_share import DEFAULT_BOTS_PER_PLAYER, DEFAULT_TABLES_PER_PLAYER
 
@@ -151,7 +152,7 @@ class Host:
         # `kismet`'s own host: a game with one human pauses while they are away, and waits
         # for them (server/table_share.py), across restarts too.
         self.pause_alone = pause_alone
-        # The passes the ssh and web doors issue for their sessions (server/door_pass.py).
+        # The passes the ssh and web doors issue for their sessions (server/doors/door_pass.py).
         self.door_passes = DoorPasses()
         self.bot_factory = bot_factory
         self.max_bots = max_bots
@@ -316,11 +317,7 @@ class Host:
     def _outcomes_arrived(
         self, table: Table, tokens: list[str], outcomes: list[SeatOutcome]
     ) -> None:
-        if (
-            self.gate.stopping
-            or self.tables.get(table.id) is not table
-            or table.state != "finished"
-        ):
+        if self.gate.stopping or self.tables.get(table.id) is not table or table.state != FINISHED:
             return  # the table went on (or closed) meanwhile
         table.outcomes = {tokens[o.seat]: o.shown() for o in outcomes if o.seat < len(tokens)}
         table.send_table()

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator
 from typing import Protocol
 
 from .connection import Gate
-from .door_pass import DoorPasses
+from .doors.door_pass import DoorPasses
 from .player import Player, ToldLater
 from .records import RecordIndex
 from .steering import Steering

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from protocol.host_messages import ToClient
 
-from .door_pass import DoorPass
+from .doors.door_pass import DoorPass
 
 
 class Link(Protocol):

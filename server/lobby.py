@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 import time
 
-from kismet_tui.rules import IllegalAction, game_module, normalize_options
+from kismet_tui.rules import HOST, IllegalAction, game_module, normalize_options
 from protocol import limits
 from protocol.errors import ProtocolError
 from protocol.requests import (
@@ -34,13 +34,13 @@ from .chance import valid_entropy
 from .connection import Connection
 from .jobs import Jobs
 from .player import Player
-from .table import PLAYING, Seat, Table
+from .table import PLAYING, Table
 
 
 def on_list_tables(host: Jobs, conn: Connection, msg: ListTables, re: int | None) -> None:
     host.table_list.answer(conn, re, msg["changes"])
     if conn.door is not None and conn.door.listed is not None:
-        conn.door.listed()  # a door session's lobby: its start-up ends (server/door_starts.py)
+        conn.door.listed()  # a door session's lobby: its start-up ends (doors/door_starts.py)
 
 
 def on_create_table(host: Jobs, conn: Connection, msg: CreateTable, re: int | None) -> None:
@@ -87,11 +87,10 @@ def on_create_table(host: Jobs, conn: Connection, msg: CreateTable, re: int | No
     table = Table(host, host.store.allocate_table_id(), msg["ruleset"], options, player.token)
     table.opened_by = keys
     host.tables[table.id] = table
-    table.seats.append(Seat(player.token, player.name))
+    table.sit(player.token, player.name)
     player.table = table
     for number, level in enumerate(bots, start=1):
-        seat = Seat(secrets.token_urlsafe(18), f"Bot {number} ({level})", bot=level, ready=True)
-        table.seats.append(seat)
+        table.sit(secrets.token_urlsafe(18), f"Bot {number} ({level})", bot=level, ready=True)
     table.send_table()
     for seat in table.seats:
         if seat.bot:
@@ -130,8 +129,7 @@ def on_join_table(host: Jobs, conn: Connection, msg: JoinTable, re: int | None) 
         raise ProtocolError("already_at_table")
     seated_here = table.seat_of(player.token) is not None
     if msg["spectator"] and not seated_here:
-        if player.token not in table.watchers:
-            table.watchers.append(player.token)
+        table.watch(player.token)
     elif not seated_here:
         if host.steering.was_removed(table, player.token):
             raise ProtocolError(
@@ -140,17 +138,15 @@ def on_join_table(host: Jobs, conn: Connection, msg: JoinTable, re: int | None) 
             )
         if table.state == PLAYING:
             raise ProtocolError("playing", "A game is running at this table: you can watch it.")
-        if player.token in table.watchers:
-            table.watchers.remove(player.token)
         if len(table.seats) >= table.max_seats():
             raise ProtocolError(
                 "table_full",
                 f"Table {table.id} has no free seat: "
                 f"{len(table.seats)} of {table.max_seats()} are taken.",
             )
-        table.seats.append(Seat(player.token, player.name))
+        table.sit(player.token, player.name)  # (a watcher who sits down watches no more)
         if table.owner is None:
-            table.owner = player.token
+            table.set_owner(player.token)
     player.table = table
     arrive(host, table, player, rejoin=False)
     conn.ok(re)
@@ -160,7 +156,7 @@ def arrive(host: Jobs, table: Table, player: Player, rejoin: bool) -> None:
     """A member (new or returning) is at the table: tell everyone, catch them up."""
     seat = table.seat_of(player.token)
     if seat is not None and table.state != PLAYING and not table.seats[seat].bot:
-        table.seats[seat].name = player.name
+        table.rename(seat, player.name)
     table.send_table()
     # Arriving means connected: on_hello and on_join_table call this once the player's
     # connection is theirs.
@@ -171,7 +167,7 @@ def arrive(host: Jobs, table: Table, player: Player, rejoin: bool) -> None:
     if going_on:
         table.go_on()  # its player is back: the clock runs again, as far from its deadline
     if table.state == PLAYING and seat is not None and table.running.away[seat]:
-        table.stamp(-1, {"type": "back", "seat": seat})
+        table.stamp(HOST, {"type": "back", "seat": seat})
         table.send_table()
     elif going_on:
         table.reschedule()
@@ -195,15 +191,14 @@ def depart(host: Jobs, player: Player) -> None:
     player.table = None
     if table is None:
         return
-    if player.token in table.watchers:
-        table.watchers.remove(player.token)
+    table.unwatch(player.token)
     seat = table.seat_of(player.token)
     if seat is not None:
         if table.state == PLAYING:
             if not table.running.away[seat]:
-                table.stamp(-1, {"type": "away", "seat": seat})
+                table.stamp(HOST, {"type": "away", "seat": seat})
         else:
-            del table.seats[seat]
+            table.unseat(seat)
     if table.owner == player.token and (table.state != PLAYING or seat is None):
         table.pass_ownership()
     if table.state != PLAYING and not table_share.any_player_here(table):
@@ -217,15 +212,11 @@ def depart(host: Jobs, player: Player) -> None:
 def close_table(host: Jobs, table: Table, words: str | None = None) -> None:
     """The table closes; its members still here (watchers) are told `words` first, if any."""
     unfinished = table.writer.path if table.writer is not None else None  # a game everyone left
-    if words is not None:
-        table.broadcast({"type": "notice", "code": "closed", "words": words})
-    table.state = "closed"
-    table.broadcast({"type": "table", "table": table.describe()})
-    for token in list(table.member_tokens()):
-        member = host.players.get(token)
+    members = [host.players.get(token) for token in table.member_tokens()]
+    table.close(words)
+    for member in members:
         if member is not None and member.table is table:
             member.table = None
-    table.close()
     host.store.drop_table(table.id)
     if unfinished is not None:
         host.records.game_closed(unfinished)  # its log is pruned in its turn, like the others
@@ -249,8 +240,7 @@ def on_ready(host: Jobs, conn: Connection, msg: Ready, re: int | None) -> None:
     table, seat = seated(conn)
     if table.state == PLAYING:
         raise ProtocolError("playing")
-    table.seats[seat].ready = msg["ready"]
-    table.seats[seat].entropy = valid_entropy(msg.get("entropy")) if msg["ready"] else None
+    table.set_ready(seat, msg["ready"], valid_entropy(msg.get("entropy")) if msg["ready"] else None)
     table.send_table()
     conn.ok(re)
     if table.pending_start is not None and not starting.bots_missing(table):
@@ -268,7 +258,7 @@ def on_reorder(host: Jobs, conn: Connection, msg: Reorder, re: int | None) -> No
         raise ProtocolError(
             "bad_message", f"'order' must list each seat 0 to {len(table.seats) - 1} once."
         )
-    table.seats = [table.seats[i] for i in order]
+    table.reorder(order)
     table.send_table()
     conn.ok(re)
 

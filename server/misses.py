@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-HOST_SEAT = -1  # the seat of host stamps (kismet_tui.rules.HOST)
+from kismet_tui.rules import HOST
+
 MISSES_TO_IDLE = 2
 # The notes that say the host played for a seat (dice, knock, knock's pre-lay).
 PLAYED_FOR = ("timeout", "default_play", "prelay_defaulted")
@@ -38,12 +39,12 @@ class Misses:
     ) -> list[int]:
         """One stamped event: a player's own move clears their count; a timeout adds one to
         each seat it played for that is not away. The seats that just reached the limit."""
-        if seat != HOST_SEAT:
+        if seat != HOST:
             self.count.pop(seat, None)
             self.acted.add(seat)
             return []
         if action.get("type") == "back":
-            self.count.pop(action.get("seat", -1), None)
+            self.count.pop(action.get("seat", HOST), None)
             return []
         if action.get("type") != "timeout":
             return []

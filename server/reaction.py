@@ -63,7 +63,7 @@ class ThrowShown:
             return written
         return max(self.at, conn.opened)  # came after the throw: saw it only once connected
 
-    def check(self, ruleset: str, action: dict, conn: Link) -> None:
+    def check(self, ruleset: str, action: Mapping[str, object], conn: Link) -> None:
         """Refuse, with words, an answer to the throw that came before it could be seen."""
         verb = ANSWERS_A_THROW.get((ruleset, str(action.get("type"))))
         if verb is None or not self.at:

@@ -27,8 +27,10 @@ from protocol.errors import ProtocolError, error_message
 from protocol.host_messages import RecordsPage
 from protocol.requests import Records
 
-from .connection import Connection, Gate, address_of, is_loopback
+from .connection import Connection, Gate
+from .peer_cap import address_of
 from .records import RecordIndex, queries
+from .token_bucket import TokenBucket
 
 log = logging.getLogger("kismet.host")
 
@@ -43,21 +45,6 @@ BURST = 8
 KEPT_MOST = 4096
 
 
-class Allowance:
-    """A token bucket: `tokens` requests may be made now, refilled at PER_SECOND up to BURST."""
-
-    __slots__ = ("tokens", "refilled")
-
-    def __init__(self, now: float) -> None:
-        self.tokens = float(BURST)
-        self.refilled = now
-
-    def refill(self, now: float) -> float:
-        self.tokens = min(float(BURST), self.tokens + (now - self.refilled) * PER_SECOND)
-        self.refilled = now
-        return self.tokens
-
-
 class RecordsAsked:
     """The records, the requests of each connection not answered yet, and the allowances."""
 
@@ -66,7 +53,7 @@ class RecordsAsked:
     def __init__(self, records: RecordIndex) -> None:
         self.records = records
         self.waiting: dict[Connection, int] = {}
-        self.allowances: dict[str, Allowance] = {}
+        self.allowances: dict[str, TokenBucket] = {}  # BURST at once, then PER_SECOND
 
     def take(self, keys: tuple[str, ...], now: float) -> bool:
         """One request from the allowance of every key, or False (and nothing taken)."""
@@ -74,11 +61,14 @@ class RecordsAsked:
         if len(allowances) > KEPT_MOST:
             for key in [k for k, a in allowances.items() if a.refill(now) >= BURST]:
                 del allowances[key]
-        mine = [allowances.get(key) or allowances.setdefault(key, Allowance(now)) for key in keys]
+        mine = [
+            allowances.get(key) or allowances.setdefault(key, TokenBucket(BURST, PER_SECOND, now))
+            for key in keys
+        ]
         if any(allowance.refill(now) < 1 for allowance in mine):
             return False
         for allowance in mine:
-            allowance.tokens -= 1
+            allowance.spend(1)
         return True
 
 
@@ -100,7 +90,7 @@ def askers_of(host: RecordsHost, conn: Connection) -> tuple[str, ...]:
     proven = player.records_id()
     keys = [f"player {proven}" if proven else f"token {player.token}"]
     address = conn.door.address if conn.door is not None else address_of(conn.peer)
-    if address is not None and (host.gate.cap_loopback or not is_loopback(address)):
+    if not host.gate.per_address.exempts(address):
         keys.append(f"address {address}")
     return tuple(keys)
 

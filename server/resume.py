@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import cast
 
-from kismet_tui.rules.game_types import Header
+from kismet_tui.rules.game_types import Event, Header
 from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_chance_version
 
 from . import table_share
@@ -28,7 +28,7 @@ from .chance import GameSecret
 from .jobs import Jobs
 from .player import ToldLater
 from .store import GameWriter, TableFile
-from .table import Seat, Table
+from .table import Table
 
 log = logging.getLogger("kismet.host")
 
@@ -138,12 +138,12 @@ def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
 
 
 def _why(exc: Exception) -> str:
-    from kismet_tui.rules import IllegalAction
+    from kismet_tui.rules import Refusal
     from protocol.gamelog import LogError
 
     if isinstance(exc, LogError):
         return f"its game log is damaged ({exc})"
-    if isinstance(exc, IllegalAction):
+    if isinstance(exc, Refusal):  # the engine's, or the declarations' (build_event)
         return f"its game log does not replay ({exc.words})"
     if isinstance(exc, FileNotFoundError):
         return "its game log is missing"
@@ -200,13 +200,17 @@ def _resume_one(host: Jobs, record: TableFile, game_path: Path) -> str | None:
     ):
         raise Damaged("its table file and its game log do not match")
     from kismet_tui.rules import replay
+    from protocol.actions import build_event
 
+    # Built as the host built them (protocol/actions.py): the one parse of an action.
+    events = [cast(Event, build_event(record["ruleset"], event)) for event in events]
     replay(header, events)  # refuses a log that does not replay, before anything is written
     table = Table(host, record["id"], record["ruleset"], record["options"], record.get("owner"))
     table.games_played = (
         record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
     )
-    table.seats = [Seat(s["token"], s["name"], s.get("bot"), False) for s in record["seats"]]
+    for saved in record["seats"]:
+        table.sit(saved["token"], saved["name"], saved.get("bot"))
     opened_by = record.get("opened_by")
     if isinstance(opened_by, list) and all(isinstance(key, str) for key in opened_by):
         table.opened_by = tuple(opened_by)

@@ -23,7 +23,7 @@ from .connection import Connection
 from .jobs import Jobs
 from .link import Link
 from .store import StoreError
-from .table import PLAYING, Table
+from .table import CLOSED, PLAYING, Table
 
 log = logging.getLogger("kismet.host")
 
@@ -49,7 +49,7 @@ def on_start(host: Jobs, conn: Connection, msg: Start, re: int | None) -> None:
         raise ProtocolError("playing", "The game is starting: the bots are sitting down.")
     owner_seat = table.seat_of(conn.known_player.token)
     if owner_seat is not None and msg.get("entropy") is not None:
-        table.seats[owner_seat].entropy = valid_entropy(msg["entropy"])
+        table.set_entropy(owner_seat, valid_entropy(msg["entropy"]))
     check_seat_count(table)
     if bots_missing(table):
         # Bots are real clients and may still be connecting: a game started now would
@@ -93,7 +93,7 @@ def start_now(host: Jobs, table: Table) -> None:
         table.pending_start = None
     asker, re = table.start_asked or (None, None)
     table.start_asked = None
-    if table.state in (PLAYING, "closed") or host.tables.get(table.id) is not table:
+    if table.state in (PLAYING, CLOSED) or host.tables.get(table.id) is not table:
         return  # (a table that closed answered its asker as it closed)
     try:
         check_seat_count(table)

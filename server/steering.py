@@ -22,7 +22,7 @@ from protocol.errors import ProtocolError
 
 from .connection import Connection
 from .player import Player
-from .table import PLAYING, Table
+from .table import CLOSED, PLAYING, Table
 
 UNREADY_LIMIT_S = 60.0
 
@@ -81,7 +81,7 @@ class Steering:
         self, table: Table, seat_index: int, words_for_them: str, words_for_all: str
     ) -> None:
         """Free one seat now: its player leaves the table, told why, and may not sit here again."""
-        seat = table.seats.pop(seat_index)
+        seat = table.unseat(seat_index)
         self.removed_from.setdefault(table.id, set()).add(seat.token)
         member = self.players.get(seat.token)
         if member is not None and member.table is table:
@@ -89,9 +89,7 @@ class Steering:
             if member.conn is not None:
                 member.conn.error("removed", words_for_them)
                 # The table is closed to them: a client clears its table on a "closed" state.
-                member.conn.send(
-                    {"type": "table", "table": {**table.describe(), "state": "closed"}}
-                )
+                member.conn.send({"type": "table", "table": {**table.describe(), "state": CLOSED}})
         table.send_table()
         table.broadcast({"type": "notice", "code": "removed", "words": words_for_all})
 

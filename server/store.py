@@ -9,8 +9,8 @@ A game log gets its header when the game starts and each event as it is stamped,
 before the event is sent to anyone, so a host killed at any moment has every event a client
 saw. The table file holds what the log does not: the owner and the rejoin token of each seat
 (kept out of the log so a replay file can be shared). It is written when a game starts and
-removed when the game ends. Neither file is read by anything but the host and the replay
-viewer.
+removed when the game ends (on the sync thread, once the end is flushed: `flush_soon`).
+Neither file is read by anything but the host and the replay viewer.
 
 Pruning the finished logs beyond the keep is the records' job (server/records/): through
 their index, on their worker thread, so no game end lists the folder.
@@ -23,8 +23,8 @@ A finished log ends with the host's signature (protocol/logsign.py): the writer 
 byte it writes, and the last event, the end record and the signature go out in one write.
 
 When to fsync: the end record, before anyone is shown the game finished (a finished game is
-what players keep), on the store's sync threads while the table waits (server/table.py) and
-every other table plays on; the header and the table file of a starting game right after they are
+what players keep), on the store's sync threads while the table waits (server/saving.py) and
+every other table plays on (the writer itself never flushes: `flush_soon`); the header and the table file of a starting game right after they are
 written, on the store's sync threads (`sync_soon`), so the event loop never waits for the
 disk at a start: a flush takes 2 ms and more here (7 ms at p90), and 50 tables starting
 their rematches together stalled every other table for a tenth of a second. Not each event:
@@ -43,13 +43,15 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
 
-from kismet_tui.rules.game_types import EndRecord, Event, Header, Result
+from kismet_tui.rules.game_types import EndRecord, Event, Header
+from protocol.framing import frame_of, map_entries
 from protocol.gamelog import (
     MARK_EVERY,
     LogError,
@@ -75,6 +77,9 @@ _WHY: dict[int | None, str] = {
     errno.EACCES: "it may not write to its state folder",
     errno.EPERM: "it may not write to its state folder",
 }
+
+
+_KIND_EVENT = map_entries({"kind": "event"})  # how every event record of a log begins
 
 
 class StoreError(OSError):
@@ -225,7 +230,6 @@ class GameWriter:
         except OSError as exc:
             raise StoreError(why_of(exc), exc.errno) from None
         self.size = os.lseek(self._fd, 0, os.SEEK_END)  # bytes of whole records on disk
-        self.ended = False
         # Set when a write failed: its cut-off may have failed too, so the next write looks
         # at the file's size first (write_all's verify). Until then the size is known.
         self._torn = False
@@ -251,38 +255,25 @@ class GameWriter:
         if event["seq"] % MARK_EVERY == 0:
             self._marks.append(prefix_mark(self._hash.digest()))
 
-    def append(self, event: Event, end: EndRecord | None = None, sync: bool = True) -> None:
-        """One event; with `end` (the end record, but its marks), the end record and the signature
-        too, in one write, then fsync: the game is finished on disk before anyone is shown
-        it finished. `sync=False`: the caller flushes it (Store.flush_soon) before it shows
-        anyone the end."""
+    def append(
+        self, event: Event, end: EndRecord | None = None, entries: bytes | None = None
+    ) -> None:
+        """One event; with `end` (the end record, but its marks), the end record and the
+        signature too, in one write. Nothing here flushes: the caller has the end flushed off
+        the event loop (Store.flush_soon) before it shows anyone the game finished
+        (server/saving.py). `entries`: the event's fields packed already (protocol/framing.py
+        map_entries)."""
         if end is None:
             # Every event but the last: hashed once it is on disk, so a write that fails
             # leaves nothing to undo (no copy of the hash and the marks per event).
-            frame = record_bytes(event_record(event))
+            if entries is None:
+                entries = map_entries(event)
+            frame = frame_of(len(event) + 1, _KIND_EVENT, entries, max_frame=None)
             self._put(frame)
             self._hash.update(frame)
             self._mark_after(event)
             return
         self._write(lambda: self._event_bytes(event), end)
-        if end is not None:
-            if sync:
-                try:
-                    self.disk.fsync(self.fd)
-                except OSError as exc:
-                    raise StoreError(why_of(exc), exc.errno) from None
-            self.ended = True
-
-    def finish(self, result: Result, server_seed: bytes | None = None) -> None:
-        """Close the log, writing an end record unless append() wrote it with the last event."""
-        if not self.ended:
-            end: EndRecord = {"kind": "end", "result": result}
-            if server_seed is not None:
-                end["server_seed"] = server_seed  # protocol version 2: revealed at the end
-            self._write(lambda: b"", end)
-            self.disk.fsync(self.fd)
-            self.ended = True
-        self.close()
 
     def _write(self, records: Callable[[], bytes], end: EndRecord | None) -> None:
         """Append what `records()` gives (hashed as it is made); with `end`, the end record
@@ -367,7 +358,14 @@ class Store:
         self._next_id = self._highest_id() + 1
         # The key finished games are signed with (and the ssh door shows).
         self.identity = identity or HostIdentity.load(self.root)
-        self._syncer: ThreadPoolExecutor | None = None  # the flushes (SYNC_THREADS at once)
+        # The flushes (SYNC_THREADS at once): those a table waits for (a game's end) on
+        # threads of their own, so they never queue behind the starts' and the standings'.
+        self._syncer: ThreadPoolExecutor | None = None
+        self._ender: ThreadPoolExecutor | None = None
+        # Tonight's standings waiting to be written, and the lock held while writing them.
+        self._evening_next: bytes | None = None
+        self._evening_slot = threading.Lock()
+        self._evening_writing = threading.Lock()
 
     # ---- start-up --------------------------------------------------------------------------
     @staticmethod
@@ -442,10 +440,28 @@ class Store:
         self.sync_soon(path)
         return writer
 
-    def save_evening(self, record: EveningFile) -> None:
-        """Tonight's standings (server/evening.py), replaced whole; StoreError if the disk
-        refuses."""
-        _write_file(self.disk, self.root / "evening.json", json.dumps(record).encode(), sync=False)
+    def save_evening_soon(self, record: EveningFile) -> None:
+        """Tonight's standings (server/evening.py), replaced whole on a sync thread: a
+        rename over the old file can wait on the disk for milliseconds, at every game's end.
+        The latest record asked for is the one written; a disk that refuses is logged."""
+        data = json.dumps(record).encode()
+        with self._evening_slot:
+            self._evening_next = data
+        self._sync_thread().submit(self._save_evening)
+
+    def _save_evening(self) -> None:
+        with self._evening_writing:  # one writer at a time (one temporary file)
+            with self._evening_slot:
+                data, self._evening_next = self._evening_next, None
+            if data is None:  # an earlier thread wrote it already
+                return
+            try:
+                _write_file(self.disk, self.root / "evening.json", data, sync=False)
+            except StoreError as exc:
+                log.warning(
+                    "Tonight's standings could not be saved (%s): a restart would lose them.",
+                    exc.why,
+                )
 
     def read_evening(self) -> object:
         """What save_evening wrote last, as read (the caller checks its shape), or None."""
@@ -461,17 +477,25 @@ class Store:
         _write_file(self.disk, path, data, sync=False, mode=0o600)
         self.sync_soon(path)
 
-    def flush_soon(self, fd: int) -> Future:
-        """fsync the open file `fd` on a sync thread; the Future fails with the OSError if it does. The thread has a descriptor of its own, so
-        the file may be closed here meanwhile."""
+    def flush_soon(self, fd: int, drop_table: int | None = None) -> Future:
+        """fsync the open file `fd` on a sync thread, then, with `drop_table`, remove that
+        table's file (its game is finished on the disk: an unlink, too, can wait on the disk
+        for milliseconds). The Future fails with the OSError if the flush does. The thread
+        has a descriptor of its own, so the file may be closed here meanwhile."""
         copy = os.dup(fd)
-        return self._sync_thread().submit(self._flush_fd, copy)
+        if self._ender is None:
+            self._ender = ThreadPoolExecutor(
+                max_workers=SYNC_THREADS, thread_name_prefix="kismet-end"
+            )
+        return self._ender.submit(self._flush_fd, copy, drop_table)
 
-    def _flush_fd(self, fd: int) -> None:
+    def _flush_fd(self, fd: int, drop_table: int | None) -> None:
         try:
             self.disk.fsync(fd)
         finally:
             os.close(fd)
+        if drop_table is not None:
+            self.drop_table(drop_table)
 
     def _sync_thread(self) -> ThreadPoolExecutor:
         if self._syncer is None:
@@ -508,9 +532,10 @@ class Store:
 
     def close(self) -> None:
         """Wait for the flushes asked for (the host is stopping)."""
-        if self._syncer is not None:  # every flush asked for is done before the host stops
-            self._syncer.shutdown(wait=True)
-            self._syncer = None
+        for pool in (self._ender, self._syncer):  # every flush asked for is done first
+            if pool is not None:
+                pool.shutdown(wait=True)
+        self._syncer = self._ender = None
 
     # ---- resume ----------------------------------------------------------------------------
     def table_files(self) -> list[Path]:

@@ -17,18 +17,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterator, Mapping
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, new_game, replay
 from kismet_tui.rules.game_types import EndRecord, Event, Header, Result
 from kismet_tui.rules.verify import replay_with_stream
+from protocol.actions import AnyAction
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, error_message
-from protocol.framing import encode
+from protocol.framing import encode, frame_of, map_entries
 from protocol.host_messages import (
     Chat,
-    EventMessage,
     GameMessage,
     Outcome,
     TableShown,
@@ -41,13 +42,14 @@ from .chat import TableChat
 from .evening import Evening
 from .link import Link
 from .misses import MISSES_TO_IDLE, Misses
-from .reaction import Notes, ThrowShown, shows_a_throw
-from .saving import RESUMED_WORDS, RETRY_S, Saving, pause_words
-from .store import GameWriter, Store, StoreError, why_of
+from .reaction import ThrowShown, shows_a_throw
+from .saving import Outgoing, Saving
+from .store import GameWriter, Store, StoreError
 
 log = logging.getLogger("kismet.host")
 
-LOBBY, PLAYING, FINISHED = "lobby", "playing", "finished"
+LOBBY, PLAYING, FINISHED, CLOSED = "lobby", "playing", "finished", "closed"
+_EVENT_TYPE = map_entries({"type": "event"})  # how every `event` message begins
 DIGEST_CACHE = 64
 
 
@@ -132,6 +134,7 @@ class Table:
         self._digests: dict[int, str] = {}
         self._game_frame: tuple[tuple, bytes] | None = None  # (what it showed, the frame)
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: int | None = None  # the deadline (host ms) `_timer` fires for
         # A start that waits for the table's bots to connect (server/starting.py).
         self.pending_start: asyncio.TimerHandle | None = None
         # Who asked for that start, and their request's id: answered once the game starts or
@@ -140,7 +143,8 @@ class Table:
         # The host time at which seats still unready are freed, once the owner asked to
         # start (server/steering.py); shown to members so the unready see it coming.
         self.free_unready_at: int | None = None
-        # Play pauses here while the disk refuses writes (server/saving.py).
+        # The one way to the disk: every event, the game's end too, is sent only once the
+        # disk has it, and play pauses while the disk refuses (server/saving.py).
         self.saving = Saving(self)
         self.secret = GameSecret()  # the next game's (or the running game's)
         self.revealed: bytes | None = None  # the last finished game's server_seed
@@ -153,11 +157,6 @@ class Table:
         self.outcomes: dict[str, Outcome] = {}
         # When the latest throw was written to each connection: the reaction floor [D20].
         self.throw_shown = ThrowShown()
-        # The last event of a game, written with its end record, while the end is flushed to
-        # the disk off the event loop: (event, notes, sender, re), sent once it is on disk.
-        self.ending: tuple[Event, Notes, Link | None, int | None] | None = None
-        self._end_retry: asyncio.TimerHandle | None = None
-        self._end_told = False  # members were told the end could not be saved yet
         # A game paused while its one human is away (`kismet`'s own host, server/
         # table_share.py): the host time it paused at; no timeout is stamped and no seat may
         # act meanwhile. Its clock stood still, so the deadline pending when play goes on is
@@ -186,7 +185,45 @@ class Table:
             raise RuntimeError(f"table {self.id} has no game (it is {self.state})")
         return self.header
 
-    # ---- membership ----------------------------------------------------------------------
+    # ---- membership: only these methods change who is here and who owns the table -----------
+    def sit(self, token: str, name: str, bot: str | None = None, ready: bool = False) -> Seat:
+        """A new seat at the end for `token` (no longer a watcher, if they were one)."""
+        self.unwatch(token)
+        seat = Seat(token, name, bot, ready)
+        self.seats.append(seat)
+        return seat
+
+    def unseat(self, index: int) -> Seat:
+        """Free seat `index` (between games): the seats after it move up one."""
+        return self.seats.pop(index)
+
+    def reorder(self, order: list[int]) -> None:
+        """The seats in `order` (each index once, as the caller checked)."""
+        self.seats = [self.seats[index] for index in order]
+
+    def rename(self, index: int, name: str) -> None:
+        self.seats[index].name = name
+
+    def set_ready(self, index: int, ready: bool, entropy: bytes | None) -> None:
+        """A seat's ready mark, with the entropy it adds to the next game (None: not ready)."""
+        self.seats[index].ready = ready
+        self.seats[index].entropy = entropy if ready else None
+
+    def set_entropy(self, index: int, entropy: bytes | None) -> None:
+        """The entropy a seat adds to the next game (the owner's, sent with `start`)."""
+        self.seats[index].entropy = entropy
+
+    def watch(self, token: str) -> None:
+        if token not in self.watchers:
+            self.watchers.append(token)
+
+    def unwatch(self, token: str) -> None:
+        if token in self.watchers:
+            self.watchers.remove(token)
+
+    def set_owner(self, token: str | None) -> None:
+        self.owner = token
+
     def seat_of(self, token: str) -> int | None:
         for index, seat in enumerate(self.seats):
             if seat.token == token:
@@ -377,13 +414,19 @@ class Table:
         self.reschedule()
 
     def stamp(
-        self, seat: int, action: dict, sender: Link | None = None, re: int | None = None
+        self, seat: int, action: AnyAction, sender: Link | None = None, re: int | None = None
     ) -> Event | None:
         """Apply, log and broadcast one action; IllegalAction leaves everything as it was.
         The event stamped, or None for a host stamp skipped while saving is paused."""
         if self.state != PLAYING:
             raise IllegalAction("No game is running at this table.")
-        if self.saving.paused(seat, action):
+        if self.saving.ending:  # the game is over; its end is on its way to the disk
+            if seat == HOST:
+                return None
+            # Not a rules refusal (the sender has not seen the end yet, so its move was legal
+            # where it stood): a code of its own, so neither a bot nor a test takes it for one.
+            raise ProtocolError("game_ending", "This game is over: its end is being saved.")
+        if self.saving.paused(seat):
             return None  # a host stamp is skipped: play resumed looks again at who is here
         if self.paused_at is not None and not (
             seat == HOST and action.get("type") in ("away", "back")
@@ -391,12 +434,6 @@ class Table:
             if seat == HOST:
                 return None  # (no timer runs while paused; a late one stamps nothing)
             raise ProtocolError("paused", "This game is paused until its player comes back.")
-        if self.ending is not None:  # the game is over; its end is on its way to the disk
-            if seat == HOST:
-                return None
-            # Not a rules refusal (the sender has not seen the end yet, so its move was legal
-            # where it stood): a code of its own, so neither a bot nor a test takes it for one.
-            raise ProtocolError("game_ending", "This game is over: its end is being saved.")
         t = max(self.host.now_ms(), self.last_t)
         game = self.running  # the state is PLAYING
         # The host's draws come from a stream (a SeededRNG), which can be marked, rewound
@@ -416,67 +453,31 @@ class Table:
             )
             self.game = self._rebuild()
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
-        event: Event = {"seq": len(self.events) + 1, "t": t, "seat": seat, "action": action}
+        event: Event = {
+            "seq": len(self.events) + 1,
+            "t": t,
+            "seat": seat,
+            "action": cast(dict[str, Any], action),  # (a declared action is a plain map)
+        }
         chance = stream.take_drawn() if stream is not None else []
         if chance:
             event["chance"] = chance
         self.last_t = t
+        out = Outgoing(event, notes, sender, re, self.end_record() if game.finished else None)
         try:
-            ended = self.save_event(event, sync=False)  # on disk before anyone sees it
+            self.saving.put(out)  # on disk before anyone sees it; the end flushed, off the loop
         except StoreError as exc:
-            if seat == HOST:
-                self.saving.hold(event, notes, exc)  # the host's own stamp goes out later
-                return event
             # A player's move is refused for good, not played later in silence: undone (the
             # log, which nobody was shown beyond, rebuilds the game and its stream), so one
             # sent again once play goes on is its first, never a second throw.
             self.game = self._rebuild()
             raise self.saving.refuse(exc, sender) from None
-        if ended:
-            self.ending = (event, notes, sender, re)
-            self._flush_end()
-            return event
-        return self._publish(event, notes, sender, re)
+        return event
 
-    def save_event(self, event: Event, sync: bool = True) -> bool:
-        """Write one event; the game's last event goes with its end record, synced, so no
-        one is shown a finished game that is not finished on disk. sync=False: the end
-        record is written, not flushed; True is returned, and the caller flushes it."""
-        if self.writer is None:
-            return False
-        finished = self.running.finished
-        self.writer.append(event, end=self.end_record() if finished else None, sync=sync)
-        return finished and not sync
-
-    def _flush_end(self) -> None:
-        """Flush the end record on a store's sync thread; the last event goes out after."""
-        self._end_retry = None
-        if self.writer is None:  # (the table closed meanwhile)
-            return
-        flushed = asyncio.wrap_future(self.host.store.flush_soon(self.writer.fd))
-        flushed.add_done_callback(self._end_flushed)
-
-    def _end_flushed(self, flushed: asyncio.Future[None]) -> None:
-        if self.ending is None:  # the table closed while its end was being flushed
-            return
-        failed = flushed.exception() if not flushed.cancelled() else OSError("cancelled")
-        if failed is not None:
-            # The end is written but not on the disk: nobody is shown it yet; try again.
-            why = why_of(failed) if isinstance(failed, OSError) else str(failed)
-            log.error(
-                "table %s: cannot flush the game's end to the disk (%s); trying again", self.id, why
-            )
-            if not self._end_told:
-                self._end_told = True
-                self.broadcast(error_message("cannot_save", pause_words(StoreError(why))))
-            self._end_retry = asyncio.get_running_loop().call_later(RETRY_S, self._flush_end)
-            return
-        event, notes, sender, re = self.ending
-        self.ending = None
-        if self._end_told:
-            self._end_told = False
-            self.broadcast({"type": "notice", "code": "saving", "words": RESUMED_WORDS})
-        self._publish(event, notes, sender, re)
+    def flush_end(self, fd: int) -> Future[None]:
+        """The open log `fd`, its end written, flushed to the disk on one of the store's sync
+        threads, and the table file removed there after it (the game is finished on disk)."""
+        return self.host.store.flush_soon(fd, drop_table=self.id)
 
     def end_record(self) -> EndRecord:
         """The fields of the log's end record (version 2: with the revealed server_seed); the
@@ -497,18 +498,12 @@ class Table:
             raise RuntimeError(f"table {self.id}: its game is not finished")
         return result
 
-    def probe_disk(self, size: int) -> None:
-        """Whether the disk takes `size` bytes more of the game's log now (StoreError if
-        not), the log left as it was (server/saving.py, with no event held)."""
-        if self.writer is not None:
-            self.writer.probe(size)
-
-    def play_resumed(self, held: tuple[Event, Notes] | None) -> None:
+    def play_resumed(self, held: Outgoing | None) -> None:
         """The disk takes writes again (server/saving.py): the event that was held, if any,
         goes out, and each seat is marked away or back as its player is now (they dropped or
         came back while play was paused)."""
         if held is not None:
-            self._publish(*held)
+            self.publish(held)
         elif self.state == PLAYING:
             self.reschedule()  # (no event went out to start the clock again)
         for index, seat in enumerate(list(self.seats)):
@@ -516,27 +511,34 @@ class Table:
                 break
             here = self.connected(seat.token)
             if self.running.away[index] == here and not self.running.idle[index]:
-                self.stamp(HOST, {"type": "back" if here else "away", "seat": index})
+                mark: AnyAction = (
+                    {"type": "back", "seat": index} if here else {"type": "away", "seat": index}
+                )
+                self.stamp(HOST, mark)
         if self.state == PLAYING and not self.saving.waiting:
             self.send_table()
 
-    def _publish(
-        self, event: Event, notes: Notes, sender: Link | None = None, re: int | None = None
-    ) -> Event:
-        """Send a saved event to every member, then look at what it did to the game."""
+    def publish(self, out: Outgoing) -> None:
+        """Send an event the disk has (server/saving.py) to every member, then look at what
+        it did to the game."""
+        event, notes, sender, re = out.event, out.notes, out.sender, out.re
         self.events.append(event)
-        message: EventMessage = {"type": "event", **event}
+        # {"type": "event", **event}, made of the event's fields as packed for the log.
+        count, seed = len(event) + 1, b""
         game = self.running  # an event was just applied to it
         finished = game.finished  # (result() is not free: asked once per event)
         if finished and "commit" in self.running_header:
-            message["server_seed"] = self.secret.server_seed  # the last broadcast reveals it
-        frame = encode(message)
+            seed = map_entries({"server_seed": self.secret.server_seed})  # the last reveals it
+            count += 1
+        frame = frame_of(count, _EVENT_TYPE, out.entries, seed)
         threw = shows_a_throw(notes)
         if threw:
             self.throw_shown.begin()
         for conn in self.connections():
-            if conn is sender and re is not None:
-                conn.send({**message, "re": re})
+            if conn is sender and re is not None:  # its answer: the same, with `re`
+                conn.send_bytes(
+                    frame_of(count + 1, _EVENT_TYPE, out.entries, seed, map_entries({"re": re}))
+                )
             else:
                 conn.send_bytes(frame)
             if threw:
@@ -549,7 +551,7 @@ class Table:
         missed = self.misses.see(event["seat"], event["action"], notes, game.away)
         if finished:
             self.finish_game()
-            return event
+            return
         self.reschedule()
         for seat in missed:
             # (A bot is the host's own player, never idle: a slow one in a short race round
@@ -561,7 +563,6 @@ class Table:
                 and self.someone_waits(seat)
             ):
                 self.mark_idle(seat, self.idle_words(self.seats[seat].name))
-        return event
 
     def idle_words(self, name: str) -> str:
         """What everybody is told when a seat is marked idle [D31]."""
@@ -611,15 +612,15 @@ class Table:
             len(keys),
             [keys[w] for w in result["winners"] if w < len(keys)],
         )
-        if self.writer is not None:
-            seed = self.secret.server_seed if versioned else None
-            self.writer.finish(result, server_seed=seed)
-            self.host.game_ended(self, self.writer.path, tokens)  # its end is on disk now
+        if self.writer is not None:  # its end is on the disk, its table file gone (saving.py)
+            self.writer.close()
+            self.host.game_ended(self, self.writer.path, tokens)
             self.writer = None
+        else:  # (no log was kept: nothing flushed, and nothing removed the table file yet)
+            self.host.store.drop_table(self.id)
         if versioned:
             self.revealed = self.secret.server_seed
             self.secret = GameSecret()  # the next game's commit, shown from now on
-        self.host.store.drop_table(self.id)
         # Seats of players who left during the game are freed now that it is over.
         self.seats = [seat for seat in self.seats if self.connected(seat.token) or seat.bot]
         if self.owner is None or self.seat_of(self.owner) is None:
@@ -669,7 +670,7 @@ class Table:
     def _one_ahead(self) -> bool:
         """Whether the engine has an event nobody has been sent yet (held while the disk
         refuses writes, or the last one while the end is flushed)."""
-        return self.saving.held is not None or self.ending is not None
+        return self.saving.held is not None
 
     def _remember_digest(self, seq: int, digest: str) -> None:
         if len(self._digests) >= DIGEST_CACHE:
@@ -681,6 +682,7 @@ class Table:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+            self._timer_at = None
 
     def pause(self) -> None:
         """Stop the game's clock: no timeout, no move, until `go_on`."""
@@ -713,17 +715,23 @@ class Table:
         return deadline
 
     def reschedule(self) -> None:
-        self.cancel_timer()
         if self.state != PLAYING or self.paused_at is not None:
+            self.cancel_timer()
             return
         deadline = self.deadline()
+        if deadline is not None and self._timer_at is not None and self._timer_at <= deadline:
+            # Most events leave the deadline where it was or move it later (a new turn): the
+            # timer set stands, and one that fires early only sets itself again.
+            return
+        self.cancel_timer()
         if deadline is None:
             return
         delay = max(0.0, (deadline - self.host.now_ms()) / 1000)
         self._timer = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
+        self._timer_at = deadline
 
     def _deadline_passed(self) -> None:
-        self._timer = None
+        self._timer = self._timer_at = None
         if self.state != PLAYING or self.paused_at is not None:
             return
         deadline = self.deadline()
@@ -757,12 +765,14 @@ class Table:
             if conn is not told:
                 conn.send_bytes(frame)
 
-    def close(self) -> None:
+    def close(self, words: str | None = None) -> None:
+        """The table closes: its members still here are told `words` first (if any), then
+        shown it closed; every timer stops, a start asked for is refused, the log closed."""
+        if words is not None:
+            self.broadcast({"type": "notice", "code": "closed", "words": words})
+        self.state = CLOSED
+        self.broadcast({"type": "table", "table": self.describe()})
         self.cancel_timer()
-        self.ending = None  # (a flush under way finds the table closed)
-        if self._end_retry is not None:
-            self._end_retry.cancel()
-            self._end_retry = None
         if self.abandoned is not None:
             self.abandoned.cancel()
             self.abandoned = None

@@ -27,8 +27,9 @@ import asyncio
 from protocol.errors import ProtocolError
 from protocol.leavers import ALONE_AWAY_LIMIT_MS, BOTS_ALONE_CLOSE_MS, closes_after_ms
 
-from .connection import Connection, address_of, is_loopback
+from .connection import Connection
 from .jobs import Jobs
+from .peer_cap import address_of
 from .player import ToldLater
 from .table import PLAYING, Table
 
@@ -47,7 +48,7 @@ def keys_of(host: Jobs, conn: Connection) -> tuple[str, ...]:
         f"id {door.identity}" if door is not None and door.identity else f"token {player.token}"
     ]
     address = door.address if door is not None else address_of(conn.peer)
-    if address is not None and (host.gate.cap_loopback or not is_loopback(address)):
+    if not host.gate.per_address.exempts(address):
         keys.append(f"address {address}")
     return tuple(keys)
 

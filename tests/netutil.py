@@ -45,11 +45,11 @@ async def running_host(state_dir, bot_factory=None, **kwargs):
 
 @contextlib.asynccontextmanager
 async def host_with_door(door_class, state_dir, door_sessions: str = "warm", **kwargs):
-    """An in-process Host and one of its doors (server.ssh.SshServer, server.web.WebServer),
-    both on 127.0.0.1, any free ports; yields (host, door). Its sessions are forked by a warm
-    parent (server/warm_doors.py, as kismet-host's default) or, with door_sessions="spawn",
-    each started anew."""
-    from server.warm_doors import DoorForker
+    """An in-process Host and one of its doors (server.doors.ssh.SshServer,
+    server.doors.web.WebServer), both on 127.0.0.1, any free ports; yields (host, door). Its
+    sessions are forked by a warm parent (server/doors/warm_doors.py, as kismet-host's
+    default) or, with door_sessions="spawn", each started anew."""
+    from server.doors.warm_doors import DoorForker
 
     async with running_host(state_dir) as host:
         forker = DoorForker(f"127.0.0.1:{host.port}") if door_sessions == "warm" else None

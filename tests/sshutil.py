@@ -21,7 +21,7 @@ import sys
 import asyncssh
 import pyte
 
-from server.ssh import SshServer
+from server.doors.ssh import SshServer
 from tests.netutil import ROOT, free_port, host_with_door, wait_until
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kismet_tui.rules import SeededRNG, new_game
+from kismet_tui.rules import GAMES, SeededRNG, new_game
 from kismet_tui.rules.playout import random_playout
 from kismet_tui.words.log import event_lines, history_lines
 
@@ -38,7 +38,7 @@ def test_the_history_is_the_lines_of_each_events_notes_in_turn():
     """Catching up (a screen opened mid-game) says exactly what following the game event by
     event says, from the same notes, and `first_seq` skips the events already logged."""
     names = ["Ana", "Bo", "Cy"]
-    for ruleset in ("dice", "race", "knock"):
+    for ruleset in GAMES:
         game = new_game(ruleset, names, b"history", start_ms=0)
         events = random_playout(
             new_game(ruleset, names, b"history", start_ms=0),

@@ -15,7 +15,7 @@ from kismet_tui.bots.advisor import advise
 from kismet_tui.bots.dice_levels import DicePolicy, greedy_choice
 from kismet_tui.bots.knock_levels import KNOCK_LEVELS, choose_prelay, target_chance
 from kismet_tui.bots.levels import LEVELS, level_factory
-from kismet_tui.rules import new_game, replay
+from kismet_tui.rules import GAMES, new_game, replay
 from kismet_tui.rules.knock import prelay_problem
 
 
@@ -31,7 +31,7 @@ def players(ruleset, levels, seed):
     return [level_factory(level)(ruleset, seat, seed + seat) for seat, level in enumerate(levels)]
 
 
-@pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
+@pytest.mark.parametrize("ruleset", GAMES)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_every_level_finishes_whole_games_with_legal_moves_only(no_optimal_table, ruleset, seed):
     levels = list(LEVELS) if ruleset != "dice" or seed == 1 else ["hard", "easy"]
@@ -45,7 +45,7 @@ def test_every_level_finishes_whole_games_with_legal_moves_only(no_optimal_table
     assert {e["seat"] for e in log if e["seat"] >= 0} == set(range(len(levels)))
 
 
-@pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
+@pytest.mark.parametrize("ruleset", GAMES)
 def test_bots_are_deterministic_per_seed(no_optimal_table, ruleset):
     first = arena.play_local(ruleset, players(ruleset, ["easy", "hard"], 7), 7)[1]
     again = arena.play_local(ruleset, players(ruleset, ["easy", "hard"], 7), 7)[1]

@@ -4,7 +4,7 @@
 import pytest
 
 from kismet_tui.bots import POLICIES, make_policy
-from kismet_tui.rules import HOST, IllegalAction, knock, new_game
+from kismet_tui.rules import GAMES, HOST, IllegalAction, knock, new_game
 
 OPTIONS = {
     "dice": {},
@@ -62,7 +62,7 @@ def play(ruleset, level, seats=3, seed=7, max_steps=5000):
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
+@pytest.mark.parametrize("ruleset", GAMES)
 @pytest.mark.parametrize("level", ["random", "greedy"])
 def test_simple_levels_play_every_game_legally_to_the_end(ruleset, level):
     game, actions = play(ruleset, level)
@@ -71,7 +71,7 @@ def test_simple_levels_play_every_game_legally_to_the_end(ruleset, level):
     assert len(result["scores"]) == 3
 
 
-@pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
+@pytest.mark.parametrize("ruleset", GAMES)
 def test_a_bot_is_deterministic_per_seed(ruleset):
     first, _ = play(ruleset, "random", seed=11)
     second, _ = play(ruleset, "random", seed=11)

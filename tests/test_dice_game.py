@@ -99,8 +99,9 @@ def test_d1_held_dice_keep_their_places_and_the_rest_are_drawn_in_order():
     [
         ([0, 1, 2, 3, 4], "Holding all five dice is the same as stopping: choose a box."),
         ([0, 0], "Each die can be held only once."),
-        ([5], "There is no die 5"),
-        ([True], "There is no die True"),
+        # (the declaration's words: a hold the wire refuses never reaches the engine)
+        ([5], "'hold' is a list of at most five dice positions, 0 to 4."),
+        ([True], "'hold' is a list of at most five dice positions, 0 to 4."),
         ("01", "'hold' is a list"),
     ],
 )
@@ -138,7 +139,7 @@ def test_out_of_turn_unknown_box_unknown_action_and_host_refusals():
     roll(g, 0)
     refused(g, 1, {"type": "score", "box": "aces"}, "Not your turn: seat 0 is rolling.")
     refused(g, 0, {"type": "score", "box": "chance"}, "There is no box called 'chance'")
-    refused(g, 0, {"type": "score"}, "There is no box called None")
+    refused(g, 0, {"type": "score"}, "Say which box to score: its name on the card, like 'aces'.")
     refused(g, 0, {"type": "knock"}, "There is no action called 'knock'")
     refused(g, 0, {"type": "timeout"}, "Only the host stamps")
     refused(g, 0, {"type": "away", "seat": 1}, "Only the host stamps")

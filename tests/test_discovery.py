@@ -18,7 +18,7 @@ import time
 import pytest
 
 from kismet_tui import cli
-from server.discovery import Announcer, FoundHost, find_hosts
+from server.lan.discovery import Announcer, FoundHost, find_hosts
 from tests.netutil import ROOT, free_port, running_host, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
@@ -79,7 +79,7 @@ async def test_two_zeroconf_instances_find_each_others_service(tmp_path, multica
 
 
 async def test_the_open_table_count_is_kept_current(tmp_path, multicast, monkeypatch):
-    from server import discovery
+    from server.lan import discovery
     from tests.netutil import connected
 
     monkeypatch.setattr(discovery, "REFRESH_S", 0.05)
@@ -179,7 +179,7 @@ def test_join_without_an_address_says_plainly_when_it_finds_nobody(monkeypatch, 
     async def nobody(seconds):
         return []
 
-    monkeypatch.setattr("server.discovery.find_hosts", nobody)
+    monkeypatch.setattr("server.lan.discovery.find_hosts", nobody)
     assert cli.join_main([]) == 1
     out = capsys.readouterr().out
     assert "No Kismet host answered" in out and "kismet-join ADDRESS:PORT" in out
@@ -195,7 +195,7 @@ def test_join_without_an_address_lists_the_hosts_to_pick_from(monkeypatch, capsy
         return hosts
 
     answers = iter(["7", "2"])
-    monkeypatch.setattr("server.discovery.find_hosts", two)
+    monkeypatch.setattr("server.lan.discovery.find_hosts", two)
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
     assert cli.discover_address() == "192.168.1.21:7718"
     out = capsys.readouterr().out

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import kismet_tui
 from kismet_tui.door_env import from_our_packages
-from server import pty_app, warm_doors, web_session
+from server.doors import pty_app, warm_doors, web_session
 
 
 def test_a_child_started_in_a_folder_with_another_kismet_imports_the_hosts_own(

@@ -1,4 +1,4 @@
-"""The warm parent's warm-up (server/door_forker.py): it rehearses a session before any fork,
+"""The warm parent's warm-up (server/doors/door_forker.py): it rehearses a session before any fork,
 so what a session's first screens fill in (Textual's caches, Python's specialised code) is
 there to share, and it leaves no thread and no event loop behind, as a fork needs."""
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 WARM_UP_THEN_LOOK = """
 import asyncio, json, os, threading
 import textual.css.parse
-from server.door_forker import warm_up
+from server.doors.door_forker import warm_up
 warm_up()
 try:
     asyncio.get_running_loop()

@@ -1,4 +1,4 @@
-"""Door sessions cannot open the host's files (server/session_sandbox.py): a session's real
+"""Door sessions cannot open the host's files (server/doors/session_sandbox.py): a session's real
 process, forked by the warm parent or started anew, with the very confinement the ssh door
 gives it, is pointed at the host's key file and at a game log as its seats file; the kernel
 refuses both (the client then says "Permission denied" on screen), while the session's own
@@ -14,9 +14,9 @@ from pathlib import Path
 import pyte
 import pytest
 
+from server.doors.pty_app import PtyApp
+from server.doors.session_sandbox import landlock_abi
 from server.identity import KEY_FILE
-from server.pty_app import PtyApp
-from server.session_sandbox import landlock_abi
 from tests.netutil import connected, wait_until
 from tests.sshutil import have_the_code, kismet_host_with_ssh, ssh_host, ssh_login, start_lines
 from tests.test_ssh_hostile import descendants_of, port_open
@@ -118,7 +118,7 @@ async def test_kismet_host_confines_its_ssh_sessions_and_says_nothing_against_it
 # each session runs as it starts), then asked to signal the host's process.
 SIGNAL_THE_HOST = """
 import json, os, sys
-from server.session_sandbox import confine
+from server.doors.session_sandbox import confine
 confine(json.loads(sys.argv[1]))
 try:
     os.kill(int(sys.argv[2]), 0)

@@ -1,4 +1,4 @@
-"""A storm of door logins starts a few at a time (server/door_starts.py): never more than the
+"""A storm of door logins starts a few at a time (server/doors/door_starts.py): never more than the
 limit in their start-up at once, the others told how many are ahead of them, and every one
 reaches its lobby; a turn that is never finished, or a session that goes, holds nobody up."""
 
@@ -10,9 +10,9 @@ import contextlib
 import asyncssh
 import pytest
 
-from server import door_starts
-from server.door_limits import SessionSlots
-from server.door_starts import StartQueue
+from server.doors import door_starts
+from server.doors.door_limits import SessionSlots
+from server.doors.door_starts import StartQueue
 from tests.sshutil import ssh_host, ssh_login
 
 pytestmark = [pytest.mark.timeout(240)]

@@ -26,7 +26,9 @@ def test_the_key_is_made_when_the_first_game_ends_and_signs_it(tmp_path):
     assert not (tmp_path / "state" / KEY_FILE).exists()  # nothing read or made yet
     path = tmp_path / "game.kismet"
     writer = GameWriter(path, HEADER, 1, identity=identity)
-    writer.finish({"scores": [0]})
+    last = {"seq": 1, "t": 100, "seat": 0, "action": {"type": "roll", "hold": []}}
+    writer.append(last, end={"result": {"scores": [0]}})
+    writer.close()
     log = read_game_log(path)
     assert log.signature is not None and check_signature(log.signature, log.signed_digest) is None
     kept = HostIdentity.load(tmp_path / "state")  # the key it made, kept for the next start

@@ -54,6 +54,28 @@ def test_the_table_keeps_the_engine_to_the_standard_library() -> None:
     assert table.allows(engine, "itertools")
 
 
+def test_the_hosts_core_knows_the_doors_only_by_their_passes(graph: Graph) -> None:
+    """server/ (the rest) imports of server/doors/ and server/lan/ only the door passes; its
+    composition root (server.cli) alone opens the doors and the announcement."""
+    reached = sorted(
+        f"{imp.describe()} imports {imp.imported}"
+        for module, found in graph.imports.items()
+        if module.startswith("server.")
+        and not module.startswith(("server.doors", "server.lan", "server.records"))
+        and module != "server.cli"
+        for imp in found
+        if imp.imported.startswith(("server.doors", "server.lan"))
+        and imp.imported != "server.doors.door_pass"
+    )
+    assert reached == []
+    table = PackageTable.from_design()
+    assert table.row_of("server/doors/ssh.py").folder == "server/doors/"
+    assert table.row_of("server/lan/discovery.py").folder == "server/lan/"
+    core = table.row_of("server/table.py")
+    for outside in ("asyncssh", "textual", "textual_serve", "aiohttp", "zeroconf"):
+        assert not table.allows(core, outside), outside
+
+
 # -- the checker itself, on a small tree of its own -------------------------------------------
 
 

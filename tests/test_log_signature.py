@@ -15,8 +15,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from protocol.gamelog import read_game_log, record_bytes
 from protocol.logsign import check_signature, fingerprint, signature_record, signed_message
+from server.doors.ssh import load_host_key
 from server.identity import KEY_FILE, LEGACY_SSH_KEY_FILE, HostIdentity
-from server.ssh import load_host_key
 from tests.netutil import ROOT, host_process
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()

@@ -15,8 +15,8 @@ from textual.widgets import RichLog, TextArea
 from kismet_tui.cli import solo_host
 from kismet_tui.invite import InviteChoice
 from server.cli import default_state_dir
+from server.doors.open_up import OpenHost
 from server.identity import KEY_FILE, HostIdentity
-from server.open_up import OpenHost
 from tests.netutil import connected, host_process, running_host, wait_until
 from tests.sshutil import Terminal, connect, have_the_code, ssh_login
 from tests.test_ui_dice import wait_for

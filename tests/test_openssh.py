@@ -20,9 +20,10 @@ import time
 import pyte
 import pytest
 
-from server.door_limits import MAX_COLS, MAX_ROWS, SessionSlots
-from server.pty_app import INPUT_BACKLOG, set_size
-from server.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
+from server.doors.door_limits import MAX_COLS, MAX_ROWS, SessionSlots
+from server.doors.pty_app import set_size
+from server.doors.session_policy import INPUT_BACKLOG
+from server.doors.ssh import INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import running_host, wait_until
 from tests.sshutil import (
     kismet_host_with_ssh,

@@ -205,6 +205,6 @@ def test_the_wheel_installed_in_a_fresh_venv_gives_four_commands_with_the_versio
         == f"kismet {VERSION}\n"
     )
     # What the program reads at run time came with it: the host's web page, the styles.
-    assert (site / "server" / "web_page").is_dir() and (
+    assert (site / "server" / "doors" / "web_page").is_dir() and (
         site / "kismet_tui" / "kismet.tcss"
     ).is_file()

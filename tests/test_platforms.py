@@ -390,8 +390,8 @@ async def test_where_no_address_space_limit_a_session_past_its_memory_is_ended_i
 ):
     """macOS enforces no RLIMIT_AS: the door watches the session's memory instead (here on
     Linux with the limit switched off the same way, and a limit below what a client holds)."""
-    from server import door_limits, pty_app
-    from server.ssh import OUT_OF_MEMORY_WORDS
+    from server.doors import door_limits, pty_app
+    from server.doors.ssh import OUT_OF_MEMORY_WORDS
     from tests.sshutil import ssh_host
 
     monkeypatch.setattr(door_limits, "address_space_limited", lambda: False)
@@ -408,7 +408,7 @@ async def test_where_no_address_space_limit_a_session_past_its_memory_is_ended_i
 
 def test_a_sessions_memory_is_read_without_proc_as_on_macos():
     code = (
-        "import asyncio, os; from server.memory_watch import resident_bytes; "
+        "import asyncio, os; from server.doors.memory_watch import resident_bytes; "
         "print(asyncio.run(resident_bytes(os.getpid())))"
     )
     done = subprocess.run(

@@ -5,7 +5,7 @@ id from it (server/records/proof.py)."""
 import stat
 
 from kismet_tui.player_key import DOOR_PASS_VARIABLE, player_key_for
-from server.door_pass import ENVIRONMENT_NAME
+from server.doors.door_pass import ENVIRONMENT_NAME
 from server.records.proof import bot_id, player_id, proof_of
 
 

@@ -646,18 +646,18 @@ async def race_at_the_throw(env: Env) -> AsyncIterator[Scene]:
         hosted = env.host.tables[table]
         waiting: list[bytes] = []
         thrown = asyncio.Event()
-        original = hosted._publish
+        original = hosted.publish
 
-        def publish(event, notes, *args, **kwargs):
+        def publish(out):
             # Each throw: the row's request goes out just before the host writes the throw,
             # so the host reads it right after; until the row is ready, both pass the round.
-            if shows_a_throw(notes) and not thrown.is_set():
+            if shows_a_throw(out.notes) and not thrown.is_set():
                 if waiting:
                     ana.write(waiting[0])
                     thrown.set()
                 else:
                     asyncio.get_running_loop().call_soon(pass_round)
-            return original(event, notes, *args, **kwargs)
+            return original(out)
 
         def pass_round() -> None:
             for peer in (ana, bo):
@@ -667,7 +667,7 @@ async def race_at_the_throw(env: Env) -> AsyncIterator[Scene]:
             waiting.append(data)
             await asyncio.wait_for(thrown.wait(), 30)
 
-        hosted._publish = publish
+        hosted.publish = publish
         await ana.ask({"type": "start"})
         yield Scene(ana, {"Bo": bo}, {"$table": table}, send=at_the_throw)
 

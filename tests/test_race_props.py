@@ -7,11 +7,13 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kismet_tui.rules import IllegalAction, SeededRNG, new_game, replay
+from kismet_tui.rules import Refusal, SeededRNG, new_game, replay
 from kismet_tui.rules.playout import random_playout
+from protocol.actions import build_action
 
 # Actions of every shape and seat, mostly nonsense, some legal: what a buggy or hostile
-# client might send. Drawn from a SeededRNG so a failing example replays.
+# client might send (built at the edge, as the host builds them, before the engine judges
+# them). Drawn from a SeededRNG so a failing example replays.
 PROBE_TYPES = (
     "grab",
     "pass",
@@ -46,8 +48,8 @@ def check_refusals_change_nothing(game, rng, probes=2):
         trial = copy.deepcopy(game)
         before = trial.digest()
         try:
-            trial.apply(seat, action, t)
-        except IllegalAction as refusal:
+            trial.apply(seat, build_action(game.RULESET, action), t)
+        except Refusal as refusal:
             assert refusal.words and trial.digest() == before, (seat, action, t)
 
 

@@ -42,19 +42,19 @@ def answer_the_next_throw(hosted, client, choose, before: bool) -> list:
     written just before the host writes the throw to its members, or just after. The list
     gets the future of the answer."""
     sent: list = []
-    original = hosted._publish
+    original = hosted.publish
 
-    def publish(event, notes, *args, **kwargs):
-        throw = shows_a_throw(notes) and not sent
+    def publish(out):
+        throw = shows_a_throw(out.notes) and not sent
         action = choose(hosted.game) if throw else None
         if action is not None and before:
             sent.append(send_now(client, action))
-        result = original(event, notes, *args, **kwargs)
+        result = original(out)
         if action is not None and not before:
             sent.append(send_now(client, action))
         return result
 
-    hosted._publish = publish
+    hosted.publish = publish
     return sent
 
 

@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from kismet_tui.rules import GAMES
 from server.records import connect, queries
 from server.records.index import EndedGame, index_game
 from server.records.proof import bot_id, player_id
@@ -32,7 +33,7 @@ VIEWS = [
 
 def fill(db, games=120):
     for n in range(games):
-        ruleset = ("dice", "race", "knock")[n % 3]
+        ruleset = GAMES[n % len(GAMES)]
         if ruleset == "dice" and n % 2:
             names, players, scores = ["Ana"], [ANA], [150 + n]
         else:

@@ -6,8 +6,8 @@ import pytest
 
 from kismet_tui.net import Client, RequestError
 from kismet_tui.saved_seats import Damaged, connect_keeping_seat, load_token, save_token
-from server.seat_files import held_tokens
-from server.ssh import key_proof
+from server.doors.seat_files import held_tokens
+from server.doors.ssh import key_proof
 from tests.netutil import connected, running_host, wait_until
 from tests.sshutil import have_the_code, open_solo_dice, ssh_host, ssh_login
 

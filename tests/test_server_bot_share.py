@@ -79,5 +79,5 @@ async def test_the_hosts_own_bots_count_against_no_address(tmp_path):
                 await bo.create_table("dice", bots=7)
                 await bo.start()
                 await wait_until(lambda: all_bots_playing(bo))
-                assert host.gate.per_address == {"127.0.0.1": 2}
+                assert host.gate.per_address.counts == {"127.0.0.1": 2}
                 assert not host.gate.own_peers  # every bot's connection came in and was known

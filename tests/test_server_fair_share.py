@@ -33,18 +33,18 @@ async def test_one_address_cannot_hold_every_slot(tmp_path):
             "address. Close one and try again."
         )
         held.pop().close()
-        await wait_until(lambda: host.gate.per_address.get("127.0.0.1") == 2)
+        await wait_until(lambda: host.gate.per_address.counts.get("127.0.0.1") == 2)
         held.append(await welcomed(host.port, "Newcomer"))  # a freed slot is free again
         for raw in held:
             raw.close()
-        await wait_until(lambda: not host.gate.per_address)
+        await wait_until(lambda: not host.gate.per_address.counts)
 
 
 async def test_loopback_is_not_capped_per_address_by_default(tmp_path):
     async with running_host(tmp_path) as host:
-        assert host.gate.max_per_address == 8 and not host.gate.cap_loopback
+        assert host.gate.per_address.limit == 8 and not host.gate.per_address.cap_loopback
         held = [await welcomed(host.port, f"Local {n}") for n in range(12)]
-        assert len(host.connections) == 12 and host.gate.per_address == {}
+        assert len(host.connections) == 12 and host.gate.per_address.counts == {}
         for raw in held:
             raw.close()
 

@@ -7,6 +7,7 @@ import pytest
 
 from kismet_tui.bots.runner import BotLoop, bot_factory
 from kismet_tui.net import ActionRefused, Client, RequestError
+from kismet_tui.rules import GAMES
 from tests.netutil import (
     FAST,
     connected,
@@ -20,7 +21,7 @@ from tests.netutil import (
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 
 
-@pytest.mark.parametrize("ruleset", ["dice", "race", "knock"])
+@pytest.mark.parametrize("ruleset", GAMES)
 async def test_a_whole_game_played_by_bots_ends_on_the_hosts_digest(tmp_path, monkeypatch, ruleset):
     checked = digests_checked(monkeypatch)
     async with running_host(tmp_path, bot_factory=bot_factory(speed=0.01)) as host:

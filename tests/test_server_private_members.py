@@ -78,7 +78,7 @@ def test_no_module_of_the_server_uses_another_modules_private_members():
 def test_the_check_finds_a_private_member_reached_from_another_module():
     trees = server_trees()
     trees["server/lobby.py"].body.append(ast.parse("host._ended(conn)").body[0])
-    trees["server/saving.py"].body.append(ast.parse("table._publish(event, notes)").body[0])
+    trees["server/saving.py"].body.append(ast.parse("table._rebuild()").body[0])
     found = foreign_uses(trees)
-    assert [use.split(" ", 1)[1] for use in found] == ["host._ended", "table._publish"]
+    assert [use.split(" ", 1)[1] for use in found] == ["host._ended", "table._rebuild"]
     assert found[0].startswith("server/lobby.py:")

@@ -205,10 +205,10 @@ async def wait_until_async(ask, good, timeout=30.0):
 
 
 async def test_a_door_players_key_and_real_address_are_who_they_are(tmp_path):
-    from server.door_pass import DoorPass
+    from server.doors.door_pass import DoorPass
 
     async with running_host(tmp_path) as host:
-        # Two ssh sessions of one key (as server/ssh.py's passes tell the host at hello),
+        # Two ssh sessions of one key (as server/doors/ssh.py's passes tell the host at hello),
         # each with a fresh token: one player.
         clients = []
         for n in range(2):

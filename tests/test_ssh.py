@@ -10,8 +10,8 @@ import asyncssh
 import pytest
 
 from server import Host
+from server.doors.ssh import SshServer, load_host_key
 from server.identity import KEY_FILE
-from server.ssh import SshServer, load_host_key
 from tests.netutil import wait_until
 from tests.sshutil import (
     Terminal,
@@ -141,7 +141,7 @@ async def test_dropped_session_takes_the_seat_back_with_the_same_name_and_key(tm
 
 
 async def test_too_many_logins_from_one_address_are_refused_in_plain_words(tmp_path):
-    async with ssh_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, ssh):
+    async with ssh_host(tmp_path, max_per_address=1, cap_loopback=True) as (host, ssh):
         async with connect(ssh.port, "Ana", new_key()):
             with pytest.raises(
                 asyncssh.DisconnectError, match="already 1 players from your address"
@@ -191,7 +191,7 @@ async def test_stopping_the_server_ends_every_session_and_its_app(tmp_path):
 
 
 def test_the_app_draws_for_the_players_terminal_not_the_hosts(monkeypatch):
-    from server.pty_app import child_environment
+    from server.doors.pty_app import child_environment
 
     monkeypatch.setenv("COLORTERM", "truecolor")  # the host owner's terminal
     monkeypatch.setenv("COLUMNS", "200")

@@ -22,10 +22,10 @@ import asyncssh
 import pytest
 
 from kismet_tui.net.client import Client, RequestError
-from server import rejoin_code
-from server.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
-from server.pty_app import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
-from server.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
+from server.doors import rejoin_code
+from server.doors.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
+from server.doors.session_policy import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
+from server.doors.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
 from tests.netutil import ROOT, running_host, wait_until
 from tests.sshutil import (
     Terminal,
@@ -290,8 +290,8 @@ def port_open(port: int) -> bool:
 PARENT_OF_A_DEAF_CHILD = """
 import subprocess, sys
 from kismet_tui.net.client import Client, RequestError
-from server import rejoin_code
-from server.door_limits import limit_session_child
+from server.doors import rejoin_code
+from server.doors.door_limits import limit_session_child
 child = subprocess.Popen([sys.executable, "-c",
     "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_IGN); print('up', flush=True); time.sleep(120)"],
     preexec_fn=limit_session_child, start_new_session=True, stdout=subprocess.PIPE, text=True)
@@ -371,7 +371,7 @@ async def nine_logins(host, ssh, addresses):
         refused = [
             player.text() for i, player in enumerate(players) if not connected_player(host, f"P{i}")
         ]
-        return refused, dict(host.gate.per_address)
+        return refused, dict(host.gate.per_address.counts)
 
 
 async def test_ssh_players_are_counted_by_their_own_address(tmp_path):
@@ -451,7 +451,7 @@ async def test_an_app_that_crashes_at_its_memory_limit_is_ended_as_out_of_memory
             near = int(peak_size(app.pid) / 0.9)
             resource.prlimit(app.pid, resource.RLIMIT_AS, (near, near))
             sizes = [(100, 30), (80, 24)]
-            while not app.near_memory_limit:  # the door looks while the app draws
+            while not app.memory.near:  # the door looks while the app draws
                 assert not term.closed.is_set(), "the app ended before the door looked"
                 term.resize(*sizes[0])
                 sizes.reverse()

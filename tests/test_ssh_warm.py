@@ -1,6 +1,7 @@
-"""Door sessions forked from the warm parent (server/warm_doors.py, server/door_forker.py),
-over a real asyncssh client: a forked session plays, holds no fd of another session, of the
-forker or of the host, starts with signals and environment of its own; the parent restarts
+"""Door sessions forked from the warm parent (server/doors/warm_doors.py,
+server/doors/door_forker.py), over a real asyncssh client: a forked session plays, holds no fd
+of another session, of the forker or of the host, starts with signals and environment of its
+own; the parent restarts
 after a SIGKILL and a login meanwhile waits for it; `--door-sessions spawn` keeps today's
 start. (The doors' isolation tests, tests/test_ssh_hostile.py and tests/test_openssh.py,
 run against forked sessions too: the test doors fork by default, as kismet-host does.)"""
@@ -17,7 +18,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from server.warm_doors import ForkedSession
+from server.doors.warm_doors import ForkedSession
 from tests.netutil import wait_until
 from tests.sshutil import kismet_host_with_ssh, open_solo_dice, ssh_host, ssh_login
 from tests.test_ssh_hostile import descendants_of, port_open
@@ -156,7 +157,7 @@ async def test_kismet_host_door_sessions_warm_forks_and_spawn_starts_anew(tmp_pa
                 (forker,) = [
                     pid
                     for pid in direct
-                    if b"server.door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                    if b"server.doors.door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes()
                 ]
                 assert [pid for pid in apps if parent_of(pid) == forker]
     finally:
@@ -167,7 +168,7 @@ async def test_kismet_host_door_sessions_warm_forks_and_spawn_starts_anew(tmp_pa
 async def test_a_warm_parent_that_cannot_start_leaves_the_doors_starting_their_own(
     tmp_path, monkeypatch
 ):
-    from server import warm_doors
+    from server.doors import warm_doors
 
     monkeypatch.setattr(warm_doors, "FORKER_CODE", "import sys; sys.exit(3)")  # dies at once
     async with ssh_host(tmp_path) as (host, ssh):
@@ -184,7 +185,7 @@ def forkers_of(host_pid: int) -> list[int]:
     found = []
     for pid in Path(f"/proc/{host_pid}/task/{host_pid}/children").read_text().split():
         with contextlib.suppress(FileNotFoundError):  # (a session that ended meanwhile)
-            if b"server.door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"server.doors.door_forker" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 found.append(int(pid))
     return found
 
@@ -269,7 +270,7 @@ async def test_a_stuck_warm_parent_holds_up_no_login_and_is_replaced(tmp_path):
 
 
 async def test_a_storm_of_fork_requests_waits_for_room_none_falls_back(tmp_path):
-    from server.warm_doors import DoorForker, ForkerUnavailable
+    from server.doors.warm_doors import DoorForker, ForkerUnavailable
 
     forker = DoorForker("storm")
     await forker.start()

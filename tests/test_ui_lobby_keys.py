@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.open_up import OpenHost
+from server.doors.open_up import OpenHost
 from tests.netutil import connected, running_host
 from tests.test_ui_dice import wait_for
 from tests.test_ui_games import make_app

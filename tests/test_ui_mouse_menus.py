@@ -344,7 +344,7 @@ async def test_the_player_to_remove_is_picked_by_a_click():
 
 @pytest.mark.network
 async def test_invite_by_clicks_says_why_nothing_opens_and_cancels(tmp_path):
-    from server.open_up import OpenHost
+    from server.doors.open_up import OpenHost
 
     async with running_host(tmp_path) as host:
         doors = OpenHost(host, tmp_path, port=0, ssh_port=0, announce=False, bind="127.0.0.1")

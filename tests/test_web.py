@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import functools
 import hashlib
 import json
 import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -26,12 +26,12 @@ import aiohttp
 import pyte
 import pytest
 
-from server import web_session
-from server.door_limits import SessionSlots
-from server.door_pass import ENVIRONMENT_NAME
+from server.doors import web_session
+from server.doors.door_limits import SessionSlots
+from server.doors.door_pass import ENVIRONMENT_NAME
+from server.doors.web import WebServer
 from server.table import PLAYING
-from server.web import WebServer
-from server.web_session import KeyBudget
+from server.token_bucket import TokenBucket
 from tests.netutil import ROOT, connected, free_port, host_with_door, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
@@ -70,7 +70,7 @@ async def test_the_page_is_served_and_points_at_the_address_used(tmp_path):
 
 
 async def test_too_many_visitors_from_one_address_get_plain_words(tmp_path):
-    async with web_host(tmp_path, max_per_address=1, exempt_loopback=False) as (host, web):
+    async with web_host(tmp_path, max_per_address=1, cap_loopback=True) as (host, web):
         assert web.cap.admit("127.0.0.1")  # one visitor already playing from here
         async with visiting(web) as visitor:
             # Said on the visitor's screen (a browser shows no HTTP status), then closed.
@@ -300,7 +300,7 @@ def door_processes(host) -> list[int]:
             continue
         for_this_host = f":{host.port}\0".encode() in cmdline
         spawned = b"kismet_tui.door_child" in cmdline
-        forked = b"server.door_forker" in cmdline and parent_cmdline == cmdline
+        forked = b"server.doors.door_forker" in cmdline and parent_cmdline == cmdline
         if for_this_host and (spawned or forked) and stat[0] != "Z":
             found.append(int(entry))
     return found
@@ -513,21 +513,20 @@ async def test_a_game_that_hits_its_memory_limit_ends_with_words(tmp_path, caplo
 
 
 def test_the_key_budget_gives_a_burst_then_a_steady_rate():
-    now = [0.0]
-    budget = KeyBudget(per_second=1000, burst=4000, clock=lambda: now[0])
-    assert budget.delay(4000) == 0  # a pasted name goes at once
-    assert budget.delay(500) == pytest.approx(0.5)  # past the burst: wait for the rate
-    now[0] += 0.5
-    assert budget.delay(1000) == pytest.approx(1.0)
-    now[0] += 100  # a quiet while refills the burst, no more
-    assert budget.delay(4000) == 0
-    assert budget.delay(1) > 0
+    budget = TokenBucket(burst=4000, per_second=1000, now=0.0)
+    assert budget.owe(4000, 0.0) == 0  # a pasted name goes at once
+    assert budget.owe(500, 0.0) == pytest.approx(0.5)  # past the burst: wait for the rate
+    assert budget.owe(1000, 0.5) == pytest.approx(1.0)
+    assert budget.owe(4000, 100.5) == 0  # a quiet while refills the burst, no more
+    assert budget.owe(1, 100.5) > 0
 
 
 async def test_a_key_flood_reaches_the_app_no_faster_than_the_budget(tmp_path, monkeypatch):
     # A small budget, so that its bound stands out from the app's other reads.
     per_second, burst = 1024, 2048
-    monkeypatch.setattr(web_session, "KeyBudget", functools.partial(KeyBudget, per_second, burst))
+    monkeypatch.setattr(
+        web_session, "input_budget", lambda: TokenBucket(burst, per_second, time.monotonic())
+    )
     async with web_host(tmp_path) as (host, web):
         async with visiting(web, leave_abruptly=True) as visitor:
             await visitor.wait_for_text("Your name at the table")
@@ -826,3 +825,19 @@ async def test_a_game_that_fails_leaves_words_not_a_frozen_screen(tmp_path, monk
             assert "Your game stopped unexpectedly" in visitor.text()
             assert "Traceback" not in visitor.text() and "a bug in the game" not in visitor.text()
     assert "ended with code 1" in caplog.text  # one line in the host's log says so
+
+
+async def test_a_game_that_crashes_far_from_its_memory_limit_is_said_to_have_crashed(tmp_path):
+    # One verdict for both doors (server/doors/session_policy.py): a crash far from the
+    # limit is a crash, as the ssh door says (tests/test_ssh_hostile.py); this door called
+    # every SIGSEGV a lack of memory.
+    async with web_host(tmp_path) as (host, web):
+        async with visiting(web) as visitor:
+            await visitor.wait_for_text("Your name at the table")
+            (session,) = web.sessions
+            assert session.pid is not None and not session.memory.near
+            os.kill(session.pid, signal.SIGSEGV)
+            await visitor.wait_for(lambda: visitor.closed)
+            assert "Your game stopped unexpectedly" in visitor.text()
+            assert "more memory" not in visitor.text()
+        assert door_processes(host) == []

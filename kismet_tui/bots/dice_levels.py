@@ -68,7 +68,7 @@ _preload_tried: tuple[int, int, int] | None = None  # the file (inode, size, cti
 
 
 def preload() -> None:
-    """For a process that forks sessions (server/door_forker.py): load the built optimal table
+    """For a process that forks sessions (server/doors/door_forker.py): load the built optimal table
     now, so every session forked after shares its 23 MiB of pages instead of loading a copy of
     its own when a hint or a hard bot first wants it. Cheap when there is nothing new to load
     (one stat); never starts a build, nor a thread. A damaged file is tried once, not per fork."""

@@ -54,7 +54,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, cast
 
-from kismet_tui.rules import ChanceError, Game, IllegalAction, apply_event, game_from_header
+from kismet_tui.rules import ChanceError, Game, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
 from kismet_tui.rules.game_types import Event, Header
 from kismet_tui.rules.knock import KnockGame, prelay_commitment, prelay_problem
@@ -62,6 +62,7 @@ from kismet_tui.rules.refusal import UNAVAILABLE, Refusal, RefusalKind
 from kismet_tui.rules.rng import ENTROPY_BYTES
 from kismet_tui.rules.verify import Verification, verify
 from protocol import limits
+from protocol.actions import build_event
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, kind_of
 from protocol.framing import FROM_HOST, encode, read_frame
@@ -468,18 +469,20 @@ class Client:
                 self.listed[entry["id"]] = cast(TableSummary, entry)
 
     def _on_game(self, message: GameMessage) -> None:
-        header, events = message["header"], message["events"]
+        header = message["header"]
         try:
             game = game_from_header(header)
+            # Built as the host built them (protocol/actions.py): the one parse of an action.
+            events = [cast(Event, build_event(game.RULESET, e)) for e in message["events"]]
             notes: list[EventNotes] = [apply_event(game, event) for event in events]
-        except (IllegalAction, KeyError, TypeError) as exc:
+        except (Refusal, KeyError, TypeError) as exc:
             log.error("the host's game log does not replay: %s", exc)
             if isinstance(exc, ChanceError):
                 self._fairness(False, f"The host's game does not add up: {exc.words}")
             return
         if header is not self.header:
             self.verification = None
-        self.header, self.game, self.events, self.notes = header, game, list(events), notes
+        self.header, self.game, self.events, self.notes = header, game, events, notes
         self._awaiting_game = False
         self.throw_seen_at = time.monotonic()  # whatever throw it holds is seen only now
         if message.get("server_seed") is not None and self.verification is None:
@@ -500,8 +503,9 @@ class Client:
             self._ask_resync()
             return None
         try:
-            notes = apply_event(self.game, event)
-        except IllegalAction as exc:
+            built = build_event(self.game.RULESET, event)
+            notes = apply_event(self.game, built)
+        except Refusal as exc:  # (an action the declarations refuse, or the engine)
             log.error("event %s does not apply here (%s): resyncing", event["seq"], exc.words)
             if isinstance(exc, ChanceError):
                 self._fairness(
@@ -512,10 +516,10 @@ class Client:
         if any(note.get("type") == "rolled" for note in notes):
             self.throw_seen_at = time.monotonic()
         kept: Event = {
-            "seq": event["seq"],
-            "t": event["t"],
-            "seat": event["seat"],
-            "action": event["action"],
+            "seq": built["seq"],
+            "t": built["t"],
+            "seat": built["seat"],
+            "action": built["action"],
         }
         if "chance" in event:
             kept["chance"] = event["chance"]

@@ -48,16 +48,22 @@ from .game_types import LogHeader
 from .refusal import MALFORMED, Refusal, RefusalKind
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
-# ruleset id -> module that defines GAME (the Game subclass) and normalize_options(options).
+# The games, declared once: ruleset id -> the module that defines GAME (the Game subclass)
+# and normalize_options(options), in the order every list of the games shows them (the new
+# table's menu, the help, the records' tabs). The wire, the app and the bots read it from here;
+# what must stay written out per game (a menu's line, a bot's policy, the docs) is checked
+# against it by tests/test_games_declared_once.py.
 RULESETS = {
     "dice": "kismet_tui.rules.dice",
     "race": "kismet_tui.rules.race",
     "knock": "kismet_tui.rules.knock",
 }
+GAMES: tuple[str, ...] = tuple(RULESETS)  # the ruleset ids, in that order
 
 __all__ = [
     "HOST",
     "ChanceError",
+    "GAMES",
     "Game",
     "IllegalAction",
     "RULESETS",
@@ -160,7 +166,9 @@ def apply_event(
     game: Game[ActionT, NoteT, ViewT], event: Mapping[str, Any]
 ) -> list[NoteT | BaseNote]:
     """Apply one stamped event ({seq, t, seat, action, chance?}) to a replica: a RevealedRNG
-    gets the event's chance first and must use all of it. Returns the engine's notes."""
+    gets the event's chance first and must use all of it. Returns the engine's notes. The
+    action is one the edge built (protocol/actions.py `build_event`): the engine does not
+    check its fields again."""
     rng = game.rng
     if type(rng) is RevealedRNG:  # (the common case for a client: keep it cheap)
         rng.feed(event.get("chance"))
@@ -173,8 +181,8 @@ def apply_event(
 def replay(header: LogHeader, events: Iterable[Mapping[str, Any]]) -> AnyGame:
     """Rebuild a game from its log: the header ({ruleset, seats, options, t0} and either the
     version-2 `chance` or the version-1 `seed`) and stamped events ({seq, t, seat, action,
-    chance?}) in sequence order. Raises IllegalAction (ChanceError for chance that does not
-    fit) if the log is not legal."""
+    chance?}) in sequence order, their actions built at the edge (`build_event`). Raises
+    IllegalAction (ChanceError for chance that does not fit) if the log is not legal."""
     game = game_from_header(header)
     for event in events:
         apply_event(game, event)

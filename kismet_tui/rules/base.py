@@ -10,10 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, Protocol, TypeVar, cast
 
-from .game_types import AwayAction, AwayNote, BackAction, BackNote, HostAction, LimitWhy, Result
+from .game_types import (
+    AwayAction,
+    AwayNote,
+    BackAction,
+    BackNote,
+    HostAction,
+    LimitWhy,
+    Result,
+    TimeoutAction,
+)
 from .refusal import ILLEGAL_NOW, MALFORMED, NOT_YET, NOT_YOURS, Refusal, RefusalKind
 
 # Plain data, the only kind a game takes in or gives out: actions, notes, options, views and
@@ -143,15 +152,16 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         self.idle = [False] * seats
 
     # ---- the contract -------------------------------------------------------------------
-    def apply(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
+    def apply(self, seat: int, action: ActionT | HostAction, t_ms: int) -> list[NoteT | BaseNote]:
         """Apply one stamped action, or raise IllegalAction and change nothing.
 
-        Returns notes: plain dicts ({"type": ..., ...}) saying what happened, in order, for
-        move logs and bots. Which notes a game emits is documented in its module.
+        `action` is one of the game's declared actions, as protocol/actions.py `build_action`
+        builds it at the edge: its fields are the declared ones, each of its declared kind and
+        range, so the handlers judge only what the state decides (whose turn, which cards lie
+        where). Returns notes: plain dicts ({"type": ..., ...}) saying what happened, in order,
+        for move logs and bots. Which notes a game emits is documented in its module.
         """
-        check(isinstance(action, dict), "An action must be a map with a type.", MALFORMED)
-        kind = action.get("type")
-        check(isinstance(kind, str), "An action must say its type.", MALFORMED)
+        kind = cast("Plain", action)["type"]
         check(
             isinstance(seat, int) and not isinstance(seat, bool),
             "The seat must be a number.",
@@ -169,10 +179,11 @@ class Game(Generic[ActionT, NoteT, ViewT]):
             check(seat == HOST, "Only the host stamps timeouts and arrivals.", NOT_YOURS)
         else:
             check(seat != HOST, "The host does not play.", NOT_YOURS)
-        handler: Callable[[int, Mapping[str, Any], int], list[NoteT | BaseNote] | None] | None = (
-            getattr(self, "_act_" + str(kind), None)
+        # (Each handler takes its own action TypedDict: the type names which one it is.)
+        handler: Callable[[int, Any, int], list[NoteT | BaseNote] | None] | None = getattr(
+            self, "_act_" + kind, None
         )
-        if handler is None:
+        if handler is None:  # another game's action: the edge built it for its own ruleset
             raise IllegalAction(f"There is no action called '{kind}' in this game.", MALFORMED)
         notes = handler(seat, action, t_ms)
         self.now = t_ms
@@ -239,10 +250,9 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         return self.result() is not None
 
     # ---- what every game does the same way ------------------------------------------------
-    def _act_away(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
+    def _act_away(self, seat: int, action: AwayAction, t_ms: int) -> list[NoteT | BaseNote]:
         who = self._target_seat(action)
         idle = action.get("idle", False)
-        check(isinstance(idle, bool), "'idle' must be true or false.", MALFORMED)
         check(not self.finished, "The game is over.")
         check(not self.away[who], f"Seat {who} is already away.")
         self.away[who] = True
@@ -253,7 +263,7 @@ class Game(Generic[ActionT, NoteT, ViewT]):
             note["idle"] = True
         return [note]
 
-    def _act_back(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT | BaseNote]:
+    def _act_back(self, seat: int, action: BackAction, t_ms: int) -> list[NoteT | BaseNote]:
         who = self._target_seat(action)
         check(not self.finished, "The game is over.")
         check(self.away[who], f"Seat {who} is not away.")
@@ -262,16 +272,18 @@ class Game(Generic[ActionT, NoteT, ViewT]):
         self._on_back(who, t_ms)
         return [{"type": "back", "seat": who}]
 
-    def _act_timeout(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[NoteT]:
+    def _act_timeout(self, seat: int, action: TimeoutAction, t_ms: int) -> list[NoteT]:
         deadline = self.next_deadline()
         if deadline is None:
             raise IllegalAction("Nothing is waiting on a deadline.")
         check(t_ms >= deadline, "Too early: the deadline has not passed yet.", NOT_YET)
         return self._on_timeout(t_ms)
 
-    def _target_seat(self, action: Mapping[str, Any]) -> int:
-        who = action.get("seat")
-        if not (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < self.seats):
+    def _target_seat(self, action: AwayAction | BackAction) -> int:
+        """The seat an away or back event names, once it is a seat at this table (the
+        declaration allows any seat of the largest table)."""
+        who = action["seat"]
+        if not who < self.seats:
             raise IllegalAction("Away and back events must name a seat at the table.", MALFORMED)
         return who
 

@@ -99,7 +99,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Any
 
 from .base import (
     Chance,
@@ -117,7 +116,9 @@ from .dice_types import (
     Note,
     PenaltyNote,
     PlayerAction,
+    RollAction,
     RolledNote,
+    ScoreAction,
     Totals,
     View,
 )
@@ -478,37 +479,24 @@ class DiceGame(Game[PlayerAction, Note, View]):
         return [{"type": "game_over", "scores": result["scores"], "winners": result["winners"]}]
 
     # ---- actions ---------------------------------------------------------------------------
-    def _act_roll(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_roll(self, seat: int, action: RollAction, t_ms: int) -> list[Note]:
         self._check_turn(seat)
         check(self.rolls < 3, "You have already rolled three times; choose a box.")
-        hold = action.get("hold")
-        hold = [] if hold is None else hold
-        check(
-            isinstance(hold, (list, tuple)),
-            "'hold' is a list of the dice positions to keep, 0 to 4.",
-            MALFORMED,
-        )
-        for index in hold:
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= 4:
-                raise IllegalAction(
-                    f"There is no die {index!r} to hold: the dice are numbered 0 to 4.", MALFORMED
-                )
+        hold = action.get("hold") or []
         check(len(set(hold)) == len(hold), "Each die can be held only once.")
         check(self.rolls > 0 or not hold, "There is nothing to hold before the first roll.")
         check(len(hold) < 5, "Holding all five dice is the same as stopping: choose a box.")
         return [self._roll(list(hold))]
 
-    def _act_score(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_score(self, seat: int, action: ScoreAction, t_ms: int) -> list[Note]:
         self._check_turn(seat)
-        box = action.get("box")
-        if not isinstance(box, str) or box not in BOX_NAMES:
+        box = action["box"]
+        if box not in BOX_NAMES:  # (any short word is well formed: the card names 15)
             raise IllegalAction(f"There is no box called {box!r} on a Kismet card.", MALFORMED)
         check(self.rolls > 0, "Roll the dice before you choose a box.")
         if self.cards[seat][box] is not None:
             raise IllegalAction(f"{BOX_NAMES[box]} is already filled on your card.")
-        wants_joker = action.get("joker", False)
-        check(isinstance(wants_joker, bool), "'joker' is true or false.", MALFORMED)
-        if wants_joker:
+        if action.get("joker", False):
             self._check_joker_box(box)
         return self._score(box, t_ms)
 

@@ -104,11 +104,10 @@ view(seat)
 from __future__ import annotations
 
 import hashlib
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, Literal
+from typing import Literal
 
 from . import cards
 from .base import Chance, Game, IllegalAction, Plain, canonical, check, whole_number_options
@@ -117,25 +116,29 @@ from .knock_types import (
     Case,
     Judgement,
     Knock,
+    KnockAction,
     KnockResult,
+    LayAction,
     Note,
+    PassAction,
     Phase,
     Player,
     PlayerAction,
+    PrelayAction,
+    RevealAction,
     Roll,
+    RollAction,
     RollState,
     RoundScore,
     SeatCard,
     View,
 )
-from .refusal import MALFORMED, NOT_YET, NOT_YOURS
+from .refusal import NOT_YET, NOT_YOURS
 
 PRELAY_CHIP_LIMIT = 6
 # The salt of the few commitments legal_actions offers (for bots and random playouts): public,
 # so those choices are not secret. Real clients draw a secret salt.
 PUBLIC_SALT = "00"
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-_HEX = re.compile(r"[0-9a-f]{1,128}")
 
 OPTIONS = {
     "knock_window_ms": (1500, 0, 60_000, "The knock window (ms)"),
@@ -457,17 +460,12 @@ class KnockGame(Game[PlayerAction, Note, View]):
         check(self.phase == "play", "Wait: the players are still choosing their pre-lays.")
 
     # ---- pre-lay --------------------------------------------------------------------------
-    def _act_prelay(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_prelay(self, seat: int, action: PrelayAction, t_ms: int) -> list[Note]:
         check(self.phase == "prelay_commit", "The time to choose a pre-lay is over.")
         self._check_present(seat)
         check(not self.defaulted[seat], "Time ran out: your pre-lay was left empty.")
         check(self.commits[seat] is None, "You have already committed to your pre-lay.")
-        commit = action.get("commit")
-        if not (isinstance(commit, str) and _HEX64.fullmatch(commit)):
-            raise IllegalAction(
-                "A pre-lay commitment is 64 lowercase hex digits (a SHA-256).", MALFORMED
-            )
-        self.commits[seat] = commit
+        self.commits[seat] = action["commit"]
         notes: list[Note] = [{"type": "committed", "seat": seat}]
         return notes + self._after_commit(t_ms)
 
@@ -480,21 +478,16 @@ class KnockGame(Game[PlayerAction, Note, View]):
         self.phase_started = t_ms
         return []
 
-    def _act_reveal(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_reveal(self, seat: int, action: RevealAction, t_ms: int) -> list[Note]:
         check(self.phase == "prelay_reveal", "This is not the time to reveal a pre-lay.")
         self._check_present(seat)
         check(self.commits[seat] is not None, "Time ran out: your pre-lay was left empty.")
         check(self.reveals[seat] is None, "You have already revealed your pre-lay.")
-        numbers, salt = action.get("cards"), action.get("salt")
-        if not (isinstance(salt, str) and _HEX.fullmatch(salt)):
-            raise IllegalAction("The salt is the hex string you committed with.", MALFORMED)
-        if not isinstance(numbers, list):
-            raise IllegalAction("Reveal the list of cards you committed to.", MALFORMED)
-        try:
-            matches = prelay_commitment(numbers, salt) == self.commits[seat]
-        except TypeError:  # not plain data, so it cannot be what was committed
-            matches = False
-        check(matches, "That is not what you committed to: reveal the same cards and salt.")
+        numbers = action["cards"]
+        check(
+            prelay_commitment(numbers, action["salt"]) == self.commits[seat],
+            "That is not what you committed to: reveal the same cards and salt.",
+        )
         problem = prelay_problem(numbers, self.chips)
         if problem is not None:
             raise IllegalAction(problem)
@@ -536,7 +529,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
         """[D15] The knock window of the turn before has passed (or there was none)."""
         return self.roll_from is None or t_ms >= self.roll_from
 
-    def _act_roll(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_roll(self, seat: int, action: RollAction, t_ms: int) -> list[Note]:
         self._check_turn(seat, "roll")
         if self.roll_from is not None and t_ms < self.roll_from:  # not self._may_roll_at(t_ms)
             raise IllegalAction(
@@ -572,26 +565,21 @@ class KnockGame(Game[PlayerAction, Note, View]):
             }
         ]
 
-    def _act_lay(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_lay(self, seat: int, action: LayAction, t_ms: int) -> list[Note]:
         self._check_turn(seat, "decide")
-        number, extra = action.get("card"), action.get("extra")
+        number, extra = action["card"], action.get("extra")
         laying = [self._check_own_match(seat, number)]
         if extra is not None:
             check(self._the_roll["joker"], "Only a joker throw lets you lay a second card.")
             check(
-                isinstance(extra, int)
-                and not isinstance(extra, bool)
-                and extra in self.open[seat]
-                and extra != number,
+                extra in self.open[seat] and extra != number,
                 "The extra card must be another of your open cards.",
             )
             laying.append(extra)
         return self._roller_lays(seat, laying, t_ms)
 
-    def _check_own_match(self, seat: int, number: object) -> int:
+    def _check_own_match(self, seat: int, number: int) -> int:
         """`number`, once it is one of the seat's open cards that matches the roll."""
-        if not (isinstance(number, int) and not isinstance(number, bool)):
-            raise IllegalAction("Say which card: its number, 2 to 12.", MALFORMED)
         # Words are built only when refusing: this check runs on every lay and knock.
         if number not in self.open[seat]:
             raise IllegalAction(f"You have no open {number}.")
@@ -613,7 +601,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
             return notes + self._round_over(t_ms)
         return notes + self._end_turn(t_ms)
 
-    def _act_pass(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_pass(self, seat: int, action: PassAction, t_ms: int) -> list[Note]:
         self._check_turn(seat, "decide")
         self._the_roll["status"] = "passed"
         notes: list[Note] = [{"type": "passed", "seat": seat}]
@@ -627,7 +615,7 @@ class KnockGame(Game[PlayerAction, Note, View]):
         return [{"type": "turn", "seat": self.turn, "roll_from": self.roll_from}]
 
     # ---- knocking ---------------------------------------------------------------------------
-    def _act_knock(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_knock(self, seat: int, action: KnockAction, t_ms: int) -> list[Note]:
         self._check_playing()
         self._check_present(seat)
         roll = self.roll
@@ -635,7 +623,6 @@ class KnockGame(Game[PlayerAction, Note, View]):
             raise IllegalAction("Nothing to knock on: nobody has rolled yet this round.")
         check(seat != roll["roller"], "You cannot knock on your own roll.")
         check(seat not in roll["knocked"], "You have knocked on this roll already.")
-        check("extra" not in action, "A knocker lays only one card, even on a joker throw.")
         named = action.get("card")
         if named is not None:
             self._check_own_match(seat, named)

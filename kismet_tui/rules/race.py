@@ -40,8 +40,8 @@ Actions
 - `{"type": "grab", "card": pos}`: grab the card at position `pos` (0..10) of the circle.
   An optional `"id": card` must name the card lying there, or the grab is refused ("That card
   has left the circle"; an id that no card of this game has is malformed: "There is no card
-  88 in this game"): clients send it so that a grab aimed at one card can never land on
-  another. A grab is final. A card someone grabbed first is refused, at no cost, and the
+  50 in this game", or past 87 the declaration's "There is no such card"): clients send it
+  so that a grab aimed at one card can never land on another. A grab is final. A card someone grabbed first is refused, at no cost, and the
   player may grab another [D10]. Any card may be grabbed; a wrong one costs at the reveal.
 - `{"type": "pass"}`: "I see no match" [D11]; no more grabs this round.
 - Host: `timeout`, `away`, `back` (base class). An away player's own actions are refused
@@ -86,18 +86,17 @@ Plain data; the order of the face-down pile is never shown, only its size.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from . import cards
 from .base import BaseNote, Chance, Game, IllegalAction, Plain, check, whole_number_options
-from .game_types import Result
+from .game_types import AwayAction, Result
 from .race_types import (
     CircleCard,
     Dealt,
     Grab,
+    GrabAction,
     LastRound,
     Note,
+    PassAction,
     Phase,
     Player,
     PlayerAction,
@@ -277,35 +276,22 @@ class RaceGame(Game[PlayerAction, Note, View]):
         check(not self._grab_of(seat), "You already grabbed a card this round: a grab is final.")
         check(not self.passed[seat], "You passed this round.")
 
-    def _act_grab(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_grab(self, seat: int, action: GrabAction, t_ms: int) -> list[Note]:
         self._check_can_act(seat, t_ms)
-        pos = action.get("card")
-        if not (
-            isinstance(pos, int) and not isinstance(pos, bool) and 0 <= pos < cards.CIRCLE_SIZE
-        ):
-            raise IllegalAction(
-                "Say which card of the circle to grab: a place from 0 to 10.", MALFORMED
-            )
+        pos = action["card"]
         card = self.circle[pos]
         if card is None:
             raise IllegalAction("There is no card at that place.")
         if "id" in action:
             named = action["id"]
-            if (
-                isinstance(named, int)
-                and not isinstance(named, bool)
-                and not 0 <= named < cards.CARDS_PER_SET * self.seats
-            ):
+            if not named < cards.CARDS_PER_SET * self.seats:
                 # Never a card of this game: not one that has left (no state would take it).
                 raise IllegalAction(
                     f"There is no card {named} in this game: its cards are 0 to "
                     f"{cards.CARDS_PER_SET * self.seats - 1}.",
                     MALFORMED,
                 )
-            check(
-                isinstance(named, int) and not isinstance(named, bool) and named == card,
-                "That card has left the circle: look again.",
-            )
+            check(named == card, "That card has left the circle: look again.")
         holder = next((g["seat"] for g in self.grabs if g["pos"] == pos), None)
         if holder is not None:
             raise IllegalAction(f"Seat {holder} grabbed that card first: grab another one.")
@@ -313,13 +299,13 @@ class RaceGame(Game[PlayerAction, Note, View]):
         notes: list[Note] = [{"type": "grabbed", "seat": seat, "pos": pos, "card": card}]
         return notes + self._maybe_end_round(t_ms)
 
-    def _act_pass(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note]:
+    def _act_pass(self, seat: int, action: PassAction, t_ms: int) -> list[Note]:
         self._check_can_act(seat, t_ms)
         self.passed[seat] = True
         notes: list[Note] = [{"type": "passed", "seat": seat}]
         return notes + self._maybe_end_round(t_ms)
 
-    def _act_away(self, seat: int, action: Mapping[str, Any], t_ms: int) -> list[Note | BaseNote]:
+    def _act_away(self, seat: int, action: AwayAction, t_ms: int) -> list[Note | BaseNote]:
         notes = super()._act_away(seat, action, t_ms)
         # An away player counts as passed [D18]: that may be the last one the round awaited.
         return notes + self._maybe_end_round(t_ms)

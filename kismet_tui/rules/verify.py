@@ -10,7 +10,8 @@ values the stream gives with the values the host revealed (`chance`). The first 
 named in plain words. Both derivations are those of the protocol version that wrote the game
 (the header's `version`, rng.header_chance_version), so a log of an older version still
 verifies. Standard library only, like the rest of the engine; the host uses the same replay
-(`replay_with_stream`) to take up a game after a restart.
+(`replay_with_stream`) to take up a game after a restart. The events' actions are built at
+the edge first (protocol/actions.py `build_event`), as for every replay.
 """
 
 from __future__ import annotations

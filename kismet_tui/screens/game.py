@@ -45,7 +45,7 @@ from ..messages import (
 )
 from ..rematch import rematch_line
 from ..rules import Game
-from ..rules.base import Plain
+from ..rules.base import AnyGame, Plain
 from ..rules.game_types import HostAction
 from ..rules.refusal import Refusal as EngineRefusal
 from ..rules.refusal import words_of
@@ -547,7 +547,9 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         move = self.engine_action(name, params)
         if move is not None:
             try:
-                copy.deepcopy(game).apply(me, move, max(self.now_ms(), game.now))
+                # (built as the host builds it: the edge's refusal is the host's too)
+                trial: AnyGame = copy.deepcopy(game)
+                trial.apply(me, build_action(game.RULESET, move), max(self.now_ms(), game.now))
             except EngineRefusal as refusal:
                 return refusal.words
         if game.finished:

@@ -12,10 +12,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..door_env import rejoin_code
+from ..rules import GAMES
 from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
-
-GAMES = ("dice", "race", "knock")
 
 LOBBY_HELP = """# Kismet
 

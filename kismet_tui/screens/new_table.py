@@ -24,15 +24,14 @@ from textual.widgets import Static
 
 from ..app_ref import kismet_app
 from ..messages import Refusal, send_ok
-from ..rules import IllegalAction
+from ..rules import GAMES, IllegalAction
 from ..rules.base import Plain
 from ..rules.cards import DEFAULT_CHIPS, chips_option
 from ..widgets.clicks import ClickText, acts, button
 from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 
-GAMES = ("dice", "race", "knock")
-GAME_LINES = {
+GAME_LINES = {  # one line for each of the games (kismet_tui/rules GAMES), shown as chosen
     "dice": "five coloured dice, fill your scorecard (1-8 players)",
     "race": "grab the card the dice show, fastest wins (2-8)",
     "knock": "lay your cards, knock on a missed match (2-8)",

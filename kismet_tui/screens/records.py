@@ -28,6 +28,7 @@ from protocol.limits import MIN_RATED_GAMES
 
 from ..app_ref import OnKismetApp
 from ..messages import send
+from ..rules import GAMES
 from ..rules.base import Plain
 from ..widgets.clicks import ClickText, button
 from ..widgets.footer import KeyFooter
@@ -36,7 +37,6 @@ from ..widgets.sparkline import sparkline
 from ..widgets.status import StatusBar
 from ..widgets.toosmall import TooSmall
 
-RULESETS = ("dice", "race", "knock")
 TITLES = {
     "leaderboard": "Leaderboard",
     "recent": "Recent games",
@@ -345,7 +345,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         self.load()
 
     def action_next_ruleset(self) -> None:
-        self.ruleset = RULESETS[(RULESETS.index(self.ruleset) + 1) % len(RULESETS)]
+        self.ruleset = GAMES[(GAMES.index(self.ruleset) + 1) % len(GAMES)]
         self.page = 0
         self.load()
 
@@ -421,7 +421,8 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         if row is None or self.view == "leaderboard":
             return
         if self.view != "best" and row.get("ruleset") not in REVIEWED:
-            self.app.notify("Only dice, race and knock games have a review.", markup=False)
+            games = ", ".join(REVIEWED[:-1]) + " and " + REVIEWED[-1]
+            self.app.notify(f"Only {games} games have a review.", markup=False)
             return
         path = self.local_log(row.get("log"), "kismet-replay --review")
         if path is None:

@@ -27,6 +27,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Static
 
+from ..rules import GAMES
 from ..widgets.footer import KeyFooter
 from ..widgets.toosmall import TooSmall
 
@@ -43,7 +44,7 @@ NOT_BUILT = (
 )
 
 
-REVIEWED = ("dice", "race", "knock")  # the rulesets with a review
+REVIEWED = GAMES  # the rulesets with a review: every game has one
 
 
 def review_screen(

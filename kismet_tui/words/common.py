@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..rules import HOST
 from ..rules.game_types import AwayNote, BackNote, GameOverNote
 
 # A note as the replica made it, before the move log knows its game: words/log.py hands it to
@@ -17,7 +18,7 @@ CommonNote = AwayNote | BackNote | GameOverNote
 def name_of(names: list[str], seat: object) -> str:
     if isinstance(seat, int) and 0 <= seat < len(names):
         return names[seat]
-    return "the host" if seat == -1 else f"seat {seat}"
+    return "the host" if seat == HOST else f"seat {seat}"
 
 
 def faces(dice: list[int] | None) -> str:

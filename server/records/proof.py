@@ -1,7 +1,7 @@
 """Who a seat's player is for the records: an id derived from what proves them.
 
 What proves a player, strongest first:
-- their door's identity (server/door_pass.py): an ssh key ("ssh-key SHA256:..."), a keyless
+- their door's identity (server/doors/door_pass.py): an ssh key ("ssh-key SHA256:..."), a keyless
   ssh player's rejoin code, a browser's secret;
 - the `player_key` their `kismet-join` (or `kismet`) sent in hello: a random secret it made
   once for this host and keeps (kismet_tui/player_key.py);

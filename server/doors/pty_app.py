@@ -2,15 +2,16 @@
 
 The ssh server starts one of these per session and pipes bytes between the ssh channel and
 the pty's master side: the player's keys go in, the app's screen comes out (its first frames also tell the doors' start queue when its
-start-up is over, server/door_starts.py), a window change
+start-up is over, server/doors/door_starts.py), a window change
 becomes a TIOCSWINSZ (the kernel then sends the app SIGWINCH). The app is an ordinary client
 of the host over loopback, so it crashes, leaks or blocks alone, never the host or another
 player, and it needs no code of its own for being remote.
 
 What a session may cost is bounded here: the child runs under door_limits' address-space
-limit (or, where the system has none, server/memory_watch.py's watch) and parent-death
+limit (or, where the system has none, server/doors/memory_watch.py's watch) and parent-death
 signal, its window is clamped, and the keys reach it at a bounded
-rate, the rest waiting in a bounded backlog the door stops reading beyond.
+rate, the rest waiting in a bounded backlog the door stops reading beyond (both doors'
+rules: server/doors/session_policy.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import signal
 import struct
 import sys
 import termios
+import time
 from collections.abc import Callable, Mapping
 
 from kismet_tui.door_env import OUT_OF_MEMORY, from_our_packages
@@ -35,10 +37,10 @@ from .door_limits import (
     child_environment,
     clamp_size,
     limit_session_child,
-    near_its_memory_limit,
 )
 from .door_starts import StartTurn
 from .memory_watch import MemoryWatch
+from .session_policy import INPUT_BYTES_PER_SECOND, MemoryLook, input_budget, read_again
 from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
 
@@ -51,14 +53,6 @@ JOIN_CODE = from_our_packages(
     "from kismet_tui.door_child import run; sys.exit(run(sys.argv[1:]))"
 )
 
-# What a session may feed its app. A person types under 30 keys a second and a mouse drag
-# sends some 100 reports of about 12 bytes; a paste comes at once. More than that waits
-# here, and beyond INPUT_BACKLOG the door stops reading the player's side (ssh's window
-# then stops their client): a flood slows only its sender, and no process grows with it.
-INPUT_BYTES_PER_SECOND = 2048
-INPUT_BURST = 8192
-INPUT_BACKLOG = 16384
-
 
 def set_size(fd: int, cols: int, rows: int) -> None:
     cols, rows = clamp_size(cols, rows)
@@ -68,7 +62,7 @@ def set_size(fd: int, cols: int, rows: int) -> None:
 class PtyApp:
     """`kismet-join ARGS` on a new pty of `cols` x `rows`; `on_output(bytes)` gets what it
     draws, `on_exit(returncode)` is called once when it has ended. With a `forker` (the
-    warm parent, server/warm_doors.py) the process is forked from it, else started anew."""
+    warm parent, server/doors/warm_doors.py) the process is forked from it, else started anew."""
 
     def __init__(
         self,
@@ -97,23 +91,21 @@ class PtyApp:
         self.on_input_room = on_input_room  # called when the backlog has room again
         self.address_space = address_space
         self.forker = forker
-        self.confinement = confinement  # the files it may open (server/session_sandbox.py)
-        self.turn = turn  # its start-up's turn (server/door_starts.py), told what it draws
+        self.confinement = confinement  # the files it may open (server/doors/session_sandbox.py)
+        self.turn = turn  # its start-up's turn (server/doors/door_starts.py), told what it draws
         self.proc: SessionProcess | None = None
         self.master: int | None = None  # the pty's side we hold; None once released
         self._pending = bytearray()
-        self._allowance = float(INPUT_BURST)  # bytes the app may be fed now (a token bucket)
-        self._refilled = 0.0
+        self.budget = input_budget()  # the bytes of keys the app may be fed (from start())
         self._later: asyncio.TimerHandle | None = None
         self._waiter: asyncio.Task[None] | None = None  # set by start() with proc
-        self.near_memory_limit = False  # as last looked at, at most once a second
-        self._memory_looked_at = 0.0
+        self.memory = MemoryLook()  # whether it came near its memory limit while it drew
         self.memory_watch: MemoryWatch | None = None  # where no RLIMIT_AS (macOS)
         self.over_memory = False  # the watch ended it past its limit
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self._refilled = loop.time()
+        self.budget = input_budget()
         master, slave = pty.openpty()
         try:
             set_size(slave, self.cols, self.rows)
@@ -191,18 +183,10 @@ class PtyApp:
         if not data:
             asyncio.get_running_loop().remove_reader(master)
             return
-        self._look_at_memory()
+        self.memory.look(self.pid, time.monotonic())
         if self.turn is not None:
             self.turn.drew()
         self.on_output(data)
-
-    def _look_at_memory(self) -> None:
-        """While the app draws, note at most once a second whether it is near its memory
-        limit: if it then dies of a crash, the door says it ran out of memory."""
-        now = asyncio.get_running_loop().time()
-        if now - self._memory_looked_at >= 1.0 and self.proc is not None:
-            self._memory_looked_at = now
-            self.near_memory_limit = near_its_memory_limit(self.proc.pid)
 
     def pause_reading(self) -> None:
         if self.master is not None:
@@ -213,9 +197,9 @@ class PtyApp:
             asyncio.get_running_loop().add_reader(self.master, self._readable)
 
     def write(self, data: bytes) -> None:
-        """The player's keys, in order, at most INPUT_BYTES_PER_SECOND (after a burst);
-        what the app may not have yet waits in the backlog (the door keeps it bounded:
-        it stops reading while `input_backlog` is over INPUT_BACKLOG)."""
+        """The player's keys, in order, within the session's input budget; what the app may
+        not have yet waits in the backlog (the door keeps it bounded: it stops reading while
+        session_policy.stop_reading says so of `input_backlog`)."""
         if self.master is None:
             return
         self._pending += data
@@ -231,16 +215,12 @@ class PtyApp:
         if master is None:
             return  # released (_release also stops this callback)
         loop = asyncio.get_running_loop()
-        now = loop.time()
-        self._allowance = min(
-            float(INPUT_BURST), self._allowance + (now - self._refilled) * INPUT_BYTES_PER_SECOND
-        )
-        self._refilled = now
+        self.budget.refill(time.monotonic())
         try:
-            while self._pending and self._allowance >= 1:
-                sent = os.write(master, self._pending[: int(self._allowance)])
+            while self._pending and self.budget.tokens >= 1:
+                sent = os.write(master, self._pending[: int(self.budget.tokens)])
                 del self._pending[:sent]
-                self._allowance -= sent
+                self.budget.spend(sent)
         except BlockingIOError:
             loop.add_writer(master, self._flush)  # the pty is full: the app is not reading
             return
@@ -252,7 +232,7 @@ class PtyApp:
             self._later = loop.call_later(
                 min(len(self._pending), 256) / INPUT_BYTES_PER_SECOND, self._flush_later
             )
-        if len(self._pending) <= INPUT_BACKLOG // 2 and self.on_input_room is not None:
+        if read_again(len(self._pending)) and self.on_input_room is not None:
             self.on_input_room()
 
     def _flush_later(self) -> None:

@@ -1,6 +1,6 @@
 """A door session's memory, watched where the system will not limit it (macOS, the BSDs).
 
-On Linux each session runs under a hard address-space limit (server/door_limits.py), and
+On Linux each session runs under a hard address-space limit (server/doors/door_limits.py), and
 an app that reaches it ends with door_env.OUT_OF_MEMORY. macOS does not enforce RLIMIT_AS,
 so there the door starts a MemoryWatch with the session instead: once a second it reads the
 session's resident memory (/proc where there is one, else POSIX's `ps -o rss=`) and, past

@@ -12,7 +12,7 @@ player's input is read), it restricts itself, for good and for its children, to
   reading the memory of, any process outside its sandbox: the host's included);
 - reading and writing its devices (/dev: its terminal, /dev/null, /dev/urandom);
 - reading and writing the solver's table cache (the same user cache kismet_tui/solver/table.py
-  builds it in), and its own seat folder (server/seat_files.py: its rejoin tokens, and its
+  builds it in), and its own seat folder (server/doors/seat_files.py: its rejoin tokens, and its
   temporary files: TMPDIR points there);
 
 and nothing else: the state folder (the host's key, game logs, records, other players'

@@ -1,4 +1,4 @@
-"""The host's side of the warm parent of door sessions (server/door_forker.py): starting it,
+"""The host's side of the warm parent of door sessions (server/doors/door_forker.py): starting it,
 asking it for a session, watching and ending that session, and a new parent when one dies.
 
 `kismet-host --door-sessions warm` (the default) starts one DoorForker when a door opens;
@@ -6,7 +6,7 @@ both doors ask it for their sessions' processes (`spawn`). Each is a ForkedSessi
 host's child but the forker's, so the host watches it by a pidfd (readable when it has
 ended), signals it through that pidfd (never a reused pid), and learns its exit status from
 the forker, which reaps it. `--door-sessions spawn` keeps the doors starting a new
-interpreter per session (server/pty_app.py, server/web_session.py), as before.
+interpreter per session (server/doors/pty_app.py, server/doors/web_session.py), as before.
 
 If the forker dies, a new one is started at once; a session asked for meanwhile waits for
 it (at most READY_WAIT_SECONDS), and the doors start a process of their own
@@ -67,7 +67,7 @@ STATUS_WAIT_SECONDS = 1.0
 # A forker that dies this many times in a row before it is ready is not started again (it
 # cannot warm up here: an import fails, say); the doors then start their own processes.
 FAILED_STARTS_GIVEN_UP = 3
-FORKER_CODE = from_our_packages("from server.door_forker import main; sys.exit(main())")
+FORKER_CODE = from_our_packages("from server.doors.door_forker import main; sys.exit(main())")
 
 
 class ForkerUnavailable(Exception):
@@ -433,7 +433,7 @@ class DoorForker:
         confinement: Rules | None = None,
     ) -> ForkedSession:
         """A session running `kismet-join ARGV` on `fds` (its 0, 1, 2; the caller keeps and
-        closes its own copies), confined to `confinement` (server/session_sandbox.py): forked
+        closes its own copies), confined to `confinement` (server/doors/session_sandbox.py): forked
         by the warm parent, or ForkerUnavailable."""
         request: dict[str, object] = {
             "argv": argv,

@@ -1,7 +1,7 @@
 """`kismet-host --web`: the Kismet app in a browser, each visitor a member of this host.
 
 textual-serve serves a page holding a terminal; for each visitor's websocket the door runs
-`kismet-join` to this host with the name asked for on screen (server/web_session.py runs and
+`kismet-join` to this host with the name asked for on screen (server/doors/web_session.py runs and
 bounds that process). This module is the door: it fits textual-serve into the host's own
 event loop, points the page at the address the visitor used (not the one bound, which may
 be 0.0.0.0), serves the page's own files and nothing else (no folder listings, nothing from
@@ -18,7 +18,7 @@ must then be that page (`scheme://Host`), or with `--web-origin` one of the page
 
 Seats: the page keeps a random secret in the browser's own storage and opens its socket at
 /ws/SECRET. The door keeps that browser's rejoin tokens in a folder named by a hash of the
-secret (server/seat_files.py: removed once the host holds none of its tokens), and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
+secret (server/doors/seat_files.py: removed once the host holds none of its tokens), and tells the host, by a door pass, that the player is "web <sha256 of the secret>":
 the same browser typing the same name gets its seat back; any other browser does not.
 """
 
@@ -39,17 +39,17 @@ import jinja2
 from aiohttp import web
 from textual_serve.server import Server
 
-from .addresses import local_addresses
+from ..addresses import local_addresses
+from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap, is_loopback, unmapped
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
-from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
 from .seat_files import SeatFolders
 from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .warm_doors import DoorForker
 from .web_session import VisitorLeft, VisitorSession, peer_hung_up, tell_and_close
 
 if TYPE_CHECKING:
-    from .host import Host
+    from ..host import Host
 
 log = logging.getLogger("kismet.web")
 
@@ -134,7 +134,7 @@ class KismetServe(Server):
         visitor = request.match_info.get("visitor")
         if visitor is not None and not VISITOR_SECRET.fullmatch(visitor):
             raise web.HTTPBadRequest(text="That is not a key this page makes: reload the page.\n")
-        address = request.remote or "?"
+        address = unmapped(request.remote or "?")
         await socket.prepare(request)
         async with contextlib.AsyncExitStack() as holding:
             if not self.door.cap.admit(address):
@@ -153,7 +153,7 @@ class KismetServe(Server):
         self, request: web.Request, socket: web.WebSocketResponse, address: str, visitor: str | None
     ) -> None:
         digest = hashlib.sha256(visitor.encode()).hexdigest() if visitor else None
-        # A storm of visitors starts a few at a time (server/door_starts.py): wait for a turn.
+        # A storm of visitors starts a few at a time (server/doors/door_starts.py): wait for a turn.
         turn = self.door.slots.starts.turn() if self.door.slots is not None else None
         if turn is not None:
             await turn.wait()
@@ -210,8 +210,8 @@ class WebServer:
         host: Host,
         state_dir: str | Path,
         *,
-        max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
-        exempt_loopback: bool = True,
+        max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS,
+        cap_loopback: bool = False,
         slots: SessionSlots | None = None,
         origins: Iterable[str] = (),
         session_address_space: int = SESSION_ADDRESS_SPACE,
@@ -221,7 +221,8 @@ class WebServer:
         self.host = host
         self.forker = forker  # the warm parent of sessions (None: a new process each)
         self.state_dir = Path(state_dir)
-        self.cap = PeerCap(max_per_address, exempt_loopback)
+        # The per-address cap, the host's own rule (server/peer_cap.py) for this door's peers.
+        self.cap = PeerCap(max_per_address, cap_loopback)
         self.slots = slots  # shared with the ssh door: door sessions in all
         # --web-origin's pages (scheme://host[:port], lower case): none, the page's own.
         self.origins = [origin.rstrip("/").lower() for origin in origins]
@@ -311,7 +312,3 @@ def is_address(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def is_loopback(text: str) -> bool:
-    return is_address(text) and ipaddress.ip_address(text).is_loopback

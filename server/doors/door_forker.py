@@ -1,7 +1,7 @@
 """The warm parent of door sessions: one process that has loaded the client once and forks
 one child per ssh or browser session (`kismet-host --door-sessions warm`, the default).
 
-Started by the host (server/warm_doors.py) as soon as a door opens, it imports Textual, the
+Started by the host (server/doors/warm_doors.py) as soon as a door opens, it imports Textual, the
 app, its screens, the network client and both terminal drivers (Linux's for ssh, Textual's
 web driver for the browser), runs the app once headless to its lobby (rehearse_a_session),
 then freezes the collector's view of all of it (gc.freeze, again before each fork: the
@@ -16,7 +16,7 @@ controlling terminal) of its own, the same hard address-space limit, death with 
 (the parent-death signal, set and then checked against the race with the parent's own
 death), the session's fds as 0, 1 and 2 and no other fd at all (not the socket to the host,
 not another session's pty or pipes), signals as a fresh interpreter has them, the session's
-environment, and its confinement (server/session_sandbox.py: the files it may open); then it runs the client of `kismet-join` (kismet_tui.door_child.run) and exits
+environment, and its confinement (server/doors/session_sandbox.py: the files it may open); then it runs the client of `kismet-join` (kismet_tui.door_child.run) and exits
 with its status.
 
 The host is told each child's pid with a pidfd of it (to watch and to signal without a
@@ -305,7 +305,7 @@ def become_session(request: dict[str, object], fds: list[int], parent: int) -> N
         argv, env, address_space = session_of(request)
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         fresh_signals()
-        rules = request.get("confine")  # (server/session_sandbox.py; None: not confined)
+        rules = request.get("confine")  # (server/doors/session_sandbox.py; None: not confined)
         confine(rules if isinstance(rules, list) else None)
         os.environ.clear()
         os.environ.update(env)
@@ -361,7 +361,7 @@ def fresh_signals() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m server.door_forker FD [LABEL]`: serve the host on the unix socket FD."""
+    """`python -m server.doors.door_forker FD [LABEL]`: serve the host on the unix socket FD."""
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
     sock.setblocking(True)

@@ -31,7 +31,7 @@ class DoorPass:
     address: str
     identity: str = ""
     # Called when the host answers the session's table list (its lobby is being drawn: the
-    # end of its start-up, server/door_starts.py).
+    # end of its start-up, server/doors/door_starts.py).
     listed: Callable[[], None] | None = field(default=None, compare=False, repr=False)
 
 

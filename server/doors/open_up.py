@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # imported by open(), so `kismet` alone never loads asyncssh 
     from collections.abc import Callable
     from pathlib import Path
 
-    from .discovery import Announcer
-    from .host import Host
+    from ..host import Host
+    from ..lan.discovery import Announcer
     from .ssh import SshServer
 
 log = logging.getLogger("kismet.open")
@@ -95,7 +95,7 @@ class OpenHost:
         return self.ssh is not None
 
     def addresses(self) -> list[str]:
-        from .cli import addresses_for
+        from ..cli import addresses_for
 
         return reachable(addresses_for(self.bind))
 
@@ -153,7 +153,7 @@ class OpenHost:
         return lines
 
     async def _open_join_port(self, lines: list[str]) -> None:
-        from .connection import Connection
+        from ..connection import Connection
 
         server = self.server = await _listen(
             lambda: Connection(self.host.gate), self.bind, self.port
@@ -164,7 +164,7 @@ class OpenHost:
         if not self.announce:
             return
         try:
-            from .discovery import Announcer
+            from ..lan.discovery import Announcer
 
             assert self.ssh is not None and self.ssh.port is not None  # opened first
             announcer = self.announcer = Announcer(self.host, port=port, ssh_port=self.ssh.port)

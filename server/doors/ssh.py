@@ -6,21 +6,21 @@ Invite, keys pasted for the evening and/or the evening's password), refusing eve
 request but one terminal session per login (no exec, no subsystem such as sftp, no port,
 agent or X11 forwarding), the name (asked for in the terminal when NAME is taken or
 unusable), the host key (made once, kept in the state folder) and the seats of dropped
-players. Each session runs `kismet-join` on a pty of its own (server/pty_app.py).
+players. Each session runs `kismet-join` on a pty of its own (server/doors/pty_app.py).
 
 A dropped session is a dropped player: the host keeps the seat for the rejoin token the
 client was given, and that token is saved per NAME and proof (server state folder,
 `ssh-seats/`, a folder each, removed once the host holds none of its tokens:
-server/seat_files.py): the client's key, or for a login without a key the rejoin code it was shown
-at first login (server/rejoin_code.py), asked for when that NAME comes back while its seat
+server/doors/seat_files.py): the client's key, or for a login without a key the rejoin code it
+was shown at first login (server/doors/rejoin_code.py), asked for when that NAME comes back while its seat
 is held. So the same NAME with the same key or code takes the seat back, and somebody else
 typing that NAME does not. Wrong codes are limited per address and per name, a few a minute
 (rejoin_code.Guesses): past that a login is told "Too many tries: wait a minute."
 
-No session can take the machine (server/door_limits.py): its window is clamped, its app
+No session can take the machine (server/doors/door_limits.py): its window is clamped, its app
 runs under a memory limit (and ends in words past it) and dies with the session or the
 host, its keys are read with backpressure, and the doors hold at most `slots` sessions. Each
-app is handed a door pass (server/door_pass.py), so the host counts the player by their
+app is handed a door pass (server/doors/door_pass.py), so the host counts the player by their
 real address, not as loopback.
 """
 
@@ -32,25 +32,25 @@ import hashlib
 import hmac
 import logging
 import re
-import signal
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncssh
 
-from kismet_tui.door_env import OUT_OF_MEMORY, REJOIN_CODE_VARIABLE
+from kismet_tui.door_env import REJOIN_CODE_VARIABLE
 from protocol import limits
 from protocol.text import clean_name
 
+from ..identity import HostIdentity
+from ..peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap, address_of
 from . import rejoin_code
 from .door_limits import SESSION_ADDRESS_SPACE, SessionSlots, clamp_size
 from .door_pass import ENVIRONMENT_NAME
 from .door_starts import StartTurn
-from .identity import HostIdentity
-from .peer_cap import DEFAULT_MAX_PER_ADDRESS, PeerCap
-from .pty_app import INPUT_BACKLOG, PtyApp
+from .pty_app import PtyApp
 from .seat_files import SeatFolders
+from .session_policy import died_of_its_memory, stop_reading
 from .session_sandbox import SessionSandbox, own_environment, session_rules
 from .ssh_keys import AuthorizedKeys, PastedKeys
 from .warm_doors import DoorForker
@@ -58,7 +58,7 @@ from .warm_doors import DoorForker
 if TYPE_CHECKING:
     from kismet_tui.saved_seats import Damaged
 
-    from .host import Host
+    from ..host import Host
 
 log = logging.getLogger("kismet.ssh")
 
@@ -131,8 +131,8 @@ class SshServer:
         state_dir: str | Path,
         *,
         keys_file: str | Path | None = None,
-        max_per_address: int = DEFAULT_MAX_PER_ADDRESS,
-        exempt_loopback: bool = True,
+        max_per_address: int | None = DEFAULT_MAX_PER_ADDRESS,
+        cap_loopback: bool = False,
         slots: SessionSlots | None = None,
         forker: DoorForker | None = None,
         sandbox: SessionSandbox | None = None,
@@ -147,14 +147,15 @@ class SshServer:
         self.state_dir = Path(state_dir)
         self.keys_file = keys_file
         # None: an open host, anyone may play. Raises OSError when the file cannot be read.
-        # `keys`: keys pasted for the evening instead (`kismet`'s Invite, server/open_up.py).
+        # `keys`: keys pasted for the evening instead (`kismet`'s Invite, server/doors/open_up.py).
         self.authorized: AuthorizedKeys | PastedKeys | None = (
             AuthorizedKeys(keys_file) if keys_file else keys
         )
         # With a password, a login without a listed key must give it (keyless friends whom
         # `kismet`'s Invite let in for the evening); without one, only listed keys, or anyone.
         self.password = password
-        self.cap = PeerCap(max_per_address, exempt_loopback)
+        # The per-address cap, the host's own rule (server/peer_cap.py) for this door's peers.
+        self.cap = PeerCap(max_per_address, cap_loopback)
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
@@ -231,7 +232,7 @@ class SshServer:
     def name_taken(self, name: str, token: str | None) -> bool:
         """Somebody else is here under `name` or a look-alike of it (protocol.text.name_key):
         connected, or holding a seat while away."""
-        from .handshake import name_holder
+        from ..handshake import name_holder
 
         return name_holder(self.host, name, token) is not None
 
@@ -252,8 +253,7 @@ class Gate(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
-        peer = conn.get_extra_info("peername") or ("?", 0)
-        self.address = peer[0]
+        self.address = address_of(conn.get_extra_info("peername")) or "?"
         self.admitted = self.server.cap.admit(self.address)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -353,7 +353,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         self.door_pass: str | None = None  # issued for the app, revoked at the end
         self.seat_digest: str | None = None  # its seat folder's, while the app uses it
         self.reading = True  # False while the app's key backlog is full
-        self.turn: StartTurn | None = None  # its start-up's turn (server/door_starts.py)
+        self.turn: StartTurn | None = None  # its start-up's turn (server/doors/door_starts.py)
         self.ahead: int | None = None  # logins starting before it, as last shown
 
     def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
@@ -401,7 +401,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def sit_down(self, name: str) -> None:
         """Open the app for a usable `name`, once this login has the right to it: a key's
         own seat, or a new player; a keyless name that holds a seat asks for its code."""
-        from .handshake import name_refusal
+        from ..handshake import name_refusal
 
         key = self.gate.key
         if key is not None:
@@ -431,7 +431,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         """Why a login whose saved token for `name` is `token` cannot go by it, or None."""
         from kismet_tui.saved_seats import Damaged
 
-        from .handshake import name_refusal
+        from ..handshake import name_refusal
 
         if isinstance(token, Damaged):
             # Perhaps the rightful owner, whose proof was in that file: say what happened.
@@ -547,7 +547,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             return
         # Opened only from session_started, which first ends a session without a terminal.
         assert self.term is not None
-        # A storm of logins starts a few at a time (server/door_starts.py): wait for a turn.
+        # A storm of logins starts a few at a time (server/doors/door_starts.py): wait for a turn.
         self.turn = self.server.slots.starts.turn()
         await self.turn.wait(self.show_place)
         if self.ended:
@@ -627,14 +627,13 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def app_ended(self, code: int) -> None:
         if not self.ended:
             self.ended = True
-            # A crash near the memory limit is most likely the limit hit where no MemoryError
-            # can be raised (C code, the stack): said as running out of memory.
-            crashed_at_its_limit = (
-                code in (-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT)
-                and self.app is not None
-                and self.app.near_memory_limit
+            # (the app's watch, where there is one, ends it with OUT_OF_MEMORY: pty_app.py)
+            out_of_memory = died_of_its_memory(
+                code,
+                watched_over=False,
+                near_limit=self.app is not None and self.app.memory.near,
             )
-            if code == OUT_OF_MEMORY or crashed_at_its_limit:
+            if out_of_memory:
                 log.warning("the game of %s ran out of memory", self.gate.address)
                 self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
             elif code < 0:  # killed by a signal the door did not send (a crash)
@@ -645,7 +644,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         if self.app is not None:
             self.app.write(data)
-            if self.reading and self.app.input_backlog > INPUT_BACKLOG:
+            if self.reading and stop_reading(self.app.input_backlog):
                 self.reading = False
                 self.chan.pause_reading()
         elif self.typed is not None:

@@ -3,7 +3,7 @@
 Each ssh login (a NAME with its key, or with its rejoin code) and each browser (its secret)
 has a folder of its own in the state folder, `ssh-seats/DIGEST/` or `web-seats/DIGEST/`,
 holding the one file its `kismet-join` reads and writes (kismet_tui/saved_seats.py): the
-session may write there and nowhere else (server/session_sandbox.py). A browser without a
+session may write there and nowhere else (server/doors/session_sandbox.py). A browser without a
 secret gets a folder for its visit only.
 
 A folder is kept while the host holds one of the tokens in it (its player connected, or
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from kismet_tui.saved_seats import FILE_NAME as TOKENS_FILE
 
 if TYPE_CHECKING:
-    from .host import Host
+    from ..host import Host
 
 log = logging.getLogger("kismet.doors")
 

@@ -18,13 +18,13 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .addresses import local_addresses
+from ..addresses import local_addresses
 
 if TYPE_CHECKING:  # imported when announcing, so a host that never announces never loads it
     from zeroconf import ServiceStateChange, Zeroconf
     from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
-    from .host import Host
+    from ..host import Host
 
 log = logging.getLogger("kismet.discovery")
 

@@ -9,10 +9,10 @@ at most `max_sessions` of them.
 
 What other systems lack (`platform_lacks` says it in words at the host's start):
 - macOS (and the BSDs) do not enforce RLIMIT_AS: there the session runs without it and
-  server/memory_watch.py ends it past the same limit instead, measured as resident memory;
+  server/doors/memory_watch.py ends it past the same limit instead, measured as resident memory;
   the parent-death signal is Linux's too (the door's process-group kill still ends a session);
 - pidfds (Linux 5.3 and later) are what the warm parent's sessions are watched and signalled
-  by (server/warm_doors.py): without them each session starts a process of its own, which
+  by (server/doors/warm_doors.py): without them each session starts a process of its own, which
   asyncio watches with waitpid (`--door-sessions spawn`);
 - Windows runs no door at all (server/cli.py refuses --ssh and --web in words).
 """
@@ -92,8 +92,9 @@ def limit_session_child(
 ) -> None:
     """Run in a door session's child between fork and exec (subprocess's preexec_fn): a hard
     address-space limit where the system enforces one (else the door watches its memory:
-    server/memory_watch.py), death when the host process goes, whatever the child is doing,
-    and its confinement (server/session_sandbox.py), which the interpreter it becomes keeps."""
+    server/doors/memory_watch.py), death when the host process goes, whatever the child is doing,
+    and its confinement (server/doors/session_sandbox.py), which the interpreter it becomes
+    keeps."""
     if address_space_limited():
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
     die_with_parent()
@@ -122,7 +123,7 @@ def near_its_memory_limit(pid: int) -> bool:
     app near its limit may die of a crash rather than a MemoryError (an allocation failing
     in C code, or its stack unable to grow): looked at while it runs, this tells such an end
     from a plain crash. False when it cannot be told (the process is gone, or the system has
-    no such limit: then server/memory_watch.py ends the session itself)."""
+    no such limit: then server/doors/memory_watch.py ends the session itself)."""
     if not hasattr(resource, "prlimit"):  # (Linux only)
         return False
     try:
@@ -147,7 +148,7 @@ def default_max_sessions() -> int:
 
 class SessionSlots:
     """The doors' sessions under one cap: `take` before a session's client starts, `give_back`
-    when it has ended; and how many of them start at once (`starts`, server/door_starts.py:
+    when it has ended; and how many of them start at once (`starts`, server/doors/door_starts.py:
     `starting` at most, 32 per core by default). Shared by every door of one host."""
 
     def __init__(self, limit: int | None = None, starting: int | None = None) -> None:
@@ -209,6 +210,6 @@ def child_environment(term: str, client_env: Mapping[str, object] | None = None)
     return env
 
 
-# The most one message between the host and the door forker may hold (server/warm_doors.py,
-# server/door_forker.py): a session's argv and environment, with room to spare.
+# The most one message between the host and the door forker may hold (server/doors/warm_doors.py,
+# server/doors/door_forker.py): a session's argv and environment, with room to spare.
 FORKER_MESSAGE_BYTES = 256 * 1024

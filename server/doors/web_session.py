@@ -4,11 +4,12 @@ their websocket reaches it, and its end.
 textual-serve's AppService runs the app through a shell and forwards whatever the socket
 sends as fast as it comes. Here the app is the door's direct child (no shell), in a session
 of its own (so its whole process group can be killed), under the door's limits (an
-address-space ceiling, or server/memory_watch.py's watch where the system has none, and
+address-space ceiling, or server/doors/memory_watch.py's watch where the system has none, and
 death with the host: door_limits.limit_session_child). What the
 visitor sends is bounded: sizes are clamped, every message is paid for from a budget of
 bytes per second, and while the app has not read what it was given (its stdin backlog is
-over a bound) the door stops reading the socket, so a flood slows only its sender. While it
+over a bound) the door stops reading the socket, so a flood slows only its sender (both
+doors' rules, and whether an app died of its memory limit: server/doors/session_policy.py). While it
 waits the door still watches the connection: a visitor who leaves mid-flood ends their app
 within seconds. An app that dies (its memory limit, say) leaves the visitor words, not a
 frozen screen.
@@ -28,13 +29,13 @@ import signal
 import sys
 import textwrap
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 
 from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
-from kismet_tui.door_env import OUT_OF_MEMORY, TYPING_META, from_our_packages
+from kismet_tui.door_env import TYPING_META, from_our_packages
 
 from .door_limits import (
     SESSION_ADDRESS_SPACE,
@@ -44,19 +45,19 @@ from .door_limits import (
 )
 from .door_starts import StartTurn
 from .memory_watch import MemoryWatch
+from .session_policy import (
+    INPUT_BACKLOG,
+    INPUT_RESUME,
+    MemoryLook,
+    died_of_its_memory,
+    input_budget,
+)
 from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkedSession, ForkerUnavailable, SessionProcess, signal_group
 
 log = logging.getLogger("kismet.web")
 
-# What a visitor may send, in bytes of messages: a burst (a pasted name, a quick run of keys),
-# then a steady rate well above typing and mouse movement (about 60 moves a second of 12
-# bytes each) and below what the app can take in without its queue of events growing.
-KEY_BURST = 16 * 1024
-KEY_BYTES_PER_SECOND = 4 * 1024
 KEY_PIECE = 512  # a paste is forwarded (and paid for) in pieces of this many characters
-# The app's unread input past which the door stops reading the visitor's socket.
-STDIN_BACKLOG = 16 * 1024
 # How often the door looks whether a visitor it is holding back has gone.
 PEER_CHECK_SECONDS = 0.25
 # How long an app asked to quit may take before its process group is killed.
@@ -77,30 +78,6 @@ CRASH_WORDS = (
 
 class VisitorLeft(Exception):
     """The visitor's connection went while the door was holding their input back."""
-
-
-class KeyBudget:
-    """A token bucket over the bytes a visitor sends: `burst` at once, then `per_second`."""
-
-    def __init__(
-        self,
-        per_second: float = KEY_BYTES_PER_SECOND,
-        burst: float = KEY_BURST,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.per_second = per_second
-        self.burst = burst
-        self.clock = clock
-        self.tokens = burst
-        self.last = clock()
-
-    def delay(self, size: int) -> float:
-        """Pay for `size` bytes; the seconds to wait before sending them (0: at once)."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.per_second)
-        self.last = now
-        self.tokens -= size
-        return max(0.0, -self.tokens / self.per_second)
 
 
 def peer_hung_up(request: web.Request) -> bool:
@@ -137,7 +114,7 @@ async def tell_and_close(socket: web.WebSocketResponse, text: str) -> None:
 class VisitorSession(AppService):
     """The app process of one visitor, started by `start(cols, rows)`, fed by `play(socket)`
     and always ended by `end()`. It runs `kismet-join JOIN_ARGS`: forked by the warm parent
-    when there is one (`forker`, server/warm_doors.py), else as a new interpreter."""
+    when there is one (`forker`, server/doors/warm_doors.py), else as a new interpreter."""
 
     def __init__(
         self,
@@ -171,17 +148,16 @@ class VisitorSession(AppService):
         self.socket = socket
         self.address_space = address_space
         self.forker = forker
-        self.confinement = confinement  # the files it may open (server/session_sandbox.py)
-        self.turn = turn  # its start-up's turn (server/door_starts.py), told what it draws
+        self.confinement = confinement  # the files it may open (server/doors/session_sandbox.py)
+        self.turn = turn  # its start-up's turn (server/doors/door_starts.py), told what it draws
         self.app: SessionProcess | None = None
-        self.budget = KeyBudget()
+        self.budget = input_budget()  # what the visitor sends is paid for, in bytes
         self.peer_checked = time.monotonic()
         self.stderr_tail = b""
         self.leaving = False
-        self.address_space_peak = 0  # the app's VmPeak in bytes, as last looked at
+        self.memory = MemoryLook()  # whether it came near its memory limit while it drew
         self.memory_watch: MemoryWatch | None = None  # where no RLIMIT_AS (macOS)
         self.over_memory = False  # the watch ended it past its limit
-        self.peak_looked_at = 0.0
 
     @property
     def pid(self) -> int | None:
@@ -207,7 +183,11 @@ class VisitorSession(AppService):
             self.memory_watch = MemoryWatch(process.pid, self.address_space, self._over_memory)
         assert process.stdin is not None
         self._stdin = process.stdin
-        process.stdin.transport.set_write_buffer_limits(high=STDIN_BACKLOG)  # type: ignore[attr-defined]
+        # The backlog rule, kept by the pipe's own flow control: past INPUT_BACKLOG unread,
+        # drain() (and so the door's reading of the socket) waits until INPUT_RESUME.
+        process.stdin.transport.set_write_buffer_limits(  # type: ignore[attr-defined]
+            high=INPUT_BACKLOG, low=INPUT_RESUME
+        )
 
     async def _forked(self, environment: dict[str, str]) -> ForkedSession | None:
         """The visitor's app forked by the warm parent on three new pipes (its stdin, stdout
@@ -271,7 +251,7 @@ class VisitorSession(AppService):
                     await socket.send_json(["pong", data])
 
     async def _pay(self, size: int) -> None:
-        delay = self.budget.delay(size)
+        delay = self.budget.owe(size, time.monotonic())
         if delay:
             await self._hold_back(asyncio.sleep(delay))
 
@@ -337,22 +317,8 @@ class VisitorSession(AppService):
     async def on_data(self, payload: bytes) -> None:
         if self.turn is not None:
             self.turn.drew()
-        self._look_at_peak()
+        self.memory.look(self.pid, time.monotonic())
         await super().on_data(payload)
-
-    def _look_at_peak(self) -> None:
-        """Note the app's peak address space, at most once a second while it draws: an app
-        that dies at its limit may have no words left to say so (its error handling needs
-        memory too)."""
-        now = time.monotonic()
-        if now - self.peak_looked_at < 1.0 or self.pid is None:
-            return
-        self.peak_looked_at = now
-        with contextlib.suppress(OSError, ValueError):
-            with open(f"/proc/{self.pid}/status", "rb") as status:
-                for line in status:
-                    if line.startswith(b"VmPeak:"):
-                        self.address_space_peak = int(line.split()[1]) * 1024
 
     async def on_meta(self, data: bytes) -> None:
         meta = json.loads(data)
@@ -380,15 +346,11 @@ class VisitorSession(AppService):
         if returncode == 0:
             await self.socket.close()  # the player quit
             return
-        # Python says MemoryError; C libraries "Cannot allocate memory", "Memory allocation
-        # failed"; some abort or crash when an allocation fails under the limit; and some
-        # die of a later error, having come close to the limit.
-        out_of_memory = (
-            returncode == OUT_OF_MEMORY
-            or self.over_memory
-            or b"memory" in self.stderr_tail.lower()
-            or returncode in (-signal.SIGSEGV, -signal.SIGABRT)
-            or self.address_space_peak > 0.8 * self.address_space
+        out_of_memory = died_of_its_memory(
+            returncode,
+            watched_over=self.over_memory,
+            near_limit=self.memory.near,
+            last_words=self.stderr_tail,
         )
         last_line = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()[-1:] or ["-"]
         log.warning(
