@@ -30,13 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from kismet_tui.bots import arena, dice_levels  # noqa: E402
-from kismet_tui.bots.dice_levels import DicePolicy  # noqa: E402
-from kismet_tui.rules import new_game  # noqa: E402
-from kismet_tui.solver import advice, simulate, table  # noqa: E402
-from kismet_tui.solver.states import lower_index, upper_index  # noqa: E402
+from kismet_tui.bots import arena, dice_levels
+from kismet_tui.bots.dice_levels import DicePolicy
+from kismet_tui.rules import new_game
+from kismet_tui.solver import advice, simulate, table
+from kismet_tui.solver.states import lower_index, upper_index
 
 
 def interval(scores) -> str:

@@ -127,7 +127,6 @@ async def game_end_stalls(state_dir: Path, kept: int, games: int) -> list[tuple[
             deadline = time.monotonic() + 10
             while client.table["state"] != "finished" and time.monotonic() < deadline:
                 await asyncio.sleep(0.001)
-            seen = time.perf_counter()
             await asyncio.sleep(AFTER_END_S)
             if host.store.__dict__.get("last_prune") is not None:  # (older code: its prune)
                 await asyncio.wrap_future(host.store.last_prune)

@@ -282,11 +282,11 @@ class TableLoad:
         self.next_seq = event["seq"] + 1
         if self.game.finished:
             self.stats["games"] += 1
-            asyncio.ensure_future(self.rematch())
+            self.rematch()
         else:
             self.schedule()
 
-    async def rematch(self):
+    def rematch(self):  # (it awaits nothing: no task to keep)
         if self.relay_header is not None:
             self.start_game(self.relay_header)
             return

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.import_graph import (  # noqa: E402  (after the path is set)
+from tests.import_graph import (
     PackageTable,
     TableError,
     build_graph,

@@ -211,7 +211,7 @@ async def measure(label: str, tree: Path, args: argparse.Namespace) -> dict[str,
             await app.start()
             apps.append(app)
             outputs.append(out)
-        for app, out in zip(apps, outputs):
+        for out in outputs:
             try:
                 await out.wait_for(b"dice", 0, 120)  # the table list drawn
             except TimeoutError:

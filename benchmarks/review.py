@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kismet_tui.bots import dice_levels  # noqa: E402
-from kismet_tui.review.dice import review_dice_game  # noqa: E402
-from kismet_tui.solver import table  # noqa: E402
-from tests.review_util import play_dice  # noqa: E402
+from kismet_tui.bots import dice_levels
+from kismet_tui.review.dice import review_dice_game
+from kismet_tui.solver import table
+from tests.review_util import play_dice
 
 GAMES = [
     ("solo, medium bot", ["medium"], 5),

@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from textual import events  # noqa: E402
+from textual import events
 
-from kismet_tui.app import KismetApp  # noqa: E402
-from kismet_tui.net import Client  # noqa: E402
-from server import Host  # noqa: E402
+from kismet_tui.app import KismetApp
+from kismet_tui.net import Client
+from server import Host
 
 
 async def until(condition, seconds: float = 10.0) -> None:

@@ -32,21 +32,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kismet_tui.log_check import (  # noqa: E402
-    Built,
-    Report,
-    check_end,
-    check_events,
-    check_log,
-    check_signed,
-)
-from kismet_tui.rules import SeededRNG, new_game  # noqa: E402
-from kismet_tui.rules.playout import random_playout  # noqa: E402
-from kismet_tui.rules.verify import verify  # noqa: E402
-from protocol.gamelog import read_game_log, read_log_full  # noqa: E402
-from server.chance import GameSecret  # noqa: E402
-from server.identity import HostIdentity  # noqa: E402
-from server.store import GameWriter  # noqa: E402
+from kismet_tui.log_check import Built, Report, check_end, check_events, check_log, check_signed
+from kismet_tui.rules import SeededRNG, new_game
+from kismet_tui.rules.playout import random_playout
+from kismet_tui.rules.verify import verify
+from protocol.gamelog import read_game_log, read_log_full
+from server.chance import GameSecret
+from server.identity import HostIdentity
+from server.store import GameWriter
 
 
 def long_race_log(folder: Path, seats: int, number: int, identity: HostIdentity) -> Path:

@@ -143,12 +143,6 @@ class DesyncFound(HostMessage, bubble=False):
     seq: int | None
 
 
-# Host messages that only answer a request and change nothing a screen shows: the client
-# library has already resolved the request they answer, so no message is posted for them
-# (and nothing is redrawn for an idle player's pings).
-QUIET_ANSWERS = {"pong", "ok", "records"}
-
-
 def host_message(msg: Published) -> HostMessage | None:
     """The typed message for one host message (as the client publishes it:
     kismet_tui/net/published.py), or None for a quiet answer or a kind this app does not

@@ -47,9 +47,7 @@ from protocol.errors import ProtocolError
 from protocol.requests import parse_client, request_id
 
 from . import capacity, connection, handshake, idle, lobby, records_request, relay, resume, starting
-
-# Re-exported: these names lived here before the host was split by job.
-from .connection import Connection, Gate  # noqa: F401
+from .connection import Connection, Gate
 from .doors.door_pass import DoorPasses
 from .evening import Evening
 from .identity import HostIdentity
@@ -57,7 +55,6 @@ from .peer_cap import DEFAULT_MAX_PER_ADDRESS
 from .player import Player, ToldLater
 from .records import RecordIndex, SeatOutcome
 from .records.proof import bot_id
-from .starting import BOT_SEATING_WAIT_S  # noqa: F401
 from .state_lock import StateLock
 from .steering import Steering
 from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store

@@ -139,7 +139,7 @@ def free_port() -> int:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         port = listener.getsockname()[1]
-        with socket.create_connection(("127.0.0.1", port)) as client:
+        with socket.create_connection(("127.0.0.1", port)):
             accepted, _ = listener.accept()
             accepted.close()  # closed first: this end, on `port`, waits out TIME_WAIT
     return port

@@ -47,7 +47,10 @@ async def session_screen(ssh, host, seats_file: Path, own: Path, *, forked: bool
     )
     await app.start()
     try:
-        text = lambda: " ".join(line.strip() for line in screen.display)
+
+        def text() -> str:
+            return " ".join(line.strip() for line in screen.display)
+
         deadline = asyncio.get_running_loop().time() + 60
         while "Sit" not in text() or ("Tables" not in text()):
             assert not ended.is_set(), text()

@@ -394,11 +394,13 @@ async def replaced(env: Env) -> AsyncIterator[Scene]:
 async def shutting_down(env: Env) -> AsyncIterator[Scene]:
     async with running_host(env.tmp.mktemp("stop")) as host:
         async with players(env, host) as made:
+            stopping: set[asyncio.Task[None]] = set()  # (kept: the loop may not collect it)
 
             async def stop(scene: Scene) -> None:
-                asyncio.ensure_future(host.stop())
+                stopping.add(asyncio.ensure_future(host.stop()))
 
             yield Scene(await made.new("Ana"), trigger=stop)
+            await asyncio.gather(*stopping)
 
 
 @where("in the lobby of a host whose ping fails inside")
@@ -627,7 +629,7 @@ async def race_grabbing(env: Env) -> AsyncIterator[Scene]:
         for _ in range(5):  # two seats' 22 cards run out after two wipes (rare): play again
             ana, bo, table = await game_of(made, "race", race_options(50))
             hosted = env.host.tables[table]
-            await wait_until(lambda: hosted.running.phase in ("grabbing", "over"))  # noqa: B023
+            await wait_until(lambda: hosted.running.phase in ("grabbing", "over"))
             if hosted.running.phase == "grabbing":
                 break
         await made.settle()

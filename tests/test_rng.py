@@ -1,11 +1,22 @@
 """The RNG against the test vectors of docs/protocol.md, and its basic guarantees."""
 
 import hashlib
+import hmac
 from collections import Counter
 
 import pytest
 
-from kismet_tui.rules.rng import DOMAIN, ScriptedRNG, SeededRNG, seed_bytes
+from kismet_tui.rules.rng import (
+    DOMAIN,
+    ChanceError,
+    RevealedRNG,
+    ScriptedRNG,
+    SeededRNG,
+    chance_seed,
+    commitment,
+    header_chance_version,
+    seed_bytes,
+)
 
 SEED = bytes.fromhex("00112233445566778899aabbccddeeff")
 
@@ -130,16 +141,6 @@ def test_state_tracks_position():
 
 
 # ---- protocol versions 2 and 3: the host's recorded stream, a client's revealed values ------
-
-import hmac  # noqa: E402
-
-from kismet_tui.rules.rng import (
-    ChanceError,
-    RevealedRNG,
-    chance_seed,
-    commitment,  # noqa: E402
-    header_chance_version,
-)
 
 
 def test_vector_chance_seed_and_commit_version_2():

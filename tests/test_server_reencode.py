@@ -117,8 +117,7 @@ def _legal_actions_of_a_game(ruleset):
         if game.finished:
             break
         for seat in (0, 1):
-            for action in game.legal_actions(seat):
-                yield action
+            yield from game.legal_actions(seat)
         moved = False
         for seat in (0, 1, -1):
             actions = game.legal_actions(seat)

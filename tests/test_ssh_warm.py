@@ -310,3 +310,25 @@ async def test_a_storm_of_fork_requests_waits_for_room_none_falls_back(tmp_path)
         assert forker.parent is parent and parent.sock is not None
     finally:
         await forker.stop()
+
+
+async def test_a_warm_parent_started_again_as_the_doors_stop_is_ended_with_them(tmp_path):
+    """The task that starts a retired forker's successor is kept: stop waits for it, and ends
+    the successor too (unkept, it was left starting, or stop waited on it for ever)."""
+    from server.warm_doors import DoorForker
+
+    forker = DoorForker("restarted")
+    await forker.start()
+    try:
+        await asyncio.wait_for(forker.ready.wait(), 120)
+        forker.retire(forker.parent, "a test retires it")  # its successor starts meanwhile
+    finally:
+        await asyncio.wait_for(forker.stop(), 60)
+    starting = [
+        task
+        for task in asyncio.all_tasks()
+        if getattr(task.get_coro(), "__qualname__", "") == "DoorForker._start_again"
+    ]
+    assert not starting
+    parents = [parent for parent in (forker.parent, *forker.retired) if parent is not None]
+    assert all(parent.process.returncode is not None for parent in parents)

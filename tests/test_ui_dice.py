@@ -97,9 +97,10 @@ async def test_solo_dice_turn_changes_the_scorecard(tmp_path):
                 pilot, lambda: game.view(0)["cards"][0][chosen] is not None, what="the score"
             )
             assert game.view(0)["cards"][0][chosen] == expected
-            log_text = lambda: "\n".join(
-                str(line.text) for line in app.screen.query_one("#movelog").lines
-            )  # noqa: E731
+
+            def log_text() -> str:
+                return "\n".join(str(line.text) for line in app.screen.query_one("#movelog").lines)
+
             await wait_for(
                 pilot,
                 lambda: "Ana scores" in log_text() or "Ana scratches" in log_text(),

@@ -21,8 +21,6 @@ POLICIES: dict[str, PolicyFactory] = {
     "hard": level_factory("hard"),
 }
 
-DEFAULT_LEVEL = "greedy"
-
 
 def make_policy(ruleset: str, level: str, seat: int, seed: int) -> Policy[Any]:
     if level not in POLICIES:

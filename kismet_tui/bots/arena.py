@@ -72,7 +72,9 @@ def play_local(
         except IllegalAction as refusal:
             refused.append((seat, action, refusal.words))
             if len(refused) > MAX_REFUSED:
-                raise RuntimeError(f"{ruleset}: a bot keeps sending refused actions: {refused[-1]}")
+                raise RuntimeError(
+                    f"{ruleset}: a bot keeps sending refused actions: {refused[-1]}"
+                ) from refusal
             now += 50  # e.g. a roll a moment too early: ask again a little later
     return game, log, refused
 

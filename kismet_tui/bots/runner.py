@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import Any, Protocol
 
 from kismet_tui.net.client import ActionRefused, Client, OpenStream, RequestError
@@ -84,8 +84,27 @@ class BotLoop:
         self.entropy_for: str | None = None  # the commit of the game our entropy went to
         self.early_sends = 0  # actions the host found early by its clock (see _act)
         self.early_streak: tuple[tuple[int, int], int] | None = None  # (game state, times in a row)
+        # Its requests on their way (a ready, an action): kept, so the loop cannot collect
+        # one mid-flight, and cancelled when the loop ends.
+        self.tasks: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
+        try:
+            await self._follow()
+        finally:
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            for task in list(self.tasks):
+                task.cancel()
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+
+    def keep(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _follow(self) -> None:
         messages = self.client.messages()
         self.react()
         async for message in messages:
@@ -119,7 +138,7 @@ class BotLoop:
                 if not self.ready_sent:
                     self.ready_sent = True
                     self.entropy_for = commit
-                    asyncio.ensure_future(self._ready())
+                    self.keep(self._ready())
             return
         self.schedule(0)
 
@@ -201,7 +220,7 @@ class BotLoop:
     def _send(self, action: Mapping[str, Any], chosen_on: tuple[int, int]) -> None:
         self.timer = None
         self.in_flight = True
-        asyncio.ensure_future(self._act(action, chosen_on))
+        self.keep(self._act(action, chosen_on))
 
     async def _act(self, action: Mapping[str, Any], decided_on: tuple[int, int]) -> None:
         """Send one action chosen on the game as it was at `decided_on`. Each action keeps its

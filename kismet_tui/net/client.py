@@ -682,10 +682,6 @@ class Client:
             return False
         return True
 
-    async def resync(self) -> None:
-        self._awaiting_game = True
-        await self._request({"type": "resync"})
-
     # ---- knock's secret pre-lay -----------------------------------------------------------------
     async def prelay(self, cards: list[int]) -> EventMessage:
         """Commit to a secret pre-lay (knock; `cards` in laying order, the last on top).

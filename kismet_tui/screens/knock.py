@@ -506,7 +506,6 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         await send(self, partial(self.client.prelay, cards))
 
     def action_confirm(self) -> None:
-        view = self.view()
         if self.choosing_prelay():
             self.run_worker(self.commit_prelay(list(self.chosen)), group="act")
         elif self.deciding() and self.joker_first is not None:

@@ -331,10 +331,6 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
     def circle(self) -> Static:
         return self.query_one("#circle", Static)
 
-    def can_grab(self, view: View) -> bool:
-        me = self.seat
-        return me is not None and view.get("phase") == "grabbing" and not view["done"][me]
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.game is None:
             return True

@@ -32,9 +32,9 @@ import hashlib
 import hmac
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
@@ -159,6 +159,9 @@ class SshServer:
         self.host_key: asyncssh.SSHKey | None = None
         self.port: int | None = None
         self.sessions: set[PlayerSession] = set()
+        # The sessions' own tasks (an app opening, an ending): kept, so the loop cannot
+        # collect one mid-flight, and waited for by stop.
+        self.tasks: set[asyncio.Task[None]] = set()
         self.guesses = rejoin_code.Guesses()  # wrong rejoin codes, per address and per name
         self.seats = SeatFolders(host, self.state_dir, "ssh-seats")
         # What each session may open: its seat folder, never the rest of the state folder.
@@ -212,9 +215,17 @@ class SshServer:
         for session in sessions:
             session.gate.conn.close()  # the players' ssh clients end too
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
+        # (Ended, the openings return at once and the endings have little left to do.)
+        await asyncio.gather(*self.tasks, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
         await self.seats.stop()
+
+    def keep(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` as a task of the door's, until it ends or the door stops."""
+        task = asyncio.create_task(work)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     @staticmethod
     def seat_digest(name: str, proof: str) -> str:
@@ -540,7 +551,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     # ---- the app ---------------------------------------------------------------------------
     def start_app(self, name: str, proof: str, code: str | None = None) -> None:
         self.chan.write(b"\r\n")
-        asyncio.ensure_future(self.open_app(name, proof, code))
+        self.server.keep(self.open_app(name, proof, code))
 
     async def open_app(self, name: str, proof: str, code: str | None) -> None:
         if self.ended:
@@ -668,7 +679,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         self.server.sessions.discard(self)
         if self.gate.session is self:
             self.gate.session = None
-        asyncio.ensure_future(self.end())
+        self.server.keep(self.end())
 
     async def end(self) -> None:
         """The ssh side is gone: hang up on the app (the host keeps the seat)."""

@@ -43,15 +43,7 @@ def parse_expiry(value: str) -> float:
     if not digits.isdigit() or len(digits) not in (8, 12, 14):
         raise ValueError(f"expiry-time {value!r} is not YYYYMMDD[HHMM[SS]][Z]")
     digits = digits.ljust(14, "0")
-    fields = (
-        int(digits[0:4]),
-        int(digits[4:6]),
-        int(digits[6:8]),
-        int(digits[8:10]),
-        int(digits[10:12]),
-        int(digits[12:14]),
-    )
-    stamp = time.strptime("%04d%02d%02d%02d%02d%02d" % fields, "%Y%m%d%H%M%S")
+    stamp = time.strptime(digits, "%Y%m%d%H%M%S")
     if utc:
         return float(calendar.timegm(stamp))
     return time.mktime(stamp)

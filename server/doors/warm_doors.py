@@ -33,7 +33,8 @@ import signal
 import socket
 import sys
 import time
-from typing import Union
+from collections.abc import Coroutine
+from typing import Any
 
 from kismet_tui.door_env import from_our_packages
 
@@ -169,7 +170,7 @@ def unreaped_status(pid: int) -> int | None:
 
 
 # What the doors start a session as: a process of their own (spawn) or the forker's.
-SessionProcess = Union[asyncio.subprocess.Process, ForkedSession]
+SessionProcess = asyncio.subprocess.Process | ForkedSession
 
 
 def signal_group(process: SessionProcess, signum: int) -> None:
@@ -345,7 +346,7 @@ class WarmParent:
         for answer in self.asked.values():
             if not answer.done():
                 answer.set_exception(ForkerUnavailable("the warm parent was replaced"))
-        asyncio.ensure_future(self._wake_turns())
+        self.owner.keep(self._wake_turns())
         if not self.sessions:
             self.end()
 
@@ -389,6 +390,9 @@ class DoorForker:
         self._next_id = 0
         self._stopping = False
         self._watchers: set[asyncio.Task[None]] = set()
+        # Its other tasks (a forker started again, a retired one's waiters woken): kept, so
+        # the loop cannot collect one mid-flight, and waited for by stop.
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def process(self) -> asyncio.subprocess.Process | None:
@@ -500,9 +504,17 @@ class DoorForker:
             self.given_up.set()
         elif not self._stopping and self.parent is None:
             self.restarts += 1
-            asyncio.ensure_future(self._start_again())
+            self.keep(self._start_again())
+
+    def keep(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` as a task of the forker's, waited for by stop."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _start_again(self) -> None:
+        if self._stopping:
+            return
         try:
             await self.start()
         except OSError as exc:
@@ -540,6 +552,8 @@ class DoorForker:
     async def stop(self) -> None:
         """End every forker, and with each every session it forked."""
         self._stopping = True
+        # A forker being started again is let finish starting, and then ended with the others.
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         parents = [parent for parent in (self.parent, *self.retired) if parent is not None]
         for parent in parents:
             parent.lost()  # it reads the end of its socket, kills its sessions and exits

@@ -94,7 +94,7 @@ class KismetServe(Server):
         try:
             target = (root / request.match_info["filename"]).resolve(strict=True)
         except (OSError, RuntimeError):
-            raise web.HTTPNotFound(text="No such file here.")
+            raise web.HTTPNotFound(text="No such file here.") from None
         if root not in target.parents or not target.is_file():
             raise web.HTTPNotFound(text="No such file here.")
         return web.FileResponse(target)

@@ -333,7 +333,7 @@ class RecordIndex:
                 self._jobs.put_back(job)
                 return
             answer = exc
-        except Exception as exc:  # noqa: BLE001 (handed to the asker, who words it)
+        except Exception as exc:  # (any: handed to the asker, who words it)
             answer = exc
         self._call(job.then, answer)
 
