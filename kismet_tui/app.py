@@ -21,7 +21,7 @@ import dataclasses
 import logging
 import re
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 
 from protocol import limits
+from protocol.host_messages import TableShown
 
 from . import terminal
 from .app_ref import OnKismetApp
@@ -58,7 +59,6 @@ from .messages import (
 from .needs_terminal import NoTerminal, refusal
 from .net.inbox import skipped_words
 from .rematch import rematch_waiting
-from .rules.base import Plain
 from .rules.refusal import words_of
 from .solver import background
 from .source import GameSource
@@ -415,7 +415,7 @@ class KismetApp(KismetState):
         game = self.client.game
         if game is self.shown_game:
             return
-        header = self.client.header or {}
+        header: Mapping[str, Any] = self.client.header or {}
         key = (
             (header.get("commit") or header.get("seed"), header.get("t0"))
             if game is not None
@@ -552,63 +552,65 @@ class KismetApp(KismetState):
         """Leave the table (ctrl+l from a game, its results or its board): one press takes
         you to the lobby, and says so. The answer to `leave` is a quiet one (no host message
         routes the screens), so the screens follow here."""
-        table = self.client.table or {}
-        header = self.client.header or {}
+        table, header = self.client.table, self.client.header
         me = self.client.client_id
-        playing = table.get("state") == "playing" and self.client.seat is not None
+        playing = (
+            table is not None and table.get("state") == "playing" and self.client.seat is not None
+        )
         if not await send_ok(self, self.client.leave):
             return
         self.route()
-        where = f"table {table['id']}" if table.get("id") is not None else "the table"
-        if not playing:
+        where = f"table {table['id']}" if table is not None else "the table"
+        if table is None or not playing:
             self.notify(f"You left {where}: back in the lobby.", markup=False)
             return
         from .seat_waits import seat_waits_words
 
-        paused = False
-        if table.get("id") is not None:  # (`kismet`'s own host pauses a game with bots)
-            try:
-                paused = any(
-                    entry.get("id") == table["id"] and entry.get("paused")
-                    for entry in await self.client.list_tables()
-                )
-            except Exception:  # (the connection went: its own words say so)
-                pass
-        self.notify(seat_waits_words(table, header, me, where, paused), timeout=12, markup=False)
+        paused = False  # (`kismet`'s own host pauses a game with bots)
+        try:
+            paused = any(
+                entry.get("id") == table["id"] and entry.get("paused")
+                for entry in await self.client.list_tables()
+            )
+        except Exception:  # (the connection went: its own words say so)
+            pass
+        self.notify(
+            seat_waits_words(table, header or {}, me, where, paused), timeout=12, markup=False
+        )
 
     async def rematch(self) -> None:
         """Play again at the same table. Everyone who wants another game says ready (the owner
         too), so every member sees who wants one and whom the table waits for; the owner's
         client starts the game once nobody is missing (see rematch_check)."""
-        table = self.client.table or {}
+        table = self.client.table
         if not await send_ok(self, self.client.ready):
             return
-        if self.is_owner(table):
+        if table is not None and self.is_owner(table):
             self.rematch_wanted, self.rematch_at = True, table.get("id")
             await self.rematch_check()
         else:
-            owner = next(
-                (
-                    s.get("name")
-                    for s in table.get("seats") or []
-                    if s.get("client_id") == table.get("owner")
-                ),
-                None,
-            )
+            seats = (table.get("seats") or []) if table is not None else []
+            owner_id = table.get("owner") if table is not None else None
+            owner = next((s.get("name") for s in seats if s.get("client_id") == owner_id), None)
             self.notify(
                 f"Ready for another game: {owner or 'the table’s owner'} starts it.", markup=False
             )
 
-    def is_owner(self, table: Plain | None) -> bool:
+    def is_owner(self, table: TableShown | None) -> bool:
         me = self.client.client_id
         return table is not None and me is not None and table.get("owner") == me
 
     async def rematch_check(self) -> None:
         """The owner asked for another game: start it as soon as every player wants one."""
-        table = self.client.table or {}
-        if self.rematch_wanted and table.get("id") != self.rematch_at:
+        table = self.client.table
+        if self.rematch_wanted and (table.get("id") if table else None) != self.rematch_at:
             self.rematch_wanted = False  # the owner is at another table (or none) now
-        if not self.rematch_wanted or table.get("state") == "playing" or not self.is_owner(table):
+        if (
+            not self.rematch_wanted
+            or table is None
+            or table.get("state") == "playing"
+            or not self.is_owner(table)
+        ):
             return
         waiting = rematch_waiting(table)
         if waiting:

@@ -47,7 +47,6 @@ from .terminal import ends_with_its_terminal
 
 if TYPE_CHECKING:  # (each loads only when its command needs it)
     from protocol.gamelog import GameLog
-    from protocol.plain import Plain
     from server import Host
     from server.doors.open_up import OpenHost
 
@@ -55,6 +54,7 @@ if TYPE_CHECKING:  # (each loads only when its command needs it)
     from .bots.runner import BotFactory
     from .net.client import Client
     from .review.optimal import Table
+    from .rules.game_types import Event, Header
 
 
 def login_name() -> str:
@@ -533,7 +533,7 @@ def replay_main(argv: list[str] | None = None) -> int:
 
 
 def review_file(
-    path: Path, header: Plain, events: list[Plain], *, as_json: bool, build: bool
+    path: Path, header: Header, events: list[Event], *, as_json: bool, build: bool
 ) -> int:
     """Print the dice review of a game (kismet_tui/review/): exit 0, or 2 with words when the
     game is not a dice game or the perfect player's table is not built (it never guesses)."""
@@ -597,7 +597,7 @@ def review_table(build: bool) -> Table | None:
     )
 
 
-def review_race_or_knock(header: Plain, events: list[Plain], as_json: bool) -> int:
+def review_race_or_knock(header: Header, events: list[Event], as_json: bool) -> int:
     """Print a race or knock game's figures (kismet_tui/review/race.py, knock.py): text, or
     JSON with --json."""
     import json

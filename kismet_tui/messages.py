@@ -2,7 +2,8 @@
 screen wants of the app, going up.
 
 Down: the network worker (KismetApp.read_host) is the only code that awaits the network. It
-turns each thing the host says into one typed message per kind (`host_message`), after the
+turns each thing the host says (declared in protocol/host_messages.py, as the client publishes
+it: kismet_tui/net/published.py) into one typed message per kind (`host_message`), after the
 client has already applied it to its replica (client.game, client.table, client.seat). The
 app handles each with `@on` and then hands a copy to every screen (`HostMessage` does not
 bubble back up); the screens handle the kinds they care for with `@on` too. Chat is the
@@ -25,7 +26,10 @@ from typing import TypeVar
 from textual.message import Message
 from textual.message_pump import MessagePump
 
-from .rules.base import Plain
+from protocol.host_messages import TableShown, TableSummary
+
+from .net.published import Published
+from .rules.game_types import Event, Header
 from .rules.refusal import words_of
 from .source import EventNotes
 
@@ -53,22 +57,22 @@ class TablesListed(HostMessage, bubble=False):
     """The host's whole table list: the answer to `list_tables`, or after the host's push of
     what changed (the client applied it: a summary that did not change is the same object)."""
 
-    tables: list[Plain]
+    tables: list[TableSummary]
 
 
 @dataclass
 class TableChanged(HostMessage, bubble=False):
     """The table we are at changed (client.table has it already)."""
 
-    table: Plain
+    table: TableShown
 
 
 @dataclass
 class GameArrived(HostMessage, bubble=False):
     """The whole game: at its start, on joining one under way, or a resync."""
 
-    header: Plain
-    events: list[Plain]
+    header: Header
+    events: list[Event]
 
 
 @dataclass
@@ -139,50 +143,38 @@ class DesyncFound(HostMessage, bubble=False):
     seq: int | None
 
 
-def host_message(msg: Plain) -> HostMessage | None:
-    """The typed message for one host message (as the client publishes it), or None for a
-    quiet answer or a kind this app does not know."""
-    kind = msg.get("type")
-    if kind == "event":
-        seq, seat, notes = msg.get("seq"), msg.get("seat"), msg.get("notes")
+def host_message(msg: Published) -> HostMessage | None:
+    """The typed message for one host message (as the client publishes it:
+    kismet_tui/net/published.py), or None for a quiet answer or a kind this app does not
+    know. A field missing is read as nothing, never a crash (a test's source gives a bare
+    `welcome`)."""
+    if msg["type"] == "event":
+        notes = msg.get("notes")
         return EventApplied(
-            seq if isinstance(seq, int) else None,
-            seat if isinstance(seat, int) else None,
-            list(notes) if isinstance(notes, list) else None,
+            msg.get("seq"), msg.get("seat"), list(notes) if notes is not None else None
         )
-    if kind == "table":
-        return TableChanged(msg.get("table") or {})
-    if kind in ("tables", "tables_changed"):
+    if msg["type"] == "table":
+        return TableChanged(msg["table"])
+    if msg["type"] in ("tables", "tables_changed"):
         return TablesListed(list(msg.get("tables") or []))
-    if kind == "game":
-        return GameArrived(msg.get("header") or {}, list(msg.get("events") or []))
-    if kind == "error":
-        re = msg.get("re")
-        return HostRefused(
-            str(msg.get("code") or ""),
-            str(msg.get("words") or ""),
-            re if isinstance(re, int) else None,
-        )
-    if kind == "chat":
-        return ChatHeard(str(msg.get("name") or msg.get("from") or "?"), str(msg.get("text", "")))
-    if kind == "chat_skipped":
-        count = msg.get("count")
-        return ChatSkipped(count if isinstance(count, int) else 0, str(msg.get("words") or ""))
-    if kind == "notice":
-        return HostNotice(str(msg.get("code") or ""), str(msg.get("words") or ""))
-    if kind == "fairness":
+    if msg["type"] == "game":
+        return GameArrived(msg["header"], list(msg.get("events") or []))
+    if msg["type"] == "error":
+        return HostRefused(msg.get("code") or "", msg.get("words") or "", msg.get("re"))
+    if msg["type"] == "chat":
+        return ChatHeard(msg.get("name") or str(msg.get("from") or "?"), msg.get("text", ""))
+    if msg["type"] == "chat_skipped":
+        return ChatSkipped(msg.get("count", 0), msg.get("words") or "")
+    if msg["type"] == "notice":
+        return HostNotice(msg.get("code") or "", msg.get("words") or "")
+    if msg["type"] == "fairness":
         return FairnessChecked(bool(msg.get("ok")), str(msg.get("words")))
-    if kind == "connection":
-        return ConnectionReported(str(msg.get("state") or ""), str(msg.get("words") or ""))
-    if kind == "welcome":
-        client_id, table = msg.get("client_id"), msg.get("table")
-        return Welcomed(
-            client_id if isinstance(client_id, int) else None,
-            table if isinstance(table, int) else None,
-        )
-    if kind == "desync":
-        seq = msg.get("seq")
-        return DesyncFound(seq if isinstance(seq, int) else None)
+    if msg["type"] == "connection":
+        return ConnectionReported(msg.get("state") or "", msg.get("words") or "")
+    if msg["type"] == "welcome":
+        return Welcomed(msg.get("client_id"), msg.get("table"))
+    if msg["type"] == "desync":
+        return DesyncFound(msg.get("seq"))
     return None
 
 

@@ -6,15 +6,15 @@ the owner's rematch, and by the game and end screens, which say who is waiting.
 
 from __future__ import annotations
 
-from .rules.base import Plain
+from protocol.host_messages import TableShown
 
 
-def rematch_people(table: Plain | None) -> tuple[list[str], list[str]]:
+def rematch_people(table: TableShown | None) -> tuple[list[str], list[str]]:
     """After a game: (players who want another one, players the table waits for), by name.
     Bots are always ready and left out."""
     wants: list[str] = []
     waiting: list[str] = []
-    for seat in (table or {}).get("seats") or []:
+    for seat in (table.get("seats") or []) if table is not None else []:
         if not isinstance(seat, dict) or seat.get("bot"):
             continue
         (wants if seat.get("ready") else waiting).append(str(seat.get("name") or "?"))
@@ -31,12 +31,12 @@ def and_words(names: list[str]) -> str:
     )
 
 
-def rematch_waiting(table: Plain | None) -> str:
+def rematch_waiting(table: TableShown | None) -> str:
     """Whom another game waits for, as words ("Bo and Cy"), or "" if nobody."""
     return and_words(rematch_people(table)[1])
 
 
-def rematch_line(table: Plain | None) -> str:
+def rematch_line(table: TableShown | None) -> str:
     """One line for the end of a game: who wants another and whom it waits for."""
     if not table or table.get("state") == "playing":
         return ""

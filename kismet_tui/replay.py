@@ -14,15 +14,19 @@ escape (or q) leaves: a replay opened from the records goes back to them.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
-from typing import NoReturn
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, NoReturn
 
 from textual.binding import Binding
 
+from protocol.host_messages import TableShown
+
 from .app import Connection, KismetApp
 from .messages import EventApplied
+from .net.published import Published
 from .rules import Game, apply_event, game_from_header
 from .rules.base import Plain
+from .rules.game_types import Event, Header, LogHeader
 from .rules.refusal import UNAVAILABLE, Refusal
 from .rules.verify import Verification
 from .source import EventNotes
@@ -30,6 +34,13 @@ from .source import EventNotes
 SPEEDS = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 MAX_GAP_MS = 1500
 TICK_S = 0.05
+
+
+class ReplayedEvent(Event):
+    """An event the replay applied, with the notes its replica made for it (the move log's
+    words), as the network client publishes one."""
+
+    notes: EventNotes
 
 
 class NothingToSend(Refusal):
@@ -46,10 +57,10 @@ class ReplaySource:
     state = "replay"
     live = False
 
-    def __init__(self, header: Plain, events: list[Plain]) -> None:
-        self.header: Plain | None = header
+    def __init__(self, header: Header, events: list[Event]) -> None:
+        self.header: Header | None = header
         self.events = events
-        self.table: Plain | None = None
+        self.table: TableShown | None = None
         self.seat: int | None = None
         self.client_id: int | None = None
         self.verification: Verification | None = None
@@ -60,7 +71,7 @@ class ReplaySource:
         self.restart()
 
     def restart(self) -> None:
-        header = self.header or {}
+        header: LogHeader = self.header or {}
         self.game = game_from_header(header)  # version 2: the revealed chance; version 1: its seed
         self.index = 0
         self.notes = []
@@ -69,15 +80,15 @@ class ReplaySource:
     def host_time_ms(self) -> int:
         return self.clock_ms
 
-    def applied_events(self) -> list[Plain]:
+    def applied_events(self) -> list[Event]:
         return self.events[: self.index]
 
     def applied_notes(self) -> list[EventNotes]:
         return self.notes
 
-    async def messages(self) -> AsyncIterator[Plain]:
+    async def messages(self) -> AsyncIterator[Published]:
         """A replay hears no host: ReplayApp's clock publishes the events instead."""
-        nothing: tuple[Plain, ...] = ()
+        nothing: tuple[Published, ...] = ()
         for message in nothing:
             yield message
 
@@ -93,7 +104,7 @@ class ReplaySource:
         while self.index < to:
             self.next_event()
 
-    def next_event(self) -> dict:
+    def next_event(self) -> ReplayedEvent:
         """Apply the next event to the replica and return it with its notes, as the network
         client publishes it."""
         event = self.events[self.index]
@@ -104,7 +115,7 @@ class ReplaySource:
         self.clock_ms = max(self.clock_ms, event["t"])
         return {**event, "notes": notes}
 
-    def advance(self, elapsed_ms: float) -> list[dict]:
+    def advance(self, elapsed_ms: float) -> list[ReplayedEvent]:
         """Move the clock on and apply every event it reaches; long waits are cut short."""
         if self.done:
             return []
@@ -118,10 +129,10 @@ class ReplaySource:
         return applied
 
     # ---- requests: none reaches anyone --------------------------------------------------------
-    def act_nowait(self, action: Plain) -> NoReturn:
+    def act_nowait(self, action: Mapping[str, Any]) -> NoReturn:
         raise NothingToSend("This is a replay: nothing can be played here.")
 
-    async def act(self, action: Plain) -> NoReturn:
+    async def act(self, action: Mapping[str, Any]) -> NoReturn:
         self.act_nowait(action)
 
     async def prelay(self, cards: list[int]) -> NoReturn:
@@ -195,7 +206,7 @@ class ReplayApp(KismetApp):
     ]
 
     def __init__(
-        self, header: Plain, events: list[Plain], speed: float = 1.0, paused: bool = False
+        self, header: Header, events: list[Event], speed: float = 1.0, paused: bool = False
     ) -> None:
         self.source = ReplaySource(header, events)
         super().__init__(self.source, address="replay")
@@ -220,9 +231,9 @@ class ReplayApp(KismetApp):
             self.keys_for = keys
             self.refresh_bindings()
 
-    def publish(self, events: list[Plain]) -> None:
+    def publish(self, events: list[ReplayedEvent]) -> None:
         for event in events:
-            self.post_message(EventApplied(event.get("seq"), event.get("seat"), event["notes"]))
+            self.post_message(EventApplied(event["seq"], event["seat"], event["notes"]))
         self.show_progress()
 
     def tick(self) -> None:
@@ -250,7 +261,8 @@ class ReplayApp(KismetApp):
             return False  # the review's own keys step there
         if action == "review":
             return (
-                (self.source.header or {}).get("ruleset") in REVIEWED
+                self.source.header is not None
+                and self.source.header["ruleset"] in REVIEWED
                 and parameters == (self.source.done,)
                 and not isinstance(self.screen, HelpScreen)
                 and not is_review(self.screen)

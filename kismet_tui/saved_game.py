@@ -23,6 +23,8 @@ from protocol.gamelog import GameLog, LogError, read_game_log
 from protocol.plain import Plain
 from protocol.text import clean_name, clean_text
 
+from .rules.game_types import Event, Header
+
 
 class UnreadableGame(Exception):
     """A file that cannot be played back or checked; `words` says why, in one line."""
@@ -73,10 +75,10 @@ def read_game(path: str | os.PathLike[str]) -> GameLog:
     return log
 
 
-def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
+def playable(path: str | os.PathLike[str]) -> tuple[Header, list[Event]]:
     """(header, events) of the log at `path`, every string cleaned, once the whole game has
     been played back by the engine (so the replay screens can only show a legal game), or
-    UnreadableGame."""
+    UnreadableGame. Played back whole, they are the Header and Events the engine declares."""
     from .rules import Refusal, replay
 
     log = read_game(path)
@@ -90,7 +92,7 @@ def playable(path: str | os.PathLike[str]) -> tuple[Plain, list[Plain]]:
     except Exception as exc:  # a crafted file can hold anything: the engine says what it can
         reason = exc.words if isinstance(exc, Refusal) else f"{type(exc).__name__}: {exc}"
         raise UnreadableGame(f"{shown(path)} does not play back: {reason}") from None
-    return header, events
+    return cast(Header, header), cast(list[Event], events)
 
 
 def cleaned(value: object) -> object:

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from protocol.host_messages import Welcome
+
     from .net.client import Client
 
 FILE_NAME = "rejoin-tokens.json"
@@ -128,7 +130,7 @@ async def connect_keeping_seat(
     fresh: bool = False,
     path: Path | None = None,
     say: Callable[[str], object] | None = None,
-) -> dict:
+) -> Welcome:
     """Connect `client` with the token saved for this host and name (unless `fresh`), then
     save the token the host gave. A damaged tokens file is told with `say(words)`, and in
     the words of a refused name (the seat it lost may be what holds the name)."""

@@ -9,8 +9,11 @@ once that time (an hour at most, a minute with bots) has passed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from protocol.host_messages import TableShown
 from protocol.leavers import away_limit_ms, closes_after_ms
-from protocol.plain import Plain
 
 
 def duration(ms: int) -> str:
@@ -25,7 +28,9 @@ def duration(ms: int) -> str:
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
-def seat_waits_words(table: Plain, header: Plain, me: int | None, where: str, paused: bool) -> str:
+def seat_waits_words(
+    table: TableShown, header: Mapping[str, Any], me: int | None, where: str, paused: bool
+) -> str:
     """The words for leaving `table` (its last `table` message) while its game runs."""
     if paused:
         return f"Back in the lobby. The game is paused: enter on {where} goes back to it."

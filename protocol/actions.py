@@ -22,8 +22,9 @@ same table for other implementations.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import ModuleType
-from typing import Literal, cast, get_args, get_type_hints, overload
+from typing import Any, Literal, cast, get_args, get_type_hints, overload
 
 from kismet_tui.rules import dice_types, knock_types, race_types
 from kismet_tui.rules.game_types import FieldSpec, HostAction
@@ -142,7 +143,7 @@ def build_action(ruleset: str, sent: object) -> AnyAction:
     return cast("AnyAction", built)
 
 
-def build_event(ruleset: str, event: Plain) -> Plain:
+def build_event(ruleset: str, event: Mapping[str, Any]) -> Plain:
     """A stamped event ({seq, t, seat, action, chance?}) from outside (the host's `event`, a
     log file) with its action built by `build_action`: how events enter a replica. An event
     without an action raises KeyError, as reading any missing field of it does."""

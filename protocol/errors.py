@@ -14,6 +14,8 @@ from kismet_tui.rules.refusal import (
     RefusalKind,
 )
 
+from .host_messages import ErrorMessage
+
 # code -> default words. The host may send more precise words with the same code.
 ERRORS = {
     "bad_frame": "That message could not be read.",
@@ -121,11 +123,11 @@ class ProtocolError(Refusal):
         # (a body refused for a limit still names its `id`: protocol.framing).
         self.re: int | None = None
 
-    def message(self, re: int | None = None) -> dict[str, object]:
+    def message(self, re: int | None = None) -> ErrorMessage:
         """The `error` message that says this refusal: code, kind and words, and `re` when
         it answers a request. The host builds every error it sends here, so none lacks a
         kind, whoever it goes to (the sender or a table's other members)."""
-        message: dict[str, object] = {
+        message: ErrorMessage = {
             "type": "error",
             "code": self.code,
             "kind": self.kind,
@@ -138,7 +140,7 @@ class ProtocolError(Refusal):
 
 def error_message(
     code: str, words: str | None = None, re: int | None = None, kind: RefusalKind | None = None
-) -> dict[str, object]:
+) -> ErrorMessage:
     """An `error` message (docs/protocol.md, "Error codes"): the code, its kind (the code's
     own unless given: the engine's refusals say theirs), the words (the code's default
     unless given), and `re` when it answers a request."""

@@ -68,7 +68,7 @@ def encode(message: Mapping[str, object], max_frame: int = limits.MAX_HOST_FRAME
     return _LENGTH.pack(len(body)) + body
 
 
-def map_entries(message: Plain) -> bytes:
+def map_entries(message: Mapping[str, object]) -> bytes:
     """A map's entries packed, in order, without the map's own header: frames that share
     fields (an event to the log, to every member, to its sender with `re`) pack them once,
     and `frame_of` puts each together."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -49,7 +49,7 @@ class LogError(ValueError):
     """The file is not a Kismet game log."""
 
 
-def record_bytes(record: Plain) -> bytes:
+def record_bytes(record: Mapping[str, object]) -> bytes:
     body: bytes = msgpack.packb(record, use_bin_type=True)
     return _LENGTH.pack(len(body)) + body
 

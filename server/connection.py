@@ -30,6 +30,7 @@ from kismet_tui.rules.refusal import RefusalKind
 from protocol import limits
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import FROM_CLIENT, FrameReader, encode
+from protocol.host_messages import ToClient
 from protocol.requests import request_id
 
 from .doors.door_pass import DoorPass
@@ -165,7 +166,7 @@ class Connection(asyncio.Protocol):
         self.behind = False
         self.tell_skipped()  # (asyncio lets a protocol write from here)
 
-    def send(self, message: dict) -> None:
+    def send(self, message: ToClient) -> None:
         self.send_bytes(encode(message))
 
     def send_chat(self, frame: bytes) -> None:

@@ -41,6 +41,7 @@ from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+from kismet_tui.rules.game_types import Header
 from kismet_tui.rules.refusal import Refusal
 from protocol.errors import ProtocolError
 from protocol.requests import parse_client, request_id
@@ -285,7 +286,7 @@ class Host:
     def tables_changed(self) -> None:
         self.table_list.changed()
 
-    def store_game(self, table: Table, header: dict) -> GameWriter:
+    def store_game(self, table: Table, header: Header) -> GameWriter:
         return resume.store_game(self, table, header)
 
     @property

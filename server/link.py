@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from protocol.host_messages import ToClient
+
 from .doors.door_pass import DoorPass
 
 
@@ -27,7 +29,7 @@ class Link(Protocol):
     @property
     def door(self) -> DoorPass | None: ...
 
-    def send(self, message: dict) -> None: ...
+    def send(self, message: ToClient) -> None: ...
 
     def send_bytes(self, frame: bytes) -> None: ...
 

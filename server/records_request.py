@@ -24,6 +24,7 @@ from collections.abc import Collection
 from typing import Protocol
 
 from protocol.errors import ProtocolError, error_message
+from protocol.host_messages import RecordsPage
 from protocol.requests import Records
 
 from .connection import Connection, Gate
@@ -114,7 +115,7 @@ def on_records(host: RecordsHost, conn: Connection, msg: Records, re: int | None
     loop = asyncio.get_running_loop()  # (handlers run on the host's loop)
     waiting[conn] = waiting.get(conn, 0) + 1
 
-    def answered(answer: dict | BaseException) -> None:  # on the records' thread
+    def answered(answer: RecordsPage | BaseException) -> None:  # on the records' thread
         if not loop.is_closed():
             loop.call_soon_threadsafe(_send, waiting, conn, msg, re, me, answer)
 
@@ -128,7 +129,7 @@ def _send(
     msg: Records,
     re: int | None,
     me: str | None,
-    answer: dict | BaseException,
+    answer: RecordsPage | BaseException,
 ) -> None:
     left = waiting.pop(conn, 1) - 1
     if left > 0:

@@ -18,6 +18,7 @@ from typing import Protocol
 from protocol.actions import build_action
 from protocol.errors import ProtocolError
 from protocol.framing import encode
+from protocol.host_messages import Desync
 from protocol.requests import Act, Digest, Resync
 
 from .connection import Connection
@@ -82,9 +83,8 @@ def on_digest(host: RelayHost, conn: Connection, msg: Digest, re: int | None) ->
                 conn.known_player.client_id,
             )
         # The answer and the whole game in one write (one system call, not two).
-        conn.send_bytes(
-            encode({"type": "desync", "re": re, "seq": seq, "digest": mine}) + table.game_frame()
-        )
+        desync: Desync = {"type": "desync", "re": re, "seq": seq, "digest": mine}
+        conn.send_bytes(encode(desync) + table.game_frame())
     else:
         conn.ok(re)
 

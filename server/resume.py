@@ -18,14 +18,16 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
+from typing import cast
 
+from kismet_tui.rules.game_types import Event, Header
 from kismet_tui.rules.rng import CHANCE_VERSION, KNOWN_CHANCE_VERSIONS, header_chance_version
 
 from . import table_share
 from .chance import GameSecret
 from .jobs import Jobs
 from .player import ToldLater
-from .store import GameWriter
+from .store import GameWriter, TableFile
 from .table import Table
 
 log = logging.getLogger("kismet.host")
@@ -35,7 +37,7 @@ class Damaged(ValueError):
     """One table's saved files cannot be resumed; the words say why."""
 
 
-def _record_of(path: Path) -> dict:
+def _record_of(path: Path) -> TableFile:
     import json
 
     try:
@@ -63,10 +65,10 @@ def _record_of(path: Path) -> dict:
             raise Damaged("its table file has a seat that is not one")
     if record.get("owner") is not None and not isinstance(record["owner"], str):
         raise Damaged("its table file has no valid 'owner'")
-    return record
+    return cast(TableFile, record)  # (its fields checked above; the rest are read with care)
 
 
-def store_game(host: Jobs, table: Table, header: dict) -> GameWriter:
+def store_game(host: Jobs, table: Table, header: Header) -> GameWriter:
     """The starting game's GameWriter, its table file written beside it."""
     path = host.store.new_game_file(table.id, table.ruleset)
     writer = host.store.open_game(path, header, table.id)
@@ -183,31 +185,32 @@ def _salvaged_tokens(path: Path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _resume_one(host: Jobs, record: dict, game_path: Path) -> str | None:
+def _resume_one(host: Jobs, record: TableFile, game_path: Path) -> str | None:
     store = host.store
     header, events, end, torn = store.read_game(game_path)
     if end is not None:  # finished, but the host stopped before it removed the table file
         store.drop_table(record["id"])
         store.note_table_id(record["id"])
         return None
+    seats = header.get("seats")
     if (
         header.get("ruleset") != record["ruleset"]
-        or not isinstance(header.get("seats"), list)
-        or len(header["seats"]) != len(record["seats"])
+        or not isinstance(seats, list)
+        or len(seats) != len(record["seats"])
     ):
         raise Damaged("its table file and its game log do not match")
     from kismet_tui.rules import replay
     from protocol.actions import build_event
 
     # Built as the host built them (protocol/actions.py): the one parse of an action.
-    events = [build_event(record["ruleset"], event) for event in events]
+    events = [cast(Event, build_event(record["ruleset"], event)) for event in events]
     replay(header, events)  # refuses a log that does not replay, before anything is written
     table = Table(host, record["id"], record["ruleset"], record["options"], record.get("owner"))
     table.games_played = (
         record.get("games_played", 0) if isinstance(record.get("games_played"), int) else 0
     )
-    for seat in record["seats"]:
-        table.sit(seat["token"], seat["name"], seat.get("bot"))
+    for saved in record["seats"]:
+        table.sit(saved["token"], saved["name"], saved.get("bot"))
     opened_by = record.get("opened_by")
     if isinstance(opened_by, list) and all(isinstance(key, str) for key in opened_by):
         table.opened_by = tuple(opened_by)

@@ -29,8 +29,10 @@ from concurrent.futures import Future
 from typing import Protocol
 
 from kismet_tui.rules import HOST
+from kismet_tui.rules.game_types import EndRecord, Event
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode, map_entries
+from protocol.host_messages import ToClient
 
 from .link import Link
 from .reaction import Notes
@@ -62,7 +64,12 @@ class Outgoing:
     __slots__ = ("event", "notes", "sender", "re", "end", "written", "entries")
 
     def __init__(
-        self, event: dict, notes: Notes, sender: Link | None, re: int | None, end: dict | None
+        self,
+        event: Event,
+        notes: Notes,
+        sender: Link | None,
+        re: int | None,
+        end: EndRecord | None,
     ) -> None:
         self.event = event
         self.notes = notes
@@ -88,7 +95,7 @@ class SavingTable(Protocol):
 
     def connections(self) -> Iterator[Link]: ...
 
-    def broadcast(self, message: dict) -> None: ...
+    def broadcast(self, message: ToClient) -> None: ...
 
     def publish(self, out: Outgoing) -> None: ...
 

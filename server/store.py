@@ -48,7 +48,9 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, NotRequired, TypedDict, cast
 
+from kismet_tui.rules.game_types import EndRecord, Event, Header
 from protocol.framing import frame_of, map_entries
 from protocol.gamelog import (
     MARK_EVERY,
@@ -58,6 +60,7 @@ from protocol.gamelog import (
     read_log_full,
     record_bytes,
 )
+from protocol.host_messages import HeaderRecord, event_record
 from protocol.logsign import signature_record, signed_message
 
 from .identity import HostIdentity
@@ -164,15 +167,44 @@ def _unlink(path: Path) -> None:
         pass
 
 
+class SavedSeat(TypedDict):
+    token: str
+    name: str
+    bot: str | None  # the bot's level, None for a player
+
+
+class TableFile(TypedDict):
+    """A running game's table file (`tables/<id>.json`, owner-only): what a restarted host
+    takes the table up from (server/resume.py checks each field before it trusts one)."""
+
+    id: int
+    ruleset: str
+    options: dict[str, Any]
+    owner: str | None  # the owner's token
+    games_played: NotRequired[int]
+    seats: list[SavedSeat]
+    game_file: str  # the game log's name in the games folder
+    opened_by: NotRequired[list[str]]  # whom the table counts against (server/table_share.py)
+    server_seed: NotRequired[str]  # the running game's secret, hex
+
+
+class EveningFile(TypedDict):
+    """Tonight's standings (`evening.json`, server/evening.py)."""
+
+    began_ms: int | None
+    last_ms: int | None
+    wins: dict[str, int]  # by player key
+
+
 class GameWriter:
     """Appends one game's records to its log file, each write checked; signs the end."""
 
     def __init__(
         self,
         path: Path,
-        header: dict,
+        header: Header,
         table_id: int,
-        events: Iterable[dict] = (),
+        events: Iterable[Event] = (),
         disk: Disk | None = None,
         identity: HostIdentity | None = None,
         sync: bool = True,
@@ -185,8 +217,10 @@ class GameWriter:
         self._marks: list[bytes] = []
         # The header names the key that will sign the game (docs/protocol.md, "Files").
         shown = identity.shown_key() if identity is not None else None
-        first = {"kind": "header", "header": header, "table": table_id}
-        data = self._hashed(record_bytes(first if shown is None else {**first, "host_key": shown}))
+        first: HeaderRecord = {"kind": "header", "header": header, "table": table_id}
+        if shown is not None:
+            first["host_key"] = shown
+        data = self._hashed(record_bytes(first))
         data += b"".join(self._event_bytes(event) for event in events)
         # A torn tail from a crash is gone once we rewrite. (sync=False: the caller has the
         # file synced off the event loop, Store.sync_soon.)
@@ -212,20 +246,23 @@ class GameWriter:
         self._hash.update(frame)
         return frame
 
-    def _event_bytes(self, event: dict) -> bytes:
-        frame = self._hashed(record_bytes({"kind": "event", **event}))
+    def _event_bytes(self, event: Event) -> bytes:
+        frame = self._hashed(record_bytes(event_record(event)))
         self._mark_after(event)
         return frame
 
-    def _mark_after(self, event: dict) -> None:
+    def _mark_after(self, event: Event) -> None:
         if event["seq"] % MARK_EVERY == 0:
             self._marks.append(prefix_mark(self._hash.digest()))
 
-    def append(self, event: dict, end: dict | None = None, entries: bytes | None = None) -> None:
-        """One event; with `end` (the end record's fields), the end record and the signature
-        too, in one write. Nothing here flushes: the caller has the end flushed off the event
-        loop (Store.flush_soon) before it shows anyone the game finished (server/saving.py).
-        `entries`: the event's fields packed already (protocol/framing.py map_entries)."""
+    def append(
+        self, event: Event, end: EndRecord | None = None, entries: bytes | None = None
+    ) -> None:
+        """One event; with `end` (the end record, but its marks), the end record and the
+        signature too, in one write. Nothing here flushes: the caller has the end flushed off
+        the event loop (Store.flush_soon) before it shows anyone the game finished
+        (server/saving.py). `entries`: the event's fields packed already (protocol/framing.py
+        map_entries)."""
         if end is None:
             # Every event but the last: hashed once it is on disk, so a write that fails
             # leaves nothing to undo (no copy of the hash and the marks per event).
@@ -238,7 +275,7 @@ class GameWriter:
             return
         self._write(lambda: self._event_bytes(event), end)
 
-    def _write(self, records: Callable[[], bytes], end: dict | None) -> None:
+    def _write(self, records: Callable[[], bytes], end: EndRecord | None) -> None:
         """Append what `records()` gives (hashed as it is made); with `end`, the end record
         (with the marks) and the signature over every byte before it. A write that fails
         leaves the hash and the marks as they were, like the file."""
@@ -246,7 +283,9 @@ class GameWriter:
         try:
             data = records()
             if end is not None:
-                data += self._hashed(record_bytes({"kind": "end", **end, "marks": self._marks}))
+                # (`kind` first, as every record's: an EndRecord holds it already.)
+                record = {"kind": "end", **end, "marks": self._marks}
+                data += self._hashed(record_bytes(record))
                 if self.identity is not None:
                     data += self._signature()
             self._put(data)
@@ -393,7 +432,7 @@ class Store:
         return path
 
     def open_game(
-        self, path: Path, header: dict, table_id: int, events: Iterable[dict] = ()
+        self, path: Path, header: Header, table_id: int, events: Iterable[Event] = ()
     ) -> GameWriter:
         writer = GameWriter(
             path, header, table_id, events, disk=self.disk, identity=self.identity, sync=False
@@ -401,7 +440,7 @@ class Store:
         self.sync_soon(path)
         return writer
 
-    def save_evening_soon(self, record: dict) -> None:
+    def save_evening_soon(self, record: EveningFile) -> None:
         """Tonight's standings (server/evening.py), replaced whole on a sync thread: a
         rename over the old file can wait on the disk for milliseconds, at every game's end.
         The latest record asked for is the one written; a disk that refuses is logged."""
@@ -431,7 +470,7 @@ class Store:
         except (OSError, UnicodeDecodeError, ValueError):
             return None
 
-    def save_table(self, table_id: int, record: dict) -> None:
+    def save_table(self, table_id: int, record: TableFile) -> None:
         data = json.dumps(record).encode()
         # 0600: the rejoin tokens are inside.
         path = self.tables / f"{table_id}.json"
@@ -505,15 +544,23 @@ class Store:
 
         return sorted(self.tables.glob("*.json"), key=number)
 
-    def read_game(self, path: Path) -> tuple[dict, list[dict], dict | None, int]:
-        """(header, events, end, torn bytes dropped at the end) of one log, or LogError."""
+    def read_game(self, path: Path) -> tuple[Header, list[Event], EndRecord | None, int]:
+        """(header, events, end, torn bytes dropped at the end) of one log, or LogError.
+        The host's own log, as it wrote it: resume checks the header against the table file
+        and replays every event through the engine before it trusts any of it, and sets a
+        log that fails aside (server/resume.py)."""
         header, events, end = read_log_full(path)
         with open(path, "rb") as stream:
             whole = 0
             for _record in iter_records(stream):
                 whole = stream.tell()
             size = os.fstat(stream.fileno()).st_size
-        return header, events, end, size - whole
+        return (
+            cast(Header, header),
+            cast(list[Event], events),
+            cast(EndRecord | None, end),
+            size - whole,
+        )
 
     def set_aside(self, paths: list[Path], table_id: int | str, reason: str) -> Path:
         """Move a table's files into damaged/, beside a note saying why; returns the folder."""

@@ -19,14 +19,23 @@ import logging
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from kismet_tui.rules import HOST, Game, IllegalAction, SeededRNG, game_module, new_game, replay
+from kismet_tui.rules.game_types import EndRecord, Event, Header, Result
 from kismet_tui.rules.verify import replay_with_stream
 from protocol.actions import AnyAction
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, error_message
 from protocol.framing import encode, frame_of, map_entries
+from protocol.host_messages import (
+    Chat,
+    GameMessage,
+    Outcome,
+    TableShown,
+    TableSummary,
+    ToClient,
+)
 
 from .chance import GameSecret
 from .chat import TableChat
@@ -88,7 +97,7 @@ class TableHost(Protocol):
     @property
     def evening(self) -> Evening: ...
 
-    def store_game(self, table: Table, header: dict) -> GameWriter: ...
+    def store_game(self, table: Table, header: Header) -> GameWriter: ...
 
     def tables_changed(self) -> None:
         """Something the table list shows of a table may have changed."""
@@ -117,8 +126,8 @@ class Table:
         # becomes PLAYING), both cleared by abandon_start, and kept once FINISHED until the
         # next start. `running` and `running_header` give them where the state says they exist.
         self.game: Game | None = None
-        self.header: dict | None = None
-        self.events: list[dict] = []
+        self.header: Header | None = None
+        self.events: list[Event] = []
         self.games_played = 0
         self.last_t = 0
         self.writer: GameWriter | None = None
@@ -145,7 +154,7 @@ class Table:
         self.abandoned: asyncio.TimerHandle | None = None
         # The evening's standings: games won since the table opened, by seat token; and the
         # last game's outcome from the records (rating and change, a new best), by token.
-        self.outcomes: dict[str, dict] = {}
+        self.outcomes: dict[str, Outcome] = {}
         # When the latest throw was written to each connection: the reaction floor [D20].
         self.throw_shown = ThrowShown()
         # A game paused while its one human is away (`kismet`'s own host, server/
@@ -170,7 +179,7 @@ class Table:
         return self.game
 
     @property
-    def running_header(self) -> dict:
+    def running_header(self) -> Header:
         """The header of the game `running` gives (set and cleared with it)."""
         if self.header is None:
             raise RuntimeError(f"table {self.id} has no game (it is {self.state})")
@@ -242,7 +251,7 @@ class Table:
         return game_module(self.ruleset).GAME.MAX_SEATS
 
     # ---- what members see -------------------------------------------------------------------
-    def describe(self) -> dict:
+    def describe(self) -> TableShown:
         players = self.host.players
         away = self.game.away if self.game is not None and self.state == PLAYING else None
         idle = self.game.idle if self.game is not None and self.state == PLAYING else None
@@ -287,7 +296,7 @@ class Table:
             ],
         }
 
-    def summary(self) -> dict:
+    def summary(self) -> TableSummary:
         owner = self.host.players.get(self.owner) if self.owner else None
         return {
             "id": self.id,
@@ -302,12 +311,12 @@ class Table:
             "turn_limit_ms": self.options.get("turn_limit_ms"),
         }
 
-    def broadcast(self, message: dict) -> None:
+    def broadcast(self, message: ToClient) -> None:
         frame = encode(message)
         for conn in self.connections():
             conn.send_bytes(frame)
 
-    def broadcast_chat(self, message: dict) -> None:
+    def broadcast_chat(self, message: Chat) -> None:
         """A chat line to every member: one who has fallen behind is skipped it (counted),
         never sent a backlog without end (server/connection.py `send_chat`)."""
         frame = encode(message)
@@ -318,8 +327,12 @@ class Table:
         self.broadcast({"type": "table", "table": self.describe()})
         self.host.tables_changed()  # its summary in the lobby's list may have changed
 
-    def game_message(self, re: int | None = None) -> dict:
-        message: dict[str, object] = {"type": "game", "header": self.header, "events": self.events}
+    def game_message(self, re: int | None = None) -> GameMessage:
+        message: GameMessage = {
+            "type": "game",
+            "header": self.running_header,
+            "events": self.events,
+        }
         if self.revealed is not None and self.state != PLAYING:
             message["server_seed"] = self.revealed  # the game is over: its seed is no secret
         if re is not None:
@@ -346,7 +359,7 @@ class Table:
         rng = self.secret.stream(entropy)
         options = self.options if options is None else options
         game = new_game(self.ruleset, names, None, options, rng=rng, start_ms=t0)
-        header = {
+        header: Header = {
             "ruleset": self.ruleset,
             "seats": names,
             "options": options,
@@ -378,7 +391,11 @@ class Table:
         self.reschedule()
 
     def resume(
-        self, header: dict, events: list[dict], writer: GameWriter, secret: GameSecret | None = None
+        self,
+        header: Header,
+        events: list[Event],
+        writer: GameWriter,
+        secret: GameSecret | None = None,
     ) -> None:
         """Take up a game from its log after a host restart: nobody is connected yet.
         A version-2 game needs its secret (from the table file) to go on drawing."""
@@ -398,7 +415,7 @@ class Table:
 
     def stamp(
         self, seat: int, action: AnyAction, sender: Link | None = None, re: int | None = None
-    ) -> dict | None:
+    ) -> Event | None:
         """Apply, log and broadcast one action; IllegalAction leaves everything as it was.
         The event stamped, or None for a host stamp skipped while saving is paused."""
         if self.state != PLAYING:
@@ -436,11 +453,11 @@ class Table:
             )
             self.game = self._rebuild()
             raise IllegalAction("That move could not be handled. Nothing changed.") from None
-        event: dict[str, Any] = {
+        event: Event = {
             "seq": len(self.events) + 1,
             "t": t,
             "seat": seat,
-            "action": action,
+            "action": cast(dict[str, Any], action),  # (a declared action is a plain map)
         }
         chance = stream.take_drawn() if stream is not None else []
         if chance:
@@ -462,16 +479,24 @@ class Table:
         threads, and the table file removed there after it (the game is finished on disk)."""
         return self.host.store.flush_soon(fd, drop_table=self.id)
 
-    def end_record(self) -> dict:
+    def end_record(self) -> EndRecord:
         """The fields of the log's end record (version 2: with the revealed server_seed); the
         digest lets a checker compare the whole end state, not only the scores."""
-        record: dict[str, object] = {
-            "result": self.running.result(),
+        record: EndRecord = {
+            "kind": "end",
+            "result": self.finished_result(),
             "digest": self.running.digest(),
         }
         if "commit" in self.running_header:
             record["server_seed"] = self.secret.server_seed
         return record
+
+    def finished_result(self) -> Result:
+        """The running game's result: asked only once it is finished."""
+        result = self.running.result()
+        if result is None:
+            raise RuntimeError(f"table {self.id}: its game is not finished")
+        return result
 
     def play_resumed(self, held: Outgoing | None) -> None:
         """The disk takes writes again (server/saving.py): the event that was held, if any,
@@ -579,13 +604,13 @@ class Table:
         self.games_played += 1
         versioned = "commit" in self.running_header  # the game just finished
         tokens = [seat.token for seat in self.seats]  # the game's seats, before leavers go
-        result: dict[str, Any] = dict(self.running.result() or {})
+        result = self.finished_result()
         keys = [self.evening_key(seat) for seat in self.seats]
         self.host.evening.game_ended(
             int(self.running_header.get("t0", self.host.now_ms())),
             self.host.now_ms(),
             len(keys),
-            [keys[w] for w in result.get("winners", []) if w < len(keys)],
+            [keys[w] for w in result["winners"] if w < len(keys)],
         )
         if self.writer is not None:  # its end is on the disk, its table file gone (saving.py)
             self.writer.close()

@@ -14,6 +14,7 @@ import asyncio
 import time
 
 from protocol.framing import encode
+from protocol.host_messages import Tables, TablesChanged, TableSummary
 
 from .link import Link
 from .table import Table
@@ -22,7 +23,7 @@ from .table import Table
 # connection churning at a table costs each lobby at most two small pushes a second.
 PUSH_EVERY_S = 0.5
 
-Summaries = dict[int, dict]  # table id -> its summary, in the host's order
+Summaries = dict[int, TableSummary]  # table id -> its summary, in the host's order
 
 
 class Listener:
@@ -103,7 +104,9 @@ class TableList:
             if not changes[0] and not changes[1]:
                 continue  # nothing it has not got already
             if not listener.changes:
-                whole = whole or encode({"type": "tables", "tables": list(now.values())})
+                if whole is None:
+                    listed: Tables = {"type": "tables", "tables": list(now.values())}
+                    whole = encode(listed)
                 conn.send_bytes(whole)
             elif in_step:
                 round_frame = round_frame or encode(changed_message(this_round))
@@ -112,7 +115,7 @@ class TableList:
                 conn.send(changed_message(changes))
 
 
-def difference(has: Summaries, now: Summaries) -> tuple[list[dict], list[int]]:
+def difference(has: Summaries, now: Summaries) -> tuple[list[TableSummary], list[int]]:
     """The summaries in `now` that `has` lacks or holds otherwise (in the host's order), and
     the ids `has` holds that are gone. (A summary kept from the last round is the same
     object: no comparison of its fields.)"""
@@ -125,5 +128,5 @@ def difference(has: Summaries, now: Summaries) -> tuple[list[dict], list[int]]:
     return changed, removed
 
 
-def changed_message(changes: tuple[list[dict], list[int]]) -> dict:
+def changed_message(changes: tuple[list[TableSummary], list[int]]) -> TablesChanged:
     return {"type": "tables_changed", "changed": changes[0], "removed": changes[1]}

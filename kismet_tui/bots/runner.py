@@ -81,7 +81,7 @@ class BotLoop:
         self.timer: asyncio.TimerHandle | None = None
         self.in_flight = False
         self.ready_sent = False  # a ready request is on its way
-        self.entropy_for = None  # the commit of the game our entropy went to
+        self.entropy_for: str | None = None  # the commit of the game our entropy went to
         self.early_sends = 0  # actions the host found early by its clock (see _act)
         self.early_streak: tuple[tuple[int, int], int] | None = None  # (game state, times in a row)
         # Its requests on their way (a ready, an action): kept, so the loop cannot collect
@@ -109,7 +109,7 @@ class BotLoop:
         self.react()
         async for message in messages:
             kind = message.get("type")
-            if kind == "connection" and message["state"] == "closed":
+            if message["type"] == "connection" and message["state"] == "closed":
                 return
             if self.client.table is None and kind in ("table", "welcome"):
                 return  # the table closed, or we lost our seat
@@ -161,7 +161,8 @@ class BotLoop:
         if self.policy is None or self.policy_for != id(header):
             # The bot's own choices vary per game: seeded from the game's commit (versions 2, 3)
             # or seed (version 1), never from anything that could tell it the dice.
-            key = header.get("commit") or bytes(header.get("seed", b"")).hex()
+            seed = header.get("seed", b"")
+            key = header.get("commit") or (seed.hex() if isinstance(seed, bytes) else str(seed))
             seed = int(str(key)[:16] or "0", 16) ^ seat
             self.policy = make_policy(header["ruleset"], self.level, seat, seed)
             self.policy_for = id(header)

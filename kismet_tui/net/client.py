@@ -19,11 +19,15 @@ arrives as an `error` message in `messages()`).
 
 The table list: after `list_tables()` the host pushes only the tables that changed
 (`tables_changed`); the client keeps the whole list in `listed` and publishes each push with
-the whole list added under "tables", so a reader never applies changes itself.
+the whole list beside it under "tables" (a ListedChanges), so a reader never applies changes
+itself.
 
 The replica: the `game` message (header + events so far) is replayed; each `event` is applied
-in seq order, and the event message then published carries the engine's notes for it under
-`"notes"` (what happened, for move logs; [] for an event this replica did not apply). A gap in seq asks the host for a resync. The client sends its digest every
+in seq order, and published as an AppliedEvent: its fields and, beside them under `"notes"`,
+the engine's notes for it (what happened, for move logs; None for an event this replica did
+not apply). The host's messages are declared in protocol/host_messages.py, what the client
+publishes in kismet_tui/net/published.py; the client never writes into a host's message.
+A gap in seq asks the host for a resync. The client sends its digest every
 DIGEST_EVERY events and whenever a round or the game ends; a `desync` answer is followed by the
 host's full `game` message, which replaces the replica.
 
@@ -47,11 +51,12 @@ import asyncio
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, cast
 
 from kismet_tui.rules import ChanceError, Game, apply_event, game_from_header
 from kismet_tui.rules.base import Plain
+from kismet_tui.rules.game_types import Event, Header
 from kismet_tui.rules.knock import KnockGame, prelay_commitment, prelay_problem
 from kismet_tui.rules.refusal import UNAVAILABLE, Refusal, RefusalKind
 from kismet_tui.rules.rng import ENTROPY_BYTES
@@ -61,16 +66,22 @@ from protocol.actions import build_event
 from protocol.checkpoints import is_checkpoint
 from protocol.errors import ProtocolError, kind_of
 from protocol.framing import FROM_HOST, encode, read_frame
+from protocol.host_messages import (
+    EventMessage,
+    GameMessage,
+    RecordsMessage,
+    TableShown,
+    TableSummary,
+    ToClient,
+    Welcome,
+)
 from protocol.logsign import PUBLIC_KEY_BYTES
 from protocol.requests import DEFAULT_BOT_LEVEL, Hello, Ready, Records, Request
 
 from .inbox import Inbox
+from .published import EventNotes, Published
 
 log = logging.getLogger("kismet.client")
-# The notes the replica made for one event, as kismet_tui.source.EventNotes names them (the
-# network client does not import the app's modules).
-EventNotes = Sequence[Mapping[str, Any]]
-
 CONNECTING, CONNECTED, RECONNECTING, CLOSED = "connecting", "connected", "reconnecting", "closed"
 BACKOFF_S = (0.1, 0.25, 0.5, 1.0, 2.0, 5.0)
 # Errors after which the host closes the connection and a reconnect would only repeat them
@@ -100,6 +111,17 @@ ACTION_REFUSALS = ("illegal", "bad_action", "too_quick")
 class ConnectionLost(RequestError):
     def __init__(self, words: str = "The connection to the host was lost.") -> None:
         super().__init__("connection", words, UNAVAILABLE)
+
+
+def from_host(body: Plain) -> ToClient:
+    """A frame's body as the host message it says it is (protocol/host_messages.py). The
+    host is the authority the replica follows: its messages are taken as declared, as its
+    events are (one that lacks a declared field fails the read loop, which reconnects)."""
+    return cast(ToClient, body)
+
+
+def unexpected(reply: ToClient, wanted: str) -> RequestError:
+    return RequestError("bad_message", f"The host answered with {reply['type']}, not {wanted}.")
 
 
 # Opens the stream to (host, port) instead of asyncio.open_connection (the host's own bots
@@ -137,23 +159,23 @@ class Client:
         # a host that showed none). kismet-join remembers it (kismet_tui/known_hosts.py).
         self.host_key: bytes | None = None
         self.open_stream: OpenStream | None = None  # None: asyncio.open_connection
-        self.table: Plain | None = None
-        self.header: Plain | None = None
+        self.table: TableShown | None = None
+        self.header: Header | None = None
         self.game: Game | None = None
-        self.events: list[Plain] = []
+        self.events: list[Event] = []
         # The notes the replica made for each of `events` (the move log's words come from
         # them: no screen plays the game again).
         self.notes: list[EventNotes] = []
         self.seat: int | None = None
         # The host's table list by id, in its order: the answer to `list_tables`, kept
         # current by the host's `tables_changed` pushes.
-        self.listed: dict[int, Plain] = {}
+        self.listed: dict[int, TableSummary] = {}
         self.desyncs = 0
         self._address: tuple[str, int] | None = None
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
         self._tasks: list[asyncio.Task] = []
-        self._pending: dict[int, asyncio.Future] = {}
+        self._pending: dict[int, asyncio.Future[ToClient]] = {}
         self._next_id = 1
         self._queues: list[Inbox] = []
         self._offset_ms = 0.0
@@ -168,7 +190,7 @@ class Client:
         self.throw_seen_at = 0.0
 
     # ---- connection ------------------------------------------------------------------------
-    async def connect(self, host: str, port: int, name: str, token: str | None = None) -> dict:
+    async def connect(self, host: str, port: int, name: str, token: str | None = None) -> Welcome:
         """Connect and say hello; returns the host's welcome. Raises RequestError/OSError."""
         self._address = (host, port)
         self.name = name
@@ -184,7 +206,7 @@ class Client:
         self._tasks.append(asyncio.create_task(self._pinger()))
         return welcome
 
-    async def _open(self) -> dict:
+    async def _open(self) -> Welcome:
         if self._address is None or self.name is None:
             raise ConnectionLost("Not connected to a host yet: connect() first.")
         host, port = self._address
@@ -203,16 +225,17 @@ class Client:
             hello["player_key"] = self.player_key
         writer.write(encode(hello))
         try:
-            welcome = await asyncio.wait_for(read_frame(reader, FROM_HOST), 10)
+            answer = await asyncio.wait_for(read_frame(reader, FROM_HOST), 10)
         except BaseException:
             writer.close()
             raise
-        if welcome.get("type") == "error":
+        if answer.get("type") == "error":
             writer.close()
-            raise RequestError(welcome.get("code", "bad_message"), welcome.get("words", ""))
-        if welcome.get("type") != "welcome":
+            raise RequestError(answer.get("code", "bad_message"), answer.get("words", ""))
+        if answer.get("type") != "welcome":
             writer.close()
             raise RequestError("bad_message", "The host did not answer hello with welcome.")
+        welcome = cast(Welcome, answer)  # (taken as declared, as from_host takes the rest)
         self._clock_sample(sent, time.monotonic(), welcome["now"])
         self._reader, self._writer = reader, writer
         self.client_id = welcome["client_id"]
@@ -282,8 +305,9 @@ class Client:
     async def _read_loop(self, reader: asyncio.StreamReader) -> None:
         try:
             while True:
-                message = await read_frame(reader, FROM_HOST)
-                self._dispatch(message)
+                body = await read_frame(reader, FROM_HOST)
+                if isinstance(body.get("type"), str):  # (a map with no kind says nothing)
+                    self._dispatch(from_host(body))
         except asyncio.CancelledError:
             raise
         except (asyncio.IncompleteReadError, ConnectionError, OSError, ProtocolError):
@@ -326,7 +350,8 @@ class Client:
             try:
                 sent = time.monotonic()
                 pong = await self._request({"type": "ping"})
-                self._clock_sample(sent, time.monotonic(), pong["now"])
+                if pong["type"] == "pong":
+                    self._clock_sample(sent, time.monotonic(), pong["now"])
             except RequestError:
                 pass
 
@@ -344,7 +369,7 @@ class Client:
         """How long ago this client got the dice it shows (see `throw_seen_at`)."""
         return (time.monotonic() - self.throw_seen_at) * 1000
 
-    def applied_events(self) -> list[Plain]:
+    def applied_events(self) -> list[Event]:
         """The stamped events the replica has applied (all it has: it applies each on arrival)."""
         return self.events
 
@@ -353,14 +378,14 @@ class Client:
         return self.notes
 
     # ---- messages in ------------------------------------------------------------------------
-    def messages(self) -> AsyncIterator[dict]:
+    def messages(self) -> AsyncIterator[Published]:
         """Every host message (and connection change), after the client state was updated.
         Chat lines a slow listener has not taken are bounded (kismet_tui/net/inbox.py): past
         that, they come as one `chat_skipped` with their count."""
         queue = Inbox()
         self._queues.append(queue)
 
-        async def iterate() -> AsyncIterator[dict]:
+        async def iterate() -> AsyncIterator[Published]:
             try:
                 while True:
                     yield await queue.get()
@@ -369,34 +394,35 @@ class Client:
 
         return iterate()
 
-    def _publish(self, message: dict) -> None:
+    def _publish(self, message: Published) -> None:
         for queue in self._queues:
             queue.put(message)
 
-    def _dispatch(self, message: dict) -> None:
-        kind = message.get("type")
-        if kind == "event":
-            self._on_event(message)
-        elif kind == "game":
-            self._on_game(message)
-        elif kind == "table":
-            self._on_table(message["table"])
-        elif kind == "tables":
-            self.listed = {}
-            self._on_tables_changed(message.get("tables"), [])
-        elif kind == "tables_changed":
+    def _dispatch(self, message: ToClient) -> None:
+        if message["type"] == "event":
+            self._publish({**message, "notes": self._on_event(message)})
+        elif message["type"] == "tables_changed":
             self._on_tables_changed(message.get("changed"), message.get("removed"))
-            message["tables"] = list(self.listed.values())  # published: the whole list now
-        elif kind == "desync":
-            self.desyncs += 1
-            self._awaiting_game = True
-        elif kind == "error" and message.get("code") in FINAL_ERRORS:
-            self._final_words = message.get("words")  # reconnecting would not help
-        self._publish(message)
+            # Published with the whole list beside the push's fields, never written into it.
+            self._publish({**message, "tables": list(self.listed.values())})
+        else:
+            if message["type"] == "game":
+                self._on_game(message)
+            elif message["type"] == "table":
+                self._on_table(message["table"])
+            elif message["type"] == "tables":
+                self.listed = {}
+                self._on_tables_changed(message.get("tables"), [])
+            elif message["type"] == "desync":
+                self.desyncs += 1
+                self._awaiting_game = True
+            elif message["type"] == "error" and message.get("code") in FINAL_ERRORS:
+                self._final_words = message.get("words")  # reconnecting would not help
+            self._publish(message)
         re = message.get("re")
-        future = self._pending.pop(re, None) if re is not None else None
+        future = self._pending.pop(re, None) if isinstance(re, int) else None
         if future is not None and not future.done():
-            if kind == "error":
+            if message["type"] == "error":
                 # too_quick [D20] is a move refused at no cost, like the engine's refusals.
                 code = str(message.get("code", ""))
                 cls = ActionRefused if code in ACTION_REFUSALS else RequestError
@@ -415,7 +441,7 @@ class Client:
         self.seat = None
         self.verification = None
 
-    def _on_table(self, table: dict) -> None:
+    def _on_table(self, table: TableShown) -> None:
         if table.get("state") == "closed":
             self._clear_table()
             return
@@ -440,14 +466,14 @@ class Client:
             self.listed.pop(table_id, None)
         for entry in changed if isinstance(changed, list) else []:
             if isinstance(entry, dict) and isinstance(entry.get("id"), int):
-                self.listed[entry["id"]] = entry
+                self.listed[entry["id"]] = cast(TableSummary, entry)
 
-    def _on_game(self, message: dict) -> None:
+    def _on_game(self, message: GameMessage) -> None:
         header = message["header"]
         try:
             game = game_from_header(header)
             # Built as the host built them (protocol/actions.py): the one parse of an action.
-            events = [build_event(game.RULESET, event) for event in message["events"]]
+            events = [cast(Event, build_event(game.RULESET, e)) for e in message["events"]]
             notes: list[EventNotes] = [apply_event(game, event) for event in events]
         except (Refusal, KeyError, TypeError) as exc:
             log.error("the host's game log does not replay: %s", exc)
@@ -465,15 +491,17 @@ class Client:
             self._prelay["sent"] = False  # a reveal lost with a dropped connection goes again
         self._maybe_reveal()
 
-    def _on_event(self, event: dict) -> None:
+    def _on_event(self, event: EventMessage) -> EventNotes | None:
+        """Apply one event to the replica: the notes it made, or None if it did not apply
+        it (no game yet, one already had, or out of step: a resync is asked for)."""
         if self.game is None or self._awaiting_game:
-            return
+            return None
         expected = len(self.events) + 1
         if event["seq"] < expected:
-            return  # already have it
+            return None  # already have it
         if event["seq"] > expected:
             self._ask_resync()
-            return
+            return None
         try:
             built = build_event(self.game.RULESET, event)
             notes = apply_event(self.game, built)
@@ -484,11 +512,15 @@ class Client:
                     False, f"Move {event['seq']} came with chance that does not fit: {exc.words}"
                 )
             self._ask_resync()
-            return
-        event["notes"] = notes  # published with the message: move logs read them
+            return None
         if any(note.get("type") == "rolled" for note in notes):
             self.throw_seen_at = time.monotonic()
-        kept = {key: built[key] for key in ("seq", "t", "seat", "action")}
+        kept: Event = {
+            "seq": built["seq"],
+            "t": built["t"],
+            "seat": built["seat"],
+            "action": built["action"],
+        }
         if "chance" in event:
             kept["chance"] = event["chance"]
         self.events.append(kept)
@@ -498,6 +530,7 @@ class Client:
         if is_checkpoint(event["seq"], notes, self.game.finished, self.digest_every):
             self._send({"type": "digest", "seq": event["seq"], "digest": self.game.digest()})
         self._maybe_reveal()
+        return notes
 
     # ---- fair chance ---------------------------------------------------------------------------
     def _verify(self, server_seed: object) -> None:
@@ -531,10 +564,10 @@ class Client:
             raise ConnectionLost("Not connected to a host.")
         self._writer.write(encode(message, limits.MAX_FRAME))
 
-    async def _request(self, message: Request) -> dict:
+    async def _request(self, message: Request) -> ToClient:
         rid = self._next_id
         self._next_id = rid + 1 if rid < limits.MAX_REQUEST_ID else 1
-        future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[ToClient] = asyncio.get_running_loop().create_future()
         self._pending[rid] = future
         asked = message.copy()
         asked["id"] = rid
@@ -551,25 +584,31 @@ class Client:
             if not future.done():
                 future.set_exception(error)
 
-    async def list_tables(self) -> list[dict]:
+    async def list_tables(self) -> list[TableSummary]:
         """The host's tables; from then on the host pushes what changes (`tables_changed`,
         applied to `listed` and published with the whole list under "tables")."""
-        return (await self._request({"type": "list_tables", "changes": True}))["tables"]
+        reply = await self._request({"type": "list_tables", "changes": True})
+        if reply["type"] != "tables":
+            raise unexpected(reply, "tables")
+        return reply["tables"]
 
     async def records(
         self, view: str, ruleset: str | None = None, player: str | None = None, page: int = 0
-    ) -> dict:
+    ) -> RecordsMessage:
         """One page of the host's records (docs/protocol.md, "Records")."""
         message: Records = {"type": "records", "view": view, "page": page}
         if ruleset is not None:
             message["ruleset"] = ruleset
         if player is not None:
             message["player"] = player
-        return await self._request(message)
+        reply = await self._request(message)
+        if reply["type"] != "records":
+            raise unexpected(reply, "records")
+        return reply
 
     async def create_table(
         self, ruleset: str, options: dict | None = None, bots: int | list[str] = 0
-    ) -> Plain | None:
+    ) -> TableShown | None:
         """Create a table and sit at it as its owner; returns the table dict. `bots`: a
         number of bots (of the default level), or a list of bot levels (one per bot)."""
         levels = [DEFAULT_BOT_LEVEL] * bots if isinstance(bots, int) else bots
@@ -578,7 +617,7 @@ class Client:
         )
         return self.table
 
-    async def join_table(self, table_id: int, spectator: bool = False) -> Plain | None:
+    async def join_table(self, table_id: int, spectator: bool = False) -> TableShown | None:
         await self._request({"type": "join_table", "table": table_id, "spectator": spectator})
         return self.table
 
@@ -620,9 +659,12 @@ class Client:
         """Owner only: the watchers' chat off (or on again, muted=False)."""
         await self._request({"type": "mute_watchers", "muted": muted})
 
-    async def act(self, action: Mapping[str, Any]) -> dict:
+    async def act(self, action: Mapping[str, Any]) -> EventMessage:
         """Send a game action; returns the stamped event, or raises ActionRefused."""
-        return await self._request({"type": "act", "action": action})
+        reply = await self._request({"type": "act", "action": action})
+        if reply["type"] != "event":
+            raise unexpected(reply, "event")
+        return reply
 
     def act_nowait(self, action: Mapping[str, Any]) -> None:
         """Send a game action without waiting; a refusal arrives as an `error` message."""
@@ -641,7 +683,7 @@ class Client:
         return True
 
     # ---- knock's secret pre-lay -----------------------------------------------------------------
-    async def prelay(self, cards: list[int]) -> dict:
+    async def prelay(self, cards: list[int]) -> EventMessage:
         """Commit to a secret pre-lay (knock; `cards` in laying order, the last on top).
 
         The salt is drawn fresh and kept in memory only; once every seat has committed, the

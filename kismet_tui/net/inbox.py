@@ -23,6 +23,9 @@ import asyncio
 from collections import deque
 
 from protocol import limits
+from protocol.host_messages import ChatSkippedMessage
+
+from .published import Published
 
 
 def skipped_words(count: int) -> str:
@@ -35,12 +38,14 @@ class Inbox:
 
     def __init__(self, chat_waiting: int = limits.CLIENT_CHAT_WAITING) -> None:
         self.chat_waiting = chat_waiting
-        self._items: deque[dict] = deque()
+        self._items: deque[Published] = deque()
         self._chats = 0  # chat lines among _items
-        self._skipped: dict | None = None  # the chat_skipped among _items that counts on
+        self._skipped: ChatSkippedMessage | None = (
+            None  # the chat_skipped among _items that counts on
+        )
         self._arrived = asyncio.Event()
 
-    def put(self, message: dict) -> None:
+    def put(self, message: Published) -> None:
         if message.get("type") == "chat":
             if self._chats >= self.chat_waiting:
                 self._skip()
@@ -52,13 +57,13 @@ class Inbox:
     def _skip(self) -> None:
         note = self._skipped
         if note is None:
-            note = self._skipped = {"type": "chat_skipped", "count": 0}
+            note = self._skipped = {"type": "chat_skipped", "count": 0, "words": ""}
             self._items.append(note)
             self._arrived.set()
         note["count"] += 1
         note["words"] = skipped_words(note["count"])
 
-    async def get(self) -> dict:
+    async def get(self) -> Published:
         while not self._items:
             self._arrived.clear()
             await self._arrived.wait()
@@ -72,6 +77,6 @@ class Inbox:
     def empty(self) -> bool:
         return not self._items
 
-    def waiting(self) -> list[dict]:
+    def waiting(self) -> list[Published]:
         """What waits now, oldest first (for tests and the curious)."""
         return list(self._items)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from ..rules import apply_event, cards
+from ..rules.game_types import LogHeader
 from ..rules.knock import KnockGame
 from ..rules.knock_types import RollState
 from .log import played_from
@@ -127,19 +128,19 @@ class _Throw:
     had_match: tuple[bool, ...] = ()  # per seat, when the roller passed
 
 
-def knock_chances(header: Plain, events: Sequence[Plain]) -> list[SeatChances]:
+def knock_chances(header: LogHeader, events: Sequence[Mapping[str, Any]]) -> list[SeatChances]:
     """Each seat's missed chances in the knock game logged as `header` + `events`."""
     return read_knock(header, events)[0]
 
 
-def knock_throws(header: Plain, events: Sequence[Plain]) -> list[KnockThrow]:
+def knock_throws(header: LogHeader, events: Sequence[Mapping[str, Any]]) -> list[KnockThrow]:
     """The throws of the knock game logged as `header` + `events` where something happened
     worth learning from (an overlooked lay, a knock nobody made, any knock), in order."""
     return [throw for throw in read_knock(header, events)[1] if throw.notable]
 
 
 def read_knock(
-    header: Plain, events: Sequence[Plain]
+    header: LogHeader, events: Sequence[Mapping[str, Any]]
 ) -> tuple[list[SeatChances], list[KnockThrow]]:
     """Each seat's missed chances and every throw, read in one pass over the log."""
     game, players = played_from(header, KnockGame)

@@ -26,6 +26,7 @@ from statistics import median
 from typing import Any, cast
 
 from ..rules import apply_event, cards
+from ..rules.game_types import LogHeader
 from ..rules.race import RaceGame
 from .log import played_from
 
@@ -125,18 +126,18 @@ def _open_targets(game: RaceGame) -> set[int]:
     }
 
 
-def race_reactions(header: Plain, events: Sequence[Plain]) -> list[SeatReactions]:
+def race_reactions(header: LogHeader, events: Sequence[Mapping[str, Any]]) -> list[SeatReactions]:
     """Each seat's reactions in the race game logged as `header` + `events`."""
     return read_race(header, events)[0]
 
 
-def race_rounds(header: Plain, events: Sequence[Plain]) -> list[RaceRound]:
+def race_rounds(header: LogHeader, events: Sequence[Mapping[str, Any]]) -> list[RaceRound]:
     """The race game logged as `header` + `events`, round by round."""
     return read_race(header, events)[1]
 
 
 def read_race(
-    header: Plain, events: Sequence[Plain]
+    header: LogHeader, events: Sequence[Mapping[str, Any]]
 ) -> tuple[list[SeatReactions], list[RaceRound]]:
     """Each seat's reactions and the game round by round, read in one pass over the log."""
     game, players = played_from(header, RaceGame)

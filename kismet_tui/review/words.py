@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..rules.game_types import LogHeader
 from ..widgets.glyphs import glyph
 from ..widgets.names import fit
 from .knock import KnockMade, KnockThrow, SeatChances, knock_chances, read_knock
@@ -55,7 +56,7 @@ def knock_line(seat: SeatChances, width: int = 12) -> str:
 
 
 def learned_lines(
-    ruleset: str, header: Plain, events: Sequence[Plain], width: int = 12
+    ruleset: str, header: LogHeader, events: Sequence[Mapping[str, Any]], width: int = 12
 ) -> tuple[str, list[str]]:
     """A title and a line per seat for a race or knock game; ("", []) for other games (the
     dice review has its own lines) or a log the engine cannot replay."""
@@ -72,7 +73,9 @@ def learned_lines(
     return "", []
 
 
-def learned_json(ruleset: str, header: Plain, events: Sequence[Plain]) -> dict[str, Any]:
+def learned_json(
+    ruleset: str, header: LogHeader, events: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
     """`players`: one object per seat, the race reactions or the knock chances; with race's
     `rounds` (every round) or knock's `throws` (those worth learning from): docs/review.md.
     Empty for other games."""

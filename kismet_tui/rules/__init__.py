@@ -44,6 +44,7 @@ from .base import (
     ViewT,
     canonical,
 )
+from .game_types import LogHeader
 from .refusal import MALFORMED, Refusal, RefusalKind
 from .rng import ChanceError, RevealedRNG, ScriptedRNG, SeededRNG, seed_bytes
 
@@ -139,7 +140,7 @@ def new_game(
     return cls(seats=count, options=opts, rng=rng, start_ms=start_ms)
 
 
-def game_from_header(header: Plain, rng: Chance | None = None) -> AnyGame:
+def game_from_header(header: LogHeader, rng: Chance | None = None) -> AnyGame:
     """A game as its header starts it. Version 2 (no `seed`): the creation draws come from the
     header's `chance`, through a RevealedRNG. Version 1: from the seeded stream. `rng` (the
     host's secret stream, a verifier's redraw) replaces either."""
@@ -177,7 +178,7 @@ def apply_event(
     return game.apply(event["seat"], event["action"], event["t"])
 
 
-def replay(header: Plain, events: Iterable[Mapping[str, Any]]) -> AnyGame:
+def replay(header: LogHeader, events: Iterable[Mapping[str, Any]]) -> AnyGame:
     """Rebuild a game from its log: the header ({ruleset, seats, options, t0} and either the
     version-2 `chance` or the version-1 `seed`) and stamped events ({seq, t, seat, action,
     chance?}) in sequence order, their actions built at the edge (`build_event`). Raises

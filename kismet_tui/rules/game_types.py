@@ -11,6 +11,7 @@ No `from __future__ import annotations` here or in the games' declarations: the 
 reads the annotations at import with typing.get_type_hints.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, final
 
@@ -156,6 +157,11 @@ class Header(TypedDict):
     chance: NotRequired[list[int]]
     players: NotRequired[list[str | None]]
     seed: NotRequired[bytes | int | str]
+
+
+# A header as the engine takes it: the host's own are Headers; one read from a file is
+# whatever map the file holds (the engine checks what it uses).
+LogHeader = Header | Mapping[str, Any]
 
 
 class Event(TypedDict):

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from .base import IllegalAction, Plain
 from .refusal import MALFORMED
@@ -109,7 +109,7 @@ def commitment(server_seed: bytes | bytearray, version: int = CHANCE_VERSION) ->
     return hashlib.sha256(COMMIT_DOMAIN_V3 + bytes(server_seed)).hexdigest()
 
 
-def header_chance_version(header: Plain) -> int | None:
+def header_chance_version(header: Mapping[str, Any]) -> int | None:
     """The derivation a game's header was written with: 1 (no commit: the seed is in the
     header), 2 (a commit and no `version`), or its `version`; None if that is not a known one."""
     if "commit" not in header:

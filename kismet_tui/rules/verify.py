@@ -16,10 +16,12 @@ the edge first (protocol/actions.py `build_event`), as for every replay.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from . import game_from_header
-from .base import HOST, AnyGame, IllegalAction, Plain
+from .base import HOST, AnyGame, IllegalAction
+from .game_types import LogHeader
 from .rng import SERVER_SEED_BYTES, SeededRNG, chance_seed, commitment, header_chance_version
 
 
@@ -37,7 +39,7 @@ def _values(values: Sequence[object]) -> str:
     return " ".join(str(v) for v in values) if values else "nothing"
 
 
-def _who(header: Plain, seat: object) -> str:
+def _who(header: LogHeader, seat: object) -> str:
     if seat == HOST:
         return "the host"
     seats = header.get("seats")
@@ -46,7 +48,7 @@ def _who(header: Plain, seat: object) -> str:
     return f"seat {seat}"
 
 
-def describe_event(header: Plain, event: Plain) -> str:
+def describe_event(header: LogHeader, event: Mapping[str, Any]) -> str:
     sent = event.get("action")
     action = sent if isinstance(sent, dict) else {}
     kind = action.get("type", "move")
@@ -70,7 +72,9 @@ def _difference(where: str, revealed: Iterable[object] | None, redrawn: list[int
     )
 
 
-def replay_with_stream(header: Plain, events: Iterable[Plain], server_seed: bytes) -> Verification:
+def replay_with_stream(
+    header: LogHeader, events: Iterable[Mapping[str, Any]], server_seed: bytes
+) -> Verification:
     """Replay with the secret stream, comparing each event's revealed chance with the redraw.
     `game` (on success) holds the stream positioned after the last event."""
     entropy = header.get("entropy") or []
@@ -116,7 +120,9 @@ def replay_with_stream(header: Plain, events: Iterable[Plain], server_seed: byte
     )
 
 
-def verify(header: Plain, events: Iterable[Plain], server_seed: object) -> Verification:
+def verify(
+    header: LogHeader, events: Iterable[Mapping[str, Any]], server_seed: object
+) -> Verification:
     """Check a finished game's commit and every revealed value; see the module docstring."""
     if "commit" not in header:
         return Verification(
@@ -147,7 +153,7 @@ def verify(header: Plain, events: Iterable[Plain], server_seed: object) -> Verif
     return replay_with_stream(header, events, bytes(server_seed))
 
 
-def _unknown_version(header: Plain) -> str:
+def _unknown_version(header: LogHeader) -> str:
     return (
         f"This game says it was saved by protocol version {header.get('version')!r}, "
         f"which this program does not know: update it to check this game."

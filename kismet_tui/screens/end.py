@@ -25,6 +25,8 @@ from textual.containers import Container, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from protocol.host_messages import TableShown
+
 from ..app_ref import OnKismetApp
 from ..messages import FairnessChecked, LeaveAsked, RematchAsked, TableChanged
 from ..rematch import rematch_line
@@ -116,24 +118,24 @@ def clock_time(host_ms: int) -> str:
 END_BOX_TEXT_WIDTH = 58  # the box's 64 cells less its border and padding (EndScreen's CSS)
 
 
-def records_line(table: Plain | None, my_id: int | None) -> Text:
+def records_line(table: TableShown | None, my_id: int | None) -> Text:
     """Under the ranking: my rating change or new personal best (once the host's records
     took the game in), and the evening's standings at a table of several: games each seat's
     player won at any of the host's tables since its evening began."""
     text = Text()
-    seats = (table or {}).get("seats") or []
+    seats = (table.get("seats") or []) if table is not None else []
     mine = next(
         (seat for seat in seats if my_id is not None and seat.get("client_id") == my_id), None
     )
-    outcome = (mine or {}).get("outcome") or {}
-    if outcome.get("best"):
+    outcome = mine.get("outcome") if mine is not None else None
+    if outcome is not None and outcome.get("best"):
         text.append("New personal best! ", Style(bold=True, color="bright_green"))
-    if isinstance(outcome.get("change"), int):
+    if outcome is not None and isinstance(outcome.get("change"), int):
         text.append(f"Your rating: {outcome['rating']} ({outcome['change']:+d})", Style(bold=True))
     if len(seats) > 1 and any(seat.get("wins") for seat in seats):
         if text:
             text.append("\n")
-        since = (table or {}).get("evening_since")
+        since = table.get("evening_since") if table is not None else None
         # A host since protocol 3's evening standings count every table since the evening
         # began (server/evening.py); an older host's, this table's since it opened.
         label = (

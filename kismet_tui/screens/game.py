@@ -65,11 +65,10 @@ def seat_names(client: GameSource, seats: int) -> list[str]:
     """A display name per seat (plain text): the game header's names, which stay fixed for
     the game, else the table's seats, else 'Seat n'."""
     names = []
-    header = client.header or {}
-    listed = header.get("seats")
+    header, table = client.header, client.table
+    listed: object = header.get("seats") if header is not None else None
     if not isinstance(listed, list):
-        table = client.table or {}
-        listed = table.get("seats")
+        listed = table.get("seats") if table is not None else None
     for seat in range(seats):
         entry = listed[seat] if isinstance(listed, list) and seat < len(listed) else None
         name = (
@@ -487,10 +486,11 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
     def hand_target(self) -> int | None:
         """The seat the owner's `b` would hand to a bot: the seat on turn, when it is another
         human's who is here and not yet played for."""
-        game, table = self.game, self.client.table or {}
+        game, table = self.game, self.client.table
         if (
             not self.TURN_FIELD
             or game is None
+            or table is None
             or game.finished
             or not self.client.live
             or table.get("owner") is None
@@ -573,11 +573,15 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
         )
 
     # ---- acting ------------------------------------------------------------------------------
-    def act(self, action: Plain) -> None:
-        """Send an action at once, without waiting for the answer: in the race game a few
-        milliseconds decide who grabs first. A refusal comes back as an `error` message
-        and is shown in words (KismetApp.host_refused)."""
+    def act(self, action: ActionT) -> None:
+        """Send one of the game's declared player actions at once, without waiting for the
+        answer: in the race game a few milliseconds decide who grabs first. It is checked
+        first as the host checks it (protocol/actions.py, derived from the same declaration):
+        one the vocabulary refuses is said here in the host's words and never sent. A refusal
+        by the rules comes back as an `error` message and is shown in words
+        (KismetApp.host_refused)."""
         try:
+            build_action(self.RULESET, action)
             self.client.act_nowait(action)
         except Exception as exc:  # not connected, or a replay: say so, lose nothing else
             self.refuse(words_of(exc))

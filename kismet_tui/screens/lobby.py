@@ -26,10 +26,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, RichLog, Static
 from textual.widgets.data_table import ColumnKey
 
+from protocol.host_messages import TableShown, TableSummary
+
 from ..app_ref import OnKismetApp, kismet_app
 from ..app_state import Connection
 from ..messages import HostMessage, Refusal, TableChanged, TablesListed, send
-from ..rules.base import Plain
 from ..widgets.art import seat_colour
 from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.clicks import ActionBar
@@ -77,7 +78,7 @@ def lobby_where(invite_open: bool = False) -> str:
 
 
 def render_my_table(
-    table: Plain | None,
+    table: TableShown | None,
     my_id: int | None,
     name_width: int = 18,
     now_ms: int | None = None,
@@ -166,7 +167,7 @@ def time_limit_words(turn_limit_ms: object) -> str:
     return f"{turn_limit_ms / 1000:g} s per turn"
 
 
-def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Text:
+def unready_countdown(table: TableShown, my_id: int | None, now_ms: int | None) -> Text:
     """After the owner asked to start: you, not ready, are told to press y, with the
     seconds left before your seat is freed; the others see the seconds alone."""
     deadline = table.get("free_unready_at")
@@ -190,7 +191,7 @@ def unready_countdown(table: Plain, my_id: int | None, now_ms: int | None) -> Te
     return Text()
 
 
-def all_ready_words(table: Plain, my_id: int | None) -> Text:
+def all_ready_words(table: TableShown, my_id: int | None) -> Text:
     """In the lobby, once every other player is ready: the owner is told that their start is
     all that is awaited (the host never starts by itself), the others whom they wait for."""
     seats = table.get("seats") or []
@@ -214,7 +215,7 @@ def all_ready_words(table: Plain, my_id: int | None) -> Text:
     )
 
 
-def row_cells(entry: Plain, players_width: int) -> tuple[str, ...]:
+def row_cells(entry: TableSummary, players_width: int) -> tuple[str, ...]:
     """One table's row in the list, as words per column (COLUMNS)."""
     seats = entry.get("seats") or []
     who = ", ".join(str(s) for s in seats)
@@ -281,12 +282,12 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.tables: list[Plain] = []
+        self.tables: list[TableSummary] = []
         self.tables_drawn = True  # False: a newer list came while another screen was shown
         self.paused_shown: list[object] = []  # the paused tables offered in #mytable
         # The rows drawn, by key (the table's id as text): the summary each was drawn from and
         # its cells' words; and the players' column width they were drawn for.
-        self.drawn: dict[str, tuple[Plain, tuple[str, ...]]] = {}
+        self.drawn: dict[str, tuple[TableSummary, tuple[str, ...]]] = {}
         self.drawn_width = 0
 
     def compose(self) -> ComposeResult:
@@ -444,7 +445,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             column.width = self.players_width()
         self.draw_tables()
 
-    def my_table(self) -> Plain | None:
+    def my_table(self) -> TableShown | None:
         table = self.client.table
         if table is None or table.get("state") == "closed":
             return None
@@ -552,11 +553,11 @@ class LobbyScreen(OnKismetApp, Screen[None]):
 
     @work(group="remove")
     async def remove_member(self, client_id: int) -> None:
-        table = self.my_table() or {}
+        table = self.my_table()
         seat = next(
             (
                 index
-                for index, seat in enumerate(table.get("seats") or [])
+                for index, seat in enumerate(table.get("seats") or [] if table else [])
                 if seat.get("client_id") == client_id
             ),
             None,
@@ -581,7 +582,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         from .records import RecordsScreen
 
         self.app.push_screen(
-            RecordsScreen(ruleset=str((self.client.table or {}).get("ruleset") or "dice"))
+            RecordsScreen(ruleset=self.client.table["ruleset"] if self.client.table else "dice")
         )
 
     async def action_open_network(self) -> None:

@@ -13,7 +13,9 @@ under it turn the pages. Every page is one `records` request (docs/protocol.md, 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,6 +23,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from protocol.host_messages import RecordsMessage
 from protocol.limits import MIN_RATED_GAMES
 
 from ..app_ref import OnKismetApp
@@ -53,7 +56,9 @@ def change_words(change: object) -> str:
     return f"{change:+d}" if isinstance(change, int) else ""
 
 
-def columns_and_rows(view: str, answer: Plain) -> tuple[list[tuple[str, int]], list[list[str]]]:
+def columns_and_rows(
+    view: str, answer: Mapping[str, Any]
+) -> tuple[list[tuple[str, int]], list[list[str]]]:
     """The table for one answer: (column label, width) and the rows as text."""
     rows = answer.get("rows") or []
     if view == "leaderboard":
@@ -123,7 +128,7 @@ def columns_and_rows(view: str, answer: Plain) -> tuple[list[tuple[str, int]], l
     )
 
 
-def with_my_seat(row: Plain, player: object) -> Plain:
+def with_my_seat(row: Mapping[str, Any], player: object) -> Plain:
     """A player page's row, with whether that player left the game (`player_left`)."""
     left = any(s.get("left") for s in row.get("seats") or [] if s.get("player") == player)
     return {**row, "player_left": left}
@@ -177,7 +182,7 @@ def reaction_words(reaction: object) -> str:
     return words
 
 
-def heading(view: str, ruleset: str, answer: Plain | None) -> Text:
+def heading(view: str, ruleset: str, answer: Mapping[str, Any] | None) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if view == "player" and answer is not None:
         if not answer.get("found"):
@@ -268,7 +273,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
     ) -> None:
         super().__init__()
         self.view, self.ruleset, self.player, self.page = view, ruleset, player, 0
-        self.answer: Plain | None = None
+        self.answer: RecordsMessage | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar("records")
@@ -305,7 +310,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         self.show()
 
     def show(self) -> None:
-        answer = self.answer or {}
+        answer: Mapping[str, Any] = self.answer or {}
         self.query_one("#records-heading", Static).update(
             heading(self.view, self.ruleset, self.answer)
         )
@@ -345,15 +350,15 @@ class RecordsScreen(OnKismetApp, Screen[None]):
         self.load()
 
     def action_page(self, step: int) -> None:
-        if step > 0 and not (self.answer or {}).get("more"):
+        if step > 0 and not (self.answer is not None and self.answer["more"]):
             return
         if step < 0 and self.page == 0:
             return
         self.page += step
         self.load()
 
-    def chosen(self) -> Plain | None:
-        rows = (self.answer or {}).get("rows") or []
+    def chosen(self) -> Mapping[str, Any] | None:
+        rows = self.answer["rows"] if self.answer is not None else []
         index = self.query_one(DataTable).cursor_row
         return rows[index] if 0 <= index < len(rows) else None
 
@@ -430,7 +435,7 @@ class RecordsScreen(OnKismetApp, Screen[None]):
             self.app.notify(exc.words, markup=False)
             return
         seats = [s.get("player") for s in row.get("seats") or []]
-        mine = (self.answer or {}).get("player") if self.view == "player" else None
+        mine = self.answer.get("player") if self.answer and self.view == "player" else None
         seat = seats.index(mine) if mine is not None and mine in seats else 0
         self.app.push_screen(review_screen(header, events, seat))
 

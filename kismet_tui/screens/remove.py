@@ -19,7 +19,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 
-from ..rules.base import Plain
+from protocol.host_messages import TableShown
+
 from ..widgets.art import seat_colour
 from ..widgets.clicks import ClickText, acts, button
 from ..widgets.footer import KeyFooter
@@ -35,13 +36,15 @@ class Member:
     ready: bool
 
 
-def removable(table: Plain, me: int | None) -> list[Member]:
+def removable(table: TableShown, me: int | None) -> list[Member]:
     """The players the owner `me` may remove: everyone but the owner and the bots (who stay
     for the table's life), the unready first, each group in seat order."""
     members = [
-        Member(int(seat["client_id"]), str(seat.get("name") or "?"), index, bool(seat.get("ready")))
+        Member(client_id, seat["name"] or "?", index, bool(seat.get("ready")))
         for index, seat in enumerate(table.get("seats") or [])
-        if seat.get("client_id") is not None and seat.get("client_id") != me and not seat.get("bot")
+        if (client_id := seat.get("client_id")) is not None
+        and client_id != me
+        and not seat.get("bot")
     ]
     return sorted(members, key=lambda m: (m.ready, m.seat))
 

@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.widgets import Input
 
 from protocol import limits
+from protocol.host_messages import TableShown
 
 from ..messages import Refusal
-from ..rules.base import Plain
 
 MUTE = [
     Binding("m", "mute_watchers", "Mute watchers"),
@@ -29,7 +29,7 @@ MUTE = [
 ]
 
 
-def mute_offered(action: str, table: Plain | None, me: int | None) -> bool:
+def mute_offered(action: str, table: TableShown | None, me: int | None) -> bool:
     """Whether `action` (one of MUTE's) is a key now: at a table we own, turning the watchers'
     chat the other way from how it is, and muting only while somebody watches."""
     if not table or me is None or table.get("owner") != me or table.get("state") == "closed":

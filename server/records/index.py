@@ -33,6 +33,7 @@ from typing import Any
 
 from kismet_tui.review.race import race_reactions
 from protocol.gamelog import LogError, iter_records
+from protocol.host_messages import Outcome
 from protocol.leavers import Leavers
 from protocol.text import clean_name
 
@@ -196,7 +197,7 @@ class SeatOutcome:
     rating_after: int | None
     personal_best: bool
 
-    def shown(self) -> dict:
+    def shown(self) -> Outcome:
         """What a client shows: {"rating", "change", "best"} (rating and change None when
         the game moved no rating)."""
         change = None

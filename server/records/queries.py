@@ -16,6 +16,15 @@ import time
 from collections.abc import Collection
 
 from protocol.errors import ProtocolError
+from protocol.host_messages import (
+    CostTrend,
+    GameRow,
+    LeaderRow,
+    ReactionTrend,
+    RecordSeat,
+    RecordsPage,
+    Standing,
+)
 from protocol.limits import MIN_RATED_GAMES
 from protocol.requests import Records
 
@@ -39,7 +48,7 @@ def _limits(page: int) -> tuple[int, int]:
     return PAGE_SIZE + 1, page * PAGE_SIZE
 
 
-def leaderboard(db: sqlite3.Connection, ruleset: str, page: int = 0) -> dict:
+def leaderboard(db: sqlite3.Connection, ruleset: str, page: int = 0) -> RecordsPage:
     """The players of `ruleset` by rating, best first (ties by id, so pages never overlap):
     only those with MIN_RATED_GAMES rated games (a made-up key is a newcomer, not a leader),
     read from the index of listed players (schema.py)."""
@@ -50,25 +59,23 @@ def leaderboard(db: sqlite3.Connection, ruleset: str, page: int = 0) -> dict:
         (ruleset, *_limits(page)),
     ).fetchall()
     rows, more = _page(rows)
-    return {
-        "rows": [
-            {
-                "player": pid,
-                "name": shown_name(pid, name),
-                "bot": bool(bot),
-                "rating": rating,
-                "games": games,
-                "wins": wins,
-                "best": best,
-            }
-            for pid, name, bot, rating, games, wins, best in rows
-        ],
-        "more": more,
-    }
+    leaders: list[LeaderRow] = [
+        {
+            "player": pid,
+            "name": shown_name(pid, name),
+            "bot": bool(bot),
+            "rating": rating,
+            "games": games,
+            "wins": wins,
+            "best": best,
+        }
+        for pid, name, bot, rating, games, wins, best in rows
+    ]
+    return {"rows": leaders, "more": more}
 
 
-def _seats_of(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[dict]]:
-    seats: dict[int, list[dict]] = {game_id: [] for game_id in game_ids}
+def _seats_of(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[RecordSeat]]:
+    seats: dict[int, list[RecordSeat]] = {game_id: [] for game_id in game_ids}
     if not game_ids:
         return seats
     marks = ", ".join("?" for _ in game_ids)
@@ -83,7 +90,7 @@ def _seats_of(db: sqlite3.Connection, game_ids: list[int]) -> dict[int, list[dic
     return seats
 
 
-def _game_row(row: tuple, seats: list[dict]) -> dict:
+def _game_row(row: tuple, seats: list[RecordSeat]) -> GameRow:
     game_id, log_file, ruleset, ended_ms, kept = row
     return {
         "game": game_id,
@@ -94,7 +101,7 @@ def _game_row(row: tuple, seats: list[dict]) -> dict:
     }
 
 
-def recent(db: sqlite3.Connection, ruleset: str | None = None, page: int = 0) -> dict:
+def recent(db: sqlite3.Connection, ruleset: str | None = None, page: int = 0) -> RecordsPage:
     """The games that ended last, newest first (all rulesets, or one)."""
     where, args = ("AND ruleset = ? ", (ruleset,)) if ruleset else ("", ())
     rows = db.execute(
@@ -113,7 +120,7 @@ def player(
     page: int = 0,
     levels: Collection[str] | None = None,
     now_ms: int | None = None,
-) -> dict:
+) -> RecordsPage:
     """One player's page: name, standing per ruleset (rating, games, wins, best, average),
     and their games, newest first, with their score and rating change. A bot level that is
     neither one of the host's `levels` nor in the records is an unknown value: bad_message."""
@@ -135,7 +142,7 @@ def player(
                 ),
             )
         return {"found": False, "rows": [], "more": False}
-    standings = [
+    standings: list[Standing] = [
         {
             "ruleset": ruleset,
             "rating": rating,
@@ -163,13 +170,11 @@ def player(
     for row in rows:
         game = _game_row(row[:5], seats[row[0]])
         score, won, before, after, best, finished = row[5:]
-        game.update(
-            score=score,
-            won=bool(won),
-            best=bool(best),
-            finished=bool(finished),
-            change=after - before if before is not None and after is not None else None,
-        )
+        game["score"] = score
+        game["won"] = bool(won)
+        game["best"] = bool(best)
+        game["finished"] = bool(finished)
+        game["change"] = after - before if before is not None and after is not None else None
         games.append(game)
     for standing in standings:
         if standing["ruleset"] == "race":
@@ -205,7 +210,7 @@ def _last_figures(db: sqlite3.Connection, player_id: str, column: str, ruleset: 
     return [figure for (figure,) in reversed(rows)]
 
 
-def cost_trend(db: sqlite3.Connection, player_id: str) -> dict:
+def cost_trend(db: sqlite3.Connection, player_id: str) -> CostTrend:
     """{"recent_centi": the dice review cost of the player's last TREND_GAMES reviewed dice
     games, in hundredths of a point, oldest first, "average_centi": over all their reviewed
     dice games, or None}."""
@@ -220,7 +225,9 @@ def cost_trend(db: sqlite3.Connection, player_id: str) -> dict:
     }
 
 
-def reaction_trend(db: sqlite3.Connection, player_id: str, now_ms: int | None = None) -> dict:
+def reaction_trend(
+    db: sqlite3.Connection, player_id: str, now_ms: int | None = None
+) -> ReactionTrend:
     """{"recent_ms": medians of the last TREND_GAMES race games with a grab, oldest first,
     "fastest_month_ms": the lowest median of the last 30 days or None}."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
@@ -236,7 +243,9 @@ def reaction_trend(db: sqlite3.Connection, player_id: str, now_ms: int | None = 
     }
 
 
-def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None) -> dict:
+def best(
+    db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = None
+) -> RecordsPage:
     """The high scores: the best ten solo games of `ruleset` (everyone's, or one player's),
     with their date and replay."""
     # top_score is the solo seat's score, and solo_player its player: read in the order of
@@ -251,17 +260,15 @@ def best(db: sqlite3.Connection, ruleset: str = "dice", player_id: str | None = 
         (ruleset, *args, PAGE_SIZE),
     ).fetchall()
     seats = _seats_of(db, [row[0] for row in rows])
-    return {
-        "rows": [
-            {**_game_row(row[:5], seats[row[0]]), "name": row[5], "score": row[6]} for row in rows
-        ],
-        "more": False,
-    }
+    games: list[GameRow] = [
+        {**_game_row(row[:5], seats[row[0]]), "name": row[5], "score": row[6]} for row in rows
+    ]
+    return {"rows": games, "more": False}
 
 
 def answer(
     db: sqlite3.Connection, request: Records, me: str | None, levels: Collection[str] | None = None
-) -> dict:
+) -> RecordsPage:
     """The rows for a checked `records` request; `me` is the asker's records id, `levels`
     the host's bot levels (None: it runs no bots)."""
     view, page = request["view"], request["page"]
