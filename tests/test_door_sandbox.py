@@ -18,8 +18,15 @@ from server.identity import KEY_FILE
 from server.pty_app import PtyApp
 from server.session_sandbox import landlock_abi
 from tests.netutil import connected, wait_until
-from tests.sshutil import have_the_code, kismet_host_with_ssh, ssh_host, ssh_login, start_lines
-from tests.test_ssh_hostile import descendants_of, port_open
+from tests.sshutil import (
+    descendants_of,
+    have_the_code,
+    kismet_host_with_ssh,
+    port_open,
+    ssh_host,
+    ssh_login,
+    start_lines,
+)
 
 pytestmark = [
     pytest.mark.network,

@@ -14,12 +14,10 @@ from kismet_tui.net import Client
 from kismet_tui.screens.game import GameScreen, MoveLog
 from kismet_tui.screens.lobby import LobbyScreen
 from protocol import limits
+from tests.hostutil import peer
 from tests.netutil import connected, running_host
 from tests.scripted import ScriptedClient, table_for
-from tests.test_server_chat import peer
-from tests.test_ui_dice import wait_for
-from tests.test_ui_end import footer_keys
-from tests.test_ui_games import make_app
+from tests.uiutil import footer_keys, make_app, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(180)]
 

@@ -39,8 +39,7 @@ from tests.footer_util import (
     prelay_action,
 )
 from tests.scripted import OPTIONS, table_for
-from tests.test_ui_dice import wait_for
-from tests.test_ui_end import footer_keys
+from tests.uiutil import footer_keys, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(300)]
 
