@@ -4,6 +4,7 @@ solo game, the predictor's streams (shared by tests/test_fair_*.py and the log t
 from __future__ import annotations
 
 import asyncio
+import time
 
 from kismet_tui.bots.runner import BotLoop
 from kismet_tui.rules.rng import SeededRNG
@@ -74,11 +75,28 @@ class Recorder:
 
     def __init__(self, reader, writer):
         self.reader, self.writer, self.received, self.next_id = reader, writer, [], 1
+        # The host's token bucket for this connection, as the client can know it (the same
+        # limits; the host reads its clock a moment later, which only gives it more).
+        self.tokens, self.refilled = float(limits.RATE_BURST), time.monotonic()
+
+    async def within_rate(self) -> None:
+        """Wait until the host's bucket holds a message for us (at once, in a burst or when
+        the test lifted the rate), keeping one in hand."""
+        while True:
+            now = time.monotonic()
+            self.tokens = min(
+                limits.RATE_BURST, self.tokens + (now - self.refilled) * limits.RATE_PER_SECOND
+            )
+            self.refilled = now
+            if self.tokens >= 2:
+                self.tokens -= 1
+                return
+            await asyncio.sleep((2 - self.tokens) / limits.RATE_PER_SECOND)
 
     async def request(self, message: dict) -> list[dict]:
         got = []
         while True:
-            await asyncio.sleep(1.2 / limits.RATE_PER_SECOND)  # keep within the host's rate
+            await self.within_rate()  # keep within the host's rate
             rid, self.next_id = self.next_id, self.next_id + 1
             self.writer.write(encode({**message, "id": rid}, limits.MAX_FRAME))
             while True:
