@@ -161,10 +161,12 @@ def test_every_shown_key_does_what_it_says_in_every_state(ruleset, names, playou
         options = OPTIONS[ruleset]
         full = new_game(ruleset, names, seed, options, start_ms=T0)
         kwargs = {"weights": weights, "default_weight": 24} if weights else {}
-        playout = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=2500, **kwargs)
+        playout = random_playout(
+            full, SeededRNG(seed + b"-play"), max_gap_ms=2500, max_steps=MAX_EVENTS, **kwargs
+        )
         game = new_game(ruleset, names, seed, options, start_ms=T0)
         last_t = T0
-        for event in [*playout[:MAX_EVENTS], None]:
+        for event in [*playout, None]:
             clocks = {last_t} if event is None else {event["t"]}
             if ruleset == "knock" and event is not None:
                 clocks.add(last_t)  # the knock window may still be open

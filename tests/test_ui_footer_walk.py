@@ -249,7 +249,7 @@ async def test_the_app_does_what_the_footer_mapping_says(ruleset, names):
         "t0": 1_000_000,
     }
     full = new_game(ruleset, names, seed, OPTIONS[ruleset], start_ms=header["t0"])
-    playout = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=2500)
+    playout = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=2500, max_steps=STATES)
     pressing = states_to_press(ruleset, names, header, playout)
     client = RefereeClient(header, [], table_for(ruleset, names), clock_ms=header["t0"])
     app = KismetApp(client, address="this computer")
