@@ -70,14 +70,28 @@ def no_optimal_table_loaded(monkeypatch):
 def optimal_cache(tmp_path_factory):
     """The whole optimal table, built once per test session (some seconds) into a cache
     folder of its own: (path of the cached file, the table as built, in float64). Tests that
-    use it point KISMET_SOLVER_CACHE at path.parent themselves."""
+    use it point KISMET_SOLVER_CACHE at path.parent themselves. The parallel workers (pytest
+    -n) share the folder: the first builds it, the others wait for the table's lock and load
+    it, in float64 as built (the cache file holds float32), instead of each building it again."""
+    import numpy as np
+
     from kismet_tui.solver import table
 
-    folder = tmp_path_factory.mktemp("solver-cache")
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "solver-cache"  # the session's, shared
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("solver-cache")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("KISMET_SOLVER_CACHE", str(folder))
         path = table.cache_path()
-        V = table.ensure_built(path=path)
+        exact = folder / "as-built.npy"
+        with table.locked(path):
+            if exact.exists():
+                return path, np.load(exact)
+            V, _ = table.build_and_save(path=path)
+            np.save(folder / "as-built.tmp.npy", V)
+            os.replace(folder / "as-built.tmp.npy", exact)
     return path, V
 
 

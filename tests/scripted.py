@@ -14,6 +14,7 @@ from kismet_tui.rules import SeededRNG, new_game
 from kismet_tui.rules.playout import random_playout
 
 T0 = 1_000_000
+PLAYOUT_STEPS = 100_000  # the most events of a playout (random_playout's own limit)
 OPTIONS = {
     "dice": {},
     "race": {"countdown_ms": 3000, "round_limit_ms": 10000, "reveal_ms": 2000},
@@ -104,10 +105,20 @@ class ScriptedClient:
             "options": OPTIONS[ruleset],
             "t0": T0,
         }
-        full = new_game(ruleset, names, seed, PLAYOUT_OPTIONS[ruleset], start_ms=T0)
-        events = random_playout(full, SeededRNG(seed + b"-play"), max_gap_ms=400)
-        count = len(events)
-        if until is not None:
+
+        def playout(steps: int) -> list:
+            full = new_game(ruleset, names, seed, PLAYOUT_OPTIONS[ruleset], start_ms=T0)
+            return random_playout(full, SeededRNG(seed + b"-play"), max_steps=steps, max_gap_ms=400)
+
+        # The playout's first events, more each time, until `until` holds (the first N events
+        # of a playout are the same whatever its length: a knock game may run 100,000 events
+        # before it ends, seconds of work the position does not need).
+        steps = 256 if until is not None else PLAYOUT_STEPS
+        while True:
+            events = playout(steps)
+            count = len(events)
+            if until is None:
+                break
             probe = new_game(ruleset, names, seed, PLAYOUT_OPTIONS[ruleset], start_ms=T0)
             for index, event in enumerate(events):
                 probe.apply(event["seat"], event["action"], event["t"])
@@ -115,7 +126,11 @@ class ScriptedClient:
                     count = index + 1
                     break
             else:
-                raise AssertionError("the playout never reached the wanted position")
+                if len(events) < steps or steps >= PLAYOUT_STEPS:
+                    raise AssertionError("the playout never reached the wanted position")
+                steps = min(steps * 8, PLAYOUT_STEPS)
+                continue
+            break
         events = events[:count]
         clock = events[-1]["t"] + 250 if events else T0  # frozen: countdowns never move
         return cls(header, events, table_for(ruleset, names), clock_ms=clock)

@@ -14,9 +14,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import pty
 import re
+import select
+import signal
+import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import asyncssh
 import pyte
@@ -190,3 +196,152 @@ async def ssh_login(
             yield term
         finally:
             chan.close()
+
+
+def new_key():
+    return asyncssh.generate_private_key("ssh-ed25519")
+
+
+def descendants_of(pid: int) -> list[int]:
+    found = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:
+        return found  # (ended while we looked)
+    for task in tasks:
+        try:
+            children = (task / "children").read_text().split()
+        except FileNotFoundError:
+            continue  # a thread that ended while we looked (the host's worker threads come and go)
+        for child in children:
+            found += [int(child), *descendants_of(int(child))]
+    return found
+
+
+def port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def open_files(pid: int) -> dict[int, tuple[str, tuple[int, int]]]:
+    """A process's fds: what each points at, and the (device, inode) of that. Anonymous
+    inodes (epoll, eventfd) are left out: the kernel gives all of them one inode."""
+    found = {}
+    for entry in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{entry}")
+            info = os.stat(f"/proc/{pid}/fd/{entry}")
+        except FileNotFoundError:
+            continue  # closed while we looked
+        if not target.startswith("anon_inode:"):
+            found[int(entry)] = (target, (info.st_dev, info.st_ino))
+    return found
+
+
+COMMANDS = {
+    "kismet": "local_main",
+    "kismet-join": "join_main",
+    "kismet-replay": "replay_main",
+}
+
+
+class OnPty:
+    """A command of kismet_tui.cli running on a new pty (its controlling terminal), 80x24."""
+
+    def __init__(self, command: str, args: list[str], before: str = "") -> None:
+        """`before`: Python run first in the child (a test's change to the program)."""
+        code = (
+            f"import sys; {before}\nfrom kismet_tui.cli import {COMMANDS[command]} as main; "
+            f"sys.exit(main(sys.argv[1:]))"
+        )
+        env = dict(
+            os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="80", LINES="24"
+        )
+        self.pid, self.master = pty.fork()
+        if self.pid == 0:  # the child: become the command
+            try:
+                os.execve(sys.executable, [sys.executable, "-c", code, *args], env)
+            finally:
+                os._exit(127)
+        import fcntl
+        import struct
+        import termios
+
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.output = b""
+        self.status: int | None = None
+
+    def read_until(self, wanted: bytes | None, seconds: float = 30.0) -> None:
+        """Read what the command draws until `wanted` shows (None: any byte at all)."""
+        deadline = time.monotonic() + seconds
+        while not self.output if wanted is None else wanted not in self.output:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never drew {wanted!r}; drew {self.output[-400:]!r}")
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if ready:
+                try:
+                    self.output += os.read(self.master, 65536)
+                except OSError:  # EIO: the command has ended, and its side of the pty with it
+                    raise AssertionError(
+                        f"ended before drawing {wanted!r}; drew {self.output[-400:]!r}"
+                    ) from None
+
+    def wait_for_exec(self, seconds: float = 10.0) -> None:
+        """Until the child runs Python (it then imports the program, before any frame)."""
+        deadline = time.monotonic() + seconds
+        while b"kismet_tui.cli" not in _cmdline(self.pid):
+            if time.monotonic() > deadline:
+                raise AssertionError("the command never started")
+            time.sleep(0.005)
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def close_terminal(self) -> None:
+        os.close(self.master)
+        self.master = -1
+
+    def gone_within(self, seconds: float, unless_drawn: bytes | None = None) -> bool:
+        """Poll the pid until it has ended (and reap it), or the time is up, or (given
+        `unless_drawn`) it has drawn those bytes since the call: it goes on."""
+        deadline = time.monotonic() + seconds
+        drawn_before = len(self.output)
+        while time.monotonic() < deadline:
+            if unless_drawn is not None and unless_drawn in self.output[drawn_before:]:
+                return False
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+                return True
+            if self.master >= 0:  # keep reading, so the command never waits on a full pty
+                ready, _, _ = select.select([self.master], [], [], 0.02)
+                if ready:
+                    try:
+                        self.output += os.read(self.master, 65536)
+                    except OSError:
+                        pass
+            else:
+                time.sleep(0.02)
+        return False
+
+    def kill(self) -> None:
+        if self.status is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        if self.master >= 0:
+            os.close(self.master)
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return file.read()
+    except OSError:
+        return b""

@@ -9,7 +9,7 @@ from rich.text import Text
 from kismet_tui import cli, recent
 from kismet_tui.widgets import glyphs
 from kismet_tui.widgets.art import card_lines, die_lines
-from tests.test_ui_replay import write_log
+from tests.uiutil import write_log
 
 
 @pytest.fixture
@@ -154,15 +154,15 @@ async def test_every_footer_fits_80_columns(scene, drawing):
     from textual.widgets._footer import FooterKey
 
     from kismet_tui.app import KismetApp
-    from tests import test_ui_snapshots
-    from tests.test_ui_dice import wait_for
+    from tests import uiutil
+    from tests.uiutil import wait_for
 
     glyphs.use_ascii(drawing == "ascii")
     try:
         client = (
             globals()[scene]()
             if scene in ("knock_prelay", "knock_owned_and_watched")
-            else getattr(test_ui_snapshots, scene)()
+            else getattr(uiutil, scene)()
         )
         app = KismetApp(client, address="this computer")
         async with app.run_test(size=(80, 24)) as pilot:

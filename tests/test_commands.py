@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.netutil import ROOT, free_port
-from tests.test_terminal_close import OnPty
-from tests.test_ui_replay import write_log
+from tests.sshutil import OnPty
+from tests.uiutil import write_log
 
 pytestmark = [pytest.mark.timeout(120)]
 

@@ -18,8 +18,15 @@ from server.doors.pty_app import PtyApp
 from server.doors.session_sandbox import landlock_abi
 from server.identity import KEY_FILE
 from tests.netutil import connected, wait_until
-from tests.sshutil import have_the_code, kismet_host_with_ssh, ssh_host, ssh_login, start_lines
-from tests.test_ssh_hostile import descendants_of, port_open
+from tests.sshutil import (
+    descendants_of,
+    have_the_code,
+    kismet_host_with_ssh,
+    port_open,
+    ssh_host,
+    ssh_login,
+    start_lines,
+)
 
 pytestmark = [
     pytest.mark.network,
@@ -28,9 +35,12 @@ pytestmark = [
 ]
 
 
-async def session_screen(ssh, host, seats_file: Path, own: Path, *, forked: bool) -> str:
+async def session_screen(
+    ssh, host, seats_file: Path, own: Path, *, forked: bool, until=lambda text: True
+) -> str:
     """What a session confined as the ssh door confines one (seat folder `own`) shows when
-    its seats file is `seats_file`, once its lobby is drawn."""
+    its seats file is `seats_file`, once its lobby is drawn and `until(what it shows)` holds
+    (the words about the seats file come with the lobby, or a moment after)."""
     screen = pyte.Screen(200, 50)
     stream = pyte.ByteStream(screen)
     ended = asyncio.Event()
@@ -52,11 +62,10 @@ async def session_screen(ssh, host, seats_file: Path, own: Path, *, forked: bool
             return " ".join(line.strip() for line in screen.display)
 
         deadline = asyncio.get_running_loop().time() + 60
-        while "Sit" not in text() or ("Tables" not in text()):
+        while "Sit" not in text() or "Tables" not in text() or not until(text()):
             assert not ended.is_set(), text()
             assert asyncio.get_running_loop().time() < deadline, text()
             await asyncio.sleep(0.05)
-        await asyncio.sleep(0.2)  # (the words of the seats file come with the lobby)
         return text()
     finally:
         await app.close()
@@ -78,14 +87,20 @@ async def test_a_session_cannot_open_the_hosts_key_or_a_game_log(tmp_path, forke
         key_before, log_before = key.read_bytes(), game_log.read_bytes()
         own = ssh.seats.folder("sandbox-test")
         for secret in (key, game_log):
-            shown = await session_screen(ssh, host, secret, own, forked=forked)
+            shown = await session_screen(
+                ssh, host, secret, own, forked=forked, until=lambda text: "Permission" in text
+            )
             assert "Permission denied" in shown, shown
         # Neither was moved aside as damaged: both where they were (the log only grew).
         assert key.read_bytes() == key_before and game_log.read_bytes().startswith(log_before)
         # Its own seat folder it may use: its token is saved there.
-        shown = await session_screen(ssh, host, own / "rejoin-tokens.json", own, forked=forked)
+        # (Once its token is saved there the session has read the file and said what it had
+        # to say about it.)
+        saved = own / "rejoin-tokens.json"
+        shown = await session_screen(
+            ssh, host, saved, own, forked=forked, until=lambda text: saved.exists()
+        )
         assert "could not be read" not in shown
-        await wait_until(lambda: (own / "rejoin-tokens.json").exists(), timeout=30)
 
 
 def no_new_privs(pid: int) -> bool:

@@ -8,37 +8,11 @@ import pytest
 
 from kismet_tui.cli import replay_main
 from kismet_tui.rules import ChanceError, replay
-from protocol.gamelog import iter_records, record_bytes
+from tests.logutil import play_solo_dice
 from tests.netutil import FAST, connected, running_host, wait_until
+from tests.verifyutil import records, write
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
-
-
-async def play_solo_dice(tmp_path):
-    """A whole solo dice game over a real host; returns the client and its log file."""
-    async with running_host(tmp_path) as host:
-        async with connected(host, "Ana") as ana:
-            await ana.create_table("dice")
-            await ana.start()
-            await wait_until(lambda: ana.game is not None)
-            while not ana.game.finished:
-                if ana.game.rolls < 2:
-                    await ana.act({"type": "roll", "hold": []})
-                else:
-                    await ana.act({"type": "score", "box": ana.game.best_box()})
-            await wait_until(lambda: ana.verification is not None)
-            verification = ana.verification
-    [path] = (tmp_path / "games").glob("*.kismet")
-    return verification, path
-
-
-def records(path):
-    with open(path, "rb") as stream:
-        return list(iter_records(stream))
-
-
-def write(path, recs):
-    path.write_bytes(b"".join(record_bytes(r) for r in recs))
 
 
 def run_verify(path, capsys, *more):
@@ -109,7 +83,7 @@ async def test_a_wrong_seed_fails_at_the_commit_and_a_forged_commit_at_the_first
 async def test_the_host_writes_version_3_and_a_version_2_log_is_judged_on_the_rest(
     honest, tmp_path, capsys
 ):
-    from tests.test_protocol_vectors import vector_game
+    from tests.rules_util import vector_game
 
     _, path = honest
     assert records(path)[0]["header"]["version"] == 3
@@ -238,7 +212,7 @@ async def test_an_older_client_is_told_in_words_and_bad_entropy_is_refused(tmp_p
 )
 async def test_the_client_refuses_an_event_whose_chance_does_not_fit_and_says_so(chance, words):
     from kismet_tui.net import Client
-    from tests.test_protocol_vectors import vector_game
+    from tests.rules_util import vector_game
 
     header, events, _, _ = vector_game()
 

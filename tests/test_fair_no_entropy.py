@@ -17,8 +17,8 @@ import pytest
 
 from kismet_tui.rules.dice import BOXES
 from kismet_tui.rules.rng import chance_seed
+from tests.logutil import Stream, at_a_dice_table, fields, seeds_from
 from tests.netutil import running_host
-from tests.test_fair_predictor import Stream, at_a_dice_table, fields, seeds_from
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 

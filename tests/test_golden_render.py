@@ -16,11 +16,11 @@ import pytest
 
 from kismet_tui.rules import HOST, ScriptedRNG, new_game
 from kismet_tui.rules import knock as knock_rules
-from kismet_tui.rules.cards import CIRCLE_SIZE, NUMBERS, card_id
 from kismet_tui.screens.dice import render_dice, render_scorecard, widths
 from kismet_tui.screens.end import render_result
 from kismet_tui.screens.knock import render_hand, render_others
 from kismet_tui.screens.race import render_circle, render_clock, render_players
+from tests.uiutil import race_position
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 NAMES = ["Ana", "Bo", "Chidi", "Dagmar", "Eun-ji Kwon", "Femi", "Gunnhild Ødegård", "Hiroshi"]
@@ -77,14 +77,6 @@ def test_dice_scorecard_and_dice(seats):
 
 
 # ---- race --------------------------------------------------------------------------------
-
-
-def race_position(seats: int):
-    """The circle holds 2..12 in order (cards of every set); the dice are 2 3 5."""
-    game = new_game("race", seats, b"golden", rng=ScriptedRNG([2, 3, 5]), start_ms=0)
-    game.circle = [card_id(pos % seats, number) for pos, number in enumerate(NUMBERS)]
-    assert len(game.circle) == CIRCLE_SIZE
-    return game
 
 
 @pytest.mark.parametrize("seats", SEATS)

@@ -17,7 +17,7 @@ from kismet_tui.net import Client
 from kismet_tui.screens.ask_name import AskNameScreen
 from protocol.text import clean_text
 from tests.netutil import ROOT, connected, running_host
-from tests.test_ui_dice import wait_for
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(90)]
 

@@ -7,16 +7,11 @@ import pytest
 
 from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, SeededRNG, new_game, replay
 from kismet_tui.rules.knock import normalize_options, prelay_commitment
-from tests.rules_util import refused
+from tests.rules_util import refused, seed_for_first_roller
 
 TIMEOUT = {"type": "timeout"}
 ALL = list(range(2, 13))
 SALT = "5a17"
-
-
-def seed_for_first_roller(seats, first):
-    """A seed whose first draw, below(seats) [D14], is `first`."""
-    return next(f"knock-{i}" for i in range(1000) if SeededRNG(f"knock-{i}").below(seats) == first)
 
 
 def game(seats=2, dice=(), options=None, first=0, prelays=None, start_ms=0):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from kismet_tui.rules import HOST, IllegalAction, SeededRNG, new_game, replay
 from kismet_tui.rules.playout import candidates, random_playout
-from tests.test_race_props import replay_checking_every_step
+from tests.rules_util import replay_checking_every_step
 
 ALL = list(range(2, 13))
 

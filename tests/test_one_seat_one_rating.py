@@ -26,8 +26,8 @@ from protocol.gamelog import record_bytes
 from protocol.limits import MIN_RATED_GAMES
 from server.records import FILE_NAME
 from server.records.proof import bot_id, player_id
+from tests.hostutil import keyed, paced, write_log
 from tests.netutil import running_host, wait_until
-from tests.test_server_keep_games import paced
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -77,13 +77,6 @@ class Raw:
 
     def close(self) -> None:
         self.writer.close()
-
-
-async def keyed(port: int, name: str, key: str | None) -> Client:
-    client = Client(reconnect=False)
-    client.player_key = key
-    await client.connect("127.0.0.1", port, name)
-    return client
 
 
 def standing(state_dir, player: str, ruleset: str = "dice") -> tuple | None:
@@ -267,26 +260,6 @@ async def test_abandoning_a_rated_game_ranks_you_last(tmp_path):
 
 
 # ---- leaderboard ---------------------------------------------------------------------------------
-
-
-def write_log(folder, n: int, players: list[str | None], scores: list[int]) -> None:
-    names = [f"P{p[:4]}" if p else "Guest" for p in players]
-    header = {"ruleset": "dice", "seats": names, "options": {}, "t0": n * 1000, "players": players}
-    best = max(scores)
-    result = {"scores": scores, "winners": [s for s, score in enumerate(scores) if score == best]}
-    (folder / f"20260101-{n:06d}-table1-dice.kismet").write_bytes(
-        record_bytes({"kind": "header", "header": header, "table": 1})
-        + record_bytes(
-            {
-                "kind": "event",
-                "seq": 1,
-                "t": n * 1000 + 500,
-                "seat": 0,
-                "action": {"type": "roll", "hold": []},
-            }
-        )
-        + record_bytes({"kind": "end", "result": result})
-    )
 
 
 async def test_the_leaderboard_lists_only_players_with_enough_rated_games(tmp_path):

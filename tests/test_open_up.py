@@ -19,8 +19,7 @@ from server.doors.open_up import OpenHost
 from server.identity import KEY_FILE, HostIdentity
 from tests.netutil import connected, host_process, running_host, wait_until
 from tests.sshutil import Terminal, connect, have_the_code, ssh_login
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import make_app
+from tests.uiutil import make_app, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

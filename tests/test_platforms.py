@@ -31,12 +31,11 @@ import pytest
 
 from protocol.logsign import fingerprint
 from server.identity import HostIdentity
+from tests.logutil import play_a_game
 from tests.netutil import ROOT, connected, free_port, host_process, wait_until
 from tests.platform_sim import simulated
-from tests.sshutil import ssh_login
-from tests.test_ssh import new_key
-from tests.test_verify_genuine import play_a_game
-from tests.test_verify_log import records
+from tests.sshutil import new_key, ssh_login
+from tests.verifyutil import records
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 

@@ -4,47 +4,14 @@ chance, end). A game saved under version 2 still verifies, by its own derivation
 
 from pathlib import Path
 
-from kismet_tui.rules import new_game, replay
-from kismet_tui.rules.rng import CHANCE_VERSION, SeededRNG, chance_seed, commitment
+from kismet_tui.rules import replay
+from kismet_tui.rules.rng import chance_seed, commitment
 from kismet_tui.rules.verify import verify
+from tests.rules_util import ENTROPY, SERVER_SEED, vector_game
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 
-SERVER_SEED = bytes(range(32))  # 000102...1f
-ENTROPY = [bytes([0xAA]) * 16]  # one seat
 THREE = [bytes([0xAA]) * 16, None, bytes([0x01]) * 16]
-
-
-def vector_game(version: int = CHANCE_VERSION, entropy=ENTROPY):
-    """A solo dice game: each turn one roll, then the best box. Returns header, events, end."""
-    rng = SeededRNG(chance_seed(SERVER_SEED, entropy, version))
-    game = new_game("dice", ["Ana"], None, {}, rng=rng, start_ms=1000)
-    header = {
-        "ruleset": "dice",
-        "seats": ["Ana"],
-        "options": game.options,
-        "t0": 1000,
-        "commit": commitment(SERVER_SEED, version),
-        "entropy": entropy,
-        "chance": rng.take_drawn(),
-    }
-    if version >= 3:
-        header["version"] = version  # a version-2 header has none
-    events = []
-    while not game.finished:
-        action = (
-            {"type": "roll", "hold": []}
-            if game.rolls == 0
-            else {"type": "score", "box": game.best_box()}
-        )
-        t = 1000 + 100 * (len(events) + 1)
-        game.apply(0, action, t)
-        event = {"seq": len(events) + 1, "t": t, "seat": 0, "action": action}
-        chance = rng.take_drawn()
-        if chance:
-            event["chance"] = chance
-        events.append(event)
-    return header, events, {"result": game.result(), "server_seed": SERVER_SEED}, game
 
 
 def event_line(event) -> str:

@@ -4,9 +4,7 @@ import pytest
 
 from kismet_tui.rules import HOST, IllegalAction, ScriptedRNG, cards, new_game, replay
 from kismet_tui.rules.race import normalize_options
-from tests.rules_util import refused
-
-TIMEOUT = {"type": "timeout"}
+from tests.rules_util import NO_2_4_12, TIMEOUT, arrange, grab, refused, roll_now
 
 
 def game(seats=2, dice=(), options=None, start_ms=0, circle=None):
@@ -21,20 +19,6 @@ def game(seats=2, dice=(), options=None, start_ms=0, circle=None):
     if circle is not None:
         arrange(g, circle)
     return g
-
-
-def arrange(g, numbers):
-    """Test set-up: put cards with these numbers (lowest set first) in the circle, in order;
-    every other card goes to the pile's unseen part [D19]. Conservation still holds."""
-    pool = [c for c in g.circle if c is not None] + g.unseen + g.under
-    pool.sort()
-    chosen = []
-    for n in numbers:
-        card = next(c for c in pool if cards.number_of(c) == n and c not in chosen)
-        chosen.append(card)
-    g.circle = chosen + [None] * (cards.CIRCLE_SIZE - len(chosen))
-    g.unseen = [c for c in pool if c not in chosen]
-    g.under = []
 
 
 def next_deals(g, count):
@@ -53,15 +37,6 @@ def keep_in_pile(g, count):
     g.removed, g.unseen, g.under = g.unseen[count:], g.unseen[:count], []
 
 
-def roll_now(g):
-    """The host rolls at the countdown's deadline."""
-    return g.apply(HOST, TIMEOUT, g.next_deadline())
-
-
-def grab(g, seat, pos, t=None):
-    return g.apply(seat, {"type": "grab", "card": pos}, g.now if t is None else t)
-
-
 def all_cards(g):
     held = [c for pile in g.winning for c in pile]
     return sorted([c for c in g.circle if c is not None] + g.unseen + g.under + held + g.removed)
@@ -69,10 +44,6 @@ def all_cards(g):
 
 # A circle with exactly one card for each number: targets are easy to reason about.
 ONE_EACH = list(range(2, 13))
-# A circle with no 2, 4 or 12: a joker throw of 1s, 2s or 6s matches nothing.
-NO_2_4_12 = [3, 3, 5, 5, 6, 7, 8, 9, 10, 11, 11]
-
-
 # ---- options ---------------------------------------------------------------------------------
 
 

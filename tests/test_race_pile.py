@@ -4,7 +4,7 @@ nobody has seen, and cards slid under the pile come out after them, in the order
 from collections import Counter
 
 from kismet_tui.rules import HOST, ScriptedRNG, new_game
-from tests.test_race import NO_2_4_12, arrange, grab, roll_now
+from tests.rules_util import NO_2_4_12, arrange, grab, roll_now
 
 TIMEOUT = {"type": "timeout"}
 

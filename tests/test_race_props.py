@@ -2,70 +2,12 @@
 every game ends, replays to the same digest, conserves its cards at every step, and every
 refused action leaves the digest as it was."""
 
-import copy
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kismet_tui.rules import Refusal, SeededRNG, new_game, replay
+from kismet_tui.rules import SeededRNG, new_game, replay
 from kismet_tui.rules.playout import random_playout
-from protocol.actions import build_action
-
-# Actions of every shape and seat, mostly nonsense, some legal: what a buggy or hostile
-# client might send (built at the edge, as the host builds them, before the engine judges
-# them). Drawn from a SeededRNG so a failing example replays.
-PROBE_TYPES = (
-    "grab",
-    "pass",
-    "timeout",
-    "away",
-    "back",
-    "roll",
-    "lay",
-    "knock",
-    "prelay",
-    "reveal",
-    "nonsense",
-)
-ODD_VALUES = (-1, 0, 1, 5, 10, 11, 12, 99, None, "3", True, [1])
-
-
-def random_probe(rng, game):
-    """One (seat, action, t) drawn at random, often illegal."""
-    kind = PROBE_TYPES[rng.below(len(PROBE_TYPES))]
-    action = {"type": kind}
-    for key in ("card", "id", "seat", "extra", "cards", "salt", "commit"):
-        if rng.below(3) == 0:
-            action[key] = ODD_VALUES[rng.below(len(ODD_VALUES))]
-    seat = rng.below(game.seats + 2) - 1  # HOST (-1) .. one past the last seat
-    t = game.now + rng.below(4000) - 200  # sometimes earlier than the last event
-    return seat, action, t
-
-
-def check_refusals_change_nothing(game, rng, probes=2):
-    for _ in range(probes):
-        seat, action, t = random_probe(rng, game)
-        trial = copy.deepcopy(game)
-        before = trial.digest()
-        try:
-            trial.apply(seat, build_action(game.RULESET, action), t)
-        except Refusal as refusal:
-            assert refusal.words and trial.digest() == before, (seat, action, t)
-
-
-def replay_checking_every_step(header, log, invariant, probe_seed):
-    """Apply the log event by event to a fresh game, checking `invariant` and probing with
-    random actions before each event; return the rebuilt game."""
-    game = new_game(
-        header["ruleset"], header["seats"], header["seed"], header["options"], start_ms=header["t0"]
-    )
-    probes = SeededRNG(probe_seed)
-    invariant(game)
-    for event in log:
-        check_refusals_change_nothing(game, probes)
-        game.apply(event["seat"], event["action"], event["t"])
-        invariant(game)
-    return game
+from tests.rules_util import replay_checking_every_step
 
 
 def race_cards_are_conserved(game):

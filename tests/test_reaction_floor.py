@@ -192,8 +192,7 @@ async def test_the_app_shows_the_too_quick_words_and_the_card_stays_free(tmp_pat
     (The floor is raised for this test, so that a press at any time of the round is too soon
     on any machine; the words and their way to the screen are the real ones.)"""
     from server import reaction
-    from tests.test_ui_dice import wait_for
-    from tests.test_ui_games import first_race_round, make_app
+    from tests.uiutil import first_race_round, make_app, wait_for
 
     monkeypatch.setattr(reaction, "FLOOR_S", 60.0)  # the words still say how long ago: "0.xx s"
     async with running_host(tmp_path) as host, connected(host, "Bo") as other:

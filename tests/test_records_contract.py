@@ -21,8 +21,8 @@ from server.records import connect, queries, rebuild
 from server.records.index import model
 from server.records.proof import player_id
 from server.records.schema import migrate
+from tests.hostutil import keyed, write_log
 from tests.netutil import running_host, wait_until
-from tests.test_one_seat_one_rating import keyed, write_log
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
 RECORDS = DOC.split("\n## Records\n", 1)[1].split("\n## ", 1)[0]

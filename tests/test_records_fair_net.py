@@ -11,9 +11,8 @@ import pytest
 from protocol import encode, limits
 from protocol.framing import FROM_HOST, read_frame
 from server import Host, records_request
+from tests.hostutil import keyed_client, paced, play_two_player_dice
 from tests.netutil import running_host, wait_until
-from tests.test_records_net import keyed_client, play_two_player_dice
-from tests.test_server_keep_games import paced
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 

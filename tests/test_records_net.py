@@ -16,26 +16,10 @@ from kismet_tui.net import Client
 from kismet_tui.net.client import RequestError
 from server.records import FILE_NAME
 from server.records.proof import player_id
+from tests.hostutil import keyed_client, paced, play_solo_dice, play_two_player_dice
 from tests.netutil import ROOT, free_port, running_host, wait_until
-from tests.test_server_keep_games import paced, play_solo_dice
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
-
-
-async def keyed_client(port, name, key):
-    client = Client(reconnect=False)
-    client.player_key = key
-    await client.connect("127.0.0.1", port, name)
-    return client
-
-
-async def play_two_player_dice(bo, cy):
-    while not bo.game.finished:
-        mover = bo if bo.game.current == bo.seat else cy
-        before = len(bo.events)
-        await paced(mover, {"type": "roll", "hold": []})
-        await paced(mover, {"type": "score", "box": mover.game.best_box()})
-        await wait_until(lambda: len(bo.events) == len(cy.events) >= before + 2)
 
 
 async def test_a_finished_game_shows_rating_changes_standings_and_pages_of_records(tmp_path):

@@ -17,7 +17,8 @@ from kismet_tui.recent import describe
 from kismet_tui.rules import new_game
 from kismet_tui.saved_game import UnreadableGame, playable
 from protocol.gamelog import record_bytes
-from tests.test_fair_chance import play_solo_dice, records, write
+from tests.logutil import play_solo_dice
+from tests.verifyutil import records, write
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -231,7 +231,7 @@ def test_replay_review_prints_the_figures_as_text_and_json(
 @pytest.mark.parametrize("ruleset, title", [("race", "How fast"), ("knock", "Chances missed")])
 async def test_the_end_box_shows_a_line_per_player(ruleset: str, title: str) -> None:
     from kismet_tui.replay import ReplayApp
-    from tests.test_ui_dice import wait_for
+    from tests.uiutil import wait_for
 
     options = (
         {"countdown_ms": 200, "round_limit_ms": 800, "reveal_ms": 100} if ruleset == "race" else {}

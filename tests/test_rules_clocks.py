@@ -3,8 +3,7 @@ run (docs/rules.md [D31]). The engines stay pure: limits are options, the host's
 the idle mark are stamped events."""
 
 from kismet_tui.rules import HOST, ScriptedRNG, new_game
-from tests.rules_util import refused
-from tests.test_knock import seed_for_first_roller
+from tests.rules_util import refused, seed_for_first_roller
 
 TIMEOUT = {"type": "timeout"}
 

@@ -154,7 +154,7 @@ async def test_seat_folders_go_with_the_players_they_belong_to(tmp_path):
 
 
 async def test_a_browsers_seat_folder_goes_when_it_leaves_holding_nothing(tmp_path):
-    from tests.test_web import THIS_BROWSER, sit_down_as, visiting, web_host
+    from tests.webutil import THIS_BROWSER, sit_down_as, visiting, web_host
 
     async with web_host(tmp_path) as (host, web):
         async with visiting(web, path=f"/ws/{THIS_BROWSER}") as visitor:

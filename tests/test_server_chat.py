@@ -14,74 +14,10 @@ import time
 import pytest
 
 from protocol import encode, limits
-from protocol.framing import FROM_HOST, read_frame
+from tests.hostutil import Peer, peer, play_a_turn
 from tests.netutil import connected, running_host, start_together, wait_until
-from tests.test_server_hostile import play_a_turn
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
-
-
-class Peer:
-    """A raw protocol client that reads everything it is sent in the background."""
-
-    def __init__(self) -> None:
-        self.heard: list[dict] = []
-        self.next_id = 1
-        self.reader: asyncio.StreamReader
-        self.writer: asyncio.StreamWriter
-        self.task: asyncio.Task | None = None
-        self.client_id: int | None = None
-
-    async def open(self, port: int, name: str) -> Peer:
-        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
-        self.send({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name})
-        welcome = await asyncio.wait_for(read_frame(self.reader, FROM_HOST), 10)
-        assert welcome["type"] == "welcome", welcome
-        self.client_id = welcome["client_id"]
-        return self
-
-    def listen(self) -> None:
-        self.task = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        try:
-            while True:
-                self.heard.append(await read_frame(self.reader, FROM_HOST))
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-
-    def send(self, message: dict) -> None:
-        self.writer.write(encode(message))
-
-    def request(self, message: dict) -> int:
-        rid = self.next_id
-        self.next_id += 1
-        self.send({**message, "id": rid})
-        return rid
-
-    def answer(self, rid: int) -> dict | None:
-        return next((m for m in self.heard if m.get("re") == rid), None)
-
-    async def ask(self, message: dict) -> dict:
-        rid = self.request(message)
-        await wait_until(lambda: self.answer(rid) is not None)
-        answer = self.answer(rid)
-        assert answer is not None
-        return answer
-
-    def chat_from(self, client_id: int | None) -> list[str]:
-        return [m["text"] for m in self.heard if m["type"] == "chat" and m["from"] == client_id]
-
-    def close(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-        self.writer.close()
-
-
-async def peer(port: int, name: str) -> Peer:
-    joined = await Peer().open(port, name)
-    joined.listen()
-    return joined
 
 
 async def a_table(port: int, owner: str = "Ana", player: str = "Bo", watchers: int = 0):

@@ -14,8 +14,8 @@ import pytest
 from kismet_tui.net.client import RequestError
 from server.store import Store
 from tests.diskfaults import FaultyDisk
+from tests.hostutil import _client
 from tests.netutil import ROOT, running_host, wait_until
-from tests.test_server_hostile import _client
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(90)]
 

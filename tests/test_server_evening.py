@@ -4,8 +4,8 @@ since its evening began, kept over a restart, and labelled as such in the end bo
 import pytest
 
 from kismet_tui.net import Client
+from tests.hostutil import play_turn
 from tests.netutil import running_host, wait_until
-from tests.test_server_restart import play_turn
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 

@@ -4,8 +4,8 @@ asked. Over real TCP with an in-process host."""
 
 import pytest
 
+from tests.hostutil import Raw
 from tests.netutil import running_host, wait_until
-from tests.test_server_hostile import Raw
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
 

@@ -7,77 +7,10 @@ import struct
 import pytest
 
 from protocol import encode, limits
-from protocol.framing import FROM_HOST, read_frame
+from tests.hostutil import Raw, _client, game_on_other_table, play_a_turn
 from tests.netutil import connected, running_host, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
-
-
-class Raw:
-    """A bare TCP peer that writes whatever bytes it likes."""
-
-    async def open(self, port):
-        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
-        return self
-
-    def send(self, message: dict) -> None:
-        self.writer.write(encode(message))
-
-    async def hello(self, name="Raw"):
-        self.send({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name})
-        welcome = await self.recv()
-        assert welcome["type"] == "welcome"
-        return welcome
-
-    async def recv(self, timeout=5.0) -> dict:
-        return await asyncio.wait_for(read_frame(self.reader, FROM_HOST), timeout)
-
-    async def recv_type(self, kind: str, timeout=5.0) -> dict:
-        while True:
-            message = await self.recv(timeout)
-            if message["type"] == kind:
-                return message
-
-    async def closed_by_host(self, timeout=5.0) -> bool:
-        try:
-            while True:
-                data = await asyncio.wait_for(self.reader.read(65536), timeout)
-                if not data:
-                    return True
-        except ConnectionError:
-            return True
-
-    def close(self):
-        self.writer.close()
-
-
-async def game_on_other_table(host):
-    """Two honest players with a dice game running, to check nothing else disturbs them."""
-    ana = await _client(host, "Ana")
-    bo = await _client(host, "Bo")
-    table = await ana.create_table("dice")
-    await bo.join_table(table["id"])
-    await bo.ready()
-    await ana.start()
-    await wait_until(lambda: bo.game is not None and ana.game is not None)
-    return ana, bo
-
-
-async def _client(host, name):
-    from kismet_tui.net import Client
-
-    client = Client(reconnect=False)
-    await client.connect("127.0.0.1", host.port, name)
-    return client
-
-
-async def play_a_turn(ana, bo):
-    mover = ana if ana.game.current == ana.seat else bo
-    before = len(ana.events)
-    await mover.act({"type": "roll", "hold": []})
-    await mover.act({"type": "score", "box": mover.game.best_box()})
-    await wait_until(lambda: len(ana.events) == len(bo.events) == before + 2)
-    assert ana.game.digest() == bo.game.digest()
 
 
 async def test_garbage_bytes_are_cut_off(tmp_path):

@@ -6,39 +6,10 @@ import asyncio
 
 import pytest
 
+from tests.hostutil import _client, play_solo_dice
 from tests.netutil import running_host, wait_until
-from tests.test_server_hostile import _client
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
-
-
-async def paced(client, action=None):
-    """Act (or start, without an action), keeping to the host's pace (40 messages a second):
-    a refusal for pace is retried."""
-    from kismet_tui.net.client import RequestError
-
-    while True:
-        try:
-            return await (client.act(action) if action is not None else client.start())
-        except RequestError as exc:
-            if exc.code != "slow_down":
-                raise
-            await asyncio.sleep(0.1)  # the bucket refills at 40 a second
-
-
-async def play_solo_dice(client):
-    await paced(client)
-    await wait_until(
-        lambda: (
-            client.game is not None
-            and not client.game.finished
-            and client.table["state"] == "playing"
-        )
-    )
-    while not client.game.finished:
-        await paced(client, {"type": "roll", "hold": []})
-        await paced(client, {"type": "score", "box": client.game.best_box()})
-    await wait_until(lambda: client.table["state"] == "finished")
 
 
 async def test_the_oldest_finished_logs_go_first_and_unfinished_ones_stay(tmp_path):

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from protocol import ProtocolError, limits, parse_client, read_log
 from protocol.actions import VOCABULARY, build_action
+from tests.hostutil import Raw, _client, game_on_other_table
 from tests.netutil import running_host, wait_until
-from tests.test_server_hostile import Raw, _client, game_on_other_table
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 

@@ -9,15 +9,10 @@ import pytest
 from kismet_tui.net import Client
 from kismet_tui.rules import replay
 from protocol import read_log
+from tests.hostutil import play_turn
 from tests.netutil import host_process, wait_until
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
-
-
-async def play_turn(ana, bo):
-    mover = ana if ana.game.current == ana.seat else bo
-    await mover.act({"type": "roll", "hold": []})
-    await mover.act({"type": "score", "box": mover.game.best_box()})
 
 
 async def test_host_killed_mid_game_resumes_with_no_event_lost(tmp_path):

@@ -6,43 +6,14 @@ import asyncio
 
 import pytest
 
-from kismet_tui.net import Client
-from protocol import limits
-from tests.netutil import host_process, running_host, wait_until
-from tests.test_server_hostile import Raw
+from tests.hostutil import hello_with, two_games
+from tests.netutil import host_process, running_host
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(90)]
 
 
-async def two_games(port):
-    """Two dice tables with a game running at each; returns [(table id, tokens)], clients closed."""
-    made = []
-    for names in (("Ana", "Bo"), ("Cy", "Di")):
-        a, b = Client(reconnect=False), Client(reconnect=False)
-        await a.connect("127.0.0.1", port, names[0])
-        await b.connect("127.0.0.1", port, names[1])
-        table = await a.create_table("dice", {"away_limit_ms": 60000})
-        await b.join_table(table["id"])
-        await b.ready()
-        await a.start()
-        await wait_until(lambda: a.game is not None and b.game is not None)
-        mover = a if a.game.current == a.seat else b
-        await mover.act({"type": "roll", "hold": []})
-        made.append((table["id"], (a.token, b.token)))
-        await a.close()
-        await b.close()
-    return made
-
-
 def log_of(state_dir, table_id):
     return next((state_dir / "games").glob(f"*-table{table_id}-*.kismet"))
-
-
-async def hello_with(port, token, name="Back"):
-    raw = await Raw().open(port)
-    raw.send({"type": "hello", "version": limits.PROTOCOL_VERSION, "name": name, "token": token})
-    welcome = await raw.recv_type("welcome")
-    return raw, welcome
 
 
 async def test_a_damaged_table_is_set_aside_and_the_host_starts_with_the_others(tmp_path):

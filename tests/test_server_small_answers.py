@@ -12,10 +12,9 @@ import pytest
 
 from protocol import limits
 from protocol.framing import encode
+from tests.hostutil import Raw, hello_with, two_games
 from tests.netutil import ROOT, free_port, running_host
 from tests.records_util import write_finished_log
-from tests.test_server_hostile import Raw
-from tests.test_server_resume import hello_with, two_games
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(90)]
 

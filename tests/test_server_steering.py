@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from kismet_tui.net.client import RequestError
+from tests.hostutil import _client
 from tests.netutil import running_host, wait_until
-from tests.test_server_hostile import _client
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(60)]
 
@@ -118,8 +118,7 @@ async def test_the_unready_see_when_their_seat_is_freed(tmp_path):
 async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
     from textual.widgets import Footer
 
-    from tests.test_ui_dice import wait_for
-    from tests.test_ui_games import make_app
+    from tests.uiutil import make_app, wait_for
 
     async with running_host(tmp_path) as host:
         bo = await _client(host, "Bo")
@@ -152,8 +151,7 @@ async def test_the_lobby_key_x_removes_the_unready_member(tmp_path):
 async def test_the_unready_player_is_told_and_sees_the_seconds_go(tmp_path):
     """Issue 21 point 6: Bo, not ready, is told at once that Ana pressed start and that his
     seat is freed if he stays unready; his table pane counts the seconds down; y stops it."""
-    from tests.test_ui_dice import wait_for
-    from tests.test_ui_games import make_app
+    from tests.uiutil import make_app, wait_for
 
     async with running_host(tmp_path) as host:
         host.steering.unready_limit_s = 30

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from server.store import Disk
+from tests.hostutil import _client, play_solo_dice
 from tests.netutil import running_host, wait_until
-from tests.test_server_hostile import _client
-from tests.test_server_keep_games import play_solo_dice
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 

@@ -14,8 +14,8 @@ import pytest
 
 from protocol import limits
 from protocol.framing import FROM_HOST, read_frame
+from tests.hostutil import Raw
 from tests.netutil import running_host, wait_until
-from tests.test_server_hostile import Raw
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(120)]
 

@@ -125,7 +125,7 @@ async def test_a_game_everyone_left_closes_when_its_away_limit_passes(tmp_path):
 
 
 async def test_a_player_who_dropped_is_told_their_game_closed(tmp_path):
-    from tests.test_server_resume import hello_with
+    from tests.hostutil import hello_with
 
     async with running_host(tmp_path) as host:
         async with connected(host, "Ana", reconnect=False) as ana:

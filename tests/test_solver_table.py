@@ -18,6 +18,7 @@ from kismet_tui.rules import new_game
 from kismet_tui.solver import background, simulate, table
 from kismet_tui.solver.states import N_LOWER, N_UPPER, level_states, lower_index, upper_index
 from kismet_tui.solver.turn import state_values
+from tests import solver_standin
 
 START = upper_index(0, 0), lower_index(0, False)
 
@@ -126,15 +127,16 @@ def test_an_empty_table_file_with_a_matching_sidecar_is_refused_in_words(tmp_pat
 
 def test_a_refused_table_is_set_aside_said_and_built_again(optimal_cache, tmp_path):
     """A negated table with its sidecar rewritten, found by the real background build (the
-    child process that builds, as the app and the host start it): it says why, the status
-    bar says the table is rebuilt, the file is set aside and the new table is sound."""
+    child process that builds, as the app and the host start it, on a small table:
+    tests/solver_standin.py): it says why, the status bar says the table is rebuilt, the file
+    is set aside and the new table is sound."""
     source, V = optimal_cache
     cache = tmp_path / "cache"
     cache.mkdir()
     path = cache / source.name
     table.save(-V, path=path)
     said = []
-    build = background.Build(path)
+    build = background.Build(path, command=solver_standin.command(source))
     stop = background.listen(lambda: said.append(build.words()))
     try:
         build.start()
@@ -182,17 +184,18 @@ def test_a_missing_file_is_missing(tmp_path):
 
 def test_two_builders_at_once_build_once_and_repair_a_damaged_file(optimal_cache, tmp_path):
     """A truncated cache file and two builders started together: the background build of
-    this process and a second program. One of them says the file is damaged and builds; the
-    other waits and loads; the file ends sound, with the same table."""
+    this process and a second program (both the real child on a small table:
+    tests/solver_standin.py). One of them says the file is damaged and builds; the other
+    waits and loads; the file ends sound, with the same table."""
     source, V = optimal_cache
     cache = tmp_path / "cache"
     cache.mkdir()
     path = cache / source.name
     shutil.copy(source.with_suffix(".json"), path.with_suffix(".json"))
     path.write_bytes(source.read_bytes()[:100_000])  # truncated
-    mine = background.Build(path).start()
+    mine = background.Build(path, command=solver_standin.command(source)).start()
     other = subprocess.run(
-        background.build_command(),
+        solver_standin.command(source),
         capture_output=True,
         text=True,
         timeout=280,

@@ -17,6 +17,7 @@ from tests.sshutil import (
     Terminal,
     connect,
     have_the_code,
+    new_key,
     open_solo_dice,
     rejoin_code_shown,
     ssh_host,
@@ -25,10 +26,6 @@ from tests.sshutil import (
 )
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
-
-
-def new_key():
-    return asyncssh.generate_private_key("ssh-ed25519")
 
 
 def ana_player(host, name="Ana"):

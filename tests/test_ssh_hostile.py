@@ -10,7 +10,6 @@ import fcntl
 import os
 import resource
 import signal
-import socket
 import struct
 import subprocess
 import sys
@@ -30,8 +29,10 @@ from tests.netutil import ROOT, running_host, wait_until
 from tests.sshutil import (
     Terminal,
     connect,
+    descendants_of,
     have_the_code,
     kismet_host_with_ssh,
+    port_open,
     rejoin_code_shown,
     ssh_host,
     ssh_login,
@@ -226,22 +227,6 @@ async def test_a_frozen_app_ends_with_its_connection(tmp_path):
         assert not Path(f"/proc/{app.pid}").exists(), "reaped, not a zombie"
 
 
-def descendants_of(pid: int) -> list[int]:
-    found = []
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except FileNotFoundError:
-        return found  # (ended while we looked)
-    for task in tasks:
-        try:
-            children = (task / "children").read_text().split()
-        except FileNotFoundError:
-            continue  # a thread that ended while we looked (the host's worker threads come and go)
-        for child in children:
-            found += [int(child), *descendants_of(int(child))]
-    return found
-
-
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -277,14 +262,6 @@ async def test_kismet_host_max_sessions_caps_the_doors(tmp_path):
     finally:
         proc.kill()
         proc.wait(10)
-
-
-def port_open(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 PARENT_OF_A_DEAF_CHILD = """

@@ -20,33 +20,22 @@ import pytest
 
 from server.doors.warm_doors import ForkedSession
 from tests.netutil import wait_until
-from tests.sshutil import kismet_host_with_ssh, open_solo_dice, ssh_host, ssh_login
-from tests.test_ssh_hostile import descendants_of, port_open
+from tests.sshutil import (
+    descendants_of,
+    kismet_host_with_ssh,
+    open_files,
+    open_solo_dice,
+    parent_of,
+    port_open,
+    ssh_host,
+    ssh_login,
+)
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(240)]
 
 
 def new_key() -> asyncssh.SSHKey:
     return asyncssh.generate_private_key("ssh-ed25519")
-
-
-def parent_of(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-
-
-def open_files(pid: int) -> dict[int, tuple[str, tuple[int, int]]]:
-    """A process's fds: what each points at, and the (device, inode) of that. Anonymous
-    inodes (epoll, eventfd) are left out: the kernel gives all of them one inode."""
-    found = {}
-    for entry in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{entry}")
-            info = os.stat(f"/proc/{pid}/fd/{entry}")
-        except FileNotFoundError:
-            continue  # closed while we looked
-        if not target.startswith("anon_inode:"):
-            found[int(entry)] = (target, (info.st_dev, info.st_ino))
-    return found
 
 
 def only_app(ssh, name: str):

@@ -13,16 +13,13 @@ waited on its full queue forever.
 from __future__ import annotations
 
 import os
-import pty
-import select
 import signal
-import sys
-import time
 
 import pytest
 
-from tests.netutil import ROOT, host_process
-from tests.test_ui_replay import write_log
+from tests.netutil import host_process
+from tests.sshutil import COMMANDS, OnPty
+from tests.uiutil import write_log
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -30,106 +27,6 @@ pytestmark = [pytest.mark.timeout(120)]
 # bound allows for one shared with other test workers. What the tests catch is a command that
 # never ends (as before: it stayed running, deaf to SIGTERM), which no bound lets through.
 GONE_WITHIN_S = 10.0
-COMMANDS = {
-    "kismet": "local_main",
-    "kismet-join": "join_main",
-    "kismet-replay": "replay_main",
-}
-
-
-class OnPty:
-    """A command of kismet_tui.cli running on a new pty (its controlling terminal), 80x24."""
-
-    def __init__(self, command: str, args: list[str], before: str = "") -> None:
-        """`before`: Python run first in the child (a test's change to the program)."""
-        code = (
-            f"import sys; {before}\nfrom kismet_tui.cli import {COMMANDS[command]} as main; "
-            f"sys.exit(main(sys.argv[1:]))"
-        )
-        env = dict(
-            os.environ, PYTHONPATH=str(ROOT), TERM="xterm-256color", COLUMNS="80", LINES="24"
-        )
-        self.pid, self.master = pty.fork()
-        if self.pid == 0:  # the child: become the command
-            try:
-                os.execve(sys.executable, [sys.executable, "-c", code, *args], env)
-            finally:
-                os._exit(127)
-        import fcntl
-        import struct
-        import termios
-
-        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        self.output = b""
-        self.status: int | None = None
-
-    def read_until(self, wanted: bytes | None, seconds: float = 30.0) -> None:
-        """Read what the command draws until `wanted` shows (None: any byte at all)."""
-        deadline = time.monotonic() + seconds
-        while not self.output if wanted is None else wanted not in self.output:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"never drew {wanted!r}; drew {self.output[-400:]!r}")
-            ready, _, _ = select.select([self.master], [], [], 0.05)
-            if ready:
-                try:
-                    self.output += os.read(self.master, 65536)
-                except OSError:  # EIO: the command has ended, and its side of the pty with it
-                    raise AssertionError(
-                        f"ended before drawing {wanted!r}; drew {self.output[-400:]!r}"
-                    ) from None
-
-    def wait_for_exec(self, seconds: float = 10.0) -> None:
-        """Until the child runs Python (it then imports the program, before any frame)."""
-        deadline = time.monotonic() + seconds
-        while b"kismet_tui.cli" not in _cmdline(self.pid):
-            if time.monotonic() > deadline:
-                raise AssertionError("the command never started")
-            time.sleep(0.005)
-
-    def type(self, keys: bytes) -> None:
-        os.write(self.master, keys)
-
-    def close_terminal(self) -> None:
-        os.close(self.master)
-        self.master = -1
-
-    def gone_within(self, seconds: float, unless_drawn: bytes | None = None) -> bool:
-        """Poll the pid until it has ended (and reap it), or the time is up, or (given
-        `unless_drawn`) it has drawn those bytes since the call: it goes on."""
-        deadline = time.monotonic() + seconds
-        drawn_before = len(self.output)
-        while time.monotonic() < deadline:
-            if unless_drawn is not None and unless_drawn in self.output[drawn_before:]:
-                return False
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.status = status
-                return True
-            if self.master >= 0:  # keep reading, so the command never waits on a full pty
-                ready, _, _ = select.select([self.master], [], [], 0.02)
-                if ready:
-                    try:
-                        self.output += os.read(self.master, 65536)
-                    except OSError:
-                        pass
-            else:
-                time.sleep(0.02)
-        return False
-
-    def kill(self) -> None:
-        if self.status is None:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        if self.master >= 0:
-            os.close(self.master)
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            return file.read()
-    except OSError:
-        return b""
 
 
 @pytest.fixture

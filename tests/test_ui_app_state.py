@@ -16,8 +16,7 @@ from kismet_tui.messages import host_message
 from kismet_tui.screens.game import GameScreen
 from kismet_tui.screens.lobby import LobbyScreen
 from kismet_tui.widgets.status import StatusBar
-from tests.test_ui_dice import wait_for
-from tests.test_ui_snapshots import dice_mid_game
+from tests.uiutil import dice_mid_game, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
 

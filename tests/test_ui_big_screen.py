@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kismet_tui.widgets.art import BIG_DIE_HEIGHT, BIG_DIE_WIDTH
-from tests.test_ui_snapshots import app_for, dice_mid_game, knock_mid_game, until_screen
+from tests.uiutil import app_for, dice_mid_game, knock_mid_game, until_screen
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 

@@ -11,7 +11,7 @@ from kismet_tui.cli import join_by_name
 from kismet_tui.net import Client
 from kismet_tui.widgets.toosmall import too_small_words
 from tests.netutil import running_host
-from tests.test_ui_dice import wait_for
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 

@@ -14,12 +14,10 @@ from kismet_tui.net import Client
 from kismet_tui.screens.game import GameScreen, MoveLog
 from kismet_tui.screens.lobby import LobbyScreen
 from protocol import limits
+from tests.hostutil import peer
 from tests.netutil import connected, running_host
 from tests.scripted import ScriptedClient, table_for
-from tests.test_server_chat import peer
-from tests.test_ui_dice import wait_for
-from tests.test_ui_end import footer_keys
-from tests.test_ui_games import make_app
+from tests.uiutil import footer_keys, make_app, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(180)]
 
@@ -34,19 +32,23 @@ class ChattyClient(ScriptedClient):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.screen_up = asyncio.Event()  # the test saw the screen the chat is shown on
         self.burst_seen = asyncio.Event()  # the test looked at what the burst left
         self.flooded = asyncio.Event()
+        self.shown = lambda text: True  # whether the app shows a line with `text` (the test's)
 
     async def messages(self):
         yield {"type": "welcome"}
         yield {"type": "table", "table": self.table}
         yield {"type": "tables", "tables": self.tables}
-        await asyncio.sleep(0.5)  # the screen is up
+        await self.screen_up.wait()
         for n in range(BURST):
             yield {"type": "chat", "from": 9, "name": "Watcher", "text": f"burst {n} {LINE}"}
         await self.burst_seen.wait()
         for wave in range(WAVES):
-            await asyncio.sleep(0.02)
+            # A wave once the app has shown the one before: waves it keeps up with.
+            while wave and not self.shown(f"wave {wave - 1}.{WAVE - 1} "):
+                await asyncio.sleep(0.01)
             for n in range(WAVE):
                 yield {
                     "type": "chat",
@@ -75,6 +77,8 @@ async def test_a_chat_flood_leaves_every_log_bounded(where):
         screen = app.screen
         log = screen.query_one("#movelog" if where == "game" else "#lobbylog", MoveLog)
         version = getattr(screen, "version", 0)
+        client.shown = lambda text: bool(app.chat_lines) and text in app.chat_lines[-1].plain
+        client.screen_up.set()
         # The burst: as many lines as may wait were shown, the rest counted in one line.
         skipped = f"{BURST - limits.CLIENT_CHAT_WAITING} lines of chat were skipped"
         await wait_for(
@@ -178,7 +182,7 @@ async def test_the_net_client_lets_a_bounded_number_of_chat_lines_wait(tmp_path)
             )
         writer.write(encode({"type": "pong", "now": 0}))
         await writer.drain()
-        await asyncio.sleep(30)
+        await reader.read()  # the line stays open until the client hangs up
 
     server = await asyncio.start_server(host_side, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]

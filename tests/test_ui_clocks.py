@@ -11,8 +11,7 @@ import pytest
 
 from kismet_tui.widgets.status import StatusBar
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import make_app, seat_both
+from tests.uiutil import make_app, seat_both, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -202,7 +201,7 @@ async def test_a_clock_that_grows_beside_a_notice_is_never_cut(monkeypatch):
     from kismet_tui.app import KismetApp
     from kismet_tui.screens.game import GameScreen
     from kismet_tui.words.clocks import idle_words
-    from tests.test_ui_snapshots import dice_mid_game, until_screen
+    from tests.uiutil import dice_mid_game, until_screen
 
     # This test sets the clock itself: the screen's own once-a-second clock (an interval made
     # when it mounts, which a slow machine lets fire mid-test) shows nothing.
@@ -230,7 +229,7 @@ async def test_the_idle_words_are_whole_at_80_columns_beside_a_long_address():
     is read whole (the address gives way; the mark still says connected), never cut at "to"."""
     from kismet_tui.app import KismetApp
     from kismet_tui.words.clocks import idle_words
-    from tests.test_ui_snapshots import dice_mid_game, until_screen
+    from tests.uiutil import dice_mid_game, until_screen
 
     app = KismetApp(dice_mid_game(), address="127.0.0.1:46377")
     async with app.run_test(size=(80, 24)) as pilot:

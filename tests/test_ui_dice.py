@@ -2,61 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import time
-
 import pytest
 
 from kismet_tui.app import KismetApp
 from kismet_tui.net import Client
 from tests.netutil import running_host
+from tests.uiutil import solo_dice, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
-
-
-async def wait_for(pilot, condition, seconds: float = 20.0, what: str = "condition"):
-    """Let the app run until `condition()` holds; fail with `what` if it never does.
-
-    The limit is generous (a busy machine is slow, not wrong); a test that passes returns as
-    soon as the condition holds, so it costs nothing there."""
-    deadline = time.monotonic() + max(seconds, 20.0)
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
-
-
-async def settle(pilot, client) -> None:
-    """Return once every host message the client has received so far has been handled by the
-    app: its queue to the app is empty and the app has handled what was posted. A check that
-    something did NOT happen (no line written twice) is then a real check, not a guess that
-    some fixed time was long enough."""
-    await wait_for(
-        pilot, lambda: all(queue.empty() for queue in client._queues), what="the app to read"
-    )
-    await pilot.pause()
-    await pilot.pause()
-
-
-@contextlib.asynccontextmanager
-async def solo_dice(host, reconnect: bool = False, address: str | None = None):
-    """The app, connected to `host` as Ana, on the dice screen of a solo table it made by keys
-    (n, enter, g); yields (app, pilot, client). `address`: what the app is told it is
-    connected to (the status bar shows it)."""
-    client = Client(reconnect=reconnect)
-    app = KismetApp(
-        client,
-        connect=lambda: client.connect("127.0.0.1", host.port, "Ana"),
-        address=address or f"127.0.0.1:{host.port}",
-        on_quit=client.close,
-    )
-    async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: client.state == "connected", what="connection")
-        await pilot.press("n", "enter")
-        await wait_for(pilot, lambda: client.table is not None, what="the table")
-        await pilot.press("g")
-        await wait_for(pilot, lambda: getattr(app.screen, "RULESET", None) == "dice", what="dice")
-        yield app, pilot, client
 
 
 async def test_solo_dice_turn_changes_the_scorecard(tmp_path):

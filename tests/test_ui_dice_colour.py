@@ -13,7 +13,7 @@ from kismet_tui.screens.dice import render_scorecard
 from kismet_tui.widgets.art import die_lines
 from kismet_tui.widgets.glyphs import use_ascii
 from tests.scripted import ScriptedClient, table_for
-from tests.test_ui_dice import wait_for
+from tests.uiutil import wait_for
 
 COLOURS = {1: "black", 2: "red", 3: "green", 4: "green", 5: "red", 6: "black"}
 

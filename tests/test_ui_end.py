@@ -7,43 +7,9 @@ import pytest
 
 from kismet_tui.rematch import rematch_line
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import make_app, seat_both
+from tests.uiutil import footer_keys, make_app, play_dice_to_the_end, seat_both, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
-
-
-def footer_keys(app) -> dict[str, str]:
-    """What the footer offers now: key -> description (only enabled, shown bindings)."""
-    return {
-        key: active.binding.description
-        for key, active in app.screen.active_bindings.items()
-        if active.enabled and active.binding.show
-    }
-
-
-async def play_dice_to_the_end(pilot, app, client, other) -> None:
-    """Ana (the app) plays by keys, Bo (a bare client) by calls, until the game is over."""
-    game = client.game
-    while not game.finished:
-        view = game.view(1)
-        if view["current"] == 1:
-            turn = view["turn"]
-            await pilot.press("r")
-            await wait_for(pilot, lambda: game.view(1)["can_score"], what="Ana's throw")
-            await pilot.press("enter")
-            await wait_for(
-                pilot, lambda: game.finished or game.view(1)["turn"] != turn, what="Ana's score"
-            )
-        else:
-            turn = view["turn"]
-            await other.act({"type": "roll", "hold": []})
-            await wait_for(pilot, lambda: other.game.view(0)["can_score"], what="Bo's throw")
-            box = next(b for b, p in other.game.view(0)["preview"].items() if p["legal"])
-            await other.act({"type": "score", "box": box})
-            await wait_for(
-                pilot, lambda: game.finished or game.view(1)["turn"] != turn, what="Bo's score"
-            )
 
 
 async def test_rematch_keys_after_see_the_board_and_both_told(tmp_path):

@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
-from tests.test_ui_end import footer_keys
-from tests.test_ui_games import look_at_the_dice, make_app, seat_both
+from tests.uiutil import footer_keys, look_at_the_dice, make_app, seat_both, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -110,7 +108,7 @@ async def test_lobby_offers_talk_only_at_a_table(tmp_path):
 async def test_knock_throw_is_offered_only_once_the_others_may_no_longer_knock(tmp_path):
     """Issue 21 point 5: the footer offered r while the others could still knock on the last
     throw [D15]. Now it comes when the window closes; an r before that hears why."""
-    from tests.test_ui_dice import settle
+    from tests.uiutil import settle
 
     async with running_host(tmp_path) as host, connected(host, "Bo") as other:
         app, client = make_app(host, "Ana")

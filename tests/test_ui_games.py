@@ -8,59 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from kismet_tui.app import KismetApp
-from kismet_tui.net import Client
-from protocol.limits import REACTION_FLOOR_MS
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
+from tests.uiutil import (
+    first_race_round,
+    look_at_the_dice,
+    make_app,
+    pass_every_round,
+    seat_both,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
-
-
-def make_app(host, name: str) -> tuple[KismetApp, Client]:
-    client = Client(reconnect=False)
-    app = KismetApp(
-        client,
-        connect=lambda: client.connect("127.0.0.1", host.port, name),
-        address=f"127.0.0.1:{host.port}",
-        on_quit=client.close,
-    )
-    return app, client
-
-
-async def look_at_the_dice(pilot, client) -> None:
-    """As a person would: a grab or knock comes after the dice were seen [D20]."""
-    await wait_for(
-        pilot, lambda: client.since_throw_ms() >= REACTION_FLOOR_MS, what="a look at the dice"
-    )
-
-
-async def seat_both(pilot, app, client, other, ruleset: str, options: dict):
-    """`other` makes the table; the app's player sits down with enter, is ready; other starts."""
-    await wait_for(pilot, lambda: client.state == "connected", what="connection")
-    await other.create_table(ruleset, options)
-    await pilot.press("r")  # refresh the table list
-    await wait_for(pilot, lambda: bool(app.screen.tables), what="the table list")
-    await pilot.press("enter")  # sit down
-    await wait_for(pilot, lambda: client.seat == 1, what="a seat")
-    await pilot.press("y")  # ready
-    await wait_for(pilot, lambda: other.table["seats"][1]["ready"], what="ready mark")
-    await other.start()
-    await wait_for(
-        pilot,
-        lambda: client.game is not None and getattr(app.screen, "RULESET", None) == ruleset,
-        what=f"the {ruleset} screen",
-    )
-
-
-async def first_race_round(pilot, app, client, other, round_limit_ms: int):
-    """A race game between the app's player and `other`, once its first dice are out."""
-    await seat_both(
-        pilot, app, client, other, "race", {"countdown_ms": 200, "round_limit_ms": round_limit_ms}
-    )
-    game = client.game
-    await wait_for(pilot, lambda: game.phase == "grabbing", what="the first roll")
-    return game
 
 
 async def test_race_grab_by_one_key_lands_on_that_card(tmp_path):
@@ -157,17 +115,6 @@ async def test_knock_by_card_key_on_anothers_throw(tmp_path):
                 what="the knock in the move log",
             )
             await client.close()
-
-
-async def pass_every_round(pilot, game) -> None:
-    """Seat 0 passes by key each round (the bot grabs) until the race game is over."""
-    for _ in range(3000):
-        if game.finished:
-            break
-        if game.phase == "grabbing" and not game.view(0)["done"][0]:
-            await pilot.press("p")
-        await pilot.pause(0.02)
-    assert game.finished
 
 
 @pytest.mark.timeout(120)

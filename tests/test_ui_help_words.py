@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.scripted import ScriptedClient, table_for
-from tests.test_ui_dice import wait_for
-from tests.test_ui_snapshots import app_for, until_screen
+from tests.uiutil import app_for, until_screen, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 

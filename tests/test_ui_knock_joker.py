@@ -8,72 +8,13 @@ engine to show it is legal.
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from kismet_tui.app import KismetApp
 from kismet_tui.messages import host_message
-from kismet_tui.rules import ScriptedRNG, new_game
-from kismet_tui.rules.knock import prelay_commitment
-from tests.test_ui_dice import wait_for
+from tests.uiutil import ScriptedSeat, joker_game, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
-
-
-class ScriptedSeat:
-    """Stands where the network client stands: a local replica, seat 0, and a record of the
-    actions the screen sent (each is also applied, as the host would stamp it)."""
-
-    state = "connected"
-    live = True
-    table = None
-    client_id = 1
-    verification = None
-
-    def __init__(self, game, header):
-        self.game, self.header, self.seat = game, header, 0
-        self.sent: list[dict] = []
-        self.t = 1000
-
-    def host_time_ms(self) -> int:
-        return self.t
-
-    def applied_events(self) -> list[dict]:
-        return []  # the screen's history starts with the test's own events
-
-    def applied_notes(self) -> list[list[dict]]:
-        return []
-
-    def act_nowait(self, action: dict) -> None:
-        self.sent.append(action)
-
-    def messages(self):
-        async def never():
-            await asyncio.Event().wait()
-            yield {}
-
-        return never()
-
-    async def _nothing(self, *args, **kwargs) -> None:
-        return None
-
-    # The other requests (the lobby asks for the tables): taken, and nothing happens.
-    act = chat = ready = start = leave = list_tables = prelay = join_table = _nothing
-    create_table = remove = _nothing
-
-
-def joker_game():
-    """Two seats, empty pre-lays, seat 0 to roll first and about to throw 4 4 4."""
-    for seed in range(100):
-        game = new_game("knock", 2, seed, rng=ScriptedRNG([4, 4, 4], seed=seed))
-        for seat in (0, 1):
-            game.apply(seat, {"type": "prelay", "commit": prelay_commitment([], "00")}, 10)
-        for seat in (0, 1):
-            game.apply(seat, {"type": "reveal", "cards": [], "salt": "00"}, 20)
-        if game.view(0)["turn"] == 0:
-            return game, seed
-    raise AssertionError("no seed lets seat 0 roll first")
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
-from tests.test_ui_end import play_dice_to_the_end
-from tests.test_ui_games import make_app, seat_both
+from tests.uiutil import make_app, play_dice_to_the_end, seat_both, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

@@ -9,7 +9,7 @@ from kismet_tui.cli import join_by_name
 from kismet_tui.net import Client
 from protocol import limits
 from tests.netutil import running_host
-from tests.test_ui_dice import wait_for
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

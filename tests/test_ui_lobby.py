@@ -9,8 +9,7 @@ from textual.widgets import Footer
 from kismet_tui.screens.help import HelpScreen
 from kismet_tui.widgets.chat import ChatInput
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import make_app
+from tests.uiutil import make_app, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

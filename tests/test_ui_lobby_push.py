@@ -7,8 +7,7 @@ import pytest
 from textual.widgets.data_table import RowKey
 
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import settle, wait_for
-from tests.test_ui_games import make_app
+from tests.uiutil import make_app, settle, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

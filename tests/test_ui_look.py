@@ -9,8 +9,8 @@ import pytest
 
 from kismet_tui.app import KismetApp
 from kismet_tui.rules import HOST
-from tests import test_ui_snapshots as snaps
-from tests.test_ui_dice import wait_for
+from tests import uiutil as snaps
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
@@ -173,7 +173,7 @@ async def test_space_in_the_help_turns_a_whole_page(size):
 def test_race_grab_mark_is_not_the_pile_mark(ascii_drawing):
     from kismet_tui.screens.race import render_players
     from kismet_tui.widgets.glyphs import glyph, use_ascii
-    from tests.test_golden_render import race_position
+    from tests.uiutil import race_position
 
     game = race_position(2)
     game.apply(HOST, {"type": "timeout"}, 3000)  # the throw
@@ -195,7 +195,7 @@ def test_race_grab_mark_is_not_the_pile_mark(ascii_drawing):
 @pytest.mark.network
 async def test_a_refusal_goes_from_the_top_line_once_you_have_acted(tmp_path):
     from tests.netutil import running_host
-    from tests.test_ui_dice import solo_dice
+    from tests.uiutil import solo_dice
 
     async with running_host(tmp_path) as host:
         async with solo_dice(host) as (app, pilot, client):
@@ -257,7 +257,7 @@ async def test_replay_footer_says_play_while_paused_and_fits_at_the_end():
 @pytest.mark.network
 async def test_lobby_y_says_not_ready_once_you_are_ready(tmp_path):
     from tests.netutil import connected, running_host
-    from tests.test_ui_games import make_app
+    from tests.uiutil import make_app
 
     async with running_host(tmp_path) as host, connected(host, "Bo") as other:
         app, client = make_app(host, "Ana")

@@ -2,7 +2,7 @@
 a card, a button, each doing what its key does, and a click on something the engine would
 refuse doing nothing but say why.
 
-The app is seat 0 of a RefereeClient (tests/test_ui_footer_walk.py): a game replica from a
+The app is seat 0 of a RefereeClient (tests/footer_util.py): a game replica from a
 seeded playout, its clock frozen, and every send judged by a copy of the engine the host
 applies, so "accepted" means the host would take it. Where a thing is on the screen is found
 from the text the screen drew (a button's label, a box's name), never from fixed cells.
@@ -17,9 +17,9 @@ import pytest
 from kismet_tui.app import KismetApp
 from kismet_tui.rules import IllegalAction
 from kismet_tui.screens.dice import ALL_HELD, SHORT, load_advisor
+from tests.footer_util import RefereeClient
 from tests.scripted import OPTIONS, T0, table_for
-from tests.test_ui_dice import wait_for
-from tests.test_ui_footer_walk import RefereeClient
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
@@ -452,7 +452,7 @@ async def test_a_card_clicked_with_nothing_to_knock_on_says_the_engines_words():
 
 async def test_the_jokers_second_card_by_click():
     from kismet_tui.messages import host_message
-    from tests.test_ui_knock_joker import ScriptedSeat, joker_game
+    from tests.uiutil import ScriptedSeat, joker_game
 
     game, seed = joker_game()
     client = ScriptedSeat(game, {"ruleset": "knock", "seats": ["Ana", "Bo"], "seed": seed, "t0": 0})

@@ -24,9 +24,7 @@ from kismet_tui.screens.remove import Member, RemoveScreen
 from kismet_tui.widgets.chat import ChatInput
 from tests.netutil import connected, running_host
 from tests.scripted import ScriptedClient
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import make_app
-from tests.test_ui_snapshots import app_for, lobby_client
+from tests.uiutil import app_for, lobby_client, make_app, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 

@@ -8,8 +8,7 @@ from kismet_tui.screens.dice import column_names
 from kismet_tui.screens.race import render_players, reveal_words
 from kismet_tui.widgets.names import fit, possessive
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import make_app, seat_both
+from tests.uiutil import make_app, seat_both, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import settle, wait_for
-from tests.test_ui_games import make_app
+from tests.uiutil import make_app, settle, type_text, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -16,11 +15,6 @@ RISING = list(range(1, 12))  # the 2 carries 1 chip ... the 12 carries 11
 
 def notifications(app) -> list[str]:
     return list(app.notices_shown)
-
-
-async def type_text(pilot, text: str) -> None:
-    for ch in text:
-        await pilot.press("space" if ch == " " else ch)
 
 
 async def test_a_custom_chip_table_is_typed_checked_and_shown_on_the_cards(tmp_path):

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from kismet_tui.widgets.colours import colourless_terminal
 from tests.netutil import running_host
-from tests.test_ui_dice import solo_dice, wait_for
+from tests.uiutil import solo_dice, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -196,7 +196,7 @@ async def test_the_dice_lines_survive_textuals_own_monochrome_filter():
 
     from kismet_tui.app import KismetApp
     from kismet_tui.widgets.lines import Lines
-    from tests import test_ui_snapshots as snaps
+    from tests import uiutil as snaps
 
     # At the end the turn line is one line in a widget two high: the row under it is blank.
     app = KismetApp(

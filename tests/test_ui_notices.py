@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.netutil import connected, running_host
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import make_app
-from tests.test_ui_new_table import type_text
+from tests.uiutil import make_app, type_text, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

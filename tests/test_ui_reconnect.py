@@ -8,7 +8,7 @@ import pytest
 from kismet_tui.app import KismetApp
 from kismet_tui.net import Client
 from tests.netutil import running_host
-from tests.test_ui_dice import solo_dice, wait_for
+from tests.uiutil import solo_dice, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

@@ -11,31 +11,17 @@ from kismet_tui.app import KismetApp
 from kismet_tui.net import Client
 from tests.netutil import running_host
 from tests.scripted import ScriptedClient, table_for
-from tests.test_ui_dice import wait_for
-from tests.test_ui_games import pass_every_round
-from tests.test_ui_snapshots import SIZES, app_for, lobby_client, until_screen
+from tests.uiutil import (
+    SIZES,
+    app_for,
+    lobby_client,
+    open_records,
+    pass_every_round,
+    until_screen,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
-
-
-def open_records(*keys):
-    async def then(pilot):
-        await pilot.press("h")
-        for _ in range(300):
-            screen = pilot.app.screen
-            if type(screen).__name__ == "RecordsScreen" and screen.answer is not None:
-                break
-            await pilot.pause(0.01)
-        for key in keys:
-            before = pilot.app.screen.answer
-            await pilot.press(key)
-            for _ in range(300):
-                if pilot.app.screen.answer is not before:
-                    break
-                await pilot.pause(0.01)
-        await pilot.pause()
-
-    return until_screen("LobbyScreen", then)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -5,23 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kismet_tui.replay import ReplayApp
-from kismet_tui.rules import SeededRNG, new_game
-from kismet_tui.rules.playout import random_playout
-from protocol.gamelog import read_log_full, record_bytes
-from tests.test_ui_dice import wait_for
+from protocol.gamelog import read_log_full
+from tests.uiutil import wait_for, write_log
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
-
-
-def write_log(path, ruleset: str, names: list[str], seed: bytes, options: dict) -> None:
-    header = {"ruleset": ruleset, "seats": names, "seed": seed, "options": options, "t0": 1_000_000}
-    game = new_game(ruleset, names, seed, options, start_ms=header["t0"])
-    events = random_playout(game, SeededRNG(b"playout"), max_gap_ms=300)
-    with open(path, "wb") as out:
-        out.write(record_bytes({"kind": "header", "header": header, "table": 1}))
-        for event in events:
-            out.write(record_bytes({"kind": "event", **event}))
-        out.write(record_bytes({"kind": "end", "result": game.result()}))
 
 
 async def test_replay_steps_and_plays_to_the_end(tmp_path):

@@ -15,7 +15,7 @@ from kismet_tui.review.text import end_lines
 from kismet_tui.screens.review import NOT_BUILT, ReviewScreen
 from kismet_tui.solver import background, table
 from tests.review_util import play_dice
-from tests.test_ui_dice import wait_for
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
@@ -153,8 +153,7 @@ async def test_before_the_table_is_built_it_offers_to_wait_and_then_shows_the_re
 async def test_the_records_open_the_review_of_a_dice_game_kept_here(solo_game, tmp_path):
     from tests.review_util import write_log
     from tests.scripted import canned_records
-    from tests.test_ui_records import open_records
-    from tests.test_ui_snapshots import app_for, lobby_client
+    from tests.uiutil import app_for, lobby_client, open_records
 
     header, events, review = solo_game
     best = canned_records("best")["rows"][0]  # the high scores: solo dice games

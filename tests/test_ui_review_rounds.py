@@ -17,7 +17,7 @@ from kismet_tui.rules import game_from_header
 from kismet_tui.rules.playout import random_playout
 from kismet_tui.rules.rng import SeededRNG
 from kismet_tui.screens.review_rounds import KnockReviewScreen, RaceReviewScreen
-from tests.test_ui_dice import wait_for
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
 
@@ -152,8 +152,7 @@ async def test_the_end_box_v_opens_a_race_review() -> None:
 async def test_the_records_open_a_race_games_review_kept_here(tmp_path: Path) -> None:
     from tests.review_util import write_log
     from tests.scripted import canned_records
-    from tests.test_ui_records import open_records
-    from tests.test_ui_snapshots import app_for, lobby_client
+    from tests.uiutil import app_for, lobby_client, open_records
 
     race = canned_records("recent")["rows"][0]  # the recent games: a race game first
     assert race["ruleset"] == "race"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kismet_tui.app import KismetApp
-from tests.test_ui_dice import wait_for
-from tests.test_ui_snapshots import dice_mid_game
+from tests.uiutil import dice_mid_game, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(60)]
 
@@ -48,7 +47,7 @@ async def test_no_dice_key_acts_behind_the_too_small_word(tmp_path):
     """Seen at 60x20: r threw the dice behind the word, and typed letters made a blind race
     grab (with its penalty). Behind it nothing acts; at 80x24 the same keys act again."""
     from tests.netutil import running_host
-    from tests.test_ui_dice import settle, solo_dice
+    from tests.uiutil import settle, solo_dice
 
     async with running_host(tmp_path) as host:
         async with solo_dice(host) as (app, pilot, client):
@@ -73,8 +72,7 @@ async def test_no_dice_key_acts_behind_the_too_small_word(tmp_path):
 @pytest.mark.network
 async def test_no_race_grab_behind_the_too_small_word(tmp_path):
     from tests.netutil import connected, running_host
-    from tests.test_ui_dice import settle
-    from tests.test_ui_games import make_app, seat_both
+    from tests.uiutil import make_app, seat_both, settle
 
     async with running_host(tmp_path) as host:
         async with connected(host, "Bo") as other:

@@ -11,110 +11,25 @@ from __future__ import annotations
 
 import pytest
 
-from kismet_tui.app import KismetApp
 from kismet_tui.replay import ReplayApp
 from kismet_tui.screens.dice import load_advisor
-from tests.scripted import ScriptedClient, table_for
+from tests.scripted import ScriptedClient
+from tests.uiutil import (
+    SIZES,
+    app_for,
+    dice_mid_game,
+    knock_mid_game,
+    lobby_client,
+    race_mid_round,
+    until_screen,
+)
 
 pytestmark = [pytest.mark.ui, pytest.mark.timeout(120)]
-
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-THREE = ["Ana", "Bot 1 (easy)", "Bot 2 (hard)"]
 
 
 @pytest.fixture(autouse=True, scope="module")
 def advisor_loaded():
     load_advisor()
-
-
-def app_for(client) -> KismetApp:
-    return KismetApp(client, address="this computer")
-
-
-def until_screen(name: str, then=None):
-    """run_before: wait (by condition, not by time) until `name` is the screen on top and
-    drawn; `then(pilot)` may press keys after that."""
-
-    async def run_before(pilot):
-        app = pilot.app
-        for _ in range(500):
-            screen = app.screen
-            if (
-                type(screen).__name__ == name
-                and screen.is_mounted
-                and (not hasattr(screen, "RULESET") or getattr(screen, "game", None) is not None)
-            ):
-                break
-            await pilot.pause(0.01)
-        else:
-            raise AssertionError(f"{name} never came up")
-        await pilot.pause()
-        if then is not None:
-            await then(pilot)
-
-    return run_before
-
-
-def dice_mid_game():
-    return ScriptedClient.at(
-        "dice",
-        ["Ana", "Bot 1 (medium)"],
-        until=lambda g: (
-            g.view(0)["turn"] >= 6 and g.view(0)["current"] == 0 and g.view(0)["rolls_used"] == 1
-        ),
-    )
-
-
-def race_mid_round():
-    return ScriptedClient.at(
-        "race",
-        THREE,
-        until=lambda g: (
-            g.view(0)["phase"] == "grabbing"
-            and g.view(0)["round"] >= 2
-            and len(g.view(0)["grabs"]) >= 1
-        ),
-    )
-
-
-def knock_mid_game():
-    def other_throw(game):
-        view = game.view(0)
-        roll = view.get("roll") or {}
-        return (
-            view["phase"] == "play"
-            and roll.get("roller") not in (None, 0)
-            and roll.get("status") == "deciding"
-            and roll.get("no", 0) >= 6
-        )
-
-    return ScriptedClient.at("knock", THREE, until=other_throw)
-
-
-def lobby_client():
-    table = table_for("race", ["Ana", "Bo Longername-Jones", "Bot 1 (easy)"], state="lobby")
-    table["options"] = {}
-    tables = [
-        {
-            "id": 1,
-            "ruleset": "race",
-            "state": "lobby",
-            "seats": ["Ana", "Bo Longername-Jones", "Bot 1 (easy)"],
-            "max_seats": 8,
-            "spectators": 0,
-            "owner": "Ana",
-        },
-        {
-            "id": 2,
-            "ruleset": "dice",
-            "state": "playing",
-            "seats": ["Cy", "Di"],
-            "max_seats": 8,
-            "spectators": 1,
-            "owner": "Cy",
-        },
-    ]
-    return ScriptedClient(None, [], table, tables=tables)
 
 
 @pytest.mark.parametrize("size", SIZES)

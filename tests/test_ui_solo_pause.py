@@ -15,7 +15,7 @@ from kismet_tui.cli import connect_solo
 from kismet_tui.net.client import Client
 from server import Host
 from tests.netutil import FAST, running_host
-from tests.test_ui_dice import wait_for
+from tests.uiutil import wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 
@@ -169,7 +169,7 @@ async def test_a_new_table_leaves_the_paused_game_for_good(tmp_path):
 
 async def test_the_seat_wait_words_say_how_long(tmp_path):
     from tests.netutil import connected
-    from tests.test_ui_games import make_app, seat_both
+    from tests.uiutil import make_app, seat_both
 
     async with running_host(tmp_path) as host, connected(host, "Bo") as other:
         app, client = make_app(host, "Ana")

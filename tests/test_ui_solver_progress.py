@@ -16,7 +16,7 @@ import pytest
 from kismet_tui.solver import background, table
 from kismet_tui.widgets.status import LOCAL, StatusBar
 from tests.netutil import running_host
-from tests.test_ui_dice import solo_dice, wait_for
+from tests.uiutil import solo_dice, wait_for
 
 pytestmark = [pytest.mark.ui, pytest.mark.network, pytest.mark.timeout(120)]
 

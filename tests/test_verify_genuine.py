@@ -11,24 +11,22 @@ that host, and its log verifies as the host's while every forgery of it fails in
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
 
 from kismet_tui.app import KismetApp
-from kismet_tui.bots.runner import BotLoop
 from kismet_tui.cli import join_by_name
 from kismet_tui.known_hosts import THIS_COMPUTER, default_path, known_keys, remember
 from kismet_tui.net import Client
 from protocol.gamelog import record_bytes
 from protocol.logsign import fingerprint
-from server.chance import GameSecret
 from server.cli import default_state_dir
 from server.identity import HostIdentity
-from tests.netutil import FAST, connected, host_process, wait_until
-from tests.test_ui_dice import wait_for
-from tests.test_verify_log import a_grab_pair, end_of, events_of, forge, records, run_verify, write
+from tests.logutil import older_log, play_a_game
+from tests.netutil import host_process, wait_until
+from tests.uiutil import wait_for
+from tests.verifyutil import a_grab_pair, end_of, events_of, forge, records, run_verify, write
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
 
@@ -70,26 +68,6 @@ async def join_like_kismet_join(port: int, tmp_path) -> tuple[Client, list[str]]
         shown = list(app.notices_shown)
         await client.close()
     return client, shown
-
-
-async def play_a_game(
-    port: int, ruleset: str = "race", bots: tuple[str, ...] = ("greedy", "greedy")
-) -> None:
-    """A whole game at the host: Ana (a bot loop on her client) and `bots`."""
-    async with connected(port, "Ana") as ana:
-        table = await ana.create_table(ruleset, FAST[ruleset], bots=list(bots))
-        await wait_until(lambda: all(s["connected"] and s["ready"] for s in ana.table["seats"][1:]))
-        await ana.start()
-        player = asyncio.create_task(BotLoop(ana, "greedy", 0.01, rematches=False).run())
-        await wait_until(
-            lambda: (
-                ana.table is not None
-                and ana.table["id"] == table["id"]
-                and ana.table["state"] == "finished"
-            ),
-            timeout=90,
-        )
-        player.cancel()
 
 
 async def play_at_a_joined_host(tmp_path, ruleset: str, bots: tuple[str, ...]):
@@ -239,44 +217,8 @@ async def test_a_game_made_up_from_a_chosen_seed_fails(tmp_path, capsys):
     assert lines[1:3] == [lines[1], "Every die and card came from the seed committed at the start."]
 
 
-def older_log(recs, path):
-    """What a host before signing (protocol version 2) wrote for these moves: no `version`
-    or key in the header, the seed's version-2 commit and values, no digest, marks or
-    signature."""
-    from kismet_tui.rules import IllegalAction, game_from_header
-
-    header = {k: v for k, v in recs[0]["header"].items() if k not in ("version", "players")}
-    events = [{k: r[k] for k in r if k not in ("kind", "chance")} for r in events_of(recs)]
-    for _attempt in range(64):
-        secret = GameSecret(version=2)
-        stream = secret.stream(header["entropy"])
-        header["commit"] = secret.commit
-        game = game_from_header(header, rng=stream)
-        header["chance"] = stream.take_drawn()
-        try:
-            for event in events:
-                game.apply(event["seat"], event["action"], event["t"])
-                event.pop("chance", None)
-                if drawn := stream.take_drawn():
-                    event["chance"] = drawn
-        except IllegalAction:
-            continue
-        break
-    else:
-        raise AssertionError("no seed replays these moves")
-    end = {"kind": "end", "result": game.result(), "server_seed": secret.server_seed}
-    return write(
-        path,
-        [
-            {"kind": "header", "header": header, "table": recs[0]["table"]},
-            *({"kind": "event", **event} for event in events),
-            end,
-        ],
-    )
-
-
 async def test_a_log_from_before_signing_says_it_is_unsigned(tmp_path, capsys):
-    from tests.test_verify_log import play
+    from tests.verifyutil import play
 
     path, _ = await play(tmp_path / "solo-host", "dice", [])
     older = older_log(records(path), tmp_path / "older.kismet")

@@ -18,7 +18,7 @@ import pytest
 
 from server.table import PLAYING
 from tests.netutil import connected, looked_at_the_dice, wait_until
-from tests.test_web import browser_page, needs_chromium, web_host
+from tests.webutil import browser_page, needs_chromium, web_host
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(240), needs_chromium]
 

@@ -40,6 +40,7 @@ from ..widgets.lines import Lines
 from ..widgets.links import LinkText, clickable, linked
 from ..widgets.names import fit, fits
 from .game import GameScreen, MoveLog
+from .offers import ALL_HELD, GAME_ACTIONS, Seen, offered
 
 if TYPE_CHECKING:  # (the advisor loads the solver: only its types here)
     from ..bots.advisor import Advise, Hint
@@ -114,7 +115,6 @@ def widths(seats: int, names: list[str], room: int) -> tuple[int, int, bool]:
     return full, width, True
 
 
-ALL_HELD = "All five dice are held: choose a box to score instead."
 COLOUR_BOXES = ("two_pair_same_color", "flush", "full_house_same_color")
 
 
@@ -455,24 +455,21 @@ class DiceScreen(GameScreen[View, PlayerAction, Note]):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if self.game is None:
             return True
+        if action not in GAME_ACTIONS[self.RULESET]:
+            return super().check_action(action, parameters)
         # Every game key asks the engine's legal_actions (GameScreen.legal_now), nothing else.
-        legal = self.legal_now()
-        if action == "roll":  # (five dice held: nothing to throw)
-            return {
-                "type": "roll",
-                "hold": sorted(self.held) if self.view().get("dice") else [],
-            } in legal
-        if action == "hold":  # (a throw that keeps dice: none before the first throw)
-            return any(a["type"] == "roll" and a.get("hold") for a in legal)
-        if action == "cursor":  # (one box left: nothing to choose)
-            return len({a["box"] for a in legal if a["type"] == "score"}) > 1
-        if action == "score":
-            return "score" in self.legal_kinds()
-        if action == "choose":  # (a click on a box: choose it, and on the chosen one score it)
-            return any(a["type"] == "score" and a["box"] == parameters[0] for a in legal)
-        if action == "hint":
-            return bool(legal) and _advisor() is not None
-        return super().check_action(action, parameters)
+        return offered(self.RULESET, action, parameters, self.seen())
+
+    def seen(self) -> Seen:
+        """What the keys depend on (screens/offers.py)."""
+        return Seen(
+            self.seat,
+            self.view(),
+            self.legal_now(),
+            held=frozenset(self.held),
+            cursor=self.cursor,
+            advisor=_advisor() is not None,
+        )
 
     def answer_not_offered(self, name: str, params: tuple[object, ...]) -> bool:
         # With all five held the footer drops `r` (nothing to throw); a player who presses

@@ -37,6 +37,7 @@ from ..widgets.lines import Lines
 from ..widgets.links import LinkText, linked
 from ..widgets.names import fit, possessive
 from .game import GameScreen, MoveLog
+from .offers import GAME_ACTIONS, Seen, offered
 
 NUMBERS = list(range(2, 13))
 KEY_OF = {2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9", 10: "0", 11: "-", 12: "="}
@@ -377,23 +378,19 @@ class KnockScreen(GameScreen[View, PlayerAction, Note]):
         only when this set changes, see GameScreen.refresh_keys.)"""
         if self.game is None:
             return True
-        choosing = self.choosing_prelay()
-        if action in ("roll", "pass"):  # a throw waits out the others' knock window [D15]
-            return action in self.legal_kinds()
-        if action == "knock":
-            return {"type": "knock"} in self.legal_now()
-        if action == "card":  # a pre-lay pick, a lay, or a knock naming a matching card
-            return choosing or any(
-                a.get("type") in ("lay", "knock") and "card" in a for a in self.legal_now()
-            )
-        if action == "confirm":  # (in play only for a joker throw's single card: rare)
-            return choosing or (
-                self.joker_first is not None
-                and {"type": "lay", "card": self.joker_first} in self.legal_now()
-            )
-        if action == "undo":
-            return choosing and bool(self.chosen)
+        if action in GAME_ACTIONS[self.RULESET]:
+            return offered(self.RULESET, action, parameters, self.seen())
         return super().check_action(action, parameters)
+
+    def seen(self) -> Seen:
+        """What the keys depend on (screens/offers.py)."""
+        return Seen(
+            self.seat,
+            self.view(),
+            self.legal_now(),
+            chosen=tuple(self.chosen),
+            joker_first=self.joker_first,
+        )
 
     # ---- keys and clicks ---------------------------------------------------------------------
     def answer_not_offered(self, name: str, params: tuple[object, ...]) -> bool:

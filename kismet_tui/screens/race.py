@@ -27,6 +27,7 @@ from ..widgets.glyphs import glyph
 from ..widgets.links import LinkText, clickable
 from ..widgets.names import fit
 from .game import GameScreen, MoveLog
+from .offers import GAME_ACTIONS, Seen, offered
 
 KEYS = "abcdefghijk"
 CANVAS_W, CANVAS_H = 56, 20
@@ -334,12 +335,16 @@ class RaceScreen(GameScreen[View, PlayerAction, Note]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.game is None:
             return True
-        if action in ("grab", "pass"):
+        if action in GAME_ACTIONS[self.RULESET]:
             # Only while the engine takes them (grabbing, until you grabbed or passed): a
             # grab in the countdown is refused. Every letter goes with any grab, so the
             # footer's "a-k" stays whichever places are empty.
-            return action in self.legal_kinds()
+            return offered(self.RULESET, action, parameters, self.seen())
         return super().check_action(action, parameters)
+
+    def seen(self) -> Seen:
+        """What the keys depend on (screens/offers.py)."""
+        return Seen(self.seat, self.view(), self.legal_now())
 
     def answer_not_offered(self, name: str, params: tuple[object, ...]) -> bool:
         """A grab or a pass in the countdown is not offered (no a-k in the footer then), but
