@@ -6,7 +6,7 @@ One worker (`read_host`) awaits the client's messages and posts each as its type
 between the lobby, the game screen and the end-of-game screen, and hand each message on to
 the screens. Screens only read the source's replica (`client.game`, `client.seat`,
 `client.table`) and the app's state (kismet_tui/app_state.py); what they want of the app
-comes up as a message (`Refusal`, `RematchAsked`, `LeaveAsked`).
+comes up as a message (`RefusalToShow`, `RematchAsked`, `LeaveAsked`).
 
 What every screen shows of the app's own state lives in reactive attributes, which the
 status bar and the screens watch instead of asking again and again: `connection`, `notice`
@@ -36,7 +36,7 @@ from protocol.host_messages import TableShown
 
 from . import terminal
 from .app_ref import OnKismetApp
-from .app_state import Connection, KismetState, Notice
+from .app_state import ConnectionStatus, KismetState, Notice
 from .messages import (
     BuildChanged,
     ChatHeard,
@@ -49,7 +49,7 @@ from .messages import (
     HostNotice,
     HostRefused,
     LeaveAsked,
-    Refusal,
+    RefusalToShow,
     RematchAsked,
     TableChanged,
     host_message,
@@ -69,7 +69,7 @@ from .widgets.colours import send_colour_or_not
 if TYPE_CHECKING:
     from .screens.game import GameScreen
 
-__all__ = ["Connection", "KismetApp", "Notice"]
+__all__ = ["ConnectionStatus", "KismetApp", "Notice"]
 # The keys that still work while the terminal is too small (widgets/toosmall.py says so).
 KEYS_BEHIND_TOO_SMALL = {"ctrl+q", "ctrl+c"}
 
@@ -287,7 +287,7 @@ class KismetApp(KismetState):
         )
 
     async def on_connection_changed(self, message: ConnectionChanged) -> None:
-        self.connection = Connection(message.state, message.detail)
+        self.connection = ConnectionStatus(message.state, message.detail)
         if message.state == "connected" and self.quick:
             self.quick = False
             from .screens.new_table import NewTableScreen
@@ -345,7 +345,7 @@ class KismetApp(KismetState):
 
     @on(ConnectionReported)
     def connection_reported(self, message: ConnectionReported) -> None:
-        self.connection = Connection(message.state or self.connection.state, message.words)
+        self.connection = ConnectionStatus(message.state or self.connection.state, message.words)
 
     @on(TableChanged)
     def table_changed(self, message: TableChanged) -> None:
@@ -384,7 +384,7 @@ class KismetApp(KismetState):
             if isinstance(screen, OnKismetApp):
                 screen.post_message(dataclasses.replace(message))
 
-    def watch_connection(self, old: Connection, new: Connection) -> None:
+    def watch_connection(self, old: ConnectionStatus, new: ConnectionStatus) -> None:
         """A change of the connection that the player must hear of gets a notice."""
         if new.state == "closed" and (old.state != "closed" or old.detail != new.detail):
             self.notify(new.detail or "Disconnected.", severity="error", timeout=8, markup=False)
@@ -510,8 +510,8 @@ class KismetApp(KismetState):
             self.set_timer(ends_in + 0.05, self.read_build, name="build words")
 
     # ---- what the screens ask for ---------------------------------------------------------
-    @on(Refusal)
-    def refusal(self, message: Refusal) -> None:
+    @on(RefusalToShow)
+    def refusal(self, message: RefusalToShow) -> None:
         self.show_refusal(message.words)
 
     @on(RematchAsked)

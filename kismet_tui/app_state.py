@@ -23,7 +23,7 @@ from .source import GameSource
 
 
 @dataclass(frozen=True)
-class Connection:
+class ConnectionStatus:
     """The connection as the status bar shows it: a state word ("connecting", "connected",
     "reconnecting", "closed", "replay") and a sentence (why it closed, a replay's progress)."""
 
@@ -47,7 +47,7 @@ class Notice:
 class KismetState(App[None]):
     """The app's state as its screens read it (the module's docstring says why apart)."""
 
-    connection: var[Connection] = var(Connection("connecting"), init=False)
+    connection: var[ConnectionStatus] = var(ConnectionStatus("connecting"), init=False)
     notice: var[Notice | None] = var(None, init=False)
     # The background build in (long, short) words, or None when there is nothing to say.
     build_words: var[tuple[str, str] | None] = var(None, init=False)
@@ -58,7 +58,7 @@ class KismetState(App[None]):
         super().__init__()
         self.client = client
         self.address = address
-        self.connection = Connection("connecting", address)
+        self.connection = ConnectionStatus("connecting", address)
         self.chat_lines: list[Text] = []  # the last chat lines, for a screen that opens later
         # Chat lines posted to the app and not yet shown, and those not posted because too
         # many were waiting (KismetApp.read_host): a flood never queues up without end.

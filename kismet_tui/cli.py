@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # (each loads only when its command needs it)
     from server.doors.open_up import OpenHost
 
     from .app import KismetApp
-    from .bots.runner import BotFactory
+    from .bots.runner import LoopbackBotFactory
     from .net.client import Client
     from .review.optimal import Table
     from .rules.game_types import Event, Header
@@ -301,7 +301,7 @@ def remember_host_key(client: Client, address: str) -> str | None:
     return remember(address, client.host_key)
 
 
-def bot_factory() -> BotFactory | None:
+def bot_factory() -> LoopbackBotFactory | None:
     """The bots the embedded host seats, or None if this install has none."""
     try:
         from .bots.runner import bot_factory as make_factory

@@ -9,9 +9,9 @@ app handles each with `@on` and then hands a copy to every screen (`HostMessage`
 bubble back up); the screens handle the kinds they care for with `@on` too. Chat is the
 exception: the app keeps it and the screens show it from the app's `chat_said`.
 
-Up: a screen never calls the app. It posts `Refusal` (words to show), `RematchAsked` or
+Up: a screen never calls the app. It posts `RefusalToShow` (words to show), `RematchAsked` or
 `LeaveAsked`, which bubble to the app, and makes its requests of the game's source through
-`send`, which turns any failure into a `Refusal`.
+`send`, which turns any failure into a `RefusalToShow`.
 
 The connection's changes (ConnectionChanged) and the background build of the optimal dice
 table (BuildChanged) report the same way.
@@ -180,7 +180,7 @@ def host_message(msg: Published) -> HostMessage | None:
 
 # ---- up: what a screen wants of the app ------------------------------------------------------
 @dataclass
-class Refusal(Message):
+class RefusalToShow(Message):
     """Words for the player: something was not allowed, or could not be sent. The app shows
     them on the status bar and in the move log."""
 
@@ -199,7 +199,7 @@ class LeaveAsked(Message):
 
 async def send(sender: MessagePump, request: Callable[[], Awaitable[T]]) -> T | None:
     """Make a request of the game's source (`send(self, client.leave)`, with arguments through
-    functools.partial). Any failure goes up from `sender` as a Refusal, never raised into the
+    functools.partial). Any failure goes up from `sender` as a RefusalToShow, never raised into the
     UI, and the result is then None. A callable, not a coroutine: a request that a newer one
     replaces before it ran is then never made at all."""
     ok, result = await attempt(sender, request)
@@ -218,7 +218,7 @@ async def attempt(
     try:
         return True, await request()
     except Exception as exc:  # refusals and dropped connections alike: tell the player
-        sender.post_message(Refusal(words_of(exc)))
+        sender.post_message(RefusalToShow(words_of(exc)))
         return False, None
 
 

@@ -21,7 +21,7 @@ from textual.binding import Binding
 
 from protocol.host_messages import TableShown
 
-from .app import Connection, KismetApp
+from .app import ConnectionStatus, KismetApp
 from .messages import EventApplied
 from .net.published import Published
 from .rules import Game, apply_event, game_from_header
@@ -225,7 +225,9 @@ class ReplayApp(KismetApp):
         mode = "paused" if self.paused else f"{SPEEDS[self.speed_index]:g}x"
         # The mark says it too: the pause sign while paused, the play sign while playing.
         state = "replay-paused" if self.paused else "replay"
-        self.connection = Connection(state, f"{source.index}/{len(source.events)} events · {mode}")
+        self.connection = ConnectionStatus(
+            state, f"{source.index}/{len(source.events)} events · {mode}"
+        )
         keys = (self.paused, source.done, source.index == 0)
         if keys != getattr(self, "keys_for", None):  # the footer, only when its keys change
             self.keys_for = keys

@@ -15,7 +15,7 @@ The jobs, each a module of its own; the request handlers take the host as a `Job
   (server/player.py), a drop;
 - server/lobby.py: the lobby's requests (tables, seats, ready, order, chat, mute, remove),
   chat within the budgets of server/chat.py; the table list pushed to who asked for it
-  (server/table_list.py, `TableList`);
+  (server/table_list.py, `TableListFeed`);
 - server/steering.py: the owner's removals and the unready-seat timers (`Steering`);
 - server/starting.py: a game's start, and the wait for the table's bots;
 - server/relay.py: the relay of moves (act) and the digest and resync checks;
@@ -59,7 +59,7 @@ from .state_lock import StateLock
 from .steering import Steering
 from .store import DEFAULT_KEEP_GAMES, Disk, GameWriter, Store
 from .table import FINISHED, Seat, Table
-from .table_list import TableList
+from .table_list import TableListFeed
 from .table_share import DEFAULT_BOTS_PER_PLAYER, DEFAULT_TABLES_PER_PLAYER
 
 log = logging.getLogger("kismet.host")
@@ -158,7 +158,7 @@ class Host:
         self._tables: dict[int, Table] = {}
         # The owner's removals and the unready-seat timers (server/steering.py).
         self.steering = Steering(self._players, self._tables, self.now_ms)
-        self.table_list = TableList(self._tables)  # pushed to who asked for it
+        self.table_list = TableListFeed(self._tables)  # pushed to who asked for it
         self.bot_tasks: set[asyncio.Task[None]] = set()
         self.port: int | None = None
         self.bind: str | None = None

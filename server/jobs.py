@@ -5,7 +5,7 @@ The request handlers (server/handshake.py, lobby.py, starting.py, relay.py, resu
 table_share.py, records_request.py) take a `Jobs`; server/host.py's `Host` is the one that
 satisfies it. Each job's state lives in its own object: the connections' in the `Gate`
 (server/connection.py), the owner's steering in `Steering` (server/steering.py), the pushed
-table list in `TableList` (server/table_list.py).
+table list in `TableListFeed` (server/table_list.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .player import Player, ToldLater
 from .records import RecordIndex
 from .steering import Steering
 from .table import Seat, Table, TableHost
-from .table_list import TableList
+from .table_list import TableListFeed
 
 
 class Jobs(TableHost, Protocol):
@@ -27,7 +27,7 @@ class Jobs(TableHost, Protocol):
 
     gate: Gate
     steering: Steering
-    table_list: TableList
+    table_list: TableListFeed
     door_passes: DoorPasses
     records: RecordIndex
     # Open tables one player may own (server/table_share.py; None: no cap).

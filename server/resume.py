@@ -33,7 +33,7 @@ from .table import Table
 log = logging.getLogger("kismet.host")
 
 
-class Damaged(ValueError):
+class DamagedTable(ValueError):
     """One table's saved files cannot be resumed; the words say why."""
 
 
@@ -43,18 +43,18 @@ def _record_of(path: Path) -> TableFile:
     try:
         record = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise Damaged(f"its table file cannot be read ({exc.__class__.__name__})") from None
+        raise DamagedTable(f"its table file cannot be read ({exc.__class__.__name__})") from None
     if not isinstance(record, dict):
-        raise Damaged("its table file is not a table")
+        raise DamagedTable("its table file is not a table")
     checks = {"id": int, "ruleset": str, "options": dict, "seats": list, "game_file": str}
     for key, kind in checks.items():
         if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool):
-            raise Damaged(f"its table file has no valid '{key}'")
+            raise DamagedTable(f"its table file has no valid '{key}'")
     if str(record["id"]) != path.stem:
-        raise Damaged(f"its table file names table {record['id']}, not {path.stem}")
+        raise DamagedTable(f"its table file names table {record['id']}, not {path.stem}")
     name = record["game_file"]
     if Path(name).name != name or not name.endswith(".kismet"):
-        raise Damaged("its table file names a game log outside the games folder")
+        raise DamagedTable("its table file names a game log outside the games folder")
     for seat in record["seats"]:
         if not (
             isinstance(seat, dict)
@@ -62,9 +62,9 @@ def _record_of(path: Path) -> TableFile:
             and isinstance(seat.get("name"), str)
             and (seat.get("bot") is None or isinstance(seat.get("bot"), str))
         ):
-            raise Damaged("its table file has a seat that is not one")
+            raise DamagedTable("its table file has a seat that is not one")
     if record.get("owner") is not None and not isinstance(record["owner"], str):
-        raise Damaged("its table file has no valid 'owner'")
+        raise DamagedTable("its table file has no valid 'owner'")
     return cast(TableFile, record)  # (its fields checked above; the rest are read with care)
 
 
@@ -114,7 +114,7 @@ def resume_tables(host: Jobs) -> tuple[list[str], list[str]]:
             if line is not None:
                 resumed.append(line)
         except Exception as exc:  # anything at all: this table is set aside, the host goes on
-            reason = str(exc) if isinstance(exc, Damaged) else _why(exc)
+            reason = str(exc) if isinstance(exc, DamagedTable) else _why(exc)
             table_id = record["id"] if record is not None else path.stem
             # Whom to tell, read before the files move (an unreadable file: what is legible).
             tokens = _tokens(record) if record is not None else _salvaged_tokens(path)
@@ -198,7 +198,7 @@ def _resume_one(host: Jobs, record: TableFile, game_path: Path) -> str | None:
         or not isinstance(seats, list)
         or len(seats) != len(record["seats"])
     ):
-        raise Damaged("its table file and its game log do not match")
+        raise DamagedTable("its table file and its game log do not match")
     from kismet_tui.rules import replay
     from protocol.actions import build_event
 

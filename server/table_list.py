@@ -37,7 +37,7 @@ class Listener:
         self.has = has
 
 
-class TableList:
+class TableListFeed:
     """The connections that asked for the table list, and the pushes that keep them current.
 
     `shown` is the list as the last push round saw it; each summary that did not change since

@@ -13,7 +13,7 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from kismet_tui.bots.runner import BotFactory
+from kismet_tui.bots.runner import LoopbackBotFactory
 from protocol import limits
 from protocol.errors import KINDS
 from protocol.framing import FROM_HOST, encode, read_frame
@@ -319,7 +319,7 @@ async def test_a_player_whose_table_closed_keeps_id_and_token(tmp_path):
 # ---- point 6: start answers ok after table and game, also when it waits for a bot ---------
 
 
-class GatedBots(BotFactory):
+class GatedBots(LoopbackBotFactory):
     """Bots that connect only once the test opens the gate."""
 
     def __init__(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from rich.text import Text
 
-from kismet_tui.app import Connection, KismetApp
+from kismet_tui.app import ConnectionStatus, KismetApp
 from kismet_tui.messages import host_message
 from kismet_tui.screens.game import GameScreen
 from kismet_tui.screens.lobby import LobbyScreen
@@ -43,11 +43,13 @@ async def test_the_status_bar_follows_the_connection_at_once():
             pilot, lambda: "connected to 127.0.0.1:7799" in bar_text(app), what="connected"
         )
         app.notice = None  # (no notice over the line)
-        app.connection = Connection("reconnecting", "Connection lost. Reconnecting...")
+        app.connection = ConnectionStatus("reconnecting", "Connection lost. Reconnecting...")
         app.notice = None
         await pilot.pause()  # one turn of the app's messages, no timer
         assert "reconnecting to 127.0.0.1:7799" in bar_text(app)
-        app.connection = Connection("closed", "127.0.0.1:7799: the host closed the connection")
+        app.connection = ConnectionStatus(
+            "closed", "127.0.0.1:7799: the host closed the connection"
+        )
         app.notice = None
         await pilot.pause()
         assert "the host closed the connection" in bar_text(app)

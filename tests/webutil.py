@@ -14,8 +14,8 @@ from urllib.parse import parse_qs, urlparse
 import aiohttp
 import pyte
 import pytest
-from server.doors.web import WebServer
 
+from server.doors.web import WebServer
 from tests.netutil import free_port, host_with_door
 
 CHROMIUM = next(

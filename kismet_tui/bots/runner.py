@@ -275,7 +275,7 @@ class BotHost(Protocol):
         """A connection the host counts against no address (its own bots are nobody's)."""
 
 
-class BotFactory:
+class LoopbackBotFactory:
     """A `bot_factory` for `server.Host`: called with (host, table_id, level, token), it starts
     a bot as an asyncio task in the host's process, connecting over loopback like any other
     client, through the host's own door (`open_own_stream`: counted against no address's share).
@@ -308,5 +308,5 @@ class BotFactory:
         )
 
 
-def bot_factory(speed: float = 1.0) -> BotFactory:
-    return BotFactory(speed)
+def bot_factory(speed: float = 1.0) -> LoopbackBotFactory:
+    return LoopbackBotFactory(speed)

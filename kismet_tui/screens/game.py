@@ -37,7 +37,7 @@ from ..messages import (
     GameArrived,
     HostMessage,
     LeaveAsked,
-    Refusal,
+    RefusalToShow,
     RematchAsked,
     TableChanged,
     send,
@@ -47,8 +47,7 @@ from ..rematch import rematch_line
 from ..rules import Game
 from ..rules.base import AnyGame, Plain
 from ..rules.game_types import HostAction
-from ..rules.refusal import Refusal as EngineRefusal
-from ..rules.refusal import words_of
+from ..rules.refusal import Refusal, words_of
 from ..source import GameSource
 from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.footer import KeyFooter
@@ -550,7 +549,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
                 # (built as the host builds it: the edge's refusal is the host's too)
                 trial: AnyGame = copy.deepcopy(game)
                 trial.apply(me, build_action(game.RULESET, move), max(self.now_ms(), game.now))
-            except EngineRefusal as refusal:
+            except Refusal as refusal:
                 return refusal.words
         if game.finished:
             return "The game is over."
@@ -588,7 +587,7 @@ class GameScreen(OnKismetApp, Screen[None], Generic[ViewT, ActionT, NoteT]):
 
     def refuse(self, words: str) -> None:
         """Tell the player that what they pressed is not allowed (the app shows the words)."""
-        self.post_message(Refusal(words))
+        self.post_message(RefusalToShow(words))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         live = self.client.live

@@ -29,8 +29,8 @@ from textual.widgets.data_table import ColumnKey
 from protocol.host_messages import TableShown, TableSummary
 
 from ..app_ref import OnKismetApp, kismet_app
-from ..app_state import Connection
-from ..messages import HostMessage, Refusal, TableChanged, TablesListed, send
+from ..app_state import ConnectionStatus
+from ..messages import HostMessage, RefusalToShow, TableChanged, TablesListed, send
 from ..widgets.art import seat_colour
 from ..widgets.chat import MUTE, ChatInput, mute_offered
 from ..widgets.clicks import ActionBar
@@ -361,7 +361,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
         if self.shown() and not isinstance(message, TablesListed):
             self.refresh_bindings()
 
-    def connection_changed(self, connection: Connection) -> None:
+    def connection_changed(self, connection: ConnectionStatus) -> None:
         if connection.state == "connected":
             self.fetch_tables()  # at once: a new player sees the tables; then the host pushes them
         self.refresh_bindings()
@@ -517,7 +517,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
     async def action_join(self, spectator: bool) -> None:
         table_id = self.chosen_table_id()
         if table_id is None:
-            self.post_message(Refusal("There is no table to join yet: press n to make one."))
+            self.post_message(RefusalToShow("There is no table to join yet: press n to make one."))
             return
         await send(self, partial(self.client.join_table, table_id, spectator))
 
@@ -530,7 +530,9 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             await self.action_join(False)
         else:
             self.post_message(
-                Refusal(f"You are at table {table.get('id')}: leave it (l) to sit at another.")
+                RefusalToShow(
+                    f"You are at table {table.get('id')}: leave it (l) to sit at another."
+                )
             )
 
     async def action_ready(self, ready: bool) -> None:
@@ -563,7 +565,7 @@ class LobbyScreen(OnKismetApp, Screen[None]):
             None,
         )
         if seat is None:
-            self.post_message(Refusal("That player has left the table already."))
+            self.post_message(RefusalToShow("That player has left the table already."))
             return
         await send(self, partial(self.client.remove, seat))
 

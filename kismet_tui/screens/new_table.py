@@ -23,7 +23,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..app_ref import kismet_app
-from ..messages import Refusal, send_ok
+from ..messages import RefusalToShow, send_ok
 from ..rules import GAMES, IllegalAction
 from ..rules.base import Plain
 from ..rules.cards import DEFAULT_CHIPS, chips_option
@@ -239,7 +239,9 @@ class NewTableScreen(ModalScreen):
             self.chip_text = self.chip_text[:-1]
         elif event.character is not None and (event.character.isdigit() or event.character in " ,"):
             if len(self.chip_text) >= CHIP_TEXT_MAX:
-                self.post_message(Refusal("That is more than a chip table needs: 11 numbers."))
+                self.post_message(
+                    RefusalToShow("That is more than a chip table needs: 11 numbers.")
+                )
             else:
                 self.chip_text += event.character
         else:
@@ -297,7 +299,7 @@ class NewTableScreen(ModalScreen):
                     word for word in self.chip_text.replace(",", " ").split() if word.isdigit()
                 ]
                 what = "is not complete yet" if len(typed) != 11 else "cannot be used"
-                self.post_message(Refusal(f"The custom chip table {what}. {problem}"))
+                self.post_message(RefusalToShow(f"The custom chip table {what}. {problem}"))
                 return
         level = self.levels[self.level_index]
         client = kismet_app(self).client

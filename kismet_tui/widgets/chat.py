@@ -21,7 +21,7 @@ from textual.widgets import Input
 from protocol import limits
 from protocol.host_messages import TableShown
 
-from ..messages import Refusal
+from ..messages import RefusalToShow
 
 MUTE = [
     Binding("m", "mute_watchers", "Mute watchers"),
@@ -98,7 +98,7 @@ class ChatInput(Input):
         """A key or a paste that would pass the host's limit is not typed: say so (the
         app shows it on the top line), rather than let the words stop without a word."""
         self.post_message(
-            Refusal(
+            RefusalToShow(
                 f"A chat line holds up to {limits.MAX_CHAT} characters: "
                 "that would make it longer, so it was not typed."
             )

@@ -173,7 +173,7 @@ class SshServer:
         logging.getLogger("asyncssh").setLevel(max(logging.WARNING, log.getEffectiveLevel()))
         self.host_key = load_host_key(self.state_dir)
         self._server = await asyncssh.create_server(
-            lambda: Gate(self),
+            lambda: SshLogin(self),
             bind,
             port,
             server_host_keys=[self.host_key],
@@ -213,7 +213,7 @@ class SshServer:
                 GOODBYE_WAIT_S,
             )
         for session in sessions:
-            session.gate.conn.close()  # the players' ssh clients end too
+            session.login.conn.close()  # the players' ssh clients end too
         await asyncio.gather(*(session.end() for session in sessions), return_exceptions=True)
         # (Ended, the openings return at once and the endings have little left to do.)
         await asyncio.gather(*self.tasks, return_exceptions=True)
@@ -248,13 +248,13 @@ class SshServer:
         return name_holder(self.host, name, token) is not None
 
 
-class Gate(asyncssh.SSHServer):
+class SshLogin(asyncssh.SSHServer):
     """One ssh connection: its address under the cap, who logged in, one session at most."""
 
     def __init__(self, server: SshServer):
         self.server = server
         # Declared, not set: asyncssh calls connection_made, which sets both, before any
-        # other method of the gate.
+        # other method of the login.
         self.conn: asyncssh.SSHServerConnection
         self.address: str
         self.admitted = False
@@ -347,9 +347,9 @@ class Gate(asyncssh.SSHServer):
 class PlayerSession(asyncssh.SSHServerSession[bytes]):
     """One terminal session: the name (asked for when needed), then the app on its pty."""
 
-    def __init__(self, gate: Gate):
-        self.gate = gate
-        self.server = gate.server
+    def __init__(self, login: SshLogin):
+        self.login = login
+        self.server = login.server
         # Declared, not set: asyncssh calls connection_made, which sets it, first. The
         # server is made with encoding=None, so the channel carries bytes.
         self.chan: asyncssh.SSHServerChannel[bytes]
@@ -384,11 +384,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         return True
 
     def exec_requested(self, command: str) -> bool:
-        log.info("refused a command from %s", self.gate.address)
+        log.info("refused a command from %s", self.login.address)
         return False
 
     def subsystem_requested(self, subsystem: str) -> bool:
-        log.info("refused subsystem %r from %s", subsystem, self.gate.address)
+        log.info("refused subsystem %r from %s", subsystem, self.login.address)
         return False
 
     def session_started(self) -> None:
@@ -401,7 +401,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.chan.exit(1)
             return
         self.slot = True
-        name = self.gate.username
+        name = self.login.username
         problem = name_problem(name)
         if problem is None:
             self.sit_down(name)
@@ -414,7 +414,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         own seat, or a new player; a keyless name that holds a seat asks for its code."""
         from ..handshake import name_refusal
 
-        key = self.gate.key
+        key = self.login.key
         if key is not None:
             proof = key_proof(key)
             problem = self.taken_words(name, self.token_for(name, proof))
@@ -487,7 +487,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.ask_name(f"Somebody called {name} is already at this host.")
             return
         guesses = self.server.guesses
-        if not guesses.allowed(self.gate.address, name):  # (the code is not even looked at)
+        if not guesses.allowed(self.login.address, name):  # (the code is not even looked at)
             self.chan.write(f"\r\n{rejoin_code.TOO_MANY}\r\n".encode())
             self.chan.exit(1)
             return
@@ -506,11 +506,11 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                 )
                 return
         self.wrong_codes += 1
-        if guesses.wrong(self.gate.address, name):
+        if guesses.wrong(self.login.address, name):
             log.warning(
                 "rejoin codes for %s from %s: too many wrong, refused for a minute",
                 name,
-                self.gate.address,
+                self.login.address,
             )
             self.chan.write(
                 f"\r\nThat is not the rejoin code for {name}. {rejoin_code.TOO_MANY}\r\n".encode()
@@ -571,7 +571,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
         # The pass tells the host who this player really is (address, key or code): it
         # counts them against their own address, not loopback's.
         self.door_pass = self.server.host.door_passes.issue(
-            "ssh", self.gate.address, proof, listed=self.turn.listed
+            "ssh", self.login.address, proof, listed=self.turn.listed
         )
         door_env = {ENVIRONMENT_NAME: self.door_pass, **own_environment(seats.parent)}
         if code:
@@ -598,7 +598,7 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
             self.chan.write(f"Sorry, the game could not start here: {exc}\r\n".encode())
             self.chan.exit(1)
             return
-        log.info("%s plays over ssh from %s (pid %s)", name, self.gate.address, self.app.pid)
+        log.info("%s plays over ssh from %s (pid %s)", name, self.login.address, self.app.pid)
 
     def show_place(self, ahead: int) -> None:
         """How many logins start before this one, on the line the cursor is on."""
@@ -645,10 +645,10 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
                 near_limit=self.app is not None and self.app.memory.near,
             )
             if out_of_memory:
-                log.warning("the game of %s ran out of memory", self.gate.address)
+                log.warning("the game of %s ran out of memory", self.login.address)
                 self.chan.write(PLAIN_TERMINAL + f"{OUT_OF_MEMORY_WORDS}\r\n".encode())
             elif code < 0:  # killed by a signal the door did not send (a crash)
-                log.warning("the game of %s stopped by signal %d", self.gate.address, -code)
+                log.warning("the game of %s stopped by signal %d", self.login.address, -code)
                 self.chan.write(PLAIN_TERMINAL + f"{CRASHED_WORDS}\r\n".encode())
             self.chan.exit(0 if code == 0 else 1)
 
@@ -677,8 +677,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.server.sessions.discard(self)
-        if self.gate.session is self:
-            self.gate.session = None
+        if self.login.session is self:
+            self.login.session = None
         self.server.keep(self.end())
 
     async def end(self) -> None:
