@@ -192,7 +192,9 @@ class HostProcess:
         """SIGKILL: no chance to clean up."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait(5)
+            # SIGKILL cannot be refused, but a process in the middle of a disk write ends only
+            # when the write does: on a busy machine that took over 5 s once.
+            self.proc.wait(30)
 
     def terminate(self) -> int:
         self.proc.terminate()
