@@ -345,6 +345,16 @@ async def test_openssh_an_app_out_of_memory_ends_in_words(tmp_path, client_key):
                 * 1024
             )
             resource.prlimit(pid, resource.RLIMIT_AS, (size, size))
+            # The door tells a death at the limit from a crash by what it saw while the app
+            # drew (at most once a second: server/doors/session_policy.py's MemoryLook). Small
+            # redraws until it has seen the app near its new limit, so the verdict below is
+            # the door's and not a race with a busy machine.
+            app = next(iter(ssh.sessions)).app
+            for step in range(300):  # a minute at most
+                if app.memory.near or player.proc.poll() is not None:
+                    break
+                player.window(80, 24 + step % 2)
+                await asyncio.sleep(0.2)
             # The app is made to grow (a bigger window, the help) until it ends.
             sizes = [(MAX_COLS, MAX_ROWS), (80, 24)]
             while player.proc.poll() is None:
