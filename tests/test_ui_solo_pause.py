@@ -88,8 +88,12 @@ async def test_ctrl_l_pauses_a_solo_game_and_enter_goes_back(tmp_path):
             )
             events = len(table.events)
             await pilot.press("enter")
+            # (60 s: beside CI's other layers this once took over 20; alone, a second.)
             await wait_for(
-                pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the game again"
+                pilot,
+                lambda: getattr(app.screen, "RULESET", None) == "race",
+                seconds=60,
+                what="the game again",
             )
             assert table.paused_at is None
             await wait_for(pilot, lambda: len(table.events) > events + 3, what="play going on")
@@ -125,8 +129,12 @@ async def test_a_solo_game_is_offered_again_after_the_app_closed(tmp_path):
             ), app.notices_shown
             await stays_still(pilot, table, 1.0)
             await pilot.press("enter")
+            # (60 s: beside CI's other layers this once took over 20; alone, a second.)
             await wait_for(
-                pilot, lambda: getattr(app.screen, "RULESET", None) == "race", what="the game again"
+                pilot,
+                lambda: getattr(app.screen, "RULESET", None) == "race",
+                seconds=60,
+                what="the game again",
             )
             assert client.seat == 0 and len(client.events) >= seq
             await wait_for(
