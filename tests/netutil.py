@@ -125,6 +125,24 @@ def digests_checked(monkeypatch) -> list[tuple[object, int]]:
     return checked
 
 
+def peak_size(pid: int) -> int:
+    """The most process `pid` has mapped (its VmPeak), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmPeak:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmPeak")
+
+
+def limit_near_its_peak(pid: int) -> None:
+    """A door session's address-space limit brought down to just over what it has mapped:
+    its peak at 90% of it, which is near (door_limits.near_its_memory_limit) with room left
+    to draw. (Linux: resource.prlimit.)"""
+    import resource
+
+    near = int(peak_size(pid) / 0.9)
+    resource.prlimit(pid, resource.RLIMIT_AS, (near, near))
+
+
 def free_port() -> int:
     """A port on 127.0.0.1 for a server this test starts in another process, held for it.
 

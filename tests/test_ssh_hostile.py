@@ -25,7 +25,7 @@ from server.doors import rejoin_code
 from server.doors.door_limits import MAX_COLS, MAX_ROWS, SESSION_ADDRESS_SPACE, SessionSlots
 from server.doors.session_policy import INPUT_BACKLOG, INPUT_BURST, INPUT_BYTES_PER_SECOND
 from server.doors.ssh import CRASHED_WORDS, INPUT_WINDOW, OUT_OF_MEMORY_WORDS, SshServer
-from tests.netutil import ROOT, running_host, wait_until
+from tests.netutil import ROOT, limit_near_its_peak, running_host, wait_until
 from tests.sshutil import (
     Terminal,
     connect,
@@ -123,13 +123,6 @@ async def test_the_app_runs_under_the_sessions_memory_limit(tmp_path):
             assert address_space_limit(only_session(ssh).app.pid) == SESSION_ADDRESS_SPACE
 
 
-def peak_size(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmPeak:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmPeak")
-
-
 def virtual_size(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmSize:"):
@@ -141,7 +134,8 @@ async def test_an_app_out_of_memory_is_ended_in_words(tmp_path):
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
-            pid = only_session(ssh).app.pid
+            app = only_session(ssh).app
+            pid = app.pid
             # The limit brought down to what the app maps now: its next growth fails, as
             # a flood or a giant window would make it fail at the session's real limit.
             now = virtual_size(pid)
@@ -153,9 +147,12 @@ async def test_an_app_out_of_memory_is_ended_in_words(tmp_path):
                 sizes.reverse()
                 term.press(b"?")
                 await asyncio.wait([asyncio.ensure_future(term.closed.wait())], timeout=0.5)
+            # It ends either way: dead at its limit, or wedged there (neither dead nor
+            # drawing), which the door ends when it answers nothing (WedgeWatch).
             ending = bytes(term.received[-600:])
             assert OUT_OF_MEMORY_WORDS.encode() in term.received, f"it ended with: {ending!r}"
             assert b"Traceback" not in term.received
+            await wait_until(lambda: app.proc.returncode is not None, timeout=30)
 
 
 async def test_a_flood_of_keys_waits_at_its_sender_and_the_host_serves_on(tmp_path):
@@ -417,24 +414,66 @@ async def test_an_app_that_crashes_is_ended_in_words(tmp_path):
             await wait_until(term.closed.is_set, timeout=30)
 
 
-async def test_an_app_that_crashes_at_its_memory_limit_is_ended_as_out_of_memory(tmp_path):
-    # At its limit an allocation may fail where no MemoryError can be raised (C code, the
-    # stack growing): the app dies of a signal, and the player still reads why.
+@contextlib.asynccontextmanager
+async def playing_near_its_limit(tmp_path):
+    """A player's session whose app's limit is brought down to just over what it has
+    mapped, once the door has seen it near (it looks while the app draws): (ssh, term, app)."""
     async with ssh_host(tmp_path) as (host, ssh):
         async with ssh_login(ssh.port, "Ana", new_key()) as term:
             await term.wait_for_text("Tables")
             app = only_session(ssh).app
-            # Near the limit (its peak at 90% of it) but with room left to draw.
-            near = int(peak_size(app.pid) / 0.9)
-            resource.prlimit(app.pid, resource.RLIMIT_AS, (near, near))
+            limit_near_its_peak(app.pid)
             sizes = [(100, 30), (80, 24)]
-            while not app.memory.near:  # the door looks while the app draws
+            while not app.memory.near:
                 assert not term.closed.is_set(), "the app ended before the door looked"
                 term.resize(*sizes[0])
                 sizes.reverse()
                 await asyncio.sleep(0.2)
-            os.kill(app.pid, signal.SIGSEGV)
-            await term.wait_for(
-                lambda: OUT_OF_MEMORY_WORDS.encode() in term.received, what="the words"
-            )
-            assert CRASHED_WORDS.encode() not in term.received
+            yield ssh, term, app
+
+
+async def test_an_app_that_crashes_at_its_memory_limit_is_ended_as_out_of_memory(tmp_path):
+    # At its limit an allocation may fail where no MemoryError can be raised (C code, the
+    # stack growing): the app dies of a signal, and the player still reads why.
+    async with playing_near_its_limit(tmp_path) as (ssh, term, app):
+        os.kill(app.pid, signal.SIGSEGV)
+        await term.wait_for(lambda: OUT_OF_MEMORY_WORDS.encode() in term.received, what="the words")
+        assert CRASHED_WORDS.encode() not in term.received
+
+
+async def test_an_app_wedged_at_its_memory_limit_is_ended_in_words(tmp_path):
+    # At its limit an app may neither die nor draw again (a thread it could not start, a
+    # MemoryError caught inside its loop): stopped, it stands for such an app. Asked to
+    # draw (a key, a new size) and silent, the door ends it, as if it had died there.
+    async with playing_near_its_limit(tmp_path) as (ssh, term, app):
+        os.kill(app.pid, signal.SIGSTOP)
+        term.resize(app.cols + 1, app.rows)
+        term.press(b"?")
+        await term.wait_for(term.closed.is_set, what="the session's end")
+        assert OUT_OF_MEMORY_WORDS.encode() in term.received
+        assert b"Traceback" not in term.received
+        await wait_until(lambda: app.proc.returncode is not None, timeout=30)
+        await wait_until(lambda: ssh.slots.taken == 0, timeout=30)  # its slot is free
+
+
+async def test_a_silent_app_far_from_its_limit_is_left_alone(tmp_path):
+    # Silence alone is no wedge: a player's keys may change nothing on the screen, and an
+    # app may be slow. Stopped, far from its limit, and asked to draw, it keeps its session.
+    async with ssh_host(tmp_path) as (host, ssh):
+        async with ssh_login(ssh.port, "Ana", new_key()) as term:
+            await term.wait_for_text("Tables")
+            app = only_session(ssh).app
+            os.kill(app.pid, signal.SIGSTOP)
+            try:
+                term.resize(app.cols + 1, app.rows)
+                term.press(b"?")
+                # The watch has judged its silence (WEDGED_AFTER_S after the keys) ...
+                await wait_until(lambda: app.wedge.judged >= 1, timeout=60)
+                # ... and, far from the limit, left it alone.
+                assert not app.memory.near and not app.over_memory
+                assert app.proc.returncode is None and not term.closed.is_set()
+                drawn = len(term.received)
+            finally:
+                os.kill(app.pid, signal.SIGCONT)
+            await term.wait_for(lambda: len(term.received) > drawn, what="the app drawing again")
+            assert not term.closed.is_set()

@@ -27,7 +27,7 @@ from server.doors.door_limits import SessionSlots
 from server.doors.door_pass import ENVIRONMENT_NAME
 from server.table import PLAYING
 from server.token_bucket import TokenBucket
-from tests.netutil import ROOT, connected, free_port, wait_until
+from tests.netutil import ROOT, connected, free_port, limit_near_its_peak, wait_until
 from tests.webutil import (
     CHROMIUM,
     THIS_BROWSER,
@@ -604,6 +604,31 @@ async def test_a_game_that_fails_leaves_words_not_a_frozen_screen(tmp_path, monk
             assert "Your game stopped unexpectedly" in visitor.text()
             assert "Traceback" not in visitor.text() and "a bug in the game" not in visitor.text()
     assert "ended with code 1" in caplog.text  # one line in the host's log says so
+
+
+async def test_a_game_wedged_at_its_memory_limit_ends_with_words(tmp_path, caplog):
+    # Neither dead nor drawing at its limit (stopped, here): once it leaves keys and a new
+    # size unanswered, the door ends it with the memory words, as the ssh door does
+    # (tests/test_ssh_hostile.py, one rule: session_policy.WedgeWatch).
+    async with web_host(tmp_path) as (host, web):
+        async with visiting(web) as visitor:
+            await visitor.wait_for_text("Your name at the table")
+            (session,) = web.sessions
+            limit_near_its_peak(session.pid)
+            sizes = [(100, 30), (80, 24)]
+            while not session.memory.near:  # the door looks while the app draws
+                await resize(visitor, *sizes[0])
+                sizes.reverse()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await visitor.read(0.2)
+            os.kill(session.pid, signal.SIGSTOP)
+            await resize(visitor, *sizes[0])
+            await visitor.type("x")
+            await visitor.wait_for(lambda: visitor.closed)
+            assert "more memory than this host gives one player" in visitor.text()
+            assert "Traceback" not in visitor.text()
+        assert door_processes(host) == []
+    assert "has drawn nothing" in caplog.text
 
 
 async def test_a_game_that_crashes_far_from_its_memory_limit_is_said_to_have_crashed(tmp_path):

@@ -6,7 +6,10 @@ so there the door starts a MemoryWatch with the session instead: once a second i
 session's resident memory (/proc where there is one, else POSIX's `ps -o rss=`) and, past
 the same limit, calls `over()`, which kills the session; the door then says the same words as
 for a session out of memory on Linux. Resident memory is what the app really holds, never
-more than it maps, so the watch is never stricter than Linux's limit.
+more than it maps, so the watch is never stricter than Linux's limit. (Nor is there an app
+wedged at its limit here, which Linux's doors end when it stops answering
+(session_policy.WedgeWatch): nothing refuses the app an allocation, so it grows on until
+this watch ends it.)
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ player, and it needs no code of its own for being remote.
 
 What a session may cost is bounded here: the child runs under door_limits' address-space
 limit (or, where the system has none, server/doors/memory_watch.py's watch) and parent-death
-signal, its window is clamped, and the keys reach it at a bounded
+signal, an app wedged near that limit (silent to keys and a new size) is ended as out of
+memory, its window is clamped, and the keys reach it at a bounded
 rate, the rest waiting in a bounded backlog the door stops reading beyond (both doors'
 rules: server/doors/session_policy.py).
 """
@@ -40,7 +41,13 @@ from .door_limits import (
 )
 from .door_starts import StartTurn
 from .memory_watch import MemoryWatch
-from .session_policy import INPUT_BYTES_PER_SECOND, MemoryLook, input_budget, read_again
+from .session_policy import (
+    INPUT_BYTES_PER_SECOND,
+    MemoryLook,
+    WedgeWatch,
+    input_budget,
+    read_again,
+)
 from .session_sandbox import Rules
 from .warm_doors import DoorForker, ForkerUnavailable, SessionProcess, signal_group
 
@@ -100,8 +107,10 @@ class PtyApp:
         self._later: asyncio.TimerHandle | None = None
         self._waiter: asyncio.Task[None] | None = None  # set by start() with proc
         self.memory = MemoryLook()  # whether it came near its memory limit while it drew
+        # Ends it near its limit once it answers neither keys nor a new size.
+        self.wedge = WedgeWatch(self.memory, self._over_memory)
         self.memory_watch: MemoryWatch | None = None  # where no RLIMIT_AS (macOS)
-        self.over_memory = False  # the watch ended it past its limit
+        self.over_memory = False  # a watch ended it at (or past) its limit
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -140,7 +149,8 @@ class PtyApp:
         self._waiter = asyncio.create_task(self._wait(proc))
 
     def _over_memory(self) -> None:
-        """The watch found the app past its limit: end it, as Linux's limit would have."""
+        """The memory watch found the app past its limit, or the wedge watch found it near
+        it and silent: end it, as out of memory (as Linux's limit would have)."""
         if self.proc is not None and self.proc.returncode is None:
             self.over_memory = True
             try:
@@ -183,17 +193,19 @@ class PtyApp:
         if not data:
             asyncio.get_running_loop().remove_reader(master)
             return
-        self.memory.look(self.pid, time.monotonic())
+        self.wedge.drew(self.pid)
         if self.turn is not None:
             self.turn.drew()
         self.on_output(data)
 
     def pause_reading(self) -> None:
         if self.master is not None:
+            self.wedge.holding(True)  # (what it draws meanwhile waits for the door)
             asyncio.get_running_loop().remove_reader(self.master)
 
     def resume_reading(self) -> None:
         if self.master is not None:
+            self.wedge.holding(False)
             asyncio.get_running_loop().add_reader(self.master, self._readable)
 
     def write(self, data: bytes) -> None:
@@ -203,6 +215,8 @@ class PtyApp:
         if self.master is None:
             return
         self._pending += data
+        if data:
+            self.wedge.asked(self.pid)
         self._flush()
 
     @property
@@ -240,12 +254,16 @@ class PtyApp:
         self._flush()
 
     def resize(self, cols: int, rows: int) -> None:
-        self.cols, self.rows = clamp_size(cols, rows, (self.cols, self.rows))
+        size = self.cols, self.rows
+        self.cols, self.rows = clamp_size(cols, rows, size)
         if self.master is not None:
             set_size(self.master, self.cols, self.rows)
+            if (self.cols, self.rows) != size:  # (the same size sends the app no SIGWINCH)
+                self.wedge.asked(self.pid)
 
     async def _wait(self, proc: SessionProcess) -> None:
         code = await proc.wait()
+        self.wedge.stop()
         if self.turn is not None:
             self.turn.end()
         if self.memory_watch is not None:

@@ -638,7 +638,8 @@ class PlayerSession(asyncssh.SSHServerSession[bytes]):
     def app_ended(self, code: int) -> None:
         if not self.ended:
             self.ended = True
-            # (the app's watch, where there is one, ends it with OUT_OF_MEMORY: pty_app.py)
+            # (the app's watches, its memory's and its wedge's, end it with OUT_OF_MEMORY:
+            # pty_app.py)
             out_of_memory = died_of_its_memory(
                 code,
                 watched_over=False,

@@ -12,7 +12,7 @@ over a bound) the door stops reading the socket, so a flood slows only its sende
 doors' rules, and whether an app died of its memory limit: server/doors/session_policy.py). While it
 waits the door still watches the connection: a visitor who leaves mid-flood ends their app
 within seconds. An app that dies (its memory limit, say) leaves the visitor words, not a
-frozen screen.
+frozen screen, and so does one wedged near its limit (session_policy.WedgeWatch).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from .session_policy import (
     INPUT_BACKLOG,
     INPUT_RESUME,
     MemoryLook,
+    WedgeWatch,
     died_of_its_memory,
     input_budget,
 )
@@ -156,14 +157,18 @@ class VisitorSession(AppService):
         self.stderr_tail = b""
         self.leaving = False
         self.memory = MemoryLook()  # whether it came near its memory limit while it drew
+        # Ends it near its limit once it answers neither keys nor a new size.
+        self.wedge = WedgeWatch(self.memory, self._over_memory)
+        self.size = (0, 0)  # the app's window, as last sent to it
         self.memory_watch: MemoryWatch | None = None  # where no RLIMIT_AS (macOS)
-        self.over_memory = False  # the watch ended it past its limit
+        self.over_memory = False  # a watch ended it at (or past) its limit
 
     @property
     def pid(self) -> int | None:
         return self.app.pid if self.app is not None else None
 
     async def start(self, width: int, height: int) -> None:
+        self.size = (width, height)
         await self._open_app(width, height)
         self._task = asyncio.create_task(self.run())
 
@@ -236,12 +241,16 @@ class VisitorSession(AppService):
                 # rate, never thousands at once (each key is an event it queues).
                 for start in range(0, len(data), KEY_PIECE):
                     await self._forward(
-                        b"D", data[start : start + KEY_PIECE].encode("utf-8", "replace")
+                        b"D", data[start : start + KEY_PIECE].encode("utf-8", "replace"), asks=True
                     )
             elif kind == "resize" and isinstance(data, dict):
                 cols, rows = clamp_size(data.get("width"), data.get("height"))
+                # (Only a new size asks the app to draw: the same one may change nothing.)
+                asks, self.size = (cols, rows) != self.size, (cols, rows)
                 await self._forward(
-                    b"M", json.dumps({"type": "resize", "width": cols, "height": rows}).encode()
+                    b"M",
+                    json.dumps({"type": "resize", "width": cols, "height": rows}).encode(),
+                    asks=asks,
                 )
             elif kind in ("blur", "focus"):
                 await self._forward(b"M", json.dumps({"type": kind}).encode())
@@ -255,11 +264,15 @@ class VisitorSession(AppService):
         if delay:
             await self._hold_back(asyncio.sleep(delay))
 
-    async def _forward(self, kind: bytes, payload: bytes) -> None:
+    async def _forward(self, kind: bytes, payload: bytes, *, asks: bool = False) -> None:
+        """`payload` to the app as a packet of `kind`; `asks`: it is input the app answers
+        by drawing (keys, a new size), which the wedge watch waits for."""
         await self._pay(len(payload))
         if self.app is None or self.app.returncode is not None:
             return
         self.stdin.write(self.encode_packet(kind, payload))  # type: ignore[arg-type]
+        if asks:
+            self.wedge.asked(self.pid)
         try:
             await self._hold_back(self.stdin.drain())
         except ConnectionError:
@@ -300,15 +313,21 @@ class VisitorSession(AppService):
                 kind = await stdout.readexactly(1)
                 size = int.from_bytes(await stdout.readexactly(4), "big")
                 payload = await stdout.readexactly(size)
+                self.wedge.drew(self.pid)
+                # While the visitor's socket takes it, the door reads nothing more of the
+                # app: what silence follows is the door's, not the app's.
+                self.wedge.holding(True)
                 if kind == b"D":
                     await self.on_data(payload)
                 elif kind == b"M":
                     await self.on_meta(payload)
                 elif kind == b"P":
                     await self.on_packed(payload)
+                self.wedge.holding(False)
         except (asyncio.IncompleteReadError, ConnectionError):
             pass  # the app's output ended, or the visitor's socket did
         finally:
+            self.wedge.stop()
             with contextlib.suppress(asyncio.CancelledError):
                 await keeping
         if not self.leaving:
@@ -317,7 +336,6 @@ class VisitorSession(AppService):
     async def on_data(self, payload: bytes) -> None:
         if self.turn is not None:
             self.turn.drew()
-        self.memory.look(self.pid, time.monotonic())
         await super().on_data(payload)
 
     async def on_meta(self, data: bytes) -> None:
@@ -336,7 +354,8 @@ class VisitorSession(AppService):
             self.stderr_tail = (self.stderr_tail + data)[-STDERR_KEPT:]
 
     def _over_memory(self) -> None:
-        """The watch found the app past its limit: end it, as Linux's limit would have."""
+        """The memory watch found the app past its limit, or the wedge watch found it near
+        it and silent: end it, as out of memory (as Linux's limit would have)."""
         if self.app is not None and self.app.returncode is None:
             self.over_memory = True
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -367,6 +386,7 @@ class VisitorSession(AppService):
         """The visitor has gone: ask the app to quit, give it a moment, then kill its whole
         process group, whatever it is doing, and reap it."""
         self.leaving = True
+        self.wedge.stop()  # (quitting, it may draw no more: the door ends it anyway)
         process = self.app
         if process is None:
             return
