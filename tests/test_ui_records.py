@@ -89,7 +89,10 @@ async def test_a_game_against_a_bot_shows_its_rating_change_and_standings_and_th
                 pilot,
                 lambda: (
                     type(app.screen).__name__ == "EndScreen"
-                    and "Your rating" in str(app.screen.query_one("#records-line").content)
+                    # (none yet while the box is still being put together)
+                    and any(
+                        "Your rating" in str(w.content) for w in app.screen.query("#records-line")
+                    )
                 ),
                 what="the rating change in the end box",
             )

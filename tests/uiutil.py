@@ -28,15 +28,18 @@ def race_position(seats: int):
     return game
 
 
-async def wait_for(pilot, condition, seconds: float = 20.0, what: str = "condition"):
-    """Let the app run until `condition()` holds; fail with `what` if it never does.
+async def wait_for(pilot, condition, seconds: float = 20.0, what: str = "condition", seen=None):
+    """Let the app run until `condition()` holds; fail with `what` if it never does (and with
+    what `seen()` says of the state then, so a failure once in many runs can be read).
 
     The limit is generous (a busy machine is slow, not wrong); a test that passes returns as
     soon as the condition holds, so it costs nothing there."""
     deadline = time.monotonic() + max(seconds, 20.0)
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            raise AssertionError(
+                f"timed out waiting for {what}" + (f" ({seen()})" if seen is not None else "")
+            )
         await pilot.pause(0.02)
 
 
@@ -147,9 +150,20 @@ async def first_race_round(pilot, app, client, other, round_limit_ms: int):
     await seat_both(
         pilot, app, client, other, "race", {"countdown_ms": 200, "round_limit_ms": round_limit_ms}
     )
-    game = client.game
-    await wait_for(pilot, lambda: game.phase == "grabbing", what="the first roll")
-    return game
+    # (client.game afresh each time: a resync gives the client a new replica, and the one
+    # seen before it would wait for a roll it never gets)
+    first = client.game
+    await wait_for(
+        pilot,
+        lambda: client.game is not None and client.game.phase == "grabbing",
+        what="the first roll",
+        seen=lambda: (
+            f"phase {getattr(client.game, 'phase', None)!r}, {len(client.events)} events, "
+            f"replica {'the same' if client.game is first else 'new'}, "
+            f"{client.desyncs} desyncs, connection {client.state}"
+        ),
+    )
+    return client.game
 
 
 async def pass_every_round(pilot, game) -> None:
