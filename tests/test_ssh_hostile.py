@@ -450,6 +450,17 @@ async def test_an_app_that_crashes_at_its_memory_limit_is_ended_as_out_of_memory
         assert CRASHED_WORDS.encode() not in term.received
 
 
+async def pressing_until(term, condition, what: str, timeout: float = 60) -> None:
+    """A key every half second until `condition()`, as a player at a frozen screen presses
+    them: one key alone may not do, for what the app drew before it stopped can reach the
+    door after that key (on a busy machine), and the door takes drawing as its answer."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        term.press(b"?")
+        await asyncio.sleep(0.5)
+
+
 async def test_an_app_wedged_at_its_memory_limit_is_ended_in_words(tmp_path):
     # At its limit an app may neither die nor draw again (a thread it could not start, a
     # MemoryError caught inside its loop): stopped, it stands for such an app. Asked to
@@ -457,8 +468,7 @@ async def test_an_app_wedged_at_its_memory_limit_is_ended_in_words(tmp_path):
     async with playing_near_its_limit(tmp_path) as (ssh, term, app):
         os.kill(app.pid, signal.SIGSTOP)
         term.resize(app.cols + 1, app.rows)
-        term.press(b"?")
-        await term.wait_for(term.closed.is_set, what="the session's end")
+        await pressing_until(term, term.closed.is_set, what="the session's end")
         assert OUT_OF_MEMORY_WORDS.encode() in term.received
         assert b"Traceback" not in term.received
         await wait_until(lambda: app.proc.returncode is not None, timeout=30)
@@ -475,9 +485,8 @@ async def test_a_silent_app_far_from_its_limit_is_left_alone(tmp_path):
             os.kill(app.pid, signal.SIGSTOP)
             try:
                 term.resize(app.cols + 1, app.rows)
-                term.press(b"?")
                 # The watch has judged its silence (WEDGED_AFTER_S after the keys) ...
-                await wait_until(lambda: app.wedge.judged >= 1, timeout=60)
+                await pressing_until(term, lambda: app.wedge.judged >= 1, what="a judgement")
                 # ... and, far from the limit, left it alone.
                 assert not app.memory.near and not app.over_memory
                 assert app.proc.returncode is None and not term.closed.is_set()

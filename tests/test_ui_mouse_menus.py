@@ -40,7 +40,12 @@ def where_it_acts(app, action: str) -> tuple[int, int] | None:
 
 
 async def click_on(pilot, action: str) -> None:
-    """Click where the screen shows the button (or words) for `action`."""
+    """Click where the screen shows the button (or words) for `action`, once it is drawn: a
+    button that the last click swapped (Play for Pause) is drawn a frame later, and a click
+    on the old one, on a busy machine, did the old one's action."""
+    await wait_for(
+        pilot, lambda: where_it_acts(pilot.app, action) is not None, what=f"a button for {action}"
+    )
     spot = where_it_acts(pilot.app, action)
     assert spot is not None, f"nothing on the screen does {action}"
     await pilot.click(offset=spot)

@@ -623,8 +623,15 @@ async def test_a_game_wedged_at_its_memory_limit_ends_with_words(tmp_path, caplo
                     await visitor.read(0.2)
             os.kill(session.pid, signal.SIGSTOP)
             await resize(visitor, *sizes[0])
-            await visitor.type("x")
-            await visitor.wait_for(lambda: visitor.closed)
+            # A key every half second, as a visitor at a frozen page presses them: what the
+            # app drew before it stopped may reach the door after one key, and drawing is
+            # an answer (tests/test_ssh_hostile.py pressing_until).
+            deadline = time.monotonic() + 60
+            while not visitor.closed:
+                assert time.monotonic() < deadline, "timed out waiting for the session's end"
+                await visitor.type("x")
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await visitor.read(0.5)
             assert "more memory than this host gives one player" in visitor.text()
             assert "Traceback" not in visitor.text()
         assert door_processes(host) == []
