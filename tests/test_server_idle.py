@@ -262,9 +262,11 @@ async def test_a_bot_slower_than_the_race_round_is_never_marked_idle(tmp_path):
     """A bot is the host's own player: one whose reaction is slower than a short round limit
     lets rounds run out, and is still a bot, never marked idle (then it would count as
     passing, and never grab again)."""
-    # (Bots at their own pace: a greedy bot takes longer than half a second to grab.)
+    # (A greedy bot at three times its own pace takes 0.9-3.3 s to grab or pass: longer than
+    # every half-second round. At its own pace, 0.3-1.1 s, a quarter of its grabs beat the
+    # round, and one CI run on a loaded machine saw the game end before three ran out.)
     async with (
-        running_host(tmp_path, bot_factory=bot_factory()) as host,
+        running_host(tmp_path, bot_factory=bot_factory(speed=3.0)) as host,
         connected(host, "Ana") as ana,
     ):
         await ana.create_table(
