@@ -121,13 +121,15 @@ def write_all(
             os.ftruncate(fd, start)
         except OSError as exc:
             raise StoreError(why_of(exc), exc.errno) from None
-    view = memoryview(data)
+    view: bytes | memoryview = data  # (a view is made only for what a short write left)
     try:
         while view:
             written = disk.write(fd, view)
             if written <= 0:
                 raise StoreError("its disk took none of the data", errno.EIO)
-            view = view[written:]
+            if written >= len(view):
+                break
+            view = memoryview(view)[written:]
     except OSError as exc:
         try:  # take back what half got there, so the next record starts on a boundary
             os.ftruncate(fd, start)
