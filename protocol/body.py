@@ -57,7 +57,13 @@ def _within_limits(value: object, field: str, level: int, max_chars: int | None)
             f"the message itself the first)."
         )
     if isinstance(value, list):
-        return [_within_limits(item, field, level + 1, max_chars) for item in value]
+        # (A whole number within the limits, what most lists hold, is taken without a call.)
+        return [
+            item
+            if type(item) is int and limits.MIN_INT <= item <= limits.MAX_INT
+            else _within_limits(item, field, level + 1, max_chars)
+            for item in value
+        ]
     if isinstance(value, dict):
         copy = {}
         for key, item in value.items():

@@ -21,6 +21,7 @@ import msgpack
 
 from . import limits
 from .errors import ProtocolError
+from .packing import pack
 from .plain import Plain
 
 _LENGTH = struct.Struct(">I")
@@ -62,7 +63,7 @@ def _no_ext(code: int, data: bytes) -> NoReturn:
 
 def encode(message: Mapping[str, object], max_frame: int = limits.MAX_HOST_FRAME) -> bytes:
     """One frame: length prefix + msgpack body."""
-    body: bytes = msgpack.packb(message, use_bin_type=True)
+    body = pack(message)
     if len(body) > max_frame:
         raise ValueError(f"frame of {len(body)} bytes is over the {max_frame} byte limit")
     return _LENGTH.pack(len(body)) + body
@@ -72,7 +73,7 @@ def map_entries(message: Mapping[str, object]) -> bytes:
     """A map's entries packed, in order, without the map's own header: frames that share
     fields (an event to the log, to every member, to its sender with `re`) pack them once,
     and `frame_of` puts each together."""
-    body: bytes = msgpack.packb(message, use_bin_type=True)
+    body = pack(message)
     return body[len(_map_header(len(message))) :]
 
 

@@ -32,6 +32,7 @@ from typing import BinaryIO
 import msgpack
 
 from . import limits
+from .packing import pack
 from .plain import Plain
 
 _LENGTH = struct.Struct(">I")
@@ -50,7 +51,7 @@ class LogError(ValueError):
 
 
 def record_bytes(record: Mapping[str, object]) -> bytes:
-    body: bytes = msgpack.packb(record, use_bin_type=True)
+    body = pack(record)
     return _LENGTH.pack(len(body)) + body
 
 

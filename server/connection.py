@@ -203,7 +203,10 @@ class Connection(asyncio.Protocol):
         transport = self.transport
         if transport.is_closing():
             return
-        if transport.get_write_buffer_size() > limits.MAX_SEND_BUFFER:
+        # Only a connection that is behind (past CHAT_BACKLOG, the transport's high-water
+        # mark: asyncio calls pause_writing the moment a write crosses it) can hold more than
+        # MAX_SEND_BUFFER, so the others are not asked their buffer's size at every frame.
+        if self.behind and transport.get_write_buffer_size() > limits.MAX_SEND_BUFFER:
             log.warning("dropping %s: it does not read what it is sent", self.peer)
             self.close()
             return

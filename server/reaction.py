@@ -29,6 +29,8 @@ Notes = Sequence[Mapping[str, object]]
 FLOOR_S = limits.REACTION_FLOOR_MS / 1000
 # The actions that answer a throw, per game, and the verb the words use.
 ANSWERS_A_THROW = {("race", "grab"): "grab", ("knock", "knock"): "knock"}
+# The games where that is so: only their tables note when each member was shown a throw.
+THROW_ANSWERED = frozenset(ruleset for ruleset, _ in ANSWERS_A_THROW)
 
 
 def shows_a_throw(notes: Notes) -> bool:

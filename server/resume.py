@@ -71,18 +71,19 @@ def _record_of(path: Path) -> TableFile:
 def store_game(host: Jobs, table: Table, header: Header) -> GameWriter:
     """The starting game's GameWriter, its table file written beside it."""
     path = host.store.new_game_file(table.id, table.ruleset)
-    writer = host.store.open_game(path, header, table.id)
+    writer = host.store.open_game(path, header, table.id, sync=False)
     try:
-        _save_table(host, table, path)
+        table_file = _save_table(host, table, path)
     except Exception:
         writer.close()
         path.unlink(missing_ok=True)  # a game that never started leaves no log
         raise
+    host.store.sync_soon(path, table_file)  # both flushed right after, off the loop
     return writer
 
 
-def _save_table(host: Jobs, table: Table, path: Path) -> None:
-    host.store.save_table(
+def _save_table(host: Jobs, table: Table, path: Path) -> Path:
+    return host.store.save_table(
         table.id,
         {
             "id": table.id,

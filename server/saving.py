@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
-from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Protocol
 
@@ -93,7 +92,7 @@ class SavingTable(Protocol):
 
     def cancel_timer(self) -> None: ...
 
-    def connections(self) -> Iterator[Link]: ...
+    def connections(self) -> list[Link]: ...
 
     def broadcast(self, message: ToClient) -> None: ...
 

@@ -25,8 +25,8 @@ byte it writes, and the last event, the end record and the signature go out in o
 When to fsync: the end record, before anyone is shown the game finished (a finished game is
 what players keep), on the store's sync threads while the table waits (server/saving.py) and
 every other table plays on (the writer itself never flushes: `flush_soon`); the header and the table file of a starting game right after they are
-written, on the store's sync threads (`sync_soon`), so the event loop never waits for the
-disk at a start: a flush takes 2 ms and more here (7 ms at p90), and 50 tables starting
+written, in one job on the store's sync threads (`sync_soon`), so the event loop never waits
+for the disk at a start: a flush takes 2 ms and more here (7 ms at p90), and 50 tables starting
 their rematches together stalled every other table for a tenth of a second. Not each event:
 the events of a running game reach the OS before anyone sees them, so a killed host loses
 none of them, nor its starts; only a power cut could lose the last moments (or a start made
@@ -121,13 +121,15 @@ def write_all(
             os.ftruncate(fd, start)
         except OSError as exc:
             raise StoreError(why_of(exc), exc.errno) from None
-    view = memoryview(data)
+    view: bytes | memoryview = data  # (a view is made only for what a short write left)
     try:
         while view:
             written = disk.write(fd, view)
             if written <= 0:
                 raise StoreError("its disk took none of the data", errno.EIO)
-            view = view[written:]
+            if written >= len(view):
+                break
+            view = memoryview(view)[written:]
     except OSError as exc:
         try:  # take back what half got there, so the next record starts on a boundary
             os.ftruncate(fd, start)
@@ -432,12 +434,20 @@ class Store:
         return path
 
     def open_game(
-        self, path: Path, header: Header, table_id: int, events: Iterable[Event] = ()
+        self,
+        path: Path,
+        header: Header,
+        table_id: int,
+        events: Iterable[Event] = (),
+        sync: bool = True,
     ) -> GameWriter:
+        """The game's log, written with its header (and `events`), flushed soon on a sync
+        thread (`sync` False: the caller has it flushed, with the table file: sync_soon)."""
         writer = GameWriter(
             path, header, table_id, events, disk=self.disk, identity=self.identity, sync=False
         )
-        self.sync_soon(path)
+        if sync:
+            self.sync_soon(path)
         return writer
 
     def save_evening_soon(self, record: EveningFile) -> None:
@@ -470,12 +480,14 @@ class Store:
         except (OSError, UnicodeDecodeError, ValueError):
             return None
 
-    def save_table(self, table_id: int, record: TableFile) -> None:
+    def save_table(self, table_id: int, record: TableFile) -> Path:
+        """The table file, written whole (not flushed: the caller has it flushed right after,
+        with the game's log, sync_soon). Its path."""
         data = json.dumps(record).encode()
         # 0600: the rejoin tokens are inside.
         path = self.tables / f"{table_id}.json"
         _write_file(self.disk, path, data, sync=False, mode=0o600)
-        self.sync_soon(path)
+        return path
 
     def flush_soon(self, fd: int, drop_table: int | None = None) -> Future:
         """fsync the open file `fd` on a sync thread, then, with `drop_table`, remove that
@@ -504,11 +516,16 @@ class Store:
             )
         return self._syncer
 
-    def sync_soon(self, path: Path) -> None:
-        """Flush `path` to the disk on a sync thread: the file is
+    def sync_soon(self, *paths: Path) -> None:
+        """Flush each of `paths`, in turn, to the disk on a sync thread: each file is
         written (checked) already; the flush only makes it outlive a power cut. A file gone
-        by then (a game that ended at once) needs none."""
-        self._sync_thread().submit(self._sync, path)
+        by then (a game that ended at once) needs none. (One job for a starting game's log
+        and table file: one thread woken, not two, at every start.)"""
+        self._sync_thread().submit(self._sync_each, paths)
+
+    def _sync_each(self, paths: tuple[Path, ...]) -> None:
+        for path in paths:
+            self._sync(path)
 
     def _sync(self, path: Path) -> None:
         try:

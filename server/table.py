@@ -42,7 +42,7 @@ from .chat import TableChat
 from .evening import Evening
 from .link import Link
 from .misses import MISSES_TO_IDLE, Misses
-from .reaction import ThrowShown, shows_a_throw
+from .reaction import THROW_ANSWERED, ThrowShown, shows_a_throw
 from .saving import Outgoing, Saving
 from .store import GameWriter, Store, StoreError
 
@@ -235,13 +235,18 @@ class Table:
             yield seat.token
         yield from self.watchers
 
-    def connections(self) -> Iterator[Link]:
-        """Live connections of members who are at the table now."""
-        players = self.host.players
-        for token in self.member_tokens():
-            player = players.get(token)
+    def connections(self) -> list[Link]:
+        """Live connections of members who are at the table now, seats first, then watchers
+        (a list made in one pass: asked for every event, to send it to each)."""
+        get = self.host.players.get
+        tokens = [seat.token for seat in self.seats]
+        tokens += self.watchers
+        found: list[Link] = []
+        for token in tokens:
+            player = get(token)
             if player is not None and player.conn is not None and player.table is self:
-                yield player.conn
+                found.append(player.conn)
+        return found
 
     def connected(self, token: str) -> bool:
         player = self.host.players.get(token)
@@ -531,7 +536,8 @@ class Table:
             seed = map_entries({"server_seed": self.secret.server_seed})  # the last reveals it
             count += 1
         frame = frame_of(count, _EVENT_TYPE, out.entries, seed)
-        threw = shows_a_throw(notes)
+        # (Only where an action answers a throw is the time each member was shown it read.)
+        threw = self.ruleset in THROW_ANSWERED and shows_a_throw(notes)
         if threw:
             self.throw_shown.begin()
         for conn in self.connections():

@@ -183,3 +183,27 @@ def test_log_reader_refuses_other_files(tmp_path):
     path.write_bytes(record_bytes({"kind": "event", "seq": 1}))
     with pytest.raises(LogError):
         read_log(path)
+
+
+def test_the_kept_packer_packs_as_packb_does_and_a_failed_pack_leaves_nothing_behind():
+    """protocol/packing.py keeps one Packer per thread: its bytes are packb's, and a value it
+    cannot pack (refused with packb's error) leaves nothing in it for the next frame."""
+    import threading
+
+    from protocol.framing import encode
+    from protocol.packing import pack
+
+    values = [{"type": "event", "seq": 3, "action": {"type": "roll", "hold": [0, 4]}}, b"\x00\xff"]
+    values += [{"big": "x" * 70_000}, [2**63, -(2**63)], None, {"nested": [[{"a": True}]]}]
+    for value in values:
+        assert pack(value) == msgpack.packb(value, use_bin_type=True)
+    for bad in ({"a": [1, object()]}, {"a": 2**64}):
+        with pytest.raises((TypeError, OverflowError)):
+            pack(bad)
+        body = msgpack.packb({"type": "pong"})
+        assert encode({"type": "pong"}) == struct.pack(">I", len(body)) + body
+    other: list[bytes] = []
+    thread = threading.Thread(target=lambda: other.append(pack({"from": "a thread"})))
+    thread.start()
+    thread.join()
+    assert other == [msgpack.packb({"from": "a thread"})]

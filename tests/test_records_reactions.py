@@ -272,3 +272,35 @@ def test_a_player_page_heading_fits_80_columns_before_three_rated_games():
     lines = heading("player", "dice", answer).plain.splitlines()
     assert all(len(line) <= 78 for line in lines), lines
     assert sum("on the leaderboard after 3 rated games" in line for line in lines) == 3, lines
+
+
+def test_a_host_without_the_table_indexes_dice_games_without_loading_numpy(
+    tmp_path: Path,
+) -> None:
+    """The records learn that no table is built from the cache folder alone: a host that
+    never built one does not load numpy and the solver at its first dice game's end."""
+    import os
+    import subprocess
+    import sys
+
+    games = tmp_path / "games"
+    games.mkdir()
+    (log,) = dice_logs(games, count=1, ana="easy")
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from server.records.index import read_ended\n"
+        f"game = read_ended(Path({str(log)!r}))\n"
+        "print(game.dice_costs, 'numpy' in sys.modules)\n"
+    )
+    env = dict(os.environ, KISMET_SOLVER_CACHE=str(tmp_path / "no-table-here"))
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    ).stdout
+    assert out.split("\n")[0] == "[None, None] False"

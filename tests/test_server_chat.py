@@ -176,33 +176,42 @@ async def test_the_owner_mutes_the_watchers_and_they_are_told(tmp_path):
             who.close()
 
 
+async def a_slow_watcher(host, ana, bo):
+    """Ana and Bo play a game some turns long (its whole log is a few kilobytes), watched on
+    a slow link: (the watcher's SlowPeer, which reads nothing for now, and the host's
+    connection to it)."""
+    table = await start_together(ana, [bo], "dice", {})
+    await wait_until(lambda: ana.game is not None and bo.game is not None)
+    for _ in range(16):
+        await play_a_turn(ana, bo)
+    slow = SlowPeer(host.port)  # (the kernel holds little for it)
+    await slow.open("Slow")
+    slow.send({"type": "join_table", "table": table["id"], "spectator": True})
+    conn = next(c for c in host.connections if c.player is not None and c.player.name == "Slow")
+    # (The host's side of the link is slow too: a small send buffer, no autotuning.)
+    conn.transport.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    return slow, conn
+
+
+async def resync_until(slow: SlowPeer, done, words: str) -> None:
+    """The slow watcher asks for the whole game again and again (within the rate limit), and
+    does not read the answers, until `done()`."""
+    deadline = time.monotonic() + 60
+    while not done():
+        assert time.monotonic() < deadline, words
+        for _ in range(12):
+            slow.send({"type": "resync"})
+        await asyncio.sleep(0.4)
+
+
 async def test_a_reader_that_falls_behind_is_skipped_chat_never_events(tmp_path):
     async with (
         running_host(tmp_path) as host,
         connected(host, "Ana") as ana,
         connected(host, "Bo") as bo,
     ):
-        table = await start_together(ana, [bo], "dice", {})
-        await wait_until(lambda: ana.game is not None and bo.game is not None)
-        for _ in range(16):  # a game some turns long: its whole log is a few kilobytes
-            await play_a_turn(ana, bo)
-        # A watcher on a slow link: it reads nothing for now, and the kernel holds little for it.
-        slow = SlowPeer(host.port)
-        await slow.open("Slow")
-        slow.send({"type": "join_table", "table": table["id"], "spectator": True})
-        conn = next(c for c in host.connections if c.player is not None and c.player.name == "Slow")
-        # (The host's side of the link is slow too: a small send buffer, no autotuning.)
-        conn.transport.get_extra_info("socket").setsockopt(
-            socket.SOL_SOCKET, socket.SO_SNDBUF, 4096
-        )
-        # It asks for the whole game again and again (within the rate limit), and does not
-        # read the answers.
-        deadline = time.monotonic() + 60
-        while not conn.behind:
-            assert time.monotonic() < deadline, "the slow reader never fell behind"
-            for _ in range(12):
-                slow.send({"type": "resync"})
-            await asyncio.sleep(0.4)
+        slow, conn = await a_slow_watcher(host, ana, bo)
+        await resync_until(slow, lambda: conn.behind, "the slow reader never fell behind")
         lines = [f"line {n}" for n in range(3)]
         for line in lines:
             await bo.chat(line)
@@ -225,3 +234,18 @@ async def test_a_reader_that_falls_behind_is_skipped_chat_never_events(tmp_path)
         await ana.chat("welcome back")
         await wait_until(lambda: "welcome back" in reading.chat_from(ana.client_id))
         reading.close()
+
+
+async def test_a_reader_past_the_send_buffer_limit_is_dropped(tmp_path, monkeypatch):
+    """Past MAX_SEND_BUFFER waiting for it, a connection that does not read is closed (the
+    host looks at the buffer of a connection that has fallen behind, past CHAT_BACKLOG)."""
+    monkeypatch.setattr(limits, "MAX_SEND_BUFFER", 2 * limits.CHAT_BACKLOG)
+    async with (
+        running_host(tmp_path) as host,
+        connected(host, "Ana") as ana,
+        connected(host, "Bo") as bo,
+    ):
+        slow, conn = await a_slow_watcher(host, ana, bo)
+        await resync_until(slow, lambda: conn.closed, "the reader that never reads was kept")
+        assert conn.behind  # (it had fallen behind first)
+        slow.sock.close()

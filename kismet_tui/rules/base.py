@@ -74,6 +74,11 @@ def check(condition: Any, words: str, kind: RefusalKind = ILLEGAL_NOW) -> None:
         raise IllegalAction(words, kind)
 
 
+# The leaves `canonical` takes as they are, by their exact type (a subclass, say an IntEnum
+# or a float's, is looked at in full): the host digests its game at every checkpoint.
+_PLAIN_LEAVES = frozenset({int, str, bool, type(None)})
+
+
 def canonical(value: Any) -> bytes:
     """A byte encoding of plain data that is the same on every machine and Python version.
 
@@ -87,10 +92,12 @@ def canonical(value: Any) -> bytes:
             for key, item in obj.items():
                 if not isinstance(key, str):
                     raise TypeError("state keys must be strings")
-                guard(item)
+                if type(item) not in _PLAIN_LEAVES:  # (most are: no call for them)
+                    guard(item)
         elif isinstance(obj, (list, tuple)):
             for item in obj:
-                guard(item)
+                if type(item) not in _PLAIN_LEAVES:
+                    guard(item)
         elif not (obj is None or isinstance(obj, (bool, int, str))):
             raise TypeError(f"{type(obj).__name__} cannot be part of game state")
         return obj

@@ -216,6 +216,12 @@ def current(path: Path) -> Build | None:
     return _builds.get(str(path))
 
 
+def any_started() -> bool:
+    """Whether this program has started a build of any table (one may be ready in memory
+    before, or instead of, its file)."""
+    return bool(_builds)
+
+
 def _newest() -> Build | None:
     return max(_builds.values(), key=lambda b: b.started_at) if _builds else None
 

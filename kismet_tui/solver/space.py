@@ -16,6 +16,7 @@ disagree with the game about what a box pays.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from itertools import combinations_with_replacement
 from math import factorial
@@ -87,9 +88,12 @@ JOKER_BOXES = tuple(
 )
 
 
+@functools.cache
 def rules_fingerprint() -> str:
     """A short hash of everything the solver takes from the rules: a rules change makes a new
-    cache file name, so an old table is never used with new rules."""
+    cache file name, so an old table is never used with new rules. Worked out once per
+    process (the rules cannot change under it): it scores every roll in every box, some
+    milliseconds, and the host asks for the table's file name at every dice game's end."""
     h = hashlib.sha256()
     h.update(LOWER_POINTS.tobytes())
     h.update(LOWER_POINTS_JOKER.tobytes())

@@ -35,6 +35,7 @@ from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
+from . import cache_folder
 from .space import rules_fingerprint
 from .states import L_REACHABLE, N_LOWER, N_UPPER, level_states
 from .turn import state_values
@@ -52,14 +53,7 @@ SPOT_CHECKS = 24  # states per level recomputed when a table is loaded (a few ms
 
 
 def cache_path() -> Path:
-    override = os.environ.get("KISMET_SOLVER_CACHE")
-    if override:
-        folder = Path(override)
-    else:
-        from platformdirs import user_cache_dir
-
-        folder = Path(user_cache_dir("kismet"))
-    return folder / f"dice-optimal-v{FORMAT_VERSION}-{rules_fingerprint()}.npy"
+    return cache_folder.folder() / f"dice-optimal-v{FORMAT_VERSION}-{rules_fingerprint()}.npy"
 
 
 def build(

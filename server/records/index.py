@@ -159,12 +159,13 @@ def seat_dice_costs(
     play."""
     if header.get("ruleset") != "dice":
         return [None] * seats
-    from kismet_tui.review import optimal  # (numpy and the table: only for a dice game)
-    from kismet_tui.review.dice import review_dice_game
+    from kismet_tui.review import optimal  # (light: it loads numpy only for a table built)
 
     V = optimal.loaded()
     if V is None:
         return [None] * seats
+    from kismet_tui.review.dice import review_dice_game  # (numpy and the solver)
+
     try:
         review = review_dice_game(header, events, V)
     except Exception:  # (a log from an old or odd host: the game is still a record)
