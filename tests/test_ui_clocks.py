@@ -224,19 +224,22 @@ async def test_a_clock_that_grows_beside_a_notice_is_never_cut(monkeypatch):
         assert "Ana missed 2 turns: the host plays for them until they press a key." in bar.shown
 
 
-async def test_the_idle_words_are_whole_at_80_columns_beside_a_long_address():
+async def test_the_idle_words_are_whole_at_80_columns_beside_a_long_address(monkeypatch):
     """Joined by address, at 80 columns: "The host plays for you: press any key to come back."
     is read whole (the address gives way; the mark still says connected), never cut at "to"."""
     from kismet_tui.app import KismetApp
+    from kismet_tui.screens.game import GameScreen
     from kismet_tui.words.clocks import idle_words
     from tests.uiutil import dice_mid_game, until_screen
 
+    # The test sets the clock itself (as the test above: the screen's interval, made when it
+    # mounts, keeps the method it was given, and on a busy machine set "Your turn" mid-test).
+    monkeypatch.setattr(GameScreen, "show_clocks", lambda self: None)
     app = KismetApp(dice_mid_game(), address="127.0.0.1:46377")
     async with app.run_test(size=(80, 24)) as pilot:
         await until_screen("DiceScreen")(pilot)
         screen = app.screen
         bar = screen.query_one(StatusBar)
-        screen.show_clocks = lambda: None  # this test sets the clock itself
         bar.set_clock("Bo's turn: 9 s left")
         await pilot.pause()
         assert "127.0.0.1:46377" in bar.shown, "a short clock leaves the address be"

@@ -317,7 +317,9 @@ async def test_a_race_round_is_played_by_taps_alone(tmp_path):
         phone(tmp_path, web) as page,
     ):
         await sign_in(page, "Racer")
-        await bo.create_table("race", {"countdown_ms": 1000})
+        # (Rounds of a minute: each ends when both have acted, and a machine slow enough
+        # to let a 10 s round run out meanwhile made the test wait for a round gone by.)
+        await bo.create_table("race", {"countdown_ms": 1000, "round_limit_ms": 60_000})
         await page.wait_for("race")
         await page.tap_text("Sit", last=True)  # at the table the lobby has chosen
         (racer,) = [p for p in host.players.values() if p.name == "Racer"]
