@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import itertools
 import os
+import subprocess
+import sys
 
 import asyncssh
 import pytest
 
+from tests.netutil import ROOT
 from tests.sshutil import Terminal, ssh_host, start_lines
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(180)]
@@ -114,3 +117,17 @@ def test_kismet_host_says_at_start_which_keys_it_will_not_let_in(tmp_path):
     assert f"{keys}, line 2: not let in: it may have no terminal (no-pty)" in said
     assert f"{keys}, line 3: not let in: it may run only one command (command=)" in said
     assert "line 1" not in said
+
+
+def test_the_doors_load_without_a_librarys_warnings():
+    """A host with a door says its own words at its start, not asyncssh's: with newer
+    cryptography, importing asyncssh warned five lines about DSA, a key type no door uses."""
+    loaded = subprocess.run(
+        [sys.executable, "-W", "default", "-c", "import server.doors.ssh, server.doors.web"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    assert "Warning" not in loaded.stderr, loaded.stderr

@@ -20,3 +20,10 @@ rule. Only door_pass.py loads with the host; the rest when a door opens. Importi
 package imports none of its modules: the doors are POSIX-only, while the clients that import
 `server.doors.open_up` for their Invite must import on Windows too.
 """
+
+import warnings
+
+# asyncssh names DSA in its annotations, which newer cryptography (48) deprecates with a
+# warning at import: five lines of a library's words at every start of a host with a door,
+# about a key type this host never makes (ssh_keys.py). Only that warning, from asyncssh.
+warnings.filterwarnings("ignore", message="DSA is deprecated", module=r"asyncssh(\.|$)")
