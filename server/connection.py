@@ -208,7 +208,11 @@ class Connection(asyncio.Protocol):
         # MAX_SEND_BUFFER, so the others are not asked their buffer's size at every frame.
         if self.behind and transport.get_write_buffer_size() > limits.MAX_SEND_BUFFER:
             log.warning("dropping %s: it does not read what it is sent", self.peer)
-            self.close()
+            # Aborted, not closed: a close waits to send what is buffered, which a peer that
+            # reads nothing never takes, and the connection (its buffer, its share of its
+            # address's connections) would be held until it read or the sweep came.
+            self.closed = True
+            transport.abort()
             return
         transport.write(frame)
 

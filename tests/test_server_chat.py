@@ -248,4 +248,8 @@ async def test_a_reader_past_the_send_buffer_limit_is_dropped(tmp_path, monkeypa
         slow, conn = await a_slow_watcher(host, ana, bo)
         await resync_until(slow, lambda: conn.closed, "the reader that never reads was kept")
         assert conn.behind  # (it had fallen behind first)
+        # Gone at once, with what it was sent, though it still reads nothing: not held (its
+        # buffer and its share of its address's connections) until it reads or is swept.
+        await wait_until(lambda: conn not in host.connections)
+        assert conn.transport.get_write_buffer_size() == 0
         slow.sock.close()
