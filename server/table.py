@@ -239,10 +239,8 @@ class Table:
         """Live connections of members who are at the table now, seats first, then watchers
         (a list made in one pass: asked for every event, to send it to each)."""
         get = self.host.players.get
-        tokens = [seat.token for seat in self.seats]
-        tokens += self.watchers
         found: list[Link] = []
-        for token in tokens:
+        for token in self.member_tokens():
             player = get(token)
             if player is not None and player.conn is not None and player.table is self:
                 found.append(player.conn)

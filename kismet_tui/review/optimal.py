@@ -25,10 +25,16 @@ if TYPE_CHECKING:
     Table = np.ndarray
 
 
+def none_built() -> bool:
+    """No table file is there and this program started no build: nothing to load (learnt
+    without numpy or the solver)."""
+    return not background.any_started() and not cache_folder.holds_a_table()
+
+
 def built_now() -> bool | None:
     """Cheaply, without loading anything: True when the table's file is there (or a build
     in this program finished), False when it is not built, None while a build runs."""
-    if not background.any_started() and not cache_folder.holds_a_table():
+    if none_built():
         return False
     from kismet_tui.solver import table
 
@@ -43,7 +49,7 @@ def built_now() -> bool | None:
 def loaded() -> Table | None:
     """The table if it is built (loaded once per program), else None. Never starts a build:
     waiting for one is the player's choice."""
-    if not background.any_started() and not cache_folder.holds_a_table():
+    if none_built():
         return None  # (nothing built: numpy and the solver stay unloaded)
     from kismet_tui.bots import dice_levels
     from kismet_tui.solver import table
